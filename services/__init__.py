@@ -1,0 +1,1 @@
+"""Chaiwala rules services: one per game, sharing `services.common`."""

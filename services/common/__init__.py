@@ -1,0 +1,1 @@
+"""Plumbing shared by every rules service: engine protocol, RNG, store, server, bots."""

@@ -1,0 +1,183 @@
+"""The engine protocol every game implements.
+
+An engine is pure: no I/O, no clock, no global random state.  All chance comes
+from the :class:`~services.common.rng.Rng` handed to ``setup`` and ``apply``; the
+framework keeps that generator's state next to the game state, so ``seed + moves``
+replays a game exactly.
+
+Data shapes (all JSON-compatible, so snapshots are plain JSON):
+
+* **State** – a ``dict`` owned by the engine.  Only the engine reads it.
+* **Move** – a ``dict`` in the proto3 JSON form (proto field names) of the game's
+  ``Move`` message, e.g. ``{"travel": {"rotation": "LEFT", "distance": 3}}``.
+* **Event** – a ``dict`` in the proto3 JSON form of the game's ``Event`` message.
+* **View** – what ``view`` returns: the proto3 JSON form of the game's ``State``
+  message, redacted for one seat (or a spectator, ``seat=None``).
+
+Seats are numbered from 0 in turn order of the ``players`` list at creation.
+"""
+
+from __future__ import annotations
+
+import abc
+from collections.abc import Mapping
+from dataclasses import dataclass, field
+from typing import Any, ClassVar, Protocol
+
+from services.common.rng import Rng
+
+State = dict[str, Any]
+Move = dict[str, Any]
+Event = dict[str, Any]
+View = dict[str, Any]
+
+
+class RulesError(Exception):
+    """A request the rules refuse.  ``code`` is stable and machine-readable."""
+
+    code: str = "rules_error"
+
+    def __init__(self, message: str, code: str | None = None) -> None:
+        super().__init__(message)
+        if code is not None:
+            self.code = code
+        self.message = message
+
+
+class IllegalMove(RulesError):
+    """The move is well-formed but not legal now (HTTP 422 / FAILED_PRECONDITION)."""
+
+    code = "illegal_move"
+
+
+class BadConfig(RulesError):
+    """Player count or options the game does not support (HTTP 400 / INVALID_ARGUMENT)."""
+
+    code = "bad_config"
+
+
+@dataclass(frozen=True)
+class GameConfig:
+    """What ``setup`` needs: the number of seats and the validated options."""
+
+    players: int
+    options: Mapping[str, Any] = field(default_factory=dict)
+
+
+@dataclass(frozen=True)
+class Result:
+    """The outcome of a finished game.
+
+    ``ranking[s]`` is seat ``s``'s place (1 = first; tied seats share a place).
+    ``winners`` may hold several seats (shared wins, Tea & Rum's two winners) or
+    none (a 2-player Tea & Rum game nobody wins).
+    """
+
+    scores: list[float]
+    ranking: list[int]
+    winners: list[int]
+
+    @staticmethod
+    def from_scores(scores: list[float], tiebreak: list[float] | None = None) -> Result:
+        """Rank by score (then by ``tiebreak``), highest first; the top group wins."""
+        keys = [(scores[s], tiebreak[s] if tiebreak else 0.0) for s in range(len(scores))]
+        ranking = [1 + sum(1 for other in keys if other > keys[s]) for s in range(len(keys))]
+        winners = [s for s in range(len(keys)) if ranking[s] == 1]
+        return Result(scores=list(scores), ranking=ranking, winners=winners)
+
+
+class Bot(Protocol):
+    """A server-side player.  It sees only what its seat may see."""
+
+    def choose(self, engine: Engine, state: State, seat: int, rng: Rng) -> Move:
+        """Pick one of ``engine.legal_moves(state, seat)``."""
+        ...
+
+
+class RandomBot:
+    """Plays a uniformly random legal move.  Every game offers it."""
+
+    def choose(self, engine: Engine, state: State, seat: int, rng: Rng) -> Move:
+        """A uniformly random legal move."""
+        return rng.choice(engine.legal_moves(state, seat))
+
+
+class Engine(abc.ABC):
+    """Base class of every game's rules engine.  See the module docstring for data shapes."""
+
+    game_type: ClassVar[str]
+    """Stable id, also the proto package segment: ``chaiwala.<game_type>.v1``."""
+    name: ClassVar[str]
+    min_players: ClassVar[int]
+    max_players: ClassVar[int]
+
+    # ---- configuration -------------------------------------------------------
+
+    @abc.abstractmethod
+    def default_options(self) -> dict[str, Any]:
+        """Every option with its default value (the JSON form of the game's ``Options``)."""
+
+    def validate_options(self, players: int, options: Mapping[str, Any]) -> dict[str, Any]:
+        """Merge ``options`` over the defaults; raise :class:`BadConfig` for anything unsupported.
+
+        Engines override this to check values that depend on the player count.
+        """
+        if not self.min_players <= players <= self.max_players:
+            raise BadConfig(
+                f"{self.name} takes {self.min_players}-{self.max_players} players, not {players}",
+                code="bad_player_count",
+            )
+        merged = self.default_options()
+        unknown = sorted(set(options) - set(merged))
+        if unknown:
+            raise BadConfig(f"unknown option(s): {', '.join(unknown)}", code="unknown_option")
+        merged.update(options)
+        return merged
+
+    def bots(self) -> dict[str, Bot]:
+        """Bots a seat may use, by name.  ``random`` is always there."""
+        return {"random": RandomBot()}
+
+    # ---- the rules -------------------------------------------------------------
+
+    @abc.abstractmethod
+    def setup(self, config: GameConfig, rng: Rng) -> State:
+        """The initial state (options already validated)."""
+
+    @abc.abstractmethod
+    def to_act(self, state: State) -> list[int]:
+        """Seats that must decide now (empty once the game is over)."""
+
+    @abc.abstractmethod
+    def legal_moves(self, state: State, seat: int) -> list[Move]:
+        """Every legal atomic decision for ``seat`` now (empty if it is not to act)."""
+
+    @abc.abstractmethod
+    def apply(self, state: State, seat: int, move: Move, rng: Rng) -> tuple[State, list[Event]]:
+        """Apply a move already known to be legal.
+
+        The framework only calls this with an element of ``legal_moves(state, seat)``
+        and hands over a private copy of ``state``, so the engine may mutate it.
+        """
+
+    def explain_illegal(self, state: State, seat: int, move: Move) -> IllegalMove:
+        """Why ``move`` is not legal: engines override for specific codes and messages."""
+        if seat not in self.to_act(state):
+            return IllegalMove("it is not this seat's turn", code="not_your_turn")
+        return IllegalMove("that move is not legal now")
+
+    @abc.abstractmethod
+    def view(self, state: State, seat: int | None) -> View:
+        """The state as ``seat`` may see it (``None`` = spectator): the game's ``State`` proto JSON."""
+
+    def event_view(self, event: Event, seat: int | None) -> Event | None:
+        """``event`` as ``seat`` may see it, or ``None`` to hide it.  Default: public."""
+        return event
+
+    @abc.abstractmethod
+    def result(self, state: State) -> Result | None:
+        """Scores, ranking and winners once the game is over, else ``None``."""
+
+    def is_over(self, state: State) -> bool:
+        """Whether the game has ended."""
+        return self.result(state) is not None
