@@ -49,3 +49,8 @@ bench: setup
 
 clean:
 	rm -rf gen $(VENV) var .pytest_cache .mypy_cache .ruff_cache
+
+# Regenerate the India Rails milepost map from real geography (output is committed).
+seeds-india: setup
+	$(BIN)/python -m pip install --quiet -c constraints.txt -e '.[mapgen]'
+	$(BIN)/python seeds/india_rails/build_map.py

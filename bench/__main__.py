@@ -1,0 +1,28 @@
+"""Run every benchmark: ``make bench`` (or ``python -m bench [name ...]``).
+
+Each ``bench/<name>.py`` module offers ``cases() -> list[Case]``; results are printed
+as JSON lines with the ratio to a baseline timed in the same run.
+"""
+
+from __future__ import annotations
+
+import importlib
+import json
+import pkgutil
+import sys
+
+import bench
+from bench.harness import measure
+
+
+def main(argv: list[str]) -> None:
+    """Time the named benchmark modules (all of them when none is named)."""
+    names = argv or sorted(m.name for m in pkgutil.iter_modules(bench.__path__) if m.name not in {"harness"})
+    for name in names:
+        module = importlib.import_module(f"bench.{name}")
+        for row in measure(module.cases()):
+            print(json.dumps({"bench": name, **row}), flush=True)
+
+
+if __name__ == "__main__":
+    main(sys.argv[1:])

@@ -1,0 +1,64 @@
+"""Timing harness: every case runs beside a baseline in the same process and run.
+
+Absolute numbers depend on the machine; the ratio to a baseline measured at the
+same moment is what we compare across runs.  Nothing here asserts on time.
+"""
+
+from __future__ import annotations
+
+import time
+from collections.abc import Callable
+from dataclasses import dataclass
+
+
+@dataclass(frozen=True)
+class Case:
+    """A named operation to time; ``unit`` names what one call does (e.g. "step")."""
+
+    name: str
+    run: Callable[[], object]
+    unit: str = "op"
+    baseline: str = "python-loop"
+
+
+def _rate(fn: Callable[[], object], min_seconds: float) -> float:
+    """Calls per second of ``fn``, measured for at least ``min_seconds``."""
+    calls = 0
+    start = time.perf_counter()
+    elapsed = 0.0
+    while elapsed < min_seconds:
+        fn()
+        calls += 1
+        elapsed = time.perf_counter() - start
+    return calls / elapsed
+
+
+def python_loop() -> int:
+    """A fixed chunk of plain Python work: the default baseline."""
+    total = 0
+    for i in range(1000):
+        total += i * i
+    return total
+
+
+BASELINES: dict[str, Callable[[], object]] = {"python-loop": python_loop}
+
+
+def measure(cases: list[Case], min_seconds: float = 1.0) -> list[dict[str, object]]:
+    """Time every case and its baseline back to back; return one row per case."""
+    rows: list[dict[str, object]] = []
+    for case in cases:
+        baseline_fn = BASELINES[case.baseline]
+        base = _rate(baseline_fn, min_seconds / 2)
+        rate = _rate(case.run, min_seconds)
+        rows.append(
+            {
+                "case": case.name,
+                "unit": case.unit,
+                "per_second": round(rate, 2),
+                "baseline": case.baseline,
+                "baseline_per_second": round(base, 2),
+                "ratio_to_baseline": round(rate / base, 6),
+            }
+        )
+    return rows

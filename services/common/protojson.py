@@ -1,0 +1,79 @@
+"""The bridge between engine dicts and the games' proto messages.
+
+Engines speak the proto3 JSON form of their messages (proto field names).  This
+module finds a game's messages by convention — package ``chaiwala.<game>.v1``
+with messages ``Options``, ``Move``, ``State`` and ``Event`` — and converts both
+ways, rejecting unknown fields and wrong types.
+"""
+
+from __future__ import annotations
+
+import importlib
+from functools import cache
+from typing import Any
+
+from google.protobuf import any_pb2, json_format, symbol_database
+from google.protobuf.message import Message
+
+GAME_MESSAGES = ("Options", "Move", "State", "Event")
+
+
+class BadMessage(ValueError):
+    """JSON that does not fit the message it claims to be."""
+
+
+@cache
+def load_game_protos(game_type: str) -> None:
+    """Import the generated module of ``game_type`` so its messages are in the pool."""
+    importlib.import_module(f"chaiwala.{game_type}.v1.{game_type}_pb2")
+
+
+@cache
+def message_class(game_type: str, name: str) -> type[Message]:
+    """The generated class of ``chaiwala.<game_type>.v1.<name>``."""
+    load_game_protos(game_type)
+    full_name = f"chaiwala.{game_type}.v1.{name}"
+    return symbol_database.Default().GetSymbol(full_name)  # type: ignore[no-any-return]
+
+
+def to_message(game_type: str, name: str, data: dict[str, Any]) -> Message:
+    """Parse ``data`` into the game's message; :class:`BadMessage` if it does not fit."""
+    if not isinstance(data, dict):
+        raise BadMessage(f"{name} must be a JSON object")
+    message = message_class(game_type, name)()
+    try:
+        json_format.ParseDict(data, message, ignore_unknown_fields=False)
+    except (json_format.ParseError, TypeError, ValueError) as error:
+        raise BadMessage(f"not a valid {name}: {error}") from None
+    return message
+
+
+def to_dict(message: Message) -> dict[str, Any]:
+    """A message as proto3 JSON with proto field names and every field printed."""
+    return json_format.MessageToDict(
+        message,
+        preserving_proto_field_name=True,
+        always_print_fields_with_no_presence=True,
+    )
+
+
+def canonical(game_type: str, name: str, data: dict[str, Any]) -> dict[str, Any]:
+    """``data`` round-tripped through its message: defaults filled, enums by name."""
+    return to_dict(to_message(game_type, name, data))
+
+
+def pack(game_type: str, name: str, data: dict[str, Any]) -> any_pb2.Any:
+    """Parse ``data`` as the game's message and wrap it in ``Any``."""
+    packed = any_pb2.Any()
+    packed.Pack(to_message(game_type, name, data))
+    return packed
+
+
+def unpack(game_type: str, name: str, packed: any_pb2.Any) -> dict[str, Any]:
+    """The dict form of an ``Any`` that must hold the game's message ``name``."""
+    cls = message_class(game_type, name)
+    if not packed.Is(cls.DESCRIPTOR):
+        raise BadMessage(f"expected chaiwala.{game_type}.v1.{name}, got {packed.type_url or 'nothing'}")
+    message = cls()
+    packed.Unpack(message)
+    return to_dict(message)
