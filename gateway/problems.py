@@ -1,0 +1,89 @@
+"""application/problem+json (RFC 9457) responses with a stable ``code``."""
+
+from __future__ import annotations
+
+from typing import Any
+
+import grpc
+from fastapi.responses import JSONResponse
+
+from services.common.errors import error_detail_from_metadata
+
+PROBLEM_TYPE_BASE = "https://chaiwala.dev/problems/"
+
+# gRPC status -> HTTP status, for refusals whose code has no entry in CODE_STATUS.
+GRPC_STATUS = {
+    grpc.StatusCode.INVALID_ARGUMENT: 400,
+    grpc.StatusCode.UNAUTHENTICATED: 401,
+    grpc.StatusCode.PERMISSION_DENIED: 403,
+    grpc.StatusCode.NOT_FOUND: 404,
+    grpc.StatusCode.ABORTED: 409,
+    grpc.StatusCode.ALREADY_EXISTS: 409,
+    grpc.StatusCode.FAILED_PRECONDITION: 422,
+    grpc.StatusCode.RESOURCE_EXHAUSTED: 429,
+    grpc.StatusCode.UNAVAILABLE: 503,
+    grpc.StatusCode.DEADLINE_EXCEEDED: 504,
+}
+# Codes whose HTTP status differs from their gRPC status's default.
+CODE_STATUS = {"game_not_active": 409, "game_over": 409}
+TITLES = {
+    400: "Bad request",
+    401: "Unauthenticated",
+    403: "Forbidden",
+    404: "Not found",
+    405: "Method not allowed",
+    409: "Conflict",
+    413: "Request body too large",
+    415: "Unsupported media type",
+    422: "Illegal move",
+    429: "Too many requests",
+    500: "Internal error",
+    502: "Bad gateway",
+    503: "Service unavailable",
+    504: "Gateway timeout",
+}
+
+
+class Problem(Exception):
+    """An HTTP refusal to render as problem+json."""
+
+    def __init__(self, status: int, code: str, detail: str, **extra: Any) -> None:
+        super().__init__(detail)
+        self.status = status
+        self.code = code
+        self.detail = detail
+        self.extra = extra
+
+
+def problem_response(problem: Problem, instance: str = "") -> JSONResponse:
+    """Render ``problem`` as RFC 9457 JSON."""
+    body: dict[str, Any] = {
+        "type": PROBLEM_TYPE_BASE + problem.code,
+        "title": TITLES.get(problem.status, "Error"),
+        "status": problem.status,
+        "detail": problem.detail,
+        "code": problem.code,
+    }
+    if instance:
+        body["instance"] = instance
+    body.update(problem.extra)
+    return JSONResponse(body, status_code=problem.status, media_type="application/problem+json")
+
+
+def problem_from_rpc(error: grpc.aio.AioRpcError) -> Problem:
+    """Translate a failed gRPC call into the matching HTTP problem."""
+    code = error.code()
+    detail = error_detail_from_metadata(error.trailing_metadata())
+    if detail is None:
+        if code == grpc.StatusCode.UNAVAILABLE:
+            return Problem(503, "service_unavailable", "the rules service is not reachable")
+        if code == grpc.StatusCode.DEADLINE_EXCEEDED:
+            return Problem(504, "timeout", "the rules service did not answer in time")
+        return Problem(502, "upstream_error", f"rules service failed: {code.name}")
+    status = CODE_STATUS.get(detail.code, GRPC_STATUS.get(code, 502))
+    if code == grpc.StatusCode.INTERNAL:
+        status = 500
+    extra: dict[str, Any] = {}
+    if detail.HasField("current_version"):
+        extra["current_version"] = detail.current_version
+    return Problem(status, detail.code, detail.message, **extra)

@@ -1,0 +1,204 @@
+"""Server interceptors: auth, error mapping, metrics and structured logging.
+
+Each wraps the RPC behaviour itself (not just the lookup), so context variables set
+by the auth interceptor are visible to the handler, and the metrics and logging
+interceptors see the final status of every call, streaming ones included.
+"""
+
+from __future__ import annotations
+
+import contextvars
+import time
+from collections.abc import AsyncIterator, Awaitable, Callable
+from typing import Any
+
+import grpc
+from grpc import aio
+
+from services.common import metrics
+from services.common.errors import ServiceError
+from services.common.logs import get_logger
+from services.common.store import GameNotActive, GameNotFound, VersionConflict
+
+UnaryBehaviour = Callable[[Any, aio.ServicerContext], Awaitable[Any]]
+StreamBehaviour = Callable[[Any, aio.ServicerContext], AsyncIterator[Any]]
+UnaryWrapper = Callable[[UnaryBehaviour, str], UnaryBehaviour]
+StreamWrapper = Callable[[StreamBehaviour, str], StreamBehaviour]
+
+log = get_logger("rpc")
+
+
+# The bearer token of the current call ("" when none was sent).
+BEARER: contextvars.ContextVar[str] = contextvars.ContextVar("bearer", default="")
+
+
+def _wrap(handler: grpc.RpcMethodHandler, method: str, unary: UnaryWrapper, stream: StreamWrapper) -> Any:
+    """A copy of ``handler`` whose unary-unary or unary-stream behaviour is wrapped."""
+    if handler is None:
+        return None
+    if handler.unary_unary is not None:
+        return grpc.unary_unary_rpc_method_handler(
+            unary(handler.unary_unary, method),
+            request_deserializer=handler.request_deserializer,
+            response_serializer=handler.response_serializer,
+        )
+    if handler.unary_stream is not None:
+        return grpc.unary_stream_rpc_method_handler(
+            stream(handler.unary_stream, method),
+            request_deserializer=handler.request_deserializer,
+            response_serializer=handler.response_serializer,
+        )
+    return handler
+
+
+class _BehaviourInterceptor(aio.ServerInterceptor):
+    """Base: subclasses give ``unary`` and ``stream`` wrappers."""
+
+    def unary(self, behaviour: UnaryBehaviour, method: str) -> UnaryBehaviour:
+        return behaviour
+
+    def stream(self, behaviour: StreamBehaviour, method: str) -> StreamBehaviour:
+        return behaviour
+
+    async def intercept_service(
+        self,
+        continuation: Callable[[grpc.HandlerCallDetails], Awaitable[grpc.RpcMethodHandler]],
+        handler_call_details: grpc.HandlerCallDetails,
+    ) -> grpc.RpcMethodHandler:
+        handler = await continuation(handler_call_details)
+        method = handler_call_details.method.rsplit("/", 1)[-1]
+        return _wrap(handler, method, self.unary, self.stream)  # type: ignore[no-any-return]
+
+
+def _bearer(context: aio.ServicerContext) -> str:
+    for key, value in context.invocation_metadata() or ():
+        if key == "authorization" and isinstance(value, str) and value.lower().startswith("bearer "):
+            return value[7:].strip()
+    return ""
+
+
+class AuthInterceptor(_BehaviourInterceptor):
+    """Expose the call's bearer token to handlers through :data:`BEARER`.
+
+    Whether the token is a seat token or an operator key is decided per game by the
+    handler, since seat tokens are stored with the game.
+    """
+
+    def unary(self, behaviour: UnaryBehaviour, method: str) -> UnaryBehaviour:
+        async def call(request: Any, context: aio.ServicerContext) -> Any:
+            BEARER.set(_bearer(context))
+            return await behaviour(request, context)
+
+        return call
+
+    def stream(self, behaviour: StreamBehaviour, method: str) -> StreamBehaviour:
+        async def call(request: Any, context: aio.ServicerContext) -> AsyncIterator[Any]:
+            BEARER.set(_bearer(context))
+            async for item in behaviour(request, context):
+                yield item
+
+        return call
+
+
+def _as_service_error(error: Exception) -> ServiceError | None:
+    """Map store refusals to service refusals; anything unknown stays unknown."""
+    if isinstance(error, ServiceError):
+        return error
+    if isinstance(error, GameNotFound):
+        return ServiceError(grpc.StatusCode.NOT_FOUND, "game_not_found", f"no game {error}")
+    if isinstance(error, VersionConflict):
+        return ServiceError(grpc.StatusCode.ABORTED, "version_conflict", str(error), current_version=error.current)
+    if isinstance(error, GameNotActive):
+        return ServiceError(grpc.StatusCode.FAILED_PRECONDITION, "game_not_active", str(error))
+    return None
+
+
+class ErrorInterceptor(_BehaviourInterceptor):
+    """Turn refusals into rich gRPC statuses; anything unexpected becomes INTERNAL, logged."""
+
+    async def _abort(self, context: aio.ServicerContext, error: Exception, method: str) -> None:
+        mapped = _as_service_error(error)
+        if mapped is None:
+            log.exception("rpc_failed", method=method)
+            mapped = ServiceError(grpc.StatusCode.INTERNAL, "internal", "internal error")
+        status = mapped.to_grpc_status()
+        context.set_details(mapped.code)
+        await context.abort(status.code, status.details, status.trailing_metadata)
+
+    def unary(self, behaviour: UnaryBehaviour, method: str) -> UnaryBehaviour:
+        async def call(request: Any, context: aio.ServicerContext) -> Any:
+            try:
+                return await behaviour(request, context)
+            except aio.AbortError:
+                raise
+            except Exception as error:
+                await self._abort(context, error, method)
+
+        return call
+
+    def stream(self, behaviour: StreamBehaviour, method: str) -> StreamBehaviour:
+        async def call(request: Any, context: aio.ServicerContext) -> AsyncIterator[Any]:
+            try:
+                async for item in behaviour(request, context):
+                    yield item
+            except aio.AbortError:
+                raise
+            except Exception as error:
+                await self._abort(context, error, method)
+
+        return call
+
+
+def _code_name(context: aio.ServicerContext) -> str:
+    """The status name the call ended with (aio reports an enum or its integer)."""
+    code = context.code()
+    if code is None:
+        return "OK"
+    if isinstance(code, grpc.StatusCode):
+        return code.name
+    for status in grpc.StatusCode:
+        if status.value[0] == code:
+            return status.name
+    return str(code)
+
+
+class ObservabilityInterceptor(_BehaviourInterceptor):
+    """Count and time every RPC, and log one structured line per call."""
+
+    def __init__(self, game_type: str) -> None:
+        self.game_type = game_type
+
+    def _record(self, method: str, context: aio.ServicerContext, started: float, failed: bool) -> None:
+        elapsed = time.perf_counter() - started
+        code = _code_name(context)
+        if failed and code == "OK":
+            code = "CANCELLED"
+        metrics.RPC_REQUESTS.labels(self.game_type, method, code).inc()
+        metrics.RPC_DURATION.labels(self.game_type, method).observe(elapsed)
+        log.info("rpc", game_type=self.game_type, method=method, code=code, ms=round(elapsed * 1000, 2))
+
+    def unary(self, behaviour: UnaryBehaviour, method: str) -> UnaryBehaviour:
+        async def call(request: Any, context: aio.ServicerContext) -> Any:
+            started = time.perf_counter()
+            failed = True
+            try:
+                result = await behaviour(request, context)
+                failed = False
+                return result
+            finally:
+                self._record(method, context, started, failed)
+
+        return call
+
+    def stream(self, behaviour: StreamBehaviour, method: str) -> StreamBehaviour:
+        async def call(request: Any, context: aio.ServicerContext) -> AsyncIterator[Any]:
+            started = time.perf_counter()
+            failed = True
+            try:
+                async for item in behaviour(request, context):
+                    yield item
+                failed = False
+            finally:
+                self._record(method, context, started, failed)
+
+        return call

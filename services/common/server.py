@@ -1,0 +1,99 @@
+"""Bootstrap of a rules service: gRPC server, health, reflection, metrics, shutdown.
+
+Run one with ``python -m services.common.server <game_type>``.
+"""
+
+from __future__ import annotations
+
+import asyncio
+import contextlib
+import signal
+import sys
+
+from grpc import aio
+from grpc_health.v1 import health, health_pb2, health_pb2_grpc
+from grpc_reflection.v1alpha import reflection
+from prometheus_client import start_http_server
+
+from chaiwala.v1 import rules_pb2, rules_pb2_grpc
+from services.common import metrics, protojson
+from services.common.interceptors import AuthInterceptor, ErrorInterceptor, ObservabilityInterceptor
+from services.common.logs import configure_logging, get_logger
+from services.common.registry import engine_for
+from services.common.service import RulesServicer
+from services.common.settings import ServiceSettings
+from services.common.store import GameStore
+
+SERVICE_NAME = rules_pb2.DESCRIPTOR.services_by_name["RulesService"].full_name
+log = get_logger("server")
+
+
+async def create_server(
+    game_type: str, store: GameStore, addr: str = "127.0.0.1:0", api_keys: frozenset[str] = frozenset()
+) -> tuple[aio.Server, int, RulesServicer]:
+    """Build and start a rules service for ``game_type`` on ``addr``; return it and its bound port.
+
+    ``addr`` may use port 0 for an ephemeral port (tests do).
+    """
+    engine = engine_for(game_type)
+    protojson.load_game_protos(game_type)
+    server = aio.server(
+        interceptors=[AuthInterceptor(), ObservabilityInterceptor(game_type), ErrorInterceptor()],
+        options=[("grpc.max_receive_message_length", 4 * 1024 * 1024)],
+    )
+    servicer = RulesServicer(engine, store, api_keys)
+    rules_pb2_grpc.add_RulesServiceServicer_to_server(servicer, server)
+    health_servicer = health.aio.HealthServicer()
+    health_pb2_grpc.add_HealthServicer_to_server(health_servicer, server)
+    game_package = protojson.message_class(game_type, "State").DESCRIPTOR.file.package
+    reflection.enable_server_reflection(
+        (SERVICE_NAME, health.SERVICE_NAME, reflection.SERVICE_NAME, f"{game_package}.State"), server
+    )
+    port = server.add_insecure_port(addr)
+    await server.start()
+    for name in ("", SERVICE_NAME):
+        await health_servicer.set(name, health_pb2.HealthCheckResponse.SERVING)
+    return server, port, servicer
+
+
+async def _refresh_active_gauge(game_type: str, store: GameStore) -> None:
+    """Keep ``chaiwala_games_active`` in line with Redis, which every instance shares."""
+    while True:
+        with contextlib.suppress(Exception):
+            metrics.GAMES_ACTIVE.labels(game_type).set(await store.count_active(game_type))
+        await asyncio.sleep(10)
+
+
+async def serve(game_type: str, settings: ServiceSettings) -> None:
+    """Run until SIGTERM/SIGINT, then drain in-flight calls and stop."""
+    if not settings.redis_url:
+        raise SystemExit("REDIS_URL is not set (make run starts an embedded Redis and sets it)")
+    store = GameStore.from_url(settings.redis_url, cluster=settings.redis_cluster)
+    server, port, _ = await create_server(
+        game_type, store, f"{settings.grpc_host}:{settings.grpc_port}", settings.api_key_set()
+    )
+    start_http_server(settings.metrics_port, addr=settings.grpc_host)
+    log.info("serving", game_type=game_type, port=port, metrics_port=settings.metrics_port)
+    gauge = asyncio.create_task(_refresh_active_gauge(game_type, store))
+    stop = asyncio.Event()
+    loop = asyncio.get_running_loop()
+    for sig in (signal.SIGTERM, signal.SIGINT):
+        loop.add_signal_handler(sig, stop.set)
+    await stop.wait()
+    log.info("stopping", game_type=game_type)
+    gauge.cancel()
+    await server.stop(grace=5)
+    await store.close()
+
+
+def main(argv: list[str]) -> None:
+    """Entry point: ``python -m services.common.server <game_type>``."""
+    if len(argv) != 1:
+        raise SystemExit("usage: python -m services.common.server <game_type>")
+    settings = ServiceSettings()
+    configure_logging(settings.log_format, settings.log_level)
+    asyncio.run(serve(argv[0], settings))
+
+
+if __name__ == "__main__":
+    main(sys.argv[1:])

@@ -1,0 +1,27 @@
+"""Service configuration from the environment (``CHAIWALA_*``, ``REDIS_URL``)."""
+
+from __future__ import annotations
+
+from pydantic import AliasChoices, Field
+from pydantic_settings import BaseSettings, SettingsConfigDict
+
+
+class ServiceSettings(BaseSettings):
+    """Settings of one rules service process."""
+
+    model_config = SettingsConfigDict(env_prefix="CHAIWALA_", extra="ignore")
+
+    redis_url: str = Field(default="", validation_alias=AliasChoices("REDIS_URL", "CHAIWALA_REDIS_URL"))
+    redis_cluster: bool = False
+    grpc_host: str = "0.0.0.0"
+    grpc_port: int = 50051
+    metrics_port: int = 9090
+    api_keys: str = ""
+    log_format: str = "json"
+    log_level: str = "info"
+    # Upper bound on bot moves played in one request, so one RPC cannot run away.
+    bot_move_budget: int = 20_000
+
+    def api_key_set(self) -> frozenset[str]:
+        """The configured operator keys; empty means the service is open (local dev)."""
+        return frozenset(key.strip() for key in self.api_keys.split(",") if key.strip())

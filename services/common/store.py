@@ -1,0 +1,371 @@
+"""Games in Redis: metadata, snapshot and event stream, one hash tag per game.
+
+Keys of game ``G`` (the braces make them one Redis Cluster slot, so the commit
+script never crosses shards):
+
+* ``game:{G}:meta``   – hash: game type, seed, options, players, token hashes,
+  status, version, result.
+* ``game:{G}:state``  – the latest snapshot (engine state + RNG), JSON.
+* ``game:{G}:events`` – stream, one entry per accepted move with ID ``<version>-1``
+  (creation is ``0-1``): seat, bot, move and the unredacted events.  This is the
+  log of truth; the snapshot is only a cache of replaying it.
+* ``game:{G}:idem:<seat>:<key>`` – the first answer to an idempotent submission.
+
+A per-game-type set ``chaiwala:active:<type>`` indexes active games for metrics.
+"""
+
+from __future__ import annotations
+
+import hashlib
+import secrets
+from collections.abc import AsyncIterator, Sequence
+from dataclasses import dataclass
+from typing import Any
+
+import orjson
+from redis import asyncio as aioredis
+from redis.asyncio.cluster import RedisCluster
+
+IDEMPOTENCY_TTL_SECONDS = 24 * 3600
+
+# KEYS: meta, state, events, idem ("" when not used)
+# ARGV: expected version, snapshot, status, result json, idem answer, idem ttl, entry count,
+#       then per entry: seat, bot, move json, events json
+_COMMIT = """
+if KEYS[4] ~= '' then
+  local earlier = redis.call('GET', KEYS[4])
+  if earlier then return {'idempotent', earlier} end
+end
+local meta = redis.call('HMGET', KEYS[1], 'version', 'status')
+if not meta[1] then return {'missing', ''} end
+if meta[2] ~= 'active' then return {'not_active', meta[2]} end
+local version = tonumber(meta[1])
+if version ~= tonumber(ARGV[1]) then return {'conflict', meta[1]} end
+local count = tonumber(ARGV[7])
+for i = 0, count - 1 do
+  local base = 8 + i * 4
+  version = version + 1
+  redis.call('XADD', KEYS[3], version .. '-1', 'seat', ARGV[base], 'bot', ARGV[base + 1],
+             'move', ARGV[base + 2], 'events', ARGV[base + 3])
+end
+redis.call('SET', KEYS[2], ARGV[2])
+redis.call('HSET', KEYS[1], 'version', version, 'status', ARGV[3], 'result', ARGV[4])
+if KEYS[4] ~= '' then redis.call('SET', KEYS[4], ARGV[5], 'EX', tonumber(ARGV[6])) end
+return {'ok', tostring(version)}
+"""
+
+# KEYS: meta.  ARGV: new status.
+_SET_STATUS = """
+local status = redis.call('HGET', KEYS[1], 'status')
+if not status then return {'missing', ''} end
+if status ~= 'active' then return {'not_active', status} end
+redis.call('HSET', KEYS[1], 'status', ARGV[1])
+return {'ok', ARGV[1]}
+"""
+
+
+class StoreError(Exception):
+    """Base of the store's refusals."""
+
+
+class GameNotFound(StoreError):
+    """No game with that id."""
+
+
+class VersionConflict(StoreError):
+    """The game moved on since the caller's version."""
+
+    def __init__(self, current: int) -> None:
+        super().__init__(f"the game is at version {current}")
+        self.current = current
+
+
+class GameNotActive(StoreError):
+    """The game is finished or aborted."""
+
+    def __init__(self, status: str) -> None:
+        super().__init__(f"the game is {status}")
+        self.status = status
+
+
+@dataclass(frozen=True)
+class GameMeta:
+    """What the store knows about a game besides its snapshot."""
+
+    game_id: str
+    game_type: str
+    seed: int
+    options: dict[str, Any]
+    players: list[dict[str, str]]
+    token_hashes: list[str]
+    status: str
+    version: int
+    result: dict[str, Any] | None
+
+    def seat_of_token(self, token: str) -> int | None:
+        """The seat a bearer token belongs to, if any."""
+        digest = hash_token(token)
+        for seat, stored in enumerate(self.token_hashes):
+            if secrets.compare_digest(stored, digest):
+                return seat
+        return None
+
+
+@dataclass(frozen=True)
+class LogEntry:
+    """One accepted move in the game's stream (version 0 is the creation)."""
+
+    version: int
+    seat: int | None
+    bot: str
+    move: dict[str, Any] | None
+    events: list[dict[str, Any]]
+
+
+@dataclass(frozen=True)
+class Commit:
+    """One move to append: who, which bot (or ""), the move and its unredacted events."""
+
+    seat: int
+    bot: str
+    move: dict[str, Any]
+    events: list[dict[str, Any]]
+
+
+def hash_token(token: str) -> str:
+    """Seat tokens are long random strings, so a plain SHA-256 is enough to store them."""
+    return hashlib.sha256(token.encode()).hexdigest()
+
+
+def new_token() -> str:
+    """A fresh seat token."""
+    return secrets.token_urlsafe(32)
+
+
+def new_game_id(game_type: str) -> str:
+    """A fresh, URL-safe game id; its prefix names the game type so the gateway can route it."""
+    return f"{game_type}-{secrets.token_hex(12)}"
+
+
+def game_type_of(game_id: str) -> str:
+    """The game type named by a game id's prefix ("" if the id is malformed)."""
+    prefix, _, rest = game_id.rpartition("-")
+    if not prefix or len(rest) != 24 or any(c not in "0123456789abcdef" for c in rest):
+        return ""
+    return prefix
+
+
+def _keys(game_id: str) -> tuple[str, str, str]:
+    tag = f"game:{{{game_id}}}"
+    return f"{tag}:meta", f"{tag}:state", f"{tag}:events"
+
+
+def _active_index(game_type: str) -> str:
+    return f"chaiwala:active:{game_type}"
+
+
+def _decode(value: bytes | str | None) -> str:
+    if value is None:
+        return ""
+    return value.decode() if isinstance(value, bytes) else value
+
+
+def _entry(fields: dict[Any, Any], entry_id: bytes | str) -> LogEntry:
+    data = {_decode(k): _decode(v) for k, v in fields.items()}
+    seat = data.get("seat", "")
+    move = data.get("move", "")
+    return LogEntry(
+        version=int(_decode(entry_id).split("-")[0]),
+        seat=int(seat) if seat != "" else None,
+        bot=data.get("bot", ""),
+        move=orjson.loads(move) if move else None,
+        events=orjson.loads(data.get("events") or "[]"),
+    )
+
+
+class GameStore:
+    """Async access to games in Redis (single server or Redis Cluster)."""
+
+    def __init__(self, client: aioredis.Redis | RedisCluster) -> None:
+        self.redis = client
+        self._commit = client.register_script(_COMMIT)
+        self._set_status = client.register_script(_SET_STATUS)
+
+    @classmethod
+    def from_url(cls, url: str, cluster: bool = False) -> GameStore:
+        """Connect to ``url``; ``cluster`` selects the Redis Cluster client."""
+        if cluster:
+            return cls(RedisCluster.from_url(url))
+        return cls(aioredis.Redis.from_url(url))
+
+    async def close(self) -> None:
+        """Release connections."""
+        await self.redis.aclose()
+
+    async def ping(self) -> bool:
+        """Whether Redis answers."""
+        return bool(await self.redis.ping())
+
+    async def create(
+        self,
+        game_type: str,
+        seed: int,
+        options: dict[str, Any],
+        players: list[dict[str, str]],
+        snapshot: bytes,
+        creation_events: list[dict[str, Any]],
+    ) -> tuple[str, list[str]]:
+        """Store a new game; return its id and one fresh token per seat (never stored in clear)."""
+        game_id = new_game_id(game_type)
+        tokens = [new_token() for _ in players]
+        meta_key, state_key, events_key = _keys(game_id)
+        async with self.redis.pipeline(transaction=True) as pipe:
+            pipe.hset(
+                meta_key,
+                mapping={
+                    "game_type": game_type,
+                    "seed": seed,
+                    "options": orjson.dumps(options),
+                    "players": orjson.dumps(players),
+                    "token_hashes": orjson.dumps([hash_token(t) for t in tokens]),
+                    "status": "active",
+                    "version": 0,
+                    "result": "",
+                },
+            )
+            pipe.set(state_key, snapshot)
+            pipe.xadd(
+                events_key, {"seat": "", "bot": "", "move": "", "events": orjson.dumps(creation_events)}, id="0-1"
+            )
+            await pipe.execute()
+        await self.redis.sadd(_active_index(game_type), game_id)
+        return game_id, tokens
+
+    async def load(self, game_id: str) -> tuple[GameMeta, bytes]:
+        """Metadata and snapshot, read together atomically."""
+        meta_key, state_key, _ = _keys(game_id)
+        async with self.redis.pipeline(transaction=True) as pipe:
+            pipe.hgetall(meta_key)
+            pipe.get(state_key)
+            raw_meta, snapshot = await pipe.execute()
+        if not raw_meta or snapshot is None:
+            raise GameNotFound(game_id)
+        return self._meta(game_id, raw_meta), snapshot
+
+    async def meta(self, game_id: str) -> GameMeta:
+        """Metadata only."""
+        raw = await self.redis.hgetall(_keys(game_id)[0])
+        if not raw:
+            raise GameNotFound(game_id)
+        return self._meta(game_id, raw)
+
+    @staticmethod
+    def _meta(game_id: str, raw: dict[Any, Any]) -> GameMeta:
+        data = {_decode(k): _decode(v) for k, v in raw.items()}
+        return GameMeta(
+            game_id=game_id,
+            game_type=data["game_type"],
+            seed=int(data["seed"]),
+            options=orjson.loads(data["options"]),
+            players=orjson.loads(data["players"]),
+            token_hashes=orjson.loads(data["token_hashes"]),
+            status=data["status"],
+            version=int(data["version"]),
+            result=orjson.loads(data["result"]) if data.get("result") else None,
+        )
+
+    async def commit(
+        self,
+        game_id: str,
+        expected_version: int,
+        snapshot: bytes,
+        status: str,
+        result: dict[str, Any] | None,
+        commits: Sequence[Commit],
+        idempotency_key: str = "",
+        answer: bytes = b"",
+    ) -> tuple[str, int | bytes]:
+        """Append moves atomically if the game is still at ``expected_version``.
+
+        Returns ``("ok", new_version)`` or ``("idempotent", first_answer)``; raises
+        :class:`VersionConflict`, :class:`GameNotActive` or :class:`GameNotFound`.
+        """
+        meta_key, state_key, events_key = _keys(game_id)
+        args: list[Any] = [
+            expected_version,
+            snapshot,
+            status,
+            orjson.dumps(result) if result is not None else "",
+            answer,
+            IDEMPOTENCY_TTL_SECONDS,
+            len(commits),
+        ]
+        for item in commits:
+            args += [item.seat, item.bot, orjson.dumps(item.move), orjson.dumps(item.events)]
+        outcome, value = await self._commit(keys=[meta_key, state_key, events_key, idempotency_key], args=args)
+        outcome = _decode(outcome)
+        if outcome == "ok":
+            return "ok", int(_decode(value))
+        if outcome == "idempotent":
+            return "idempotent", value if isinstance(value, bytes) else str(value).encode()
+        if outcome == "conflict":
+            raise VersionConflict(int(_decode(value)))
+        if outcome == "not_active":
+            raise GameNotActive(_decode(value))
+        raise GameNotFound(game_id)
+
+    def idempotency_key(self, game_id: str, seat: int, key: str) -> str:
+        """The Redis key that remembers the first answer to ``key`` from ``seat``."""
+        return f"game:{{{game_id}}}:idem:{seat}:{key}" if key else ""
+
+    async def idempotent_answer(self, game_id: str, seat: int, key: str) -> bytes | None:
+        """The stored first answer for this idempotency key, if any."""
+        if not key:
+            return None
+        value: bytes | None = await self.redis.get(self.idempotency_key(game_id, seat, key))
+        return value
+
+    async def set_status(self, game_id: str, game_type: str, status: str) -> None:
+        """Move an active game to ``status`` (e.g. aborted)."""
+        outcome, value = await self._set_status(keys=[_keys(game_id)[0]], args=[status])
+        outcome = _decode(outcome)
+        if outcome == "missing":
+            raise GameNotFound(game_id)
+        if outcome == "not_active":
+            raise GameNotActive(_decode(value))
+        await self.redis.srem(_active_index(game_type), game_id)
+
+    async def mark_inactive(self, game_type: str, game_id: str) -> None:
+        """Drop a finished game from the active index."""
+        await self.redis.srem(_active_index(game_type), game_id)
+
+    async def count_active(self, game_type: str) -> int:
+        """How many games of this type are active."""
+        return int(await self.redis.scard(_active_index(game_type)))
+
+    async def entries(self, game_id: str, after: int = -1) -> list[LogEntry]:
+        """Stream entries of versions strictly greater than ``after`` (-1: all, creation included)."""
+        start = "-" if after < 0 else f"{after + 1}-0"
+        raw = await self.redis.xrange(_keys(game_id)[2], min=start, max="+")
+        return [_entry(fields, entry_id) for entry_id, fields in raw]
+
+    async def follow(self, game_id: str, after: int, block_ms: int = 10_000) -> AsyncIterator[LogEntry | None]:
+        """Entries after version ``after``, then new ones as they are appended.
+
+        Yields ``None`` whenever ``block_ms`` passes with nothing new, so the caller
+        can decide whether to keep waiting (e.g. stop once the game is over).
+        """
+        last_id = f"{after}-1" if after >= 0 else "0-0"
+        events_key = _keys(game_id)[2]
+        for entry in await self.entries(game_id, after):
+            last_id = f"{entry.version}-1"
+            yield entry
+        while True:
+            answer = await self.redis.xread({events_key: last_id}, block=block_ms, count=100)
+            if not answer:
+                yield None
+                continue
+            for _stream, items in answer or []:
+                for entry_id, fields in items:
+                    last_id = _decode(entry_id)
+                    yield _entry(fields, entry_id)

@@ -1,0 +1,136 @@
+"""``make run``: the whole stack on one machine, as separate supervised processes.
+
+Starts an embedded Redis (unless ``REDIS_URL`` is set), one rules service per game
+whose engine is present, and the gateway on http://127.0.0.1:8000.  A child that
+dies is restarted with a growing back-off; Ctrl-C (or SIGTERM) stops them all.
+"""
+
+from __future__ import annotations
+
+import os
+import signal
+import subprocess
+import sys
+import time
+from dataclasses import dataclass, field
+from pathlib import Path
+
+from services.common.embedded_redis import EmbeddedRedis, start_redis
+from services.common.registry import ENGINES, available_game_types
+
+ROOT = Path(__file__).resolve().parents[2]
+GRPC_PORTS = {"alubari": 50051, "darjeeling": 50052, "tea_rum": 50053, "india_rails": 50054}
+METRICS_PORTS = {"alubari": 9101, "darjeeling": 9102, "tea_rum": 9103, "india_rails": 9104}
+
+
+@dataclass
+class Child:
+    """One supervised process and how to start it again."""
+
+    name: str
+    args: list[str]
+    env: dict[str, str]
+    process: subprocess.Popen[bytes] | None = None
+    restarts: int = 0
+    next_start: float = 0.0
+    started_at: float = field(default=0.0)
+
+    def start(self) -> None:
+        """(Re)start the process."""
+        self.process = subprocess.Popen(self.args, env=self.env, cwd=ROOT)
+        self.started_at = time.monotonic()
+        print(f"[supervisor] started {self.name} (pid {self.process.pid})", flush=True)
+
+    def check(self, now: float) -> None:
+        """Restart the process if it died, backing off when it keeps dying."""
+        if self.process is None or self.process.poll() is None:
+            return
+        if self.next_start == 0.0:
+            if now - self.started_at > 30:
+                self.restarts = 0  # it ran a good while: forget earlier crashes
+            delay = min(2**self.restarts, 30)
+            print(f"[supervisor] {self.name} exited ({self.process.returncode}); restart in {delay}s", flush=True)
+            self.next_start = now + delay
+            self.restarts += 1
+            return
+        if now >= self.next_start:
+            self.next_start = 0.0
+            self.start()
+
+    def stop(self) -> None:
+        """Ask the process to stop; kill it if it does not within ten seconds."""
+        if self.process is None or self.process.poll() is not None:
+            return
+        self.process.send_signal(signal.SIGTERM)
+        try:
+            self.process.wait(timeout=10)
+        except subprocess.TimeoutExpired:
+            self.process.kill()
+
+
+def _children(redis_url: str, games: list[str]) -> list[Child]:
+    base = dict(os.environ)
+    base.setdefault("CHAIWALA_LOG_FORMAT", "console")
+    python = sys.executable
+    children = []
+    for game in games:
+        env = {
+            **base,
+            "REDIS_URL": redis_url,
+            "CHAIWALA_GRPC_HOST": "127.0.0.1",
+            "CHAIWALA_GRPC_PORT": str(GRPC_PORTS[game]),
+            "CHAIWALA_METRICS_PORT": str(METRICS_PORTS[game]),
+        }
+        children.append(Child(game, [python, "-m", "services.common.server", game], env))
+    gateway_env = {
+        **base,
+        "CHAIWALA_HTTP_HOST": "127.0.0.1",
+        "CHAIWALA_HTTP_PORT": base.get("CHAIWALA_HTTP_PORT", "8000"),
+        "CHAIWALA_GAMES": ",".join(games),
+        **{f"CHAIWALA_SERVICE_{g.upper()}": f"127.0.0.1:{GRPC_PORTS[g]}" for g in games},
+    }
+    children.append(Child("gateway", [python, "-m", "gateway"], gateway_env))
+    return children
+
+
+def main() -> None:
+    """Start everything, supervise, and stop cleanly on Ctrl-C."""
+    stopping = False
+
+    def request_stop(signum: int, frame: object) -> None:
+        nonlocal stopping
+        stopping = True
+
+    signal.signal(signal.SIGINT, request_stop)
+    signal.signal(signal.SIGTERM, request_stop)
+    embedded: EmbeddedRedis | None = None
+    redis_url = os.environ.get("REDIS_URL", "")
+    if not redis_url:
+        embedded = start_redis(ROOT / "var" / "redis", port=int(os.environ.get("CHAIWALA_REDIS_PORT", "6390")))
+        redis_url = embedded.url
+        print(f"[supervisor] embedded Redis at {redis_url} (AOF in var/redis)", flush=True)
+    games = available_game_types()
+    missing = sorted(set(ENGINES) - set(games))
+    if missing:
+        print(f"[supervisor] no engine yet for: {', '.join(missing)}", flush=True)
+    children = _children(redis_url, games)
+    for child in children:
+        child.start()
+    print("[supervisor] gateway on http://127.0.0.1:8000 — Ctrl-C stops everything", flush=True)
+    try:
+        while not stopping:
+            now = time.monotonic()
+            for child in children:
+                child.check(now)
+            time.sleep(0.3)
+    finally:
+        print("[supervisor] stopping", flush=True)
+        for child in reversed(children):
+            child.stop()
+        if embedded is not None:
+            embedded.stop()
+        print("[supervisor] stopped", flush=True)
+
+
+if __name__ == "__main__":
+    main()
