@@ -1,0 +1,133 @@
+"""Phase II: turning and moving the tea collector, taking the tile it lands on, refilling from the bag."""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+from typing import Any
+
+from services.common.rng import Rng
+from services.darjeeling.board import CITY, TURNS, Region, turned
+from services.darjeeling.content import COSTS, TILES
+
+State = dict[str, Any]
+Event = dict[str, Any]
+
+NO_TILE = -1
+
+
+@dataclass(frozen=True)
+class Step:
+    """One legal collector move: the turn, the distance and what it costs and reaches."""
+
+    turn: str
+    distance: int
+    facing: str
+    target: int
+    cost: int
+
+
+def collector_spaces(state: State) -> dict[int, int]:
+    """Occupied spaces -> seat of the collector standing there."""
+    return {p["pos"]: seat for seat, p in enumerate(state["seats"]) if p["pos"] >= 0}
+
+
+def passing_cost(state: State, region: Region, space: int, collectors: dict[int, int]) -> int:
+    """Victory points for passing over ``space``."""
+    if region.cells[space] == CITY:
+        return COSTS.pass_city
+    if space in collectors:
+        return COSTS.pass_collector
+    if state["spaces"][space] != NO_TILE:
+        return COSTS.pass_tile
+    return COSTS.pass_empty
+
+
+def collector_steps(state: State, region: Region, seat: int) -> list[Step]:
+    """Every legal phase-II move of ``seat``: each turn, each distance that ends on a tile."""
+    player = state["seats"][seat]
+    collectors = collector_spaces(state)
+    steps: list[Step] = []
+    for turn in TURNS:
+        facing = turned(player["facing"], turn)
+        cost = COSTS.turn_back if turn == "BACK" else 0
+        for distance, space in enumerate(region.ray(player["pos"], facing), start=1):
+            if state["spaces"][space] != NO_TILE and space not in collectors:
+                steps.append(Step(turn, distance, facing, space, cost))
+            cost += passing_cost(state, region, space, collectors)
+    return steps
+
+
+def gain_tile(state: State, seat: int, tile: int) -> bool:
+    """Put ``tile`` behind the screen; a three-halves tile brings an action tile while any remain."""
+    player = state["seats"][seat]
+    player["tiles"].append(tile)
+    if TILES[tile].halves == 3 and state["action_supply"]:
+        player["actions"].append(state["action_supply"].pop(0))
+        return True
+    return False
+
+
+def tile_json(tile: int) -> dict[str, Any]:
+    """A tile as its proto JSON."""
+    kind = TILES[tile]
+    return {"id": tile, "variety": kind.variety, "halves": kind.halves}
+
+
+def take_tile_event(state: State, region: Region, seat: int, space: int, tile: int, gained: bool) -> Event:
+    """The (owner's full) event for a tile going behind a screen."""
+    row, col = region.coords(space)
+    return {
+        "tile_taken": {
+            "seat": seat,
+            "row": row,
+            "col": col,
+            "tile": tile_json(tile),
+            "action_tile_gained": gained,
+            "tile_count": len(state["seats"][seat]["tiles"]),
+        }
+    }
+
+
+def refill(state: State, region: Region, space: int, rng: Rng) -> Event:
+    """Draw a tile from the bag into the vacated ``space``; when the bag is empty it stays empty."""
+    row, col = region.coords(space)
+    bag = state["bag"]
+    if not bag:
+        return {"space_refilled": {"row": row, "col": col, "refilled": False, "bag_count": 0}}
+    tile = bag.pop(rng.randbelow(len(bag)))
+    state["spaces"][space] = tile
+    return {
+        "space_refilled": {"row": row, "col": col, "refilled": True, "tile": tile_json(tile), "bag_count": len(bag)}
+    }
+
+
+def move_collector(state: State, region: Region, seat: int, step: Step, rng: Rng) -> list[Event]:
+    """Pay for the move, move, take the tile, refill the vacated space."""
+    player = state["seats"][seat]
+    origin = player["pos"]
+    player["score"] -= step.cost
+    player["facing"] = step.facing
+    player["pos"] = step.target
+    tile = state["spaces"][step.target]
+    state["spaces"][step.target] = NO_TILE
+    from_row, from_col = region.coords(origin)
+    to_row, to_col = region.coords(step.target)
+    events: list[Event] = [
+        {
+            "collector_moved": {
+                "seat": seat,
+                "turn": step.turn,
+                "facing": step.facing,
+                "from_row": from_row,
+                "from_col": from_col,
+                "to_row": to_row,
+                "to_col": to_col,
+                "cost": step.cost,
+                "score": player["score"],
+            }
+        }
+    ]
+    gained = gain_tile(state, seat, tile)
+    events.append(take_tile_event(state, region, seat, step.target, tile, gained))
+    events.append(refill(state, region, origin, rng))
+    return events
