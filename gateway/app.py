@@ -10,7 +10,6 @@ import asyncio
 import time
 from collections.abc import AsyncIterator, Awaitable, Callable
 from contextlib import asynccontextmanager
-from types import ModuleType
 from typing import Any
 
 import grpc
@@ -105,7 +104,7 @@ class Backends:
         self.addresses = settings.service_addresses()
         self.channels: dict[str, grpc.aio.Channel] = {}
         self.stubs: dict[str, rules_pb2_grpc.RulesServiceStub] = {}
-        self.modules: list[ModuleType] = []
+        self.files: list[Any] = []
         for game_type, address in self.addresses.items():
             try:
                 protojson.load_game_protos(game_type)
@@ -115,7 +114,7 @@ class Backends:
             channel = grpc.aio.insecure_channel(address)
             self.channels[game_type] = channel
             self.stubs[game_type] = rules_pb2_grpc.RulesServiceStub(channel)
-            self.modules.append(protojson.message_class(game_type, "State").DESCRIPTOR.file)
+            self.files.append(protojson.message_class(game_type, "State").DESCRIPTOR.file)
 
     def stub(self, game_type: str) -> rules_pb2_grpc.RulesServiceStub:
         """The stub for ``game_type``; unknown types are a 404 for ids, a 400 for bodies."""
@@ -235,7 +234,7 @@ def create_app(settings: GatewaySettings | None = None) -> FastAPI:
     def openapi() -> dict[str, Any]:
         if app.openapi_schema is None:
             b = backends()
-            app.openapi_schema = build_openapi(sorted(b.stubs), b.modules)
+            app.openapi_schema = build_openapi(sorted(b.stubs), b.files)
         return app.openapi_schema
 
     app.openapi = openapi  # type: ignore[method-assign]

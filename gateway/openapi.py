@@ -96,7 +96,7 @@ class SchemaBuilder:
             value_field = field.message_type.fields_by_name["value"]
             return {"type": "object", "additionalProperties": self._single(owner, value_field)}
         single = self._single(owner, field)
-        if field.label == FieldDescriptor.LABEL_REPEATED:
+        if field.is_repeated:
             return {"type": "array", "items": single}
         return single
 
@@ -123,11 +123,11 @@ def _problem_responses(*statuses: int) -> dict[str, Any]:
     return {str(s): {"description": "problem", **problem} for s in statuses}
 
 
-def build_openapi(game_types: list[str], message_modules: list[Any]) -> dict[str, Any]:
+def build_openapi(game_types: list[str], game_files: list[Any]) -> dict[str, Any]:
     """The whole OpenAPI 3.1 document for the gateway."""
     builder = SchemaBuilder(game_types)
-    for module in [rules_pb2, rest_pb2, *message_modules]:
-        for descriptor in module.DESCRIPTOR.message_types_by_name.values():
+    for file in [rules_pb2.DESCRIPTOR, rest_pb2.DESCRIPTOR, *game_files]:
+        for descriptor in file.message_types_by_name.values():
             builder.add(descriptor)
     game_id = {"name": "game_id", "in": "path", "required": True, "schema": {"type": "string"}}
     ok = {"description": "OK"}

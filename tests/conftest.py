@@ -1,0 +1,56 @@
+"""Shared fixtures: a real Redis server, real rules services and a real gateway."""
+
+from __future__ import annotations
+
+import os
+from collections.abc import Iterator
+from pathlib import Path
+
+import pytest
+
+from services.common.embedded_redis import start_redis
+from services.common.registry import available_game_types
+from tests.support.stack import Gateway, Services
+
+
+@pytest.fixture(scope="session")
+def redis_url(tmp_path_factory: pytest.TempPathFactory) -> Iterator[str]:
+    """``REDIS_URL`` if set, else an embedded ``redis-server`` on a free port for this session."""
+    configured = os.environ.get("REDIS_URL")
+    if configured:
+        yield configured
+        return
+    server = start_redis(Path(tmp_path_factory.mktemp("redis")), appendonly=False)
+    try:
+        yield server.url
+    finally:
+        server.stop()
+
+
+@pytest.fixture(scope="session")
+def game_types() -> list[str]:
+    """Game types whose engines are present."""
+    return available_game_types()
+
+
+@pytest.fixture(scope="session")
+def services(redis_url: str) -> Iterator[Services]:
+    """A factory for rules services on ephemeral ports."""
+    factory = Services(redis_url)
+    try:
+        yield factory
+    finally:
+        factory.close()
+
+
+@pytest.fixture(scope="session")
+def stack(services: Services, game_types: list[str]) -> Iterator[dict[str, object]]:
+    """One rules service per game and a gateway routing to them (open: no API keys)."""
+    running = {game: services.start(game) for game in game_types}
+    gateway = Gateway({game: svc.address for game, svc in running.items()})
+    try:
+        yield {"url": gateway.url, "services": running, "gateway": gateway}
+    finally:
+        gateway.stop()
+        for svc in running.values():
+            services.stop(svc)

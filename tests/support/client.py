@@ -1,0 +1,82 @@
+"""Small REST helpers for tests that talk to the real gateway."""
+
+from __future__ import annotations
+
+from collections.abc import Iterator
+from typing import Any
+
+import httpx
+
+
+def auth(token: str) -> dict[str, str]:
+    """The Authorization header for a seat token or API key."""
+    return {"Authorization": f"Bearer {token}"}
+
+
+def create_game(
+    client: httpx.Client,
+    game_type: str,
+    players: list[dict[str, str]],
+    seed: int | None = None,
+    options: dict[str, Any] | None = None,
+    headers: dict[str, str] | None = None,
+) -> dict[str, Any]:
+    """POST /v1/games and return the body (asserting 201)."""
+    body: dict[str, Any] = {"game_type": game_type, "players": players}
+    if seed is not None:
+        body["seed"] = seed
+    if options:
+        body["options"] = options
+    response = client.post("/v1/games", json=body, headers=headers or {})
+    assert response.status_code == 201, response.text
+    created: dict[str, Any] = response.json()
+    return created
+
+
+def assert_problem(response: httpx.Response, status: int, code: str | None = None) -> dict[str, Any]:
+    """The response is problem+json with ``status`` (and ``code``)."""
+    assert response.status_code == status, response.text
+    assert response.headers["content-type"].startswith("application/problem+json")
+    body: dict[str, Any] = response.json()
+    assert body["status"] == status
+    assert body["code"]
+    if code is not None:
+        assert body["code"] == code, body
+    return body
+
+
+def sse_events(response: httpx.Response) -> Iterator[dict[str, str]]:
+    """Parse a text/event-stream response into ``{"id", "event", "data"}`` messages."""
+    message: dict[str, str] = {}
+    for line in response.iter_lines():
+        if not line:
+            if "data" in message:
+                yield message
+            message = {}
+            continue
+        if line.startswith(":"):
+            continue
+        name, _, value = line.partition(":")
+        message[name] = value[1:] if value.startswith(" ") else value
+
+
+def play_humans_to_end(
+    client: httpx.Client, game_id: str, tokens: dict[int, str], pick: Any, max_moves: int = 20_000
+) -> int:
+    """Play the human seats with ``pick(moves)`` using only legal-moves and moves; return moves made."""
+    made = 0
+    while made < max_moves:
+        game = client.get(f"/v1/games/{game_id}").json()
+        if game["status"] != "active":
+            return made
+        seat = next(s for s in game["to_act"] if s in tokens)
+        legal = client.get(f"/v1/games/{game_id}/legal-moves", headers=auth(tokens[seat])).json()
+        assert legal["moves"], f"seat {seat} is to act but has no legal move"
+        response = client.post(
+            f"/v1/games/{game_id}/moves",
+            json={"move": pick(legal["moves"]), "expected_version": legal["version"]},
+            headers=auth(tokens[seat]),
+        )
+        assert response.status_code == 200, response.text
+        made += 1
+    raise AssertionError(f"game {game_id} not over after {max_moves} moves")

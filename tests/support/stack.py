@@ -1,0 +1,132 @@
+"""The real stack for tests: rules services on ephemeral gRPC ports and a uvicorn gateway.
+
+Services run on an asyncio loop in a background thread (real ``grpc.aio`` servers
+on real sockets); the gateway runs under a real ``uvicorn.Server`` in another
+thread.  Redis is real too (see ``tests/conftest.py``).
+"""
+
+from __future__ import annotations
+
+import asyncio
+import socket
+import threading
+import time
+from collections.abc import Coroutine
+from concurrent.futures import Future
+from dataclasses import dataclass, field
+from typing import Any, TypeVar
+
+import uvicorn
+from grpc import aio
+
+from gateway.app import create_app
+from gateway.settings import GatewaySettings
+from services.common.server import create_server
+from services.common.service import RulesServicer
+from services.common.store import GameStore
+
+T = TypeVar("T")
+
+
+class LoopThread:
+    """An asyncio loop running forever in a daemon thread."""
+
+    def __init__(self) -> None:
+        self.loop = asyncio.new_event_loop()
+        self.thread = threading.Thread(target=self.loop.run_forever, daemon=True)
+        self.thread.start()
+
+    def run(self, coro: Coroutine[Any, Any, T], timeout: float = 120) -> T:
+        """Run ``coro`` on the loop and wait for its result."""
+        future: Future[T] = asyncio.run_coroutine_threadsafe(coro, self.loop)
+        return future.result(timeout)
+
+    def close(self) -> None:
+        """Stop the loop and its thread."""
+        self.loop.call_soon_threadsafe(self.loop.stop)
+        self.thread.join(timeout=5)
+
+
+@dataclass
+class RunningService:
+    """A rules service started by :class:`Services`."""
+
+    game_type: str
+    server: aio.Server
+    port: int
+    servicer: RulesServicer
+    store: GameStore
+
+    @property
+    def address(self) -> str:
+        """host:port for gRPC clients."""
+        return f"127.0.0.1:{self.port}"
+
+
+@dataclass
+class Services:
+    """Starts and stops rules services against one Redis URL."""
+
+    redis_url: str
+    cluster: bool = False
+    api_keys: frozenset[str] = frozenset()
+    loops: LoopThread = field(default_factory=LoopThread)
+
+    def start(self, game_type: str, port: int = 0) -> RunningService:
+        """Start a rules service for ``game_type`` (port 0 = ephemeral)."""
+
+        async def boot() -> RunningService:
+            store = GameStore.from_url(self.redis_url, cluster=self.cluster)
+            server, bound, servicer = await create_server(game_type, store, f"127.0.0.1:{port}", self.api_keys)
+            return RunningService(game_type, server, bound, servicer, store)
+
+        return self.loops.run(boot())
+
+    def stop(self, service: RunningService, grace: float | None = None) -> None:
+        """Stop a service and close its Redis connections."""
+
+        async def halt() -> None:
+            await service.server.stop(grace)
+            await service.store.close()
+
+        self.loops.run(halt())
+
+    def close(self) -> None:
+        """Stop the background loop."""
+        self.loops.close()
+
+
+class Gateway:
+    """The FastAPI gateway served by a real uvicorn on an ephemeral port."""
+
+    def __init__(self, addresses: dict[str, str], api_keys: str = "") -> None:
+        settings = GatewaySettings(
+            games=",".join(addresses),
+            api_keys=api_keys,
+            log_format="console",
+            **{f"service_{game}": address for game, address in addresses.items()},
+        )
+        self.sock = socket.socket()
+        self.sock.setsockopt(socket.SOL_SOCKET, socket.SO_REUSEADDR, 1)
+        self.sock.bind(("127.0.0.1", 0))
+        self.port = self.sock.getsockname()[1]
+        config = uvicorn.Config(create_app(settings), log_level="warning", access_log=False, lifespan="on")
+        self.server = uvicorn.Server(config)
+        self.thread = threading.Thread(target=self.server.run, kwargs={"sockets": [self.sock]}, daemon=True)
+        self.thread.start()
+        deadline = time.monotonic() + 20
+        while not self.server.started:
+            if time.monotonic() > deadline or not self.thread.is_alive():
+                raise RuntimeError("gateway did not start")
+            time.sleep(0.02)
+
+    @property
+    def url(self) -> str:
+        """Base URL of the gateway."""
+        return f"http://127.0.0.1:{self.port}"
+
+    def stop(self) -> None:
+        """Shut uvicorn down."""
+        self.server.should_exit = True
+        self.thread.join(timeout=10)
+        self.sock.close()
