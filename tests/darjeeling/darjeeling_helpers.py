@@ -85,3 +85,55 @@ def in_play(players: int = 2, region: str = "india", seed: int = 1) -> dict[str,
         seat = state["current"]
         state, _ = ENGINE.apply(state, seat, ENGINE.legal_moves(state, seat)[0], rng)
     return state
+
+
+def started(starts: list[tuple[int, int, str]], region: str = "india", seed: int = 1) -> dict[str, Any]:
+    """A game whose seats chose the given starting positions in turn order; the first turn has begun."""
+    state = new_state(len(starts), region, seed)
+    rng = Rng(seed + 100)
+    for seat, (row, col, facing) in enumerate(starts):
+        move = {"choose_start": {"row": row, "col": col, "facing": facing}}
+        assert move in ENGINE.legal_moves(state, seat)
+        state, _ = ENGINE.apply(state, seat, move, rng)
+    return state
+
+
+def play(state: dict[str, Any], move: dict[str, Any], seed: int = 3) -> list[dict[str, Any]]:
+    """Apply a move for the seat to act after checking it is legal; returns the events."""
+    seat = ENGINE.to_act(state)[0]
+    assert move in ENGINE.legal_moves(state, seat), (move, ENGINE.legal_moves(state, seat))
+    _, events = ENGINE.apply(state, seat, move, Rng(seed))
+    return events
+
+
+def set_tile(state: dict[str, Any], row: int, col: int, tile: int) -> None:
+    """Put ``tile`` on a board space, swapping it with whatever tile is there (keeps all tiles accounted for)."""
+    region = REGIONS[state["region"]]
+    space = region.index(row, col)
+    old = state["spaces"][space]
+    if tile in state["bag"]:
+        state["bag"].remove(tile)
+    elif tile in state["spaces"]:
+        state["spaces"][state["spaces"].index(tile)] = -1 if old < 0 else old
+        old = -1
+    state["spaces"][space] = tile
+    if old >= 0:
+        state["bag"].append(old)
+
+
+def set_hand(state: dict[str, Any], seat: int, tiles: list[int]) -> None:
+    """Replace a seat's tiles behind the screen (old ones go to the bag)."""
+    player = state["seats"][seat]
+    state["bag"].extend(player["tiles"])
+    player["tiles"] = []
+    give(state, seat, tiles)
+
+
+def kinds(variety: str, halves_list: list[int]) -> list[int]:
+    """Distinct tile ids of one variety with the given halves, e.g. ``kinds("RED", [3, 1, 1, 1])``."""
+    used: dict[int, int] = {}
+    ids = []
+    for halves in halves_list:
+        ids.append(tile_id(variety, halves, used.get(halves, 0)))
+        used[halves] = used.get(halves, 0) + 1
+    return ids

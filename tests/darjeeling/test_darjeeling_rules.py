@@ -1,0 +1,485 @@
+"""The rulebook's rules and worked examples, one scenario each (India, unless said otherwise).
+
+India's grid (T tile space, C city, . outside):
+
+    0 .TTTTTTT.
+    1 TTTTTTTTT
+    2 TTTCTTTTT
+    3 .TTTTTCTT
+    4 .TTTTTTT.
+    5 ..TTCTT..
+    6 ..TTTT...
+    7 ...TT....
+"""
+
+from __future__ import annotations
+
+import pytest
+from darjeeling_helpers import (
+    ENGINE,
+    check_conservation,
+    kinds,
+    new_state,
+    place,
+    play,
+    set_hand,
+    set_tile,
+    started,
+    tile_id,
+)
+
+from services.common.engine import BadConfig
+from services.common.rng import Rng
+from services.darjeeling.board import REGIONS
+from services.darjeeling.content import SHIPPING_CRATES
+
+INDIA = REGIONS["india"]
+TWO = [(0, 1, "SOUTH"), (7, 3, "NORTH")]
+
+
+def lay_out(variety: str, one: int = 0, two: int = 0, three: int = 0) -> dict:
+    return {"lay_out": {"variety": variety, "one_half": one, "two_halves": two, "three_halves": three}}
+
+
+def to_load_phase(state: dict, move: dict | None = None) -> None:
+    """Play phase II for the seat to act (the first legal move unless one is given)."""
+    seat = state["current"]
+    play(state, move or ENGINE.legal_moves(state, seat)[0])
+    assert state["phase"] == "LOAD"
+
+
+# ---- setup and starting positions ---------------------------------------------------
+
+
+def test_setup_fills_region_and_wharf() -> None:
+    state = new_state(players=4, region="china")
+    region = REGIONS["china"]
+    on_board = [t for t in state["spaces"] if t >= 0]
+    assert len(on_board) == len(region.tile_spaces) == 57
+    assert len(state["bag"]) == 112 - 57
+    assert len(region.cities) == 3
+    assert state["multipliers"] == [1, 1, 2, 2, 3, 3]
+    assert state["water_tiles"] == 1
+    assert sorted(state["chute"]) == sorted(["BLACK", "GREEN", "WHITE", "RED"] * 2)
+    assert len(state["action_supply"]) == 10
+    check_conservation(state)
+
+
+@pytest.mark.parametrize(("players", "region", "ships"), [(2, "sri_lanka", 3), (3, "sri_lanka", 4), (4, "china", 6)])
+def test_default_region_and_ships_by_player_count(players: int, region: str, ships: int) -> None:
+    options = ENGINE.validate_options(players, {})
+    assert options == {"region": ""}
+    from services.common.engine import GameConfig
+
+    state = ENGINE.setup(GameConfig(players=players, options=options), Rng(1))
+    assert state["region"] == region
+    assert len(state["ships"]) == ships
+    assert state["water_tiles"] == 7 - ships
+
+
+def test_five_players_default_to_china_with_seven_ships() -> None:
+    state = new_state(players=5, region="")
+    assert state["region"] == "china"
+    assert state["multipliers"] == [1, 1, 2, 2, 2, 3, 3]
+    assert state["water_tiles"] == 0
+
+
+def test_unknown_region_is_refused() -> None:
+    with pytest.raises(BadConfig) as refusal:
+        ENGINE.validate_options(3, {"region": "nepal"})
+    assert refusal.value.code == "bad_region"
+    with pytest.raises(BadConfig) as refusal:
+        ENGINE.validate_options(6, {})
+    assert refusal.value.code == "bad_player_count"
+
+
+def test_start_only_on_border_tiles_facing_inward() -> None:
+    state = new_state(players=2)
+    starts = {(m["choose_start"]["row"], m["choose_start"]["col"]) for m in ENGINE.legal_moves(state, 0)}
+    assert (0, 1) in starts and (1, 0) in starts
+    # Enclosed on all four sides: never a start.
+    assert (2, 2) not in starts and (4, 4) not in starts
+    facings = {m["choose_start"]["facing"] for m in ENGINE.legal_moves(state, 0) if m["choose_start"]["row"] == 0}
+    assert "NORTH" not in facings
+    refusal = ENGINE.explain_illegal(state, 0, {"choose_start": {"row": 2, "col": 2, "facing": "NORTH"}})
+    assert refusal.code == "not_on_border"
+    refusal = ENGINE.explain_illegal(state, 0, {"choose_start": {"row": 0, "col": 1, "facing": "NORTH"}})
+    assert refusal.code == "bad_facing"
+
+
+def test_starting_positions_load_next_lowest_ship_and_take_tile() -> None:
+    state = new_state(players=3)
+    three = tile_id("RED", 3)
+    set_tile(state, 0, 1, three)
+    first = play(state, {"choose_start": {"row": 0, "col": 1, "facing": "SOUTH"}})
+    assert first[0]["start_chosen"]["ship"] == 0
+    assert state["seats"][0]["tiles"] == [three]
+    assert len(state["seats"][0]["actions"]) == 1, "three halves bring an action tile"
+    assert state["spaces"][INDIA.index(0, 1)] == -1, "no refill at the start"
+    assert state["current"] == 1
+    play(state, {"choose_start": {"row": 7, "col": 3, "facing": "NORTH"}})
+    play(state, {"choose_start": {"row": 1, "col": 0, "facing": "EAST"}})
+    assert state["ships"] == [[1, 0, 0], [0, 1, 0], [0, 0, 1], [0, 0, 0]]
+    assert all(p["supply"] == SHIPPING_CRATES - 1 for p in state["seats"])
+    # The start player now begins with phase I: one crate on the x1 ship.
+    assert state["current"] == 0 and state["phase"] == "MOVE"
+    assert state["seats"][0]["score"] == 1
+    check_conservation(state)
+
+
+# ---- phase I ---------------------------------------------------------------------------
+
+
+def test_phase_one_scores_each_ship_separately() -> None:
+    state = started(TWO)
+    to_load_phase(state)
+    state["ships"] = [[0, 1], [2, 0], [1, 3]]  # multipliers 1, 2, 3
+    state["seats"][1]["supply"] = SHIPPING_CRATES - 4
+    state["seats"][0]["supply"] = SHIPPING_CRATES - 3
+    before = state["seats"][1]["score"]
+    events = play(state, {"end_turn": {}})
+    assert {"crates_scored": {"seat": 1, "points": 1 * 1 + 3 * 3, "score": before + 10}} in events
+
+
+def test_reaching_100_in_phase_one_ends_the_game_before_the_turn() -> None:
+    state = started(TWO)
+    to_load_phase(state)
+    state["ships"] = [[0, 0], [0, 1], [0, 1]]
+    state["seats"][1]["score"] = 96
+    set_hand(state, 1, kinds("GREEN", [3, 1]))  # 4 halves: -4 at the end
+    state["seats"][0]["score"] = 99
+    set_hand(state, 0, [])
+    events = play(state, {"end_turn": {}})
+    ended = events[-1]["game_ended"]
+    assert state["phase"] == "GAME_OVER" and ENGINE.to_act(state) == []
+    assert ended["ended_by"] == 1
+    # 96 + 2 + 3 = 101, minus 4 for the half crates left: below 100 and below seat 0.
+    scores = {s["seat"]: s for s in ended["scores"]}
+    assert scores[1]["score"] == 101 and scores[1]["penalty"] == 4 and scores[1]["final_score"] == 97
+    assert ended["winners"] == [0]
+    result = ENGINE.result(state)
+    assert result is not None and result.winners == [0] and result.scores == [99.0, 97.0]
+    # Phase II never happened for the seat that ended the game.
+    assert not any("collector_moved" in e for e in events)
+
+
+def test_tie_is_a_shared_victory() -> None:
+    state = started(TWO)
+    to_load_phase(state)
+    state["ships"] = [[0, 0], [0, 0], [0, 1]]
+    state["seats"][0]["supply"] = SHIPPING_CRATES
+    state["seats"][1]["supply"] = SHIPPING_CRATES - 1
+    state["seats"][1]["score"] = 97
+    set_hand(state, 1, kinds("BLACK", [1]))  # 97 + 3 = 100, then -1
+    state["seats"][0]["score"] = 99
+    set_hand(state, 0, [])
+    play(state, {"end_turn": {}})
+    result = ENGINE.result(state)
+    assert result is not None and result.winners == [0, 1] and result.ranking == [1, 1]
+
+
+# ---- phase II ----------------------------------------------------------------------------
+
+
+def test_movement_costs_one_per_tile_passed() -> None:
+    state = started(TWO)
+    score = state["seats"][0]["score"]
+    target = state["spaces"][INDIA.index(3, 1)]
+    events = play(state, {"move_collector": {"turn": "STRAIGHT", "distance": 3}})
+    moved = events[0]["collector_moved"]
+    assert moved["cost"] == 2 and state["seats"][0]["score"] == score - 2
+    assert (moved["to_row"], moved["to_col"]) == (3, 1)
+    assert target in state["seats"][0]["tiles"]
+    # The vacated start space is refilled from the bag.
+    assert state["spaces"][INDIA.index(0, 1)] >= 0
+    assert events[-1]["space_refilled"]["refilled"] is True
+    assert state["phase"] == "LOAD"
+    check_conservation(state)
+
+
+def test_cities_and_collectors_cost_two_and_cannot_be_landed_on() -> None:
+    state = started(TWO)
+    place(state, 0, 2, 1, "EAST")
+    place(state, 1, 2, 5, "NORTH")
+    moves = ENGINE.legal_moves(state, 0)
+    straight = {m["move_collector"]["distance"] for m in moves if m["move_collector"]["turn"] == "STRAIGHT"}
+    # (2,2) tile, (2,3) city, (2,4) tile, (2,5) collector, (2,6) (2,7) (2,8) tiles.
+    assert straight == {1, 3, 5, 6, 7}
+    score = state["seats"][0]["score"]
+    events = play(state, {"move_collector": {"turn": "STRAIGHT", "distance": 5}})
+    # tile 1 + city 2 + tile 1 + collector 2
+    assert events[0]["collector_moved"]["cost"] == 6
+    assert state["seats"][0]["score"] == score - 6
+
+
+def test_quarter_turns_are_free_and_turning_back_costs_two_even_below_zero() -> None:
+    state = started(TWO)
+    place(state, 0, 2, 1, "EAST")
+    state["seats"][0]["score"] = 1
+    events = play(state, {"move_collector": {"turn": "BACK", "distance": 1}})
+    assert events[0]["collector_moved"]["facing"] == "WEST"
+    assert state["seats"][0]["score"] == -1, "scores may go below zero"
+    state2 = started(TWO)
+    place(state2, 0, 2, 1, "EAST")
+    score = state2["seats"][0]["score"]
+    events = play(state2, {"move_collector": {"turn": "LEFT", "distance": 1}})
+    assert events[0]["collector_moved"]["facing"] == "NORTH"
+    assert state2["seats"][0]["score"] == score
+
+
+def test_taking_three_halves_gives_an_action_tile_only_while_supply_lasts() -> None:
+    state = started(TWO)
+    set_tile(state, 1, 1, tile_id("WHITE", 3))
+    state["action_supply"] = []
+    for player in state["seats"]:
+        player["actions"] = []
+    state["seats"][1]["actions"] = list(range(10))
+    events = play(state, {"move_collector": {"turn": "STRAIGHT", "distance": 1}})
+    assert events[1]["tile_taken"]["action_tile_gained"] is False
+    assert state["seats"][0]["actions"] == []
+    check_conservation(state)
+
+
+def test_no_reachable_tile_means_staying_put() -> None:
+    state = started(TWO)
+    for space in INDIA.tile_spaces:
+        if state["spaces"][space] >= 0:
+            state["bag"].append(state["spaces"][space])
+            state["spaces"][space] = -1
+    assert ENGINE.legal_moves(state, 0) == [{"stay_put": {}}]
+    assert ENGINE.explain_illegal(state, 0, {"move_collector": {"turn": "STRAIGHT", "distance": 1}}).code == (
+        "must_stay_put"
+    )
+    events = play(state, {"stay_put": {}})
+    assert events == [{"collector_stayed": {"seat": 0}}]
+    assert state["phase"] == "LOAD"
+
+
+def test_empty_bag_leaves_the_space_empty_and_it_costs_nothing_to_cross() -> None:
+    state = started(TWO)
+    state["warehouse"].extend(state["bag"])
+    state["bag"] = []
+    play(state, {"move_collector": {"turn": "STRAIGHT", "distance": 1}})
+    assert state["spaces"][INDIA.index(0, 1)] == -1
+    view = ENGINE.view(state, None)
+    space = next(s for s in view["spaces"] if (s["row"], s["col"]) == (0, 1))
+    assert space["kind"] == "EMPTY" and space["collector"] == -1
+    check_conservation(state)
+    # Seat 1 later crosses that empty space: nothing to pay for it.
+    place(state, 1, 0, 2, "WEST")
+    state["phase"] = "MOVE"
+    state["current"] = 1
+    state["bag"] = []
+    score = state["seats"][1]["score"]
+    state["spaces"][INDIA.index(0, 1)] = -1
+    # (0,1) empty, (0,0) outside: no tile west, so turn left (south) instead.
+    assert {"move_collector": {"turn": "STRAIGHT", "distance": 1}} not in ENGINE.legal_moves(state, 1)
+    play(state, {"move_collector": {"turn": "LEFT", "distance": 1}})
+    assert state["seats"][1]["score"] == score
+
+
+# ---- phase III -----------------------------------------------------------------------------
+
+
+def loading_state(hand: list[int], row: int = 4, col: int = 1) -> dict:
+    """Seat 0 in phase III standing at (row, col), holding ``hand``."""
+    state = started(TWO)
+    to_load_phase(state)
+    place(state, 0, row, col, "NORTH")
+    set_hand(state, 0, hand)
+    return state
+
+
+def test_half_crates_combine_across_tiles_of_one_variety() -> None:
+    # One three-halves tile and three one-half tiles of a variety make three whole crates.
+    hand = kinds("BLACK", [3, 1, 1, 1]) + kinds("GREEN", [1])
+    state = loading_state(hand)
+    moves = ENGINE.legal_moves(state, 0)
+    assert lay_out("BLACK", one=3, three=1) in moves
+    assert lay_out("BLACK", one=1, three=1) in moves
+    assert lay_out("BLACK", one=2, three=1) not in moves, "an open half crate"
+    assert all(m["lay_out"]["variety"] != "GREEN" for m in moves if "lay_out" in m), "a lone half never ships"
+    assert ENGINE.explain_illegal(state, 0, lay_out("BLACK", one=2, three=1)).code == "open_half_crate"
+    assert ENGINE.explain_illegal(state, 0, lay_out("BLACK", one=4)).code == "not_enough_tiles"
+    events = play(state, lay_out("BLACK", one=3, three=1))
+    assert events[0]["tiles_laid_out"]["crates"] == 3
+    assert state["seats"][0]["tiles"] == kinds("GREEN", [1])
+
+
+def test_away_from_a_city_one_crate_fewer_is_loaded() -> None:
+    state = loading_state(kinds("RED", [2, 2, 2]), row=4, col=1)
+    assert not INDIA.next_to_city(INDIA.index(4, 1))
+    play(state, lay_out("RED", two=3))
+    events = play(state, {"load": {}})
+    assert events[0]["ship_loaded"]["loaded"] == 2
+    assert state["ships"][-1][0] == 2
+
+
+def test_next_to_a_city_diagonally_all_crates_are_loaded() -> None:
+    state = loading_state(kinds("RED", [2, 2, 2]), row=4, col=5)  # city (5,4) is diagonal
+    assert INDIA.next_to_city(INDIA.index(4, 5))
+    play(state, lay_out("RED", two=3))
+    events = play(state, {"load": {}})
+    assert events[0]["ship_loaded"]["loaded"] == 3
+
+
+def test_a_single_crate_away_from_a_city_cannot_ship_without_no_rotting() -> None:
+    state = loading_state(kinds("WHITE", [2]))
+    state["action_supply"].extend(state["seats"][0]["actions"])
+    state["seats"][0]["actions"] = []
+    assert ENGINE.legal_moves(state, 0) == [{"end_turn": {}}]
+    assert ENGINE.explain_illegal(state, 0, lay_out("WHITE", two=1)).code == "nothing_to_load"
+    # With an action tile it may: no-rotting first, then load.
+    state["seats"][0]["actions"] = [state["action_supply"].pop()]
+    play(state, lay_out("WHITE", two=1))
+    assert ENGINE.legal_moves(state, 0) == [{"play_action": {"action": "NO_ROTTING"}}]
+    assert ENGINE.explain_illegal(state, 0, {"load": {}}).code == "nothing_to_load"
+    play(state, {"play_action": {"action": "NO_ROTTING"}})
+    events = play(state, {"load": {}})
+    assert events[0]["ship_loaded"]["loaded"] == 1
+    assert state["seats"][0]["actions"] == []
+    check_conservation(state)
+
+
+def test_lowest_ship_leaves_crates_go_home_ships_move_down() -> None:
+    state = loading_state(kinds("BLACK", [2, 2]), row=4, col=5)
+    state["ships"] = [[2, 1], [0, 1], [1, 0]]
+    state["seats"][0]["supply"] = SHIPPING_CRATES - 3
+    state["seats"][1]["supply"] = SHIPPING_CRATES - 2
+    play(state, lay_out("BLACK", two=2))
+    events = play(state, {"load": {}})
+    assert events[0]["ship_loaded"]["returned"] == [2, 1]
+    assert state["ships"] == [[0, 1], [1, 0], [2, 0]]
+    assert state["seats"][0]["supply"] == SHIPPING_CRATES - 3
+    check_conservation(state)
+
+
+def test_crates_are_borrowed_from_own_ships_when_the_supply_runs_short() -> None:
+    hand = kinds("GREEN", [3, 3, 2, 2, 2, 2])  # 14 halves: 7 crates
+    state = loading_state(hand, row=4, col=5)
+    state["ships"] = [[0, 1], [3, 0], [5, 0]]
+    state["seats"][0]["supply"] = SHIPPING_CRATES - 8
+    state["seats"][1]["supply"] = SHIPPING_CRATES - 1
+    play(state, lay_out("GREEN", two=4, three=2))
+    events = play(state, {"load": {}})
+    loaded = events[0]["ship_loaded"]
+    assert loaded["loaded"] == 7 and loaded["borrowed"] == 5
+    # The x2 ship (now bottom) gave up its 3 first, then 2 of the 5 on the ship above it.
+    assert state["ships"] == [[0, 0], [3, 0], [7, 0]]
+    assert state["seats"][0]["supply"] == 0
+    check_conservation(state)
+
+
+def test_laid_out_tiles_go_to_the_warehouse_and_the_older_stack_to_the_bag() -> None:
+    state = loading_state(kinds("RED", [1, 1]), row=4, col=5)
+    old_stack = [state["bag"].pop(), state["bag"].pop()]
+    state["warehouse"] = list(old_stack)
+    bag_before = len(state["bag"])
+    play(state, lay_out("RED", one=2))
+    events = play(state, {"load": {}})
+    assert state["warehouse"] == kinds("RED", [1, 1])
+    assert len(state["bag"]) == bag_before + 2 and set(old_stack) <= set(state["bag"])
+    assert events[0]["ship_loaded"]["returned_to_bag"] == 2
+    check_conservation(state)
+
+
+def test_demand_bonus_counts_markers_between_after_moving_the_lower_one_up() -> None:
+    state = loading_state(kinds("GREEN", [2]), row=4, col=5)
+    state["chute"] = ["BLACK", "GREEN", "WHITE", "BLACK", "RED", "GREEN", "RED", "WHITE"]
+    play(state, lay_out("GREEN", two=1))
+    score = state["seats"][0]["score"]
+    events = play(state, {"load": {}})
+    assert state["chute"] == ["GREEN", "BLACK", "GREEN", "WHITE", "BLACK", "RED", "RED", "WHITE"]
+    assert events[0]["ship_loaded"]["demand_points"] == 1
+    assert state["seats"][0]["score"] == score + 1
+
+
+def test_demand_bonus_of_a_variety_just_shipped_is_zero() -> None:
+    state = loading_state(kinds("WHITE", [2]), row=4, col=5)
+    state["chute"] = ["WHITE", "BLACK", "GREEN", "WHITE", "RED", "GREEN", "RED", "BLACK"]
+    play(state, lay_out("WHITE", two=1))
+    events = play(state, {"load": {}})
+    assert events[0]["ship_loaded"]["demand_points"] == 0
+
+
+def test_quantity_bonus_from_four_crates_loaded() -> None:
+    state = loading_state(kinds("BLACK", [2, 2, 2, 2]), row=4, col=5)
+    state["chute"] = ["BLACK", "BLACK", "GREEN", "WHITE", "RED", "GREEN", "RED", "WHITE"]
+    play(state, lay_out("BLACK", two=4))
+    events = play(state, {"load": {}})
+    assert events[0]["ship_loaded"]["quantity_points"] == 4
+    assert events[0]["ship_loaded"]["demand_points"] == 0
+
+
+def test_quantity_bonus_counts_loaded_crates_not_laid_out_ones() -> None:
+    # Four crates laid out away from a city: three loaded, so no quantity bonus.
+    state = loading_state(kinds("BLACK", [2, 2, 2, 2]), row=4, col=1)
+    play(state, lay_out("BLACK", two=4))
+    events = play(state, {"load": {}})
+    assert events[0]["ship_loaded"]["loaded"] == 3
+    assert events[0]["ship_loaded"]["quantity_points"] == 0
+
+
+def test_double_demand_doubles_only_the_demand_bonus() -> None:
+    state = loading_state(kinds("RED", [2, 2, 2, 2]), row=4, col=1)
+    state["seats"][0]["actions"] = [state["action_supply"].pop(), state["action_supply"].pop()]
+    state["chute"] = ["BLACK", "GREEN", "RED", "WHITE", "BLACK", "GREEN", "RED", "WHITE"]
+    play(state, lay_out("RED", two=4))
+    play(state, {"play_action": {"action": "DOUBLE_DEMAND"}})
+    assert {"play_action": {"action": "DOUBLE_DEMAND"}} not in ENGINE.legal_moves(state, 0)
+    assert ENGINE.explain_illegal(state, 0, {"play_action": {"action": "DOUBLE_DEMAND"}}).code == (
+        "action_already_played"
+    )
+    play(state, {"play_action": {"action": "NO_ROTTING"}})
+    score = state["seats"][0]["score"]
+    events = play(state, {"load": {}})
+    loaded = events[0]["ship_loaded"]
+    # RED lower marker moves up: RED, BLACK, GREEN, RED -> 2 between, doubled to 4; 4 crates -> +4.
+    assert loaded["loaded"] == 4 and loaded["demand_points"] == 4 and loaded["quantity_points"] == 4
+    assert state["seats"][0]["score"] == score + 8
+    assert len(state["action_supply"]) == 10
+    check_conservation(state)
+
+
+def test_an_action_tile_gained_this_turn_can_be_played() -> None:
+    state = started(TWO)
+    state["seats"][0]["actions"] = []
+    set_tile(state, 1, 1, tile_id("BLACK", 3))
+    set_hand(state, 0, kinds("BLACK", [1]))
+    play(state, {"move_collector": {"turn": "STRAIGHT", "distance": 1}})
+    assert len(state["seats"][0]["actions"]) == 1
+    play(state, lay_out("BLACK", one=1, three=1))
+    assert {"play_action": {"action": "NO_ROTTING"}} in ENGINE.legal_moves(state, 0)
+
+
+def test_reaching_100_by_shipping_ends_the_game_with_penalties() -> None:
+    state = loading_state(kinds("BLACK", [2, 2, 2, 2]) + kinds("RED", [1]), row=4, col=5)
+    state["seats"][0]["score"] = 95
+    state["chute"] = ["GREEN", "BLACK", "WHITE", "BLACK", "RED", "GREEN", "RED", "WHITE"]
+    play(state, lay_out("BLACK", two=4))
+    events = play(state, {"load": {}})
+    assert state["phase"] == "GAME_OVER"
+    ended = events[-1]["game_ended"]
+    assert ended["ended_by"] == 0
+    mine = ended["scores"][0]
+    assert mine["score"] == 95 + 1 + 4 and mine["penalty"] == 1 and mine["final_score"] == 99
+
+
+def test_ending_a_turn_without_shipping_passes_to_the_left() -> None:
+    state = started(TWO)
+    to_load_phase(state)
+    events = play(state, {"end_turn": {}})
+    assert events[0] == {"turn_ended": {"seat": 0, "next": 1}}
+    assert state["current"] == 1 and state["phase"] == "MOVE"
+
+
+def test_wrong_phase_and_wrong_seat_are_explained() -> None:
+    state = started(TWO)
+    assert ENGINE.explain_illegal(state, 1, {"end_turn": {}}).code == "not_your_turn"
+    assert ENGINE.explain_illegal(state, 0, {"end_turn": {}}).code == "wrong_phase"
+    assert ENGINE.explain_illegal(state, 0, {"fly": {}}).code == "unknown_move"
+    assert ENGINE.explain_illegal(state, 0, {"move_collector": {"turn": "UP", "distance": 1}}).code == "bad_turn"
+    assert ENGINE.explain_illegal(state, 0, {"stay_put": {}}).code == "must_move"
+    assert ENGINE.explain_illegal(state, 0, {"move_collector": {"turn": "STRAIGHT", "distance": 40}}).code == (
+        "bad_distance"
+    )
