@@ -33,11 +33,12 @@ def engine_for(game_type: str) -> Engine:
 
 
 def available_game_types() -> list[str]:
-    """Registered game types whose engine module can be imported."""
+    """Registered game types whose engine and generated protos can be imported."""
     found = []
     for game_type in ENGINES:
         try:
             engine_for(game_type)
+            importlib.import_module(f"chaiwala.{game_type}.v1.{game_type}_pb2")
         except ImportError:
             continue
         found.append(game_type)

@@ -1,0 +1,168 @@
+"""The gRPC side: reflection, health, rich error details, resumable event streams, replays."""
+
+from __future__ import annotations
+
+import asyncio
+from typing import Any
+
+import grpc
+import orjson
+import pytest
+from grpc_health.v1 import health_pb2, health_pb2_grpc
+from grpc_reflection.v1alpha import reflection_pb2, reflection_pb2_grpc
+
+from chaiwala.v1 import rules_pb2, rules_pb2_grpc
+from services.common import protojson
+from services.common.errors import error_detail_from_metadata
+from services.common.registry import engine_for
+from services.common.runner import Match, Snapshot
+from tests.support.stack import Services
+
+GAME = "darjeeling"
+
+
+def _stub(stack: dict[str, Any], game: str = GAME) -> tuple[grpc.Channel, rules_pb2_grpc.RulesServiceStub]:
+    channel = grpc.insecure_channel(stack["services"][game].address)
+    return channel, rules_pb2_grpc.RulesServiceStub(channel)
+
+
+def _new_game(stub: rules_pb2_grpc.RulesServiceStub, players: list[tuple[str, str]], seed: int) -> Any:
+    return stub.CreateGame(
+        rules_pb2.CreateGameRequest(players=[rules_pb2.PlayerSpec(name=n, bot=b) for n, b in players], seed=seed)
+    )
+
+
+def test_every_service_reports_serving_and_offers_reflection(stack: dict[str, Any]) -> None:
+    for game, service in stack["services"].items():
+        with grpc.insecure_channel(service.address) as channel:
+            health = health_pb2_grpc.HealthStub(channel)
+            for name in ("", "chaiwala.v1.RulesService"):
+                status = health.Check(health_pb2.HealthCheckRequest(service=name)).status
+                assert status == health_pb2.HealthCheckResponse.SERVING, game
+            reflection = reflection_pb2_grpc.ServerReflectionStub(channel)
+            answers = list(
+                reflection.ServerReflectionInfo(iter([reflection_pb2.ServerReflectionRequest(list_services="")]))
+            )
+            names = {s.name for s in answers[0].list_services_response.service}
+            assert {"chaiwala.v1.RulesService", "grpc.health.v1.Health"} <= names
+            lookup = reflection_pb2.ServerReflectionRequest(file_containing_symbol=f"chaiwala.{game}.v1.State")
+            found = list(reflection.ServerReflectionInfo(iter([lookup])))
+            assert found[0].file_descriptor_response.file_descriptor_proto
+
+
+def test_refusals_carry_status_and_stable_code(stack: dict[str, Any]) -> None:
+    channel, stub = _stub(stack)
+    with channel:
+        with pytest.raises(grpc.RpcError) as missing:
+            stub.GetGame(rules_pb2.GetGameRequest(game_id="darjeeling-ffffffffffffffffffffffff"))
+        assert missing.value.code() == grpc.StatusCode.NOT_FOUND
+        detail = error_detail_from_metadata(missing.value.trailing_metadata())
+        assert detail is not None and detail.code == "game_not_found"
+
+        created = _new_game(stub, [("a", ""), ("b", "")], seed=9)
+        with pytest.raises(grpc.RpcError) as anonymous:
+            stub.ListLegalMoves(rules_pb2.ListLegalMovesRequest(game_id=created.game_id))
+        assert anonymous.value.code() == grpc.StatusCode.UNAUTHENTICATED
+
+        token = created.seats[0].token
+        metadata = (("authorization", f"Bearer {token}"),)
+        legal = stub.ListLegalMoves(rules_pb2.ListLegalMovesRequest(game_id=created.game_id), metadata=metadata)
+        stale = rules_pb2.SubmitMovesRequest(game_id=created.game_id, moves=[legal.moves[0]], expected_version=5)
+        with pytest.raises(grpc.RpcError) as conflict:
+            stub.SubmitMoves(stale, metadata=metadata)
+        assert conflict.value.code() == grpc.StatusCode.ABORTED
+        conflict_detail = error_detail_from_metadata(conflict.value.trailing_metadata())
+        assert conflict_detail is not None and conflict_detail.current_version == 0
+
+        wrong_type = rules_pb2.SubmitMovesRequest(game_id=created.game_id, moves=[protojson.pack(GAME, "State", {})])
+        with pytest.raises(grpc.RpcError) as malformed:
+            stub.SubmitMoves(wrong_type, metadata=metadata)
+        assert malformed.value.code() == grpc.StatusCode.INVALID_ARGUMENT
+
+
+def test_watch_events_resumes_from_a_version(stack: dict[str, Any]) -> None:
+    channel, stub = _stub(stack)
+    with channel:
+        created = _new_game(stub, [("r1", "random"), ("r2", "random")], seed=4)
+        game = stub.GetGame(rules_pb2.GetGameRequest(game_id=created.game_id))
+        assert game.status == "finished"
+        everything = list(stub.WatchEvents(rules_pb2.WatchEventsRequest(game_id=created.game_id, after=0)))
+        assert everything and everything[-1].version == game.version
+        middle = everything[len(everything) // 2]
+        resumed = list(stub.WatchEvents(rules_pb2.WatchEventsRequest(game_id=created.game_id, after=middle.version)))
+        assert [(e.version, e.index) for e in resumed] == [
+            (e.version, e.index) for e in everything if e.version > middle.version
+        ]
+
+
+def test_replay_from_the_stream_reproduces_the_stored_snapshot(stack: dict[str, Any], services: Services) -> None:
+    channel, stub = _stub(stack)
+    with channel:
+        created = _new_game(stub, [("h", "heuristic"), ("r", "random"), ("h2", "heuristic")], seed=123)
+        replay = stub.GetReplay(rules_pb2.GetReplayRequest(game_id=created.game_id))
+    assert replay.status == "finished" and replay.moves
+    engine = engine_for(GAME)
+    options = protojson.unpack(GAME, "Options", replay.options)
+    match = Match.start(engine, len(replay.players), replay.seed, options)
+    for move in replay.moves:
+        match.play(move.seat, protojson.unpack(GAME, "Move", move.move))
+    store = stack["services"][GAME].store
+    _, stored = services.loops.run(store.load(created.game_id))
+    assert match.snapshot.to_json() == Snapshot.from_json(stored).to_json()
+    assert orjson.loads(stored)["state"] == match.state
+
+
+def test_unfinished_replays_and_creation_need_an_api_key(redis_url: str) -> None:
+    keyed = Services(redis_url, api_keys=frozenset({"operator-key"}))
+    service = keyed.start(GAME)
+    try:
+        with grpc.insecure_channel(service.address) as channel:
+            stub = rules_pb2_grpc.RulesServiceStub(channel)
+            with pytest.raises(grpc.RpcError) as anonymous:
+                _new_game(stub, [("a", ""), ("b", "")], seed=1)
+            assert anonymous.value.code() == grpc.StatusCode.UNAUTHENTICATED
+            operator = (("authorization", "Bearer operator-key"),)
+            created = stub.CreateGame(
+                rules_pb2.CreateGameRequest(players=[rules_pb2.PlayerSpec(name="a"), rules_pb2.PlayerSpec(name="b")]),
+                metadata=operator,
+            )
+            seat_token = (("authorization", f"Bearer {created.seats[0].token}"),)
+            with pytest.raises(grpc.RpcError) as as_seat:
+                stub.GetReplay(rules_pb2.GetReplayRequest(game_id=created.game_id), metadata=seat_token)
+            assert as_seat.value.code() == grpc.StatusCode.PERMISSION_DENIED
+            assert stub.GetReplay(rules_pb2.GetReplayRequest(game_id=created.game_id), metadata=operator).seed >= 0
+            with pytest.raises(grpc.RpcError) as abort_as_seat:
+                stub.AbortGame(rules_pb2.AbortGameRequest(game_id=created.game_id), metadata=seat_token)
+            assert abort_as_seat.value.code() == grpc.StatusCode.PERMISSION_DENIED
+            aborted = stub.AbortGame(rules_pb2.AbortGameRequest(game_id=created.game_id), metadata=operator)
+            assert aborted.status == "aborted"
+            legal = stub.ListLegalMoves(rules_pb2.ListLegalMovesRequest(game_id=created.game_id), metadata=seat_token)
+            assert list(legal.moves) == []
+    finally:
+        keyed.stop(service)
+        keyed.close()
+
+
+def test_concurrent_bot_games_do_not_interfere(stack: dict[str, Any]) -> None:
+    async def run() -> list[str]:
+        async with grpc.aio.insecure_channel(stack["services"][GAME].address) as channel:
+            stub = rules_pb2_grpc.RulesServiceStub(channel)
+            requests = [
+                rules_pb2.CreateGameRequest(
+                    players=[
+                        rules_pb2.PlayerSpec(name="x", bot="random"),
+                        rules_pb2.PlayerSpec(name="y", bot="random"),
+                    ],
+                    seed=seed,
+                )
+                for seed in (1, 1, 2)
+            ]
+            created = await asyncio.gather(*(stub.CreateGame(r) for r in requests))
+            games = await asyncio.gather(*(stub.GetGame(rules_pb2.GetGameRequest(game_id=c.game_id)) for c in created))
+            return [
+                protojson.unpack(GAME, "State", g.state) == protojson.unpack(GAME, "State", games[0].state)
+                for g in games
+            ]  # type: ignore[misc]
+
+    same = asyncio.run(run())
+    assert same[0] and same[1]  # same seed, same bots: the same game
