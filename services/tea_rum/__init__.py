@@ -1,0 +1,1 @@
+"""Tea & Rum: the pure rules engine, its content and its bots."""

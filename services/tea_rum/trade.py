@@ -1,0 +1,109 @@
+"""The trade scale: sell from the warehouse on the left, buy from the game on the right.
+
+A player may put every unit of one type on each upper plate: +$1 a unit sold (never
+cannons), -$1 a unit bought (never wheat).  A type is never bought and sold in the
+same trade.  Coins balance the two sides when the player confirms.
+"""
+
+from __future__ import annotations
+
+from typing import Any
+
+from services.tea_rum.content import CONTENT, RESOURCES
+from services.tea_rum.effects import Events, State, Task, return_resource
+from services.tea_rum.players import Player
+
+Move = dict[str, Any]
+
+
+def sell_value(task: Task) -> int:
+    """What the left side is worth now, plate bonus included."""
+    bonus = CONTENT.rules["trade"]["sell_plate_bonus"]
+    total = sum(CONTENT.prices[r] * n for r, n in task["sell"].items())
+    plate = task["sell_plate"]
+    return total + (bonus * task["sell"].get(plate, 0) if plate else 0)
+
+
+def buy_value(task: Task) -> int:
+    """What the right side costs now, plate discount included."""
+    discount = CONTENT.rules["trade"]["buy_plate_discount"]
+    total = sum(CONTENT.prices[r] * n for r, n in task["buy"].items())
+    plate = task["buy_plate"]
+    return total - (discount * task["buy"].get(plate, 0) if plate else 0)
+
+
+def balance(task: Task) -> int:
+    """Coins the player must add to the left side (negative: coins the player receives)."""
+    return buy_value(task) - sell_value(task)
+
+
+def _unit_buy_price(task: Task, resource: str) -> int:
+    plate_cut = CONTENT.rules["trade"]["buy_plate_discount"] if task["buy_plate"] == resource else 0
+    return CONTENT.prices[resource] - plate_cut
+
+
+def legal(state: State, player: Player, task: Task) -> list[Move]:
+    """Every trade step open now: add one unit to a side, fill a plate, or confirm."""
+    moves: list[Move] = []
+    for r in RESOURCES:
+        if task["buy"].get(r, 0) == 0 and player["res"][r] - task["sell"].get(r, 0) > 0:
+            moves.append({"trade_sell": {"resource": r}})
+    for r in RESOURCES:
+        if task["sell"].get(r, 0) or state["supply"][r] - task["buy"].get(r, 0) <= 0:
+            continue
+        if balance(task) + _unit_buy_price(task, r) <= player["money"]:
+            moves.append({"trade_buy": {"resource": r}})
+    if not task["sell_plate"]:
+        for r in RESOURCES:
+            if task["sell"].get(r, 0) and r != CONTENT.rules["trade"]["no_sell_plate"]:
+                moves.append({"trade_plate": {"side": "sell", "resource": r}})
+    if not task["buy_plate"]:
+        for r in RESOURCES:
+            if task["buy"].get(r, 0) and r != CONTENT.rules["trade"]["no_buy_plate"]:
+                moves.append({"trade_plate": {"side": "buy", "resource": r}})
+    moves.append({"trade_confirm": {}})
+    return moves
+
+
+def step(task: Task, move: Move) -> None:
+    """Put one more thing on the scale."""
+    if "trade_sell" in move:
+        r = move["trade_sell"]["resource"]
+        task["sell"][r] = task["sell"].get(r, 0) + 1
+    elif "trade_buy" in move:
+        r = move["trade_buy"]["resource"]
+        task["buy"][r] = task["buy"].get(r, 0) + 1
+    else:
+        side = move["trade_plate"]["side"]
+        task[f"{side}_plate"] = move["trade_plate"]["resource"]
+
+
+def confirm(state: State, player: Player, task: Task, events: Events) -> None:
+    """Balance with coins, take everything on the right, discard everything on the left."""
+    owed = balance(task)
+    player["money"] -= owed
+    for r, n in task["sell"].items():
+        return_resource(state, player, r, n)
+    for r, n in task["buy"].items():
+        state["supply"][r] -= n
+        player["res"][r] += n
+    events.append(
+        {
+            "traded": {
+                "seat": player["seat"],
+                "sold": counts(task["sell"]),
+                "bought": counts(task["buy"]),
+                "sell_plate": task["sell_plate"],
+                "buy_plate": task["buy_plate"],
+                "sell_value": sell_value(task),
+                "buy_value": buy_value(task),
+                "coins_paid": max(owed, 0),
+                "coins_received": max(-owed, 0),
+            }
+        }
+    )
+
+
+def counts(partial: dict[str, int]) -> dict[str, int]:
+    """A full ``Counts`` message from a partial resource map."""
+    return {r: int(partial.get(r, 0)) for r in RESOURCES}

@@ -1,0 +1,269 @@
+"""What a seat may see: the ``State`` view and redacted events.
+
+Hidden: VP in a closed chest (owner only), the secret end-game exchange (owner only,
+until the game is over), the captain and contract decks, the undrawn automa tokens,
+face-down victory type cards.  Their counts are public.
+"""
+
+from __future__ import annotations
+
+from typing import Any
+
+from services.tea_rum import actions, trade
+from services.tea_rum.content import BOARD_IDS, CONTENT, CUBES, RESOURCES
+from services.tea_rum.effects import State
+from services.tea_rum.players import Player, capacity, expansion_cost, wish_totals
+
+View = dict[str, Any]
+
+
+def _counts(res: dict[str, int]) -> dict[str, int]:
+    return {r: int(res.get(r, 0)) for r in RESOURCES}
+
+
+def _cost(cost: dict[str, int]) -> dict[str, int]:
+    return {"coins": int(cost.get("coins", 0)), **_counts(cost)}
+
+
+def _options(options: list[Any]) -> list[dict[str, Any]]:
+    return [{"gains": opt} for opt in options]
+
+
+def _player(state: State, p: Player, seat: int | None) -> dict[str, Any]:
+    over = state["phase"] == "over"
+    own = seat == p["seat"]
+    hidden = p["chest"] and not own and not over
+    secret_exchange = state["phase"] == "exchange" and not own
+    workers = sum(b["workers"].count(p["seat"]) for b in state["boards"])
+    label = ""
+    if state["n"] == 2:
+        label = "A" if p["seat"] == state["label_a"] else "B"
+    return {
+        "seat": p["seat"],
+        "label": label,
+        "money": p["money_shown"] if secret_exchange else p["money"],
+        "population": p["population"],
+        "reputation": p["reputation"],
+        "chest": p["chest"],
+        "vp_hidden": hidden or (secret_exchange and bool(sum(p["exchanged"].values()))),
+        "blue_vp": 0 if hidden else p["blue"] - (p["exchanged"]["blue"] if secret_exchange else 0),
+        "red_vp": 0 if hidden else p["red"] - (p["exchanged"]["red"] if secret_exchange else 0),
+        "warehouse": _counts(p["res"]),
+        "warehouse_capacity": capacity(p),
+        "expansion_tokens": [
+            {"token": i, "cost": expansion_cost(i), "bought": bought} for i, bought in enumerate(p["expansions"])
+        ],
+        "buildings": list(p["buildings"]),
+        "captains": [{"captain": c["id"], "face_up": c["face_up"]} for c in p["captains"]],
+        "contracts": list(p["contracts"]),
+        "allegiance": p["allegiance"],
+        "allegiance_fulfilled": p["allegiance_done"],
+        "workers_on_boards": workers,
+        "endowment": p["endowment"],
+        "ships_passed": p["ships_passed"],
+        "final_done": p["final_done"],
+        "exchange_done": p["exchange_done"] if (own or over) else False,
+        "exchanged_blue": p["exchanged"]["blue"] if (own or over) else 0,
+        "exchanged_red": p["exchanged"]["red"] if (own or over) else 0,
+        "wishes": wish_totals(p),
+    }
+
+
+def _boards(state: State) -> list[dict[str, Any]]:
+    out = []
+    for b, board_id in enumerate(BOARD_IDS):
+        board = state["boards"][b]
+        rows = []
+        for row in range(1, len(board["tiles"]) + 1):
+            options = actions.row_options(state, b, row)
+            rows.append({"row": row, "tile": board["tiles"][row - 1], "options": _options(options),
+                         "blank": not options})
+        out.append({
+            "board": board_id,
+            "fountain": CONTENT.boards[b]["fountain"],
+            "rows": rows,
+            "alternative": CONTENT.boards[b]["alternative"],
+            "workers": list(board["workers"]),
+            "capacity": actions.capacity(state),
+        })
+    return out
+
+
+def _captain_card(cid: int) -> dict[str, Any]:
+    card = CONTENT.captains[cid]
+    return {
+        "captain": cid,
+        "round": card["round"],
+        "cost": _cost(card["cost"]),
+        "instant": card["instant"],
+        "cannons": card["cannons"],
+        "reward": card["reward"],
+        "wishes": _wishes(card["wish"]),
+    }
+
+
+def _wishes(wish: dict[str, int]) -> dict[str, int]:
+    return {s: int(wish.get(s, 0)) for s in ("hygiene", "security", "entertainment")}
+
+
+def _building(bid: str, copies: int) -> dict[str, Any]:
+    card = CONTENT.buildings[bid]
+    return {
+        "building": bid,
+        "name": card["name"],
+        "colour": card["colour"],
+        "cost": _cost(card["cost"]),
+        "copies": copies,
+        "vp": card["vp"],
+        "instant": card["instant"],
+        "continuous": dict(card["continuous"]),
+        "wishes": _wishes(card["wish"]),
+    }
+
+
+def _contracts(state: State) -> list[dict[str, Any]]:
+    bonuses = CONTENT.rules["contract_spaces"][actions.board_key(state)]
+    out = []
+    for space, cid in enumerate(state["contracts"]):
+        card = CONTENT.contracts.get(cid, {"cost": {}, "blue": 0, "red": 0})
+        out.append({"space": space, "contract": cid, "cost": _cost(card["cost"]), "blue": card["blue"],
+                    "red": card["red"], "bonus": bonuses[space]})
+    return out
+
+
+def _allegiances(state: State) -> list[dict[str, Any]]:
+    out = []
+    for slot in state["allegiances"]:
+        card = CONTENT.allegiances[slot["id"]]
+        cond = card["condition"]
+        out.append({
+            "allegiance": slot["id"],
+            "taken_by": slot["taken_by"],
+            "red": card["red"],
+            "requirements": {k: int(v) for k, v in cond.items() if k != "pay"},
+            "payment": _cost(cond.get("pay", {})),
+        })
+    return out
+
+
+def _rounds(state: State) -> list[dict[str, Any]]:
+    out = []
+    for i, rnd in enumerate(state["rounds"]):
+        reward = CONTENT.wish_rewards[i + 1]
+        revealed = i < len(state["victory_cards"])
+        out.append({
+            "round": i + 1,
+            "wish": rnd["wish"],
+            "symbols": list(CONTENT.wishes[rnd["wish"]]["symbols"]),
+            "reward_colour": rnd["side"],
+            "first_reward": reward["first"],
+            "second_reward": reward["second"],
+            "victory_type": state["victory_cards"][i] if revealed else "",
+        })
+    return out
+
+
+def _decision(state: State, seat: int | None) -> dict[str, Any] | None:
+    actor = state["actor"]
+    if state["phase"] == "over":
+        return None
+    if state["phase"] == "exchange":
+        if seat is None or state["players"][seat]["exchange_done"]:
+            return None
+        return {"seat": seat, "kind": "exchange"}
+    if actor < 0:
+        return None
+    p = state["players"][actor]
+    out: dict[str, Any] = {"seat": actor, "queued": len(p["pending"])}
+    if sum(p["res"].values()) > capacity(p):
+        return {**out, "kind": "overflow"}
+    if p["pending"]:
+        task = p["pending"][0]
+        out["kind"] = task["task"]
+        if task["task"] == "choose":
+            out["options"] = task["options"]
+        if task["task"] in ("build", "captain"):
+            out["discount"] = task["discount"]
+        if task["task"] == "trade":
+            out["trade"] = {
+                "sell": _counts(task["sell"]),
+                "buy": _counts(task["buy"]),
+                "sell_plate": task["sell_plate"],
+                "buy_plate": task["buy_plate"],
+                "sell_value": trade.sell_value(task),
+                "buy_value": trade.buy_value(task),
+                "balance": trade.balance(task),
+            }
+        return out
+    phase = state["phase"]
+    if phase == "actions":
+        out["kind"] = "worker" if state["stage"] == "choose" else "after_action"
+    else:
+        out["kind"] = "ship" if phase == "ships" else "final"
+    return out
+
+
+def view(state: State, seat: int | None, to_act: list[int]) -> View:
+    """The proto-JSON ``State`` as ``seat`` (None = spectator) may see it."""
+    out: View = {
+        "round": state["round"],
+        "phase": state["phase"],
+        "num_players": state["n"],
+        "first_player": state["first"],
+        "actor": state["actor"],
+        "to_act": to_act,
+        "players": [_player(state, p, seat) for p in state["players"]],
+        "action_boards": _boards(state),
+        "ships": [
+            {"ship": s["id"], "cost": CONTENT.ships[s["id"]]["cost"],
+             "rows": _options(CONTENT.ships[s["id"]]["rows"]), "taken": s["taken"]}
+            for s in state["ships"]
+        ],
+        "contracts": _contracts(state),
+        "contract_deck_count": len(state["contract_deck"]),
+        "allegiances": _allegiances(state),
+        "captains": [_captain_card(c) for c in state["captains"]],
+        "captain_deck_count": len(state["captain_deck"]),
+        "buildings": [_building(b, n) for b, n in state["buildings"].items()],
+        "removed_buildings": list(state["removed_buildings"]),
+        "rounds": _rounds(state),
+        "supply": _counts(state["supply"]),
+        "action_order": list(state["order"]),
+        "action_turn": state["turn"],
+        "stage": state["stage"],
+    }
+    if state["n"] == 2:
+        out["automa"] = {
+            "tokens_left": len(state["automa"]["bag"]),
+            "drawn": list(state["automa"]["drawn"]),
+            "victory_cards_face_down": len(state["victory_hidden"]),
+        }
+    decision = _decision(state, seat)
+    if decision is not None:
+        out["decision"] = decision
+    if state["final"] is not None:
+        out["final"] = state["final"]
+    return out
+
+
+def event_view(event: dict[str, Any], seat: int | None) -> dict[str, Any] | None:
+    """``event`` as ``seat`` may see it (None hides it)."""
+    kind = next(iter(event))
+    body = event[kind]
+    owner = body.get("seat") if isinstance(body, dict) else None
+    if seat is not None and seat == owner:
+        return event
+    if kind == "vp_exchanged":
+        return None
+    if kind in ("vp_gained", "option_chosen", "contract_fulfilled") and body.get("secret"):
+        if kind == "option_chosen":
+            return None
+        redacted = dict(body)
+        if kind == "vp_gained":
+            redacted["amount"] = 0
+        redacted["colour"] = ""
+        return {kind: redacted}
+    return event
+
+
+__all__ = ["CUBES", "event_view", "view"]
