@@ -21,6 +21,7 @@ from typing import Any
 import yaml
 
 Resource = dict[str, Any]
+_LOADER = getattr(yaml, "CSafeLoader", yaml.SafeLoader)
 
 SUPPORTED_FIELDS = frozenset(
     {
@@ -59,14 +60,14 @@ class UnsupportedKustomization(ValueError):
 def load_documents(path: Path) -> list[Resource]:
     """Every non-empty YAML document in ``path``."""
     with path.open(encoding="utf-8") as handle:
-        return [doc for doc in yaml.safe_load_all(handle) if doc]
+        return [doc for doc in yaml.load_all(handle, Loader=_LOADER) if doc]
 
 
 def render(directory: Path | str) -> list[Resource]:
     """Render the kustomization in ``directory`` (recursively through its resources)."""
     directory = Path(directory)
     kustomization_path = directory / "kustomization.yaml"
-    kustomization: dict[str, Any] = yaml.safe_load(kustomization_path.read_text(encoding="utf-8")) or {}
+    kustomization: dict[str, Any] = yaml.load(kustomization_path.read_text(encoding="utf-8"), Loader=_LOADER) or {}
     unknown = set(kustomization) - SUPPORTED_FIELDS
     if unknown:
         raise UnsupportedKustomization(f"{kustomization_path}: unsupported fields {sorted(unknown)}")

@@ -1,0 +1,78 @@
+"""The runtime contract the deployment files are checked against (process commands, env, ports, metrics).
+
+Mirrors the team's runtime contract: the platform code implements exactly these names, so the compose
+file, the Kubernetes manifests and the Grafana dashboard may use nothing else.
+"""
+
+from __future__ import annotations
+
+from pathlib import Path
+
+ROOT = Path(__file__).resolve().parents[2]
+
+GAME_TYPES: tuple[str, ...] = ("alubari", "darjeeling", "tea_rum", "india_rails")
+RULES_SERVICE_MODULE = "services.common.server"
+GATEWAY_MODULE = "gateway"
+RULES_SERVICE_NAME = "chaiwala.v1.RulesService"
+
+# Environment variables by consumer.
+ENV_RULES: frozenset[str] = frozenset(
+    {
+        "REDIS_URL",
+        "CHAIWALA_REDIS_CLUSTER",
+        "CHAIWALA_GRPC_HOST",
+        "CHAIWALA_GRPC_PORT",
+        "CHAIWALA_METRICS_PORT",
+        "CHAIWALA_API_KEYS",
+        "CHAIWALA_LOG_FORMAT",
+        "CHAIWALA_LOG_LEVEL",
+    }
+)
+ENV_GATEWAY: frozenset[str] = frozenset(
+    {
+        "CHAIWALA_API_KEYS",
+        "CHAIWALA_LOG_FORMAT",
+        "CHAIWALA_LOG_LEVEL",
+        "CHAIWALA_HTTP_HOST",
+        "CHAIWALA_HTTP_PORT",
+        *(f"CHAIWALA_SERVICE_{game.upper()}" for game in GAME_TYPES),
+    }
+)
+ENV_ALL: frozenset[str] = ENV_RULES | ENV_GATEWAY
+DEFAULTS: dict[str, str] = {
+    "CHAIWALA_GRPC_PORT": "50051",
+    "CHAIWALA_METRICS_PORT": "9090",
+    "CHAIWALA_HTTP_PORT": "8000",
+}
+GATEWAY_PORT = 8000
+
+# Metric name -> (type, label names).
+METRICS: dict[str, tuple[str, frozenset[str]]] = {
+    "chaiwala_http_requests_total": ("counter", frozenset({"method", "route", "status"})),
+    "chaiwala_http_request_duration_seconds": ("histogram", frozenset({"method", "route"})),
+    "chaiwala_rpc_requests_total": ("counter", frozenset({"game_type", "method", "code"})),
+    "chaiwala_rpc_duration_seconds": ("histogram", frozenset({"game_type", "method"})),
+    "chaiwala_moves_accepted_total": ("counter", frozenset({"game_type"})),
+    "chaiwala_moves_rejected_total": ("counter", frozenset({"game_type", "code"})),
+    "chaiwala_bot_moves_total": ("counter", frozenset({"game_type", "bot"})),
+    "chaiwala_games_created_total": ("counter", frozenset({"game_type"})),
+    "chaiwala_games_finished_total": ("counter", frozenset({"game_type"})),
+    "chaiwala_games_active": ("gauge", frozenset({"game_type"})),
+    "chaiwala_game_length_moves": ("histogram", frozenset({"game_type"})),
+    "chaiwala_final_score": ("histogram", frozenset({"game_type"})),
+    "chaiwala_wins_total": ("counter", frozenset({"game_type", "seat"})),
+    "chaiwala_engine_apply_seconds": ("histogram", frozenset({"game_type"})),
+}
+HISTOGRAM_SUFFIXES = ("_bucket", "_sum", "_count")
+
+
+def exposed_series_names() -> dict[str, str]:
+    """Every series name Prometheus can see (histograms expand to _bucket/_sum/_count) -> metric name."""
+    names: dict[str, str] = {}
+    for metric, (kind, _labels) in METRICS.items():
+        if kind == "histogram":
+            for suffix in HISTOGRAM_SUFFIXES:
+                names[metric + suffix] = metric
+        else:
+            names[metric] = metric
+    return names

