@@ -45,3 +45,15 @@ def test_replay_reproduces_state() -> None:
     for seat, move in log:
         again.play(seat, move)
     assert again.snapshot.to_json() == match.snapshot.to_json()
+
+
+@pytest.mark.parametrize("region", REGION_NAMES)
+def test_heuristic_only_games_finish_and_beat_random(region: str) -> None:
+    bots = ENGINE.bots()
+    match = Match.start(ENGINE, 4, seed=3, options={"region": region})
+    play_out(match, {s: bots["heuristic"] for s in range(4)}, max_moves=20_000)
+    assert ENGINE.result(match.state) is not None
+    mixed = Match.start(ENGINE, 2, seed=11, options={"region": region})
+    play_out(mixed, {0: bots["heuristic"], 1: bots["random"]})
+    result = ENGINE.result(mixed.state)
+    assert result is not None and result.winners == [0]

@@ -37,7 +37,7 @@ def test_views_moves_events_parse(players: int, region: str) -> None:
                 seen = ENGINE.event_view(event, viewer)
                 if seen is not None:
                     to_message(GAME, "Event", seen)
-        if steps % 3 == 0 or ENGINE.is_over(m.state):
+        if steps % 5 == 0 or ENGINE.is_over(m.state):
             check_views_and_moves(m)
 
     play_out(match, {s: RandomBot() for s in range(players)}, after_move=after)

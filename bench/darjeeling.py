@@ -1,0 +1,64 @@
+"""Darjeeling engine benchmarks: single engine steps and whole random games."""
+
+from __future__ import annotations
+
+import copy
+from itertools import count
+
+from bench.harness import Case
+from services.common.engine import RandomBot
+from services.common.rng import Rng
+from services.common.runner import Match, play_out
+from services.darjeeling.engine import DarjeelingEngine
+
+ENGINE = DarjeelingEngine()
+
+
+def _mid_game_positions(games: int = 4, every: int = 7) -> list[tuple[dict, int]]:
+    """States sampled from random 4-player games, each with its seat to act."""
+    positions: list[tuple[dict, int]] = []
+    for seed in range(games):
+        match = Match.start(ENGINE, 4, seed)
+
+        def keep(m: Match, seat: int, move: dict, events: list) -> None:
+            if not ENGINE.is_over(m.state) and m.state["turn_number"] % every == 0:
+                positions.append((copy.deepcopy(m.state), m.to_act()[0]))
+
+        play_out(match, {s: RandomBot() for s in range(4)}, after_move=keep)
+    return positions
+
+
+def cases() -> list[Case]:
+    """Engine step (legal moves + apply of a random one) and full random games at 2 and 5 players."""
+    positions = _mid_game_positions()
+    cursor = count()
+    rng = Rng(1)
+
+    def engine_step() -> None:
+        state, seat = positions[next(cursor) % len(positions)]
+        moves = ENGINE.legal_moves(state, seat)
+        ENGINE.apply(copy.deepcopy(state), seat, rng.choice(moves), rng)
+
+    def view_all_seats() -> None:
+        state, _ = positions[next(cursor) % len(positions)]
+        for seat in (None, 0, 1, 2, 3):
+            ENGINE.view(state, seat)
+
+    seeds = count()
+
+    def random_game(players: int) -> None:
+        match = Match.start(ENGINE, players, next(seeds))
+        play_out(match, {s: RandomBot() for s in range(players)})
+
+    def heuristic_game() -> None:
+        match = Match.start(ENGINE, 4, next(seeds))
+        bot = ENGINE.bots()["heuristic"]
+        play_out(match, {s: bot for s in range(4)})
+
+    return [
+        Case("darjeeling-engine-step", engine_step, unit="step"),
+        Case("darjeeling-view-5-viewers", view_all_seats, unit="5 views"),
+        Case("darjeeling-random-game-2p", lambda: random_game(2), unit="game"),
+        Case("darjeeling-random-game-5p", lambda: random_game(5), unit="game"),
+        Case("darjeeling-heuristic-game-4p", heuristic_game, unit="game"),
+    ]
