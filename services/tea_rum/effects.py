@@ -123,6 +123,15 @@ def _cube_available(state: State) -> bool:
     return any(state["supply"][c] > 0 for c in CUBES)
 
 
+def _moot(state: State, kind: str) -> bool:
+    """A decision nobody can make: no cube left in the supply, no allegiance card left."""
+    if kind == "any_cube":
+        return not _cube_available(state)
+    if kind == "allegiance":
+        return not any(a["taken_by"] < 0 for a in state["allegiances"])
+    return False
+
+
 def settle(state: State, player: Player, events: Events) -> bool:
     """Resolve automatic tasks; True when nothing is left for this player to decide."""
     queue = player["pending"]
@@ -139,7 +148,7 @@ def settle(state: State, player: Player, events: Events) -> bool:
         elif kind == "rep_step":
             queue.pop(0)
             reputation_step(state, player, events)
-        elif (kind == "any_cube" and not _cube_available(state)) or (kind == "allegiance" and not any(a["taken_by"] < 0 for a in state["allegiances"])):
+        elif _moot(state, kind):
             queue.pop(0)
         else:
             return False
