@@ -1,0 +1,79 @@
+"""Every game, every player count, played to its end by bots through the real REST stack.
+
+Bots play server-side: creating an all-bot game plays it out inside the request, so
+the game must come back finished with a sound result; then the replay must list
+every move, and one seat played by hand over REST must also reach the end.
+"""
+
+from __future__ import annotations
+
+import random
+from typing import Any
+
+import httpx
+import pytest
+
+from services.common.registry import ENGINES, engine_for
+from tests.support.client import auth, create_game, play_humans_to_end
+
+# Games whose random play cannot reach the end in reasonable time name the bot and options to use.
+PLANS: dict[str, dict[str, Any]] = {
+    "india_rails": {"bot": "heuristic", "options": {"fast_game": True}, "players": [2, 6]},
+}
+
+
+def _cases() -> list[tuple[str, int]]:
+    cases = []
+    for game in ENGINES:
+        try:
+            engine = engine_for(game)
+        except ImportError:
+            continue
+        counts = PLANS.get(game, {}).get("players") or range(engine.min_players, engine.max_players + 1)
+        cases += [(game, n) for n in counts]
+    return cases
+
+
+@pytest.fixture()
+def client(stack: dict[str, Any]) -> httpx.Client:
+    with httpx.Client(base_url=str(stack["url"]), timeout=600) as http:
+        yield http
+
+
+@pytest.mark.parametrize(("game", "players"), _cases())
+def test_bots_finish_the_game_over_rest(client: httpx.Client, stack: dict[str, Any], game: str, players: int) -> None:
+    if game not in stack["services"]:
+        pytest.skip(f"{game} has no generated protos in this checkout")
+    plan = PLANS.get(game, {})
+    bot = plan.get("bot", "random")
+    created = create_game(
+        client,
+        game,
+        [{"name": f"bot{i}", "bot": bot} for i in range(players)],
+        seed=1000 + players,
+        options=plan.get("options"),
+    )
+    final = client.get(f"/v1/games/{created['game_id']}").json()
+    assert final["status"] == "finished", f"{game} with {players} bots did not finish"
+    result = final["result"]
+    assert len(result["scores"]) == players == len(result["ranking"])
+    assert all(1 <= place <= players for place in result["ranking"])
+    assert all(result["ranking"][w] == 1 for w in result["winners"])
+    replay = client.get(f"/v1/games/{created['game_id']}/replay").json()
+    assert len(replay["moves"]) == final["version"]
+
+
+@pytest.mark.parametrize("game", [g for g in ENGINES if g not in PLANS])
+def test_a_human_seat_plays_to_the_end_with_legal_moves_only(
+    client: httpx.Client, stack: dict[str, Any], game: str
+) -> None:
+    if game not in stack["services"]:
+        pytest.skip(f"{game} has no generated protos in this checkout")
+    engine = engine_for(game)
+    players = [{"name": "human"}] + [{"name": f"bot{i}", "bot": "random"} for i in range(1, engine.min_players)]
+    created = create_game(client, game, players, seed=77)
+    tokens = {s["seat"]: s["token"] for s in created["seats"] if not s["bot"]}
+    rng = random.Random(3)
+    play_humans_to_end(client, created["game_id"], tokens, rng.choice)
+    game_state = client.get(f"/v1/games/{created['game_id']}", headers=auth(tokens[0])).json()
+    assert game_state["status"] == "finished" and game_state["result"]["winners"] is not None
