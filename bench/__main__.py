@@ -20,8 +20,12 @@ def main(argv: list[str]) -> None:
     names = argv or sorted(m.name for m in pkgutil.iter_modules(bench.__path__) if m.name not in {"harness"})
     for name in names:
         module = importlib.import_module(f"bench.{name}")
-        for row in measure(module.cases()):
-            print(json.dumps({"bench": name, **row}), flush=True)
+        try:
+            for row in measure(module.cases()):
+                print(json.dumps({"bench": name, **row}), flush=True)
+        finally:
+            if hasattr(module, "teardown"):
+                module.teardown()
 
 
 if __name__ == "__main__":

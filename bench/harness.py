@@ -18,7 +18,8 @@ class Case:
     name: str
     run: Callable[[], object]
     unit: str = "op"
-    baseline: str = "python-loop"
+    # A name from BASELINES, or (name, callable) for a baseline of the case's own kind.
+    baseline: str | tuple[str, Callable[[], object]] = "python-loop"
 
 
 def _rate(fn: Callable[[], object], min_seconds: float) -> float:
@@ -48,7 +49,10 @@ def measure(cases: list[Case], min_seconds: float = 1.0) -> list[dict[str, objec
     """Time every case and its baseline back to back; return one row per case."""
     rows: list[dict[str, object]] = []
     for case in cases:
-        baseline_fn = BASELINES[case.baseline]
+        if isinstance(case.baseline, tuple):
+            baseline_name, baseline_fn = case.baseline
+        else:
+            baseline_name, baseline_fn = case.baseline, BASELINES[case.baseline]
         base = _rate(baseline_fn, min_seconds / 2)
         rate = _rate(case.run, min_seconds)
         rows.append(
@@ -56,7 +60,7 @@ def measure(cases: list[Case], min_seconds: float = 1.0) -> list[dict[str, objec
                 "case": case.name,
                 "unit": case.unit,
                 "per_second": round(rate, 2),
-                "baseline": case.baseline,
+                "baseline": baseline_name,
                 "baseline_per_second": round(base, 2),
                 "ratio_to_baseline": round(rate / base, 6),
             }
