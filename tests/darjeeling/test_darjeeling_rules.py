@@ -483,3 +483,26 @@ def test_wrong_phase_and_wrong_seat_are_explained() -> None:
     assert ENGINE.explain_illegal(state, 0, {"move_collector": {"turn": "STRAIGHT", "distance": 40}}).code == (
         "bad_distance"
     )
+
+
+# ---- content ------------------------------------------------------------------------------
+
+
+def test_tile_counts_match_the_rulebook() -> None:
+    from collections import Counter
+
+    from services.darjeeling.content import TILES
+
+    counts = Counter((t.variety, t.halves) for t in TILES)
+    assert len(TILES) == 112
+    expected_singles = {"BLACK": 21, "GREEN": 19, "WHITE": 17, "RED": 15}
+    for variety, singles in expected_singles.items():
+        assert (counts[(variety, 1)], counts[(variety, 2)], counts[(variety, 3)]) == (singles, 7, 3)
+
+
+@pytest.mark.parametrize(("region", "cities"), [("india", 3), ("china", 3), ("sri_lanka", 2)])
+def test_region_city_squares(region: str, cities: int) -> None:
+    assert len(REGIONS[region].cities) == cities
+    # Enough border tiles for five starting collectors.
+    border = [s for s in REGIONS[region].tile_spaces if REGIONS[region].start_facings(s)]
+    assert len(border) >= 5
