@@ -1,0 +1,161 @@
+"""The Alubari rules engine: the platform's entry point (see services/common/engine.py)."""
+
+from __future__ import annotations
+
+from collections.abc import Mapping
+from typing import Any
+
+from services.alubari import actions, contracts, rounds, views
+from services.alubari.content import AREAS, CONTRACTS, EQUIPMENT, TOWN_INDEX
+from services.common.engine import BadConfig, Bot, Engine, Event, GameConfig, IllegalMove, Move, Result, State, View
+from services.common.rng import Rng
+
+STAGE_MOVES = {
+    "TEMP_WORKER": {"temp_worker", "decline_temp_worker"},
+    "PLACE": {"place_worker"},
+    "CONTRACTS": {"play_contract", "finish_contracts"},
+    "WORKER": {"chai_boost", "take_cube", "foundry", "build_station", "buy_equipment", "take_contract",
+               "chaiwala_take_leaves", "chaiwala_convert", "end_action"},
+}
+ALL_MOVES = set().union(*STAGE_MOVES.values())
+
+
+class AlubariEngine(Engine):
+    """Alubari for 1-5 players."""
+
+    game_type = "alubari"
+    name = "Alubari"
+    min_players = 1
+    max_players = 5
+
+    def default_options(self) -> dict[str, Any]:
+        """``alubari_estate``: leave the printed Alubari estate uncovered (first game); ``first_player``."""
+        return {"alubari_estate": True, "first_player": 0}
+
+    def validate_options(self, players: int, options: Mapping[str, Any]) -> dict[str, Any]:
+        """Check the option types and that the first player is a seat."""
+        merged = super().validate_options(players, options)
+        if not isinstance(merged["alubari_estate"], bool):
+            raise BadConfig("alubari_estate must be true or false", code="bad_option_value")
+        first = merged["first_player"]
+        if isinstance(first, bool) or not isinstance(first, int) or not 0 <= first < players:
+            raise BadConfig(f"first_player must be a seat from 0 to {players - 1}", code="bad_option_value")
+        return merged
+
+    def setup(self, config: GameConfig, rng: Rng) -> State:
+        """Round 1 ready for the first worker placement."""
+        return rounds.setup(config.players, dict(config.options), rng)
+
+    def to_act(self, state: State) -> list[int]:
+        """The one seat deciding now."""
+        if state["stage"] == "OVER":
+            return []
+        return [state["current"]]
+
+    def legal_moves(self, state: State, seat: int) -> list[Move]:
+        """Every atomic decision open to ``seat``."""
+        if seat not in self.to_act(state):
+            return []
+        stage = state["stage"]
+        if stage == "TEMP_WORKER":
+            return rounds.temp_choices(state, seat)
+        if stage == "PLACE":
+            return [{"place_worker": {"area": area, "space": index + 1}} for area, index in rounds.open_spaces(state)]
+        if stage == "CONTRACTS":
+            area = AREAS[state["resolve"]["area"]]
+            usable = contracts.usable_contracts(state, seat, area)
+            return [*({"play_contract": {"contract_id": card}} for card in usable), {"finish_contracts": {}}]
+        return actions.worker_moves(state)
+
+    def apply(self, state: State, seat: int, move: Move, rng: Rng) -> tuple[State, list[Event]]:
+        """Apply one legal move and run the game forward to the next decision."""
+        events: list[Event] = []
+        kind = next(iter(move))
+        body = move[kind]
+        if kind == "temp_worker":
+            rounds.apply_temp(state, seat, body["payment"], events)
+        elif kind == "decline_temp_worker":
+            rounds.apply_temp(state, seat, None, events)
+        elif kind == "place_worker":
+            rounds.place_worker(state, seat, body["area"], int(body["space"]) - 1, events)
+        elif kind == "play_contract":
+            rounds.contract_used(state, seat, int(body["contract_id"]), rng, events)
+        elif kind == "finish_contracts":
+            rounds.contract_done(state, rng, events)
+        else:
+            more = actions.apply_worker_move(state, move, rng, events)
+            rounds.after_worker_step(state, rng, events, more)
+        while state["stage"] == "RESOLVE":
+            rounds.run_resolution(state, rng, events)
+        return state, events
+
+    def explain_illegal(self, state: State, seat: int, move: Move) -> IllegalMove:
+        """A specific reason why ``move`` is refused."""
+        if state["stage"] == "OVER":
+            return IllegalMove("the game is over", code="game_over")
+        if seat not in self.to_act(state):
+            return IllegalMove("it is not this seat's turn", code="not_your_turn")
+        if not isinstance(move, dict) or len(move) != 1 or next(iter(move)) not in ALL_MOVES:
+            return IllegalMove("unknown move; send exactly one move kind", code="unknown_move")
+        kind = next(iter(move))
+        body = move[kind] if isinstance(move[kind], dict) else {}
+        stage = state["stage"]
+        if kind not in STAGE_MOVES[stage]:
+            return IllegalMove(f"{kind} is not a decision of the {stage} step", code="wrong_step")
+        return self._explain_detail(state, seat, kind, body)
+
+    def _explain_detail(self, state: State, seat: int, kind: str, body: dict[str, Any]) -> IllegalMove:
+        if kind == "place_worker":
+            area, number = body.get("area"), body.get("space")
+            if not isinstance(area, str) or area not in state["areas"] or not isinstance(number, int):
+                return IllegalMove("no such action space", code="no_such_space")
+            if not 1 <= number <= len(state["areas"][area]):
+                return IllegalMove("no such action space", code="no_such_space")
+            if state["areas"][area][number - 1] >= 0:
+                return IllegalMove("that action space is taken", code="space_taken")
+            return IllegalMove("fog closes that action space this round", code="space_fogged")
+        if kind == "play_contract":
+            card = body.get("contract_id")
+            held = {h["id"]: h for h in state["players"][seat]["contracts"]}
+            if card not in held:
+                return IllegalMove("you do not hold that contract", code="contract_not_held")
+            if held[card]["used"]:
+                return IllegalMove("that contract has been used already", code="contract_used")
+            return IllegalMove("that contract does not show this action area", code="contract_wrong_area")
+        if kind == "temp_worker":
+            return IllegalMove("you cannot pay for your third worker that way", code="cannot_pay")
+        if kind == "build_station":
+            if body.get("town") not in TOWN_INDEX:
+                return IllegalMove("no such town", code="no_such_town")
+            return IllegalMove("that station space is closed, taken or too dear", code="cannot_build")
+        if kind == "buy_equipment":
+            if body.get("equipment_id") not in EQUIPMENT:
+                return IllegalMove("no such equipment", code="no_such_equipment")
+            return IllegalMove("that equipment is not in the shed or too dear", code="cannot_afford")
+        if kind == "take_contract":
+            return IllegalMove("no contract in that Post Office position", code="empty_slot")
+        if kind in ("take_cube", "foundry", "chaiwala_convert", "chaiwala_take_leaves"):
+            return IllegalMove("not possible with the cubes, leaves or limits now", code="not_possible")
+        if kind == "end_action":
+            return IllegalMove("this action must be carried out", code="must_act")
+        return IllegalMove("that move is not legal now")
+
+    def view(self, state: State, seat: int | None) -> View:
+        """The state as ``seat`` (or a spectator) may see it."""
+        return views.view(state, seat, self.to_act(state))
+
+    def result(self, state: State) -> Result | None:
+        """Final scores once the game is over; ties share the victory."""
+        if state["stage"] != "OVER" or state["final"] is None:
+            return None
+        return Result.from_scores([row["total"] for row in state["final"]])
+
+    def bots(self) -> dict[str, Bot]:
+        """The random bot and the heuristic bot."""
+        from services.alubari.bots import HeuristicBot
+        from services.common.engine import RandomBot
+
+        return {"random": RandomBot(), "heuristic": HeuristicBot()}
+
+
+__all__ = ["CONTRACTS", "AlubariEngine"]

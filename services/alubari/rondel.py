@@ -1,0 +1,164 @@
+"""The event rondel: event cubes drawn from the bag land on it and their events resolve at once."""
+
+from __future__ import annotations
+
+from typing import Any
+
+from services.alubari import railway, tracks
+from services.alubari.content import BOARD, CUBES, EQUIPMENT, RONDEL, TOWN_NAMES
+from services.alubari.supply import markers_placed, pay
+
+State = dict[str, Any]
+Events = list[dict[str, Any]]
+
+
+def place_event_cube(state: State, events: Events) -> None:
+    """Put one drawn event cube on the next empty rondel space clockwise and resolve that event."""
+    spaces = state["rondel"]
+    size = len(spaces)
+    start = state["rondel_last"] + 1
+    for step in range(size):
+        index = (start + step) % size
+        if not spaces[index]:
+            spaces[index] = True
+            state["rondel_last"] = index
+            state["events_this_round"] += 1
+            resolve_event(state, index, events)
+            return
+    state["bag"]["event"] += 1  # every space full (cannot happen with 9 spaces and at most 5 cubes)
+
+
+def resolve_event(state: State, index: int, events: Events) -> None:
+    """Carry out the event printed on rondel space ``index``."""
+    kind = RONDEL[index]["kind"]
+    events.append({"event_resolved": {"space": index + 1, "kind": kind}})
+    handler = _HANDLERS[kind]
+    handler(state, index, events)
+
+
+def game_excavates(state: State, _index: int, events: Events) -> None:
+    """The game removes rubble at the Excavation work rate; cleared spaces get game ownership markers."""
+    excavate(state, owner=railway.GAME, amount=state["rates"]["excavation"], events=events)
+
+
+def excavate(state: State, owner: int, amount: int, events: Events) -> int:
+    """Remove up to ``amount`` rubble from the leftmost covered estate spaces for ``owner``.
+
+    A seat keeps the rubble; the game returns it to the supply.  Returns how much was removed.
+    """
+    removed = 0
+    cleared: list[int] = []
+    flat_index = -1
+    for estate in state["estates"]:
+        for space in estate["spaces"]:
+            flat_index += 1
+            while space["rubble"] > 0 and removed < amount:
+                space["rubble"] -= 1
+                removed += 1
+                if space["rubble"] == 0:
+                    _claim_space(state, space, owner)
+                    cleared.append(flat_index)
+    if owner >= 0:
+        state["players"][owner]["rubble"] += removed
+    else:
+        state["supply"]["rubble"] += removed
+    if removed:
+        events.append({"excavated": {"owner": owner, "rubble": removed, "cleared_spaces": cleared}})
+    return removed
+
+
+def _claim_space(state: State, space: dict[str, Any], owner: int) -> None:
+    if owner >= 0:
+        if state["players"][owner]["markers"] > 0:
+            space["owner"] = owner
+            markers_placed(state, owner, 1)
+        return
+    if state["supply"]["game_markers"] > 0:
+        state["supply"]["game_markers"] -= 1
+        space["owner"] = railway.GAME
+
+
+def crops_grow(state: State, index: int, events: Events) -> None:
+    """The Crop Harvest marker moves forward (a harvest follows if it reaches the end)."""
+    tracks.move_crop(state, int(RONDEL[index].get("amount", 2)), events)
+
+
+def clear_up(state: State, index: int, events: Events) -> None:
+    """Event cubes on the other spaces go back to the bag and the stockyard is trimmed."""
+    returned = 0
+    for other, occupied in enumerate(state["rondel"]):
+        if occupied and other != index:
+            state["rondel"][other] = False
+            returned += 1
+    state["bag"]["event"] += returned
+    trim = BOARD["stockyard_trim"]
+    trimmed: dict[str, int] = {}
+    for cube in CUBES:
+        excess = max(0, state["stockyard"][cube] - trim[cube])
+        state["stockyard"][cube] -= excess
+        state["bag"][cube] += excess
+        trimmed[cube] = excess
+    events.append({"yard_cleared": {"event_cubes_returned": returned, **trimmed}})
+
+
+def track_is_laid(state: State, _index: int, events: Events) -> None:
+    """The game lays track at the Lay Track work rate with its own markers, scoring for nobody."""
+    count = min(state["rates"]["lay_track"], state["supply"]["game_markers"])
+    laid, _rivers = railway.lay_track(state, railway.GAME, count, events)
+    state["supply"]["game_markers"] -= laid
+
+
+def equipment_maintenance(state: State, _index: int, events: Events) -> None:
+    """Every Equipment but the Very Reliable Train is maintained; what cannot be paid for goes back."""
+    for seat, player in enumerate(state["players"]):
+        kept: list[int] = []
+        for item in player["equipment"]:
+            card = EQUIPMENT[item]
+            cost = {k: v for k, v in card["maintenance"].items() if v}
+            if card["ability"] == "VERY_RELIABLE" or not cost:
+                kept.append(item)
+                continue
+            if all(player[k] >= v for k, v in cost.items()):
+                pay(state, seat, cost)
+                kept.append(item)
+                events.append({"maintenance": {"seat": seat, "equipment_id": item, "paid": True}})
+            else:
+                state["shed"].append({"id": item, "chai": 0})
+                events.append({"maintenance": {"seat": seat, "equipment_id": item, "paid": False}})
+        player["equipment"] = kept
+    state["shed"].sort(key=lambda entry: entry["id"])
+
+
+def station_building(state: State, _index: int, events: Events) -> None:
+    """The game fills the empty station spaces of the nearest unfinished town above Siliguri."""
+    town = railway.nearest_unfinished_town(state)
+    if town is None:
+        return
+    built: list[int] = []
+    for space, owner in enumerate(state["stations"][town]):
+        if owner == railway.NOBODY and state["supply"]["game_markers"] > 0:
+            state["stations"][town][space] = railway.GAME
+            state["supply"]["game_markers"] -= 1
+            built.append(space)
+    if built:
+        events.append({"station_built": {"owner": railway.GAME, "town": _town_name(town), "spaces": built}})
+
+
+def harvest(state: State, _index: int, events: Events) -> None:
+    """A tea harvest for everyone."""
+    tracks.tea_harvest(state, events, "HARVEST_EVENT")
+
+
+def _town_name(town: int) -> str:
+    return TOWN_NAMES[town]
+
+
+_HANDLERS = {
+    "EXCAVATE": game_excavates,
+    "CROPS_GROW": crops_grow,
+    "CLEAR_UP": clear_up,
+    "TRACK_IS_LAID": track_is_laid,
+    "EQUIPMENT_MAINTENANCE": equipment_maintenance,
+    "STATION_BUILDING": station_building,
+    "HARVEST": harvest,
+}

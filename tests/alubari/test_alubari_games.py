@@ -1,0 +1,71 @@
+"""Whole games by bots at every player count, with every view, move and event checked against the proto."""
+
+from __future__ import annotations
+
+import pytest
+
+from services.alubari.engine import AlubariEngine
+from services.common import protojson
+from services.common.runner import Match, play_out
+
+ENGINE = AlubariEngine()
+
+
+@pytest.mark.parametrize("players", [1, 2, 3, 4, 5])
+def test_random_bots_finish(players: int) -> None:
+    match = Match.start(ENGINE, players, seed=100 + players)
+    bots = {seat: ENGINE.bots()["random"] for seat in range(players)}
+    moves = play_out(match, bots, max_moves=30_000)
+    result = ENGINE.result(match.state)
+    assert result is not None and moves > 0
+    assert len(result.scores) == players
+    assert result.winners and all(result.ranking[w] == 1 for w in result.winners)
+    assert match.state["ending"]["reason"] in {"RAILWAY_COMPLETE", "LAST_MARKER", "EXTRA_ROUND_PLAYED"}
+
+
+@pytest.mark.parametrize("players", [1, 2, 3, 4, 5])
+def test_heuristic_bots_finish(players: int) -> None:
+    match = Match.start(ENGINE, players, seed=200 + players)
+    bots = {seat: ENGINE.bots()["heuristic"] for seat in range(players)}
+    play_out(match, bots, max_moves=30_000)
+    assert ENGINE.result(match.state) is not None
+
+
+def test_heuristic_beats_random_more_often_than_not() -> None:
+    wins = 0
+    for seed in range(4):
+        match = Match.start(ENGINE, 2, seed=300 + seed)
+        bots = {0: ENGINE.bots()["heuristic"], 1: ENGINE.bots()["random"]}
+        play_out(match, bots, max_moves=30_000)
+        result = ENGINE.result(match.state)
+        assert result is not None
+        wins += 0 in result.winners
+    assert wins >= 2
+
+
+@pytest.mark.parametrize("players", [1, 2, 5])
+def test_views_moves_and_events_fit_the_proto(players: int) -> None:
+    match = Match.start(ENGINE, players, seed=400 + players)
+    bots = {seat: ENGINE.bots()["random"] for seat in range(players)}
+    viewers: list[int | None] = [None, *range(players)]
+
+    def check(m: Match, seat: int, move: dict, events: list[dict]) -> None:
+        step = check.step  # type: ignore[attr-defined]
+        check.step += 1  # type: ignore[attr-defined]
+        for event in events:
+            for viewer in viewers:
+                shown = ENGINE.event_view(event, viewer)
+                if shown is not None:
+                    protojson.to_message("alubari", "Event", shown)
+        if step % 5:
+            return
+        for viewer in viewers:
+            protojson.to_message("alubari", "State", ENGINE.view(m.state, viewer))
+        for acting in m.to_act():
+            for legal in ENGINE.legal_moves(m.state, acting):
+                assert protojson.canonical("alubari", "Move", legal) == legal
+
+    check.step = 0  # type: ignore[attr-defined]
+    play_out(match, bots, max_moves=30_000, after_move=check)
+    for viewer in viewers:
+        protojson.to_message("alubari", "State", ENGINE.view(match.state, viewer))
