@@ -104,9 +104,9 @@ class SchemaBuilder:
         payload = GAME_PAYLOADS.get((owner, field.name))
         if payload is not None:
             return self.game_payload(payload)
-        if field.type == FieldDescriptor.TYPE_MESSAGE:
+        if field.type == FieldDescriptor.TYPE_MESSAGE and field.message_type is not None:
             return self.add(field.message_type)
-        if field.type == FieldDescriptor.TYPE_ENUM:
+        if field.type == FieldDescriptor.TYPE_ENUM and field.enum_type is not None:
             return {"type": "string", "enum": [v.name for v in field.enum_type.values]}
         return dict(SCALARS[field.type])
 

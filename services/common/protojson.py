@@ -72,7 +72,7 @@ def pack(game_type: str, name: str, data: dict[str, Any]) -> any_pb2.Any:
 def unpack(game_type: str, name: str, packed: any_pb2.Any) -> dict[str, Any]:
     """The dict form of an ``Any`` that must hold the game's message ``name``."""
     cls = message_class(game_type, name)
-    if not packed.Is(cls.DESCRIPTOR):
+    if not packed.Is(cls.DESCRIPTOR):  # type: ignore[arg-type]
         raise BadMessage(f"expected chaiwala.{game_type}.v1.{name}, got {packed.type_url or 'nothing'}")
     message = cls()
     packed.Unpack(message)

@@ -118,8 +118,9 @@ class RulesServicer(rules_pb2_grpc.RulesServiceServicer):
             state=self._pack("State", self.engine.view(match.state, seat)),
             seats=self._seats(meta),
         )
-        if meta.result is not None:
-            game.result.CopyFrom(result_message(meta.result))
+        result = result_message(meta.result)
+        if result is not None:
+            game.result.CopyFrom(result)
         if seat is not None:
             game.viewer_seat = seat
         return game
@@ -441,8 +442,9 @@ class RulesServicer(rules_pb2_grpc.RulesServiceServicer):
                     version=entry.version, seat=entry.seat, move=self._pack("Move", entry.move), bot=entry.bot
                 )
             )
-        if meta.result is not None:
-            replay.result.CopyFrom(result_message(meta.result))
+        result = result_message(meta.result)
+        if result is not None:
+            replay.result.CopyFrom(result)
         return replay
 
     async def AbortGame(self, request: rules_pb2.AbortGameRequest, context: aio.ServicerContext) -> rules_pb2.Game:

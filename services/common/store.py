@@ -322,8 +322,8 @@ class GameStore:
         """The stored first answer for this idempotency key, if any."""
         if not key:
             return None
-        value: bytes | None = await self.redis.get(self.idempotency_key(game_id, seat, key))
-        return value
+        value: Any = await self.redis.get(self.idempotency_key(game_id, seat, key))
+        return value if value is None or isinstance(value, bytes) else str(value).encode()
 
     async def set_status(self, game_id: str, game_type: str, status: str) -> None:
         """Move an active game to ``status`` (e.g. aborted)."""
@@ -346,8 +346,8 @@ class GameStore:
     async def entries(self, game_id: str, after: int = -1) -> list[LogEntry]:
         """Stream entries of versions strictly greater than ``after`` (-1: all, creation included)."""
         start = "-" if after < 0 else f"{after + 1}-0"
-        raw = await self.redis.xrange(_keys(game_id)[2], min=start, max="+")
-        return [_entry(fields, entry_id) for entry_id, fields in raw]
+        raw: Any = await self.redis.xrange(_keys(game_id)[2], min=start, max="+")
+        return [_entry(fields, entry_id) for entry_id, fields in raw or []]
 
     async def follow(self, game_id: str, after: int, block_ms: int = 10_000) -> AsyncIterator[LogEntry | None]:
         """Entries after version ``after``, then new ones as they are appended.
@@ -361,7 +361,7 @@ class GameStore:
             last_id = f"{entry.version}-1"
             yield entry
         while True:
-            answer = await self.redis.xread({events_key: last_id}, block=block_ms, count=100)
+            answer: Any = await self.redis.xread({events_key: last_id}, block=block_ms, count=100)
             if not answer:
                 yield None
                 continue

@@ -19,8 +19,13 @@ from services.common.embedded_redis import EmbeddedRedis, start_redis
 from services.common.registry import ENGINES, available_game_types
 
 ROOT = Path(__file__).resolve().parents[2]
-GRPC_PORTS = {"alubari": 50051, "darjeeling": 50052, "tea_rum": 50053, "india_rails": 50054}
-METRICS_PORTS = {"alubari": 9101, "darjeeling": 9102, "tea_rum": 9103, "india_rails": 9104}
+GAME_ORDER = ("alubari", "darjeeling", "tea_rum", "india_rails")
+
+
+def _ports(env_name: str, default_base: int) -> dict[str, int]:
+    """Consecutive ports per game from a base (overridable so a test can run a second stack)."""
+    base = int(os.environ.get(env_name, default_base))
+    return {game: base + offset for offset, game in enumerate(GAME_ORDER)}
 
 
 @dataclass
@@ -69,6 +74,8 @@ class Child:
 
 
 def _children(redis_url: str, games: list[str]) -> list[Child]:
+    grpc_ports = _ports("CHAIWALA_RUN_GRPC_BASE", 50051)
+    metrics_ports = _ports("CHAIWALA_RUN_METRICS_BASE", 9101)
     base = dict(os.environ)
     base.setdefault("CHAIWALA_LOG_FORMAT", "console")
     python = sys.executable
@@ -78,8 +85,8 @@ def _children(redis_url: str, games: list[str]) -> list[Child]:
             **base,
             "REDIS_URL": redis_url,
             "CHAIWALA_GRPC_HOST": "127.0.0.1",
-            "CHAIWALA_GRPC_PORT": str(GRPC_PORTS[game]),
-            "CHAIWALA_METRICS_PORT": str(METRICS_PORTS[game]),
+            "CHAIWALA_GRPC_PORT": str(grpc_ports[game]),
+            "CHAIWALA_METRICS_PORT": str(metrics_ports[game]),
         }
         children.append(Child(game, [python, "-m", "services.common.server", game], env))
     gateway_env = {
@@ -87,7 +94,7 @@ def _children(redis_url: str, games: list[str]) -> list[Child]:
         "CHAIWALA_HTTP_HOST": "127.0.0.1",
         "CHAIWALA_HTTP_PORT": base.get("CHAIWALA_HTTP_PORT", "8000"),
         "CHAIWALA_GAMES": ",".join(games),
-        **{f"CHAIWALA_SERVICE_{g.upper()}": f"127.0.0.1:{GRPC_PORTS[g]}" for g in games},
+        **{f"CHAIWALA_SERVICE_{g.upper()}": f"127.0.0.1:{grpc_ports[g]}" for g in games},
     }
     children.append(Child("gateway", [python, "-m", "gateway"], gateway_env))
     return children
@@ -106,7 +113,8 @@ def main() -> None:
     embedded: EmbeddedRedis | None = None
     redis_url = os.environ.get("REDIS_URL", "")
     if not redis_url:
-        embedded = start_redis(ROOT / "var" / "redis", port=int(os.environ.get("CHAIWALA_REDIS_PORT", "6390")))
+        data_dir = Path(os.environ.get("CHAIWALA_VAR_DIR", ROOT / "var")) / "redis"
+        embedded = start_redis(data_dir, port=int(os.environ.get("CHAIWALA_REDIS_PORT", "6390")))
         redis_url = embedded.url
         print(f"[supervisor] embedded Redis at {redis_url} (AOF in var/redis)", flush=True)
     games = available_game_types()
@@ -116,7 +124,8 @@ def main() -> None:
     children = _children(redis_url, games)
     for child in children:
         child.start()
-    print("[supervisor] gateway on http://127.0.0.1:8000 — Ctrl-C stops everything", flush=True)
+    port = os.environ.get("CHAIWALA_HTTP_PORT", "8000")
+    print(f"[supervisor] gateway on http://127.0.0.1:{port} — Ctrl-C stops everything", flush=True)
     try:
         while not stopping:
             now = time.monotonic()

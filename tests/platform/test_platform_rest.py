@@ -192,7 +192,7 @@ def test_bad_input_gets_problem_json_and_changes_nothing(
     client: httpx.Client, body: bytes, headers: dict[str, str], status: int, code: str | None
 ) -> None:
     game_id, tokens = _two_humans(client)
-    seat, legal = _turn(client, game_id, tokens)
+    seat, _ = _turn(client, game_id, tokens)
     before = client.get(f"/v1/games/{game_id}", headers=auth(tokens[seat])).json()
     response = client.post(f"/v1/games/{game_id}/moves", content=body, headers={**headers, **auth(tokens[seat])})
     assert_problem(response, status, code)

@@ -1,0 +1,70 @@
+"""``make run``'s supervisor: the whole stack as separate processes, stopped cleanly by Ctrl-C."""
+
+from __future__ import annotations
+
+import os
+import signal
+import subprocess
+import sys
+import time
+from pathlib import Path
+
+import httpx
+import psutil
+import pytest
+
+from services.common.embedded_redis import free_port
+
+ROOT = Path(__file__).resolve().parents[2]
+
+
+def _wait_ready(url: str, process: subprocess.Popen[bytes], seconds: float = 60) -> dict[str, object]:
+    deadline = time.monotonic() + seconds
+    while time.monotonic() < deadline:
+        assert process.poll() is None, "the supervisor exited early"
+        try:
+            answer = httpx.get(f"{url}/readyz", timeout=2)
+            if answer.status_code == 200:
+                body: dict[str, object] = answer.json()
+                return body
+        except httpx.HTTPError:
+            pass
+        time.sleep(0.3)
+    raise AssertionError("the stack did not become ready")
+
+
+@pytest.mark.slow
+def test_supervisor_starts_everything_and_ctrl_c_stops_it(tmp_path: Path) -> None:
+    http_port = free_port()
+    grpc_base = 41000 + (os.getpid() % 500) * 8
+    env = {
+        **os.environ,
+        "CHAIWALA_HTTP_PORT": str(http_port),
+        "CHAIWALA_RUN_GRPC_BASE": str(grpc_base),
+        "CHAIWALA_RUN_METRICS_BASE": str(grpc_base + 4),
+        "CHAIWALA_REDIS_PORT": str(free_port()),
+        "CHAIWALA_VAR_DIR": str(tmp_path),
+        "CHAIWALA_LOG_LEVEL": "warning",
+    }
+    env.pop("REDIS_URL", None)
+    process = subprocess.Popen([sys.executable, "-m", "services.common.supervisor"], cwd=ROOT, env=env)
+    try:
+        url = f"http://127.0.0.1:{http_port}"
+        ready = _wait_ready(url, process)
+        assert "darjeeling" in ready["services"]  # type: ignore[operator]
+        children = psutil.Process(process.pid).children(recursive=True)
+        assert len(children) >= 3  # redis-server, at least one rules service, the gateway
+        created = httpx.post(
+            f"{url}/v1/games",
+            json={"game_type": "darjeeling", "players": [{"name": "a", "bot": "random"}, {"name": "b", "bot": "random"}]},
+            timeout=60,
+        )
+        assert created.status_code == 201
+        assert (tmp_path / "redis" / "appendonly.aof").exists() or any((tmp_path / "redis").glob("appendonly*"))
+        process.send_signal(signal.SIGINT)
+        assert process.wait(timeout=30) == 0
+        time.sleep(0.5)
+        assert not [c for c in children if c.is_running() and c.status() != psutil.STATUS_ZOMBIE]
+    finally:
+        if process.poll() is None:
+            process.kill()
