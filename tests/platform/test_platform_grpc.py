@@ -166,3 +166,36 @@ def test_concurrent_bot_games_do_not_interfere(stack: dict[str, Any]) -> None:
 
     same = asyncio.run(run())
     assert same[0] and same[1]  # same seed, same bots: the same game
+
+
+def test_service_metrics_count_games_moves_and_refusals(stack: dict[str, Any]) -> None:
+    from prometheus_client import REGISTRY
+
+    def sample(name: str, **labels: str) -> float:
+        return REGISTRY.get_sample_value(name, labels) or 0.0
+
+    before_created = sample("chaiwala_games_created_total", game_type=GAME)
+    before_finished = sample("chaiwala_games_finished_total", game_type=GAME)
+    before_rejected = sample("chaiwala_moves_rejected_total", game_type=GAME, code="not_your_turn")
+    channel, stub = _stub(stack)
+    with channel:
+        _new_game(stub, [("r1", "random"), ("r2", "random")], seed=31)
+        created = _new_game(stub, [("a", ""), ("b", "")], seed=32)
+        legal = stub.ListLegalMoves(
+            rules_pb2.ListLegalMovesRequest(game_id=created.game_id),
+            metadata=(("authorization", f"Bearer {created.seats[0].token}"),),
+        )
+        with pytest.raises(grpc.RpcError):
+            stub.SubmitMoves(
+                rules_pb2.SubmitMovesRequest(game_id=created.game_id, moves=[legal.moves[0]]),
+                metadata=(("authorization", f"Bearer {created.seats[1].token}"),),
+            )
+    assert sample("chaiwala_games_created_total", game_type=GAME) == before_created + 2
+    assert sample("chaiwala_games_finished_total", game_type=GAME) == before_finished + 1
+    assert sample("chaiwala_moves_rejected_total", game_type=GAME, code="not_your_turn") == before_rejected + 1
+    assert sample("chaiwala_bot_moves_total", game_type=GAME, bot="random") > 0
+    assert sample("chaiwala_game_length_moves_count", game_type=GAME) >= 1
+    assert sample("chaiwala_final_score_count", game_type=GAME) >= 2
+    assert sample("chaiwala_rpc_requests_total", game_type=GAME, method="SubmitMoves", code="FAILED_PRECONDITION") + sample(
+        "chaiwala_rpc_requests_total", game_type=GAME, method="SubmitMoves", code="PERMISSION_DENIED"
+    ) >= 1

@@ -60,6 +60,10 @@ def test_supervisor_starts_everything_and_ctrl_c_stops_it(tmp_path: Path) -> Non
             timeout=60,
         )
         assert created.status_code == 201
+        scraped = httpx.get(f"http://127.0.0.1:{grpc_base + 4 + 1}/metrics", timeout=5).text
+        assert 'chaiwala_games_created_total{game_type="darjeeling"} 1.0' in scraped
+        assert 'chaiwala_games_finished_total{game_type="darjeeling"} 1.0' in scraped
+        assert "chaiwala_rpc_duration_seconds_bucket" in scraped
         assert (tmp_path / "redis" / "appendonly.aof").exists() or any((tmp_path / "redis").glob("appendonly*"))
         process.send_signal(signal.SIGINT)
         assert process.wait(timeout=30) == 0
