@@ -15,10 +15,18 @@ from tests.support.stack import Gateway, Services
 
 @pytest.fixture(scope="session")
 def redis_url(tmp_path_factory: pytest.TempPathFactory) -> Iterator[str]:
-    """``REDIS_URL`` if set, else an embedded ``redis-server`` on a free port for this session."""
+    """``REDIS_URL`` if set; a testcontainers Redis if opted in; else an embedded ``redis-server``."""
     configured = os.environ.get("REDIS_URL")
     if configured:
         yield configured
+        return
+    if os.environ.get("CHAIWALA_TESTCONTAINERS") == "1":
+        # Opt-in only: our machines have no Docker engine (pip install -e '.[containers]').
+        from testcontainers.redis import RedisContainer
+
+        with RedisContainer("redis:7-alpine") as container:
+            host = container.get_container_host_ip()
+            yield f"redis://{host}:{container.get_exposed_port(6379)}/0"
         return
     server = start_redis(Path(tmp_path_factory.mktemp("redis")), appendonly=False)
     try:
