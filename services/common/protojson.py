@@ -48,6 +48,24 @@ def to_message(game_type: str, name: str, data: dict[str, Any]) -> Message:
     return message
 
 
+def from_engine(game_type: str, name: str, data: dict[str, Any]) -> Message:
+    """Build a message from an engine's own dict, fast.
+
+    Engine output is trusted, so the generated constructor (C, about ten times faster
+    than ``ParseDict``) is tried first; anything it refuses goes through the strict
+    parser, whose error names the offending field.
+    """
+    try:
+        return message_class(game_type, name)(**data)
+    except (TypeError, ValueError, KeyError, AttributeError):
+        return to_message(game_type, name, data)
+
+
+def identity(game_type: str, name: str, data: dict[str, Any]) -> bytes:
+    """A byte string equal for equal messages whatever their JSON spelling (defaults, enum names)."""
+    return from_engine(game_type, name, data).SerializeToString(deterministic=True)
+
+
 def to_dict(message: Message) -> dict[str, Any]:
     """A message as proto3 JSON with proto field names and every field printed."""
     return json_format.MessageToDict(
@@ -63,9 +81,16 @@ def canonical(game_type: str, name: str, data: dict[str, Any]) -> dict[str, Any]
 
 
 def pack(game_type: str, name: str, data: dict[str, Any]) -> any_pb2.Any:
-    """Parse ``data`` as the game's message and wrap it in ``Any``."""
+    """Parse ``data`` (untrusted) strictly as the game's message and wrap it in ``Any``."""
     packed = any_pb2.Any()
     packed.Pack(to_message(game_type, name, data))
+    return packed
+
+
+def pack_engine(game_type: str, name: str, data: dict[str, Any]) -> any_pb2.Any:
+    """Wrap an engine's own dict (trusted) in ``Any`` using the fast constructor path."""
+    packed = any_pb2.Any()
+    packed.Pack(from_engine(game_type, name, data))
     return packed
 
 

@@ -11,7 +11,6 @@ from collections.abc import AsyncIterator, Sequence
 from dataclasses import dataclass, replace
 from typing import Any
 
-import orjson
 from google.protobuf import any_pb2, json_format
 from grpc import aio
 
@@ -66,13 +65,13 @@ class RulesServicer(rules_pb2_grpc.RulesServiceServicer):
     # ---- helpers ---------------------------------------------------------------
 
     def _canonical(self, move: Move) -> bytes:
-        return orjson.dumps(protojson.canonical(self.game_type, "Move", move), option=orjson.OPT_SORT_KEYS)
+        return protojson.identity(self.game_type, "Move", move)
 
     def _match(self, snapshot: bytes) -> Match:
         return Match(engine=self.engine, snapshot=Snapshot.from_json(snapshot), canonical=self._canonical)
 
     def _pack(self, name: str, data: dict[str, Any]) -> any_pb2.Any:
-        return protojson.pack(self.game_type, name, data)
+        return protojson.pack_engine(self.game_type, name, data)
 
     def _is_operator(self) -> bool:
         token = BEARER.get()
