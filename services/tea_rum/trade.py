@@ -42,8 +42,31 @@ def _unit_buy_price(task: Task, resource: str) -> int:
     return CONTENT.prices[resource] - plate_cut
 
 
+def best_sale(player: Player, task: Task, buying: set[str]) -> int:
+    """The left side's value if every unit still sellable were put on it (best plate)."""
+    bonus = CONTENT.rules["trade"]["sell_plate_bonus"]
+    units = {r: player["res"][r] for r in RESOURCES if r not in buying}
+    total = sum(CONTENT.prices[r] * n for r, n in units.items())
+    plate = task["sell_plate"]
+    if plate:
+        return total + bonus * units.get(plate, 0)
+    eligible = [n for r, n in units.items() if r != CONTENT.rules["trade"]["no_sell_plate"]]
+    return total + bonus * max(eligible, default=0)
+
+
+def _can_afford_buy(player: Player, task: Task, resource: str) -> bool:
+    """Adding ``resource`` keeps the trade payable, selling everything else if need be."""
+    buying = {r for r, n in task["buy"].items() if n} | {resource}
+    cost = buy_value(task) + _unit_buy_price(task, resource)
+    return cost - best_sale(player, task, buying) <= player["money"]
+
+
 def legal(state: State, player: Player, task: Task) -> list[Move]:
-    """Every trade step open now: add one unit to a side, fill a plate, or confirm."""
+    """Every trade step open now: add one unit to a side, fill a plate, or confirm.
+
+    The sides may be filled in any order; a unit may be bought while the coins and the
+    resources still sellable can pay for it, and the trade is confirmed once balanced.
+    """
     moves: list[Move] = []
     for r in RESOURCES:
         if task["buy"].get(r, 0) == 0 and player["res"][r] - task["sell"].get(r, 0) > 0:
@@ -51,17 +74,22 @@ def legal(state: State, player: Player, task: Task) -> list[Move]:
     for r in RESOURCES:
         if task["sell"].get(r, 0) or state["supply"][r] - task["buy"].get(r, 0) <= 0:
             continue
-        if balance(task) + _unit_buy_price(task, r) <= player["money"]:
+        if _can_afford_buy(player, task, r):
             moves.append({"trade_buy": {"resource": r}})
     if not task["sell_plate"]:
+        buying = {r for r, n in task["buy"].items() if n}
         for r in RESOURCES:
-            if task["sell"].get(r, 0) and r != CONTENT.rules["trade"]["no_sell_plate"]:
+            if not task["sell"].get(r, 0) or r == CONTENT.rules["trade"]["no_sell_plate"]:
+                continue
+            # A plate that leaves the trade unpayable, even selling everything, is refused.
+            if buy_value(task) - best_sale(player, {**task, "sell_plate": r}, buying) <= player["money"]:
                 moves.append({"trade_plate": {"side": "sell", "resource": r}})
     if not task["buy_plate"]:
         for r in RESOURCES:
             if task["buy"].get(r, 0) and r != CONTENT.rules["trade"]["no_buy_plate"]:
                 moves.append({"trade_plate": {"side": "buy", "resource": r}})
-    moves.append({"trade_confirm": {}})
+    if balance(task) <= player["money"]:
+        moves.append({"trade_confirm": {}})
     return moves
 
 

@@ -1,0 +1,58 @@
+"""Helpers for Tea & Rum tests: games driven to a known point, and hand-made situations."""
+
+from __future__ import annotations
+
+from typing import Any
+
+from services.common.runner import Match
+from services.tea_rum.content import RESOURCES
+from services.tea_rum.effects import action_task
+from services.tea_rum.engine import TeaRumEngine
+
+ENGINE = TeaRumEngine()
+
+
+def start(players: int, seed: int = 1) -> Match:
+    """A new game (it waits in the round I ship phase)."""
+    return Match.start(ENGINE, players, seed)
+
+
+def pass_ships(match: Match) -> None:
+    """Everyone passes in the ship phase (overflow decisions cannot happen here)."""
+    while match.state["phase"] == "ships":
+        seat = match.to_act()[0]
+        match.play(seat, {"pass_ships": {}})
+
+
+def at_worker_choice(players: int, seed: int = 1) -> Match:
+    """A game at the first worker decision of round I."""
+    match = start(players, seed)
+    pass_ships(match)
+    assert match.state["phase"] == "actions" and match.state["stage"] == "choose"
+    return match
+
+
+def set_warehouse(match: Match, seat: int, **resources: int) -> None:
+    """Give ``seat`` exactly these resources (the rest back to the supply)."""
+    player = match.state["players"][seat]
+    for r in RESOURCES:
+        match.state["supply"][r] += player["res"][r]
+        player["res"][r] = resources.get(r, 0)
+        match.state["supply"][r] -= player["res"][r]
+
+
+def give_action(match: Match, seat: int, kind: str, discount: int = 0) -> None:
+    """Put a trade/build/contract/captain action at the head of the seat's queue, as a row would."""
+    match.state["players"][seat]["pending"].insert(0, action_task(kind, discount))
+
+
+def moves_of(match: Match, seat: int, kind: str) -> list[dict[str, Any]]:
+    """The legal moves of one kind, as their bodies."""
+    return [m[kind] for m in ENGINE.legal_moves(match.state, seat) if kind in m]
+
+
+def actor(match: Match) -> int:
+    """The single seat to act."""
+    seats = match.to_act()
+    assert len(seats) == 1
+    return seats[0]
