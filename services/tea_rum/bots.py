@@ -1,14 +1,215 @@
-"""The heuristic bot (filled in below)."""
+"""The heuristic bot: plays from its own view and the legal moves only.
+
+It values every icon at a rough exchange rate (a VP ~ $3, a star ~ $2, goods at base
+price), keeps blue and red close (the 10-point cap and the Governor race), buys ships
+that are bargains, builds and fulfils contracts when it can, trades towards the
+cheapest contract it is missing goods for, and spends spare money on VP at the end.
+"""
 
 from __future__ import annotations
 
-from services.common.engine import Engine, Move, RandomBot, State
+from typing import Any
+
+from services.common.engine import Engine, Move, State
 from services.common.rng import Rng
+from services.tea_rum.content import CONTENT, CUBES, RESOURCES
+
+View = dict[str, Any]
+
+VALUE = {"coins": 1.0, "stars": 2.0, "blue": 3.0, "red": 3.0, "population": 4.0, "any_cube": 3.0}
+ACTION_VALUE = {"trade": 2.0, "build": 7.0, "contract": 9.0, "captain": 5.0}
+
+
+def gains_value(gains: list[dict[str, Any]], me: dict[str, Any] | None = None) -> float:
+    """A rough dollar value of an effect list."""
+    total = 0.0
+    for g in gains:
+        kind, amount = g["kind"], g["amount"]
+        if kind == "choice":
+            total += max((gains_value(o["gains"], me) for o in g["options"]), default=0.0)
+        elif kind in CONTENT.prices:
+            total += CONTENT.prices[kind] * amount * 0.8
+        elif kind in ACTION_VALUE:
+            total += ACTION_VALUE[kind] + amount
+        else:
+            total += VALUE.get(kind, 0.0) * amount
+    return total
+
+
+def _can_pay(me: dict[str, Any], cost: dict[str, int]) -> bool:
+    return all((me["money"] if k == "coins" else me["warehouse"].get(k, 0)) >= n for k, n in cost.items() if n)
+
+
+def _action_feasible(view: View, me: dict[str, Any], kind: str) -> bool:
+    if kind == "build":
+        built = set(me["buildings"])
+        return any(
+            b["copies"] > 0 and b["building"] not in built and _can_pay(me, _cube_cost(b["cost"]))
+            for b in view["buildings"]
+        )
+    if kind == "contract":
+        return any(c["contract"] and _can_pay(me, c["cost"]) for c in view["contracts"])
+    if kind == "captain":
+        return any(_can_pay(me, c["cost"]) for c in view["captains"])
+    return me["money"] >= 6 or sum(me["warehouse"].values()) >= 2
+
+
+def _cube_cost(cost: dict[str, int]) -> dict[str, int]:
+    return {k: v for k, v in cost.items() if k in CUBES}
+
+
+def _option_value(view: View, me: dict[str, Any], gains: list[dict[str, Any]]) -> float:
+    total = 0.0
+    for g in gains:
+        if g["kind"] in ACTION_VALUE:
+            total += ACTION_VALUE[g["kind"]] if _action_feasible(view, me, g["kind"]) else -1.0
+        else:
+            total += gains_value([g], me)
+    return total
 
 
 class HeuristicBot:
-    """Placeholder until the scoring bot lands: plays randomly."""
+    """A fast rule-based player."""
 
     def choose(self, engine: Engine, state: State, seat: int, rng: Rng) -> Move:
-        """A legal move."""
-        return RandomBot().choose(engine, state, seat, rng)
+        """Pick the best-scoring legal move; ties broken at random."""
+        moves = engine.legal_moves(state, seat)
+        view = engine.view(state, seat)
+        me = view["players"][seat]
+        scored = [(self._score(view, me, m), i) for i, m in enumerate(moves)]
+        best = max(s for s, _ in scored)
+        top = [i for s, i in scored if s == best]
+        return moves[top[rng.randbelow(len(top))]]
+
+    # Each move kind gets a score; "finishing" moves sit at zero so that anything useful beats them.
+    def _score(self, view: View, me: dict[str, Any], move: Move) -> float:
+        kind = next(iter(move))
+        body = move[kind]
+        scorer = getattr(self, f"_s_{kind}", None)
+        return float(scorer(view, me, body)) if scorer else 0.0
+
+    def _s_buy_ship(self, view: View, me: dict[str, Any], body: dict[str, int]) -> float:
+        ship = CONTENT.ships[body["ship"]]
+        room = me["warehouse_capacity"] - sum(me["warehouse"].values())
+        row = ship["rows"][body["row"]]
+        goods = sum(g["amount"] for g in row)
+        value = gains_value(row) - ship["cost"] - 2.0 * max(0, goods - room)
+        return value if me["money"] - ship["cost"] >= 4 else -1.0
+
+    def _s_expand_warehouse(self, view: View, me: dict[str, Any], body: dict[str, int]) -> float:
+        over = sum(me["warehouse"].values()) > me["warehouse_capacity"]
+        cost = me["expansion_tokens"][body["token"]]["cost"]
+        return (3.0 - cost) if over and me["money"] > 6 else -5.0
+
+    def _s_discard_resource(self, view: View, me: dict[str, Any], body: dict[str, str]) -> float:
+        return 1.0 - CONTENT.prices[body["resource"]] / 10
+
+    def _s_worker_action(self, view: View, me: dict[str, Any], body: dict[str, Any]) -> float:
+        board = next(b for b in view["action_boards"] if b["board"] == body["board"])
+        if body["alternative"]:
+            return _option_value(view, me, board["alternative"]) + 0.5
+        placing = view["round"] % 2 == 0
+        row = len(board["workers"]) + (1 if placing else 0)
+        gains = board["rows"][row - 1]["options"][body["option"]]["gains"]
+        return _option_value(view, me, gains)
+
+    def _s_activate_captain(self, view: View, me: dict[str, Any], body: dict[str, int]) -> float:
+        return 5.0
+
+    def _s_choose_option(self, view: View, me: dict[str, Any], body: dict[str, int]) -> float:
+        options = view["decision"]["options"]
+        gains = options[body["option"]]["gains"]
+        value = gains_value(gains)
+        return value + self._balance_bonus(me, gains)
+
+    def _balance_bonus(self, me: dict[str, Any], gains: list[dict[str, Any]]) -> float:
+        lower = "blue" if me["blue_vp"] <= me["red_vp"] else "red"
+        return sum(0.5 * g["amount"] for g in gains if g["kind"] == lower)
+
+    def _s_choose_cube(self, view: View, me: dict[str, Any], body: dict[str, str]) -> float:
+        return CONTENT.prices[body["resource"]] - me["warehouse"][body["resource"]] * 0.5
+
+    def _s_build(self, view: View, me: dict[str, Any], body: dict[str, Any]) -> float:
+        card = CONTENT.buildings[body["building"]]
+        wish = sum(card["wish"].values()) * 2.0
+        cont = sum(card["continuous"].values()) * 3.0
+        return 5.0 + gains_value(card["vp"] + card["instant"]) + wish + cont
+
+    def _s_fulfill_contract(self, view: View, me: dict[str, Any], body: dict[str, Any]) -> float:
+        card = CONTENT.contracts[view["contracts"][body["space"]]["contract"]]
+        colour = body["colour"]
+        other = "red" if colour == "blue" else "blue"
+        lead = me[f"{colour}_vp"] - me[f"{other}_vp"]
+        return 5.0 + card[colour] * 3.0 - max(0, lead) * 0.4
+
+    def _s_hire_captain(self, view: View, me: dict[str, Any], body: dict[str, int]) -> float:
+        card = CONTENT.captains[body["captain"]]
+        cost = sum(CONTENT.prices.get(k, 1) * v for k, v in card["cost"].items())
+        worth = gains_value(card["instant"]) + sum(card["wish"].values()) * 2.0
+        if card["cannons"]:
+            worth += gains_value(card["reward"]) * (0.8 if me["warehouse"]["cannon"] else 0.5)
+        return worth - cost * 0.6 + 1.0
+
+    def _s_skip_action(self, view: View, me: dict[str, Any], body: dict[str, Any]) -> float:
+        return 0.5
+
+    def _s_take_allegiance(self, view: View, me: dict[str, Any], body: dict[str, int]) -> float:
+        card = CONTENT.allegiances[body["allegiance"]]
+        cond = card["condition"]
+        have = {
+            "buildings": len(me["buildings"]) / 7,
+            "population": (me["population"] - 10) / 9,
+            "reputation": me["reputation"] / 20,
+            "contracts": len(me["contracts"]) / 4,
+            "captains": len(me["captains"]) / 5,
+            "same_colour": 0.3,
+            "vp_gap": 0.6,
+            "pay": 0.7,
+        }
+        progress = min(have.get(k, 0.0) for k in cond)
+        return progress * 10 + card["red"]
+
+    def _s_prove_allegiance(self, view: View, me: dict[str, Any], body: dict[str, Any]) -> float:
+        return 10.0
+
+    def _s_exchange_vp(self, view: View, me: dict[str, Any], body: dict[str, str]) -> float:
+        lower = "blue" if me["blue_vp"] + me["exchanged_blue"] <= me["red_vp"] + me["exchanged_red"] else "red"
+        return 2.0 if body["colour"] == lower else 1.0
+
+    # ---- trade: buy towards the cheapest missing contract, sell surplus cubes ----------
+
+    def _wanted(self, view: View, me: dict[str, Any]) -> dict[str, int]:
+        scale = view["decision"]["trade"]
+        have = {r: me["warehouse"][r] - scale["sell"][r] + scale["buy"][r] for r in RESOURCES}
+        best: dict[str, int] = {}
+        best_cost = 1e9
+        for slot in view["contracts"]:
+            if not slot["contract"]:
+                continue
+            missing = {r: max(0, slot["cost"][r] - have[r]) for r in RESOURCES}
+            cost = sum(CONTENT.prices[r] * n for r, n in missing.items())
+            if 0 < cost < best_cost:
+                best, best_cost = missing, cost
+        return {r: n for r, n in best.items() if n}
+
+    def _s_trade_buy(self, view: View, me: dict[str, Any], body: dict[str, str]) -> float:
+        wanted = self._wanted(view, me)
+        scale = view["decision"]["trade"]
+        if body["resource"] in wanted and me["money"] - scale["balance"] >= CONTENT.prices[body["resource"]]:
+            return 4.0
+        return -1.0
+
+    def _s_trade_sell(self, view: View, me: dict[str, Any], body: dict[str, str]) -> float:
+        r = body["resource"]
+        scale = view["decision"]["trade"]
+        if scale["balance"] > me["money"]:
+            return 3.0 - CONTENT.prices[r] / 10
+        left = me["warehouse"][r] - scale["sell"][r]
+        return 1.0 if r in CUBES and left > 2 else -1.0
+
+    def _s_trade_plate(self, view: View, me: dict[str, Any], body: dict[str, str]) -> float:
+        side = view["decision"]["trade"][body["side"]]
+        return 2.0 + side[body["resource"]] * 0.1
+
+    def _s_trade_confirm(self, view: View, me: dict[str, Any], body: dict[str, Any]) -> float:
+        return 0.8

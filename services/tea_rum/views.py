@@ -45,7 +45,7 @@ def _player(state: State, p: Player, seat: int | None) -> dict[str, Any]:
         "population": p["population"],
         "reputation": p["reputation"],
         "chest": p["chest"],
-        "vp_hidden": hidden or (secret_exchange and bool(sum(p["exchanged"].values()))),
+        "vp_hidden": hidden,
         "blue_vp": 0 if hidden else p["blue"] - (p["exchanged"]["blue"] if secret_exchange else 0),
         "red_vp": 0 if hidden else p["red"] - (p["exchanged"]["red"] if secret_exchange else 0),
         "warehouse": _counts(p["res"]),
