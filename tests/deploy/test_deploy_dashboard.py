@@ -140,6 +140,9 @@ def test_required_panels_are_present(dashboard: dict[str, Any]) -> None:
         "chaiwala_final_score_bucket",
     ):
         assert metric in exprs, metric
+    # Each instance reports the shared Redis count of active games: combine instances with max, never sum.
+    assert re.search(r"max by \(game_type\) \(chaiwala_games_active", exprs)
+    assert not re.search(r"sum[^(]*\(chaiwala_games_active", exprs)
     for words in ("moves per second", "accept ratio", "error code", "p50 / p99", "active games", "game length",
                   "score"):
         assert words in titles, words
