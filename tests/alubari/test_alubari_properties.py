@@ -1,0 +1,114 @@
+"""Invariants under random play: components conserved, hidden information never shown, replays exact."""
+
+from __future__ import annotations
+
+import copy
+
+from alubari_helpers import ENGINE, check_conservation
+from hypothesis import HealthCheck, given, settings
+from hypothesis import strategies as st
+
+from services.alubari import tracks
+from services.common.rng import Rng
+from services.common.runner import Match
+
+SETTINGS = settings(max_examples=12, deadline=None, suppress_health_check=[HealthCheck.too_slow])
+
+
+def _random_walk(players: int, seed: int, steps: int) -> tuple[Match, list[tuple[int, dict]]]:
+    match = Match.start(ENGINE, players, seed)
+    chooser = Rng(seed + 17)
+    log: list[tuple[int, dict]] = []
+    for _ in range(steps):
+        if ENGINE.is_over(match.state):
+            break
+        seat = match.to_act()[0]
+        move = chooser.choice(ENGINE.legal_moves(match.state, seat))
+        match.play(seat, move)
+        log.append((seat, move))
+    return match, log
+
+
+@SETTINGS
+@given(players=st.integers(1, 5), seed=st.integers(0, 10_000))
+def test_components_are_conserved_at_every_step(players: int, seed: int) -> None:
+    match = Match.start(ENGINE, players, seed)
+    chooser = Rng(seed)
+    check_conservation(match.state)
+    for _ in range(400):
+        if ENGINE.is_over(match.state):
+            break
+        seat = match.to_act()[0]
+        match.play(seat, chooser.choice(ENGINE.legal_moves(match.state, seat)))
+        check_conservation(match.state)
+
+
+@SETTINGS
+@given(players=st.integers(1, 5), seed=st.integers(0, 10_000), steps=st.integers(0, 300))
+def test_seed_and_moves_replay_exactly(players: int, seed: int, steps: int) -> None:
+    match, log = _random_walk(players, seed, steps)
+    again = Match.start(ENGINE, players, seed)
+    for seat, move in log:
+        again.play(seat, move)
+    assert again.snapshot.to_json() == match.snapshot.to_json()
+
+
+def _shuffle_hidden(state: dict, seed: int) -> dict:
+    """Another state a seat cannot tell apart: deck order below the top card and bag contents changed."""
+    other = copy.deepcopy(state)
+    rng = Rng(seed)
+    deck = other["deck"]
+    if len(deck) > 1:
+        below = deck[:-1]
+        rng.shuffle(below)
+        other["deck"] = [*below, deck[-1]]
+    bag = other["bag"]
+    resources = bag["iron_ore"] + bag["stone"]
+    if resources:
+        iron = rng.randint(0, resources)
+        bag["iron_ore"], bag["stone"] = iron, resources - iron
+    return other
+
+
+@SETTINGS
+@given(players=st.integers(1, 5), seed=st.integers(0, 10_000), steps=st.integers(0, 250))
+def test_views_do_not_depend_on_hidden_deck_order_or_bag_contents(players: int, seed: int, steps: int) -> None:
+    match, _ = _random_walk(players, seed, steps)
+    state = match.state
+    other = _shuffle_hidden(state, seed + 1)
+    for viewer in [None, *range(players)]:
+        assert ENGINE.view(state, viewer) == ENGINE.view(other, viewer)
+    view = ENGINE.view(state, None)
+    assert "deck" not in view and "bag" not in view
+    assert view["bag_count"] == sum(state["bag"].values())
+    assert view["deck_top_weather"] == (tracks.deck_top_weather(state) or "NO_WEATHER")
+
+
+@SETTINGS
+@given(players=st.integers(1, 5), seed=st.integers(0, 10_000), steps=st.integers(0, 250))
+def test_legal_moves_do_not_depend_on_the_deck_order(players: int, seed: int, steps: int) -> None:
+    match, _ = _random_walk(players, seed, steps)
+    state = match.state
+    other = copy.deepcopy(state)
+    if len(other["deck"]) > 1:
+        below = other["deck"][:-1]
+        Rng(seed).shuffle(below)
+        other["deck"] = [*below, other["deck"][-1]]
+    for seat in range(players):
+        assert ENGINE.legal_moves(state, seat) == ENGINE.legal_moves(other, seat)
+
+
+def test_illegal_moves_are_refused_and_change_nothing() -> None:
+    from services.common.runner import check_move_is_illegal
+
+    match = Match.start(ENGINE, 3, seed=5)
+    seat = match.to_act()[0]
+    assert check_move_is_illegal(match, (seat + 1) % 3, {"place_worker": {"area": "A", "space": 1}}).code == (
+        "not_your_turn"
+    )
+    assert check_move_is_illegal(match, seat, {"take_cube": {"cube": "CHAI"}}).code == "wrong_step"
+    assert check_move_is_illegal(match, seat, {"place_worker": {"area": "Z", "space": 1}}).code == "no_such_space"
+    assert check_move_is_illegal(match, seat, {"fly": {}}).code == "unknown_move"
+    match.play(seat, {"place_worker": {"area": "A", "space": 1}})
+    nxt = match.to_act()[0]
+    assert check_move_is_illegal(match, nxt, {"place_worker": {"area": "A", "space": 1}}).code == "space_taken"
