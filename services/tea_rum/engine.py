@@ -2,7 +2,6 @@
 
 from __future__ import annotations
 
-from collections.abc import Mapping
 from typing import Any, ClassVar
 
 from services.common.engine import Bot, Engine, Event, GameConfig, IllegalMove, Move, RandomBot, Result, State
@@ -23,10 +22,6 @@ class TeaRumEngine(Engine):
     def default_options(self) -> dict[str, Any]:
         """Tea & Rum has no variants; the options message is empty."""
         return {}
-
-    def validate_options(self, players: int, options: Mapping[str, Any]) -> dict[str, Any]:
-        """Only the player count matters."""
-        return super().validate_options(players, options)
 
     def setup(self, config: GameConfig, rng: Rng) -> State:
         """Deal the game and run it on to the first decision (round I income and ships)."""

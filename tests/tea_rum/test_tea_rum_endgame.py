@@ -125,3 +125,31 @@ def test_the_secret_exchange_is_hidden_from_the_others_until_the_end() -> None:
     assert ENGINE.view(match.state, 1)["players"][0]["exchanged_red"] == 1
     for seat in range(3):
         assert (seat in result.winners) == (result.ranking[seat] == 1)
+
+
+def test_a_whole_two_player_game_in_blue_without_allegiances_has_no_winner() -> None:
+    match = start(2, seed=8)
+    state = match.state
+    state["victory_cards"] = ["blue"]
+    state["victory_hidden"] = ["blue", "red", "blue", "red"]
+    state["allegiances"] = []  # nobody can swear allegiance, so nobody can prove one
+    step = 0
+    while not ENGINE.is_over(match.state):
+        seat = match.to_act()[0]
+        match.play(seat, match.bot_move(RandomBot(), seat, step))
+        step += 1
+    result = ENGINE.result(match.state)
+    assert result is not None
+    assert match.state["final"]["victory_colour"] == "blue"
+    assert result.winners == [] and result.ranking == [2, 2]
+
+
+def test_refusals_name_the_reason() -> None:
+    match = start(3, seed=2)
+    seat = match.to_act()[0]
+    other = (seat + 1) % 3
+    assert ENGINE.explain_illegal(match.state, other, {"pass_ships": {}}).code == "not_your_turn"
+    wrong = ENGINE.explain_illegal(match.state, seat, {"end_turn": {}})
+    assert wrong.code == "wrong_kind_of_move" and "pass_ships" in wrong.message
+    bad = ENGINE.explain_illegal(match.state, seat, {"buy_ship": {"ship": 99, "row": 0}})
+    assert bad.code == "illegal_buy_ship"
