@@ -8,6 +8,7 @@ from services.common.engine import Bot, Engine, Event, GameConfig, IllegalMove, 
 from services.common.rng import Rng
 from services.tea_rum import moves as rules
 from services.tea_rum import views
+from services.tea_rum.bots import HeuristicBot
 from services.tea_rum.rounds import advance, setup_state
 
 
@@ -78,6 +79,4 @@ class TeaRumEngine(Engine):
 
     def bots(self) -> dict[str, Bot]:
         """The random bot and the heuristic bot."""
-        from services.tea_rum.bots import HeuristicBot
-
         return {"random": RandomBot(), "heuristic": HeuristicBot()}

@@ -85,6 +85,7 @@ def _boards(state: State) -> list[dict[str, Any]]:
             "alternative": CONTENT.boards[b]["alternative"],
             "workers": list(board["workers"]),
             "capacity": actions.capacity(state),
+            "current_row": actions.worker_row(state, b),
         })
     return out
 
