@@ -28,11 +28,12 @@ from redis.asyncio.cluster import RedisCluster
 
 IDEMPOTENCY_TTL_SECONDS = 24 * 3600
 
-# KEYS: meta, state, events, idem ("" when not used)
+# KEYS: meta, state, events, idem (always a key of the game's slot, so Redis Cluster accepts it)
 # ARGV: expected version, snapshot, status, result json, idem answer, idem ttl, entry count,
-#       then per entry: seat, bot, move json, events json
+#       use idem ('1'/'0'), then per entry: seat, bot, move json, events json
 _COMMIT = """
-if KEYS[4] ~= '' then
+local use_idem = ARGV[8] == '1'
+if use_idem then
   local earlier = redis.call('GET', KEYS[4])
   if earlier then return {'idempotent', earlier} end
 end
@@ -43,14 +44,14 @@ local version = tonumber(meta[1])
 if version ~= tonumber(ARGV[1]) then return {'conflict', meta[1]} end
 local count = tonumber(ARGV[7])
 for i = 0, count - 1 do
-  local base = 8 + i * 4
+  local base = 9 + i * 4
   version = version + 1
   redis.call('XADD', KEYS[3], version .. '-1', 'seat', ARGV[base], 'bot', ARGV[base + 1],
              'move', ARGV[base + 2], 'events', ARGV[base + 3])
 end
 redis.call('SET', KEYS[2], ARGV[2])
 redis.call('HSET', KEYS[1], 'version', version, 'status', ARGV[3], 'result', ARGV[4])
-if KEYS[4] ~= '' then redis.call('SET', KEYS[4], ARGV[5], 'EX', tonumber(ARGV[6])) end
+if use_idem then redis.call('SET', KEYS[4], ARGV[5], 'EX', tonumber(ARGV[6])) end
 return {'ok', tostring(version)}
 """
 
@@ -299,10 +300,13 @@ class GameStore:
             answer,
             IDEMPOTENCY_TTL_SECONDS,
             len(commits),
+            "1" if idempotency_key else "0",
         ]
         for item in commits:
             args += [item.seat, item.bot, orjson.dumps(item.move), orjson.dumps(item.events)]
-        outcome, value = await self._commit(keys=[meta_key, state_key, events_key, idempotency_key], args=args)
+        # Without an idempotency key a placeholder of the same slot keeps the script single-slot.
+        idem = idempotency_key or f"game:{{{game_id}}}:idem:-"
+        outcome, value = await self._commit(keys=[meta_key, state_key, events_key, idem], args=args)
         outcome = _decode(outcome)
         if outcome == "ok":
             return "ok", int(_decode(value))
