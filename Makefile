@@ -35,7 +35,7 @@ run: setup
 	$(BIN)/python -m services.common.supervisor
 
 test: setup
-	$(BIN)/python -m pytest -n 2 --dist loadfile -q
+	$(BIN)/python -m pytest -n 2 --dist worksteal -q
 
 test-fast: setup
 	$(BIN)/python -m pytest -q -m "not slow"
