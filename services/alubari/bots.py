@@ -36,20 +36,56 @@ def _score(seen: dict[str, Any], me: dict[str, Any], move: Move) -> float:
     return scorer(seen, me, body) if scorer else 0.0
 
 
+def _mine_in(seen: dict[str, Any], area: str, seat: int) -> int:
+    spaces = next(a["spaces"] for a in seen["areas"] if a["area"] == area)
+    return sum(1 for space in spaces if space["seat"] == seat)
+
+
+def _affordable(me: dict[str, Any], cost: dict[str, int]) -> bool:
+    return all(me.get(key, 0) >= amount for key, amount in cost.items() if amount)
+
+
+def _building_value(seen: dict[str, Any], me: dict[str, Any]) -> float:
+    best = -2.0
+    for town in seen["towns"]:
+        if not town["open"]:
+            continue
+        for space in town["spaces"]:
+            if space["owner"] == -1 and _affordable(me, space["cost"]):
+                best = max(best, 4.0 + space["vp"] + sum(space["bonus"].values()))
+    if seen["players"] > 1:
+        for entry in seen["engine_shed"]:
+            if _affordable(me, entry["equipment"]["cost"]):
+                best = max(best, 11.0)
+    return best
+
+
 def _place(seen: dict[str, Any], me: dict[str, Any], body: dict[str, Any]) -> float:
-    kind = next(a["kind"] for a in seen["areas"] if a["area"] == body["area"])
+    area = body["area"]
+    kind = next(a["kind"] for a in seen["areas"] if a["area"] == area)
+    already = _mine_in(seen, area, me["seat"])
     stockyard = sum(seen["stockyard"].values())
     rubble_left = sum(s["rubble"] for e in seen["estates"] for s in e["spaces"])
-    values = {
-        "LAY_TRACK": 9.0 if me["steel"] >= 1 else -5.0,
-        "FOUNDRY": 7.0 if me["iron_ore"] >= 3 or me["rubble"] >= 2 else 0.0,
-        "BUILDING": 6.0 if (me["stone"] + me["iron_ore"] + me["steel"] >= 2 or me["rubble"] >= 3) else -2.0,
-        "STOCKYARD": 2.0 + stockyard / 2.0,
-        "EXCAVATION": 5.0 if rubble_left else -5.0,
-        "POST_OFFICE": 4.0 - len(me["contracts"]),
-        "CHAIWALA": 3.0 if me["tea_leaves"] or seen["work_rates"]["crop_harvest"] >= 1 else -3.0,
-    }
-    return values[kind] - 0.1 * body["space"]
+    rate = seen["work_rates"]
+    if kind == "LAY_TRACK":
+        steel_left = me["steel"] - already * rate["lay_track"]
+        value = 3.0 + 2.0 * min(steel_left, rate["lay_track"]) if steel_left > 0 else -5.0
+    elif kind == "FOUNDRY":
+        value = 7.0 if me["iron_ore"] >= 3 * (already + 1) or me["rubble"] >= 2 else 0.0
+    elif kind == "BUILDING":
+        value = _building_value(seen, me) - 3.0 * already
+    elif kind == "STOCKYARD":
+        value = 1.0 + min(stockyard, 3) * 1.5 - 2.0 * already
+    elif kind == "EXCAVATION":
+        value = 8.0 - 3.0 * already if rubble_left and me["markers"] > 0 else -5.0
+    elif kind == "POST_OFFICE":
+        cards = sum(1 for slot in seen["post_office"] if not slot["empty"])
+        value = 6.0 - 1.5 * len(me["contracts"]) - 3.0 * already if cards else -5.0
+    else:
+        room = seen["chai_track_max"] - me["chai"]
+        value = 2.0 + min(me["tea_leaves"], room) * 0.7 if me["tea_leaves"] and room else 1.0
+        value -= 3.0 * already
+    return value - 0.05 * body["space"]
 
 
 def _boost(seen: dict[str, Any], me: dict[str, Any], body: dict[str, Any]) -> float:
@@ -58,8 +94,9 @@ def _boost(seen: dict[str, Any], me: dict[str, Any], body: dict[str, Any]) -> fl
     return 1.0 if body["use"] == worth else 0.0
 
 
-def _take_cube(_seen: dict[str, Any], me: dict[str, Any], body: dict[str, Any]) -> float:
-    return {"CHAI": 4.0, "IRON_ORE": 3.0 if me["iron_ore"] < 6 else 1.0, "STONE": 2.5}[body["cube"]]
+def _take_cube(seen: dict[str, Any], me: dict[str, Any], body: dict[str, Any]) -> float:
+    room = seen["chai_track_max"] > me["chai"]
+    return {"CHAI": 4.0 if room else -1.0, "IRON_ORE": 3.0 if me["iron_ore"] < 6 else 1.0, "STONE": 2.5}[body["cube"]]
 
 
 def _foundry(_seen: dict[str, Any], _me: dict[str, Any], body: dict[str, Any]) -> float:
@@ -74,16 +111,22 @@ def _build(seen: dict[str, Any], _me: dict[str, Any], body: dict[str, Any]) -> f
 
 def _equipment(seen: dict[str, Any], _me: dict[str, Any], body: dict[str, Any]) -> float:
     solo = seen["players"] == 1
-    return 4.0 if solo else 10.0
+    return 4.0 if solo else 12.0
 
 
-def _take_contract(seen: dict[str, Any], _me: dict[str, Any], body: dict[str, Any]) -> float:
+def _take_contract(seen: dict[str, Any], me: dict[str, Any], body: dict[str, Any]) -> float:
     slot = seen["post_office"][body["slot"]]
-    return float(slot["contract"]["points"]) if "contract" in slot else 0.0
+    if "contract" not in slot:
+        return 0.0
+    card = slot["contract"]
+    if any(r["kind"] == "chai_bonus" for r in card["requirements"]):
+        return 2.0 * max(me["chai"], 6)
+    needed = sum(r["count"] for r in card["requirements"])
+    return float(card["points"]) - 0.5 * needed
 
 
 def _convert(_seen: dict[str, Any], me: dict[str, Any], body: dict[str, Any]) -> float:
-    return 2.0 + body["leaves"] * 0.5
+    return 2.0 + body["leaves"] * 0.6
 
 
 _SCORERS = {

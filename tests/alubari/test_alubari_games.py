@@ -40,7 +40,7 @@ def test_heuristic_beats_random_more_often_than_not() -> None:
         result = ENGINE.result(match.state)
         assert result is not None
         wins += 0 in result.winners
-    assert wins >= 2
+    assert wins >= 3
 
 
 @pytest.mark.parametrize("players", [1, 2, 5])
