@@ -68,8 +68,13 @@ class Metrics:
         )
 
 
-class MetricsMiddleware:
-    """Counts and times every request by route template (pure ASGI, so SSE streams pass through)."""
+class EdgeMiddleware:
+    """Counts and times every request by route template, and is the last resort for crashes.
+
+    Pure ASGI, so SSE streams pass through untouched.  An unexpected exception becomes
+    a problem+json 500 here rather than reaching the server, which would drop the
+    connection without an answer.
+    """
 
     def __init__(self, app: ASGIApp, metrics: Metrics) -> None:
         self.app = app
@@ -88,8 +93,21 @@ class MetricsMiddleware:
                 status = message["status"]
             await send(message)
 
+        started_response = False
+
+        async def tracking_send(message: AsgiMessage) -> None:
+            nonlocal started_response
+            started_response = started_response or message["type"] == "http.response.start"
+            await remember_status(message)
+
         try:
-            await self.app(scope, receive, remember_status)
+            await self.app(scope, receive, tracking_send)
+        except Exception:
+            log.exception("request_failed", path=scope.get("path", ""))
+            if started_response:
+                return
+            response = problem_response(Problem(500, "internal", "internal error"), scope.get("path", ""))
+            await response(scope, receive, remember_status)
         finally:
             route = getattr(scope.get("route"), "path", "unmatched")
             self.metrics.requests.labels(scope["method"], route, str(status)).inc()
@@ -252,11 +270,6 @@ def create_app(settings: GatewaySettings | None = None) -> FastAPI:
     async def on_validation(request: Request, error: RequestValidationError) -> Response:
         return problem_response(Problem(400, "invalid_request", str(error.errors())), request.url.path)
 
-    @app.exception_handler(Exception)
-    async def on_crash(request: Request, error: Exception) -> Response:
-        log.exception("request_failed", path=request.url.path)
-        return problem_response(Problem(500, "internal", "internal error"), request.url.path)
-
     @app.get("/healthz")
     async def healthz() -> dict[str, str]:
         return {"status": "ok"}
@@ -396,6 +409,6 @@ def create_app(settings: GatewaySettings | None = None) -> FastAPI:
         )
         return JSON(message_json(answer))
 
-    wrapped: Callable[..., Any] = MetricsMiddleware  # keeps mypy quiet about the middleware factory type
+    wrapped: Callable[..., Any] = EdgeMiddleware  # keeps mypy quiet about the middleware factory type
     app.add_middleware(wrapped, metrics=metrics)
     return app

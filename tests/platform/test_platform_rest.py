@@ -263,3 +263,20 @@ def test_health_docs_openapi_and_metrics(client: httpx.Client) -> None:
     create_game(client, GAME, [{"name": "a"}, {"name": "b"}])
     text = client.get("/metrics").text
     assert 'chaiwala_http_requests_total{method="POST",route="/v1/games",status="201"}' in text
+
+
+def test_an_unexpected_crash_is_a_problem_json_500_not_a_dropped_connection() -> None:
+    from tests.support.stack import Gateway
+
+    def add_crashing_route(app: Any) -> None:
+        @app.get("/crash")
+        async def crash() -> None:
+            raise RuntimeError("deliberate")
+
+    gateway = Gateway({GAME: "127.0.0.1:9"}, customise=add_crashing_route)
+    try:
+        response = httpx.get(f"{gateway.url}/crash", timeout=10)
+        assert_problem(response, 500, "internal")
+        assert 'route="/crash",status="500"' in httpx.get(f"{gateway.url}/metrics", timeout=10).text
+    finally:
+        gateway.stop()

@@ -56,7 +56,10 @@ def test_supervisor_starts_everything_and_ctrl_c_stops_it(tmp_path: Path) -> Non
         assert len(children) >= 3  # redis-server, at least one rules service, the gateway
         created = httpx.post(
             f"{url}/v1/games",
-            json={"game_type": "darjeeling", "players": [{"name": "a", "bot": "random"}, {"name": "b", "bot": "random"}]},
+            json={
+                "game_type": "darjeeling",
+                "players": [{"name": "a", "bot": "random"}, {"name": "b", "bot": "random"}],
+            },
             timeout=60,
         )
         assert created.status_code == 201

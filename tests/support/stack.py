@@ -99,7 +99,7 @@ class Services:
 class Gateway:
     """The FastAPI gateway served by a real uvicorn on an ephemeral port."""
 
-    def __init__(self, addresses: dict[str, str], api_keys: str = "") -> None:
+    def __init__(self, addresses: dict[str, str], api_keys: str = "", customise: Any = None) -> None:
         settings = GatewaySettings(
             games=",".join(addresses),
             api_keys=api_keys,
@@ -110,7 +110,10 @@ class Gateway:
         self.sock.setsockopt(socket.SOL_SOCKET, socket.SO_REUSEADDR, 1)
         self.sock.bind(("127.0.0.1", 0))
         self.port = self.sock.getsockname()[1]
-        config = uvicorn.Config(create_app(settings), log_level="warning", access_log=False, lifespan="on")
+        app = create_app(settings)
+        if customise is not None:
+            customise(app)  # tests may add a route, e.g. one that crashes on purpose
+        config = uvicorn.Config(app, log_level="warning", access_log=False, lifespan="on")
         self.server = uvicorn.Server(config)
         self.thread = threading.Thread(target=self.server.run, kwargs={"sockets": [self.sock]}, daemon=True)
         self.thread.start()

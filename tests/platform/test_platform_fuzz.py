@@ -1,0 +1,644 @@
+"""Property and fuzz tests of the REST API through the real stack (real gRPC services, uvicorn, Redis).
+
+Two layers:
+
+* **schemathesis** generates requests for every operation of the OpenAPI document the gateway
+  serves (``/openapi.json``, derived from the proto descriptors), in positive and negative mode,
+  against random game ids and a real Darjeeling game (with and without a real seat token).  Every
+  response must be no 5xx, have a documented status and content type, and conform to its schema;
+  every 4xx must be ``application/problem+json`` with ``status`` and a non-empty ``code``.
+* **hypothesis** throws hostile bodies at ``POST /v1/games`` and ``POST /v1/games/{id}/moves``:
+  arbitrary JSON, near-valid bodies with one field replaced, mutated legal moves, random bytes, wrong
+  content types, huge numbers, deep nesting, unicode.  Never a 5xx, and a game's version (and the
+  state its seat sees) never changes unless the answer is 200.
+
+Every test is derandomized and bounded (no shrinking, small ``max_examples``) so the file runs in
+well under a minute and reproduces exactly.  Known gateway bugs are pinned as strict xfails with
+the reason; schema response validation runs against the served document with one in-memory
+correction (see ``_tolerant_schema``), and a strict xfail checks the served document itself.
+
+schemathesis' own pytest integration (``schemathesis.pytest.from_fixture``) cannot be used here:
+with the pinned pytest 9.2 it fails on ``request.node._nodeid``, so operations are turned into
+Hypothesis strategies with ``APIOperation.as_strategy`` and driven by ``@given`` directly.
+"""
+
+from __future__ import annotations
+
+import copy
+import json
+from collections.abc import Callable, Iterator
+from typing import Any
+
+import httpx
+import pytest
+import schemathesis
+from hypothesis import HealthCheck, Phase, example, given, settings
+from hypothesis import strategies as st
+from schemathesis import GenerationMode
+
+from tests.support.client import assert_problem, auth, create_game
+
+GAME = "darjeeling"
+TIMEOUT = 60.0
+
+
+def bounded(max_examples: int) -> settings:
+    """Reproducible, bounded Hypothesis settings: derandomized, no database, no shrinking, no deadline."""
+    return settings(
+        max_examples=max_examples,
+        deadline=None,
+        derandomize=True,
+        database=None,
+        phases=[Phase.explicit, Phase.generate],
+        suppress_health_check=list(HealthCheck),
+        print_blob=False,
+    )
+
+
+# --------------------------------------------------------------------------------------------------
+# helpers
+
+
+def check_answer(response: httpx.Response | Any, label: str = "") -> None:
+    """No 5xx; every 4xx is problem+json with the right ``status`` and a non-empty ``code``."""
+    status = response.status_code
+    context = f"{label} -> {status} {response.text[:500]!r}"
+    assert status < 500, context
+    if 400 <= status < 500:
+        content_type = response.headers.get("content-type", "")
+        assert content_type.startswith("application/problem+json"), context
+        body = response.json()
+        assert isinstance(body, dict), context
+        assert body.get("status") == status, context
+        assert isinstance(body.get("code"), str) and body["code"], context
+
+
+class SeatedGame:
+    """A real two-human Darjeeling game and both seat tokens; remembers what seat 0/1 last saw."""
+
+    def __init__(self, http: httpx.Client, seed: int) -> None:
+        self.http = http
+        created = create_game(http, GAME, [{"name": "Asha"}, {"name": "Bilal"}], seed=seed)
+        self.game_id: str = created["game_id"]
+        self.tokens: dict[int, str] = {s["seat"]: s["token"] for s in created["seats"]}
+        self.seen = self.look()
+
+    def look(self) -> dict[str, Any]:
+        """The game as seat 0 sees it (200 required)."""
+        response = self.http.get(f"/v1/games/{self.game_id}", headers=auth(self.tokens[0]))
+        assert response.status_code == 200, response.text
+        game: dict[str, Any] = response.json()
+        return game
+
+    def actor(self) -> int:
+        """A seat that is to act now (the game must be active)."""
+        assert self.seen["status"] == "active", self.seen["status"]
+        seat: int = self.seen["to_act"][0]
+        return seat
+
+    def legal_moves(self) -> dict[str, Any]:
+        """The actor's legal moves (200 required)."""
+        response = self.http.get(f"/v1/games/{self.game_id}/legal-moves", headers=auth(self.tokens[self.actor()]))
+        assert response.status_code == 200, response.text
+        legal: dict[str, Any] = response.json()
+        return legal
+
+    def after(self, response: httpx.Response, label: str) -> None:
+        """The submission's answer is sane, and only a 200 may have moved the game on."""
+        check_answer(response, label)
+        now = self.look()
+        if response.status_code == 200:
+            assert now["version"] >= self.seen["version"], label
+        else:
+            assert now["version"] == self.seen["version"], f"{label} -> {response.status_code} moved the game"
+            assert now == self.seen, f"{label} -> {response.status_code} changed what seat 0 sees"
+        self.seen = now
+
+    def headers(self, who: str) -> dict[str, str]:
+        """Authorization for the seat to act, the other seat, nobody, or a made-up token."""
+        if who == "actor":
+            return auth(self.tokens[self.actor()])
+        if who == "other":
+            return auth(self.tokens[1 - self.actor()])
+        if who == "forged":
+            return auth("not-a-real-token-" + "x" * 20)
+        return {}
+
+
+@pytest.fixture(scope="module")
+def http(stack: dict[str, Any]) -> Iterator[httpx.Client]:
+    with httpx.Client(base_url=str(stack["url"]), timeout=TIMEOUT) as client:
+        yield client
+
+
+# --------------------------------------------------------------------------------------------------
+# schemathesis over the served OpenAPI document
+
+
+def _game_payload_schema_names(doc: dict[str, Any]) -> list[str]:
+    """Component names of the games' own Options/Move/State/Event messages."""
+    return [
+        name
+        for name in doc["components"]["schemas"]
+        if name.startswith("chaiwala.")
+        and not name.startswith("chaiwala.v1.")
+        and name.rsplit(".", 1)[-1] in ("Options", "Move", "State", "Event")
+    ]
+
+
+def _tolerant_schema(served: dict[str, Any]) -> dict[str, Any]:
+    """The served document with the game-payload schemas fixed so real responses can validate.
+
+    Served as is, every game payload (``state``, ``moves``, ``options``, ``event``) is a ``oneOf``
+    over the games' messages, each with ``additionalProperties: false`` and no ``@type``
+    property, while the gateway always prints ``@type`` (proto3 JSON of ``Any``).  So no 200 that
+    carries a payload can validate, and a payload valid for two games (``{}``) fails ``oneOf``.
+    Here ``@type`` is allowed and ``oneOf`` becomes ``anyOf``; ``test_served_schema_*`` below
+    checks the served document itself.
+    """
+    doc = copy.deepcopy(served)
+    schemas = doc["components"]["schemas"]
+    for name in _game_payload_schema_names(doc):
+        schemas[name].setdefault("properties", {}).setdefault("@type", {"type": "string"})
+
+    def walk(node: Any) -> None:
+        if isinstance(node, dict):
+            if "oneOf" in node and str(node.get("description", "")).startswith("the game's own"):
+                node["anyOf"] = node.pop("oneOf")
+            for value in node.values():
+                walk(value)
+        elif isinstance(node, list):
+            for value in node:
+                walk(value)
+
+    walk(doc)
+    return doc
+
+
+@pytest.fixture(scope="module")
+def served_openapi(http: httpx.Client) -> dict[str, Any]:
+    response = http.get("/openapi.json")
+    assert response.status_code == 200
+    doc: dict[str, Any] = response.json()
+    return doc
+
+
+@pytest.fixture(scope="module")
+def api_schema(stack: dict[str, Any], served_openapi: dict[str, Any]) -> Any:
+    loaded = schemathesis.openapi.from_dict(_tolerant_schema(served_openapi))
+    loaded.config.update(base_url=str(stack["url"]))
+    return loaded
+
+
+def _checks() -> list[Callable[..., Any]]:
+    return [
+        schemathesis.checks.not_a_server_error,
+        schemathesis.checks.status_code_conformance,
+        schemathesis.checks.content_type_conformance,
+        schemathesis.checks.response_headers_conformance,
+        schemathesis.checks.response_schema_conformance,
+    ]
+
+
+POSITIVE, NEGATIVE = GenerationMode.POSITIVE, GenerationMode.NEGATIVE
+# Negative mode needs something to negate: a body or a constrained parameter.
+OPERATIONS = [
+    ("GET", "/v1/game-types", [POSITIVE]),
+    ("POST", "/v1/games", [POSITIVE, NEGATIVE]),
+    ("GET", "/v1/games/{game_id}", [POSITIVE]),
+    ("GET", "/v1/games/{game_id}/legal-moves", [POSITIVE]),
+    ("POST", "/v1/games/{game_id}/moves", [POSITIVE, NEGATIVE]),
+    ("GET", "/v1/games/{game_id}/events", [POSITIVE, NEGATIVE]),
+    ("GET", "/v1/games/{game_id}/replay", [POSITIVE]),
+    ("POST", "/v1/games/{game_id}/abort", [POSITIVE, NEGATIVE]),
+    ("GET", "/healthz", [POSITIVE]),
+    ("GET", "/readyz", [POSITIVE]),
+    ("GET", "/metrics", [POSITIVE]),
+]
+CASES = [
+    pytest.param(method, path, mode, id=f"{method} {path} {mode.value}")
+    for method, path, modes in OPERATIONS
+    for mode in modes
+]
+
+
+def test_every_operation_of_the_served_document_is_fuzzed(served_openapi: dict[str, Any]) -> None:
+    served = {(method.upper(), path) for path, item in served_openapi["paths"].items() for method in item}
+    assert served == {(method, path) for method, path, _ in OPERATIONS}
+
+
+@pytest.mark.parametrize("method,path,mode", CASES)
+def test_openapi_operation_fuzz(
+    api_schema: Any, http: httpx.Client, method: str, path: str, mode: GenerationMode
+) -> None:
+    operation = api_schema[path][method]
+    strategies = [operation.as_strategy(generation_mode=mode)]
+    if "{game_id}" in path:
+        # A game of its own per operation, so aborting it here cannot disturb other tests.
+        game = SeatedGame(http, seed=11)
+        real = {"game_id": game.game_id}
+        strategies.append(operation.as_strategy(generation_mode=mode, path_parameters=real))
+        strategies.append(
+            operation.as_strategy(generation_mode=mode, path_parameters=real, headers=game.headers("actor"))
+        )
+    checks = _checks()
+
+    @given(case=st.one_of(strategies))
+    @bounded(max_examples=25)
+    def fuzz(case: Any) -> None:
+        response = case.call(timeout=TIMEOUT)
+        case.validate_response(response, checks=checks)
+        check_answer(response, case.as_curl_command())
+
+    fuzz()
+
+
+@pytest.mark.xfail(
+    strict=True,
+    reason="gateway/openapi.py: game payload schemas forbid the '@type' the gateway always prints, "
+    "and oneOf over the games rejects payloads valid for several games",
+)
+def test_served_schema_describes_a_real_game(served_openapi: dict[str, Any], http: httpx.Client) -> None:
+    game = SeatedGame(http, seed=5)
+    served = schemathesis.openapi.from_dict(served_openapi)
+    served.config.update(base_url=str(http.base_url))
+    case = served["/v1/games/{game_id}"]["GET"].Case(path_parameters={"game_id": game.game_id})
+    response = case.call(timeout=TIMEOUT)
+    assert response.status_code == 200
+    case.validate_response(response, checks=[schemathesis.checks.response_schema_conformance])
+
+
+# --------------------------------------------------------------------------------------------------
+# hostile bodies: strategies
+
+FIELD_NAMES = [
+    "game_type",
+    "gameType",
+    "players",
+    "seed",
+    "options",
+    "name",
+    "bot",
+    "move",
+    "moves",
+    "expected_version",
+    "expectedVersion",
+    "@type",
+    "region",
+    "choose_start",
+    "move_collector",
+    "lay_out",
+    "end_turn",
+    "load",
+]
+UNICODE_TEXT = st.text(
+    alphabet=st.characters(codec="utf-8", exclude_categories=["Cs"]),
+    max_size=24,
+)
+HUGE_INTEGERS = st.sampled_from([2**31, 2**32, 2**53 + 1, 2**63, 2**64, -(2**63) - 1, 10**30, -(10**30)])
+JSON_SCALARS = (
+    st.none()
+    | st.booleans()
+    | st.integers(min_value=-(2**70), max_value=2**70)
+    | HUGE_INTEGERS
+    | st.floats(allow_nan=True, allow_infinity=True)
+    | UNICODE_TEXT
+    | st.sampled_from(["", "darjeeling", "EAST", "RED", "india", "type.googleapis.com/chaiwala.darjeeling.v1.Move"])
+)
+JSON_KEYS = st.sampled_from(FIELD_NAMES) | UNICODE_TEXT
+JSON_VALUES = st.recursive(
+    JSON_SCALARS,
+    lambda children: st.lists(children, max_size=4) | st.dictionaries(JSON_KEYS, children, max_size=4),
+    max_leaves=16,
+)
+
+
+def deeply_nested(depth: int, kind: str) -> Any:
+    """``{"a": {"a": ... 1}}`` or ``[[...[1]...]]`` ``depth`` levels deep."""
+    value: Any = 1
+    for _ in range(depth):
+        value = {"a": value} if kind == "object" else [value]
+    return value
+
+
+DEEP = st.builds(deeply_nested, st.sampled_from([50, 99, 100, 101, 500, 2000]), st.sampled_from(["object", "list"]))
+
+
+def encode(value: Any) -> bytes:
+    """JSON text as Python writes it: big integers kept exact, NaN/Infinity left in (invalid JSON)."""
+    return json.dumps(value, ensure_ascii=False).encode("utf-8", "surrogatepass")
+
+
+SPECIAL_BODIES = st.sampled_from(
+    [
+        b"",
+        b"   ",
+        b"null",
+        b"[]",
+        b"0",
+        b'"x"',
+        b"{",
+        b'{"a":1',
+        b'{"seed": 1e400}',
+        b'{"seed": -0.0}',
+        b'{"seed": NaN}',
+        b'{"expected_version": 1' + b"0" * 400 + b"}",
+        b'{"a": "\\ud800"}',
+        b'{"\\u0000": "\\u0000"}',
+        b"\xef\xbb\xbf{}",
+        "{}".encode("utf-16"),
+        b"\xff\xfe\xfd",
+        b'{"a":1}{"b":2}',
+        b'{"a":1,"a":2}',
+        b"[" * 10_000 + b"]" * 10_000,
+        b" " * 300_000 + b"{}",
+        b'{"players": [' + b'{"name": "x"},' * 15_000 + b'{"name": "y"}]}',
+    ]
+)
+CONTENT_TYPES = st.sampled_from(
+    [
+        "application/json",
+        "application/json; charset=utf-8",
+        "application/json; charset=latin-1",
+        "application/problem+json",
+        "application/merge-patch+json",
+        "text/plain",
+        "text/json",
+        "application/x-www-form-urlencoded",
+        "multipart/form-data; boundary=zz",
+        "application/octet-stream",
+        "application/xml",
+        "*/*",
+        "",
+        "json",
+    ]
+)
+RAW_BODIES = (
+    JSON_VALUES.map(encode) | DEEP.map(encode) | st.binary(max_size=200) | SPECIAL_BODIES | UNICODE_TEXT.map(str.encode)
+)
+
+
+def near_valid_create_body() -> st.SearchStrategy[Any]:
+    """A create body whose every field is either plausible or replaced by arbitrary JSON.
+
+    The first player is always human so a created game never plays itself to the end inside the request.
+    """
+    name = st.sampled_from(["Asha", "", "ಚಹಾ", "🫖" * 16, "x" * 65, "a\u0000b"]) | UNICODE_TEXT | JSON_VALUES
+    bot = st.sampled_from(["", "random", "heuristic", "nobody", "RANDOM"]) | JSON_VALUES
+    player = st.fixed_dictionaries({"name": name}, optional={"bot": bot}) | JSON_VALUES
+    human = st.fixed_dictionaries({"name": st.sampled_from(["Asha", "Bilal"])})
+    players = st.builds(lambda first, rest: [first, *rest], human, st.lists(player, max_size=5)) | JSON_VALUES
+    options = (
+        st.fixed_dictionaries(
+            {},
+            optional={
+                "region": st.sampled_from(["india", "china", "sri_lanka", "", "mars", "INDIA"]) | JSON_VALUES,
+                "@type": st.sampled_from(
+                    [
+                        "type.googleapis.com/chaiwala.darjeeling.v1.Options",
+                        "type.googleapis.com/chaiwala.alubari.v1.Options",
+                        "chaiwala.darjeeling.v1.Options",
+                    ]
+                )
+                | JSON_VALUES,
+                "zzz": JSON_VALUES,
+            },
+        )
+        | JSON_VALUES
+        | DEEP
+    )
+    return st.fixed_dictionaries(
+        {},
+        optional={
+            "game_type": st.sampled_from([GAME, "DARJEELING", "darjeeling ", "", "chess"]) | JSON_VALUES,
+            "players": players,
+            "seed": st.integers(min_value=-(2**65), max_value=2**65) | HUGE_INTEGERS | JSON_VALUES,
+            "options": options,
+            "gameType": st.just(GAME),
+            "extra": JSON_VALUES,
+        },
+    )
+
+
+# --------------------------------------------------------------------------------------------------
+# POST /v1/games
+
+
+@given(body=near_valid_create_body() | JSON_VALUES, api_key=st.booleans())
+@example(body={"game_type": GAME, "players": [{"name": "Asha"}, {"name": "Bilal"}], "seed": 2**32}, api_key=False)
+@example(body={"game_type": GAME, "players": [{"name": "Asha"}, {"name": "Bilal"}], "seed": 2**32 - 1}, api_key=False)
+@example(
+    body={"game_type": GAME, "players": [{"name": "Asha"}, {"name": "B"}], "options": deeply_nested(99, "object")},
+    api_key=False,
+)
+@bounded(max_examples=60)
+def test_create_game_with_hostile_json_never_fails_the_server(http: httpx.Client, body: Any, api_key: bool) -> None:
+    headers = {"Content-Type": "application/json", **(auth("some-operator-key") if api_key else {})}
+    response = http.post("/v1/games", content=encode(body), headers=headers)
+    check_answer(response, f"POST /v1/games {body!r:.300}")
+    assert response.status_code in (201, 400, 401, 403, 413), response.text
+    if response.status_code == 201:
+        created = response.json()
+        assert created["game_type"] == GAME and created["status"] in ("active", "finished")
+        assert created["seats"] and all(seat["token"] for seat in created["seats"] if not seat["bot"])
+        game = http.get(f"/v1/games/{created['game_id']}")
+        assert game.status_code == 200 and game.json()["version"] == created["version"]
+
+
+@given(body=RAW_BODIES, content_type=CONTENT_TYPES)
+@bounded(max_examples=50)
+def test_create_game_with_raw_bytes_and_wrong_content_types_never_fails_the_server(
+    http: httpx.Client, body: bytes, content_type: str
+) -> None:
+    response = http.post("/v1/games", content=body, headers={"Content-Type": content_type})
+    check_answer(response, f"POST /v1/games [{content_type}] {body[:200]!r}")
+    assert response.status_code in (201, 400, 413, 415), response.text
+
+
+# --------------------------------------------------------------------------------------------------
+# POST /v1/games/{id}/moves on a real game
+
+
+@pytest.fixture(scope="module")
+def moves_game(http: httpx.Client) -> SeatedGame:
+    return SeatedGame(http, seed=23)
+
+
+def mutate(draw: Callable[[st.SearchStrategy[Any]], Any], value: Any) -> Any:
+    """``value`` (a legal move) with one leaf replaced, one key added or dropped, or wrapped."""
+    paths: list[tuple[Any, ...]] = []
+
+    def collect(node: Any, path: tuple[Any, ...]) -> None:
+        paths.append(path)
+        if isinstance(node, dict):
+            for key, child in node.items():
+                collect(child, (*path, key))
+        elif isinstance(node, list):
+            for index, child in enumerate(node):
+                collect(child, (*path, index))
+
+    collect(value, ())
+    path = draw(st.sampled_from(paths))
+    how = draw(st.sampled_from(["replace", "add", "drop", "wrap", "keep"]))
+    mutated = copy.deepcopy(value)
+    if how == "keep":
+        return mutated
+    if not path:
+        return draw(JSON_VALUES | DEEP) if how != "wrap" else {"move": mutated}
+    parent = mutated
+    for step in path[:-1]:
+        parent = parent[step]
+    last = path[-1]
+    if how == "replace":
+        parent[last] = draw(JSON_VALUES | HUGE_INTEGERS | DEEP)
+    elif how == "add" and isinstance(parent, dict):
+        parent[draw(JSON_KEYS)] = draw(JSON_VALUES)
+    elif how == "drop" and isinstance(parent, dict):
+        del parent[last]
+    else:
+        parent[last] = {"a": parent[last]}
+    return mutated
+
+
+@given(data=st.data())
+@bounded(max_examples=60)
+def test_moves_with_hostile_json_never_fail_and_change_nothing_unless_accepted(
+    http: httpx.Client, moves_game: SeatedGame, data: st.DataObject
+) -> None:
+    game = moves_game
+    if game.seen["status"] != "active":
+        pytest.skip("the fuzzed game ended")  # pragma: no cover - a fuzzed game does not reach its end
+    legal = game.legal_moves()
+    move = data.draw(st.sampled_from(legal["moves"]), label="legal move")
+    shape = data.draw(st.sampled_from(["move", "moves", "both", "arbitrary", "near"]), label="shape")
+    if shape == "move":
+        body: Any = {"move": mutate(data.draw, move)}
+    elif shape == "moves":
+        body = {"moves": [mutate(data.draw, move) for _ in range(data.draw(st.integers(0, 3), label="batch"))]}
+    elif shape == "both":
+        body = {"move": move, "moves": [move]}
+    elif shape == "arbitrary":
+        body = data.draw(JSON_VALUES | DEEP, label="arbitrary body")
+    else:
+        body = mutate(data.draw, {"move": move})
+    if isinstance(body, dict) and data.draw(st.booleans(), label="expected_version?"):
+        body["expected_version"] = data.draw(
+            st.sampled_from([legal["version"], legal["version"] + 1, 0]) | HUGE_INTEGERS | JSON_SCALARS,
+            label="expected_version",
+        )
+    who = data.draw(st.sampled_from(["actor", "actor", "actor", "other", "nobody", "forged"]), label="who")
+    headers = {"Content-Type": "application/json", **game.headers(who)}
+    if data.draw(st.booleans(), label="idempotency?"):
+        headers["Idempotency-Key"] = data.draw(
+            st.text(alphabet=st.characters(min_codepoint=33, max_codepoint=126), min_size=1, max_size=200),
+            label="idempotency key",
+        )
+    response = http.post(f"/v1/games/{game.game_id}/moves", content=encode(body), headers=headers)
+    game.after(response, f"POST moves as {who} {body!r:.300}")
+    assert response.status_code in (200, 400, 401, 403, 409, 413, 422), response.text
+
+
+@given(body=RAW_BODIES, content_type=CONTENT_TYPES)
+@example(body=b'{"move": {}}', content_type="text/plain")
+@bounded(max_examples=50)
+def test_moves_as_raw_bytes_and_wrong_content_types_never_fail_and_change_nothing(
+    http: httpx.Client, moves_game: SeatedGame, body: bytes, content_type: str
+) -> None:
+    game = moves_game
+    headers = {"Content-Type": content_type, **game.headers("actor")}
+    response = http.post(f"/v1/games/{game.game_id}/moves", content=body, headers=headers)
+    game.after(response, f"POST moves [{content_type}] {body[:200]!r}")
+    assert response.status_code in (200, 400, 409, 413, 415, 422), response.text
+
+
+def test_a_legal_move_still_goes_through_after_the_fuzzing(http: httpx.Client, moves_game: SeatedGame) -> None:
+    """The fuzzed game is not wedged: its actor can still make a legal move, which moves it on."""
+    game = moves_game
+    game.seen = game.look()
+    legal = game.legal_moves()
+    response = http.post(
+        f"/v1/games/{game.game_id}/moves",
+        json={"move": legal["moves"][0], "expected_version": legal["version"]},
+        headers=game.headers("actor"),
+    )
+    assert response.status_code == 200, response.text
+    assert game.look()["version"] > legal["version"]
+
+
+# --------------------------------------------------------------------------------------------------
+# headers and query parameters the fuzzers above leave alone
+
+ASCII_VALUE = st.text(alphabet=st.characters(min_codepoint=33, max_codepoint=126), min_size=1, max_size=40)
+
+
+@given(
+    after=st.none() | st.integers(min_value=-5, max_value=2**40).map(str) | ASCII_VALUE,
+    last_event_id=st.none()
+    | st.integers(min_value=0, max_value=2**32 - 1).map(str)
+    | st.tuples(st.integers(0, 2**32 - 1), st.integers(0, 2**32 - 1)).map(lambda p: f"{p[0]}:{p[1]}")
+    | ASCII_VALUE,
+)
+@bounded(max_examples=40)
+def test_event_resume_points_never_fail_the_server(
+    http: httpx.Client, moves_game: SeatedGame, after: str | None, last_event_id: str | None
+) -> None:
+    headers = {"Last-Event-ID": last_event_id} if last_event_id is not None else {}
+    params = {"after": after} if after is not None else {}
+    response = http.get(f"/v1/games/{moves_game.game_id}/events", params=params, headers=headers)
+    check_answer(response, f"events after={after!r} Last-Event-ID={last_event_id!r}")
+    assert response.status_code in (200, 400), response.text
+
+
+@pytest.mark.xfail(strict=True, reason="gateway/app.py _last_event: str.isdigit() accepts '²', then int() raises")
+@pytest.mark.parametrize(
+    "params,headers",
+    [
+        pytest.param({"after": "²"}, {}, id="after-superscript"),
+        pytest.param({}, {"Last-Event-ID": "\u00b2"}, id="last-event-id-superscript"),
+    ],
+)
+def test_events_resume_point_with_unicode_digits_is_a_400(
+    http: httpx.Client, moves_game: SeatedGame, params: dict[str, str], headers: dict[str, str]
+) -> None:
+    raw_headers = [(k.encode(), v.encode("latin-1")) for k, v in headers.items()]
+    response = http.get(f"/v1/games/{moves_game.game_id}/events", params=params, headers=raw_headers)
+    assert_problem(response, 400)
+
+
+@pytest.mark.xfail(strict=True, reason="gateway/app.py events: a Last-Event-ID part >= 2**32 overflows uint32")
+@pytest.mark.parametrize("last_event_id", ["4294967296", "0:4294967296", "99999999999999999999:1"])
+def test_events_last_event_id_out_of_range_is_a_400(
+    http: httpx.Client, moves_game: SeatedGame, last_event_id: str
+) -> None:
+    response = http.get(f"/v1/games/{moves_game.game_id}/events", headers={"Last-Event-ID": last_event_id})
+    assert_problem(response, 400)
+
+
+@given(token=ASCII_VALUE, scheme=st.sampled_from(["Bearer", "bearer", "Basic", "Token", ""]))
+@bounded(max_examples=30)
+def test_forged_ascii_credentials_never_fail_the_server(
+    http: httpx.Client, moves_game: SeatedGame, token: str, scheme: str
+) -> None:
+    headers = {"Authorization": f"{scheme} {token}".strip(), "Content-Type": "application/json"}
+    game = moves_game
+    for response in (
+        http.get(f"/v1/games/{game.game_id}", headers=headers),
+        http.get(f"/v1/games/{game.game_id}/legal-moves", headers=headers),
+    ):
+        check_answer(response, f"Authorization {headers['Authorization']!r}")
+        assert response.status_code in (200, 401), response.text
+    game.after(
+        http.post(f"/v1/games/{game.game_id}/moves", content=b'{"move": {}}', headers=headers),
+        f"POST moves with Authorization {headers['Authorization']!r}",
+    )
+
+
+@pytest.mark.xfail(
+    strict=True,
+    reason="gateway/app.py _metadata: a non-ASCII Authorization value goes into gRPC metadata and fails the call",
+)
+@pytest.mark.parametrize("method,suffix", [("GET", ""), ("GET", "/legal-moves"), ("POST", "/moves")])
+def test_non_ascii_authorization_is_a_401(http: httpx.Client, moves_game: SeatedGame, method: str, suffix: str) -> None:
+    headers = [(b"Authorization", b"Bearer \xe9t\xe9"), (b"Content-Type", b"application/json")]
+    response = http.request(method, f"/v1/games/{moves_game.game_id}{suffix}", content=b'{"move": {}}', headers=headers)
+    assert_problem(response, 401)
