@@ -92,3 +92,38 @@ def test_chest_gains_are_secret_in_events_for_other_seats(players: int, seed: in
             if "vp_exchanged" in event:
                 owner = event["vp_exchanged"]["seat"]
                 assert all(ENGINE.event_view(event, v) is None for v in [None, *range(players)] if v != owner)
+
+
+@SETTINGS
+@given(players=st.integers(2, 4), seed=st.integers(0, 10_000), steps=st.integers(0, 450))
+def test_the_heuristic_bot_decides_from_its_own_view(players: int, seed: int, steps: int) -> None:
+    match, _ = _play(players, seed, steps)
+    if ENGINE.is_over(match.state):
+        return
+    seat = match.to_act()[0]
+    twin = _perturb_hidden(match.state, seat, Rng(seed))
+    bot = ENGINE.bots()["heuristic"]
+    assert bot.choose(ENGINE, twin, seat, Rng(5)) == bot.choose(ENGINE, match.state, seat, Rng(5))
+
+
+@settings(max_examples=5, deadline=None)
+@given(players=st.integers(2, 4), seed=st.integers(0, 10_000))
+def test_components_are_conserved_and_never_negative(players: int, seed: int) -> None:
+    match = Match.start(ENGINE, players, seed)
+    limits = {"wheat": 22, "wood": 22, "ore": 22, "barrel": 12, "tobacco": 12, "cannon": 12}
+    workers = [*range(players), *([-1] if players == 2 else [])]
+    step = 0
+    while not ENGINE.is_over(match.state):
+        seat = match.to_act()[0]
+        match.play(seat, match.bot_move(RandomBot(), seat, step))
+        step += 1
+        state = match.state
+        for resource, total in limits.items():
+            held = [p["res"][resource] for p in state["players"]]
+            assert min(held) >= 0 and state["supply"][resource] >= 0
+            assert sum(held) + state["supply"][resource] == total
+        for p in state["players"]:
+            assert p["money"] >= 0 and p["blue"] >= 0 and p["red"] >= 0
+        on_boards = [w for b in state["boards"] for w in b["workers"]]
+        assert all(0 <= on_boards.count(w) <= 4 for w in workers)
+        assert len(on_boards) <= 4 * len(workers)
