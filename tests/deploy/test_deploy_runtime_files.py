@@ -152,36 +152,42 @@ def wait_for_ping(client: redis.Redis, process: subprocess.Popen[bytes]) -> None
     raise AssertionError("redis-server did not start")
 
 
+def stop_process(process: subprocess.Popen[bytes]) -> None:
+    """Terminate a redis-server started here if it is still running (also on a failed assertion)."""
+    if process.poll() is None:
+        process.terminate()
+        try:
+            process.wait(timeout=20)
+        except subprocess.TimeoutExpired:
+            process.kill()
+            process.wait(timeout=20)
+
+
 def test_shipped_redis_conf_persists_through_the_aof(tmp_path: Path) -> None:
     """A real redis-server accepts redis.conf; writes survive a restart from the AOF alone (RDB removed)."""
     port = free_port()
     process = start_redis_with_shipped_conf(tmp_path, port)
-    client = redis.Redis(host="127.0.0.1", port=port, socket_timeout=5, decode_responses=True)
     try:
-        wait_for_ping(client, process)
-        config = client.config_get("*")
-        assert config["appendonly"] == "yes"
-        assert config["appendfsync"] == "everysec"
-        assert config["maxmemory-policy"] == "noeviction"
-        client.hset("game:{g1}:meta", mapping={"version": 3, "status": "active"})
-        client.xadd("game:{g1}:events", {"move": "x"}, id="1-1")
-        client.shutdown(nosave=True)
-    except redis.ConnectionError:
-        pass
+        with redis.Redis(host="127.0.0.1", port=port, socket_timeout=5, decode_responses=True) as client:
+            wait_for_ping(client, process)
+            config = client.config_get("*")
+            assert config["appendonly"] == "yes"
+            assert config["appendfsync"] == "everysec"
+            assert config["maxmemory-policy"] == "noeviction"
+            client.hset("game:{g1}:meta", mapping={"version": 3, "status": "active"})
+            client.xadd("game:{g1}:events", {"move": "x"}, id="1-1")
+        # SIGTERM: a clean shutdown, which flushes and fsyncs the AOF.
+        stop_process(process)
     finally:
-        client.close()
-        process.wait(timeout=20)
-    aof_files = list(tmp_path.rglob("appendonly.aof*"))
-    assert aof_files, "no AOF written"
+        stop_process(process)
+    assert list(tmp_path.rglob("appendonly.aof*")), "no AOF written"
     for rdb in tmp_path.rglob("dump.rdb"):
         rdb.unlink()
     process = start_redis_with_shipped_conf(tmp_path, port)
-    client = redis.Redis(host="127.0.0.1", port=port, socket_timeout=5, decode_responses=True)
     try:
-        wait_for_ping(client, process)
-        assert client.hgetall("game:{g1}:meta") == {"version": "3", "status": "active"}
-        assert client.xlen("game:{g1}:events") == 1
+        with redis.Redis(host="127.0.0.1", port=port, socket_timeout=5, decode_responses=True) as client:
+            wait_for_ping(client, process)
+            assert client.hgetall("game:{g1}:meta") == {"version": "3", "status": "active"}
+            assert client.xlen("game:{g1}:events") == 1
     finally:
-        client.close()
-        process.terminate()
-        process.wait(timeout=20)
+        stop_process(process)
