@@ -93,11 +93,9 @@ def start_redis(
     client = redis.Redis(host="127.0.0.1", port=port)
     deadline = time.monotonic() + 15
     while True:
-        try:
+        with contextlib.suppress(redis.ConnectionError):
             if client.ping():
                 break
-        except redis.ConnectionError:
-            pass
         if process.poll() is not None or time.monotonic() > deadline:
             server.stop()
             raise RuntimeError(f"redis-server did not start on port {port} (see {data_dir / 'redis.log'})")
