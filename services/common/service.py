@@ -275,7 +275,8 @@ class RulesServicer(rules_pb2_grpc.RulesServiceServicer):
                     raise errors.conflict(error.current) from None
         else:  # pragma: no cover - the loop always breaks or raises
             raise errors.conflict(-1)
-        await self.play_bots(request.game_id)
+        if any(player.get("bot") for player in meta.players):
+            await self.play_bots(request.game_id)
         return response
 
     async def _submit_once(
