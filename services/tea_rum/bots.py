@@ -58,13 +58,32 @@ def _cube_cost(cost: dict[str, int]) -> dict[str, int]:
     return {k: v for k, v in cost.items() if k in CUBES}
 
 
+# Which allegiance requirement each kind of gain or action works towards.
+GOALS = {
+    "build": ("buildings", "same_colour"),
+    "contract": ("contracts",),
+    "captain": ("captains",),
+    "population": ("population",),
+    "stars": ("reputation",),
+}
+
+
+def goal_bonus(me: dict[str, Any], kind: str) -> float:
+    """Extra value of a gain or action that works towards the bot's unfulfilled allegiance."""
+    if not me["allegiance"] or me["allegiance_fulfilled"]:
+        return 0.0
+    condition = CONTENT.allegiances[me["allegiance"]]["condition"]
+    return 4.0 if any(need in condition for need in GOALS.get(kind, ())) else 0.0
+
+
 def _option_value(view: View, me: dict[str, Any], gains: list[dict[str, Any]]) -> float:
     total = 0.0
     for g in gains:
         if g["kind"] in ACTION_VALUE:
-            total += ACTION_VALUE[g["kind"]] if _action_feasible(view, me, g["kind"]) else -1.0
+            feasible = _action_feasible(view, me, g["kind"])
+            total += ACTION_VALUE[g["kind"]] + goal_bonus(me, g["kind"]) if feasible else -1.0
         else:
-            total += gains_value([g], me)
+            total += gains_value([g], me) + goal_bonus(me, g["kind"])
     return total
 
 
@@ -133,14 +152,14 @@ class HeuristicBot:
         card = CONTENT.buildings[body["building"]]
         wish = sum(card["wish"].values()) * 2.0
         cont = sum(card["continuous"].values()) * 3.0
-        return 5.0 + gains_value(card["vp"] + card["instant"]) + wish + cont
+        return 5.0 + gains_value(card["vp"] + card["instant"]) + wish + cont + goal_bonus(me, "build")
 
     def _s_fulfill_contract(self, view: View, me: dict[str, Any], body: dict[str, Any]) -> float:
         card = CONTENT.contracts[view["contracts"][body["space"]]["contract"]]
         colour = body["colour"]
         other = "red" if colour == "blue" else "blue"
         lead = me[f"{colour}_vp"] - me[f"{other}_vp"]
-        return 5.0 + card[colour] * 3.0 - max(0, lead) * 0.4
+        return 5.0 + card[colour] * 3.0 - max(0, lead) * 0.4 + goal_bonus(me, "contract")
 
     def _s_hire_captain(self, view: View, me: dict[str, Any], body: dict[str, int]) -> float:
         card = CONTENT.captains[body["captain"]]
@@ -148,7 +167,7 @@ class HeuristicBot:
         worth = gains_value(card["instant"]) + sum(card["wish"].values()) * 2.0
         if card["cannons"]:
             worth += gains_value(card["reward"]) * (0.8 if me["warehouse"]["cannon"] else 0.5)
-        return worth - cost * 0.6 + 1.0
+        return worth - cost * 0.6 + 1.0 + goal_bonus(me, "captain")
 
     def _s_skip_action(self, view: View, me: dict[str, Any], body: dict[str, Any]) -> float:
         return 0.5
