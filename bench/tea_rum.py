@@ -2,6 +2,8 @@
 
 from __future__ import annotations
 
+from collections.abc import Callable
+
 from bench.harness import Case
 from services.common.engine import RandomBot
 from services.common.runner import Match, play_out
@@ -29,7 +31,7 @@ class _Stepper:
         self.moves += 1
 
 
-def _full_game(players: int) -> object:
+def _full_game(players: int) -> Callable[[], int]:
     counter = {"seed": 0}
 
     def run() -> int:
@@ -45,5 +47,5 @@ def cases() -> list[Case]:
     out = []
     for players in (2, 3, 4):
         out.append(Case(name=f"tea_rum-step-{players}p", run=_Stepper(players), unit="step"))
-        out.append(Case(name=f"tea_rum-random-game-{players}p", run=_full_game(players), unit="game"))  # type: ignore[arg-type]
+        out.append(Case(name=f"tea_rum-random-game-{players}p", run=_full_game(players), unit="game"))
     return out
