@@ -29,14 +29,14 @@ class AlubariEngine(Engine):
     max_players = 5
 
     def default_options(self) -> dict[str, Any]:
-        """``alubari_estate``: leave the printed Alubari estate uncovered (first game); ``first_player``."""
-        return {"alubari_estate": True, "first_player": 0}
+        """``cover_alubari``: lay a card over the printed Alubari estate (not for a first game); ``first_player``."""
+        return {"cover_alubari": False, "first_player": 0}
 
     def validate_options(self, players: int, options: Mapping[str, Any]) -> dict[str, Any]:
         """Check the option types and that the first player is a seat."""
         merged = super().validate_options(players, options)
-        if not isinstance(merged["alubari_estate"], bool):
-            raise BadConfig("alubari_estate must be true or false", code="bad_option_value")
+        if not isinstance(merged["cover_alubari"], bool):
+            raise BadConfig("cover_alubari must be true or false", code="bad_option_value")
         first = merged["first_player"]
         if isinstance(first, bool) or not isinstance(first, int) or not 0 <= first < players:
             raise BadConfig(f"first_player must be a seat from 0 to {players - 1}", code="bad_option_value")

@@ -111,7 +111,7 @@ def _deal_estates(state: State, rng: Rng) -> None:
     cards = list(range(len(ESTATE_CARDS)))
     rng.shuffle(cards)
     faces: list[tuple[int, int, dict[str, Any]]] = []
-    if state["options"].get("alubari_estate", True):
+    if not state["options"].get("cover_alubari", False):
         faces.append((0, 0, PRINTED_ESTATE))
     for card in cards:
         if len(faces) >= slots:

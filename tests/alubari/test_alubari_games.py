@@ -6,6 +6,7 @@ import pytest
 
 from services.alubari.engine import AlubariEngine
 from services.common import protojson
+from services.common.rng import Rng
 from services.common.runner import Match, play_out
 
 ENGINE = AlubariEngine()
@@ -21,6 +22,9 @@ def test_random_bots_finish(players: int) -> None:
     assert len(result.scores) == players
     assert result.winners and all(result.ranking[w] == 1 for w in result.winners)
     assert match.state["ending"]["reason"] in {"RAILWAY_COMPLETE", "LAST_MARKER", "EXTRA_ROUND_PLAYED"}
+    for viewer in [None, *range(players)]:
+        final = protojson.to_dict(protojson.to_message("alubari", "State", ENGINE.view(match.state, viewer)))
+        assert [row["total"] for row in final["final_scores"]] == result.scores
 
 
 @pytest.mark.parametrize("players", [1, 2, 3, 4, 5])
@@ -45,28 +49,21 @@ def test_heuristic_beats_random_more_often_than_not() -> None:
 
 @pytest.mark.parametrize("players", [1, 2, 5])
 def test_views_moves_and_events_fit_the_proto(players: int) -> None:
+    """The first 500 steps of a random game: every event, moves every 3rd step, views every 30th."""
     match = Match.start(ENGINE, players, seed=400 + players)
-    bots = {seat: ENGINE.bots()["random"] for seat in range(players)}
+    chooser = Rng(players)
     viewers: list[int | None] = [None, *range(players)]
-
-    def check(m: Match, seat: int, move: dict, events: list[dict]) -> None:
-        step = check.step  # type: ignore[attr-defined]
-        check.step += 1  # type: ignore[attr-defined]
-        for event in events:
-            shown = [ENGINE.event_view(event, viewer) for viewer in viewers]
-            assert all(other == shown[0] for other in shown)  # every Alubari event is public
-            if shown[0] is not None:
-                protojson.to_message("alubari", "Event", shown[0])
-        if step % 3:
-            return
-        for acting in m.to_act():
-            for legal in ENGINE.legal_moves(m.state, acting):
-                assert protojson.canonical("alubari", "Move", legal) == legal
+    for step in range(500):
+        if ENGINE.is_over(match.state):
+            break
+        seat = match.to_act()[0]
+        legal = ENGINE.legal_moves(match.state, seat)
+        if step % 3 == 0:
+            assert all(protojson.canonical("alubari", "Move", move) == move for move in legal)
         if step % 30 == 0:
             for viewer in viewers:
-                protojson.to_message("alubari", "State", ENGINE.view(m.state, viewer))
-
-    check.step = 0  # type: ignore[attr-defined]
-    play_out(match, bots, max_moves=30_000, after_move=check)
-    for viewer in viewers:
-        protojson.to_message("alubari", "State", ENGINE.view(match.state, viewer))
+                protojson.to_message("alubari", "State", ENGINE.view(match.state, viewer))
+        for event in match.play(seat, chooser.choice(legal)):
+            shown = [ENGINE.event_view(event, viewer) for viewer in viewers]
+            assert all(other == shown[0] for other in shown)  # every Alubari event is public
+            protojson.to_message("alubari", "Event", event)

@@ -445,3 +445,41 @@ def test_two_players_the_opponent_plays_one_more_round_alone() -> None:
         assert seat == 1
         play(state, seat, ENGINE.legal_moves(state, seat)[-1])
     assert state["ending"]["reason"] == "EXTRA_ROUND_PLAYED"
+
+
+# ---- setup and options -----------------------------------------------------------------------------
+
+
+def test_setup_matches_the_rulebook() -> None:
+    for players, slots, cubes, events in [(1, 3, 6, 4), (2, 3, 12, 5), (3, 4, 12, 5), (5, 6, 12, 5)]:
+        state = new_state(players)
+        assert len(state["estates"]) == slots and state["estates"][0]["name"] == "Alubari"
+        assert sum(state["stockyard"].values()) == cubes and state["bag"]["event"] == events
+        assert len(state["shed"]) == 7 and all(card is not None for card in state["post"])
+        assert state["weather"][0] is None and state["weather"][1] and state["weather"][2]
+        assert all(p["markers"] == 19 and p["workers"] == 2 and p["temp"] == "TEA_HOUSE" for p in state["players"])
+        darjeeling = state["stations"][-1]
+        assert darjeeling[1] == (railway.BLOCKED if players < 3 else railway.NOBODY)
+    assert new_state(3)["chai_max"] == 13  # the last two chai spaces blocked with 3 players
+
+
+def test_covering_alubari_and_choosing_the_first_player() -> None:
+    state = new_state(2, cover_alubari=True, first_player=1)
+    assert state["estates"][0]["card"] != 0 and state["start_player"] == 1
+    assert ENGINE.to_act(state) == [1]
+
+
+def test_bad_options_are_refused_with_stable_codes() -> None:
+    import pytest
+
+    from services.common.engine import BadConfig
+
+    with pytest.raises(BadConfig) as refused:
+        ENGINE.validate_options(3, {"first_player": 3})
+    assert refused.value.code == "bad_option_value"
+    with pytest.raises(BadConfig) as refused:
+        ENGINE.validate_options(6, {})
+    assert refused.value.code == "bad_player_count"
+    with pytest.raises(BadConfig) as refused:
+        ENGINE.validate_options(2, {"expansion": True})
+    assert refused.value.code == "unknown_option"
