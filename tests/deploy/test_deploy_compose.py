@@ -274,3 +274,22 @@ def test_grafana_is_provisioned(services: dict[str, dict[str, Any]]) -> None:
     home = environment_of(grafana).get("GF_DASHBOARDS_DEFAULT_HOME_DASHBOARD_PATH", "")
     assert home.startswith(provider["options"]["path"])
     assert (dashboards_dir / Path(home).name).is_file()
+
+
+# Service keys of the Compose specification that this file may use; a misspelt key is ignored or
+# rejected by `docker compose`, so catch it here.
+COMPOSE_SERVICE_KEYS = {
+    "image", "build", "command", "entrypoint", "environment", "env_file", "ports", "expose", "volumes", "tmpfs",
+    "depends_on", "healthcheck", "restart", "read_only", "security_opt", "cap_drop", "cap_add", "user",
+    "deploy", "labels", "networks", "logging", "stop_grace_period", "init",
+}
+HEALTHCHECK_KEYS = {"test", "interval", "timeout", "retries", "start_period", "start_interval", "disable"}
+
+
+def test_compose_keys_are_known(compose: dict[str, Any], services: dict[str, dict[str, Any]]) -> None:
+    """Only Compose-spec keys at the top level, in services and in health checks."""
+    top_level = {key for key in compose if not key.startswith("x-")}
+    assert top_level <= {"name", "services", "volumes", "networks", "configs", "secrets"}
+    for name, service in services.items():
+        assert set(service) <= COMPOSE_SERVICE_KEYS, f"{name}: {sorted(set(service) - COMPOSE_SERVICE_KEYS)}"
+        assert set(service["healthcheck"]) <= HEALTHCHECK_KEYS, name

@@ -60,7 +60,9 @@ def test_dashboard_loads(dashboard: dict[str, Any]) -> None:
     panels = all_panels(dashboard)
     ids = [panel["id"] for panel in panels]
     assert len(ids) == len(set(ids))
+    builtin = {"row", "timeseries", "stat", "bargauge", "heatmap", "table", "gauge", "piechart", "text", "barchart"}
     for panel in panels:
+        assert panel["type"] in builtin, f"{panel['title']}: not a built-in panel type: {panel['type']}"
         if panel["type"] == "row":
             continue
         assert panel.get("targets"), panel["title"]

@@ -331,3 +331,47 @@ def test_renderer_agrees_with_kubectl(target: str) -> None:
     assert mine.keys() == theirs.keys()
     for key, resource in mine.items():
         assert resource == theirs[key], key
+
+
+# Field names of the Kubernetes API objects used here (apps/v1, core/v1), to catch misspelt keys that
+# the API server would reject (or, worse, silently drop with client-side apply).
+POD_SPEC_FIELDS = {
+    "automountServiceAccountToken", "enableServiceLinks", "terminationGracePeriodSeconds", "securityContext",
+    "topologySpreadConstraints", "containers", "initContainers", "volumes", "serviceAccountName", "affinity",
+    "nodeSelector", "tolerations", "priorityClassName", "imagePullSecrets",
+}
+CONTAINER_FIELDS = {
+    "name", "image", "imagePullPolicy", "command", "args", "ports", "env", "envFrom", "startupProbe",
+    "readinessProbe", "livenessProbe", "resources", "securityContext", "volumeMounts", "lifecycle", "workingDir",
+}
+PROBE_FIELDS = {
+    "grpc", "httpGet", "tcpSocket", "exec", "initialDelaySeconds", "periodSeconds", "timeoutSeconds",
+    "failureThreshold", "successThreshold", "terminationGracePeriodSeconds",
+}
+CONTAINER_SECURITY_FIELDS = {
+    "allowPrivilegeEscalation", "readOnlyRootFilesystem", "runAsNonRoot", "runAsUser", "runAsGroup", "privileged",
+    "capabilities", "seccompProfile",
+}
+POD_SECURITY_FIELDS = {"runAsNonRoot", "runAsUser", "runAsGroup", "fsGroup", "seccompProfile", "supplementalGroups"}
+SERVICE_PORT_FIELDS = {"name", "port", "targetPort", "protocol", "appProtocol", "nodePort"}
+
+
+def test_manifest_field_names_are_known(rendered: tuple[str, list[Resource]]) -> None:
+    """No misspelt field in pod specs, containers, probes, security contexts or Service ports."""
+    target, resources = rendered
+    for name, deployment in by_kind(resources, "Deployment").items():
+        spec = pod_spec(deployment)
+        where = f"{target}/{name}"
+        assert set(spec) <= POD_SPEC_FIELDS, f"{where}: {sorted(set(spec) - POD_SPEC_FIELDS)}"
+        assert set(spec["securityContext"]) <= POD_SECURITY_FIELDS, where
+        for container in spec["containers"]:
+            assert set(container) <= CONTAINER_FIELDS, f"{where}: {sorted(set(container) - CONTAINER_FIELDS)}"
+            security = container["securityContext"]
+            assert set(security) <= CONTAINER_SECURITY_FIELDS, f"{where}: {sorted(set(security))}"
+            assert set(container["resources"]) <= {"requests", "limits"}, where
+            for probe_name in ("startupProbe", "readinessProbe", "livenessProbe"):
+                probe = container[probe_name]
+                assert set(probe) <= PROBE_FIELDS, f"{where} {probe_name}: {sorted(set(probe) - PROBE_FIELDS)}"
+    for name, service in by_kind(resources, "Service").items():
+        for port in service["spec"].get("ports", []):
+            assert set(port) <= SERVICE_PORT_FIELDS, f"{target}/{name}: {sorted(set(port))}"
