@@ -6,8 +6,21 @@ from collections.abc import Mapping
 from typing import Any
 
 from services.alubari import actions, contracts, rounds, views
-from services.alubari.content import AREAS, CONTRACTS, EQUIPMENT, TOWN_INDEX
-from services.common.engine import BadConfig, Bot, Engine, Event, GameConfig, IllegalMove, Move, Result, State, View
+from services.alubari.bots import HeuristicBot
+from services.alubari.content import AREAS, EQUIPMENT, TOWN_INDEX
+from services.common.engine import (
+    BadConfig,
+    Bot,
+    Engine,
+    Event,
+    GameConfig,
+    IllegalMove,
+    Move,
+    RandomBot,
+    Result,
+    State,
+    View,
+)
 from services.common.rng import Rng
 
 STAGE_MOVES = {
@@ -117,7 +130,7 @@ class AlubariEngine(Engine):
         if kind == "play_contract":
             card = body.get("contract_id")
             held = {h["id"]: h for h in state["players"][seat]["contracts"]}
-            if card not in held:
+            if not isinstance(card, int) or card not in held:
                 return IllegalMove("you do not hold that contract", code="contract_not_held")
             if held[card]["used"]:
                 return IllegalMove("that contract has been used already", code="contract_used")
@@ -125,11 +138,12 @@ class AlubariEngine(Engine):
         if kind == "temp_worker":
             return IllegalMove("you cannot pay for your third worker that way", code="cannot_pay")
         if kind == "build_station":
-            if body.get("town") not in TOWN_INDEX:
+            if not isinstance(body.get("town"), str) or body["town"] not in TOWN_INDEX:
                 return IllegalMove("no such town", code="no_such_town")
             return IllegalMove("that station space is closed, taken or too dear", code="cannot_build")
         if kind == "buy_equipment":
-            if body.get("equipment_id") not in EQUIPMENT:
+            item = body.get("equipment_id")
+            if not isinstance(item, int) or item not in EQUIPMENT:
                 return IllegalMove("no such equipment", code="no_such_equipment")
             return IllegalMove("that equipment is not in the shed or too dear", code="cannot_afford")
         if kind == "take_contract":
@@ -152,10 +166,5 @@ class AlubariEngine(Engine):
 
     def bots(self) -> dict[str, Bot]:
         """The random bot and the heuristic bot."""
-        from services.alubari.bots import HeuristicBot
-        from services.common.engine import RandomBot
-
         return {"random": RandomBot(), "heuristic": HeuristicBot()}
 
-
-__all__ = ["CONTRACTS", "AlubariEngine"]

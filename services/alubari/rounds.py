@@ -335,7 +335,9 @@ def run_resolution(state: State, rng: Rng, events: Events) -> None:
         area = AREAS[res["area"]]
         if res["window"] is not None:
             window = res["window"]
-            while window and not contracts.usable_contracts(state, window[0], area):
+            while window and (
+                state["players"][window[0]]["sits_out"] or not contracts.usable_contracts(state, window[0], area)
+            ):
                 window.pop(0)
             if window:
                 state["stage"] = "CONTRACTS"

@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import copy
+import os
 
 from alubari_helpers import ENGINE, check_conservation
 from hypothesis import HealthCheck, given, settings
@@ -12,7 +13,9 @@ from services.alubari import tracks
 from services.common.rng import Rng
 from services.common.runner import Match
 
-SETTINGS = settings(max_examples=12, deadline=None, suppress_health_check=[HealthCheck.too_slow])
+# ALUBARI_EXAMPLES=200 runs a deeper search locally; the default keeps the suite quick.
+EXAMPLES = int(os.environ.get("ALUBARI_EXAMPLES", "12"))
+SETTINGS = settings(max_examples=EXAMPLES, deadline=None, suppress_health_check=[HealthCheck.too_slow])
 
 
 def _random_walk(players: int, seed: int, steps: int) -> tuple[Match, list[tuple[int, dict]]]:
@@ -112,3 +115,33 @@ def test_illegal_moves_are_refused_and_change_nothing() -> None:
     match.play(seat, {"place_worker": {"area": "A", "space": 1}})
     nxt = match.to_act()[0]
     assert check_move_is_illegal(match, nxt, {"place_worker": {"area": "A", "space": 1}}).code == "space_taken"
+
+
+JUNK = st.recursive(
+    st.none() | st.booleans() | st.integers(-3, 40) | st.text(max_size=6),
+    lambda inner: st.lists(inner, max_size=3) | st.dictionaries(st.text(max_size=12), inner, max_size=3),
+    max_leaves=6,
+)
+KINDS = st.sampled_from(
+    ["temp_worker", "decline_temp_worker", "place_worker", "play_contract", "finish_contracts", "chai_boost",
+     "take_cube", "foundry", "build_station", "buy_equipment", "take_contract", "chaiwala_take_leaves",
+     "chaiwala_convert", "end_action", "nonsense"]
+)
+
+
+@SETTINGS
+@given(players=st.integers(1, 5), seed=st.integers(0, 1000), steps=st.integers(0, 150),
+       kind=KINDS, body=JUNK | st.dictionaries(st.sampled_from(["area", "space", "town", "contract_id",
+                                                                "equipment_id", "slot", "cube", "leaves"]),
+                                                JUNK, max_size=3))
+def test_any_refused_move_gets_a_stable_code(players: int, seed: int, steps: int, kind: str, body: object) -> None:
+    from services.common.engine import IllegalMove
+    from services.common.runner import check_move_is_illegal
+
+    match, _ = _random_walk(players, seed, steps)
+    move = {kind: body}
+    for seat in range(players):
+        if move in ENGINE.legal_moves(match.state, seat):
+            continue
+        refusal = check_move_is_illegal(match, seat, move)
+        assert isinstance(refusal, IllegalMove) and refusal.code and refusal.message

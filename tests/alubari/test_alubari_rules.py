@@ -483,3 +483,10 @@ def test_bad_options_are_refused_with_stable_codes() -> None:
     with pytest.raises(BadConfig) as refused:
         ENGINE.validate_options(2, {"expansion": True})
     assert refused.value.code == "unknown_option"
+
+
+def test_the_player_sitting_out_the_extra_round_uses_no_contracts() -> None:
+    state = new_state(2)
+    state["players"][0].update({"sits_out": True, "contracts": [{"id": 1, "used": False}]})
+    resolve_with(state, {"A": [1]}, quiet=True)
+    assert state["current"] == 1 and not state["players"][0]["contracts"][0]["used"]
