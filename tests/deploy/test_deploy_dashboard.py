@@ -152,7 +152,7 @@ def test_required_panels_are_present(dashboard: dict[str, Any]) -> None:
 
 def metric_names_in_source() -> str:
     """All Python source under services/ and gateway/, concatenated."""
-    texts = []
+    texts: list[str] = []
     for directory in SOURCE_DIRS:
         if directory.is_dir():
             texts.extend(path.read_text(encoding="utf-8") for path in sorted(directory.rglob("*.py")))
@@ -209,8 +209,9 @@ def test_rules_service_registry_matches_the_contract() -> None:
     registered: dict[str, tuple[str, frozenset[str]]] = {}
     for value in vars(rules_metrics).values():
         if isinstance(value, MetricWrapperBase):
-            name = value._name + ("_total" if value._type == "counter" else "")
-            registered[name] = (value._type, frozenset(value._labelnames))
+            kind = str(value._type)
+            name = value._name + ("_total" if kind == "counter" else "")
+            registered[name] = (kind, frozenset(value._labelnames))
     expected = {name: spec for name, spec in METRICS.items() if not name.startswith("chaiwala_http_")}
     for name, spec in expected.items():
         assert registered.get(name) == spec, f"{name}: code has {registered.get(name)}, contract says {spec}"

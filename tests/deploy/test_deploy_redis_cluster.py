@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 from collections.abc import Iterator
+from typing import cast
 
 import pytest
 import redis
@@ -93,7 +94,8 @@ def test_a_lua_script_updates_one_game_atomically(client: RedisCluster) -> None:
     assert script(keys=keys, args=[1, "snapshot-2", "move-2"]) == ["ok", "2"]
     assert script(keys=keys, args=[1, "stale", "stale"]) == ["conflict", "2"]
     assert client.get(keys[1]) == "snapshot-2"
-    assert [fields["move"] for _id, fields in client.xrange(keys[2])] == ["move-1", "move-2"]
+    entries = cast(list[tuple[str, dict[str, str]]], client.xrange(keys[2]))
+    assert [fields["move"] for _id, fields in entries] == ["move-1", "move-2"]
     assert client.hget(keys[0], "version") == "2"
 
 

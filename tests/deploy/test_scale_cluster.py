@@ -94,10 +94,16 @@ def spawn(name: str, argv: list[str], env: dict[str, str], log_dir: Path) -> Pro
 
 
 @dataclass
-class RulesInstance:
-    """A rules-service process and its ports."""
+class Instance:
+    """A process of one tier."""
 
     process: Process
+
+
+@dataclass
+class RulesInstance(Instance):
+    """A rules-service process and its ports."""
+
     grpc_port: int
     metrics_port: int
 
@@ -122,10 +128,9 @@ def start_rules(name: str, redis_url: str, cluster: bool, log_dir: Path) -> Rule
 
 
 @dataclass
-class GatewayInstance:
+class GatewayInstance(Instance):
     """A gateway process and its base URL."""
 
-    process: Process
     port: int
 
     @property
@@ -158,12 +163,13 @@ def wait_ready(rules: list[RulesInstance], gateways: list[GatewayInstance]) -> N
     pending_rules = list(rules)
     pending_gateways = list(gateways)
     while pending_rules or pending_gateways:
-        for instance in [*pending_rules, *pending_gateways]:
+        pending: list[Instance] = [*pending_rules, *pending_gateways]
+        for instance in pending:
             if instance.process.popen.poll() is not None:
                 pytest.fail(f"{instance.process.name} exited:\n{instance.process.log_tail()}")
         if time.monotonic() > deadline:
-            names = [i.process.name for i in [*pending_rules, *pending_gateways]]
-            tails = "\n".join(i.process.log_tail() for i in [*pending_rules, *pending_gateways])
+            names = [i.process.name for i in pending]
+            tails = "\n".join(i.process.log_tail() for i in pending)
             pytest.fail(f"not ready in time: {names}\n{tails}")
         for instance in list(pending_rules):
             with grpc.insecure_channel(instance.address) as channel:
@@ -320,8 +326,9 @@ def scaled_stack(redis_url: str, tmp_path_factory: pytest.TempPathFactory) -> It
         wait_ready(rules, gateways)
         yield ScaledStack(rules, gateways)
     finally:
-        for process in [*gateways, *rules]:
-            process.process.stop()
+        instances: list[Instance] = [*gateways, *rules]
+        for instance in instances:
+            instance.process.stop()
 
 
 def strip_ids(value: Any, game_id: str) -> Any:
