@@ -425,3 +425,31 @@ def test_moves_alternate_between_instances_and_match_a_single_instance_run(scale
     assert scaled["game_id"] != single["game_id"]
     for part in ("spectator", "seats", "events", "replay"):
         assert scaled[part] == single[part], f"{part} differs between the scaled and single-instance runs"
+
+
+def test_racing_submissions_on_two_instances_have_one_winner(scaled_stack: ScaledStack) -> None:
+    """The same move sent at once through both gateways (so both instances): one 200, one 409, one commit."""
+    from concurrent.futures import ThreadPoolExecutor
+
+    with (
+        httpx.Client(base_url=scaled_stack.gateways[0].url, timeout=60) as via_a,
+        httpx.Client(base_url=scaled_stack.gateways[1].url, timeout=60) as via_b,
+        ThreadPoolExecutor(max_workers=2) as pool,
+    ):
+        created = create_game(via_a, GAME, [{"name": "north"}, {"name": "south"}], seed=2718)
+        game_id = created["game_id"]
+        tokens = {s["seat"]: s["token"] for s in created["seats"]}
+        for _round in range(5):
+            game = via_a.get(f"/v1/games/{game_id}").json()
+            seat = game["to_act"][0]
+            legal = via_b.get(f"/v1/games/{game_id}/legal-moves", headers=auth(tokens[seat])).json()
+            body = {"move": legal["moves"][0], "expected_version": legal["version"]}
+            racing = [
+                pool.submit(client.post, f"/v1/games/{game_id}/moves", json=body, headers=auth(tokens[seat]))
+                for client in (via_a, via_b)
+            ]
+            statuses = sorted(future.result().status_code for future in racing)
+            assert statuses == [200, 409], statuses
+            assert via_b.get(f"/v1/games/{game_id}").json()["version"] == legal["version"] + 1
+        replay = via_a.get(f"/v1/games/{game_id}/replay").json()
+        assert len(replay["moves"]) == 5
