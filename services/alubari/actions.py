@@ -5,7 +5,7 @@ from __future__ import annotations
 from typing import Any
 
 from services.alubari import contracts, railway, rondel, tracks
-from services.alubari.content import BOARD, CONTRACTS, CUBES, EQUIPMENT, STATIONS, TOWN_INDEX, TOWN_NAMES
+from services.alubari.content import BOARD, CUBES, EQUIPMENT, STATIONS, TOWN_INDEX, TOWN_NAMES
 from services.alubari.supply import gain_chai, gain_from_supply, markers_placed, pay
 from services.common.rng import Rng
 
@@ -348,8 +348,3 @@ def take_contract(state: State, seat: int, slot: int, events: Events) -> None:
     state["post"][slot] = None
     state["players"][seat]["contracts"].append({"id": card, "used": False})
     events.append({"contract_taken": {"seat": seat, "contract_id": card, "slot": slot}})
-
-
-def contract_areas(card_id: int) -> list[str]:
-    """The action areas shown on a contract's corners."""
-    return list(CONTRACTS[card_id]["areas"])

@@ -15,13 +15,18 @@ Events = list[dict[str, Any]]
 POST_SLOTS = 3
 
 
-def draw_card(state: State, rng: Rng, events: Events) -> int | None:
-    """The top card of the deck; an empty deck is first rebuilt by shuffling the discard pile."""
+def ensure_deck(state: State, rng: Rng, events: Events) -> None:
+    """An empty deck is rebuilt by shuffling the discard pile."""
     if not state["deck"] and state["discard"]:
         state["deck"] = state["discard"]
         state["discard"] = []
         rng.shuffle(state["deck"])
         events.append({"contract_deck_reshuffled": {"cards": len(state["deck"])}})
+
+
+def draw_card(state: State, rng: Rng, events: Events) -> int | None:
+    """The top card of the deck (rebuilt from the discard pile if it ran out), or None."""
+    ensure_deck(state, rng, events)
     if not state["deck"]:
         return None
     card: int = state["deck"].pop()

@@ -4,7 +4,7 @@ from __future__ import annotations
 
 from typing import Any
 
-from services.alubari.content import EQUIPMENT, STATIONS, TOWN_INDEX, TRACK, station_kind
+from services.alubari.content import EQUIPMENT, STATIONS, TRACK, station_kind
 
 State = dict[str, Any]
 Events = list[dict[str, Any]]
@@ -94,8 +94,3 @@ def nearest_unfinished_town(state: State) -> int | None:
         if any(owner == NOBODY for owner in state["stations"][town]):
             return town
     return None
-
-
-def town_index(name: str) -> int:
-    """Index of a town by name."""
-    return TOWN_INDEX[name]

@@ -189,19 +189,10 @@ def start_round(state: State, rng: Rng, events: Events) -> None:
     state["round"] += 1
     events.append({"round_started": {"round": state["round"]}})
     contracts.restock_post(state, rng, events)
-    _prepare_weather_deck(state, rng, events)
+    contracts.ensure_deck(state, rng, events)  # its top card's back gives the new weather disc
     tracks.adjust_weather(state, events)
     restock_stockyard(state, rng, events)
     begin_assignment(state, events)
-
-
-def _prepare_weather_deck(state: State, rng: Rng, events: Events) -> None:
-    """An empty deck is rebuilt from the discard pile so that its top card's back can be read."""
-    if not state["deck"] and state["discard"]:
-        state["deck"] = state["discard"]
-        state["discard"] = []
-        rng.shuffle(state["deck"])
-        events.append({"contract_deck_reshuffled": {"cards": len(state["deck"])}})
 
 
 def restock_stockyard(state: State, rng: Rng, events: Events) -> None:

@@ -66,7 +66,8 @@ def fits(total: Need, have: Holdings) -> bool:
     )
 
 
-def _add(a: Need, b: Need) -> Need:
+def combine(a: Need, b: Need) -> Need:
+    """Two requirements taken together."""
     return Need(card=0, track=a.track + b.track, estate=a.estate + b.estate, station=a.station + b.station,
                 rubble_station=a.rubble_station + b.rubble_station, stone_station=a.stone_station + b.stone_station,
                 tea=a.tea + b.tea, points=a.points + b.points)
@@ -99,7 +100,7 @@ def best_allocation(needs: list[Need], have: Holdings) -> tuple[float, list[int]
         if key in seen:
             return
         seen.add(key)
-        combined = _add(used, candidates[i])
+        combined = combine(used, candidates[i])
         if fits(combined, have):
             chosen.append(candidates[i].card)
             search(i + 1, combined, chosen)

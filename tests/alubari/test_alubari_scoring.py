@@ -20,7 +20,7 @@ def _brute_force(needs: list[Need], have: Holdings) -> float:
         for subset in itertools.combinations(needs, size):
             total = Need(card=0)
             for need in subset:
-                total = scoring._add(total, need)
+                total = scoring.combine(total, need)
             if fits(total, have):
                 best = max(best, total.points - 0.5 * total.tea)
     return best
@@ -82,7 +82,7 @@ def test_allocation_matches_brute_force(needs: list[Need], have: Holdings) -> No
     picked = [n for n in needs if n.card in chosen]
     total = Need(card=0)
     for need in picked:
-        total = scoring._add(total, need)
+        total = scoring.combine(total, need)
     assert fits(total, have)
 
 
