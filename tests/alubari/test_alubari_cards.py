@@ -205,3 +205,26 @@ def test_contracts_are_public() -> None:
     _hold(state, 0, 5)
     seen = ENGINE.view(state, 1)["player_states"][0]["contracts"]
     assert seen[0]["contract"]["id"] == 5 and not seen[0]["used"]
+
+
+def test_garratt_chai_can_boost_a_later_worker_in_lay_track() -> None:
+    state = new_state(3)
+    state["track"][0] = railway.GAME  # skip the river so only the Garratt gives chai
+    state["supply"]["game_markers"] -= 1
+    state["players"][0].update({"equipment": [3], "steel": 8})
+    state["rates"]["lay_track"] = 1
+    resolve_with(state, {"D": [0, 0]}, quiet=True)
+    assert state["track"][1] == 0 and state["players"][0]["chai"] == 1
+    assert state["stage"] == "WORKER" and ENGINE.legal_moves(state, 0) == [
+        {"chai_boost": {"use": True}}, {"chai_boost": {"use": False}}]
+    play(state, 0, {"chai_boost": {"use": True}})
+    assert state["track"][2:6] == [0, 0, 0, -1] and state["players"][0]["chai"] == 0
+
+
+def test_excavate_event_without_game_markers_leaves_cleared_spaces_unowned() -> None:
+    state = new_state(2)
+    state["supply"]["game_markers"] = 0
+    state["rates"]["excavation"] = 3
+    rondel.game_excavates(state, 0, [])
+    spaces = state["estates"][0]["spaces"]
+    assert [s["rubble"] for s in spaces[:2]] == [0, 0] and [s["owner"] for s in spaces[:2]] == [-1, -1]
