@@ -39,17 +39,18 @@ def _step_case(players: int) -> Case:
     return Case(name=f"alubari-step-{players}p", run=step, unit="step (legal moves + copy + apply)")
 
 
-def _game_case(players: int) -> Case:
+def _game_case(players: int, bot: str = "random") -> Case:
     seed = [0]
+    player = RandomBot() if bot == "random" else ENGINE.bots()[bot]
 
     def game() -> None:
         seed[0] += 1
         match = Match.start(ENGINE, players, seed[0])
-        play_out(match, {s: RandomBot() for s in range(players)})
+        play_out(match, dict.fromkeys(range(players), player))
 
-    return Case(name=f"alubari-random-game-{players}p", run=game, unit="full random game")
+    return Case(name=f"alubari-{bot}-game-{players}p", run=game, unit=f"full {bot} game")
 
 
 def cases() -> list[Case]:
-    """Engine steps per second and full random games per second at 1, 3 and 5 players."""
-    return [_step_case(3), _step_case(5), _game_case(1), _game_case(3), _game_case(5)]
+    """Engine steps per second, full random games per second (1, 3, 5 players), one heuristic game."""
+    return [_step_case(3), _step_case(5), _game_case(1), _game_case(3), _game_case(5), _game_case(3, "heuristic")]
