@@ -1,4 +1,4 @@
-"""Final scoring, including the allocation of markers and leaves to contracts that scores the most."""
+"""Final scoring, including the allocation of markers, cubes and leaves to contracts that scores the most."""
 
 from __future__ import annotations
 
@@ -24,6 +24,9 @@ class Holdings:
     stone_stations: int
     other_stations: int
     leaves: int
+    iron_ore: int = 0
+    stone: int = 0
+    steel: int = 0
 
 
 @dataclass(frozen=True)
@@ -38,11 +41,15 @@ class Need:
     stone_station: int = 0
     tea: int = 0
     points: int = 0
+    iron_ore: int = 0
+    stone: int = 0
+    steel: int = 0
 
 
 def contract_need(card_id: int, warehouse: bool) -> Need:
     """A contract's requirement (the East India Company Warehouse trims each tea requirement by one)."""
-    counts = {"track": 0, "estate": 0, "station": 0, "station_rubble": 0, "station_stone": 0, "tea": 0}
+    counts = {"track": 0, "estate": 0, "station": 0, "station_rubble": 0, "station_stone": 0, "tea": 0,
+              "iron_ore": 0, "stone": 0, "steel": 0}
     for req in CONTRACTS[card_id]["requirements"]:
         if req["kind"] in counts:
             counts[req["kind"]] += int(req["count"])
@@ -50,11 +57,12 @@ def contract_need(card_id: int, warehouse: bool) -> Need:
         counts["tea"] -= 1
     return Need(card=card_id, track=counts["track"], estate=counts["estate"], station=counts["station"],
                 rubble_station=counts["station_rubble"], stone_station=counts["station_stone"], tea=counts["tea"],
-                points=int(CONTRACTS[card_id]["points"]))
+                points=int(CONTRACTS[card_id]["points"]), iron_ore=counts["iron_ore"], stone=counts["stone"],
+                steel=counts["steel"])
 
 
 def fits(total: Need, have: Holdings) -> bool:
-    """Whether a combined requirement can be met, each marker and leaf used once."""
+    """Whether a combined requirement can be met, each marker, cube and leaf used once."""
     stations = have.rubble_stations + have.stone_stations + have.other_stations
     return (
         total.track <= have.track
@@ -63,6 +71,9 @@ def fits(total: Need, have: Holdings) -> bool:
         and total.stone_station <= have.stone_stations
         and total.rubble_station + total.stone_station + total.station <= stations
         and total.tea <= have.leaves
+        and total.iron_ore <= have.iron_ore
+        and total.stone <= have.stone
+        and total.steel <= have.steel
     )
 
 
@@ -70,7 +81,8 @@ def combine(a: Need, b: Need) -> Need:
     """Two requirements taken together."""
     return Need(card=0, track=a.track + b.track, estate=a.estate + b.estate, station=a.station + b.station,
                 rubble_station=a.rubble_station + b.rubble_station, stone_station=a.stone_station + b.stone_station,
-                tea=a.tea + b.tea, points=a.points + b.points)
+                tea=a.tea + b.tea, points=a.points + b.points, iron_ore=a.iron_ore + b.iron_ore,
+                stone=a.stone + b.stone, steel=a.steel + b.steel)
 
 
 def _value(need: Need) -> float:
@@ -123,6 +135,9 @@ def holdings(state: State, seat: int) -> Holdings:
         estate=sum(1 for e in state["estates"] for s in e["spaces"] if s["owner"] == seat),
         rubble_stations=kinds["RUBBLE"], stone_stations=kinds["STONE"], other_stations=kinds["OTHER"],
         leaves=state["players"][seat]["tea_leaves"],
+        iron_ore=state["players"][seat]["iron_ore"],
+        stone=state["players"][seat]["stone"],
+        steel=state["players"][seat]["steel"],
     )
 
 

@@ -43,6 +43,15 @@ def test_leaves_cost_their_half_point_when_moved_onto_a_contract() -> None:
     assert best_allocation(needs, have) == (6.0, [17])
 
 
+def test_cubes_held_at_the_end_serve_one_contract_each() -> None:
+    needs = [contract_need(33, warehouse=False), Need(card=99, iron_ore=2, points=4)]
+    assert needs[0].iron_ore == 3
+    have = Holdings(track=0, estate=0, rubble_stations=0, stone_stations=0, other_stations=0, leaves=0, iron_ore=4)
+    assert best_allocation(needs, have) == (4.0, [99])
+    richer = Holdings(track=0, estate=0, rubble_stations=0, stone_stations=0, other_stations=0, leaves=0, iron_ore=5)
+    assert best_allocation(needs, richer) == (7.0, [33, 99])
+
+
 def test_mixed_requirements_must_all_be_met() -> None:
     need = contract_need(34, warehouse=False)
     assert (need.estate, need.station, need.track, need.points) == (1, 1, 1, 6)
@@ -65,12 +74,15 @@ needs_strategy = st.lists(
         stone_station=st.integers(0, 1),
         tea=st.integers(0, 4),
         points=st.integers(0, 12),
+        iron_ore=st.integers(0, 2),
+        stone=st.integers(0, 1),
+        steel=st.integers(0, 1),
     ),
     max_size=7,
 ).map(lambda needs: [dataclasses.replace(need, card=i + 1) for i, need in enumerate(needs)])
 holdings_strategy = st.builds(
     Holdings, st.integers(0, 6), st.integers(0, 4), st.integers(0, 3), st.integers(0, 3), st.integers(0, 3),
-    st.integers(0, 8),
+    st.integers(0, 8), st.integers(0, 3), st.integers(0, 2), st.integers(0, 2),
 )
 
 
