@@ -4,7 +4,7 @@ from __future__ import annotations
 
 from typing import Any
 
-from services.alubari import contracts, railway, rondel, tracks
+from services.alubari import contracts, estates, railway, tracks
 from services.alubari.content import BOARD, CUBES, EQUIPMENT, STATIONS, TOWN_INDEX, TOWN_NAMES
 from services.alubari.supply import gain_chai, gain_from_supply, markers_placed, pay
 from services.common.rng import Rng
@@ -115,7 +115,7 @@ def action_possible(state: State, seat: int, kind: str) -> bool:
     if kind == "STOCKYARD":
         return sum(state["stockyard"].values()) > 0
     if kind == "EXCAVATION":
-        return any(s["rubble"] > 0 for e in state["estates"] for s in e["spaces"])
+        return estates.rubble_left(state) > 0
     if kind == "FOUNDRY":
         return bool(foundry_options(state, seat))
     if kind == "LAY_TRACK":
@@ -182,7 +182,7 @@ def begin_action(state: State, rng: Rng, events: Events) -> bool:
     if kind == "EXCAVATION":
         amount = state["rates"]["excavation"] + mods["excavation"] + (BONUS["excavation_extra"] if boost else 0)
         amount += 1 if "EXCAVATOR" in abilities(state, seat) else 0
-        rondel.excavate(state, seat, amount, events)
+        estates.excavate(state, seat, amount, events)
         return finish_worker(state)
     if kind == "LAY_TRACK":
         do_lay_track(state, seat, boost, events)

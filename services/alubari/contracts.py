@@ -4,9 +4,9 @@ from __future__ import annotations
 
 from typing import Any
 
-from services.alubari import railway, tracks
+from services.alubari import estates, tracks
 from services.alubari.content import CONTRACTS
-from services.alubari.supply import gain_from_supply, markers_placed
+from services.alubari.supply import gain_from_supply
 from services.common.rng import Rng
 
 State = dict[str, Any]
@@ -95,27 +95,13 @@ def play_contract(state: State, seat: int, card_id: int, events: Events) -> None
     elif kind == "crop_plus":
         detail = f"crop harvest +{amount}"
     elif kind == "leaves_per_estate":
-        owned = sum(1 for e in state["estates"] for s in e["spaces"] if seat in (s["owner"], s["borrower"]))
+        owned = estates.harvesting_spaces(state, seat)
         gained = gain_from_supply(state, seat, "tea_leaves", owned * amount)
         detail = f"tea_leaves +{gained}"
     else:  # borrow
-        detail = f"borrowed {borrow_game_estates(state, seat, amount)} estate space(s)"
+        detail = f"borrowed {estates.borrow_game_estates(state, seat, amount)} estate space(s)"
     events.append({"contract_played": {"seat": seat, "contract_id": card_id, "detail": detail}})
     if kind == "harvest":
         tracks.tea_harvest(state, events, "CONTRACT")
     elif kind == "crop_plus":
         tracks.move_crop(state, amount, events)
-
-
-def borrow_game_estates(state: State, seat: int, count: int) -> int:
-    """Put the seat's markers on the leftmost game-owned estate spaces nobody has borrowed yet."""
-    borrowed = 0
-    for estate in state["estates"]:
-        for space in estate["spaces"]:
-            if borrowed >= count or state["players"][seat]["markers"] <= 0:
-                return borrowed
-            if space["owner"] == railway.GAME and space["borrower"] < 0:
-                space["borrower"] = seat
-                markers_placed(state, seat, 1)
-                borrowed += 1
-    return borrowed

@@ -4,9 +4,9 @@ from __future__ import annotations
 
 from typing import Any
 
-from services.alubari import railway, tracks
+from services.alubari import estates, railway, tracks
 from services.alubari.content import BOARD, CUBES, EQUIPMENT, RONDEL, TOWN_NAMES
-from services.alubari.supply import markers_placed, pay
+from services.alubari.supply import pay
 
 State = dict[str, Any]
 Events = list[dict[str, Any]]
@@ -38,44 +38,7 @@ def resolve_event(state: State, index: int, events: Events) -> None:
 
 def game_excavates(state: State, _index: int, events: Events) -> None:
     """The game removes rubble at the Excavation work rate; cleared spaces get game ownership markers."""
-    excavate(state, owner=railway.GAME, amount=state["rates"]["excavation"], events=events)
-
-
-def excavate(state: State, owner: int, amount: int, events: Events) -> int:
-    """Remove up to ``amount`` rubble from the leftmost covered estate spaces for ``owner``.
-
-    A seat keeps the rubble; the game returns it to the supply.  Returns how much was removed.
-    """
-    removed = 0
-    cleared: list[int] = []
-    flat_index = -1
-    for estate in state["estates"]:
-        for space in estate["spaces"]:
-            flat_index += 1
-            while space["rubble"] > 0 and removed < amount:
-                space["rubble"] -= 1
-                removed += 1
-                if space["rubble"] == 0:
-                    _claim_space(state, space, owner)
-                    cleared.append(flat_index)
-    if owner >= 0:
-        state["players"][owner]["rubble"] += removed
-    else:
-        state["supply"]["rubble"] += removed
-    if removed:
-        events.append({"excavated": {"owner": owner, "rubble": removed, "cleared_spaces": cleared}})
-    return removed
-
-
-def _claim_space(state: State, space: dict[str, Any], owner: int) -> None:
-    if owner >= 0:
-        if state["players"][owner]["markers"] > 0:
-            space["owner"] = owner
-            markers_placed(state, owner, 1)
-        return
-    if state["supply"]["game_markers"] > 0:
-        state["supply"]["game_markers"] -= 1
-        space["owner"] = railway.GAME
+    estates.excavate(state, owner=railway.GAME, amount=state["rates"]["excavation"], events=events)
 
 
 def crops_grow(state: State, index: int, events: Events) -> None:

@@ -4,7 +4,7 @@ from __future__ import annotations
 
 from typing import Any
 
-from services.alubari import actions, contracts, railway, rondel, tracks
+from services.alubari import actions, contracts, estates, railway, rondel, tracks
 from services.alubari.content import (
     AREAS,
     BOARD,
@@ -390,7 +390,7 @@ def contract_used(state: State, seat: int, card: int, rng: Rng, events: Events) 
 
 def end_round(state: State, rng: Rng, events: Events) -> None:
     """Tidy up, check the end of the game, and start the next round if it goes on."""
-    if not state["building_card"] and all(s["rubble"] == 0 for e in state["estates"] for s in e["spaces"]):
+    if not state["building_card"] and estates.rubble_left(state) == 0:
         state["building_card"] = True
         events.append({"building_card_placed": {}})
     for area in AREAS:

@@ -4,6 +4,7 @@ from __future__ import annotations
 
 from typing import Any
 
+from services.alubari import estates
 from services.alubari.content import BOARD, CONTRACTS, CROP_VALUES
 
 State = dict[str, Any]
@@ -29,11 +30,7 @@ def tea_harvest(state: State, events: Events, cause: str, rate: float | None = N
     value = crop_value(state) if rate is None else rate
     gains: list[int] = []
     for seat, player in enumerate(state["players"]):
-        owned = sum(
-            1 for estate in state["estates"] for space in estate["spaces"]
-            if space["owner"] == seat or space["borrower"] == seat
-        )
-        gain = min(int(owned * value), state["supply"]["tea_leaves"])
+        gain = min(int(estates.harvesting_spaces(state, seat) * value), state["supply"]["tea_leaves"])
         state["supply"]["tea_leaves"] -= gain
         player["tea_leaves"] += gain
         gains.append(gain)
