@@ -1,0 +1,494 @@
+"""The India Rails heuristic bot: plans a route to its best demand and runs its train along it.
+
+The bot reads only what its seat may see: the board, everyone's track and trains, its own hand
+and cash, the tray and the active events (all public in the rulebook); never other players' cash
+or the deck.  Plans are cached per turn so a decision costs one or two shortest-path searches.
+"""
+
+from __future__ import annotations
+
+import heapq
+from collections import deque
+from typing import Any
+
+from services.common.engine import Engine, Move, State
+from services.common.rng import Rng
+from services.india_rails import track as tracks
+from services.india_rails.content import (
+    BOARD,
+    distances_from,
+    DEMAND_CARDS,
+    LOAD_SOURCES,
+    MAJOR_CENTRES,
+    MAJOR_MILEPOSTS,
+)
+from services.india_rails.operations import TRACK_FEE, demand_matches
+
+INF = 10**9
+RENT_WEIGHT = 3  # planning weight of someone else's segment (rented, not built)
+
+
+def _out_edges() -> list[list[tuple[int, int, int, bool]]]:
+    """Per milepost: (neighbour, edge id, cost to build into the neighbour, red area?), minus city interiors."""
+    table: list[list[tuple[int, int, int, bool]]] = [[] for _ in range(BOARD.count)]
+    for u in range(BOARD.count):
+        for v, eid in BOARD.adjacency[u]:
+            red = eid in BOARD.red_area
+            if eid in BOARD.inside_major and not red:
+                continue
+            table[u].append((v, eid, BOARD.cost_into(eid, v), red))
+    return table
+
+
+OUT_EDGES = _out_edges()
+
+
+def dijkstra(sources: set[int] | list[int], owner: dict[int, int], seat: int,
+             rent: int = RENT_WEIGHT) -> tuple[list[int], list[int]]:
+    """Cheapest building cost from ``sources`` to every milepost (own track and red areas free).
+
+    Someone else's segment weighs ``rent`` (``INF`` to avoid it).
+    """
+    dist = [INF] * BOARD.count
+    parent = [-1] * BOARD.count
+    heap: list[tuple[int, int]] = []
+    for s in sources:
+        dist[s] = 0
+        heap.append((0, s))
+    heapq.heapify(heap)
+    get = owner.get
+    pop, push = heapq.heappop, heapq.heappush
+    while heap:
+        d, u = pop(heap)
+        if d > dist[u]:
+            continue
+        for v, eid, cost, red in OUT_EDGES[u]:
+            if red:
+                w = 0
+            else:
+                holder = get(eid)
+                w = cost if holder is None else (0 if holder == seat else rent)
+            nd = d + w
+            if nd < dist[v]:
+                dist[v] = nd
+                parent[v] = u
+                push(heap, (nd, v))
+    return dist, parent
+
+
+_STATIC: dict[int, tuple[list[int], list[int]]] = {}
+
+
+def static_costs(milepost: int) -> tuple[list[int], list[int]]:
+    """Building cost on an empty board from ``milepost`` (cached for the process)."""
+    table = _STATIC.get(milepost)
+    if table is None:
+        table = dijkstra([milepost], {}, -1)
+        _STATIC[milepost] = table
+    return table
+
+
+def _path(parent: list[int], end: int) -> list[int]:
+    path = [end]
+    while parent[path[-1]] >= 0:
+        path.append(parent[path[-1]])
+    return path
+
+
+class HeuristicBot:
+    """Route-planning bot: pick the most profitable reachable demand, build towards it, run the train."""
+
+    def __init__(self) -> None:
+        self._cache: dict[tuple[Any, ...], dict[str, Any]] = {}
+
+    # ---- entry point ------------------------------------------------------------
+
+    def choose(self, engine: Engine, state: State, seat: int, rng: Rng) -> Move:
+        """One legal move for ``seat``."""
+        legal = engine.legal_moves(state, seat)
+        if len(legal) == 1:
+            return legal[0]
+        kinds: dict[str, list[Move]] = {}
+        for move in legal:
+            kinds.setdefault(next(iter(move)), []).append(move)
+        if "choose_lost_load" in kinds:
+            return self._cheapest_load(state, seat, kinds["choose_lost_load"])
+        if "answer_offer" in kinds:
+            return {"answer_offer": {"accept": False}}
+        if "discard_demand" in kinds:
+            return min(kinds["discard_demand"], key=lambda m: self._card_value(m["discard_demand"]["card"]))
+        if state["phase"] == "operations":
+            return self._operate(state, seat, kinds)
+        return self._build(state, seat, kinds)
+
+    # ---- planning -------------------------------------------------------------------
+
+    def _plan(self, state: State, seat: int) -> dict[str, Any]:
+        player = state["players"][seat]
+        key = ("plan", seat, player["turns"], state["phase"], tuple(player["hand"]),
+               tuple(tuple(load) for t in player["trains"] for load in t["loads"]))
+        cached = self._cache.get(key)
+        if cached is not None:
+            return cached
+        if len(self._cache) > 64:
+            self._cache.clear()
+        plan = self._make_plan(state, seat)
+        self._cache[key] = plan
+        return plan
+
+    def _make_plan(self, state: State, seat: int) -> dict[str, Any]:
+        """Grow the network: cost of a demand = joining its source and its city to own track."""
+        player = state["players"][seat]
+        if not player["track"]:
+            return self._first_plan(state, seat)
+        owner = tracks.owners(state)
+        starts = self._home(player)
+        reach, parent = dijkstra(starts, owner, seat)
+        best: tuple[float, dict[str, Any]] | None = None
+        for card, demand, source, at in self._candidates(state, seat):
+            city = BOARD.cities[demand["city"]]
+            dest = min(city.mileposts, key=lambda m: reach[m])
+            if source < 0:
+                cost = reach[dest] + (reach[at] if at >= 0 else 0)
+            else:
+                cost = reach[source] + reach[dest]
+            if cost >= INF:
+                continue
+            score = self._score(demand["payout"], cost, player["cash"])
+            if best is None or score > best[0]:
+                best = (score, {"card": card, "demand": demand, "source": source, "dest": dest, "score": score,
+                                "cost": cost, "at": at})
+        plan: dict[str, Any] = {"target": None, "route": [], "score": -INF}
+        if best is None:
+            return plan
+        target = best[1]
+        route = _path(parent, target["dest"])[::-1]
+        branch = target["source"] if target["source"] >= 0 else target["at"]
+        if branch >= 0:
+            route = _path(parent, branch)[::-1] + [-1] + route
+        plan.update({"target": target, "route": route, "score": target["score"]})
+        return plan
+
+    @staticmethod
+    def _score(payout: int, cost: int, cash: int) -> float:
+        score = payout - 1.5 * cost
+        if cost > cash - 8:
+            score -= 60
+        return score
+
+    def _candidates(self, state: State, seat: int) -> list[tuple[int, dict[str, Any], int, int]]:
+        """(card, demand, source milepost or -1 if carried, train milepost) for every workable demand."""
+        player = state["players"][seat]
+        found = []
+        for card in player["hand"]:
+            for demand in DEMAND_CARDS[card]["demands"]:
+                carried_at = -2
+                for train in player["trains"]:
+                    if any(demand_matches(demand, load, demand["city"]) for load in train["loads"]):
+                        carried_at = train["at"]
+                if carried_at != -2:
+                    found.append((card, demand, -1, carried_at))
+                    continue
+                if state["tray"][demand["load"]] <= 0:
+                    continue
+                region = BOARD.cities[demand["city"]].region
+                for source in LOAD_SOURCES[demand["load"]]:
+                    if demand["load"] == "Pilgrims" and BOARD.cities[BOARD.city_at[source]].region == region:
+                        continue
+                    found.append((card, demand, source, -1))
+        return found
+
+    def _first_plan(self, state: State, seat: int) -> dict[str, Any]:
+        """No track yet: a major city, then the source, then the demand city, on an empty board."""
+        player = state["players"][seat]
+        best: tuple[float, dict[str, Any]] | None = None
+        for card, demand, source, _ in self._candidates(state, seat):
+            if source < 0:
+                continue
+            city = BOARD.cities[demand["city"]]
+            dest = city.anchor
+            between, _ = static_costs(dest)
+            from_source, _ = static_costs(source)
+            hub = min(MAJOR_CENTRES, key=lambda c: min(from_source[c], between[c]))
+            link = min(from_source[hub], between[hub])
+            cost = between[source] + link
+            score = self._score(demand["payout"], cost, player["cash"])
+            if best is None or score > best[0]:
+                best = (score, {"card": card, "demand": demand, "source": source, "dest": dest, "score": score,
+                                "cost": cost, "at": -1, "hub": hub})
+        plan: dict[str, Any] = {"target": None, "route": [], "score": -INF}
+        if best is None:
+            return plan
+        target = best[1]
+        _, dest_parent = static_costs(target["dest"])
+        _, source_parent = static_costs(target["source"])
+        hub = target["hub"]
+        line = _path(dest_parent, target["source"])  # source ... dest
+        from_source, _ = static_costs(target["source"])
+        between, _ = static_costs(target["dest"])
+        if from_source[hub] <= between[hub]:
+            route = _path(source_parent, hub) + line[1:]  # hub ... source ... dest
+        else:
+            route = _path(dest_parent, hub) + [-1] + line[::-1]
+        plan.update({"target": target, "route": route, "score": target["score"]})
+        return plan
+
+    def _major_route(self, state: State, seat: int) -> list[int]:
+        """Cheapest way from own track to the nearest major city not yet joined to it."""
+        player = state["players"][seat]
+        key = ("majors", seat, player["turns"], state["phase"])
+        cached = self._cache.get(key)
+        if cached is not None:
+            return cached["route"]
+        route = self._find_major_route(state, seat)
+        self._cache[key] = {"route": route}
+        return route
+
+    def _find_major_route(self, state: State, seat: int) -> list[int]:
+        player = state["players"][seat]
+        owner = tracks.owners(state)
+        component = self._component(player["track"])
+        missing = [c for c in MAJOR_CENTRES if c not in component]
+        if not missing:
+            return []
+        if not component:
+            component = {MAJOR_CENTRES[2]}
+        dist, parent = dijkstra(component, owner, seat, rent=INF)
+        goal = min(missing, key=lambda c: dist[c])
+        if dist[goal] >= INF:
+            return []
+        return _path(parent, goal)[::-1]
+
+    @staticmethod
+    def _home(player: dict[str, Any]) -> set[int]:
+        """Where building may usefully start: the own-track piece holding the train (or the biggest piece)."""
+        links: dict[int, list[int]] = {}
+        for eid in list(player["track"]) + list(BOARD.red_area):
+            a, b = BOARD.edges[eid]
+            links.setdefault(a, []).append(b)
+            links.setdefault(b, []).append(a)
+        own = tracks.network(player["track"])
+        if not own:
+            return set(MAJOR_MILEPOSTS)
+        roots = [t["at"] for t in player["trains"] if t["at"] in own] or sorted(own)
+        best: set[int] = set()
+        done: set[int] = set()
+        for root in roots:
+            if root in done:
+                continue
+            seen = {root}
+            queue = deque([root])
+            while queue:
+                u = queue.popleft()
+                for v in links.get(u, ()):
+                    if v not in seen:
+                        seen.add(v)
+                        queue.append(v)
+            done |= seen
+            if len(seen) > len(best):
+                best = seen
+            if root in [t["at"] for t in player["trains"]]:
+                break
+        return best
+
+    @staticmethod
+    def _component(track: list[int]) -> set[int]:
+        """Mileposts joined to the largest group of major cities by own track and red areas."""
+        links: dict[int, list[int]] = {}
+        for eid in list(track) + list(BOARD.red_area):
+            a, b = BOARD.edges[eid]
+            links.setdefault(a, []).append(b)
+            links.setdefault(b, []).append(a)
+        best: set[int] = set()
+        for centre in MAJOR_CENTRES:
+            if centre in best:
+                continue
+            seen = {centre}
+            queue = deque([centre])
+            while queue:
+                u = queue.popleft()
+                for v in links.get(u, ()):
+                    if v not in seen:
+                        seen.add(v)
+                        queue.append(v)
+            if sum(1 for c in MAJOR_CENTRES if c in seen) > sum(1 for c in MAJOR_CENTRES if c in best):
+                best = seen
+        return best if len(best) > 7 else set()
+
+    # ---- operations -------------------------------------------------------------------
+
+    def _operate(self, state: State, seat: int, kinds: dict[str, list[Move]]) -> Move:
+        player = state["players"][seat]
+        if "deliver" in kinds:
+            return max(kinds["deliver"], key=lambda m: DEMAND_CARDS[m["deliver"]["card"]]["demands"][
+                m["deliver"]["demand"]]["payout"])
+        plan = self._plan(state, seat)
+        if "place_train" in kinds:
+            return self._placement(state, seat, plan, kinds["place_train"])
+        wanted = self._wanted_loads(state, seat)
+        for move in kinds.get("pick_up", []):
+            if move["pick_up"]["load"] in wanted:
+                return move
+        if "discard_hand" in kinds and self._should_discard(state, seat, plan):
+            return {"discard_hand": {}}
+        for move in kinds.get("drop_load", []):
+            train = player["trains"][move["drop_load"]["train"]]
+            load = train["loads"][move["drop_load"]["slot"]]
+            if load[0] not in wanted and len(train["loads"]) >= 2:
+                return move
+        step = self._next_step(state, seat, plan, kinds.get("move_train", []))
+        if step is not None:
+            return step
+        return {"end_operations": {}}
+
+    def _wanted_loads(self, state: State, seat: int) -> set[str]:
+        """Loads worth picking up here: the target's load (pilgrims only from another region)."""
+        plan = self._plan(state, seat)
+        target = plan["target"]
+        if not target or target["source"] < 0:
+            return set()
+        player = state["players"][seat]
+        at = next((t["at"] for t in player["trains"] if t["at"] >= 0), -1)
+        if at != target["source"] and target["demand"]["load"] == "Pilgrims":
+            return set()
+        return {target["demand"]["load"]}
+
+    def _placement(self, state: State, seat: int, plan: dict[str, Any], moves: list[Move]) -> Move:
+        """Start on own track: at the target's source if it is there, else at the nearest own city."""
+        target = plan["target"]
+        mine = tracks.network(state["players"][seat]["track"])
+        allowed = {m["place_train"]["milepost"]: m for m in moves}
+        on_track = [m for m in allowed if m in mine]
+        if not on_track:
+            on_track = list(allowed)
+        goal = target["source"] if target and target["source"] >= 0 else (target["dest"] if target else -1)
+        if goal < 0:
+            return allowed[on_track[0]]
+        dist = distances_from(goal)
+        return allowed[min(on_track, key=lambda m: (dist[m] if dist[m] >= 0 else INF, m))]
+
+    def _should_discard(self, state: State, seat: int, plan: dict[str, Any]) -> bool:
+        player = state["players"][seat]
+        target = plan["target"]
+        return target is None or plan["score"] < -20 or target["cost"] > player["cash"]
+
+    def _goal(self, state: State, seat: int, plan: dict[str, Any]) -> set[int]:
+        player = state["players"][seat]
+        goals: set[int] = set()
+        for card in player["hand"]:
+            for demand in DEMAND_CARDS[card]["demands"]:
+                for t in player["trains"]:
+                    if any(demand_matches(demand, load, demand["city"]) for load in t["loads"]):
+                        goals |= set(BOARD.cities[demand["city"]].mileposts)
+        if goals:
+            return goals
+        target = plan["target"]
+        if target and target["source"] >= 0:
+            return {target["source"]}
+        return set()
+
+    def _next_step(self, state: State, seat: int, plan: dict[str, Any], moves: list[Move]) -> Move | None:
+        if not moves:
+            return None
+        goals = self._goal(state, seat, plan)
+        if not goals:
+            return None
+        player = state["players"][seat]
+        for t, train in enumerate(player["trains"]):
+            if train["at"] in goals:
+                return None
+        owner = tracks.owners(state)
+        paid = set(state["turn"]["fees_paid"])
+        cash = player["cash"]
+        for move in moves:
+            t = move["move_train"]["train"]
+            train = player["trains"][t]
+            first = self._first_step(train, goals, owner, seat, paid, cash)
+            if first == move["move_train"]["to_milepost"]:
+                return move
+        return None
+
+    @staticmethod
+    def _first_step(train: dict[str, Any], goals: set[int], owner: dict[int, int], seat: int,
+                    paid: set[int], cash: int) -> int:
+        """First milepost of the shortest run to a goal that obeys the reversing rule."""
+        start = (train["at"], train["prev"])
+        if train["at"] in goals:
+            return -1
+        seen = {start}
+        queue: deque[tuple[tuple[int, int], int]] = deque([(start, -1)])
+        while queue:
+            (x, px), first = queue.popleft()
+            for y, eid in BOARD.adjacency[x]:
+                if eid not in BOARD.red_area:
+                    holder = owner.get(eid)
+                    if holder is None:
+                        continue
+                    if holder != seat and holder not in paid and cash < TRACK_FEE + 4:
+                        continue
+                if y == px and not BOARD.city_at[x]:
+                    continue
+                state_key = (y, x)
+                if state_key in seen:
+                    continue
+                seen.add(state_key)
+                step = y if first < 0 else first
+                if y in goals:
+                    return step
+                queue.append((state_key, step))
+        return -1
+
+    # ---- building ----------------------------------------------------------------------
+
+    def _build(self, state: State, seat: int, kinds: dict[str, list[Move]]) -> Move:
+        player = state["players"][seat]
+        builds = {(m["build_track"]["from_milepost"], m["build_track"]["to_milepost"]): m
+                  for m in kinds.get("build_track", [])}
+        if state["phase"] == "build" and "upgrade_train" in kinds and state["turn"]["spent"] == 0:
+            train = player["trains"][0]
+            if train["loco"] == "freight" and player["cash"] >= 70:
+                return next(m for m in kinds["upgrade_train"] if m["upgrade_train"]["loco"] == "fast_freight")
+            if train["loco"] != "freight" and player["cash"] >= 140:
+                return kinds["upgrade_train"][0]
+        if builds:
+            connect_mode = player["cash"] >= 100 or (
+                state["phase"] == "build" and player["turns"] > 30)
+            routes = [self._major_route(state, seat)] if connect_mode else []
+            plan = self._plan(state, seat)
+            if plan["target"] and (state["phase"] == "initial_build" or plan["target"]["cost"] <= player["cash"]):
+                routes.append(plan["route"])
+            if not connect_mode and player["cash"] >= 60:
+                routes.append(self._major_route(state, seat))
+            reserve = 0 if state["phase"] == "initial_build" else 4
+            for route in routes:
+                move = self._route_build(route, builds, player["cash"] - reserve)
+                if move is not None:
+                    return move
+        return {"end_turn": {}}
+
+    @staticmethod
+    def _route_build(route: list[int], builds: dict[tuple[int, int], Move], budget: int) -> Move | None:
+        for a, b in zip(route, route[1:], strict=False):
+            if a < 0 or b < 0:
+                continue
+            for pair in ((a, b), (b, a)):
+                move = builds.get(pair)
+                if move is not None and BOARD.cost_into(BOARD.edge_between(*pair), pair[1]) <= budget:
+                    return move
+        return None
+
+    # ---- small decisions -------------------------------------------------------------------
+
+    @staticmethod
+    def _card_value(card: int) -> int:
+        return max(d["payout"] for d in DEMAND_CARDS[card]["demands"])
+
+    @staticmethod
+    def _cheapest_load(state: State, seat: int, moves: list[Move]) -> Move:
+        def value(move: Move) -> int:
+            body = move["choose_lost_load"]
+            load = state["players"][seat]["trains"][body["train"]]["loads"][body["slot"]]
+            return max((d["payout"] for c in state["players"][seat]["hand"] for d in DEMAND_CARDS[c]["demands"]
+                        if d["load"] == load[0]), default=0)
+
+        return min(moves, key=value)

@@ -1,0 +1,829 @@
+"""India Rails rules engine: turn order, building, operations, events and the end of the game."""
+
+from __future__ import annotations
+
+from collections.abc import Mapping
+from typing import Any, ClassVar
+
+from services.common.engine import (
+    BadConfig,
+    Bot,
+    Engine,
+    Event,
+    GameConfig,
+    IllegalMove,
+    Move,
+    RandomBot,
+    Result,
+    State,
+    View,
+)
+from services.common.rng import Rng
+from services.india_rails import cards as deck
+from services.india_rails import operations as ops
+from services.india_rails import track as tracks
+from services.india_rails.content import (
+    BOARD,
+    COSTS,
+    DEMAND_CARDS,
+    EVENT_CARDS,
+    LOADS,
+    LOCOS,
+    MAJOR_MILEPOSTS,
+    area_around,
+    demand_card_json,
+    event_card_json,
+)
+
+OPTION_DEFAULTS: dict[str, Any] = {
+    "fast_trains": False,
+    "fast_game": False,
+    "fast_game_start": False,
+    "fast_game_discard_initial_events": False,
+    "fast_game_no_tax": False,
+    "fast_game_five_cards": False,
+    "mercy_borrowing": False,
+    "mercy_late_fees": False,
+    "mercy_backtracking": False,
+    "crossgrading": False,
+    "open_contracts": False,
+    "field_warehousing": False,
+    "cost_to_move": False,
+    "cost_to_load": False,
+    "reshuffle_on_tax": False,
+    "track_trading": False,
+    "additional_trains": False,
+    "four_card_hands": False,
+    "time_limit_rounds": 0,
+}
+FAST_GAME_PARTS = ("fast_game_start", "fast_game_discard_initial_events", "fast_game_no_tax", "fast_game_five_cards")
+UPGRADE_COST = int(LOCOS["upgrade_cost"])
+CROSSGRADE_COST = int(LOCOS["crossgrade_cost"])
+LOAN_LIMIT = int(COSTS["loan_limit"])
+LOAN_STEPS = (5, 10, 15, 20)
+MAX_OFFERS_PER_TURN = 3
+WAREHOUSE_TURNS = 4
+MAP_ID = "india-rails-lattice-v1"
+
+
+def _fresh_turn() -> dict[str, Any]:
+    return {"spent": 0, "major_segments": 0, "upgraded": False, "crossgraded": False, "acted": False,
+            "fees_paid": [], "moved_own": False, "dropped": [], "bought": False, "offers": 0}
+
+
+def _train(loco: str) -> dict[str, Any]:
+    return {"loco": loco, "at": -1, "prev": -1, "loads": [], "left": 0, "halved": False}
+
+
+def _kind(move: Move) -> str:
+    return next(iter(move)) if isinstance(move, dict) and len(move) == 1 else ""
+
+
+class IndiaRailsEngine(Engine):
+    """The complete India Rails game (Empire Builder rules on a generated map of the subcontinent)."""
+
+    game_type: ClassVar[str] = "india_rails"
+    name: ClassVar[str] = "India Rails"
+    min_players: ClassVar[int] = 2
+    max_players: ClassVar[int] = 6
+
+    # ---- configuration ------------------------------------------------------
+
+    def default_options(self) -> dict[str, Any]:
+        """Every variant off, no time limit."""
+        return dict(OPTION_DEFAULTS)
+
+    def validate_options(self, players: int, options: Mapping[str, Any]) -> dict[str, Any]:
+        """Check types and ranges; ``fast_game`` switches on its four parts."""
+        merged = super().validate_options(players, options)
+        for key, default in OPTION_DEFAULTS.items():
+            value = merged[key]
+            if isinstance(default, bool) and not isinstance(value, bool):
+                raise BadConfig(f"option {key} must be true or false", code="bad_option_type")
+            if isinstance(default, int) and not isinstance(default, bool):
+                if isinstance(value, bool) or not isinstance(value, int):
+                    raise BadConfig(f"option {key} must be an integer", code="bad_option_type")
+        if not 0 <= merged["time_limit_rounds"] <= 1000:
+            raise BadConfig("time_limit_rounds must be between 0 and 1000", code="bad_time_limit")
+        if merged["fast_game"]:
+            for part in FAST_GAME_PARTS:
+                merged[part] = True
+        return merged
+
+    def bots(self) -> dict[str, Bot]:
+        """The random bot and the route-planning heuristic bot."""
+        from services.india_rails.bots import HeuristicBot
+
+        return {"random": RandomBot(), "heuristic": HeuristicBot()}
+
+    # ---- setup ----------------------------------------------------------------
+
+    def setup(self, config: GameConfig, rng: Rng) -> State:
+        """Shuffle the deck, deal demand cards (setting events aside) and pick the first player."""
+        options = dict(OPTION_DEFAULTS)
+        options.update(config.options)
+        n = config.players
+        tax_cards = [c for c, spec in EVENT_CARDS.items() if spec["kind"] == "tax"]
+        events = [c for c in EVENT_CARDS if not (options["fast_game_no_tax"] and c in tax_cards)]
+        deck_cards = sorted(DEMAND_CARDS) + sorted(events)
+        rng.shuffle(deck_cards)
+        start_cash = int(COSTS["fast_game_cash"] if options["fast_game_start"] else COSTS["starting_cash"])
+        locos = ["freight", "fast_freight"] if options["additional_trains"] else ["freight"]
+        players = [
+            {"cash": start_cash, "debt": 0, "borrowed": 0, "owed": [], "trains": [_train(loco) for loco in locos],
+             "hand": [], "track": [], "turns": 0, "lost": 0, "declared": False}
+            for _ in range(n)
+        ]
+        state: State = {
+            "options": options, "players": players, "deck": deck_cards, "discard": [], "removed": [],
+            "tray": dict(LOADS), "active": [], "reserved": [], "pending": [], "abort_turn": False,
+            "open_contracts": [], "warehouse": [], "offer": None, "cash_public": False,
+            "win_cash": int(COSTS["winning_cash"]), "over": False, "winners": [], "finish_reason": "",
+            "ranking": [], "round": 0, "building_round": 0,
+            "initial_rounds": 3 if options["fast_game_start"] else 2, "turn": _fresh_turn(),
+        }
+        self._deal(state, rng)
+        first = self._first_player(state)
+        state["first"] = first
+        state["order"] = [(first + i) % n for i in range(n)]
+        state["pos"] = 0
+        state["current"] = first
+        state["phase"] = "initial_build"
+        return state
+
+    def _deal(self, state: State, rng: Rng) -> None:
+        options = state["options"]
+        size = 5 if options["fast_game_five_cards"] else deck.hand_size(state)
+        set_aside: list[int] = []
+        for player in state["players"]:
+            while len(player["hand"]) < size:
+                card = int(state["deck"].pop())
+                if deck.is_event(card):
+                    set_aside.append(card)
+                else:
+                    player["hand"].append(card)
+        if options["fast_game_discard_initial_events"]:
+            state["removed"].extend(set_aside)
+        else:
+            state["deck"].extend(set_aside)
+            rng.shuffle(state["deck"])
+
+    @staticmethod
+    def _first_player(state: State) -> int:
+        """Largest single payout goes first; ties look at the next largest, then the lower seat."""
+
+        def key(seat: int) -> tuple[list[int], int]:
+            payouts = sorted((d["payout"] for c in state["players"][seat]["hand"]
+                              for d in DEMAND_CARDS[c]["demands"]), reverse=True)
+            return payouts, -seat
+
+        return max(range(len(state["players"])), key=key)
+
+    # ---- whose decision -----------------------------------------------------------
+
+    def to_act(self, state: State) -> list[int]:
+        """The current player, or the seat owing a choice (lost load, track offer)."""
+        if state["over"]:
+            return []
+        if state["pending"]:
+            return [state["pending"][0]["seat"]]
+        if state["phase"] == "offer":
+            return [state["offer"]["seller"]]
+        return [state["current"]]
+
+    # ---- legal moves ------------------------------------------------------------
+
+    def legal_moves(self, state: State, seat: int) -> list[Move]:
+        """Every atomic decision ``seat`` may take now."""
+        if seat not in self.to_act(state):
+            return []
+        if state["pending"]:
+            choice = state["pending"][0]
+            train = state["players"][seat]["trains"][choice["train"]]
+            return [{"choose_lost_load": {"train": choice["train"], "slot": s}} for s in ops.distinct_slots(train)]
+        phase = state["phase"]
+        if phase == "offer":
+            return [{"answer_offer": {"accept": True}}, {"answer_offer": {"accept": False}}]
+        if phase == "initial_discard":
+            return [{"discard_demand": {"card": c}} for c in state["players"][seat]["hand"]]
+        if phase == "operations":
+            return self._operation_moves(state, seat)
+        return self._build_moves(state, seat)
+
+    def _operation_moves(self, state: State, seat: int) -> list[Move]:
+        ctx = ops.OperationsContext(state, seat)
+        moves: list[Move] = []
+        for t, train in enumerate(ctx.player["trains"]):
+            moves += ops.placement_moves(ctx, t, train)
+            moves += ops.delivery_moves(ctx, t, train)
+            moves += ops.pickup_moves(ctx, t, train)
+            moves += ops.drop_moves(ctx, t, train)
+            moves += ops.movement_moves(ctx, t, train)
+        turn = state["turn"]
+        if not turn["acted"]:
+            moves.append({"discard_hand": {}})
+            if state["options"]["mercy_backtracking"]:
+                moves += [{"backtrack": {"train": t}} for t, train in enumerate(ctx.player["trains"])
+                          if train["at"] >= 0 and train["prev"] >= 0]
+        moves += self._loan_moves(state, seat)
+        moves.append({"end_operations": {}})
+        return moves
+
+    def _build_moves(self, state: State, seat: int) -> list[Move]:
+        turn = state["turn"]
+        moves: list[Move] = []
+        if not turn["upgraded"] and not turn["bought"]:
+            ctx = tracks.BuildContext(state, seat)
+            moves += [{"build_track": {"from_milepost": a, "to_milepost": b}} for a, b in tracks.build_options(ctx)]
+        moves += self._upgrade_moves(state, seat)
+        moves += self._offer_moves(state, seat)
+        moves += self._loan_moves(state, seat)
+        moves.append({"end_turn": {}})
+        return moves
+
+    def _upgrade_moves(self, state: State, seat: int) -> list[Move]:
+        turn = state["turn"]
+        player = state["players"][seat]
+        moves: list[Move] = []
+        can_upgrade = turn["spent"] == 0 and not turn["crossgraded"] and not turn["bought"]
+        can_cross = (state["options"]["crossgrading"] and not turn["upgraded"] and not turn["crossgraded"]
+                     and not turn["bought"] and turn["spent"] <= tracks.BUDGET - CROSSGRADE_COST)
+        for t, train in enumerate(player["trains"]):
+            if can_upgrade and player["cash"] >= UPGRADE_COST:
+                for loco in LOCOS["upgrades"].get(train["loco"], []):
+                    moves.append({"upgrade_train": {"train": t, "loco": loco}})
+            if can_cross and player["cash"] >= CROSSGRADE_COST:
+                for loco in LOCOS["crossgrades"].get(train["loco"], []):
+                    moves.append({"crossgrade_train": {"train": t, "loco": loco}})
+        return moves
+
+    def _loan_moves(self, state: State, seat: int) -> list[Move]:
+        if not state["options"]["mercy_borrowing"]:
+            return []
+        room = LOAN_LIMIT - state["players"][seat]["borrowed"]
+        return [{"borrow": {"amount": a}} for a in LOAN_STEPS if a <= room]
+
+    def _offer_moves(self, state: State, seat: int) -> list[Move]:
+        """Track purchases and swaps (challenge game): segments of others touching the buyer's reach."""
+        turn = state["turn"]
+        if not state["options"]["track_trading"] or turn["spent"] or turn["upgraded"] or turn["crossgraded"]:
+            return []
+        if turn["offers"] >= MAX_OFFERS_PER_TURN:
+            return []
+        player = state["players"][seat]
+        reach = tracks.network(player["track"]) | MAJOR_MILEPOSTS
+        own_by_node: dict[int, list[int]] = {}
+        for eid in player["track"]:
+            for m in BOARD.edges[eid]:
+                own_by_node.setdefault(m, []).append(eid)
+        moves: list[Move] = []
+        for seller, other in enumerate(state["players"]):
+            if seller == seat:
+                continue
+            for eid in sorted(other["track"]):
+                a, b = BOARD.edges[eid]
+                if a not in reach and b not in reach:
+                    continue
+                price = min(BOARD.build_cost[eid])
+                for amount in (price, 2 * price):
+                    if amount <= player["cash"]:
+                        moves.append({"offer_track": {"seller": seller, "a": a, "b": b, "price": amount,
+                                                      "give_a": -1, "give_b": -1}})
+                for give in sorted(set(own_by_node.get(a, []) + own_by_node.get(b, []))):
+                    ga, gb = BOARD.edges[give]
+                    moves.append({"offer_track": {"seller": seller, "a": a, "b": b, "price": 0,
+                                                  "give_a": ga, "give_b": gb}})
+        return moves
+
+    # ---- applying moves ---------------------------------------------------------------
+
+    def apply(self, state: State, seat: int, move: Move, rng: Rng) -> tuple[State, list[Event]]:
+        """Apply one legal atomic move."""
+        events: list[Event] = []
+        kind = _kind(move)
+        body = move[kind]
+        handler = getattr(self, f"_do_{kind}")
+        handler(state, seat, body, rng, events)
+        self._settle(state, rng, events)
+        return state, events
+
+    def _settle(self, state: State, rng: Rng, events: list[Event]) -> None:
+        """After a step: repay loans, then end a turn an event cut short once choices are made."""
+        for seat, player in enumerate(state["players"]):
+            self._repay(state, seat, player, events)
+        if state["pending"] or state["over"]:
+            return
+        if state["abort_turn"]:
+            state["abort_turn"] = False
+            self._finish_turn(state, rng, events)
+
+    # operations ----------------------------------------------------------------
+
+    def _do_place_train(self, state: State, seat: int, body: dict[str, Any], rng: Rng, events: list[Event]) -> None:
+        train = state["players"][seat]["trains"][body["train"]]
+        train["at"] = body["milepost"]
+        train["prev"] = -1
+        state["turn"]["acted"] = True
+        areas = ops.weather_areas(state)
+        if not train["halved"] and any(train["at"] in a for a in areas):
+            train["left"] = (train["left"] + 1) // 2
+            train["halved"] = True
+        events.append({"train_placed": {"seat": seat, "train": body["train"], "milepost": body["milepost"]}})
+
+    def _do_move_train(self, state: State, seat: int, body: dict[str, Any], rng: Rng, events: list[Event]) -> None:
+        player = state["players"][seat]
+        train = player["trains"][body["train"]]
+        turn = state["turn"]
+        start, to = train["at"], body["to_milepost"]
+        eid = BOARD.edge_between(start, to)
+        owner = None if eid in BOARD.red_area else tracks.owners(state).get(eid)
+        if owner is not None and owner != seat:
+            if owner not in turn["fees_paid"]:
+                self._pay_fee(state, seat, owner, events)
+                turn["fees_paid"].append(owner)
+        elif state["options"]["cost_to_move"] and not turn["moved_own"]:
+            player["cash"] -= ops.MOVE_FEE
+            turn["moved_own"] = True
+            events.append({"fee_paid": {"payer": seat, "payee": -1, "amount": ops.MOVE_FEE, "deferred": False,
+                                        "reason": "cost_to_move"}})
+        train["prev"], train["at"] = start, to
+        train["left"] -= 1
+        turn["acted"] = True
+        if not train["halved"] and any(to in a for a in ops.weather_areas(state)):
+            train["left"] = (train["left"] + 1) // 2
+            train["halved"] = True
+        events.append({"train_moved": {"seat": seat, "train": body["train"], "from_milepost": start,
+                                       "to_milepost": to, "movement_left": train["left"]}})
+
+    def _pay_fee(self, state: State, payer: int, payee: int, events: list[Event]) -> None:
+        player = state["players"][payer]
+        if player["cash"] >= ops.TRACK_FEE:
+            player["cash"] -= ops.TRACK_FEE
+            state["players"][payee]["cash"] += ops.TRACK_FEE
+            events.append({"fee_paid": {"payer": payer, "payee": payee, "amount": ops.TRACK_FEE, "deferred": False,
+                                        "reason": "track_use"}})
+            return
+        player["owed"].append([payee, ops.TRACK_FEE])
+        events.append({"fee_paid": {"payer": payer, "payee": payee, "amount": ops.TRACK_FEE, "deferred": True,
+                                    "reason": "track_use"}})
+
+    def _use_load_movement(self, state: State, train: dict[str, Any]) -> None:
+        if state["options"]["cost_to_load"]:
+            train["left"] -= 1
+
+    def _do_pick_up(self, state: State, seat: int, body: dict[str, Any], rng: Rng, events: list[Event]) -> None:
+        train = state["players"][seat]["trains"][body["train"]]
+        at = train["at"]
+        load = body["load"]
+        if body["from_warehouse"]:
+            stored = next(w for w in state["warehouse"] if w["at"] == at and w["load"] == load)
+            state["warehouse"].remove(stored)
+            carried = [load, stored["origin"]]
+        else:
+            state["tray"][load] -= 1
+            origin = BOARD.cities[BOARD.city_at[at]].region if load == "Pilgrims" else ""
+            carried = [load, origin]
+        train["loads"].append(carried)
+        self._use_load_movement(state, train)
+        state["turn"]["acted"] = True
+        events.append({"load_picked": {"seat": seat, "train": body["train"], "load": deck.load_json(carried),
+                                       "milepost": at}})
+
+    def _do_drop_load(self, state: State, seat: int, body: dict[str, Any], rng: Rng, events: list[Event]) -> None:
+        player = state["players"][seat]
+        train = player["trains"][body["train"]]
+        load = train["loads"].pop(body["slot"])
+        at = train["at"]
+        warehoused = bool(state["options"]["field_warehousing"])
+        if warehoused:
+            state["warehouse"].append({"at": at, "load": load[0], "origin": load[1], "by": seat,
+                                       "expires": player["turns"] + WAREHOUSE_TURNS + 1})
+        else:
+            deck.return_load(state, load)
+        state["turn"]["dropped"].append([at, load[0]])
+        self._use_load_movement(state, train)
+        state["turn"]["acted"] = True
+        events.append({"load_dropped": {"seat": seat, "train": body["train"], "load": deck.load_json(load),
+                                        "milepost": at, "warehoused": warehoused}})
+
+    def _do_deliver(self, state: State, seat: int, body: dict[str, Any], rng: Rng, events: list[Event]) -> None:
+        player = state["players"][seat]
+        train = player["trains"][body["train"]]
+        load = train["loads"].pop(body["slot"])
+        deck.return_load(state, load)
+        card = body["card"]
+        payout = int(DEMAND_CARDS[card]["demands"][body["demand"]]["payout"])
+        player["cash"] += payout
+        self._use_load_movement(state, train)
+        state["turn"]["acted"] = True
+        events.append({"load_delivered": {"seat": seat, "train": body["train"], "load": deck.load_json(load),
+                                          "city": BOARD.city_at[train["at"]], "payout": payout, "card": card,
+                                          "open_contract": body["open_contract"]}})
+        self._pay_owed(state, seat, events)
+        if body["open_contract"]:
+            state["open_contracts"].remove(card)
+            state["discard"].append(card)
+            return
+        player["hand"].remove(card)
+        state["discard"].append(card)
+        deck.fill_hand(state, seat, rng, events)
+
+    def _pay_owed(self, state: State, seat: int, events: list[Event]) -> None:
+        """Late track fees (mercy rule) come out of the next payoff."""
+        player = state["players"][seat]
+        while player["owed"] and player["cash"] >= player["owed"][0][1]:
+            payee, amount = player["owed"].pop(0)
+            player["cash"] -= amount
+            state["players"][payee]["cash"] += amount
+            events.append({"fee_paid": {"payer": seat, "payee": payee, "amount": amount, "deferred": False,
+                                        "reason": "late_track_use"}})
+
+    def _do_discard_hand(self, state: State, seat: int, body: dict[str, Any], rng: Rng, events: list[Event]) -> None:
+        player = state["players"][seat]
+        old = list(player["hand"])
+        player["hand"] = []
+        to_open = bool(state["options"]["open_contracts"])
+        for card in old:
+            if to_open and len(state["open_contracts"]) < 4:
+                state["open_contracts"].append(card)
+            else:
+                state["discard"].append(card)
+        events.append({"hand_discarded": {"seat": seat, "cards": old, "to_open_contracts": to_open}})
+        deck.fill_hand(state, seat, rng, events)
+        state["abort_turn"] = True
+
+    def _do_backtrack(self, state: State, seat: int, body: dict[str, Any], rng: Rng, events: list[Event]) -> None:
+        train = state["players"][seat]["trains"][body["train"]]
+        train["prev"] = -1
+        at = train["at"]
+        owner = tracks.owners(state)
+        mine = any(owner.get(e) == seat or e in BOARD.red_area for _, e in BOARD.adjacency[at])
+        others = sorted({owner[e] for _, e in BOARD.adjacency[at] if e in owner and owner[e] != seat})
+        if not mine and others:
+            self._pay_fee(state, seat, others[0], events)
+        state["abort_turn"] = True
+
+    def _do_end_operations(self, state: State, seat: int, body: dict[str, Any], rng: Rng,
+                           events: list[Event]) -> None:
+        state["phase"] = "build"
+
+    def _do_borrow(self, state: State, seat: int, body: dict[str, Any], rng: Rng, events: list[Event]) -> None:
+        player = state["players"][seat]
+        amount = body["amount"]
+        player["cash"] += amount
+        player["borrowed"] += amount
+        player["debt"] += 2 * amount
+        events.append({"loan_taken": {"seat": seat, "amount": amount, "debt": player["debt"]}})
+
+    def _repay(self, state: State, seat: int, player: dict[str, Any], events: list[Event]) -> None:
+        if player["debt"] and player["cash"] >= player["debt"] + self._reserve(state, seat):
+            events.append({"loan_repaid": {"seat": seat, "amount": player["debt"]}})
+            player["cash"] -= player["debt"]
+            player["debt"] = 0
+            player["borrowed"] = 0
+
+    @staticmethod
+    def _reserve(state: State, seat: int) -> int:
+        """Money already committed this turn is not available for repaying (none: cash is settled at once)."""
+        return 0
+
+    def _do_choose_lost_load(self, state: State, seat: int, body: dict[str, Any], rng: Rng,
+                             events: list[Event]) -> None:
+        train = state["players"][seat]["trains"][body["train"]]
+        lost = train["loads"].pop(body["slot"])
+        deck.return_load(state, lost)
+        state["pending"].pop(0)
+        events.append({"load_lost": {"seat": seat, "train": body["train"], "load": deck.load_json(lost)}})
+
+    # building ------------------------------------------------------------------
+
+    def _do_build_track(self, state: State, seat: int, body: dict[str, Any], rng: Rng, events: list[Event]) -> None:
+        start, end = body["from_milepost"], body["to_milepost"]
+        eid = BOARD.edge_between(start, end)
+        cost = BOARD.cost_into(eid, end)
+        player = state["players"][seat]
+        player["cash"] -= cost
+        player["track"].append(eid)
+        turn = state["turn"]
+        turn["spent"] += cost
+        if start in MAJOR_MILEPOSTS:
+            turn["major_segments"] += 1
+        state["reserved"] = [r for r in state["reserved"] if r["eid"] != eid]
+        a, b = BOARD.edges[eid]
+        events.append({"track_built": {"seat": seat, "segment": {"a": a, "b": b}, "cost": cost}})
+
+    def _do_upgrade_train(self, state: State, seat: int, body: dict[str, Any], rng: Rng, events: list[Event]) -> None:
+        player = state["players"][seat]
+        player["cash"] -= UPGRADE_COST
+        player["trains"][body["train"]]["loco"] = body["loco"]
+        state["turn"]["spent"] = tracks.BUDGET
+        state["turn"]["upgraded"] = True
+        events.append({"train_upgraded": {"seat": seat, "train": body["train"], "loco": body["loco"],
+                                          "cost": UPGRADE_COST}})
+
+    def _do_crossgrade_train(self, state: State, seat: int, body: dict[str, Any], rng: Rng,
+                             events: list[Event]) -> None:
+        player = state["players"][seat]
+        player["cash"] -= CROSSGRADE_COST
+        player["trains"][body["train"]]["loco"] = body["loco"]
+        state["turn"]["spent"] += CROSSGRADE_COST
+        state["turn"]["crossgraded"] = True
+        events.append({"train_upgraded": {"seat": seat, "train": body["train"], "loco": body["loco"],
+                                          "cost": CROSSGRADE_COST}})
+
+    def _do_offer_track(self, state: State, seat: int, body: dict[str, Any], rng: Rng, events: list[Event]) -> None:
+        state["offer"] = dict(body)
+        state["offer_buyer"] = seat
+        state["offer_phase"] = state["phase"]
+        state["phase"] = "offer"
+        state["turn"]["offers"] += 1
+
+    def _do_answer_offer(self, state: State, seat: int, body: dict[str, Any], rng: Rng, events: list[Event]) -> None:
+        offer = state["offer"]
+        buyer = state["offer_buyer"]
+        state["phase"] = state.pop("offer_phase")
+        state["offer"] = None
+        segment = {"a": offer["a"], "b": offer["b"]}
+        given = {"a": offer["give_a"], "b": offer["give_b"]}
+        accepted = bool(body["accept"])
+        if accepted:
+            take = BOARD.edge_between(offer["a"], offer["b"])
+            players = state["players"]
+            players[offer["seller"]]["track"].remove(take)
+            players[buyer]["track"].append(take)
+            if offer["give_a"] >= 0:
+                give = BOARD.edge_between(offer["give_a"], offer["give_b"])
+                players[buyer]["track"].remove(give)
+                players[offer["seller"]]["track"].append(give)
+            players[buyer]["cash"] -= offer["price"]
+            players[offer["seller"]]["cash"] += offer["price"]
+            state["turn"]["bought"] = True
+        events.append({"track_sold": {"buyer": buyer, "seller": offer["seller"], "segment": segment,
+                                      "price": offer["price"], "given": given, "accepted": accepted}})
+
+    def _do_discard_demand(self, state: State, seat: int, body: dict[str, Any], rng: Rng,
+                           events: list[Event]) -> None:
+        player = state["players"][seat]
+        player["hand"].remove(body["card"])
+        state["discard"].append(body["card"])
+        if len(player["hand"]) <= deck.hand_size(state):
+            self._advance(state, rng, events)
+
+    def _do_end_turn(self, state: State, seat: int, body: dict[str, Any], rng: Rng, events: list[Event]) -> None:
+        self._finish_turn(state, rng, events)
+
+    # ---- turn order -------------------------------------------------------------------
+
+    def _finish_turn(self, state: State, rng: Rng, events: list[Event]) -> None:
+        seat = state["current"]
+        player = state["players"][seat]
+        if state["phase"] in ("operations", "build") and not player["declared"]:
+            if player["cash"] >= state["win_cash"] and tracks.connected_majors(player["track"]):
+                player["declared"] = True
+                events.append({"victory_declared": {"seat": seat}})
+        events.append({"turn_ended": {"seat": seat}})
+        self._close_turn(state, seat, events)
+        self._advance(state, rng, events)
+
+    def _close_turn(self, state: State, seat: int, events: list[Event]) -> None:
+        """Bookkeeping at the end of any turn of ``seat`` (played or lost)."""
+        player = state["players"][seat]
+        player["turns"] += 1
+        deck.end_events_of(state, seat, events)
+        keep = []
+        for stored in state["warehouse"]:
+            if stored["by"] == seat and player["turns"] >= stored["expires"]:
+                state["tray"][stored["load"]] += 1
+            else:
+                keep.append(stored)
+        state["warehouse"] = keep
+        state["reserved"] = [r for r in state["reserved"] if not (r["owner"] == seat and r["armed"])]
+
+    def _advance(self, state: State, rng: Rng, events: list[Event]) -> None:
+        n = len(state["players"])
+        while not state["over"]:
+            state["pos"] += 1
+            if state["phase"] in ("initial_build", "initial_discard"):
+                if state["pos"] >= n and not self._next_building_round(state, events):
+                    return
+            elif state["pos"] >= n:
+                state["pos"] = 0
+                state["round"] += 1
+                if self._round_end(state, events):
+                    return
+            state["current"] = state["order"][state["pos"]]
+            if self._begin_turn(state, events):
+                return
+
+    def _next_building_round(self, state: State, events: list[Event]) -> bool:
+        """Switch to the next building round, the five-card discard, or the first normal round."""
+        n = len(state["players"])
+        forward = [(state["first"] + i) % n for i in range(n)]
+        state["pos"] = 0
+        if state["phase"] == "initial_discard":
+            state["phase"] = "operations"
+            state["order"] = forward
+            return True
+        state["building_round"] += 1
+        if state["building_round"] < state["initial_rounds"]:
+            state["order"] = forward if state["building_round"] % 2 == 0 else forward[::-1]
+            return True
+        state["order"] = forward
+        if state["options"]["fast_game_five_cards"]:
+            state["phase"] = "initial_discard"
+            state["current"] = forward[0]
+            return self._discard_needed(state, events)
+        state["phase"] = "operations"
+        return True
+
+    def _discard_needed(self, state: State, events: list[Event]) -> bool:
+        """Skip players already holding a normal hand in the five-card discard."""
+        size = deck.hand_size(state)
+        n = len(state["players"])
+        while state["pos"] < n and len(state["players"][state["order"][state["pos"]]]["hand"]) <= size:
+            state["pos"] += 1
+        if state["pos"] >= n:
+            state["phase"] = "operations"
+            state["pos"] = 0
+            return True
+        state["current"] = state["order"][state["pos"]]
+        events.append({"turn_started": {"seat": state["current"], "phase": "initial_discard", "round": 0}})
+        return False
+
+    def _begin_turn(self, state: State, events: list[Event]) -> bool:
+        """Start the current seat's turn; ``False`` if the turn is lost to an event."""
+        seat = state["current"]
+        player = state["players"][seat]
+        state["turn"] = _fresh_turn()
+        if state["phase"] == "initial_discard":
+            if len(player["hand"]) <= deck.hand_size(state):
+                return False
+            events.append({"turn_started": {"seat": seat, "phase": "initial_discard", "round": 0}})
+            return True
+        if state["phase"] not in ("initial_build",):
+            state["phase"] = "operations"
+            if player["lost"] > 0:
+                player["lost"] -= 1
+                events.append({"turn_lost": {"seat": seat}})
+                self._close_turn(state, seat, events)
+                return False
+        for reserved in state["reserved"]:
+            if reserved["owner"] == seat and reserved["open"]:
+                reserved["armed"] = True
+        ops.start_trains(state, seat)
+        events.append({"turn_started": {"seat": seat, "phase": state["phase"], "round": state["round"]}})
+        return True
+
+    def _round_end(self, state: State, events: list[Event]) -> bool:
+        """Settle victory claims and the tournament time limit; ``True`` if the game ended."""
+        players = state["players"]
+        declared = [s for s, p in enumerate(players) if p["declared"]]
+        for p in players:
+            p["declared"] = False
+        eligible = [s for s in declared
+                    if players[s]["cash"] >= state["win_cash"] and tracks.connected_majors(players[s]["track"])]
+        if eligible:
+            best = max(players[s]["cash"] for s in eligible)
+            top = [s for s in eligible if players[s]["cash"] == best]
+            if len(top) == 1:
+                self._game_over(state, top, "victory", events)
+                return True
+            state["win_cash"] += int(COSTS["tie_raise"])
+            events.append({"threshold_raised": {"win_cash": state["win_cash"]}})
+        limit = state["options"]["time_limit_rounds"]
+        if limit and state["round"] >= limit:
+            keys = [(1 if tracks.connected_majors(p["track"]) else 0, p["cash"]) for p in players]
+            best_key = max(keys)
+            self._game_over(state, [s for s, k in enumerate(keys) if k == best_key], "time_limit", events)
+            return True
+        return False
+
+    def _game_over(self, state: State, winners: list[int], reason: str, events: list[Event]) -> None:
+        players = state["players"]
+        if reason == "victory":
+            keys = [(1 if s in winners else 0, p["cash"]) for s, p in enumerate(players)]
+        else:
+            keys = [(1 if tracks.connected_majors(p["track"]) else 0, p["cash"]) for p in players]
+        state["ranking"] = [1 + sum(1 for other in keys if other > keys[s]) for s in range(len(keys))]
+        state["over"] = True
+        state["phase"] = "over"
+        state["winners"] = sorted(winners)
+        state["finish_reason"] = reason
+        state["cash_public"] = True
+        events.append({"game_over": {"winners": sorted(winners), "reason": reason}})
+
+    # ---- views and results --------------------------------------------------------------
+
+    def view(self, state: State, seat: int | None) -> View:
+        """The public board plus the viewer's own cash (others' cash only after a tax card)."""
+        players = []
+        for s, p in enumerate(state["players"]):
+            hidden = not state["cash_public"] and s != seat
+            players.append({
+                "seat": s, "cash": 0 if hidden else p["cash"], "cash_hidden": hidden,
+                "trains": [self._train_view(state, t) for t in p["trains"]],
+                "hand": [demand_card_json(c) for c in p["hand"]],
+                "track": [{"a": BOARD.edges[e][0], "b": BOARD.edges[e][1]} for e in p["track"]],
+                "turns_taken": p["turns"], "lost_turns": p["lost"], "debt": p["debt"], "borrowed": p["borrowed"],
+                "connected": tracks.connected_majors(p["track"]), "declared": p["declared"],
+                "fees_owed_to": [payee for payee, _ in p["owed"]],
+            })
+        turn = state["turn"]
+        view: View = {
+            "phase": state["phase"], "current": state["current"], "first_player": state["first"],
+            "building_round": state["building_round"], "round": state["round"], "players": players,
+            "deck_count": len(state["deck"]), "discard_count": len(state["discard"]),
+            "active_events": [{"card": event_card_json(a["card"]), "drawn_by": a["drawer"]} for a in state["active"]],
+            "tray": [{"load": load, "available": count} for load, count in sorted(state["tray"].items())],
+            "open_contracts": [demand_card_json(c) for c in state["open_contracts"]],
+            "warehouse": [{"milepost": w["at"], "load": {"load": w["load"], "origin_region": w["origin"]},
+                           "dropped_by": w["by"]} for w in state["warehouse"]],
+            "cash_public": state["cash_public"],
+            "turn": {"spent": turn["spent"], "major_segments": turn["major_segments"], "upgraded": turn["upgraded"],
+                     "crossgraded": turn["crossgraded"], "acted": turn["acted"],
+                     "fees_paid_to": list(turn["fees_paid"]), "bought_track": turn["bought"]},
+            "win_cash": state["win_cash"], "winners": list(state["winners"]), "options": dict(state["options"]),
+            "pending": [dict(c) for c in state["pending"]],
+            "reserved": [{"segment": {"a": BOARD.edges[r["eid"]][0], "b": BOARD.edges[r["eid"]][1]},
+                          "owner": r["owner"]} for r in state["reserved"]],
+            "finish_reason": state["finish_reason"], "map_id": MAP_ID,
+        }
+        if state["offer"]:
+            view["offer"] = dict(state["offer"])
+            view["offer_buyer"] = state["offer_buyer"]
+        return view
+
+    def _train_view(self, state: State, train: dict[str, Any]) -> dict[str, Any]:
+        return {"loco": train["loco"], "milepost": train["at"], "previous": train["prev"],
+                "loads": [deck.load_json(load) for load in train["loads"]], "movement_left": train["left"],
+                "speed": ops.speed(state, train["loco"]), "capacity": ops.capacity(train["loco"])}
+
+    def result(self, state: State) -> Result | None:
+        """Cash as the score; the ranking follows the ending's precedence (victory or time limit)."""
+        if not state["over"]:
+            return None
+        return Result(scores=[float(p["cash"]) for p in state["players"]], ranking=list(state["ranking"]),
+                      winners=list(state["winners"]))
+
+    # ---- explaining refusals ---------------------------------------------------------------
+
+    def explain_illegal(self, state: State, seat: int, move: Move) -> IllegalMove:
+        """A specific, stable reason for refusing ``move``."""
+        if state["over"]:
+            return IllegalMove("the game is over", code="game_over")
+        if seat not in self.to_act(state):
+            return IllegalMove("it is not this seat's turn", code="not_your_turn")
+        kind = _kind(move)
+        body = move.get(kind) if kind else None
+        if not kind or not isinstance(body, dict):
+            return IllegalMove("a move is an object with exactly one kind", code="malformed_move")
+        phase_of = {
+            "build_track": ("build", "initial_build"), "upgrade_train": ("build", "initial_build"),
+            "crossgrade_train": ("build", "initial_build"), "end_turn": ("build", "initial_build"),
+            "offer_track": ("build", "initial_build"), "move_train": ("operations",),
+            "place_train": ("operations",), "pick_up": ("operations",), "drop_load": ("operations",),
+            "deliver": ("operations",), "discard_hand": ("operations",), "end_operations": ("operations",),
+            "backtrack": ("operations",), "discard_demand": ("initial_discard",), "answer_offer": ("offer",),
+        }
+        if state["pending"] and kind != "choose_lost_load":
+            return IllegalMove("choose which load the derailment costs first", code="choice_pending")
+        if kind in phase_of and state["phase"] not in phase_of[kind]:
+            return IllegalMove(f"{kind} is not allowed in the {state['phase']} phase", code="wrong_phase")
+        try:
+            if kind == "build_track":
+                ctx = tracks.BuildContext(state, seat)
+                if state["turn"]["upgraded"]:
+                    return IllegalMove("an upgrade uses the whole building budget", code="over_budget")
+                problem = tracks.build_problem(ctx, int(body["from_milepost"]), int(body["to_milepost"]))
+                if problem:
+                    return IllegalMove(problem[1], code=problem[0])
+            if kind == "move_train":
+                ctx2 = ops.OperationsContext(state, seat)
+                train = state["players"][seat]["trains"][int(body["train"])]
+                problem = ops.step_problem(ctx2, train, int(body["to_milepost"]))
+                if problem:
+                    return IllegalMove(problem[1], code=problem[0])
+            if kind == "upgrade_train" and state["players"][seat]["cash"] < UPGRADE_COST:
+                return IllegalMove("an upgrade costs 20M and there is no credit", code="no_credit")
+            if kind == "upgrade_train" and state["turn"]["spent"]:
+                return IllegalMove("upgrade instead of building, not after it", code="upgrade_after_build")
+            if kind == "discard_hand" and state["turn"]["acted"]:
+                return IllegalMove("the hand may only be discarded instead of a turn", code="turn_started")
+            if kind == "deliver":
+                return IllegalMove("no matching demand for that load in this city", code="no_demand_here")
+            if kind == "pick_up":
+                return IllegalMove("that load cannot be picked up here now", code="load_unavailable")
+        except (KeyError, TypeError, ValueError, IndexError):
+            return IllegalMove("the move's fields are missing or invalid", code="malformed_move")
+        return IllegalMove("that move is not legal now", code="illegal_move")
+
+
+def half_rate(full: int) -> int:
+    """Half rate rounds fractions up (9 -> 5, 12 -> 6, 16 -> 8)."""
+    return (full + 1) // 2
+
+
+def in_weather(state: State, milepost: int) -> bool:
+    """Whether ``milepost`` lies under an active monsoon card."""
+    return any(milepost in area_around(EVENT_CARDS[a["card"]]["centre"], EVENT_CARDS[a["card"]]["radius"])
+               for a in state["active"] if EVENT_CARDS[a["card"]]["kind"] == "monsoon")

@@ -1,0 +1,261 @@
+"""Track: who owns which segment, what a player may build, and whether the major cities are linked.
+
+A segment is an edge id of :data:`content.BOARD`.  The state keeps each player's segments as a
+list of edge ids; the helpers here derive ownership maps and networks from those lists.
+"""
+
+from __future__ import annotations
+
+from collections import deque
+from collections.abc import Iterable
+from typing import Any
+
+from services.india_rails.content import BOARD, COSTS, MAJOR_CENTRES, MAJOR_MILEPOSTS, sandstorm_mileposts
+
+State = dict[str, Any]
+BUDGET = int(COSTS["turn_budget"])
+ENTRY_LIMITS = {"small": 2, "medium": 3}
+PER_PLAYER_ENTRY = 3
+MAJOR_SEGMENTS_PER_TURN = 2
+
+
+def owners(state: State) -> dict[int, int]:
+    """Edge id -> owning seat, for every built segment."""
+    return {eid: seat for seat, p in enumerate(state["players"]) for eid in p["track"]}
+
+
+def network(track: Iterable[int]) -> set[int]:
+    """Mileposts touched by a player's track."""
+    nodes: set[int] = set()
+    for eid in track:
+        a, b = BOARD.edges[eid]
+        nodes.add(a)
+        nodes.add(b)
+    return nodes
+
+
+def connected_majors(track: Iterable[int]) -> bool:
+    """Whether one continuous line of own track (plus the red areas) joins all five major cities."""
+    links: dict[int, list[int]] = {}
+    for eid in list(track) + list(BOARD.red_area):
+        a, b = BOARD.edges[eid]
+        links.setdefault(a, []).append(b)
+        links.setdefault(b, []).append(a)
+    start = MAJOR_CENTRES[0]
+    seen = {start}
+    queue = deque([start])
+    while queue:
+        u = queue.popleft()
+        for v in links.get(u, ()):
+            if v not in seen:
+                seen.add(v)
+                queue.append(v)
+    return all(c in seen for c in MAJOR_CENTRES)
+
+
+def flooded_rivers(state: State) -> set[str]:
+    """Rivers under an active flood card."""
+    from services.india_rails.content import EVENT_CARDS
+
+    rivers: set[str] = set()
+    for active in state["active"]:
+        card = EVENT_CARDS[active["card"]]
+        if card["kind"] == "flood":
+            rivers.update(card["rivers"])
+    return rivers
+
+
+def storm_blocked(state: State) -> set[int]:
+    """Desert mileposts under an active sandstorm card."""
+    from services.india_rails.content import EVENT_CARDS
+
+    blocked: set[int] = set()
+    for active in state["active"]:
+        if EVENT_CARDS[active["card"]]["kind"] == "sandstorm":
+            blocked |= sandstorm_mileposts(active["card"])
+    return blocked
+
+
+class BuildContext:
+    """Everything a build check needs, computed once per listing."""
+
+    def __init__(self, state: State, seat: int) -> None:
+        self.state = state
+        self.seat = seat
+        self.owner = owners(state)
+        self.mine = network(state["players"][seat]["track"])
+        self.flooded = flooded_rivers(state)
+        self.storm = storm_blocked(state)
+        self.reserved = {r["eid"]: r["owner"] for r in state["reserved"]}
+        turn = state["turn"]
+        limit = BUDGET - turn["spent"]
+        self.money = min(limit, state["players"][seat]["cash"])
+        self.major_left = MAJOR_SEGMENTS_PER_TURN - turn["major_segments"]
+        self.players = len(state["players"])
+
+    def usable(self, p: int, eid: int) -> bool:
+        """Whether player ``p`` could still run or build on edge ``eid`` (free, own or red area)."""
+        if eid in BOARD.red_area:
+            return True
+        if eid in BOARD.inside_major:
+            return False
+        owner = self.owner.get(eid)
+        return owner is None or owner == p
+
+
+def build_problem(ctx: BuildContext, start: int, end: int) -> tuple[str, str] | None:
+    """Why ``ctx.seat`` may not build from ``start`` to ``end`` now, or ``None`` if it may."""
+    eid = BOARD.edge_between(start, end)
+    if eid < 0:
+        return "not_adjacent", "those mileposts are not joined on the map"
+    if eid in BOARD.inside_major or eid in BOARD.red_area:
+        return "red_area", "no track may be built inside a major city"
+    if eid in ctx.owner:
+        return "right_of_way", "a segment already runs between those mileposts"
+    if start not in ctx.mine and start not in MAJOR_MILEPOSTS:
+        return "not_connected", "build from a major city or from your own track"
+    if BOARD.river[eid] and BOARD.river[eid] in ctx.flooded:
+        return "river_flooded", f"the {BOARD.river[eid]} is in flood"
+    if start in ctx.storm or end in ctx.storm:
+        return "sandstorm", "a sandstorm covers that milepost"
+    holder = ctx.reserved.get(eid)
+    if holder is not None and holder != ctx.seat:
+        return "bridge_reserved", "its previous owner may rebuild that segment first"
+    cost = BOARD.cost_into(eid, end)
+    if cost > ctx.money:
+        over_budget = BUDGET - ctx.state["turn"]["spent"] < cost
+        if over_budget:
+            return "over_budget", f"the segment costs {cost}M, over this turn's 20M limit"
+        return "no_credit", f"the segment costs {cost}M and there is no credit"
+    if start in MAJOR_MILEPOSTS and ctx.major_left <= 0:
+        return "major_limit", "at most two segments a turn may be built from major city mileposts"
+    for milepost in (start, end):
+        problem = _entry_problem(ctx, eid, milepost)
+        if problem:
+            return problem
+    if _blocks_someone(ctx, eid):
+        return "blocking", "that segment would cut another player off from a city"
+    return None
+
+
+def _entry_problem(ctx: BuildContext, eid: int, milepost: int) -> tuple[str, str] | None:
+    name = BOARD.city_at[milepost]
+    if not name:
+        return None
+    city = BOARD.cities[name]
+    if city.size == "major":
+        return None
+    cap = ENTRY_LIMITS[city.size]
+    present: set[int] = set()
+    mine = 0
+    free = 0
+    for _, other in BOARD.adjacency[milepost]:
+        owner = ctx.owner.get(other)
+        if owner is None:
+            if other != eid:
+                free += 1
+            continue
+        present.add(owner)
+        if owner == ctx.seat:
+            mine += 1
+    if ctx.seat not in present and len(present) >= cap:
+        return "city_full", f"{name} already has track from {cap} players"
+    if mine >= PER_PLAYER_ENTRY:
+        return "city_entry_limit", f"you already have {PER_PLAYER_ENTRY} segments into {name}"
+    after = len(present | {ctx.seat})
+    wanted = min(cap, ctx.players) - after
+    if wanted > free:
+        return "blocking", f"that segment would leave no way into {name} for another player"
+    return None
+
+
+def _blocks_someone(ctx: BuildContext, eid: int) -> bool:
+    """Whether taking free edge ``eid`` cuts some other player's possible network apart."""
+    u, v = BOARD.edges[eid]
+    for p in range(ctx.players):
+        if p == ctx.seat:
+            continue
+        if _triangle_bypass(ctx, p, u, v):
+            continue
+        if _separates_cities(ctx, p, eid, u, v):
+            return True
+    return False
+
+
+def _triangle_bypass(ctx: BuildContext, p: int, u: int, v: int) -> bool:
+    eid = BOARD.edge_between(u, v)
+    for w in BOARD.triangles[eid]:
+        if ctx.usable(p, BOARD.edge_between(u, w)) and ctx.usable(p, BOARD.edge_between(w, v)):
+            return True
+    return False
+
+
+def _pocket(ctx: BuildContext, p: int, cut: int, u: int, v: int) -> set[int] | None:
+    """If edge ``cut`` is a bridge of ``p``'s possible network, the smaller side; else ``None``.
+
+    Both sides grow together so that a small pocket is found without walking the whole map.
+    """
+    owner = ctx.owner
+    red = BOARD.red_area
+    inside = BOARD.inside_major
+    adjacency = BOARD.adjacency
+    seen = ({u}, {v})
+    frontier = ([u], [v])
+    while frontier[0] and frontier[1]:
+        side = 0 if len(frontier[0]) <= len(frontier[1]) else 1
+        mine, theirs = seen[side], seen[1 - side]
+        grown: list[int] = []
+        for x in frontier[side]:
+            for y, e in adjacency[x]:
+                if e == cut or y in mine:
+                    continue
+                if e not in red and (e in inside or owner.get(e, p) != p):
+                    continue
+                if y in theirs:
+                    return None
+                mine.add(y)
+                grown.append(y)
+        frontier[side][:] = grown
+    return seen[0] if not frontier[0] else seen[1]
+
+
+def _protected(ctx: BuildContext, p: int, milepost: int, eid: int) -> bool:
+    """Whether ``p`` keeps a right to reach this city milepost after ``eid`` is built."""
+    name = BOARD.city_at[milepost]
+    if not name:
+        return False
+    city = BOARD.cities[name]
+    if city.size == "major":
+        return True
+    present = {ctx.owner[e] for _, e in BOARD.adjacency[milepost] if e in ctx.owner}
+    if p in present:
+        return True
+    if eid in (e for _, e in BOARD.adjacency[milepost]):
+        present.add(ctx.seat)
+    return len(present) < min(ENTRY_LIMITS[city.size], ctx.players)
+
+
+def _separates_cities(ctx: BuildContext, p: int, eid: int, u: int, v: int) -> bool:
+    pocket = _pocket(ctx, p, eid, u, v)
+    if pocket is None:
+        return False
+    return any(_protected(ctx, p, m, eid) for m in pocket)
+
+
+def build_options(ctx: BuildContext) -> list[tuple[int, int]]:
+    """Every (from, to) segment ``ctx.seat`` may build now."""
+    if ctx.money <= 0:
+        return []
+    starts = set(ctx.mine)
+    if ctx.major_left > 0:
+        starts |= MAJOR_MILEPOSTS
+    result = []
+    for start in sorted(starts):
+        for end, eid in BOARD.adjacency[start]:
+            if eid in ctx.owner or eid in BOARD.inside_major or eid in BOARD.red_area:
+                continue
+            if BOARD.cost_into(eid, end) > ctx.money:
+                continue
+            if build_problem(ctx, start, end) is None:
+                result.append((start, end))
+    return result
