@@ -150,7 +150,9 @@ def _metadata(request: Request) -> tuple[tuple[str, str], ...]:
     header = request.headers.get("authorization", "")
     if not header:
         return ()
-    if not header.lower().startswith("bearer ") or len(header) > 4096:
+    # gRPC metadata must be printable ASCII; anything else cannot be a token we issued.
+    printable = header.isascii() and header.isprintable()
+    if not printable or not header.lower().startswith("bearer ") or len(header) > 4096:
         raise Problem(401, "unauthenticated", "use 'Authorization: Bearer <token>'")
     return (("authorization", header),)
 
@@ -165,7 +167,7 @@ async def _rpc(call: Awaitable[Any]) -> Any:
 async def _read_json(request: Request, limit: int, required: bool = True) -> dict[str, Any]:
     """The body as a JSON object, within ``limit`` bytes, or a problem."""
     declared = request.headers.get("content-length")
-    if declared and declared.isdigit() and int(declared) > limit:
+    if declared and declared.isascii() and declared.isdigit() and int(declared) > limit:
         raise Problem(413, "body_too_large", f"bodies are limited to {limit} bytes")
     chunks = []
     size = 0
@@ -218,18 +220,31 @@ def _pack_game_message(game_type: str, name: str, data: dict[str, Any], code: st
         raise Problem(400, code, str(error)) from None
 
 
+MAX_VERSION = 2**31
+
+
+def _counter(text: str) -> int | None:
+    """A non-negative version or index written in ASCII digits, within range; else ``None``."""
+    if not text or len(text) > 10 or not (text.isascii() and text.isdigit()):
+        return None
+    value = int(text)
+    return value if value <= MAX_VERSION else None
+
+
 def _last_event(request: Request) -> tuple[int, int | None]:
     """Resume point from ``Last-Event-ID`` ("<version>:<index>") or ``?after=<version>``."""
     last = request.headers.get("last-event-id", "").strip()
     if last:
-        version, _, index = last.partition(":")
-        if not version.isdigit() or (index and not index.isdigit()):
+        version_text, separator, index_text = last.partition(":")
+        version = _counter(version_text)
+        index = _counter(index_text) if separator else None
+        if version is None or (separator and index is None):
             raise Problem(400, "bad_last_event_id", "Last-Event-ID must look like '<version>:<index>'")
-        return int(version), int(index) if index else None
-    after = request.query_params.get("after", "0")
-    if not after.isdigit() or int(after) > 2**31:
-        raise Problem(400, "bad_after", "'after' must be a version number")
-    return int(after), None
+        return version, index
+    after = _counter(request.query_params.get("after", "0"))
+    if after is None:
+        raise Problem(400, "bad_after", f"'after' must be a version number from 0 to {MAX_VERSION}")
+    return after, None
 
 
 def create_app(settings: GatewaySettings | None = None) -> FastAPI:
@@ -371,7 +386,7 @@ def create_app(settings: GatewaySettings | None = None) -> FastAPI:
             answer = await _rpc(stub.ListEvents(listing, metadata=metadata))
             return JSON([message_json(e) for e in answer.events])
         # Check the id and the credential before committing to a 200 stream.
-        await _rpc(stub.ListEvents(rules_pb2.ListEventsRequest(game_id=game_id, after=2**31), metadata=metadata))
+        await _rpc(stub.ListEvents(rules_pb2.ListEventsRequest(game_id=game_id, after=MAX_VERSION), metadata=metadata))
         watch = rules_pb2.WatchEventsRequest(game_id=game_id, after=after)
         if index is not None:
             watch.after_index = index

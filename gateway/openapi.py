@@ -56,6 +56,12 @@ GAME_PAYLOADS: dict[tuple[str, str], str] = {
 }
 
 
+# Request bodies: fields a client must send, and groups of which exactly one is sent.
+REQUIRED: dict[str, list[str]] = {"chaiwala.v1.CreateGameBody": ["game_type", "players"]}
+EXACTLY_ONE: dict[str, list[str]] = {"chaiwala.v1.SubmitMovesBody": ["move", "moves"]}
+TYPE_URL_PREFIX = "type.googleapis.com/"
+
+
 def _ref(full_name: str) -> dict[str, Any]:
     return {"$ref": f"#/components/schemas/{full_name}"}
 
@@ -67,10 +73,34 @@ class SchemaBuilder:
         self.game_types = game_types
         self.schemas: dict[str, dict[str, Any]] = {}
 
-    def game_payload(self, kind: str) -> dict[str, Any]:
-        """Any of the games' ``kind`` message (Options/Move/State/Event)."""
-        refs = [_ref(f"chaiwala.{game}.v1.{kind}") for game in self.game_types]
-        return {"oneOf": refs, "description": f"the game's own {kind} message"} if refs else {"type": "object"}
+    def game_payload(self, kind: str, packed_only: bool) -> dict[str, Any]:
+        """One of the games' ``kind`` message (Options/Move/State/Event).
+
+        In responses the payload travels as ``Any``, so its JSON names its type in
+        ``@type``; the packed variants require that exact type URL, which also makes
+        the ``oneOf`` unambiguous.  Request bodies may send either form.
+        """
+        names = [f"chaiwala.{game}.v1.{kind}" for game in self.game_types]
+        if not names:
+            return {"type": "object"}
+        packed = [_ref(self._packed(name)) for name in names]
+        if packed_only:
+            return {"oneOf": packed, "description": f"the game's own {kind} message, with its @type"}
+        plain = [_ref(name) for name in names]
+        return {"anyOf": plain + packed, "description": f"the game's own {kind} message (@type optional)"}
+
+    def _packed(self, full_name: str) -> str:
+        """Component name of ``full_name`` as printed inside an ``Any`` (with ``@type``)."""
+        packed_name = f"{full_name}.Packed"
+        if packed_name not in self.schemas:
+            plain = self.schemas[full_name]
+            type_url = {"type": "string", "const": TYPE_URL_PREFIX + full_name}
+            self.schemas[packed_name] = {
+                **plain,
+                "properties": {"@type": type_url, **plain["properties"]},
+                "required": ["@type"],
+            }
+        return packed_name
 
     def add(self, descriptor: Descriptor) -> dict[str, Any]:
         """Schema reference for ``descriptor``, generating it (and its dependencies) once."""
@@ -85,6 +115,10 @@ class SchemaBuilder:
     def _message(self, descriptor: Descriptor) -> dict[str, Any]:
         properties = {field.name: self._field(descriptor.full_name, field) for field in descriptor.fields}
         schema: dict[str, Any] = {"type": "object", "properties": properties, "additionalProperties": False}
+        if descriptor.full_name in REQUIRED:
+            schema["required"] = REQUIRED[descriptor.full_name]
+        if descriptor.full_name in EXACTLY_ONE:
+            schema["oneOf"] = [{"required": [name]} for name in EXACTLY_ONE[descriptor.full_name]]
         oneofs = [o for o in descriptor.oneofs if not o.name.startswith("_")]
         if oneofs:
             groups = "; ".join(f"{o.name}: one of {', '.join(f.name for f in o.fields)}" for o in oneofs)
@@ -103,7 +137,8 @@ class SchemaBuilder:
     def _single(self, owner: str, field: FieldDescriptor) -> dict[str, Any]:
         payload = GAME_PAYLOADS.get((owner, field.name))
         if payload is not None:
-            return self.game_payload(payload)
+            is_any = field.message_type is not None and field.message_type.full_name == "google.protobuf.Any"
+            return self.game_payload(payload, packed_only=is_any)
         if field.type == FieldDescriptor.TYPE_MESSAGE and field.message_type is not None:
             return self.add(field.message_type)
         if field.type == FieldDescriptor.TYPE_ENUM and field.enum_type is not None:
@@ -126,7 +161,8 @@ def _problem_responses(*statuses: int) -> dict[str, Any]:
 def build_openapi(game_types: list[str], game_files: list[Any]) -> dict[str, Any]:
     """The whole OpenAPI 3.1 document for the gateway."""
     builder = SchemaBuilder(game_types)
-    for file in [rules_pb2.DESCRIPTOR, rest_pb2.DESCRIPTOR, *game_files]:
+    # Games first: the envelope's payload fields refer to their schemas.
+    for file in [*game_files, rules_pb2.DESCRIPTOR, rest_pb2.DESCRIPTOR]:
         for descriptor in file.message_types_by_name.values():
             builder.add(descriptor)
     game_id = {"name": "game_id", "in": "path", "required": True, "schema": {"type": "string"}}

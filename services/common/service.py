@@ -196,6 +196,8 @@ class RulesServicer(rules_pb2_grpc.RulesServiceServicer):
             name = spec.name.strip() or f"Player {index + 1}"
             if len(name) > MAX_PLAYER_NAME:
                 raise errors.invalid("bad_player", f"player names are at most {MAX_PLAYER_NAME} characters")
+            if not name.isprintable():
+                raise errors.invalid("bad_player", "player names may not contain control characters")
             if spec.bot and spec.bot not in bots:
                 raise errors.invalid("unknown_bot", f"no bot named {spec.bot!r}; choose from {sorted(bots)}")
             players.append({"name": name, "bot": spec.bot})
