@@ -1,0 +1,90 @@
+"""Helpers for India Rails tests: start matches and arrange positions on the generated map."""
+
+from __future__ import annotations
+
+from typing import Any
+
+from services.common.runner import Match
+from services.india_rails.content import BOARD
+from services.india_rails.engine import IndiaRailsEngine
+from services.india_rails.operations import start_trains
+
+ENGINE = IndiaRailsEngine()
+
+
+def new_match(players: int = 2, seed: int = 1, **options: Any) -> Match:
+    """A fresh match (first building turn of the first player)."""
+    return Match.start(ENGINE, players, seed=seed, options=options)
+
+
+def fresh_turn() -> dict[str, Any]:
+    """An untouched turn record."""
+    return {"spent": 0, "major_segments": 0, "upgraded": False, "crossgraded": False, "acted": False,
+            "fees_paid": [], "moved_own": False, "dropped": [], "bought": False, "offers": 0}
+
+
+def set_turn(match: Match, seat: int, phase: str) -> dict[str, Any]:
+    """Make it ``seat``'s turn in ``phase`` (normal play order) and return the state."""
+    state = match.state
+    n = len(state["players"])
+    state["phase"] = phase
+    state["first"] = 0
+    state["order"] = list(range(n))
+    state["pos"] = seat
+    state["current"] = seat
+    state["building_round"] = state["initial_rounds"]
+    state["turn"] = fresh_turn()
+    start_trains(state, seat)
+    return state
+
+
+def lay(state: dict[str, Any], seat: int, path: list[int]) -> None:
+    """Give ``seat`` track along a path of mileposts."""
+    for a, b in zip(path, path[1:], strict=False):
+        eid = BOARD.edge_between(a, b)
+        assert eid >= 0, (a, b)
+        state["players"][seat]["track"].append(eid)
+
+
+def place(state: dict[str, Any], seat: int, milepost: int, prev: int = -1, train: int = 0) -> dict[str, Any]:
+    """Put a seat's train on a milepost."""
+    t = state["players"][seat]["trains"][train]
+    t["at"], t["prev"] = milepost, prev
+    return t
+
+
+def clear_path_from(start: int, length: int, avoid: set[int]) -> list[int]:
+    """A straight-ish run of clear mileposts without river crossings, starting next to ``start``."""
+    path = [start]
+    while len(path) < length + 1:
+        for v, eid in BOARD.adjacency[path[-1]]:
+            if (BOARD.terrain[v] == "clear" and not BOARD.river[eid] and not BOARD.strait[eid]
+                    and v not in path and v not in avoid and not BOARD.city_at[v]):
+                path.append(v)
+                break
+        else:
+            return []
+    return path
+
+
+def building_example() -> list[int]:
+    """Mileposts for the rulebook's example: 4 clear, 1 clear across a river, then a medium city."""
+    for city in sorted(BOARD.cities.values(), key=lambda c: c.name):
+        if city.size != "medium":
+            continue
+        m = city.anchor
+        for c5, e5 in BOARD.adjacency[m]:
+            if BOARD.terrain[c5] != "clear" or BOARD.river[e5]:
+                continue
+            for c4, e4 in BOARD.adjacency[c5]:
+                if BOARD.terrain[c4] != "clear" or not BOARD.river[e4] or BOARD.strait[e4]:
+                    continue
+                back = clear_path_from(c4, 4, {m, c5})
+                if back:
+                    return back[::-1] + [c5, m]
+    raise AssertionError("the map has no place for the building example")
+
+
+def neighbours(milepost: int) -> list[int]:
+    """Adjacent mileposts."""
+    return [v for v, _ in BOARD.adjacency[milepost]]

@@ -1,0 +1,524 @@
+"""India Rails rules as scenarios: building, entry limits, fees, events and winning."""
+
+from __future__ import annotations
+
+import pytest
+from india_rails_fixtures import ENGINE, building_example, lay, neighbours, new_match, place, set_turn
+
+from services.common.runner import check_move_is_illegal
+from services.india_rails.content import BOARD, DEMAND_CARDS, EVENT_CARDS, MAJOR_CITIES
+from services.india_rails.engine import half_rate
+
+
+def build(a: int, b: int) -> dict[str, dict[str, int]]:
+    return {"build_track": {"from_milepost": a, "to_milepost": b}}
+
+
+def step(to: int, train: int = 0) -> dict[str, dict[str, int]]:
+    return {"move_train": {"train": train, "to_milepost": to}}
+
+
+def card_of(kind: str) -> int:
+    return next(c for c, spec in EVENT_CARDS.items() if spec["kind"] == kind)
+
+
+# ---- preparation and the switchback start ---------------------------------------------
+
+
+def test_each_player_starts_with_50m_a_freight_and_three_demand_cards() -> None:
+    match = new_match(4, seed=3)
+    for player in match.state["players"]:
+        assert player["cash"] == 50
+        assert [t["loco"] for t in player["trains"]] == ["freight"]
+        assert len(player["hand"]) == 3 and all(c in DEMAND_CARDS for c in player["hand"])
+    assert len(match.state["deck"]) == 136 + 20 - 12
+
+
+def test_first_player_holds_the_largest_single_payout() -> None:
+    for seed in range(5):
+        state = new_match(3, seed=seed).state
+        best = [sorted((d["payout"] for c in p["hand"] for d in DEMAND_CARDS[c]["demands"]), reverse=True)
+                for p in state["players"]]
+        assert state["current"] == max(range(3), key=lambda s: (best[s], -s))
+
+
+def test_switchback_start_runs_forward_then_back_then_normal_turns() -> None:
+    match = new_match(3, seed=2)
+    first = match.state["current"]
+    seen = []
+    while match.state["phase"] == "initial_build":
+        seen.append(match.state["current"])
+        match.play(match.state["current"], {"end_turn": {}})
+    forward = [(first + i) % 3 for i in range(3)]
+    assert seen == forward + forward[::-1]
+    assert match.state["phase"] == "operations" and match.state["current"] == first
+
+
+def test_fast_game_gives_70m_three_building_turns_and_a_five_card_deal() -> None:
+    match = new_match(2, seed=4, fast_game=True)
+    state = match.state
+    assert all(p["cash"] == 70 and len(p["hand"]) == 5 for p in state["players"])
+    assert not any(EVENT_CARDS[c]["kind"] == "tax" for c in state["deck"] if c in EVENT_CARDS)
+    turns = 0
+    while state["phase"] == "initial_build":
+        match.play(state["current"], {"end_turn": {}})
+        state = match.state
+        turns += 1
+    assert turns == 6 and state["phase"] == "initial_discard"
+    while state["phase"] == "initial_discard":
+        seat = state["current"]
+        match.play(seat, {"discard_demand": {"card": state["players"][seat]["hand"][0]}})
+        state = match.state
+    assert all(len(p["hand"]) == 3 for p in state["players"]) and state["phase"] == "operations"
+
+
+# ---- building -------------------------------------------------------------------------------
+
+
+def test_rulebook_building_example_costs_ten_million() -> None:
+    match = new_match(2, seed=1)
+    state = set_turn(match, 0, "build")
+    path = building_example()
+    lead_in = next(v for v in neighbours(path[0]) if v not in path and not BOARD.city_at[v])
+    lay(state, 0, [lead_in, path[0]])
+    before = state["players"][0]["cash"]
+    for a, b in zip(path, path[1:], strict=False):
+        match.play(0, build(a, b))
+    assert before - match.state["players"][0]["cash"] == 10
+    assert match.state["turn"]["spent"] == 10
+
+
+def test_building_must_start_from_a_major_city_or_own_track() -> None:
+    match = new_match(2, seed=1)
+    set_turn(match, 0, "build")
+    lonely = next(m for m in range(BOARD.count) if BOARD.terrain[m] == "clear"
+                  and all(not BOARD.city_at[v] for v in neighbours(m)))
+    refusal = check_move_is_illegal(match, 0, build(lonely, neighbours(lonely)[0]))
+    assert refusal.code == "not_connected"
+
+
+def test_spending_limit_is_20m_a_turn_and_there_is_no_credit() -> None:
+    match = new_match(2, seed=1)
+    state = set_turn(match, 0, "build")
+    delhi = BOARD.cities["Delhi"]
+    path = [delhi.mileposts[1]] + [v for v in _run_outward(delhi.mileposts[1], 30)]
+    spent = 0
+    for a, b in zip(path, path[1:], strict=False):
+        cost = BOARD.cost_into(BOARD.edge_between(a, b), b)
+        if spent + cost > 20:
+            assert check_move_is_illegal(match, 0, build(a, b)).code == "over_budget"
+            break
+        match.play(0, build(a, b))
+        spent += cost
+    assert match.state["turn"]["spent"] == spent <= 20
+    state = set_turn(match, 0, "build")
+    state["players"][0]["cash"] = 0
+    a, b = path[len(state["players"][0]["track"])], path[len(state["players"][0]["track"]) + 1]
+    assert check_move_is_illegal(match, 0, build(a, b)).code == "no_credit"
+
+
+def _run_outward(start: int, length: int) -> list[int]:
+    """Mileposts leading away from a city, avoiding other cities and rivers."""
+    path = [start]
+    while len(path) <= length:
+        options = [v for v, e in BOARD.adjacency[path[-1]]
+                   if v not in path and not BOARD.city_at[v] and not BOARD.river[e] and not BOARD.strait[e]]
+        if not options:
+            break
+        path.append(max(options, key=lambda v: abs(BOARD.x[v] - BOARD.x[start]) + abs(BOARD.y[v] - BOARD.y[start])))
+    return path[1:]
+
+
+def test_at_most_two_segments_a_turn_from_major_city_mileposts_but_any_number_into_them() -> None:
+    match = new_match(2, seed=1)
+    set_turn(match, 0, "build")
+    delhi = BOARD.cities["Delhi"]
+    outward = []
+    for outpost in delhi.mileposts[1:]:
+        for v in neighbours(outpost):
+            if v not in delhi.mileposts and not BOARD.city_at[v]:
+                outward.append((outpost, v))
+                break
+    match.play(0, build(*outward[0]))
+    match.play(0, build(*outward[1]))
+    assert check_move_is_illegal(match, 0, build(*outward[2])).code == "major_limit"
+    # Building *into* major city mileposts is not limited (5M each).
+    state = set_turn(match, 1, "build")
+    state["turn"]["major_segments"] = 2
+    outside = next(x for x in range(BOARD.count) if not BOARD.city_at[x]
+                   and sum(1 for v in neighbours(x) if v in delhi.mileposts) >= 2
+                   and all(BOARD.edge_between(x, v) not in state["players"][0]["track"] for v in neighbours(x)))
+    targets = [v for v in neighbours(outside) if v in delhi.mileposts]
+    lay(state, 1, [next(v for v in neighbours(outside) if not BOARD.city_at[v]), outside])
+    before = state["players"][1]["cash"]
+    for target in targets:
+        match.play(1, build(outside, target))
+    spent = before - match.state["players"][1]["cash"]
+    assert spent == sum(BOARD.cost_into(BOARD.edge_between(outside, t), t) for t in targets) >= 10
+
+
+def test_no_track_in_the_red_area_and_one_track_per_pair_of_mileposts() -> None:
+    match = new_match(2, seed=1)
+    set_turn(match, 0, "build")
+    madras = BOARD.cities["Madras"]
+    assert check_move_is_illegal(match, 0, build(madras.mileposts[0], madras.mileposts[1])).code == "red_area"
+    outpost = madras.mileposts[1]
+    out = next(v for v in neighbours(outpost) if v not in madras.mileposts)
+    lay(match.state, 1, [outpost, out])
+    assert check_move_is_illegal(match, 0, build(outpost, out)).code == "right_of_way"
+
+
+def _city_with_free_edges(size: str, count: int) -> str:
+    for city in sorted(BOARD.cities.values(), key=lambda c: c.name):
+        spokes = [v for v in neighbours(city.anchor) if not BOARD.city_at[v]]
+        if city.size == size and len(spokes) >= count:
+            return city.name
+    raise AssertionError(size)
+
+
+def _lead_in(spoke: int, city: int) -> list[int]:
+    """A segment ending at ``spoke`` that does not touch ``city``."""
+    return [next(v for v in neighbours(spoke) if v != city and not BOARD.city_at[v]), spoke]
+
+
+def test_small_city_takes_two_players_and_each_at_most_three_segments() -> None:
+    match = new_match(4, seed=1)
+    city = BOARD.cities[_city_with_free_edges("small", 5)].anchor
+    around = [v for v in neighbours(city) if not BOARD.city_at[v]]
+    state = match.state
+    lay(state, 1, [around[0], city])
+    lay(state, 2, [around[1], city])
+    lay(state, 3, _lead_in(around[2], city))
+    set_turn(match, 3, "build")
+    assert check_move_is_illegal(match, 3, build(around[2], city)).code == "city_full"
+    lay(state, 1, [around[3], city])
+    lay(state, 1, [around[4], city])
+    lay(state, 1, _lead_in(around[2], city))
+    set_turn(match, 1, "build")
+    assert check_move_is_illegal(match, 1, build(around[2], city)).code == "city_entry_limit"
+
+
+def test_medium_city_takes_three_players() -> None:
+    match = new_match(4, seed=1)
+    city = BOARD.cities[_city_with_free_edges("medium", 5)].anchor
+    around = [v for v in neighbours(city) if not BOARD.city_at[v]]
+    state = match.state
+    for seat in range(3):
+        lay(state, seat, [around[seat], city])
+    lay(state, 3, _lead_in(around[3], city))
+    set_turn(match, 3, "build")
+    assert check_move_is_illegal(match, 3, build(around[3], city)).code == "city_full"
+
+
+def test_track_may_not_leave_a_small_city_without_room_for_a_second_player() -> None:
+    match = new_match(2, seed=1)
+    city = BOARD.cities["Cochin"].anchor  # a small coastal city with three ways in
+    spokes = neighbours(city)
+    assert len(spokes) == 3 and BOARD.cities["Cochin"].size == "small"
+    state = match.state
+    lay(state, 1, [spokes[0], city, spokes[1]])
+    set_turn(match, 1, "build")
+    lay(state, 1, [next(v for v in neighbours(spokes[2]) if v != city), spokes[2]])
+    assert check_move_is_illegal(match, 1, build(spokes[2], city)).code == "blocking"
+
+
+# ---- operations -----------------------------------------------------------------------------
+
+
+def test_renting_track_costs_4m_per_opponent_per_turn_paid_before_use() -> None:
+    match = new_match(2, seed=1)
+    delhi = BOARD.cities["Delhi"]
+    path = [delhi.mileposts[1]] + _run_outward(delhi.mileposts[1], 4)
+    state = match.state
+    lay(state, 1, path)
+    set_turn(match, 0, "operations")
+    place(state, 0, delhi.mileposts[1])
+    cash0, cash1 = state["players"][0]["cash"], state["players"][1]["cash"]
+    match.play(0, step(path[1]))
+    match.play(0, step(path[2]))
+    assert match.state["players"][0]["cash"] == cash0 - 4
+    assert match.state["players"][1]["cash"] == cash1 + 4
+    match.state["players"][0]["cash"] = 3
+    state = set_turn(match, 0, "operations")
+    assert check_move_is_illegal(match, 0, step(path[3])).code == "cannot_pay_fee"
+
+
+def test_late_payment_mercy_lets_a_broke_train_run_and_pay_from_the_next_payoff() -> None:
+    match = new_match(2, seed=1, mercy_late_fees=True)
+    delhi = BOARD.cities["Delhi"]
+    path = [delhi.mileposts[1]] + _run_outward(delhi.mileposts[1], 3)
+    state = match.state
+    lay(state, 1, path)
+    set_turn(match, 0, "operations")
+    place(state, 0, delhi.mileposts[1])
+    state["players"][0]["cash"] = 0
+    match.play(0, step(path[1]))
+    assert match.state["players"][0]["owed"] == [[1, 4]]
+
+
+def test_a_train_reverses_only_in_a_city() -> None:
+    match = new_match(2, seed=1)
+    delhi = BOARD.cities["Delhi"]
+    path = [delhi.mileposts[1]] + _run_outward(delhi.mileposts[1], 4)
+    state = match.state
+    lay(state, 0, path)
+    set_turn(match, 0, "operations")
+    place(state, 0, path[0])
+    match.play(0, step(path[1]))
+    match.play(0, step(path[2]))
+    assert check_move_is_illegal(match, 0, step(path[1])).code == "no_reverse"
+    # Back in the major city, reversing is allowed.
+    state = set_turn(match, 0, "operations")
+    place(state, 0, path[0], prev=path[1])
+    assert step(path[1]) in ENGINE.legal_moves(state, 0)
+
+
+def test_movement_is_limited_by_the_loco_speed() -> None:
+    match = new_match(2, seed=1)
+    delhi = BOARD.cities["Delhi"]
+    path = [delhi.mileposts[1]] + _run_outward(delhi.mileposts[1], 12)
+    state = match.state
+    lay(state, 0, path)
+    set_turn(match, 0, "operations")
+    place(state, 0, path[0])
+    for to in path[1:10]:
+        match.play(0, step(to))
+    assert check_move_is_illegal(match, 0, step(path[10])).code == "no_movement_left"
+
+
+def test_pick_up_drop_and_deliver_against_one_demand_per_card() -> None:
+    match = new_match(2, seed=1)
+    state = set_turn(match, 0, "operations")
+    card = state["players"][0]["hand"][0]
+    demand = DEMAND_CARDS[card]["demands"][0]
+    city = BOARD.cities[demand["city"]]
+    train = place(state, 0, city.anchor)
+    origin = "Nepal" if demand["load"] == "Pilgrims" else ""
+    train["loads"] = [[demand["load"], origin]]
+    state["tray"][demand["load"]] -= 1
+    cash = state["players"][0]["cash"]
+    move = {"deliver": {"train": 0, "slot": 0, "card": card, "demand": 0, "open_contract": False}}
+    assert move in ENGINE.legal_moves(state, 0)
+    match.play(0, move)
+    after = match.state
+    assert after["players"][0]["cash"] == cash + demand["payout"]
+    assert card not in after["players"][0]["hand"] and len(after["players"][0]["hand"]) == 3
+    assert after["tray"][demand["load"]] == state["tray"][demand["load"]] + 1
+
+
+def test_pilgrims_go_from_an_indian_town_to_a_major_city_of_another_region() -> None:
+    from services.india_rails.operations import demand_matches
+
+    demand = {"city": "Delhi", "load": "Pilgrims", "payout": 30}
+    assert demand_matches(demand, ["Pilgrims", "South"], "Delhi")
+    assert not demand_matches(demand, ["Pilgrims", "Upper Ganges"], "Delhi")
+    match = new_match(2, seed=1)
+    state = set_turn(match, 0, "operations")
+    place(state, 0, BOARD.cities["Nagpur"].anchor)
+    picks = [m for m in ENGINE.legal_moves(state, 0) if "pick_up" in m]
+    assert {"pick_up": {"train": 0, "load": "Pilgrims", "from_warehouse": False}} in picks
+    state = set_turn(match, 0, "operations")
+    place(state, 0, BOARD.cities["Lahore"].anchor)
+    assert all(m["pick_up"]["load"] != "Pilgrims" for m in ENGINE.legal_moves(state, 0) if "pick_up" in m)
+
+
+def test_discarding_the_hand_replaces_a_turn() -> None:
+    match = new_match(2, seed=1)
+    state = set_turn(match, 0, "operations")
+    old = list(state["players"][0]["hand"])
+    match.play(0, {"discard_hand": {}})
+    after = match.state
+    assert after["current"] == 1 and len(after["players"][0]["hand"]) == 3
+    assert not set(old) & set(after["players"][0]["hand"])
+
+
+def test_upgrade_costs_20m_instead_of_building() -> None:
+    match = new_match(2, seed=1)
+    state = set_turn(match, 0, "build")
+    match.play(0, {"upgrade_train": {"train": 0, "loco": "fast_freight"}})
+    assert match.state["players"][0]["cash"] == state["players"][0]["cash"] - 20
+    assert not [m for m in ENGINE.legal_moves(match.state, 0) if "build_track" in m]
+
+
+# ---- events ------------------------------------------------------------------------------------
+
+
+def test_half_rate_rounds_fractions_up() -> None:
+    assert [half_rate(s) for s in (9, 12, 16)] == [5, 6, 8]
+    match = new_match(2, seed=1, fast_trains=True)
+    state = set_turn(match, 0, "operations")
+    monsoon = next(c for c, spec in EVENT_CARDS.items() if spec["kind"] == "monsoon")
+    centre = BOARD.cities[EVENT_CARDS[monsoon]["centre"]].anchor
+    state["active"].append({"card": monsoon, "drawer": 1, "expires": 5})
+    place(state, 0, centre)
+    state = set_turn(match, 0, "operations")
+    assert state["players"][0]["trains"][0]["left"] == 6  # fast trains freight 12, halved
+
+
+def test_monsoon_drawn_mid_move_halves_the_remaining_movement_rounding_up() -> None:
+    from services.common.rng import Rng
+    from services.india_rails.cards import resolve_event
+
+    match = new_match(2, seed=1)
+    state = set_turn(match, 0, "operations")
+    monsoon = next(c for c, spec in EVENT_CARDS.items() if spec["kind"] == "monsoon")
+    train = place(state, 0, BOARD.cities[EVENT_CARDS[monsoon]["centre"]].anchor)
+    train["left"] = 7
+    resolve_event(state, monsoon, 0, Rng(1), [])
+    assert train["left"] == 4
+
+
+def test_derailment_costs_a_load_and_the_next_turn() -> None:
+    from services.common.rng import Rng
+    from services.india_rails.cards import resolve_event
+
+    match = new_match(3, seed=1)
+    state = set_turn(match, 0, "operations")
+    card = card_of("derailment")
+    city = BOARD.cities[EVENT_CARDS[card]["cities"][0]]
+    near = place(state, 1, city.anchor)
+    near["loads"] = [["Coal", ""], ["Tea", ""]]
+    far = place(state, 2, BOARD.cities["Colombo"].anchor)
+    far["loads"] = [["Coal", ""]]
+    resolve_event(state, card, 0, Rng(1), [])
+    assert state["pending"] == [{"seat": 1, "train": 0, "kind": "lost_load"}]
+    assert state["players"][1]["lost"] == 1 and state["players"][2]["lost"] == 0
+    assert ENGINE.to_act(state) == [1]
+    match.play(1, {"choose_lost_load": {"train": 0, "slot": 1}})
+    assert match.state["players"][1]["trains"][0]["loads"] == [["Coal", ""]]
+    # Seat 1's next turn is skipped.
+    match.play(0, {"end_operations": {}})
+    match.play(0, {"end_turn": {}})
+    assert match.state["current"] == 2 and match.state["players"][1]["turns"] == 1
+
+
+def test_flood_erases_bridges_blocks_crossing_and_lets_the_owner_rebuild_first() -> None:
+    from services.common.rng import Rng
+    from services.india_rails.cards import resolve_event
+
+    match = new_match(2, seed=1)
+    state = set_turn(match, 0, "build")
+    card = next(c for c, spec in EVENT_CARDS.items() if spec["kind"] == "flood" and "Ganges" in spec["rivers"])
+    bridge = next(e for e, r in enumerate(BOARD.river) if r == "Ganges" and not BOARD.city_at[BOARD.edges[e][0]]
+                  and not BOARD.city_at[BOARD.edges[e][1]])
+    a, b = BOARD.edges[bridge]
+    approach = next(v for v in neighbours(a) if v != b and not BOARD.river[BOARD.edge_between(v, a)])
+    lay(state, 0, [approach, a, b])
+    resolve_event(state, card, 0, Rng(1), [])
+    assert bridge not in state["players"][0]["track"]
+    assert check_move_is_illegal(match, 0, build(a, b)).code == "river_flooded"
+    # The flood lasts until the end of the drawer's next turn.
+    match.play(0, {"end_turn": {}})
+    state = set_turn(match, 1, "build")
+    lay(state, 1, [next(v for v in neighbours(b) if v != a and not BOARD.city_at[v]), b])
+    assert check_move_is_illegal(match, 1, build(b, a)).code == "river_flooded"
+    match.play(1, {"end_turn": {}})
+    match.play(0, {"end_operations": {}})
+    match.play(0, {"end_turn": {}})
+    assert not match.state["active"]
+    state = set_turn(match, 1, "build")
+    assert check_move_is_illegal(match, 1, build(b, a)).code == "bridge_reserved"
+    state = set_turn(match, 0, "build")
+    state["reserved"][0]["armed"] = True
+    assert build(a, b) in ENGINE.legal_moves(state, 0)
+
+
+def test_excess_profits_tax_makes_cash_public() -> None:
+    from services.common.rng import Rng
+    from services.india_rails.cards import resolve_event
+
+    match = new_match(2, seed=1)
+    state = match.state
+    assert ENGINE.view(state, 0)["players"][1]["cash_hidden"]
+    state["players"][1]["cash"] = 120
+    resolve_event(state, card_of("tax"), 0, Rng(1), [])
+    assert state["players"][1]["cash"] == 105 and state["players"][0]["cash"] == 40
+    assert ENGINE.view(state, 0)["players"][1]["cash"] == 105
+
+
+def test_strike_stops_pick_ups_and_deliveries_in_the_struck_cities() -> None:
+    match = new_match(2, seed=1)
+    state = set_turn(match, 0, "operations")
+    strike = next(c for c, spec in EVENT_CARDS.items() if spec["kind"] == "strike" and spec.get("coastal"))
+    state["active"].append({"card": strike, "drawer": 1, "expires": 9})
+    place(state, 0, BOARD.cities["Cochin"].anchor)
+    assert not [m for m in ENGINE.legal_moves(state, 0) if "pick_up" in m]
+
+
+# ---- winning ---------------------------------------------------------------------------------------
+
+
+def _connect_all_majors(state: dict, seat: int) -> None:
+    """Lay a chain of own track through all five major cities (cheapest lines on an empty board)."""
+    from services.india_rails.bots import static_costs
+
+    centres = [BOARD.cities[name].anchor for name in MAJOR_CITIES]
+    for a, b in zip(centres, centres[1:], strict=False):
+        _, parent = static_costs(a)
+        path = [b]
+        while parent[path[-1]] >= 0:
+            path.append(parent[path[-1]])
+        for x, y in zip(path, path[1:], strict=False):
+            eid = BOARD.edge_between(x, y)
+            if eid not in BOARD.red_area and eid not in state["players"][seat]["track"]:
+                state["players"][seat]["track"].append(eid)
+
+
+def test_connected_with_250m_wins_at_the_end_of_the_round() -> None:
+    match = new_match(3, seed=1)
+    state = set_turn(match, 1, "build")
+    _connect_all_majors(state, 1)
+    state["players"][1]["cash"] = 260
+    match.play(1, {"end_turn": {}})
+    assert match.state["players"][1]["declared"] and not match.state["over"]
+    match.play(2, {"end_operations": {}})
+    match.play(2, {"end_turn": {}})
+    assert match.state["over"] and ENGINE.result(match.state).winners == [1]
+    assert ENGINE.result(match.state).ranking[1] == 1
+
+
+def test_tie_among_winners_raises_the_target_by_50m() -> None:
+    match = new_match(2, seed=1)
+    state = set_turn(match, 0, "build")
+    _connect_all_majors(state, 0)
+    _connect_all_majors(state, 1)
+    state["players"][0]["cash"] = state["players"][1]["cash"] = 270
+    match.play(0, {"end_turn": {}})
+    match.play(1, {"end_operations": {}})
+    match.play(1, {"end_turn": {}})
+    assert not match.state["over"] and match.state["win_cash"] == 300
+
+
+def test_cash_alone_does_not_win() -> None:
+    match = new_match(2, seed=1)
+    state = set_turn(match, 1, "build")
+    state["players"][1]["cash"] = 400
+    match.play(1, {"end_turn": {}})
+    assert not match.state["over"] and not match.state["players"][1]["declared"]
+
+
+def test_tournament_time_limit_prefers_a_connected_network_over_cash() -> None:
+    match = new_match(2, seed=1, time_limit_rounds=1)
+    state = set_turn(match, 0, "build")
+    _connect_all_majors(state, 0)
+    state["players"][0]["cash"] = 100
+    state["players"][1]["cash"] = 200
+    match.play(0, {"end_turn": {}})
+    match.play(1, {"end_operations": {}})
+    match.play(1, {"end_turn": {}})
+    result = ENGINE.result(match.state)
+    assert match.state["finish_reason"] == "time_limit" and result.winners == [0] and result.ranking == [1, 2]
+
+
+@pytest.mark.parametrize("option", ["mercy_borrowing"])
+def test_borrowing_is_repaid_double_as_soon_as_possible(option: str) -> None:
+    match = new_match(2, seed=1, **{option: True})
+    state = set_turn(match, 0, "build")
+    state["players"][0]["cash"] = 0
+    match.play(0, {"borrow": {"amount": 20}})
+    player = match.state["players"][0]
+    assert player["cash"] == 20 and player["debt"] == 40
+    assert {"borrow": {"amount": 5}} not in ENGINE.legal_moves(match.state, 0)
+    player["cash"] = 45
+    match.play(0, {"end_turn": {}})
+    assert match.state["players"][0]["cash"] == 5 and match.state["players"][0]["debt"] == 0
