@@ -1,0 +1,134 @@
+"""Whole India Rails games by bots, proto conformance of every message, replays and hidden information."""
+
+from __future__ import annotations
+
+import copy
+
+import pytest
+from hypothesis import HealthCheck, given, settings
+from hypothesis import strategies as st
+from india_rails_fixtures import ENGINE, new_match
+
+from services.common.engine import RandomBot
+from services.common.protojson import to_message
+from services.common.rng import Rng
+from services.common.runner import Match, play_out
+
+GAME = "india_rails"
+
+
+def _check_protos(match: Match, seat: int, move: dict, events: list[dict]) -> None:
+    to_message(GAME, "Move", move)
+    for viewer in [None, *range(len(match.state["players"]))]:
+        to_message(GAME, "State", ENGINE.view(match.state, viewer))
+        for event in events:
+            shown = ENGINE.event_view(event, viewer)
+            if shown is not None:
+                to_message(GAME, "Event", shown)
+
+
+@pytest.mark.parametrize("players", [2, 6])
+def test_heuristic_bots_finish_a_fast_game(players: int) -> None:
+    match = new_match(players, seed=11 * players, fast_game=True, fast_trains=True)
+    bot = ENGINE.bots()["heuristic"]
+    play_out(match, {s: bot for s in range(players)}, max_moves=20_000)
+    result = ENGINE.result(match.state)
+    assert result is not None and match.state["finish_reason"] == "victory"
+    winner = result.winners[0]
+    assert match.state["players"][winner]["cash"] >= 250 and result.ranking[winner] == 1
+
+
+@pytest.mark.parametrize("players", [2, 3, 4, 5, 6])
+def test_random_bots_play_a_bounded_number_of_turns_with_valid_messages(players: int) -> None:
+    match = new_match(players, seed=players)
+    bots = {s: RandomBot() for s in range(players)}
+    sample = iter(range(10**6))
+
+    def check(m: Match, seat: int, move: dict, events: list[dict]) -> None:
+        if next(sample) % 7 == 0:
+            _check_protos(m, seat, move, events)
+
+    with pytest.raises(RuntimeError, match="not over"):
+        play_out(match, bots, max_moves=250, after_move=check)
+    assert match.state["players"][0]["turns"] >= 2
+
+
+VARIANTS = {
+    "mercy_borrowing": True, "mercy_late_fees": True, "mercy_backtracking": True, "crossgrading": True,
+    "open_contracts": True, "field_warehousing": True, "cost_to_move": True, "cost_to_load": True,
+    "reshuffle_on_tax": True, "track_trading": True, "additional_trains": True, "four_card_hands": True,
+    "fast_trains": True, "fast_game": True, "time_limit_rounds": 6,
+}
+
+
+def test_every_variant_together_plays_to_the_time_limit_by_random_bots() -> None:
+    match = new_match(3, seed=5, **VARIANTS)
+    bots = {s: RandomBot() for s in range(3)}
+    count = iter(range(10**6))
+
+    def check(m: Match, seat: int, move: dict, events: list[dict]) -> None:
+        if next(count) % 5 == 0:
+            _check_protos(m, seat, move, events)
+
+    play_out(match, bots, max_moves=20_000, after_move=check)
+    assert match.state["finish_reason"] == "time_limit"
+    assert len(match.state["players"][0]["trains"]) == 2
+
+
+def test_every_legal_move_of_a_heuristic_game_parses_as_a_proto_move() -> None:
+    match = new_match(2, seed=3, fast_game=True)
+    bot = ENGINE.bots()["heuristic"]
+    for i in range(300):
+        seat = match.to_act()[0]
+        if i % 10 == 0:
+            for move in ENGINE.legal_moves(match.state, seat):
+                to_message(GAME, "Move", move)
+        events = match.play(seat, match.bot_move(bot, seat, i))
+        if i % 10 == 0:
+            _check_protos(match, seat, {"end_turn": {}}, events)
+
+
+def test_seed_and_moves_replay_to_the_same_state() -> None:
+    match = new_match(3, seed=21)
+    bots = {s: RandomBot() for s in range(3)}
+    log: list[tuple[int, dict]] = []
+    with pytest.raises(RuntimeError):
+        play_out(match, bots, max_moves=200, after_move=lambda m, s, mv, ev: log.append((s, mv)))
+    again = new_match(3, seed=21)
+    for seat, move in log:
+        again.play(seat, move)
+    assert again.snapshot.to_json() == match.snapshot.to_json()
+
+
+@settings(max_examples=15, deadline=None, suppress_health_check=[HealthCheck.too_slow])
+@given(seed=st.integers(0, 10_000), cash=st.integers(0, 500), shuffle_seed=st.integers(0, 1000))
+def test_a_seat_sees_the_same_view_whatever_others_cash_and_the_deck_order(seed: int, cash: int,
+                                                                            shuffle_seed: int) -> None:
+    state = new_match(3, seed=seed).state
+    other = copy.deepcopy(state)
+    other["players"][1]["cash"] = cash
+    other["players"][2]["cash"] = cash + 7
+    Rng(shuffle_seed).shuffle(other["deck"])
+    for seat in (0, None):
+        assert ENGINE.view(state, seat) == ENGINE.view(other, seat)
+        assert ENGINE.legal_moves(state, 0) == ENGINE.legal_moves(other, 0)
+    assert ENGINE.view(other, 1)["players"][1]["cash"] == cash
+
+
+@settings(max_examples=10, deadline=None, suppress_health_check=[HealthCheck.too_slow])
+@given(seed=st.integers(0, 10_000), steps=st.integers(10, 120))
+def test_load_chips_and_cards_are_conserved(seed: int, steps: int) -> None:
+    from services.india_rails.content import DEMAND_CARDS, EVENT_CARDS, LOADS
+
+    match = new_match(3, seed=seed, field_warehousing=True, open_contracts=True)
+    bots = {s: RandomBot() for s in range(3)}
+    with pytest.raises(RuntimeError):
+        play_out(match, bots, max_moves=steps)
+    state = match.state
+    for load, total in LOADS.items():
+        carried = sum(1 for p in state["players"] for t in p["trains"] for x in t["loads"] if x[0] == load)
+        stored = sum(1 for w in state["warehouse"] if w["load"] == load)
+        assert state["tray"][load] + carried + stored == total
+    cards = state["deck"] + state["discard"] + state["removed"] + state["open_contracts"]
+    cards += [c for p in state["players"] for c in p["hand"]] + [a["card"] for a in state["active"]]
+    assert sorted(cards) == sorted(list(DEMAND_CARDS) + list(EVENT_CARDS))
