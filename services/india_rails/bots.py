@@ -8,6 +8,7 @@ or the deck.  Plans are cached per turn so a decision costs one or two shortest-
 from __future__ import annotations
 
 import heapq
+import itertools
 from collections import deque
 from typing import Any
 
@@ -16,11 +17,11 @@ from services.common.rng import Rng
 from services.india_rails import track as tracks
 from services.india_rails.content import (
     BOARD,
-    distances_from,
     DEMAND_CARDS,
     LOAD_SOURCES,
     MAJOR_CENTRES,
     MAJOR_MILEPOSTS,
+    distances_from,
 )
 from services.india_rails.operations import TRACK_FEE, demand_matches
 
@@ -148,10 +149,7 @@ class HeuristicBot:
         for card, demand, source, at in self._candidates(state, seat):
             city = BOARD.cities[demand["city"]]
             dest = min(city.mileposts, key=lambda m: reach[m])
-            if source < 0:
-                cost = reach[dest] + (reach[at] if at >= 0 else 0)
-            else:
-                cost = reach[source] + reach[dest]
+            cost = reach[dest] + (reach[at] if at >= 0 else 0) if source < 0 else reach[source] + reach[dest]
             if cost >= INF:
                 continue
             score = self._score(demand["payout"], cost, player["cash"])
@@ -165,7 +163,7 @@ class HeuristicBot:
         route = _path(parent, target["dest"])[::-1]
         branch = target["source"] if target["source"] >= 0 else target["at"]
         if branch >= 0:
-            route = _path(parent, branch)[::-1] + [-1] + route
+            route = [*_path(parent, branch)[::-1], -1, *route]
         plan.update({"target": target, "route": route, "score": target["score"]})
         return plan
 
@@ -229,7 +227,7 @@ class HeuristicBot:
         if from_source[hub] <= between[hub]:
             route = _path(source_parent, hub) + line[1:]  # hub ... source ... dest
         else:
-            route = _path(dest_parent, hub) + [-1] + line[::-1]
+            route = [*_path(dest_parent, hub), -1, *line[::-1]]
         plan.update({"target": target, "route": route, "score": target["score"]})
         return plan
 
@@ -394,9 +392,8 @@ class HeuristicBot:
         if not goals:
             return None
         player = state["players"][seat]
-        for t, train in enumerate(player["trains"]):
-            if train["at"] in goals:
-                return None
+        if any(train["at"] in goals for train in player["trains"]):
+            return None
         owner = tracks.owners(state)
         paid = set(state["turn"]["fees_paid"])
         cash = player["cash"]
@@ -468,7 +465,7 @@ class HeuristicBot:
 
     @staticmethod
     def _route_build(route: list[int], builds: dict[tuple[int, int], Move], budget: int) -> Move | None:
-        for a, b in zip(route, route[1:], strict=False):
+        for a, b in itertools.pairwise(route):
             if a < 0 or b < 0:
                 continue
             for pair in ((a, b), (b, a)):

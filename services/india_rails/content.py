@@ -65,7 +65,7 @@ class Board:
 
     def cost_into(self, eid: int, target: int) -> int:
         """Money to build edge ``eid`` towards ``target``."""
-        a, b = self.edges[eid]
+        _a, b = self.edges[eid]
         return self.build_cost[eid][0] if target == b else self.build_cost[eid][1]
 
     def other(self, eid: int, milepost: int) -> int:

@@ -30,7 +30,6 @@ from services.india_rails.content import (
     LOADS,
     LOCOS,
     MAJOR_MILEPOSTS,
-    area_around,
     demand_card_json,
     event_card_json,
 )
@@ -100,9 +99,9 @@ class IndiaRailsEngine(Engine):
             value = merged[key]
             if isinstance(default, bool) and not isinstance(value, bool):
                 raise BadConfig(f"option {key} must be true or false", code="bad_option_type")
-            if isinstance(default, int) and not isinstance(default, bool):
-                if isinstance(value, bool) or not isinstance(value, int):
-                    raise BadConfig(f"option {key} must be an integer", code="bad_option_type")
+            is_count = isinstance(default, int) and not isinstance(default, bool)
+            if is_count and (isinstance(value, bool) or not isinstance(value, int)):
+                raise BadConfig(f"option {key} must be an integer", code="bad_option_type")
         if not 0 <= merged["time_limit_rounds"] <= 1000:
             raise BadConfig("time_limit_rounds must be between 0 and 1000", code="bad_time_limit")
         if merged["fast_game"]:
@@ -476,16 +475,11 @@ class IndiaRailsEngine(Engine):
         events.append({"loan_taken": {"seat": seat, "amount": amount, "debt": player["debt"]}})
 
     def _repay(self, state: State, seat: int, player: dict[str, Any], events: list[Event]) -> None:
-        if player["debt"] and player["cash"] >= player["debt"] + self._reserve(state, seat):
+        if player["debt"] and player["cash"] >= player["debt"]:
             events.append({"loan_repaid": {"seat": seat, "amount": player["debt"]}})
             player["cash"] -= player["debt"]
             player["debt"] = 0
             player["borrowed"] = 0
-
-    @staticmethod
-    def _reserve(state: State, seat: int) -> int:
-        """Money already committed this turn is not available for repaying (none: cash is settled at once)."""
-        return 0
 
     def _do_choose_lost_load(self, state: State, seat: int, body: dict[str, Any], rng: Rng,
                              events: list[Event]) -> None:
@@ -577,10 +571,10 @@ class IndiaRailsEngine(Engine):
     def _finish_turn(self, state: State, rng: Rng, events: list[Event]) -> None:
         seat = state["current"]
         player = state["players"][seat]
-        if state["phase"] in ("operations", "build") and not player["declared"]:
-            if player["cash"] >= state["win_cash"] and tracks.connected_majors(player["track"]):
-                player["declared"] = True
-                events.append({"victory_declared": {"seat": seat}})
+        normal = state["phase"] in ("operations", "build") and not player["declared"]
+        if normal and player["cash"] >= state["win_cash"] and tracks.connected_majors(player["track"]):
+            player["declared"] = True
+            events.append({"victory_declared": {"seat": seat}})
         events.append({"turn_ended": {"seat": seat}})
         self._close_turn(state, seat, events)
         self._advance(state, rng, events)
@@ -822,8 +816,3 @@ def half_rate(full: int) -> int:
     """Half rate rounds fractions up (9 -> 5, 12 -> 6, 16 -> 8)."""
     return (full + 1) // 2
 
-
-def in_weather(state: State, milepost: int) -> bool:
-    """Whether ``milepost`` lies under an active monsoon card."""
-    return any(milepost in area_around(EVENT_CARDS[a["card"]]["centre"], EVENT_CARDS[a["card"]]["radius"])
-               for a in state["active"] if EVENT_CARDS[a["card"]]["kind"] == "monsoon")

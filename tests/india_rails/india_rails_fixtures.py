@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import itertools
 from typing import Any
 
 from services.common.runner import Match
@@ -40,7 +41,7 @@ def set_turn(match: Match, seat: int, phase: str) -> dict[str, Any]:
 
 def lay(state: dict[str, Any], seat: int, path: list[int]) -> None:
     """Give ``seat`` track along a path of mileposts."""
-    for a, b in zip(path, path[1:], strict=False):
+    for a, b in itertools.pairwise(path):
         eid = BOARD.edge_between(a, b)
         assert eid >= 0, (a, b)
         state["players"][seat]["track"].append(eid)
@@ -81,7 +82,7 @@ def building_example() -> list[int]:
                     continue
                 back = clear_path_from(c4, 4, {m, c5})
                 if back:
-                    return back[::-1] + [c5, m]
+                    return [*back[::-1], c5, m]
     raise AssertionError("the map has no place for the building example")
 
 

@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import itertools
 import json
 import math
 from collections import deque
@@ -145,7 +146,7 @@ def test_demand_payouts_grow_with_distance_from_the_nearest_source() -> None:
             assert steps > 0, demand
             pairs.append((steps, demand["payout"]))
     pairs.sort()
-    for (d1, p1), (d2, p2) in zip(pairs, pairs[1:], strict=False):
+    for (d1, p1), (d2, p2) in itertools.pairwise(pairs):
         assert d1 == d2 or p1 <= p2
 
 

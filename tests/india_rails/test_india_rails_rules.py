@@ -2,6 +2,8 @@
 
 from __future__ import annotations
 
+import itertools
+
 import pytest
 from india_rails_fixtures import ENGINE, building_example, lay, neighbours, new_match, place, set_turn
 
@@ -82,7 +84,7 @@ def test_rulebook_building_example_costs_ten_million() -> None:
     lead_in = next(v for v in neighbours(path[0]) if v not in path and not BOARD.city_at[v])
     lay(state, 0, [lead_in, path[0]])
     before = state["players"][0]["cash"]
-    for a, b in zip(path, path[1:], strict=False):
+    for a, b in itertools.pairwise(path):
         match.play(0, build(a, b))
     assert before - match.state["players"][0]["cash"] == 10
     assert match.state["turn"]["spent"] == 10
@@ -103,7 +105,7 @@ def test_spending_limit_is_20m_a_turn_and_there_is_no_credit() -> None:
     delhi = BOARD.cities["Delhi"]
     path = [delhi.mileposts[1]] + [v for v in _run_outward(delhi.mileposts[1], 30)]
     spent = 0
-    for a, b in zip(path, path[1:], strict=False):
+    for a, b in itertools.pairwise(path):
         cost = BOARD.cost_into(BOARD.edge_between(a, b), b)
         if spent + cost > 20:
             assert check_move_is_illegal(match, 0, build(a, b)).code == "over_budget"
@@ -228,7 +230,7 @@ def test_track_may_not_leave_a_small_city_without_room_for_a_second_player() -> 
 def test_renting_track_costs_4m_per_opponent_per_turn_paid_before_use() -> None:
     match = new_match(2, seed=1)
     delhi = BOARD.cities["Delhi"]
-    path = [delhi.mileposts[1]] + _run_outward(delhi.mileposts[1], 4)
+    path = [delhi.mileposts[1], *_run_outward(delhi.mileposts[1], 4)]
     state = match.state
     lay(state, 1, path)
     set_turn(match, 0, "operations")
@@ -246,7 +248,7 @@ def test_renting_track_costs_4m_per_opponent_per_turn_paid_before_use() -> None:
 def test_late_payment_mercy_lets_a_broke_train_run_and_pay_from_the_next_payoff() -> None:
     match = new_match(2, seed=1, mercy_late_fees=True)
     delhi = BOARD.cities["Delhi"]
-    path = [delhi.mileposts[1]] + _run_outward(delhi.mileposts[1], 3)
+    path = [delhi.mileposts[1], *_run_outward(delhi.mileposts[1], 3)]
     state = match.state
     lay(state, 1, path)
     set_turn(match, 0, "operations")
@@ -259,7 +261,7 @@ def test_late_payment_mercy_lets_a_broke_train_run_and_pay_from_the_next_payoff(
 def test_a_train_reverses_only_in_a_city() -> None:
     match = new_match(2, seed=1)
     delhi = BOARD.cities["Delhi"]
-    path = [delhi.mileposts[1]] + _run_outward(delhi.mileposts[1], 4)
+    path = [delhi.mileposts[1], *_run_outward(delhi.mileposts[1], 4)]
     state = match.state
     lay(state, 0, path)
     set_turn(match, 0, "operations")
@@ -276,7 +278,7 @@ def test_a_train_reverses_only_in_a_city() -> None:
 def test_movement_is_limited_by_the_loco_speed() -> None:
     match = new_match(2, seed=1)
     delhi = BOARD.cities["Delhi"]
-    path = [delhi.mileposts[1]] + _run_outward(delhi.mileposts[1], 12)
+    path = [delhi.mileposts[1], *_run_outward(delhi.mileposts[1], 12)]
     state = match.state
     lay(state, 0, path)
     set_turn(match, 0, "operations")
@@ -453,12 +455,12 @@ def _connect_all_majors(state: dict, seat: int) -> None:
     from services.india_rails.bots import static_costs
 
     centres = [BOARD.cities[name].anchor for name in MAJOR_CITIES]
-    for a, b in zip(centres, centres[1:], strict=False):
+    for a, b in itertools.pairwise(centres):
         _, parent = static_costs(a)
         path = [b]
         while parent[path[-1]] >= 0:
             path.append(parent[path[-1]])
-        for x, y in zip(path, path[1:], strict=False):
+        for x, y in itertools.pairwise(path):
             eid = BOARD.edge_between(x, y)
             if eid not in BOARD.red_area and eid not in state["players"][seat]["track"]:
                 state["players"][seat]["track"].append(eid)
