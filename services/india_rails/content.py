@@ -61,6 +61,7 @@ class Board:
     node_cost: list[int]
     build_cost: list[tuple[int, int]]  # per edge: (cost to build into b, cost to build into a)
     triangles: list[tuple[int, ...]]  # per edge: the third mileposts of its two triangles
+    triangle_edges: list[tuple[tuple[int, int], ...]]  # per edge: the other two edges of each triangle
     grid: dict[str, Any] = field(default_factory=dict)
 
     def cost_into(self, eid: int, target: int) -> int:
@@ -125,11 +126,16 @@ def _load_board() -> Board:
             inside.add(i)
     neighbour_sets = [{v for v, _ in adj} for adj in adjacency]
     triangles = [tuple(sorted(neighbour_sets[a] & neighbour_sets[b])) for a, b in edges]
+    triangle_edges = [
+        tuple((edge_id[tuple(sorted((a, w)))], edge_id[tuple(sorted((w, b)))]) for w in triangles[i])  # type: ignore[index]
+        for i, (a, b) in enumerate(edges)
+    ]
     return Board(
         count=count, terrain=terrain, coastal=[p["coastal"] for p in pts],
         x=[p["x"] for p in pts], y=[p["y"] for p in pts], edges=edges, river=river, strait=strait,
         adjacency=adjacency, edge_id=edge_id, cities=cities, city_at=city_at, red_area=frozenset(red),
         inside_major=frozenset(inside), node_cost=node_cost, build_cost=build_cost, triangles=triangles,
+        triangle_edges=triangle_edges,
         grid=doc["grid"],
     )
 

@@ -93,15 +93,6 @@ class BuildContext:
         self.major_left = MAJOR_SEGMENTS_PER_TURN - turn["major_segments"]
         self.players = len(state["players"])
 
-    def usable(self, p: int, eid: int) -> bool:
-        """Whether player ``p`` could still run or build on edge ``eid`` (free, own or red area)."""
-        if eid in BOARD.red_area:
-            return True
-        if eid in BOARD.inside_major:
-            return False
-        owner = self.owner.get(eid)
-        return owner is None or owner == p
-
 
 def build_problem(ctx: BuildContext, start: int, end: int) -> tuple[str, str] | None:
     """Why ``ctx.seat`` may not build from ``start`` to ``end`` now, or ``None`` if it may."""
@@ -170,22 +161,23 @@ def _entry_problem(ctx: BuildContext, eid: int, milepost: int) -> tuple[str, str
 
 
 def _blocks_someone(ctx: BuildContext, eid: int) -> bool:
-    """Whether taking free edge ``eid`` cuts some other player's possible network apart."""
+    """Whether taking free edge ``eid`` cuts some other player's possible network apart.
+
+    Red areas and city interiors are never owned, so ``owner.get(e, p) == p`` reads "usable by p"
+    (moving between two outposts through the centre is always possible).
+    """
+    owner = ctx.owner
+    pairs = BOARD.triangle_edges[eid]
+    for e1, e2 in pairs:
+        if e1 not in owner and e2 not in owner:
+            return False
     u, v = BOARD.edges[eid]
     for p in range(ctx.players):
         if p == ctx.seat:
             continue
-        if _triangle_bypass(ctx, p, u, v):
+        if any(owner.get(e1, p) == p and owner.get(e2, p) == p for e1, e2 in pairs):
             continue
         if _separates_cities(ctx, p, eid, u, v):
-            return True
-    return False
-
-
-def _triangle_bypass(ctx: BuildContext, p: int, u: int, v: int) -> bool:
-    eid = BOARD.edge_between(u, v)
-    for w in BOARD.triangles[eid]:
-        if ctx.usable(p, BOARD.edge_between(u, w)) and ctx.usable(p, BOARD.edge_between(w, v)):
             return True
     return False
 
@@ -196,8 +188,6 @@ def _pocket(ctx: BuildContext, p: int, cut: int, u: int, v: int) -> set[int] | N
     Both sides grow together so that a small pocket is found without walking the whole map.
     """
     owner = ctx.owner
-    red = BOARD.red_area
-    inside = BOARD.inside_major
     adjacency = BOARD.adjacency
     seen = ({u}, {v})
     frontier = ([u], [v])
@@ -209,7 +199,7 @@ def _pocket(ctx: BuildContext, p: int, cut: int, u: int, v: int) -> set[int] | N
             for y, e in adjacency[x]:
                 if e == cut or y in mine:
                     continue
-                if e not in red and (e in inside or owner.get(e, p) != p):
+                if owner.get(e, p) != p:
                     continue
                 if y in theirs:
                     return None
