@@ -134,12 +134,17 @@ def _erase(state: State, hits: Any, card: int, reason: str, events: list[Event])
         player["track"] = keep
 
 
+def half_rate(movement: int) -> int:
+    """Half rate rounds fractions up (9 -> 5, 12 -> 6, 16 -> 8)."""
+    return (movement + 1) // 2
+
+
 def _monsoon_now(state: State, spec: dict[str, Any], drawer: int) -> None:
     """A weather card drawn mid-move halves the drawer's remaining movement (rounded up)."""
     area = area_around(spec["centre"], spec["radius"])
     for train in state["players"][drawer]["trains"]:
         if train["at"] in area and not train["halved"]:
-            train["left"] = (train["left"] + 1) // 2
+            train["left"] = half_rate(train["left"])
             train["halved"] = True
 
 

@@ -123,7 +123,8 @@ class IndiaRailsEngine(Engine):
         options.update(config.options)
         n = config.players
         tax_cards = [c for c, spec in EVENT_CARDS.items() if spec["kind"] == "tax"]
-        events = [c for c in EVENT_CARDS if not (options["fast_game_no_tax"] and c in tax_cards)]
+        removed = tax_cards if options["fast_game_no_tax"] else []
+        events = [c for c in EVENT_CARDS if c not in removed]
         deck_cards = sorted(DEMAND_CARDS) + sorted(events)
         rng.shuffle(deck_cards)
         start_cash = int(COSTS["fast_game_cash"] if options["fast_game_start"] else COSTS["starting_cash"])
@@ -134,7 +135,7 @@ class IndiaRailsEngine(Engine):
             for _ in range(n)
         ]
         state: State = {
-            "options": options, "players": players, "deck": deck_cards, "discard": [], "removed": [],
+            "options": options, "players": players, "deck": deck_cards, "discard": [], "removed": list(removed),
             "tray": dict(LOADS), "active": [], "reserved": [], "pending": [], "abort_turn": False,
             "open_contracts": [], "warehouse": [], "offer": None, "cash_public": False,
             "win_cash": int(COSTS["winning_cash"]), "over": False, "winners": [], "finish_reason": "",
@@ -325,7 +326,7 @@ class IndiaRailsEngine(Engine):
         state["turn"]["acted"] = True
         areas = ops.weather_areas(state)
         if not train["halved"] and any(train["at"] in a for a in areas):
-            train["left"] = (train["left"] + 1) // 2
+            train["left"] = ops.half_rate(train["left"])
             train["halved"] = True
         events.append({"train_placed": {"seat": seat, "train": body["train"], "milepost": body["milepost"]}})
 
@@ -349,7 +350,7 @@ class IndiaRailsEngine(Engine):
         train["left"] -= 1
         turn["acted"] = True
         if not train["halved"] and any(to in a for a in ops.weather_areas(state)):
-            train["left"] = (train["left"] + 1) // 2
+            train["left"] = ops.half_rate(train["left"])
             train["halved"] = True
         events.append({"train_moved": {"seat": seat, "train": body["train"], "from_milepost": start,
                                        "to_milepost": to, "movement_left": train["left"]}})
@@ -810,9 +811,4 @@ class IndiaRailsEngine(Engine):
         except (KeyError, TypeError, ValueError, IndexError):
             return IllegalMove("the move's fields are missing or invalid", code="malformed_move")
         return IllegalMove("that move is not legal now", code="illegal_move")
-
-
-def half_rate(full: int) -> int:
-    """Half rate rounds fractions up (9 -> 5, 12 -> 6, 16 -> 8)."""
-    return (full + 1) // 2
 

@@ -5,6 +5,7 @@ from __future__ import annotations
 from typing import Any
 
 from services.common.engine import Move
+from services.india_rails.cards import half_rate
 from services.india_rails.content import (
     BOARD,
     CITY_MILEPOSTS,
@@ -17,6 +18,8 @@ from services.india_rails.content import (
     strike_mileposts,
 )
 from services.india_rails.track import flooded_rivers, owners, storm_blocked
+
+__all__ = ["half_rate"]
 
 State = dict[str, Any]
 TRACK_FEE = int(COSTS["track_fee"])
@@ -59,7 +62,7 @@ def start_trains(state: State, seat: int) -> None:
     for train in state["players"][seat]["trains"]:
         full = speed(state, train["loco"])
         inside = train["at"] >= 0 and any(train["at"] in a for a in areas)
-        train["left"] = (full + 1) // 2 if inside else full
+        train["left"] = half_rate(full) if inside else full
         train["halved"] = inside
 
 

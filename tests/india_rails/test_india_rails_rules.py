@@ -9,7 +9,7 @@ from india_rails_fixtures import ENGINE, building_example, lay, neighbours, new_
 
 from services.common.runner import check_move_is_illegal
 from services.india_rails.content import BOARD, DEMAND_CARDS, EVENT_CARDS, MAJOR_CITIES
-from services.india_rails.engine import half_rate
+from services.india_rails.operations import half_rate
 
 
 def build(a: int, b: int) -> dict[str, dict[str, int]]:
