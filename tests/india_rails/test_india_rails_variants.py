@@ -1,0 +1,185 @@
+"""The rulebook's optional rules, each switched on by its own option."""
+
+from __future__ import annotations
+
+import pytest
+from india_rails_fixtures import ENGINE, lay, neighbours, new_match, place, set_turn
+
+from services.common.engine import BadConfig
+from services.common.rng import Rng
+from services.common.runner import check_move_is_illegal
+from services.india_rails.cards import resolve_event
+from services.india_rails.content import BOARD, DEMAND_CARDS, EVENT_CARDS
+
+
+def _line_from(start: int, length: int) -> list[int]:
+    path = [start]
+    while len(path) <= length:
+        nxt = next(v for v, e in BOARD.adjacency[path[-1]]
+                   if v not in path and not BOARD.city_at[v] and not BOARD.river[e] and not BOARD.strait[e])
+        path.append(nxt)
+    return path
+
+
+def test_options_are_validated() -> None:
+    with pytest.raises(BadConfig) as bad:
+        ENGINE.validate_options(2, {"fast_trains": "yes"})
+    assert bad.value.code == "bad_option_type"
+    with pytest.raises(BadConfig) as bad:
+        ENGINE.validate_options(2, {"time_limit_rounds": -1})
+    assert bad.value.code == "bad_time_limit"
+    with pytest.raises(BadConfig) as bad:
+        ENGINE.validate_options(7, {})
+    assert bad.value.code == "bad_player_count"
+    merged = ENGINE.validate_options(2, {"fast_game": True})
+    assert merged["fast_game_start"] and merged["fast_game_no_tax"] and merged["fast_game_five_cards"]
+
+
+def test_fast_trains_run_12_and_16_mileposts() -> None:
+    state = set_turn(new_match(2, seed=1, fast_trains=True), 0, "operations")
+    assert state["players"][0]["trains"][0]["left"] == 12
+    assert ENGINE.view(state, 0)["players"][0]["trains"][0]["speed"] == 12
+    state["players"][0]["trains"][0]["loco"] = "super_freight"
+    assert ENGINE.view(state, 0)["players"][0]["trains"][0]["speed"] == 16
+
+
+def test_open_contracts_take_a_discarded_hand_and_anyone_may_fill_them() -> None:
+    match = new_match(2, seed=1, open_contracts=True)
+    state = set_turn(match, 0, "operations")
+    old = list(state["players"][0]["hand"])
+    match.play(0, {"discard_hand": {}})
+    assert match.state["open_contracts"] == old
+    state = set_turn(match, 1, "operations")
+    card = old[0]
+    demand = DEMAND_CARDS[card]["demands"][0]
+    train = place(state, 1, BOARD.cities[demand["city"]].anchor)
+    train["loads"] = [[demand["load"], "Nepal" if demand["load"] == "Pilgrims" else ""]]
+    state["tray"][demand["load"]] -= 1
+    move = {"deliver": {"train": 0, "slot": 0, "card": card, "demand": 0, "open_contract": True}}
+    cash = state["players"][1]["cash"]
+    match.play(1, move)
+    assert match.state["players"][1]["cash"] == cash + demand["payout"]
+    assert card not in match.state["open_contracts"] and card in match.state["discard"]
+
+
+def test_field_warehousing_keeps_a_dropped_load_for_four_turns() -> None:
+    match = new_match(2, seed=1, field_warehousing=True)
+    state = set_turn(match, 0, "operations")
+    patna = BOARD.cities["Patna"].anchor
+    train = place(state, 0, patna)
+    train["loads"] = [["Tea", ""]]
+    state["tray"]["Tea"] -= 1
+    match.play(0, {"drop_load": {"train": 0, "slot": 0}})
+    assert match.state["warehouse"][0]["load"] == "Tea"
+    assert {"pick_up": {"train": 0, "load": "Tea", "from_warehouse": True}} not in ENGINE.legal_moves(match.state, 0)
+    match.play(0, {"end_operations": {}})
+    match.play(0, {"end_turn": {}})
+    state = set_turn(match, 1, "operations")
+    place(state, 1, patna)
+    assert {"pick_up": {"train": 0, "load": "Tea", "from_warehouse": True}} in ENGINE.legal_moves(state, 1)
+    for _ in range(4):
+        state = set_turn(match, 0, "build")
+        assert state["warehouse"]
+        match.play(0, {"end_turn": {}})
+    assert not match.state["warehouse"] and match.state["tray"]["Tea"] == 3
+
+
+def test_cost_to_move_charges_1m_a_turn_on_own_track() -> None:
+    match = new_match(2, seed=1, cost_to_move=True)
+    state = match.state
+    start = BOARD.cities["Nagpur"].anchor
+    path = _line_from(start, 4)
+    lay(state, 0, path)
+    set_turn(match, 0, "operations")
+    place(state, 0, start)
+    cash = state["players"][0]["cash"]
+    match.play(0, {"move_train": {"train": 0, "to_milepost": path[1]}})
+    match.play(0, {"move_train": {"train": 0, "to_milepost": path[2]}})
+    assert match.state["players"][0]["cash"] == cash - 1
+
+
+def test_cost_to_load_uses_a_milepost_of_movement() -> None:
+    match = new_match(2, seed=1, cost_to_load=True)
+    state = set_turn(match, 0, "operations")
+    place(state, 0, BOARD.cities["Patna"].anchor)
+    match.play(0, {"pick_up": {"train": 0, "load": "Steel", "from_warehouse": False}})
+    assert match.state["players"][0]["trains"][0]["left"] == 8
+    match.state["players"][0]["trains"][0]["left"] = 0
+    assert not [m for m in ENGINE.legal_moves(match.state, 0) if "pick_up" in m or "drop_load" in m]
+
+
+def test_reshuffle_on_tax_removes_the_card_and_reshuffles() -> None:
+    match = new_match(2, seed=1, reshuffle_on_tax=True)
+    state = match.state
+    tax = next(c for c, spec in EVENT_CARDS.items() if spec["kind"] == "tax")
+    state["deck"].remove(tax)
+    state["discard"] = [state["deck"].pop() for _ in range(5)]
+    size = len(state["deck"]) + len(state["discard"])
+    resolve_event(state, tax, 0, Rng(2), [])
+    assert tax in state["removed"] and not state["discard"] and len(state["deck"]) == size
+
+
+def test_crossgrading_costs_5m_and_leaves_15m_for_track() -> None:
+    match = new_match(2, seed=1, crossgrading=True)
+    state = set_turn(match, 0, "build")
+    state["players"][0]["trains"][0]["loco"] = "fast_freight"
+    match.play(0, {"crossgrade_train": {"train": 0, "loco": "heavy_freight"}})
+    after = match.state
+    assert after["players"][0]["trains"][0]["loco"] == "heavy_freight" and after["turn"]["spent"] == 5
+    assert not [m for m in ENGINE.legal_moves(after, 0) if "crossgrade_train" in m or "upgrade_train" in m]
+
+
+def test_backtracking_reverses_anywhere_at_the_cost_of_the_turn() -> None:
+    match = new_match(2, seed=1, mercy_backtracking=True)
+    state = match.state
+    path = _line_from(BOARD.cities["Nagpur"].anchor, 5)
+    lay(state, 0, path)
+    set_turn(match, 0, "operations")
+    place(state, 0, path[3], prev=path[2])
+    assert {"move_train": {"train": 0, "to_milepost": path[2]}} not in ENGINE.legal_moves(state, 0)
+    match.play(0, {"backtrack": {"train": 0}})
+    assert match.state["current"] == 1 and match.state["players"][0]["trains"][0]["prev"] == -1
+    state = set_turn(match, 0, "operations")
+    assert {"move_train": {"train": 0, "to_milepost": path[2]}} in ENGINE.legal_moves(state, 0)
+
+
+def test_additional_trains_give_a_freight_and_a_fast_freight_that_both_move() -> None:
+    match = new_match(2, seed=1, additional_trains=True, four_card_hands=True)
+    state = match.state
+    assert [t["loco"] for t in state["players"][0]["trains"]] == ["freight", "fast_freight"]
+    assert all(len(p["hand"]) == 4 for p in state["players"])
+    state = set_turn(match, 0, "operations")
+    assert [t["left"] for t in state["players"][0]["trains"]] == [9, 12]
+    places = {m["place_train"]["train"] for m in ENGINE.legal_moves(state, 0) if "place_train" in m}
+    assert places == {0, 1}
+
+
+def test_track_can_be_bought_from_another_player_who_agrees() -> None:
+    match = new_match(2, seed=1, track_trading=True)
+    state = match.state
+    delhi = BOARD.cities["Delhi"]
+    outpost = delhi.mileposts[1]
+    out = next(v for v in neighbours(outpost) if v not in delhi.mileposts)
+    lay(state, 1, [outpost, out])
+    set_turn(match, 0, "build")
+    offers = [m for m in ENGINE.legal_moves(state, 0) if "offer_track" in m]
+    assert offers
+    offer = next(m for m in offers if m["offer_track"]["give_a"] == -1)
+    match.play(0, offer)
+    assert ENGINE.to_act(match.state) == [1] and match.state["phase"] == "offer"
+    cash0, cash1 = match.state["players"][0]["cash"], match.state["players"][1]["cash"]
+    match.play(1, {"answer_offer": {"accept": True}})
+    price = offer["offer_track"]["price"]
+    eid = BOARD.edge_between(offer["offer_track"]["a"], offer["offer_track"]["b"])
+    after = match.state
+    assert eid in after["players"][0]["track"] and eid not in after["players"][1]["track"]
+    assert after["players"][0]["cash"] == cash0 - price and after["players"][1]["cash"] == cash1 + price
+    assert not [m for m in ENGINE.legal_moves(after, 0) if "build_track" in m]
+
+
+def test_refusals_carry_stable_codes() -> None:
+    match = new_match(2, seed=1)
+    seat = match.state["current"]
+    assert check_move_is_illegal(match, 1 - seat, {"end_turn": {}}).code == "not_your_turn"
+    assert check_move_is_illegal(match, seat, {"end_operations": {}}).code == "wrong_phase"
+    assert check_move_is_illegal(match, seat, {"fly": {}}).code in ("illegal_move", "malformed_move")
