@@ -370,38 +370,35 @@ class HeuristicBot:
         target = plan["target"]
         return target is None or plan["score"] < -20 or target["cost"] > player["cash"]
 
-    def _goal(self, state: State, seat: int, plan: dict[str, Any]) -> set[int]:
+    def _goal(self, state: State, seat: int, plan: dict[str, Any], train: dict[str, Any]) -> set[int]:
+        """Where this train should run: a city wanting one of its loads, else the target's source."""
         player = state["players"][seat]
         goals: set[int] = set()
         for card in player["hand"]:
             for demand in DEMAND_CARDS[card]["demands"]:
-                for t in player["trains"]:
-                    if any(demand_matches(demand, load, demand["city"]) for load in t["loads"]):
-                        goals |= set(BOARD.cities[demand["city"]].mileposts)
+                if any(demand_matches(demand, load, demand["city"]) for load in train["loads"]):
+                    goals |= set(BOARD.cities[demand["city"]].mileposts)
         if goals:
             return goals
         target = plan["target"]
-        if target and target["source"] >= 0:
+        if target and target["source"] >= 0 and len(train["loads"]) < 2:
             return {target["source"]}
         return set()
 
     def _next_step(self, state: State, seat: int, plan: dict[str, Any], moves: list[Move]) -> Move | None:
         if not moves:
             return None
-        goals = self._goal(state, seat, plan)
-        if not goals:
-            return None
         player = state["players"][seat]
-        if any(train["at"] in goals for train in player["trains"]):
-            return None
         owner = tracks.owners(state)
         paid = set(state["turn"]["fees_paid"])
         cash = player["cash"]
-        for move in moves:
-            t = move["move_train"]["train"]
-            train = player["trains"][t]
+        for t, train in enumerate(player["trains"]):
+            goals = self._goal(state, seat, plan, train)
+            if not goals or train["at"] in goals:
+                continue
             first = self._first_step(train, goals, owner, seat, paid, cash)
-            if first == move["move_train"]["to_milepost"]:
+            move = {"move_train": {"train": t, "to_milepost": first}}
+            if first >= 0 and move in moves:
                 return move
         return None
 
