@@ -45,7 +45,7 @@ OUT_EDGES = _out_edges()
 
 
 def dijkstra(sources: set[int] | list[int], owner: dict[int, int], seat: int,
-             rent: int = RENT_WEIGHT) -> tuple[list[int], list[int]]:
+             rent: int = RENT_WEIGHT, closed: frozenset[int] = frozenset()) -> tuple[list[int], list[int]]:
     """Cheapest building cost from ``sources`` to every milepost (own track and red areas free).
 
     Someone else's segment weighs ``rent`` (``INF`` to avoid it).
@@ -64,6 +64,8 @@ def dijkstra(sources: set[int] | list[int], owner: dict[int, int], seat: int,
         if d > dist[u]:
             continue
         for v, eid, cost, red in OUT_EDGES[u]:
+            if v in closed:
+                continue
             if red:
                 w = 0
             else:
@@ -87,6 +89,21 @@ def static_costs(milepost: int) -> tuple[list[int], list[int]]:
         table = dijkstra([milepost], {}, -1)
         _STATIC[milepost] = table
     return table
+
+
+def closed_cities(owner: dict[int, int], seat: int, players: int) -> frozenset[int]:
+    """Small and medium cities this seat may no longer build into (full, or its three segments used)."""
+    closed = set()
+    for city in BOARD.cities.values():
+        if city.size == "major":
+            continue
+        m = city.anchor
+        present = [owner[e] for _, e in BOARD.adjacency[m] if e in owner]
+        mine = present.count(seat)
+        cap = tracks.ENTRY_LIMITS[city.size]
+        if (mine == 0 and len(set(present)) >= min(cap, players)) or mine >= tracks.PER_PLAYER_ENTRY:
+            closed.add(m)
+    return frozenset(closed)
 
 
 def _path(parent: list[int], end: int) -> list[int]:
@@ -144,7 +161,8 @@ class HeuristicBot:
             return self._first_plan(state, seat)
         owner = tracks.owners(state)
         starts = self._home(player)
-        reach, parent = dijkstra(starts, owner, seat)
+        closed = closed_cities(owner, seat, len(state["players"])) - starts
+        reach, parent = dijkstra(starts, owner, seat, closed=closed)
         best: tuple[float, dict[str, Any]] | None = None
         for card, demand, source, at in self._candidates(state, seat):
             city = BOARD.cities[demand["city"]]
@@ -251,7 +269,8 @@ class HeuristicBot:
             return []
         if not component:
             component = {MAJOR_CENTRES[2]}
-        dist, parent = dijkstra(component, owner, seat, rent=INF)
+        closed = closed_cities(owner, seat, len(state["players"])) - component
+        dist, parent = dijkstra(component, owner, seat, rent=INF, closed=closed)
         goal = min(missing, key=lambda c: dist[c])
         if dist[goal] >= INF:
             return []
