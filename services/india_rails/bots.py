@@ -143,7 +143,7 @@ class HeuristicBot:
 
     def _plan(self, state: State, seat: int) -> dict[str, Any]:
         player = state["players"][seat]
-        key = ("plan", seat, player["turns"], state["phase"], tuple(player["hand"]),
+        key = ("plan", seat, player["turns"], state["round"], len(state["deck"]), state["phase"], tuple(player["hand"]),
                tuple(tuple(load) for t in player["trains"] for load in t["loads"]))
         cached = self._cache.get(key)
         if cached is not None:
@@ -252,7 +252,8 @@ class HeuristicBot:
     def _major_route(self, state: State, seat: int) -> list[int]:
         """Cheapest way from own track to the nearest major city not yet joined to it."""
         player = state["players"][seat]
-        key = ("majors", seat, player["turns"], state["phase"])
+        key = ("majors", seat, player["turns"], state["round"], len(state["deck"]), state["phase"],
+               len(player["track"]) // 8)
         cached = self._cache.get(key)
         if cached is not None:
             return cached["route"]

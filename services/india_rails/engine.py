@@ -789,6 +789,8 @@ class IndiaRailsEngine(Engine):
                 ctx = tracks.BuildContext(state, seat)
                 if state["turn"]["upgraded"]:
                     return IllegalMove("an upgrade uses the whole building budget", code="over_budget")
+                if state["turn"]["bought"]:
+                    return IllegalMove("a track purchase replaces building this turn", code="bought_track")
                 problem = tracks.build_problem(ctx, int(body["from_milepost"]), int(body["to_milepost"]))
                 if problem:
                     return IllegalMove(problem[1], code=problem[0])

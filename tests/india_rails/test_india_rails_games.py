@@ -132,3 +132,32 @@ def test_load_chips_and_cards_are_conserved(seed: int, steps: int) -> None:
     cards = state["deck"] + state["discard"] + state["removed"] + state["open_contracts"]
     cards += [c for p in state["players"] for c in p["hand"]] + [a["card"] for a in state["active"]]
     assert sorted(cards) == sorted(list(DEMAND_CARDS) + list(EVENT_CARDS))
+
+
+@settings(max_examples=8, deadline=None, suppress_health_check=[HealthCheck.too_slow])
+@given(seed=st.integers(0, 10_000), steps=st.integers(20, 400))
+def test_building_listing_is_exact_near_the_network(seed: int, steps: int) -> None:
+    """Every segment next to a seat's reach is either listed, or refused with a specific reason."""
+    from services.india_rails.content import BOARD, MAJOR_MILEPOSTS
+    from services.india_rails.track import network
+
+    match = new_match(3, seed=seed, fast_game=True)
+    bot = ENGINE.bots()["heuristic"]
+    for i in range(steps):
+        if ENGINE.is_over(match.state):
+            break
+        seat = match.to_act()[0]
+        match.play(seat, match.bot_move(bot, seat, i))
+    state = match.state
+    if state["phase"] not in ("build", "initial_build") or state["pending"]:
+        return
+    seat = state["current"]
+    listed = {(m["build_track"]["from_milepost"], m["build_track"]["to_milepost"])
+              for m in ENGINE.legal_moves(state, seat) if "build_track" in m}
+    for start in sorted(network(state["players"][seat]["track"]) | MAJOR_MILEPOSTS):
+        for end, _ in BOARD.adjacency[start]:
+            move = {"build_track": {"from_milepost": start, "to_milepost": end}}
+            if (start, end) in listed:
+                continue
+            refusal = ENGINE.explain_illegal(state, seat, move)
+            assert refusal.code != "illegal_move", (start, end)
