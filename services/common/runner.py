@@ -76,13 +76,24 @@ class Match:
         return self.engine.to_act(self.state)
 
     def find_legal(self, seat: int, move: Move) -> Move:
-        """The engine's own legal move equal to ``move``, or raise :class:`IllegalMove`."""
+        """The engine's own legal move equal to ``move``, or raise :class:`IllegalMove`.
+
+        Plain JSON equality is tried first because it is cheap and is what bots and
+        engine-made moves hit; the (costlier) canonical form only settles moves
+        spelled differently, e.g. by a client that printed every default.
+        """
         if seat not in self.engine.to_act(self.state):
             raise self.engine.explain_illegal(self.state, seat, move)
-        wanted = self.canonical(move)
-        for legal in self.engine.legal_moves(self.state, seat):
-            if self.canonical(legal) == wanted:
+        legal_moves = self.engine.legal_moves(self.state, seat)
+        wanted = json_key(move)
+        for legal in legal_moves:
+            if json_key(legal) == wanted:
                 return legal
+        if self.canonical is not json_key:
+            wanted = self.canonical(move)
+            for legal in legal_moves:
+                if self.canonical(legal) == wanted:
+                    return legal
         raise self.engine.explain_illegal(self.state, seat, move)
 
     def play(self, seat: int, move: Move) -> list[Event]:

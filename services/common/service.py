@@ -28,6 +28,8 @@ MAX_MOVES_PER_SUBMIT = 200
 MAX_PLAYER_NAME = 64
 MAX_IDEMPOTENCY_KEY = 128
 RETRIES_WITHOUT_EXPECTED_VERSION = 5
+# Bot moves committed per script call while several bots move in a row.
+BOT_BATCH = 64
 
 
 @dataclass(frozen=True)
@@ -342,47 +344,54 @@ class RulesServicer(rules_pb2_grpc.RulesServiceServicer):
     async def play_bots(self, game_id: str) -> int:
         """Let bot seats move while it is their turn; return how many moves they made.
 
-        Safe with several service instances: each bot move is committed against the
-        version it was computed from, and a conflict means another instance is
-        already playing, so this one stops.
+        Consecutive bot moves are committed in batches (one script call, one snapshot
+        write per batch), each move still getting its own version and stream entry.
+        Safe with several service instances: a batch is committed against the version
+        it was computed from, and a conflict means another instance is already
+        playing, so this one stops.
         """
         meta, snapshot = await self.store.load(game_id)
         match = self._match(snapshot)
         bots = self.engine.bots()
         played = 0
+        pending: list[Commit] = []
         while meta.status == "active" and played < self.bot_budget:
             seat = next((s for s in match.to_act() if meta.players[s].get("bot")), None)
+            if seat is not None:
+                bot_name = meta.players[seat]["bot"]
+                move, events = self._bot_move(match, bots, bot_name, seat, meta.version + len(pending))
+                metrics.BOT_MOVES.labels(self.game_type, bot_name).inc()
+                pending.append(Commit(seat=seat, bot=bot_name, move=move, events=events))
+                played += 1
+            over = self.engine.is_over(match.state)
+            if pending and (seat is None or over or len(pending) >= BOT_BATCH or played >= self.bot_budget):
+                try:
+                    response = await self._commit(meta, match, pending, None)
+                except StoreError:
+                    break  # another instance moved the game on (or it was aborted): it carries on
+                result = self.engine.result(match.state)
+                meta = replace(
+                    meta,
+                    version=response.version,
+                    status="finished" if result is not None else "active",
+                    result=result_dict(result),
+                )
+                pending = []
             if seat is None:
                 break
-            bot_name = meta.players[seat]["bot"]
-            move = self._bot_choice(match, bots, bot_name, seat, meta.version)
-            events = match.play(seat, move)
-            metrics.BOT_MOVES.labels(self.game_type, bot_name).inc()
-            try:
-                response = await self._commit(
-                    meta, match, [Commit(seat=seat, bot=bot_name, move=move, events=events)], None
-                )
-            except StoreError:
-                break  # another instance moved the game on (or it was aborted): it carries on
-            result = self.engine.result(match.state)
-            meta = replace(
-                meta,
-                version=response.version,
-                status="finished" if result is not None else "active",
-                result=result_dict(result),
-            )
-            played += 1
         return played
 
-    def _bot_choice(self, match: Match, bots: dict[str, Any], bot_name: str, seat: int, salt: int) -> Move:
-        """The bot's move; a bot that fails or cheats is replaced by the random bot for that move."""
+    def _bot_move(
+        self, match: Match, bots: dict[str, Any], bot_name: str, seat: int, salt: int
+    ) -> tuple[Move, list[dict[str, Any]]]:
+        """Play the bot's move; a bot that fails or cheats is replaced by the random bot for that move."""
         try:
             move = match.bot_move(bots[bot_name], seat, salt)
-            match.find_legal(seat, move)
-            return move
+            return move, match.play(seat, move)
         except Exception:
             log.exception("bot_failed", game_type=self.game_type, bot=bot_name, seat=seat)
-            return match.bot_move(bots["random"], seat, salt)
+            move = match.bot_move(bots["random"], seat, salt)
+            return move, match.play(seat, move)
 
     async def ListEvents(
         self, request: rules_pb2.ListEventsRequest, context: aio.ServicerContext

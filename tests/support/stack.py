@@ -104,6 +104,7 @@ class Gateway:
             games=",".join(addresses),
             api_keys=api_keys,
             log_format="console",
+            rpc_timeout_seconds=600,
             **{f"service_{game}": address for game, address in addresses.items()},
         )
         self.sock = socket.socket()
