@@ -114,6 +114,18 @@ class EdgeMiddleware:
             self.metrics.duration.labels(scope["method"], route).observe(time.perf_counter() - started)
 
 
+# Spread calls over every address the name resolves to (e.g. a headless Kubernetes Service);
+# the rules services cap connection age, so new pods are picked up as connections renew.
+CHANNEL_OPTIONS = [("grpc.lb_policy_name", "round_robin"), ("grpc.enable_retries", 1)]
+
+
+def _target(address: str) -> str:
+    """A host:port as a DNS target, so the channel sees every address behind the name."""
+    return (
+        address if "://" in address or address.startswith(("dns:", "unix:", "ipv4:", "ipv6:")) else f"dns:///{address}"
+    )
+
+
 class Backends:
     """One gRPC channel and stub per game type."""
 
@@ -129,7 +141,7 @@ class Backends:
             except ImportError:
                 log.warning("no_protos", game_type=game_type)
                 continue
-            channel = grpc.aio.insecure_channel(address)
+            channel = grpc.aio.insecure_channel(_target(address), options=CHANNEL_OPTIONS)
             self.channels[game_type] = channel
             self.stubs[game_type] = rules_pb2_grpc.RulesServiceStub(channel)
             self.files.append(protojson.message_class(game_type, "State").DESCRIPTOR.file)
@@ -264,6 +276,10 @@ def create_app(settings: GatewaySettings | None = None) -> FastAPI:
     def backends() -> Backends:
         return holder["backends"]
 
+    def call(request: Request) -> dict[str, Any]:
+        """Per-call options: the bearer, a deadline, and waiting through a service restart."""
+        return {"metadata": _metadata(request), "timeout": settings.rpc_timeout_seconds, "wait_for_ready": True}
+
     def openapi() -> dict[str, Any]:
         if app.openapi_schema is None:
             b = backends()
@@ -332,30 +348,26 @@ def create_app(settings: GatewaySettings | None = None) -> FastAPI:
         if body.HasField("options"):
             options = json_format.MessageToDict(body.options)
             grpc_request.options.CopyFrom(_pack_game_message(body.game_type, "Options", options, "bad_options"))
-        answer = await _rpc(
-            stub.CreateGame(grpc_request, metadata=_metadata(request), timeout=settings.rpc_timeout_seconds)
-        )
+        answer = await _rpc(stub.CreateGame(grpc_request, **call(request)))
         return JSON(message_json(answer), status_code=201)
 
     @app.get("/v1/games/{game_id}")
     async def get_game(game_id: str, request: Request) -> Response:
         stub = backends().stub(_game_type(game_id))
-        answer = await _rpc(stub.GetGame(rules_pb2.GetGameRequest(game_id=game_id), metadata=_metadata(request)))
+        answer = await _rpc(stub.GetGame(rules_pb2.GetGameRequest(game_id=game_id), **call(request)))
         return JSON(message_json(answer))
 
     @app.get("/v1/games/{game_id}/legal-moves")
     async def legal_moves(game_id: str, request: Request) -> Response:
         stub = backends().stub(_game_type(game_id))
-        answer = await _rpc(
-            stub.ListLegalMoves(rules_pb2.ListLegalMovesRequest(game_id=game_id), metadata=_metadata(request))
-        )
+        answer = await _rpc(stub.ListLegalMoves(rules_pb2.ListLegalMovesRequest(game_id=game_id), **call(request)))
         return JSON(message_json(answer))
 
     @app.post("/v1/games/{game_id}/moves")
     async def submit_moves(game_id: str, request: Request) -> Response:
         game_type = _game_type(game_id)
         stub = backends().stub(game_type)
-        metadata = _metadata(request)
+        options = call(request)  # a bad credential is refused before the body is read
         body = _parse(await _read_json(request, settings.max_body_bytes), rest_pb2.SubmitMovesBody())
         assert isinstance(body, rest_pb2.SubmitMovesBody)
         if body.HasField("move") == bool(body.moves):
@@ -371,7 +383,7 @@ def create_app(settings: GatewaySettings | None = None) -> FastAPI:
         )
         if body.HasField("expected_version"):
             grpc_request.expected_version = body.expected_version
-        answer = await _rpc(stub.SubmitMoves(grpc_request, metadata=metadata, timeout=settings.rpc_timeout_seconds))
+        answer = await _rpc(stub.SubmitMoves(grpc_request, **options))
         return JSON(message_json(answer))
 
     @app.get("/v1/games/{game_id}/events")
@@ -383,14 +395,14 @@ def create_app(settings: GatewaySettings | None = None) -> FastAPI:
             listing = rules_pb2.ListEventsRequest(game_id=game_id, after=after)
             if index is not None:
                 listing.after_index = index
-            answer = await _rpc(stub.ListEvents(listing, metadata=metadata))
+            answer = await _rpc(stub.ListEvents(listing, **call(request)))
             return JSON([message_json(e) for e in answer.events])
         # Check the id and the credential before committing to a 200 stream.
-        await _rpc(stub.ListEvents(rules_pb2.ListEventsRequest(game_id=game_id, after=MAX_VERSION), metadata=metadata))
+        await _rpc(stub.ListEvents(rules_pb2.ListEventsRequest(game_id=game_id, after=MAX_VERSION), **call(request)))
         watch = rules_pb2.WatchEventsRequest(game_id=game_id, after=after)
         if index is not None:
             watch.after_index = index
-        return EventSourceResponse(_sse(stub.WatchEvents(watch, metadata=metadata)), ping=15)
+        return EventSourceResponse(_sse(stub.WatchEvents(watch, metadata=metadata, wait_for_ready=True)), ping=15)
 
     async def _sse(call: Any) -> AsyncIterator[dict[str, str]]:
         try:
@@ -410,18 +422,16 @@ def create_app(settings: GatewaySettings | None = None) -> FastAPI:
     @app.get("/v1/games/{game_id}/replay")
     async def replay(game_id: str, request: Request) -> Response:
         stub = backends().stub(_game_type(game_id))
-        answer = await _rpc(stub.GetReplay(rules_pb2.GetReplayRequest(game_id=game_id), metadata=_metadata(request)))
+        answer = await _rpc(stub.GetReplay(rules_pb2.GetReplayRequest(game_id=game_id), **call(request)))
         return JSON(message_json(answer))
 
     @app.post("/v1/games/{game_id}/abort")
     async def abort(game_id: str, request: Request) -> Response:
         stub = backends().stub(_game_type(game_id))
-        metadata = _metadata(request)
+        options = call(request)
         body = _parse(await _read_json(request, settings.max_body_bytes, required=False), rest_pb2.AbortGameBody())
         assert isinstance(body, rest_pb2.AbortGameBody)
-        answer = await _rpc(
-            stub.AbortGame(rules_pb2.AbortGameRequest(game_id=game_id, reason=body.reason), metadata=metadata)
-        )
+        answer = await _rpc(stub.AbortGame(rules_pb2.AbortGameRequest(game_id=game_id, reason=body.reason), **options))
         return JSON(message_json(answer))
 
     wrapped: Callable[..., Any] = EdgeMiddleware  # keeps mypy quiet about the middleware factory type

@@ -39,7 +39,12 @@ async def create_server(
     protojson.load_game_protos(game_type)
     server = aio.server(
         interceptors=[AuthInterceptor(), ObservabilityInterceptor(game_type), ErrorInterceptor()],
-        options=[("grpc.max_receive_message_length", 4 * 1024 * 1024)],
+        options=[
+            ("grpc.max_receive_message_length", 4 * 1024 * 1024),
+            # Clients reconnect now and then, so calls rebalance onto new or scaled-out instances.
+            ("grpc.max_connection_age_ms", 5 * 60 * 1000),
+            ("grpc.max_connection_age_grace_ms", 60 * 1000),
+        ],
     )
     servicer = RulesServicer(engine, store, api_keys)
     rules_pb2_grpc.add_RulesServiceServicer_to_server(servicer, server)
