@@ -15,6 +15,11 @@ Data shapes (all JSON-compatible, so snapshots are plain JSON):
   message, redacted for one seat (or a spectator, ``seat=None``).
 
 Seats are numbered from 0 in turn order of the ``players`` list at creation.
+
+Options travel as the game's ``Options`` proto, and proto3 drops fields left at
+their zero value, so an option is read as "absent, take the default" when it is
+zero.  Give options zero defaults (false, 0, "") or declare them ``optional`` in
+the proto so an explicit zero survives.
 """
 
 from __future__ import annotations
