@@ -5,6 +5,7 @@ from __future__ import annotations
 import copy
 from itertools import count
 
+from bench.engine_cases import game_case
 from bench.harness import Case
 from services.common.engine import RandomBot
 from services.common.rng import Rng
@@ -44,21 +45,10 @@ def cases() -> list[Case]:
         for seat in (None, 0, 1, 2, 3):
             ENGINE.view(state, seat)
 
-    seeds = count()
-
-    def random_game(players: int) -> None:
-        match = Match.start(ENGINE, players, next(seeds))
-        play_out(match, {s: RandomBot() for s in range(players)})
-
-    def heuristic_game() -> None:
-        match = Match.start(ENGINE, 4, next(seeds))
-        bot = ENGINE.bots()["heuristic"]
-        play_out(match, {s: bot for s in range(4)})
-
     return [
         Case("darjeeling-engine-step", engine_step, unit="step"),
         Case("darjeeling-view-5-viewers", view_all_seats, unit="5 views"),
-        Case("darjeeling-random-game-2p", lambda: random_game(2), unit="game"),
-        Case("darjeeling-random-game-5p", lambda: random_game(5), unit="game"),
-        Case("darjeeling-heuristic-game-4p", heuristic_game, unit="game"),
+        game_case(ENGINE, 2),
+        game_case(ENGINE, 5),
+        game_case(ENGINE, 4, "heuristic"),
     ]

@@ -1,0 +1,48 @@
+"""Cases every game's benchmark shares: engine steps and whole games, played as the service plays them."""
+
+from __future__ import annotations
+
+from collections.abc import Mapping
+from typing import Any
+
+from bench.harness import Case
+from services.common.engine import Engine
+from services.common.runner import Match, play_out
+
+
+class Stepper:
+    """One bot move per call through :class:`Match` (legality check, state copy, apply); a new game when one ends."""
+
+    def __init__(self, engine: Engine, players: int, bot: str = "random", options: Mapping[str, Any] | None = None):
+        self.engine = engine
+        self.players = players
+        self.bot = engine.bots()[bot]
+        self.options = options
+        self.seed = 0
+        self.moves = 0
+        self.match = Match.start(engine, players, self.seed, options)
+
+    def __call__(self) -> None:
+        if self.engine.is_over(self.match.state):
+            self.seed += 1
+            self.match = Match.start(self.engine, self.players, self.seed, self.options)
+        seat = self.match.to_act()[0]
+        self.match.play(seat, self.match.bot_move(self.bot, seat, self.moves))
+        self.moves += 1
+
+
+def step_case(engine: Engine, players: int, bot: str = "random", options: Mapping[str, Any] | None = None) -> Case:
+    """Engine steps per second at ``players`` seats."""
+    return Case(f"{engine.game_type}-{bot}-step-{players}p", Stepper(engine, players, bot, options), unit="step")
+
+
+def game_case(engine: Engine, players: int, bot: str = "random", options: Mapping[str, Any] | None = None) -> Case:
+    """Whole games per second, every seat played by ``bot``, a new seed each game."""
+    player = engine.bots()[bot]
+    seeds = iter(range(1, 1 << 30))
+
+    def game() -> int:
+        match = Match.start(engine, players, next(seeds), options)
+        return play_out(match, dict.fromkeys(range(players), player))
+
+    return Case(f"{engine.game_type}-{bot}-game-{players}p", game, unit="game")
