@@ -45,7 +45,8 @@ OUT_EDGES = _out_edges()
 
 
 def dijkstra(sources: set[int] | list[int], owner: dict[int, int], seat: int,
-             rent: int = RENT_WEIGHT, closed: frozenset[int] = frozenset()) -> tuple[list[int], list[int]]:
+             rent: int = RENT_WEIGHT, closed: frozenset[int] = frozenset(),
+             refused: frozenset[int] | set[int] = frozenset()) -> tuple[list[int], list[int]]:
     """Cheapest building cost from ``sources`` to every milepost (own track and red areas free).
 
     Someone else's segment weighs ``rent`` (``INF`` to avoid it).
@@ -64,7 +65,7 @@ def dijkstra(sources: set[int] | list[int], owner: dict[int, int], seat: int,
         if d > dist[u]:
             continue
         for v, eid, cost, red in OUT_EDGES[u]:
-            if v in closed:
+            if v in closed or eid in refused:
                 continue
             if red:
                 w = 0
@@ -116,8 +117,13 @@ def _path(parent: list[int], end: int) -> list[int]:
 class HeuristicBot:
     """Route-planning bot: pick the most profitable reachable demand, build towards it, run the train."""
 
-    def __init__(self) -> None:
+    def __init__(self, staging: bool = True) -> None:
         self._cache: dict[tuple[Any, ...], dict[str, Any]] = {}
+        self.staging = staging
+        # Per seat: segments the rules refused on a planned route, demands that led nowhere.
+        self._refused: dict[int, set[int]] = {}
+        self._avoid: dict[int, set[tuple[int, int]]] = {}
+        self._progress: dict[int, tuple[Any, int, int]] = {}
 
     # ---- entry point ------------------------------------------------------------
 
@@ -143,7 +149,10 @@ class HeuristicBot:
 
     def _plan(self, state: State, seat: int) -> dict[str, Any]:
         player = state["players"][seat]
+        refused = self._refused.setdefault(seat, set())
+        avoid = self._avoid.setdefault(seat, set())
         key = ("plan", seat, player["turns"], state["round"], len(state["deck"]), state["phase"], tuple(player["hand"]),
+               len(refused), len(avoid),
                tuple(tuple(load) for t in player["trains"] for load in t["loads"]))
         cached = self._cache.get(key)
         if cached is not None:
@@ -162,9 +171,12 @@ class HeuristicBot:
         owner = tracks.owners(state)
         starts = self._home(player)
         closed = closed_cities(owner, seat, len(state["players"])) - starts
-        reach, parent = dijkstra(starts, owner, seat, closed=closed)
+        reach, parent = dijkstra(starts, owner, seat, closed=closed, refused=self._refused.get(seat, set()))
         best: tuple[float, dict[str, Any]] | None = None
+        avoid = self._avoid.get(seat, set())
         for card, demand, source, at in self._candidates(state, seat):
+            if (card, DEMAND_CARDS[card]["demands"].index(demand)) in avoid:
+                continue
             city = BOARD.cities[demand["city"]]
             dest = min(city.mileposts, key=lambda m: reach[m])
             cost = reach[dest] + (reach[at] if at >= 0 else 0) if source < 0 else reach[source] + reach[dest]
@@ -341,6 +353,8 @@ class HeuristicBot:
             return max(kinds["deliver"], key=lambda m: DEMAND_CARDS[m["deliver"]["card"]]["demands"][
                 m["deliver"]["demand"]]["payout"])
         plan = self._plan(state, seat)
+        if not state["turn"]["acted"]:
+            self._watch_progress(state, seat, plan)
         if "place_train" in kinds:
             return self._placement(state, seat, plan, kinds["place_train"])
         wanted = self._wanted_loads(state, seat)
@@ -417,10 +431,35 @@ class HeuristicBot:
             if not goals or train["at"] in goals:
                 continue
             first = self._first_step(train, goals, owner, seat, paid, cash)
+            if first < 0 and self.staging:
+                # The goal is not reachable yet: wait in the own city closest to it (trains reverse in cities).
+                staging = self._staging(player, train, goals)
+                if staging < 0 or staging == train["at"]:
+                    continue
+                first = self._first_step(train, {staging}, owner, seat, paid, cash)
             move = {"move_train": {"train": t, "to_milepost": first}}
             if first >= 0 and move in moves:
                 return move
         return None
+
+    def _staging(self, player: dict[str, Any], train: dict[str, Any], goals: set[int]) -> int:
+        """The city on the train's own piece of track nearest (over the map) to one of ``goals``."""
+        if train["at"] < 0:
+            return -1
+        home = self._home(player)
+        if train["at"] not in home:
+            return -1
+        cities = [m for m in home if BOARD.city_at[m]]
+        anchors = {BOARD.cities[BOARD.city_at[g]].anchor if BOARD.city_at[g] else g for g in goals}
+        tables = [distances_from(a) for a in sorted(anchors)[:3]]
+
+        def gap(m: int) -> int:
+            return min(t[m] if t[m] >= 0 else INF for t in tables)
+
+        best = min(cities, key=lambda m: (gap(m), m), default=-1)
+        if best < 0 or gap(best) >= gap(train["at"]):
+            return -1
+        return best
 
     @staticmethod
     def _first_step(train: dict[str, Any], goals: set[int], owner: dict[int, int], seat: int,
@@ -471,6 +510,7 @@ class HeuristicBot:
             plan = self._plan(state, seat)
             if plan["target"] and (state["phase"] == "initial_build" or plan["target"]["cost"] <= player["cash"]):
                 routes.append(plan["route"])
+                self._note_refusals(state, seat, plan["route"], builds)
             if not connect_mode and player["cash"] >= 60:
                 routes.append(self._major_route(state, seat))
             reserve = 0 if state["phase"] == "initial_build" else 4
@@ -479,6 +519,37 @@ class HeuristicBot:
                 if move is not None:
                     return move
         return {"end_turn": {}}
+
+    def _note_refusals(self, state: State, seat: int, route: list[int],
+                       builds: dict[tuple[int, int], Move]) -> None:
+        """Remember free segments of the route, next to own track, that the rules do not allow now."""
+        owner = tracks.owners(state)
+        reach = tracks.network(state["players"][seat]["track"]) | MAJOR_MILEPOSTS
+        refused = self._refused.setdefault(seat, set())
+        for a, b in itertools.pairwise(route):
+            if a < 0 or b < 0:
+                continue
+            eid = BOARD.edge_between(a, b)
+            if eid in owner or eid in BOARD.red_area or eid in BOARD.inside_major:
+                continue
+            fresh = state["turn"]["spent"] == 0 and state["turn"]["major_segments"] == 0
+            if fresh and a in reach and (a, b) not in builds and (b not in reach or (b, a) not in builds):
+                refused.add(eid)
+
+    def _watch_progress(self, state: State, seat: int, plan: dict[str, Any]) -> None:
+        """A target that brings no money for many turns is given up (until the hand changes)."""
+        target = plan["target"]
+        if target is None:
+            return
+        player = state["players"][seat]
+        key = (target["card"], DEMAND_CARDS[target["card"]]["demands"].index(target["demand"]))
+        seen = self._progress.get(seat)
+        if seen and seen[0] == key and seen[1] == player["cash"]:
+            if player["turns"] - seen[2] >= 8:
+                self._avoid.setdefault(seat, set()).add(key)
+                self._refused[seat] = set()
+            return
+        self._progress[seat] = (key, player["cash"], player["turns"])
 
     @staticmethod
     def _route_build(route: list[int], builds: dict[tuple[int, int], Move], budget: int) -> Move | None:
