@@ -7,7 +7,6 @@ and knows nothing about storage.
 
 from __future__ import annotations
 
-import copy
 from collections.abc import Callable, Mapping
 from dataclasses import dataclass, field
 from typing import Any
@@ -99,7 +98,9 @@ class Match:
     def play(self, seat: int, move: Move) -> list[Event]:
         """Apply one move if legal; on any refusal nothing changes."""
         legal = self.find_legal(seat, move)
-        state = copy.deepcopy(self.snapshot.state)
+        # A JSON round trip is a deep copy (several times faster than copy.deepcopy) and makes
+        # an in-process match see exactly what the service sees after reloading a snapshot.
+        state = orjson.loads(orjson.dumps(self.snapshot.state))
         rng = Rng.from_state(self.snapshot.rng)
         new_state, events = self.engine.apply(state, seat, legal, rng)
         self.snapshot = Snapshot(state=new_state, rng=rng.state)
