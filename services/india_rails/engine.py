@@ -611,25 +611,38 @@ class IndiaRailsEngine(Engine):
                 return
 
     def _next_building_round(self, state: State, events: list[Event]) -> bool:
-        """Switch to the next building round, the five-card discard, or the first normal round."""
-        n = len(state["players"])
-        forward = [(state["first"] + i) % n for i in range(n)]
+        """Switch to the next building round, the five-card discard, or the first normal round.
+
+        The five-card discard comes after the first two building rounds (a third fast-game building
+        round, if any, follows it).
+        """
         state["pos"] = 0
         if state["phase"] == "initial_discard":
-            state["phase"] = "operations"
-            state["order"] = forward
+            self._after_building_round(state)
             return True
         state["building_round"] += 1
-        if state["building_round"] < state["initial_rounds"]:
-            state["order"] = forward if state["building_round"] % 2 == 0 else forward[::-1]
-            return True
-        state["order"] = forward
-        if state["options"]["fast_game_five_cards"]:
+        if state["options"]["fast_game_five_cards"] and state["building_round"] == 2:
             state["phase"] = "initial_discard"
-            state["current"] = forward[0]
+            state["order"] = self._forward(state)
+            state["current"] = state["order"][0]
             return self._discard_needed(state, events)
-        state["phase"] = "operations"
+        self._after_building_round(state)
         return True
+
+    @staticmethod
+    def _forward(state: State) -> list[int]:
+        n = len(state["players"])
+        return [(state["first"] + i) % n for i in range(n)]
+
+    def _after_building_round(self, state: State) -> None:
+        """Set up the next building round (switchback order) or the first normal round."""
+        forward = self._forward(state)
+        if state["building_round"] < state["initial_rounds"]:
+            state["phase"] = "initial_build"
+            state["order"] = forward if state["building_round"] % 2 == 0 else forward[::-1]
+            return
+        state["phase"] = "operations"
+        state["order"] = forward
 
     def _discard_needed(self, state: State, events: list[Event]) -> bool:
         """Skip players already holding a normal hand in the five-card discard."""
@@ -638,8 +651,8 @@ class IndiaRailsEngine(Engine):
         while state["pos"] < n and len(state["players"][state["order"][state["pos"]]]["hand"]) <= size:
             state["pos"] += 1
         if state["pos"] >= n:
-            state["phase"] = "operations"
             state["pos"] = 0
+            self._after_building_round(state)
             return True
         state["current"] = state["order"][state["pos"]]
         events.append({"turn_started": {"seat": state["current"], "phase": "initial_discard", "round": 0}})

@@ -61,17 +61,26 @@ def test_fast_game_gives_70m_three_building_turns_and_a_five_card_deal() -> None
     state = match.state
     assert all(p["cash"] == 70 and len(p["hand"]) == 5 for p in state["players"])
     assert not any(EVENT_CARDS[c]["kind"] == "tax" for c in state["deck"] if c in EVENT_CARDS)
-    turns = 0
+    first = state["current"]
+    seen = []
     while state["phase"] == "initial_build":
+        seen.append(state["current"])
         match.play(state["current"], {"end_turn": {}})
         state = match.state
-        turns += 1
-    assert turns == 6 and state["phase"] == "initial_discard"
+    # After the first two building turns each player discards two demand cards...
+    assert seen == [first, 1 - first, 1 - first, first] and state["phase"] == "initial_discard"
     while state["phase"] == "initial_discard":
         seat = state["current"]
         match.play(seat, {"discard_demand": {"card": state["players"][seat]["hand"][0]}})
         state = match.state
-    assert all(len(p["hand"]) == 3 for p in state["players"]) and state["phase"] == "operations"
+    assert all(len(p["hand"]) == 3 for p in state["players"])
+    # ...then the third building turn, then normal play.
+    seen = []
+    while state["phase"] == "initial_build":
+        seen.append(state["current"])
+        match.play(state["current"], {"end_turn": {}})
+        state = match.state
+    assert seen == [first, 1 - first] and state["phase"] == "operations" and state["current"] == first
 
 
 # ---- building -------------------------------------------------------------------------------
