@@ -161,3 +161,22 @@ def test_building_listing_is_exact_near_the_network(seed: int, steps: int) -> No
                 continue
             refusal = ENGINE.explain_illegal(state, seat, move)
             assert refusal.code != "illegal_move", (start, end)
+
+
+def test_the_heuristic_bot_decides_only_from_what_its_seat_may_see() -> None:
+    from services.india_rails.bots import HeuristicBot
+
+    match = new_match(3, seed=8, fast_game=True)
+    bot = ENGINE.bots()["heuristic"]
+    for i in range(400):
+        seat = match.to_act()[0]
+        if i % 25 == 0:
+            state = match.state
+            other = copy.deepcopy(state)
+            for s, player in enumerate(other["players"]):
+                if s != seat:
+                    player["cash"] += 37
+            Rng(i).shuffle(other["deck"])
+            seen = HeuristicBot().choose(ENGINE, state, seat, Rng(i))
+            assert seen == HeuristicBot().choose(ENGINE, other, seat, Rng(i))
+        match.play(seat, match.bot_move(bot, seat, i))
