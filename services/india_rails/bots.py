@@ -121,9 +121,18 @@ class HeuristicBot:
         self._cache: dict[tuple[Any, ...], dict[str, Any]] = {}
         self.staging = staging
         # Per seat: segments the rules refused on a planned route, demands that led nowhere.
-        self._refused: dict[int, set[int]] = {}
-        self._avoid: dict[int, set[tuple[int, int]]] = {}
-        self._progress: dict[int, tuple[Any, int, int]] = {}
+        # Keyed by (game, seat): one bot object may play in many games at once.
+        self._refused: dict[tuple[int, int], set[int]] = {}
+        self._avoid: dict[tuple[int, int], set[tuple[int, int]]] = {}
+        self._progress: dict[tuple[int, int], tuple[Any, int, int]] = {}
+
+    def _who(self, state: State, seat: int) -> tuple[int, int]:
+        """This seat in this game (the game key is a private random number drawn at setup)."""
+        if len(self._progress) > 512:
+            self._refused.clear()
+            self._avoid.clear()
+            self._progress.clear()
+        return int(state.get("game_key", 0)), seat
 
     # ---- entry point ------------------------------------------------------------
 
@@ -149,9 +158,10 @@ class HeuristicBot:
 
     def _plan(self, state: State, seat: int) -> dict[str, Any]:
         player = state["players"][seat]
-        refused = self._refused.setdefault(seat, set())
-        avoid = self._avoid.setdefault(seat, set())
-        key = ("plan", seat, player["turns"], state["round"], len(state["deck"]), state["phase"], tuple(player["hand"]),
+        refused = self._refused.setdefault(self._who(state, seat), set())
+        avoid = self._avoid.setdefault(self._who(state, seat), set())
+        key = ("plan", self._who(state, seat), player["turns"], state["round"], len(state["deck"]), state["phase"],
+               tuple(player["hand"]),
                len(refused), len(avoid),
                tuple(tuple(load) for t in player["trains"] for load in t["loads"]))
         cached = self._cache.get(key)
@@ -171,9 +181,10 @@ class HeuristicBot:
         owner = tracks.owners(state)
         starts = self._home(player)
         closed = closed_cities(owner, seat, len(state["players"])) - starts
-        reach, parent = dijkstra(starts, owner, seat, closed=closed, refused=self._refused.get(seat, set()))
+        refused = self._refused.get(self._who(state, seat), set())
+        reach, parent = dijkstra(starts, owner, seat, closed=closed, refused=refused)
         best: tuple[float, dict[str, Any]] | None = None
-        avoid = self._avoid.get(seat, set())
+        avoid = self._avoid.get(self._who(state, seat), set())
         for card, demand, source, at in self._candidates(state, seat):
             if (card, DEMAND_CARDS[card]["demands"].index(demand)) in avoid:
                 continue
@@ -264,7 +275,7 @@ class HeuristicBot:
     def _major_route(self, state: State, seat: int) -> list[int]:
         """Cheapest way from own track to the nearest major city not yet joined to it."""
         player = state["players"][seat]
-        key = ("majors", seat, player["turns"], state["round"], len(state["deck"]), state["phase"],
+        key = ("majors", self._who(state, seat), player["turns"], state["round"], len(state["deck"]), state["phase"],
                len(player["track"]) // 8)
         cached = self._cache.get(key)
         if cached is not None:
@@ -525,7 +536,7 @@ class HeuristicBot:
         """Remember free segments of the route, next to own track, that the rules do not allow now."""
         owner = tracks.owners(state)
         reach = tracks.network(state["players"][seat]["track"]) | MAJOR_MILEPOSTS
-        refused = self._refused.setdefault(seat, set())
+        refused = self._refused.setdefault(self._who(state, seat), set())
         for a, b in itertools.pairwise(route):
             if a < 0 or b < 0:
                 continue
@@ -543,13 +554,13 @@ class HeuristicBot:
             return
         player = state["players"][seat]
         key = (target["card"], DEMAND_CARDS[target["card"]]["demands"].index(target["demand"]))
-        seen = self._progress.get(seat)
+        seen = self._progress.get(self._who(state, seat))
         if seen and seen[0] == key and seen[1] == player["cash"]:
             if player["turns"] - seen[2] >= 8:
-                self._avoid.setdefault(seat, set()).add(key)
-                self._refused[seat] = set()
+                self._avoid.setdefault(self._who(state, seat), set()).add(key)
+                self._refused[self._who(state, seat)] = set()
             return
-        self._progress[seat] = (key, player["cash"], player["turns"])
+        self._progress[self._who(state, seat)] = (key, player["cash"], player["turns"])
 
     @staticmethod
     def _route_build(route: list[int], builds: dict[tuple[int, int], Move], budget: int) -> Move | None:

@@ -149,6 +149,8 @@ class IndiaRailsEngine(Engine):
         state["pos"] = 0
         state["current"] = first
         state["phase"] = "initial_build"
+        # Lets a bot shared between games keep its notes apart; drawn last so the deal is unaffected.
+        state["game_key"] = rng.randbelow(1 << 30)
         return state
 
     def _deal(self, state: State, rng: Rng) -> None:
