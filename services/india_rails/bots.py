@@ -238,37 +238,37 @@ class HeuristicBot:
         return found
 
     def _first_plan(self, state: State, seat: int) -> dict[str, Any]:
-        """No track yet: a major city, then the source, then the demand city, on an empty board."""
+        """No track yet: a major city, then the source, then the demand city, around others' track."""
         player = state["players"][seat]
+        owner = tracks.owners(state)
+        closed = closed_cities(owner, seat, len(state["players"]))
+        reach, reach_parent = dijkstra(set(MAJOR_MILEPOSTS), owner, seat, rent=INF, closed=closed)
+        lines: dict[int, tuple[list[int], list[int]]] = {}
         best: tuple[float, dict[str, Any]] | None = None
         for card, demand, source, _ in self._candidates(state, seat):
-            if source < 0:
+            dest = BOARD.cities[demand["city"]].anchor
+            if source < 0 or dest in closed or source in closed:
                 continue
-            city = BOARD.cities[demand["city"]]
-            dest = city.anchor
-            between, _ = static_costs(dest)
-            from_source, _ = static_costs(source)
-            hub = min(MAJOR_CENTRES, key=lambda c: min(from_source[c], between[c]))
-            link = min(from_source[hub], between[hub])
-            cost = between[source] + link
+            if dest not in lines:
+                lines[dest] = dijkstra([dest], owner, seat, rent=INF, closed=closed)
+            between, _ = lines[dest]
+            cost = between[source] + min(reach[source], reach[dest])
+            if cost >= INF:
+                continue
             score = self._score(demand["payout"], cost, player["cash"])
             if best is None or score > best[0]:
                 best = (score, {"card": card, "demand": demand, "source": source, "dest": dest, "score": score,
-                                "cost": cost, "at": -1, "hub": hub})
+                                "cost": cost, "at": -1})
         plan: dict[str, Any] = {"target": None, "route": [], "score": -INF}
         if best is None:
             return plan
         target = best[1]
-        _, dest_parent = static_costs(target["dest"])
-        _, source_parent = static_costs(target["source"])
-        hub = target["hub"]
-        line = _path(dest_parent, target["source"])  # source ... dest
-        from_source, _ = static_costs(target["source"])
-        between, _ = static_costs(target["dest"])
-        if from_source[hub] <= between[hub]:
-            route = _path(source_parent, hub) + line[1:]  # hub ... source ... dest
+        source, dest = target["source"], target["dest"]
+        line = _path(lines[dest][1], source)  # source ... dest
+        if reach[source] <= reach[dest]:
+            route = _path(reach_parent, source)[::-1] + line[1:]
         else:
-            route = [*_path(dest_parent, hub), -1, *line[::-1]]
+            route = [*_path(reach_parent, dest)[::-1], -1, *line[::-1]]
         plan.update({"target": target, "route": route, "score": target["score"]})
         return plan
 
