@@ -5,7 +5,6 @@ PYTHON ?= $(shell command -v python3.11 2>/dev/null || command -v python3)
 VENV := .venv
 BIN := $(VENV)/bin
 PROTO_SRC := $(shell find proto -name '*.proto')
-SITE = $(shell $(BIN)/python -c 'import sysconfig; print(sysconfig.get_paths()["purelib"])')
 
 export PYTHONPATH := $(CURDIR):$(CURDIR)/gen
 
@@ -17,7 +16,7 @@ $(VENV)/.installed: pyproject.toml constraints.txt
 	test -x $(BIN)/python || $(PYTHON) -m venv $(VENV)
 	$(BIN)/python -m pip install --quiet --upgrade pip==26.3
 	$(BIN)/python -m pip install --quiet -c constraints.txt -e '.[local,codegen,dev]'
-	echo "$(CURDIR)/gen" > "$(SITE)/chaiwala-gen.pth"
+	$(BIN)/python -c 'import pathlib, sysconfig; pathlib.Path(sysconfig.get_paths()["purelib"], "chaiwala-gen.pth").write_text("$(CURDIR)/gen\n")'
 	touch $@
 
 # Generated code lives in gen/ (git-ignored) and is never edited by hand.
