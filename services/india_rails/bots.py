@@ -292,9 +292,11 @@ class HeuristicBot:
         if not missing:
             return []
         if not component:
-            component = {MAJOR_CENTRES[2]}
+            component = set(BOARD.cities["Delhi"].mileposts)
+            missing = [c for c in missing if c not in component]
         closed = closed_cities(owner, seat, len(state["players"])) - component
-        dist, parent = dijkstra(component, owner, seat, rent=INF, closed=closed)
+        refused = self._refused.get(self._who(state, seat), set())
+        dist, parent = dijkstra(component, owner, seat, rent=INF, closed=closed, refused=refused)
         goal = min(missing, key=lambda c: dist[c])
         if dist[goal] >= INF:
             return []
@@ -352,7 +354,8 @@ class HeuristicBot:
                     if v not in seen:
                         seen.add(v)
                         queue.append(v)
-            if sum(1 for c in MAJOR_CENTRES if c in seen) > sum(1 for c in MAJOR_CENTRES if c in best):
+            if (sum(1 for c in MAJOR_CENTRES if c in seen), len(seen)) > (
+                    sum(1 for c in MAJOR_CENTRES if c in best), len(best)):
                 best = seen
         return best if len(best) > 7 else set()
 
@@ -518,6 +521,8 @@ class HeuristicBot:
             connect_mode = player["cash"] >= 100 or (
                 state["phase"] == "build" and player["turns"] > 30)
             routes = [self._major_route(state, seat)] if connect_mode else []
+            if routes:
+                self._note_refusals(state, seat, routes[0], builds)
             plan = self._plan(state, seat)
             if plan["target"] and (state["phase"] == "initial_build" or plan["target"]["cost"] <= player["cash"]):
                 routes.append(plan["route"])
