@@ -17,6 +17,7 @@ from services.common.rng import Rng
 from services.india_rails import track as tracks
 from services.india_rails.content import (
     BOARD,
+    CITY_MILEPOSTS,
     DEMAND_CARDS,
     LOAD_SOURCES,
     MAJOR_CENTRES,
@@ -491,7 +492,7 @@ class HeuristicBot:
                     holder = owner.get(eid)
                     if holder is None:
                         continue
-                    if holder != seat and holder not in paid and cash < TRACK_FEE + 4:
+                    if holder != seat and holder not in paid and cash < TRACK_FEE:
                         continue
                 if y == px and not BOARD.city_at[x]:
                     continue
@@ -518,23 +519,47 @@ class HeuristicBot:
             if train["loco"] != "freight" and player["cash"] >= 140:
                 return kinds["upgrade_train"][0]
         if builds:
+            escape = self._escape_route(state, seat)
+            if escape:
+                move = self._route_build(escape, builds, player["cash"])
+                if move is not None:
+                    return move
             connect_mode = player["cash"] >= 100 or (
-                state["phase"] == "build" and player["turns"] > 30)
+                state["phase"] == "build" and player["turns"] > 30 and player["cash"] >= 40)
             routes = [self._major_route(state, seat)] if connect_mode else []
             if routes:
                 self._note_refusals(state, seat, routes[0], builds)
             plan = self._plan(state, seat)
-            if plan["target"] and (state["phase"] == "initial_build" or plan["target"]["cost"] <= player["cash"]):
+            reserve = 0 if state["phase"] == "initial_build" else 10
+            if plan["target"] and (state["phase"] == "initial_build"
+                                   or plan["target"]["cost"] <= player["cash"] - reserve):
                 routes.append(plan["route"])
                 self._note_refusals(state, seat, plan["route"], builds)
             if not connect_mode and player["cash"] >= 60:
                 routes.append(self._major_route(state, seat))
-            reserve = 0 if state["phase"] == "initial_build" else 4
             for route in routes:
                 move = self._route_build(route, builds, player["cash"] - reserve)
                 if move is not None:
                     return move
         return {"end_turn": {}}
+
+    def _escape_route(self, state: State, seat: int) -> list[int]:
+        """Track onward to the nearest city for a train that can reach no city (it may not reverse)."""
+        player = state["players"][seat]
+        own = tracks.network(player["track"])
+        owner = tracks.owners(state)
+        cities = set(CITY_MILEPOSTS)
+        for train in player["trains"]:
+            if train["at"] < 0 or train["at"] not in own or BOARD.city_at[train["at"]]:
+                continue
+            if self._first_step(train, cities - {train["at"]}, owner, seat, set(), player["cash"]) >= 0:
+                continue
+            closed = frozenset({train["prev"]}) if train["prev"] >= 0 else frozenset()
+            dist, parent = dijkstra([train["at"]], owner, seat, rent=INF, closed=closed)
+            goal = min(cities, key=lambda m: (dist[m], m))
+            if dist[goal] < INF:
+                return _path(parent, goal)[::-1]
+        return []
 
     def _note_refusals(self, state: State, seat: int, route: list[int],
                        builds: dict[tuple[int, int], Move]) -> None:
