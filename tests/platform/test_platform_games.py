@@ -18,7 +18,7 @@ from tests.support.client import auth, create_game, play_humans_to_end
 
 # Games whose random play cannot reach the end in reasonable time name the bot and options to use.
 PLANS: dict[str, dict[str, Any]] = {
-    "india_rails": {"bot": "heuristic", "options": {"fast_game": True}, "players": [2, 6]},
+    "india_rails": {"bot": "heuristic", "options": {"fast_game": True}, "players": [2, 3, 4, 5, 6]},
 }
 
 
