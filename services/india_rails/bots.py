@@ -306,11 +306,7 @@ class HeuristicBot:
     @staticmethod
     def _home(player: dict[str, Any]) -> set[int]:
         """Where building may usefully start: the own-track piece holding the train (or the biggest piece)."""
-        links: dict[int, list[int]] = {}
-        for eid in list(player["track"]) + list(BOARD.red_area):
-            a, b = BOARD.edges[eid]
-            links.setdefault(a, []).append(b)
-            links.setdefault(b, []).append(a)
+        links = tracks.rail_links(player["track"])
         own = tracks.network(player["track"])
         if not own:
             return set(MAJOR_MILEPOSTS)
@@ -320,14 +316,7 @@ class HeuristicBot:
         for root in roots:
             if root in done:
                 continue
-            seen = {root}
-            queue = deque([root])
-            while queue:
-                u = queue.popleft()
-                for v in links.get(u, ()):
-                    if v not in seen:
-                        seen.add(v)
-                        queue.append(v)
+            seen = tracks.reachable(links, root)
             done |= seen
             if len(seen) > len(best):
                 best = seen
@@ -338,23 +327,12 @@ class HeuristicBot:
     @staticmethod
     def _component(track: list[int]) -> set[int]:
         """Mileposts joined to the largest group of major cities by own track and red areas."""
-        links: dict[int, list[int]] = {}
-        for eid in list(track) + list(BOARD.red_area):
-            a, b = BOARD.edges[eid]
-            links.setdefault(a, []).append(b)
-            links.setdefault(b, []).append(a)
+        links = tracks.rail_links(track)
         best: set[int] = set()
         for centre in MAJOR_CENTRES:
             if centre in best:
                 continue
-            seen = {centre}
-            queue = deque([centre])
-            while queue:
-                u = queue.popleft()
-                for v in links.get(u, ()):
-                    if v not in seen:
-                        seen.add(v)
-                        queue.append(v)
+            seen = tracks.reachable(links, centre)
             if (sum(1 for c in MAJOR_CENTRES if c in seen), len(seen)) > (
                     sum(1 for c in MAJOR_CENTRES if c in best), len(best)):
                 best = seen

@@ -34,22 +34,32 @@ def network(track: Iterable[int]) -> set[int]:
     return nodes
 
 
-def connected_majors(track: Iterable[int]) -> bool:
-    """Whether one continuous line of own track (plus the red areas) joins all five major cities."""
+def rail_links(track: Iterable[int]) -> dict[int, list[int]]:
+    """Adjacency of the mileposts joined by ``track`` plus the red areas (which everyone may use)."""
     links: dict[int, list[int]] = {}
     for eid in list(track) + list(BOARD.red_area):
         a, b = BOARD.edges[eid]
         links.setdefault(a, []).append(b)
         links.setdefault(b, []).append(a)
-    start = MAJOR_CENTRES[0]
+    return links
+
+
+def reachable(links: dict[int, list[int]], start: int) -> set[int]:
+    """Every milepost joined to ``start`` through ``links`` (breadth-first)."""
     seen = {start}
     queue = deque([start])
     while queue:
-        u = queue.popleft()
-        for v in links.get(u, ()):
-            if v not in seen:
-                seen.add(v)
-                queue.append(v)
+        here = queue.popleft()
+        for there in links.get(here, ()):
+            if there not in seen:
+                seen.add(there)
+                queue.append(there)
+    return seen
+
+
+def connected_majors(track: Iterable[int]) -> bool:
+    """Whether one continuous line of own track (plus the red areas) joins all five major cities."""
+    seen = reachable(rail_links(track), MAJOR_CENTRES[0])
     return all(c in seen for c in MAJOR_CENTRES)
 
 
