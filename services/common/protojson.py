@@ -15,8 +15,6 @@ from typing import Any
 from google.protobuf import any_pb2, json_format, symbol_database
 from google.protobuf.message import Message
 
-GAME_MESSAGES = ("Options", "Move", "State", "Event")
-
 
 class BadMessage(ValueError):
     """JSON that does not fit the message it claims to be."""

@@ -8,7 +8,7 @@ from __future__ import annotations
 
 import secrets
 from collections.abc import AsyncIterator, Sequence
-from dataclasses import dataclass, replace
+from dataclasses import replace
 from typing import Any
 
 from google.protobuf import any_pb2, json_format
@@ -30,14 +30,6 @@ MAX_IDEMPOTENCY_KEY = 128
 RETRIES_WITHOUT_EXPECTED_VERSION = 5
 # Bot moves committed per script call while several bots move in a row.
 BOT_BATCH = 64
-
-
-@dataclass(frozen=True)
-class Viewer:
-    """Who is calling: a seat, an operator, or an anonymous spectator."""
-
-    seat: int | None
-    operator: bool
 
 
 def result_dict(result: Result | None) -> dict[str, Any] | None:
@@ -89,19 +81,20 @@ class RulesServicer(rules_pb2_grpc.RulesServiceServicer):
             raise errors.unauthenticated(f"{what} needs an operator API key")
         raise errors.forbidden("api_key_required", f"{what} needs an operator API key")
 
-    def _viewer(self, meta: GameMeta) -> Viewer:
+    def _viewer(self, meta: GameMeta) -> int | None:
+        """The caller's seat, or ``None`` for a spectator (no token, or an operator key)."""
         token = BEARER.get()
         if not token:
-            return Viewer(seat=None, operator=not self.api_keys)
+            return None
         seat = meta.seat_of_token(token)
         if seat is not None:
-            return Viewer(seat=seat, operator=False)
+            return seat
         if self.api_keys and any(secrets.compare_digest(token, key) for key in self.api_keys):
-            return Viewer(seat=None, operator=True)
+            return None
         raise errors.unauthenticated("unknown bearer token for this game")
 
     def _seat_viewer(self, meta: GameMeta) -> int:
-        seat = self._viewer(meta).seat
+        seat = self._viewer(meta)
         if seat is None:
             raise errors.unauthenticated("this call needs the seat token of a player of this game")
         return seat
@@ -233,8 +226,7 @@ class RulesServicer(rules_pb2_grpc.RulesServiceServicer):
         """The game as the caller may see it."""
         meta, snapshot = await self.store.load(request.game_id)
         self._check_type(meta)
-        viewer = self._viewer(meta)
-        return self._game_message(meta, self._match(snapshot), viewer.seat)
+        return self._game_message(meta, self._match(snapshot), self._viewer(meta))
 
     def _check_type(self, meta: GameMeta) -> None:
         if meta.game_type != self.game_type:
@@ -256,7 +248,7 @@ class RulesServicer(rules_pb2_grpc.RulesServiceServicer):
         self, request: rules_pb2.SubmitMovesRequest, context: aio.ServicerContext
     ) -> rules_pb2.SubmitMovesResponse:
         """Apply the caller's moves atomically, then let bots answer."""
-        meta = await self.store.meta(request.game_id)
+        meta, snapshot = await self.store.load(request.game_id)
         self._check_type(meta)
         seat = self._seat_viewer(meta)
         key = request.idempotency_key
@@ -269,24 +261,24 @@ class RulesServicer(rules_pb2_grpc.RulesServiceServicer):
             return rules_pb2.SubmitMovesResponse.FromString(earlier)
         moves = self._unpack_moves(request.moves)
         expected = request.expected_version if request.HasField("expected_version") else None
-        attempts = 1 if expected is not None else RETRIES_WITHOUT_EXPECTED_VERSION
-        for attempt in range(attempts):
+        attempts = 0
+        while True:
             try:
-                response = await self._submit_once(request.game_id, seat, moves, expected, key)
+                response = await self._submit_once(meta, snapshot, seat, moves, expected, key)
                 break
             except VersionConflict as error:
-                if expected is not None or attempt == attempts - 1:
+                # Without an expected version the caller did not pin a state: re-check on the new one.
+                attempts += 1
+                if expected is not None or attempts >= RETRIES_WITHOUT_EXPECTED_VERSION:
                     raise errors.conflict(error.current) from None
-        else:  # pragma: no cover - the loop always breaks or raises
-            raise errors.conflict(-1)
+                meta, snapshot = await self.store.load(request.game_id)
         if any(player.get("bot") for player in meta.players):
             await self.play_bots(request.game_id)
         return response
 
     async def _submit_once(
-        self, game_id: str, seat: int, moves: list[Move], expected: int | None, key: str
+        self, meta: GameMeta, snapshot: bytes, seat: int, moves: list[Move], expected: int | None, key: str
     ) -> rules_pb2.SubmitMovesResponse:
-        meta, snapshot = await self.store.load(game_id)
         if meta.status != "active":
             raise errors.illegal("game_not_active", f"the game is {meta.status}")
         if expected is not None and expected != meta.version:
@@ -399,7 +391,7 @@ class RulesServicer(rules_pb2_grpc.RulesServiceServicer):
         """Events after a version, redacted for the caller."""
         meta = await self.store.meta(request.game_id)
         self._check_type(meta)
-        viewer = self._viewer(meta).seat
+        viewer = self._viewer(meta)
         after, skip = _resume_point(request.after, request.after_index if request.HasField("after_index") else None)
         response = rules_pb2.ListEventsResponse(version=meta.version)
         for entry in await self.store.entries(request.game_id, after):
@@ -413,7 +405,7 @@ class RulesServicer(rules_pb2_grpc.RulesServiceServicer):
         """Events after a version, then live, until the game is over and all is delivered."""
         meta = await self.store.meta(request.game_id)
         self._check_type(meta)
-        viewer = self._viewer(meta).seat
+        viewer = self._viewer(meta)
         after, skip = _resume_point(request.after, request.after_index if request.HasField("after_index") else None)
         delivered = after
         async for entry in self.store.follow(request.game_id, after, block_ms=2_000):

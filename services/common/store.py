@@ -203,10 +203,6 @@ class GameStore:
         """Release connections."""
         await self.redis.aclose()
 
-    async def ping(self) -> bool:
-        """Whether Redis answers."""
-        return bool(await self.redis.ping())
-
     async def create(
         self,
         game_type: str,
