@@ -23,8 +23,19 @@ GAME_ORDER = ("alubari", "darjeeling", "tea_rum", "india_rails")
 
 
 def _ports(env_name: str, default_base: int) -> dict[str, int]:
-    """Consecutive ports per game from a base (overridable so a test can run a second stack)."""
-    base = int(os.environ.get(env_name, default_base))
+    """Ports per game, in ``GAME_ORDER``.
+
+    ``<env_name>S`` (a comma-separated list, one port per game) wins over ``<env_name>_BASE``
+    (consecutive ports from a base).  A test running a second stack passes an explicit list of
+    ports it found free, because any fixed block may already be taken on a busy machine.
+    """
+    listed = os.environ.get(f"{env_name}S", "")
+    if listed:
+        ports = [int(port) for port in listed.split(",")]
+        if len(ports) != len(GAME_ORDER):
+            raise SystemExit(f"{env_name}S needs {len(GAME_ORDER)} ports, one per game in {GAME_ORDER}")
+        return dict(zip(GAME_ORDER, ports, strict=True))
+    base = int(os.environ.get(f"{env_name}_BASE", default_base))
     return {game: base + offset for offset, game in enumerate(GAME_ORDER)}
 
 
@@ -74,8 +85,8 @@ class Child:
 
 
 def _children(redis_url: str, games: list[str]) -> list[Child]:
-    grpc_ports = _ports("CHAIWALA_RUN_GRPC_BASE", 50051)
-    metrics_ports = _ports("CHAIWALA_RUN_METRICS_BASE", 9101)
+    grpc_ports = _ports("CHAIWALA_RUN_GRPC_PORT", 50051)
+    metrics_ports = _ports("CHAIWALA_RUN_METRICS_PORT", 9101)
     base = dict(os.environ)
     base.setdefault("CHAIWALA_LOG_FORMAT", "console")
     python = sys.executable

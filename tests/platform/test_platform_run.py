@@ -14,6 +14,7 @@ import psutil
 import pytest
 
 from services.common.embedded_redis import free_port
+from services.common.supervisor import GAME_ORDER
 
 ROOT = Path(__file__).resolve().parents[2]
 
@@ -36,12 +37,19 @@ def _wait_ready(url: str, process: subprocess.Popen[bytes], seconds: float = 60)
 @pytest.mark.slow
 def test_supervisor_starts_everything_and_ctrl_c_stops_it(tmp_path: Path) -> None:
     http_port = free_port()
-    grpc_base = 41000 + (os.getpid() % 500) * 8
+    # One free port each: a fixed block inside the ephemeral range once collided with
+    # another test's socket on CI.
+    ports: list[int] = []
+    while len(ports) < 8:
+        port = free_port()
+        if port not in ports and port != http_port:
+            ports.append(port)
+    grpc_ports, metrics_ports = ports[:4], ports[4:]
     env = {
         **os.environ,
         "CHAIWALA_HTTP_PORT": str(http_port),
-        "CHAIWALA_RUN_GRPC_BASE": str(grpc_base),
-        "CHAIWALA_RUN_METRICS_BASE": str(grpc_base + 4),
+        "CHAIWALA_RUN_GRPC_PORTS": ",".join(map(str, grpc_ports)),
+        "CHAIWALA_RUN_METRICS_PORTS": ",".join(map(str, metrics_ports)),
         "CHAIWALA_REDIS_PORT": str(free_port()),
         "CHAIWALA_VAR_DIR": str(tmp_path),
         "CHAIWALA_LOG_LEVEL": "warning",
@@ -63,7 +71,7 @@ def test_supervisor_starts_everything_and_ctrl_c_stops_it(tmp_path: Path) -> Non
             timeout=60,
         )
         assert created.status_code == 201
-        scraped = httpx.get(f"http://127.0.0.1:{grpc_base + 4 + 1}/metrics", timeout=5).text
+        scraped = httpx.get(f"http://127.0.0.1:{metrics_ports[GAME_ORDER.index('darjeeling')]}/metrics", timeout=5).text
         assert 'chaiwala_games_created_total{game_type="darjeeling"} 1.0' in scraped
         assert 'chaiwala_games_finished_total{game_type="darjeeling"} 1.0' in scraped
         assert "chaiwala_rpc_duration_seconds_bucket" in scraped
