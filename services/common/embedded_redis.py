@@ -65,9 +65,21 @@ class EmbeddedRedis:
 def start_redis(
     data_dir: Path, port: int = 0, appendonly: bool = True, extra: list[str] | None = None
 ) -> EmbeddedRedis:
-    """Start ``redis-server`` on loopback with its files under ``data_dir``; wait until it answers."""
+    """Start ``redis-server`` on loopback with its files under ``data_dir``; wait until it answers.
+
+    With ``port=0`` a free port is picked; since another process may take it between the pick
+    and the bind, a failed start is retried on a fresh port (a fixed port is tried once).
+    """
+    if port:
+        return _start_on(data_dir, port, appendonly, extra)
+    for _ in range(2):
+        with contextlib.suppress(RuntimeError):
+            return _start_on(data_dir, free_port(), appendonly, extra)
+    return _start_on(data_dir, free_port(), appendonly, extra)
+
+
+def _start_on(data_dir: Path, port: int, appendonly: bool, extra: list[str] | None) -> EmbeddedRedis:
     data_dir.mkdir(parents=True, exist_ok=True)
-    port = port or free_port()
     args = [
         redis_server_binary(),
         "--port",
