@@ -23,6 +23,7 @@ class Stepper:
         self.match = Match.start(engine, players, self.seed, options)
 
     def __call__(self) -> None:
+        """Play one move, starting a fresh game when the current one is over."""
         if self.engine.is_over(self.match.state):
             self.seed += 1
             self.match = Match.start(self.engine, self.players, self.seed, self.options)

@@ -85,6 +85,7 @@ class AuthInterceptor(_BehaviourInterceptor):
     """
 
     def unary(self, behaviour: UnaryBehaviour, method: str) -> UnaryBehaviour:
+        """Publish the bearer for a unary call."""
         async def call(request: Any, context: aio.ServicerContext) -> Any:
             BEARER.set(_bearer(context))
             return await behaviour(request, context)
@@ -92,6 +93,7 @@ class AuthInterceptor(_BehaviourInterceptor):
         return call
 
     def stream(self, behaviour: StreamBehaviour, method: str) -> StreamBehaviour:
+        """Publish the bearer for a streaming call."""
         async def call(request: Any, context: aio.ServicerContext) -> AsyncIterator[Any]:
             BEARER.set(_bearer(context))
             async for item in behaviour(request, context):
@@ -126,6 +128,7 @@ class ErrorInterceptor(_BehaviourInterceptor):
         await context.abort(status.code, status.details, status.trailing_metadata)
 
     def unary(self, behaviour: UnaryBehaviour, method: str) -> UnaryBehaviour:
+        """Map a unary call's exception to a rich status."""
         async def call(request: Any, context: aio.ServicerContext) -> Any:
             try:
                 return await behaviour(request, context)
@@ -137,6 +140,7 @@ class ErrorInterceptor(_BehaviourInterceptor):
         return call
 
     def stream(self, behaviour: StreamBehaviour, method: str) -> StreamBehaviour:
+        """Map a streaming call's exception to a rich status, after what was already sent."""
         async def call(request: Any, context: aio.ServicerContext) -> AsyncIterator[Any]:
             try:
                 async for item in behaviour(request, context):
@@ -178,6 +182,7 @@ class ObservabilityInterceptor(_BehaviourInterceptor):
         log.info("rpc", game_type=self.game_type, method=method, code=code, ms=round(elapsed * 1000, 2))
 
     def unary(self, behaviour: UnaryBehaviour, method: str) -> UnaryBehaviour:
+        """Time and count a unary call."""
         async def call(request: Any, context: aio.ServicerContext) -> Any:
             started = time.perf_counter()
             failed = True
@@ -191,6 +196,7 @@ class ObservabilityInterceptor(_BehaviourInterceptor):
         return call
 
     def stream(self, behaviour: StreamBehaviour, method: str) -> StreamBehaviour:
+        """Time and count a streaming call over its whole life."""
         async def call(request: Any, context: aio.ServicerContext) -> AsyncIterator[Any]:
             started = time.perf_counter()
             failed = True
