@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+from collections.abc import Callable
 from typing import Any
 
 from services.alubari import contracts, estates, railway, tracks
@@ -11,6 +12,7 @@ from services.common.rng import Rng
 
 State = dict[str, Any]
 Move = dict[str, Any]
+Body = dict[str, Any]
 Events = list[dict[str, Any]]
 
 LIMITS = BOARD["base_limits"]
@@ -269,28 +271,66 @@ def apply_worker_move(state: State, move: Move, rng: Rng, events: Events) -> boo
     if kind == "end_action":
         return finish_worker(state)
     worker["count"] += 1
-    if kind == "take_cube":
-        take_cube(state, seat, body["cube"].lower(), events)
-        if body["cube"] == "CHAI":
-            worker["chai_cube"] = True
-    elif kind == "foundry":
-        foundry(state, seat, body["mini_action"], body.get("stone_source", "NO_SOURCE"), events)
-    elif kind == "build_station":
-        build_station(state, seat, TOWN_INDEX[body["town"]], int(body.get("space", 0)), events)
-    elif kind == "buy_equipment":
-        buy_equipment(state, seat, int(body["equipment_id"]), events)
-    elif kind == "take_contract":
-        take_contract(state, seat, int(body.get("slot", 0)), events)
-    elif kind == "chaiwala_take_leaves":
-        bonus = 1 if "WITHERING_SHED" in abilities(state, seat) else 0
-        gained = gain_from_supply(state, seat, "tea_leaves", int(tracks.crop_value(state)) + bonus)
-        events.append({"chaiwala": {"seat": seat, "leaves_taken": gained, "chai_made": 0}})
-    elif kind == "chaiwala_convert":
-        converted = int(body["leaves"])
-        pay(state, seat, {"tea_leaves": converted})
-        gain_chai(state, seat, converted)
-        events.append({"chaiwala": {"seat": seat, "leaves_taken": 0, "chai_made": converted}})
+    step = WORKER_STEPS.get(kind)
+    if step is not None:
+        step(state, seat, body, events)
     return needs_decision(state)
+
+
+def stockyard_step(state: State, seat: int, body: Body, events: Events) -> None:
+    """Stockyard: take one cube, remembering a chai cube (a worker may take only one)."""
+    take_cube(state, seat, body["cube"].lower(), events)
+    if body["cube"] == "CHAI":
+        state["worker"]["chai_cube"] = True
+
+
+def foundry_step(state: State, seat: int, body: Body, events: Events) -> None:
+    """Foundry: one mini-action."""
+    foundry(state, seat, body["mini_action"], body.get("stone_source", "NO_SOURCE"), events)
+
+
+def build_station_step(state: State, seat: int, body: Body, events: Events) -> None:
+    """Building: one station space."""
+    build_station(state, seat, TOWN_INDEX[body["town"]], int(body.get("space", 0)), events)
+
+
+def buy_equipment_step(state: State, seat: int, body: Body, events: Events) -> None:
+    """Building: one Equipment from the Engine shed."""
+    buy_equipment(state, seat, int(body["equipment_id"]), events)
+
+
+def post_office_step(state: State, seat: int, body: Body, events: Events) -> None:
+    """Post Office: take one face-up contract."""
+    take_contract(state, seat, int(body.get("slot", 0)), events)
+
+
+def chaiwala_take_leaves_step(state: State, seat: int, _body: Body, events: Events) -> None:
+    """Chaiwala: take tea leaves worth the crop value (+1 with the Withering Shed)."""
+    bonus = 1 if "WITHERING_SHED" in abilities(state, seat) else 0
+    gained = gain_from_supply(state, seat, "tea_leaves", int(tracks.crop_value(state)) + bonus)
+    events.append({"chaiwala": {"seat": seat, "leaves_taken": gained, "chai_made": 0}})
+
+
+def chaiwala_convert_step(state: State, seat: int, body: Body, events: Events) -> None:
+    """Chaiwala: turn tea leaves into chai one for one."""
+    converted = int(body["leaves"])
+    pay(state, seat, {"tea_leaves": converted})
+    gain_chai(state, seat, converted)
+    events.append({"chaiwala": {"seat": seat, "leaves_taken": 0, "chai_made": converted}})
+
+
+WorkerStep = Callable[[State, int, Body, Events], None]
+
+# Only these steps count against the worker's limit; the chai decision and end_action do not.
+WORKER_STEPS: dict[str, WorkerStep] = {
+    "take_cube": stockyard_step,
+    "foundry": foundry_step,
+    "build_station": build_station_step,
+    "buy_equipment": buy_equipment_step,
+    "take_contract": post_office_step,
+    "chaiwala_take_leaves": chaiwala_take_leaves_step,
+    "chaiwala_convert": chaiwala_convert_step,
+}
 
 
 def take_cube(state: State, seat: int, cube: str, events: Events) -> None:

@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+from collections.abc import Callable
 from typing import Any
 
 from services.alubari import estates, tracks
@@ -72,36 +73,81 @@ def usable_contracts(state: State, seat: int, area: str) -> list[int]:
 
 def play_contract(state: State, seat: int, card_id: int, events: Events) -> None:
     """Turn a contract sideways and apply its effect (modifiers last until the end of the round)."""
-    player = state["players"][seat]
-    for held in player["contracts"]:
-        if held["id"] == card_id:
-            held["used"] = True
+    turn_sideways(state["players"][seat], card_id)
     effect = CONTRACTS[card_id]["effect"]
     kind = effect["kind"]
     amount = int(effect.get("amount", 0))
-    mods = player["mods"]
-    if kind == "gain":
-        gained = gain_from_supply(state, seat, effect["resource"], amount)
-        detail = f"{effect['resource']} +{gained}"
-    elif kind in ("stockyard_plus", "excavation_plus", "lay_track_plus", "foundry_plus"):
-        key = kind.removesuffix("_plus")
-        mods[key] += amount
-        detail = f"{key} +{amount} this round"
-    elif kind == "free_chai_bonus":
-        mods["free"] = sorted(set(mods["free"]) | set(CONTRACTS[card_id]["areas"]))
-        detail = "chai bonus without chai this round"
-    elif kind == "harvest":
-        detail = "tea harvest"
-    elif kind == "crop_plus":
-        detail = f"crop harvest +{amount}"
-    elif kind == "leaves_per_estate":
-        owned = estates.harvesting_spaces(state, seat)
-        gained = gain_from_supply(state, seat, "tea_leaves", owned * amount)
-        detail = f"tea_leaves +{gained}"
-    else:  # borrow
-        detail = f"borrowed {estates.borrow_game_estates(state, seat, amount)} estate space(s)"
+    # Borrowing stays the fallback so that a seed kind missing from the table plays as it always has.
+    detail = CONTRACT_EFFECTS.get(kind, borrow_effect)(state, seat, card_id, amount)
     events.append({"contract_played": {"seat": seat, "contract_id": card_id, "detail": detail}})
+    # The harvest and crop moves come after the announcement so their events follow it.
     if kind == "harvest":
         tracks.tea_harvest(state, events, "CONTRACT")
     elif kind == "crop_plus":
         tracks.move_crop(state, amount, events)
+
+
+def turn_sideways(player: dict[str, Any], card_id: int) -> None:
+    """Mark the player's copy of the contract as used."""
+    for held in player["contracts"]:
+        if held["id"] == card_id:
+            held["used"] = True
+
+
+def gain_effect(state: State, seat: int, card_id: int, amount: int) -> str:
+    """Take up to the card's amount of one resource from the supply."""
+    resource = CONTRACTS[card_id]["effect"]["resource"]
+    gained = gain_from_supply(state, seat, resource, amount)
+    return f"{resource} +{gained}"
+
+
+def action_plus_effect(state: State, seat: int, card_id: int, amount: int) -> str:
+    """A stronger stockyard, excavation, lay track or foundry action for the rest of the round."""
+    key = CONTRACTS[card_id]["effect"]["kind"].removesuffix("_plus")
+    state["players"][seat]["mods"][key] += amount
+    return f"{key} +{amount} this round"
+
+
+def free_chai_bonus_effect(state: State, seat: int, card_id: int, _amount: int) -> str:
+    """The chai bonus costs no chai this round in the areas the card shows."""
+    mods = state["players"][seat]["mods"]
+    mods["free"] = sorted(set(mods["free"]) | set(CONTRACTS[card_id]["areas"]))
+    return "chai bonus without chai this round"
+
+
+def harvest_effect(_state: State, _seat: int, _card_id: int, _amount: int) -> str:
+    """Only the announcement: the tea harvest itself runs after it."""
+    return "tea harvest"
+
+
+def crop_plus_effect(_state: State, _seat: int, _card_id: int, amount: int) -> str:
+    """Only the announcement: the crop marker moves after it."""
+    return f"crop harvest +{amount}"
+
+
+def leaves_per_estate_effect(state: State, seat: int, _card_id: int, amount: int) -> str:
+    """Tea leaves for every estate space the seat owns or has borrowed."""
+    owned = estates.harvesting_spaces(state, seat)
+    gained = gain_from_supply(state, seat, "tea_leaves", owned * amount)
+    return f"tea_leaves +{gained}"
+
+
+def borrow_effect(state: State, seat: int, _card_id: int, amount: int) -> str:
+    """Put the seat's markers on game-owned estate spaces nobody has borrowed yet."""
+    return f"borrowed {estates.borrow_game_estates(state, seat, amount)} estate space(s)"
+
+
+ContractEffect = Callable[[State, int, int, int], str]
+
+CONTRACT_EFFECTS: dict[str, ContractEffect] = {
+    "gain": gain_effect,
+    "stockyard_plus": action_plus_effect,
+    "excavation_plus": action_plus_effect,
+    "lay_track_plus": action_plus_effect,
+    "foundry_plus": action_plus_effect,
+    "free_chai_bonus": free_chai_bonus_effect,
+    "harvest": harvest_effect,
+    "crop_plus": crop_plus_effect,
+    "leaves_per_estate": leaves_per_estate_effect,
+    "borrow": borrow_effect,
+}
