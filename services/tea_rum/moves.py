@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+from collections.abc import Callable
 from typing import Any
 
 from services.common.rng import Rng
@@ -136,54 +137,91 @@ PENDING_KINDS = {
     "fulfill_contract", "hire_captain", "skip_action", "take_allegiance",
 }
 
+Handler = Callable[[State, Player, Move, Events], None]
+
 
 def apply_move(state: State, seat: int, move: Move, rng: Rng) -> Events:
     """Apply one legal move and run the game on to the next decision."""
     events: Events = []
     player = state["players"][seat]
     kind = next(iter(move))
-    body = move[kind]
-    if kind in PENDING_KINDS:
-        _apply_pending(state, player, move, events)
-    elif kind == "expand_warehouse":
-        player["expansions"][body["token"]] = True
-        player["money"] -= expansion_cost(body["token"])
-        events.append({"warehouse_expanded": {"seat": seat, "token": body["token"]}})
-    elif kind == "discard_resource":
-        return_resource(state, player, body["resource"], 1)
-        events.append({"resource_discarded": {"seat": seat, "resource": body["resource"]}})
-    elif kind == "buy_ship":
-        _buy_ship(state, player, body, events)
-    elif kind == "pass_ships":
-        player["ships_passed"] = True
-        state["ship_turn"] = (seat + 1) % state["n"]
-        events.append({"ships_passed": {"seat": seat}})
-    elif kind == "worker_action":
-        actions.take_worker_action(state, player, move, events)
-        state["stage"] = "after"
-    elif kind == "activate_captain":
-        actions.activate_captain(state, player, body["captain"], events)
-    elif kind == "end_turn":
-        end_turn(state)
-    elif kind == "prove_allegiance":
-        pay(state, player, CONTENT.allegiances[player["allegiance"]]["condition"]["pay"])
-        player["allegiance_done"] = True
-        events.append({"allegiance_fulfilled": {"seat": seat, "allegiance": player["allegiance"]}})
-    elif kind == "finish_final":
-        player["final_done"] = True
-    elif kind == "exchange_vp":
-        player["money"] -= CONTENT.rules["end_game_exchange"]["coins"]
-        player[body["colour"]] += CONTENT.rules["end_game_exchange"]["vp"]
-        player["exchanged"][body["colour"]] += 1
-        events.append({"vp_exchanged": {"seat": seat, "colour": body["colour"]}})
-    elif kind == "finish_exchange":
-        player["exchange_done"] = True
-        events.append({"exchange_finished": {"seat": seat}})
+    # Answers to the task at the head of the queue share one handler: each steps or pops that task.
+    handler = _apply_pending if kind in PENDING_KINDS else _HANDLERS.get(kind)
+    if handler is not None:
+        handler(state, player, move, events)
     advance(state, rng, events)
     return events
 
 
-def _buy_ship(state: State, player: Player, body: dict[str, int], events: Events) -> None:
+def _expand_warehouse(state: State, player: Player, move: Move, events: Events) -> None:
+    """Buy one warehouse expansion token."""
+    token = move["expand_warehouse"]["token"]
+    player["expansions"][token] = True
+    player["money"] -= expansion_cost(token)
+    events.append({"warehouse_expanded": {"seat": player["seat"], "token": token}})
+
+
+def _discard_resource(state: State, player: Player, move: Move, events: Events) -> None:
+    """Return one unit of an overflowing warehouse to the supply."""
+    resource = move["discard_resource"]["resource"]
+    return_resource(state, player, resource, 1)
+    events.append({"resource_discarded": {"seat": player["seat"], "resource": resource}})
+
+
+def _pass_ships(state: State, player: Player, move: Move, events: Events) -> None:
+    """Leave the ship phase; the next seat buys or passes."""
+    player["ships_passed"] = True
+    state["ship_turn"] = (player["seat"] + 1) % state["n"]
+    events.append({"ships_passed": {"seat": player["seat"]}})
+
+
+def _take_worker_action(state: State, player: Player, move: Move, events: Events) -> None:
+    """Place or remove a worker on an action board and take its row."""
+    actions.take_worker_action(state, player, move, events)
+    state["stage"] = "after"
+
+
+def _activate_captain(state: State, player: Player, move: Move, events: Events) -> None:
+    """Pay a face-up captain's cannons for its reward."""
+    actions.activate_captain(state, player, move["activate_captain"]["captain"], events)
+
+
+def _end_turn(state: State, player: Player, move: Move, events: Events) -> None:
+    """Hand the action phase on to the next worker."""
+    end_turn(state)
+
+
+def _prove_allegiance(state: State, player: Player, move: Move, events: Events) -> None:
+    """Fulfil an allegiance whose condition is a payment."""
+    pay(state, player, CONTENT.allegiances[player["allegiance"]]["condition"]["pay"])
+    player["allegiance_done"] = True
+    events.append({"allegiance_fulfilled": {"seat": player["seat"], "allegiance": player["allegiance"]}})
+
+
+def _finish_final(state: State, player: Player, move: Move, events: Events) -> None:
+    """Done activating captains and proving allegiance after the last round."""
+    player["final_done"] = True
+
+
+def _exchange_vp(state: State, player: Player, move: Move, events: Events) -> None:
+    """Secretly trade coins for VP of one colour at the end of the game."""
+    colour = move["exchange_vp"]["colour"]
+    exchange = CONTENT.rules["end_game_exchange"]
+    player["money"] -= exchange["coins"]
+    player[colour] += exchange["vp"]
+    player["exchanged"][colour] += 1
+    events.append({"vp_exchanged": {"seat": player["seat"], "colour": colour}})
+
+
+def _finish_exchange(state: State, player: Player, move: Move, events: Events) -> None:
+    """Done with the secret end-game exchange."""
+    player["exchange_done"] = True
+    events.append({"exchange_finished": {"seat": player["seat"]}})
+
+
+def _buy_ship(state: State, player: Player, move: Move, events: Events) -> None:
+    """Buy a ship, take one of its rows, and pass the ship turn on."""
+    body = move["buy_ship"]
     ship = body["ship"]
     player["money"] -= ship_price(player, ship)
     for slot in state["ships"]:
@@ -192,3 +230,18 @@ def _buy_ship(state: State, player: Player, body: dict[str, int], events: Events
     events.append({"ship_bought": {"seat": player["seat"], "ship": ship, "row": body["row"]}})
     push_front(player, gain_tasks(CONTENT.ships[ship]["rows"][body["row"]]))
     state["ship_turn"] = (player["seat"] + 1) % state["n"]
+
+
+_HANDLERS: dict[str, Handler] = {
+    "expand_warehouse": _expand_warehouse,
+    "discard_resource": _discard_resource,
+    "buy_ship": _buy_ship,
+    "pass_ships": _pass_ships,
+    "worker_action": _take_worker_action,
+    "activate_captain": _activate_captain,
+    "end_turn": _end_turn,
+    "prove_allegiance": _prove_allegiance,
+    "finish_final": _finish_final,
+    "exchange_vp": _exchange_vp,
+    "finish_exchange": _finish_exchange,
+}

@@ -67,30 +67,69 @@ def legal(state: State, player: Player, task: Task) -> list[Move]:
     The sides may be filled in any order; a unit may be bought while the coins and the
     resources still sellable can pay for it, and the trade is confirmed once balanced.
     """
-    moves: list[Move] = []
-    for r in RESOURCES:
-        if task["buy"].get(r, 0) == 0 and player["res"][r] - task["sell"].get(r, 0) > 0:
-            moves.append({"trade_sell": {"resource": r}})
-    for r in RESOURCES:
-        if task["sell"].get(r, 0) or state["supply"][r] - task["buy"].get(r, 0) <= 0:
-            continue
-        if _can_afford_buy(player, task, r):
-            moves.append({"trade_buy": {"resource": r}})
-    if not task["sell_plate"]:
-        buying = {r for r, n in task["buy"].items() if n}
-        for r in RESOURCES:
-            if not task["sell"].get(r, 0) or r == CONTENT.rules["trade"]["no_sell_plate"]:
-                continue
-            # A plate that leaves the trade unpayable, even selling everything, is refused.
-            if buy_value(task) - best_sale(player, {**task, "sell_plate": r}, buying) <= player["money"]:
-                moves.append({"trade_plate": {"side": "sell", "resource": r}})
-    if not task["buy_plate"]:
-        for r in RESOURCES:
-            if task["buy"].get(r, 0) and r != CONTENT.rules["trade"]["no_buy_plate"]:
-                moves.append({"trade_plate": {"side": "buy", "resource": r}})
-    if balance(task) <= player["money"]:
-        moves.append({"trade_confirm": {}})
-    return moves
+    return [
+        *_sell_steps(player, task),
+        *_buy_steps(state, player, task),
+        *_sell_plate_steps(player, task),
+        *_buy_plate_steps(task),
+        *_confirm_step(player, task),
+    ]
+
+
+def _sell_steps(player: Player, task: Task) -> list[Move]:
+    """One more unit from the warehouse onto the left side, for any type not being bought."""
+    return [
+        {"trade_sell": {"resource": r}}
+        for r in RESOURCES
+        if task["buy"].get(r, 0) == 0 and player["res"][r] - task["sell"].get(r, 0) > 0
+    ]
+
+
+def _buy_steps(state: State, player: Player, task: Task) -> list[Move]:
+    """One more unit from the supply onto the right side, for any type not being sold, if payable."""
+    return [
+        {"trade_buy": {"resource": r}}
+        for r in RESOURCES
+        if not task["sell"].get(r, 0)
+        and state["supply"][r] - task["buy"].get(r, 0) > 0
+        and _can_afford_buy(player, task, r)
+    ]
+
+
+def _sell_plate_steps(player: Player, task: Task) -> list[Move]:
+    """The sell plate for a type on the left side, while the plate is empty."""
+    if task["sell_plate"]:
+        return []
+    buying = {r for r, n in task["buy"].items() if n}
+    return [
+        {"trade_plate": {"side": "sell", "resource": r}}
+        for r in RESOURCES
+        if task["sell"].get(r, 0)
+        and r != CONTENT.rules["trade"]["no_sell_plate"]
+        and _plate_keeps_trade_payable(player, task, r, buying)
+    ]
+
+
+def _plate_keeps_trade_payable(player: Player, task: Task, resource: str, buying: set[str]) -> bool:
+    """The trade stays payable with ``resource`` on the sell plate, selling everything else if need be."""
+    # Fixing the plate can lower the best sale still possible, so a payable trade could turn unpayable.
+    return buy_value(task) - best_sale(player, {**task, "sell_plate": resource}, buying) <= player["money"]
+
+
+def _buy_plate_steps(task: Task) -> list[Move]:
+    """The buy plate for a type on the right side, while the plate is empty."""
+    if task["buy_plate"]:
+        return []
+    return [
+        {"trade_plate": {"side": "buy", "resource": r}}
+        for r in RESOURCES
+        if task["buy"].get(r, 0) and r != CONTENT.rules["trade"]["no_buy_plate"]
+    ]
+
+
+def _confirm_step(player: Player, task: Task) -> list[Move]:
+    """Confirm once the player's coins cover the balance."""
+    return [{"trade_confirm": {}}] if balance(task) <= player["money"] else []
 
 
 def step(task: Task, move: Move) -> None:

@@ -11,7 +11,7 @@ from typing import Any
 
 from services.tea_rum import actions, trade
 from services.tea_rum.content import BOARD_IDS, CONTENT, CUBES, RESOURCES
-from services.tea_rum.effects import State
+from services.tea_rum.effects import State, Task
 from services.tea_rum.players import Player, capacity, expansion_cost, wish_totals
 
 View = dict[str, Any]
@@ -165,13 +165,12 @@ def _rounds(state: State) -> list[dict[str, Any]]:
 
 
 def _decision(state: State, seat: int | None) -> dict[str, Any] | None:
-    actor = state["actor"]
+    """The decision awaited now, as ``seat`` may see it (None when nobody decides)."""
     if state["phase"] == "over":
         return None
     if state["phase"] == "exchange":
-        if seat is None or state["players"][seat]["exchange_done"]:
-            return None
-        return {"seat": seat, "kind": "exchange"}
+        return _exchange_decision(state, seat)
+    actor = state["actor"]
     if actor < 0:
         return None
     p = state["players"][actor]
@@ -179,29 +178,51 @@ def _decision(state: State, seat: int | None) -> dict[str, Any] | None:
     if sum(p["res"].values()) > capacity(p):
         return {**out, "kind": "overflow"}
     if p["pending"]:
-        task = p["pending"][0]
-        out["kind"] = task["task"]
-        if task["task"] == "choose":
-            out["options"] = task["options"]
-        if task["task"] in ("build", "captain"):
-            out["discount"] = task["discount"]
-        if task["task"] == "trade":
-            out["trade"] = {
-                "sell": _counts(task["sell"]),
-                "buy": _counts(task["buy"]),
-                "sell_plate": task["sell_plate"],
-                "buy_plate": task["buy_plate"],
-                "sell_value": trade.sell_value(task),
-                "buy_value": trade.buy_value(task),
-                "balance": trade.balance(task),
-            }
-        return out
+        return _task_decision(out, p["pending"][0])
+    out["kind"] = _phase_decision_kind(state)
+    return out
+
+
+def _exchange_decision(state: State, seat: int | None) -> dict[str, Any] | None:
+    """The secret end-game exchange, shown only to a seat still exchanging."""
+    # Everyone exchanges at once and in secret, so a seat sees only its own decision.
+    if seat is None or state["players"][seat]["exchange_done"]:
+        return None
+    return {"seat": seat, "kind": "exchange"}
+
+
+def _task_decision(out: dict[str, Any], task: Task) -> dict[str, Any]:
+    """The task at the head of the actor's queue: options, discount or the trade scale."""
+    kind = task["task"]
+    out["kind"] = kind
+    if kind == "choose":
+        out["options"] = task["options"]
+    if kind in ("build", "captain"):
+        out["discount"] = task["discount"]
+    if kind == "trade":
+        out["trade"] = _trade_scale(task)
+    return out
+
+
+def _trade_scale(task: Task) -> dict[str, Any]:
+    """Both sides of the trade scale, their plates and values, and the coins to balance them."""
+    return {
+        "sell": _counts(task["sell"]),
+        "buy": _counts(task["buy"]),
+        "sell_plate": task["sell_plate"],
+        "buy_plate": task["buy_plate"],
+        "sell_value": trade.sell_value(task),
+        "buy_value": trade.buy_value(task),
+        "balance": trade.balance(task),
+    }
+
+
+def _phase_decision_kind(state: State) -> str:
+    """What the actor decides when no task is queued: set by the phase and the action stage."""
     phase = state["phase"]
     if phase == "actions":
-        out["kind"] = "worker" if state["stage"] == "choose" else "after_action"
-    else:
-        out["kind"] = "ship" if phase == "ships" else "final"
-    return out
+        return "worker" if state["stage"] == "choose" else "after_action"
+    return "ship" if phase == "ships" else "final"
 
 
 def view(state: State, seat: int | None, to_act: list[int]) -> View:
