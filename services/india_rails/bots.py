@@ -487,39 +487,70 @@ class HeuristicBot:
     # ---- building ----------------------------------------------------------------------
 
     def _build(self, state: State, seat: int, kinds: dict[str, list[Move]]) -> Move:
+        """A building turn: upgrade when rich enough, else build along the most pressing route, else end."""
         player = state["players"][seat]
+        upgrade = self._upgrade(state, player, kinds)
+        if upgrade is not None:
+            return upgrade
         builds = {(m["build_track"]["from_milepost"], m["build_track"]["to_milepost"]): m
                   for m in kinds.get("build_track", [])}
-        if state["phase"] == "build" and "upgrade_train" in kinds and state["turn"]["spent"] == 0:
-            train = player["trains"][0]
-            if train["loco"] == "freight" and player["cash"] >= 70:
-                return next(m for m in kinds["upgrade_train"] if m["upgrade_train"]["loco"] == "fast_freight")
-            if train["loco"] != "freight" and player["cash"] >= 140:
-                return kinds["upgrade_train"][0]
-        if builds:
-            escape = self._escape_route(state, seat)
-            if escape:
-                move = self._route_build(escape, builds, player["cash"])
-                if move is not None:
-                    return move
-            connect_mode = player["cash"] >= 100 or (
-                state["phase"] == "build" and player["turns"] > 30 and player["cash"] >= 40)
-            routes = [self._major_route(state, seat)] if connect_mode else []
-            if routes:
-                self._note_refusals(state, seat, routes[0], builds)
-            plan = self._plan(state, seat)
-            reserve = 0 if state["phase"] == "initial_build" else 10
-            if plan["target"] and (state["phase"] == "initial_build"
-                                   or plan["target"]["cost"] <= player["cash"] - reserve):
-                routes.append(plan["route"])
-                self._note_refusals(state, seat, plan["route"], builds)
-            if not connect_mode and player["cash"] >= 60:
-                routes.append(self._major_route(state, seat))
-            for route in routes:
-                move = self._route_build(route, builds, player["cash"] - reserve)
-                if move is not None:
-                    return move
+        if not builds:
+            return {"end_turn": {}}
+        # A stranded train comes first: it may not reverse outside a city, so it needs track onward.
+        move = self._route_build(self._escape_route(state, seat), builds, player["cash"])
+        if move is not None:
+            return move
+        budget = player["cash"] - self._reserve(state)
+        for route in self._build_routes(state, seat, builds):
+            move = self._route_build(route, builds, budget)
+            if move is not None:
+                return move
         return {"end_turn": {}}
+
+    @staticmethod
+    def _upgrade(state: State, player: dict[str, Any], kinds: dict[str, list[Move]]) -> Move | None:
+        """Upgrade the first train instead of building once the cash allows: to a fast freight, then onward."""
+        if state["phase"] != "build" or "upgrade_train" not in kinds or state["turn"]["spent"] != 0:
+            return None
+        train = player["trains"][0]
+        if train["loco"] == "freight" and player["cash"] >= 70:
+            return next(m for m in kinds["upgrade_train"] if m["upgrade_train"]["loco"] == "fast_freight")
+        if train["loco"] != "freight" and player["cash"] >= 140:
+            return kinds["upgrade_train"][0]
+        return None
+
+    @staticmethod
+    def _reserve(state: State) -> int:
+        """Cash the bot keeps back from building once trains run; none while laying the first network."""
+        return 0 if state["phase"] == "initial_build" else 10
+
+    @staticmethod
+    def _joining_majors(state: State, player: dict[str, Any]) -> bool:
+        """Rich enough (or late enough in the game) to put joining the major cities, needed to win, first."""
+        return player["cash"] >= 100 or (state["phase"] == "build" and player["turns"] > 30 and player["cash"] >= 40)
+
+    def _build_routes(self, state: State, seat: int, builds: dict[tuple[int, int], Move]) -> list[list[int]]:
+        """Routes to build along, most pressing first: the major-city link, the planned delivery, a fallback link."""
+        player = state["players"][seat]
+        joining = self._joining_majors(state, player)
+        routes = [self._major_route(state, seat)] if joining else []
+        # Refusals are noted before planning: the plan avoids segments the rules refused.
+        if routes:
+            self._note_refusals(state, seat, routes[0], builds)
+        plan = self._plan(state, seat)
+        if self._affordable(state, player, plan):
+            routes.append(plan["route"])
+            self._note_refusals(state, seat, plan["route"], builds)
+        if not joining and player["cash"] >= 60:
+            routes.append(self._major_route(state, seat))
+        return routes
+
+    def _affordable(self, state: State, player: dict[str, Any], plan: dict[str, Any]) -> bool:
+        """Whether to build towards the plan's target: always in the first building rounds, later only if paid for."""
+        target = plan["target"]
+        if not target:
+            return False
+        return state["phase"] == "initial_build" or target["cost"] <= player["cash"] - self._reserve(state)
 
     def _escape_route(self, state: State, seat: int) -> list[int]:
         """Track onward to the nearest city for a train that can reach no city (it may not reverse)."""

@@ -2,7 +2,7 @@
 
 from __future__ import annotations
 
-from collections.abc import Mapping
+from collections.abc import Callable, Mapping
 from typing import Any, ClassVar
 
 from services.common.engine import (
@@ -76,6 +76,131 @@ def _train(loco: str) -> dict[str, Any]:
 
 def _kind(move: Move) -> str:
     return next(iter(move)) if isinstance(move, dict) and len(move) == 1 else ""
+
+
+# ---- track trading (challenge game) ----------------------------------------------------------
+
+
+def _may_offer_track(state: State) -> bool:
+    """Offers are a turn's alternative to building or upgrading, and limited to three a turn."""
+    turn = state["turn"]
+    if not state["options"]["track_trading"] or turn["spent"] or turn["upgraded"] or turn["crossgraded"]:
+        return False
+    return turn["offers"] < MAX_OFFERS_PER_TURN
+
+
+def _segments_by_milepost(track: list[int]) -> dict[int, list[int]]:
+    """Own segments at each milepost: what a swap may give for a segment touching it."""
+    by_node: dict[int, list[int]] = {}
+    for eid in track:
+        for m in BOARD.edges[eid]:
+            by_node.setdefault(m, []).append(eid)
+    return by_node
+
+
+def _purchase_offers(seller: int, eid: int, cash: int) -> list[Move]:
+    """Cash offers for a segment: its cheaper building cost, or double that, as far as the buyer's cash goes."""
+    a, b = BOARD.edges[eid]
+    price = min(BOARD.build_cost[eid])
+    return [{"offer_track": {"seller": seller, "a": a, "b": b, "price": amount, "give_a": -1, "give_b": -1}}
+            for amount in (price, 2 * price) if amount <= cash]
+
+
+def _swap_offers(seller: int, eid: int, own_by_node: dict[int, list[int]]) -> list[Move]:
+    """Even swaps: any own segment sharing a milepost with the wanted one."""
+    a, b = BOARD.edges[eid]
+    moves: list[Move] = []
+    for give in sorted(set(own_by_node.get(a, []) + own_by_node.get(b, []))):
+        ga, gb = BOARD.edges[give]
+        moves.append({"offer_track": {"seller": seller, "a": a, "b": b, "price": 0, "give_a": ga, "give_b": gb}})
+    return moves
+
+
+# ---- explaining refusals -------------------------------------------------------------------
+
+_BUILD_PHASES = ("build", "initial_build")
+_MOVE_PHASES: dict[str, tuple[str, ...]] = {
+    "build_track": _BUILD_PHASES, "upgrade_train": _BUILD_PHASES, "crossgrade_train": _BUILD_PHASES,
+    "end_turn": _BUILD_PHASES, "offer_track": _BUILD_PHASES, "move_train": ("operations",),
+    "place_train": ("operations",), "pick_up": ("operations",), "drop_load": ("operations",),
+    "deliver": ("operations",), "discard_hand": ("operations",), "end_operations": ("operations",),
+    "backtrack": ("operations",), "discard_demand": ("initial_discard",), "answer_offer": ("offer",),
+}
+
+
+def _timing_refusal(state: State, kind: str) -> IllegalMove | None:
+    """A derailment's load choice comes before anything else, and each kind of move has its phases."""
+    if state["pending"] and kind != "choose_lost_load":
+        return IllegalMove("choose which load the derailment costs first", code="choice_pending")
+    if kind in _MOVE_PHASES and state["phase"] not in _MOVE_PHASES[kind]:
+        return IllegalMove(f"{kind} is not allowed in the {state['phase']} phase", code="wrong_phase")
+    return None
+
+
+def _rule_refusal(state: State, seat: int, kind: str, body: dict[str, Any]) -> IllegalMove | None:
+    """The rule a move of this kind breaks, if one can be named; bad fields make the move malformed."""
+    explain = _RULE_REFUSALS.get(kind)
+    if explain is None:
+        return None
+    try:
+        return explain(state, seat, body)
+    except (KeyError, TypeError, ValueError, IndexError):
+        return IllegalMove("the move's fields are missing or invalid", code="malformed_move")
+
+
+def _build_refusal(state: State, seat: int, body: dict[str, Any]) -> IllegalMove | None:
+    """Building is the turn's alternative to an upgrade or a track purchase, then the building rules apply."""
+    if state["turn"]["upgraded"]:
+        return IllegalMove("an upgrade uses the whole building budget", code="over_budget")
+    if state["turn"]["bought"]:
+        return IllegalMove("a track purchase replaces building this turn", code="bought_track")
+    ctx = tracks.BuildContext(state, seat)
+    problem = tracks.build_problem(ctx, int(body["from_milepost"]), int(body["to_milepost"]))
+    return IllegalMove(problem[1], code=problem[0]) if problem else None
+
+
+def _move_refusal(state: State, seat: int, body: dict[str, Any]) -> IllegalMove | None:
+    """The movement rules for one step of a train."""
+    ctx = ops.OperationsContext(state, seat)
+    train = state["players"][seat]["trains"][int(body["train"])]
+    problem = ops.step_problem(ctx, train, int(body["to_milepost"]))
+    return IllegalMove(problem[1], code=problem[0]) if problem else None
+
+
+def _upgrade_refusal(state: State, seat: int, body: dict[str, Any]) -> IllegalMove | None:
+    """An upgrade is paid in cash and replaces the turn's building."""
+    if state["players"][seat]["cash"] < UPGRADE_COST:
+        return IllegalMove("an upgrade costs 20M and there is no credit", code="no_credit")
+    if state["turn"]["spent"]:
+        return IllegalMove("upgrade instead of building, not after it", code="upgrade_after_build")
+    return None
+
+
+def _discard_hand_refusal(state: State, seat: int, body: dict[str, Any]) -> IllegalMove | None:
+    """Discarding the hand takes the whole turn."""
+    if state["turn"]["acted"]:
+        return IllegalMove("the hand may only be discarded instead of a turn", code="turn_started")
+    return None
+
+
+def _delivery_refusal(state: State, seat: int, body: dict[str, Any]) -> IllegalMove | None:
+    """Deliveries match a carried load to a demand in this city; one reason covers every mismatch."""
+    return IllegalMove("no matching demand for that load in this city", code="no_demand_here")
+
+
+def _pickup_refusal(state: State, seat: int, body: dict[str, Any]) -> IllegalMove | None:
+    """Pick-ups depend on the city's goods, the tray, room on the train and strikes; one reason covers them all."""
+    return IllegalMove("that load cannot be picked up here now", code="load_unavailable")
+
+
+_RULE_REFUSALS: dict[str, Callable[[State, int, dict[str, Any]], IllegalMove | None]] = {
+    "build_track": _build_refusal,
+    "move_train": _move_refusal,
+    "upgrade_train": _upgrade_refusal,
+    "discard_hand": _discard_hand_refusal,
+    "deliver": _delivery_refusal,
+    "pick_up": _pickup_refusal,
+}
 
 
 class IndiaRailsEngine(Engine):
@@ -267,34 +392,20 @@ class IndiaRailsEngine(Engine):
 
     def _offer_moves(self, state: State, seat: int) -> list[Move]:
         """Track purchases and swaps (challenge game): segments of others touching the buyer's reach."""
-        turn = state["turn"]
-        if not state["options"]["track_trading"] or turn["spent"] or turn["upgraded"] or turn["crossgraded"]:
-            return []
-        if turn["offers"] >= MAX_OFFERS_PER_TURN:
+        if not _may_offer_track(state):
             return []
         player = state["players"][seat]
         reach = tracks.network(player["track"]) | MAJOR_MILEPOSTS
-        own_by_node: dict[int, list[int]] = {}
-        for eid in player["track"]:
-            for m in BOARD.edges[eid]:
-                own_by_node.setdefault(m, []).append(eid)
+        own_by_node = _segments_by_milepost(player["track"])
         moves: list[Move] = []
         for seller, other in enumerate(state["players"]):
             if seller == seat:
                 continue
             for eid in sorted(other["track"]):
                 a, b = BOARD.edges[eid]
-                if a not in reach and b not in reach:
-                    continue
-                price = min(BOARD.build_cost[eid])
-                for amount in (price, 2 * price):
-                    if amount <= player["cash"]:
-                        moves.append({"offer_track": {"seller": seller, "a": a, "b": b, "price": amount,
-                                                      "give_a": -1, "give_b": -1}})
-                for give in sorted(set(own_by_node.get(a, []) + own_by_node.get(b, []))):
-                    ga, gb = BOARD.edges[give]
-                    moves.append({"offer_track": {"seller": seller, "a": a, "b": b, "price": 0,
-                                                  "give_a": ga, "give_b": gb}})
+                if a in reach or b in reach:
+                    moves += _purchase_offers(seller, eid, player["cash"])
+                    moves += _swap_offers(seller, eid, own_by_node)
         return moves
 
     # ---- applying moves ---------------------------------------------------------------
@@ -787,45 +898,5 @@ class IndiaRailsEngine(Engine):
         body = move.get(kind) if kind else None
         if not kind or not isinstance(body, dict):
             return IllegalMove("a move is an object with exactly one kind", code="malformed_move")
-        phase_of = {
-            "build_track": ("build", "initial_build"), "upgrade_train": ("build", "initial_build"),
-            "crossgrade_train": ("build", "initial_build"), "end_turn": ("build", "initial_build"),
-            "offer_track": ("build", "initial_build"), "move_train": ("operations",),
-            "place_train": ("operations",), "pick_up": ("operations",), "drop_load": ("operations",),
-            "deliver": ("operations",), "discard_hand": ("operations",), "end_operations": ("operations",),
-            "backtrack": ("operations",), "discard_demand": ("initial_discard",), "answer_offer": ("offer",),
-        }
-        if state["pending"] and kind != "choose_lost_load":
-            return IllegalMove("choose which load the derailment costs first", code="choice_pending")
-        if kind in phase_of and state["phase"] not in phase_of[kind]:
-            return IllegalMove(f"{kind} is not allowed in the {state['phase']} phase", code="wrong_phase")
-        try:
-            if kind == "build_track":
-                ctx = tracks.BuildContext(state, seat)
-                if state["turn"]["upgraded"]:
-                    return IllegalMove("an upgrade uses the whole building budget", code="over_budget")
-                if state["turn"]["bought"]:
-                    return IllegalMove("a track purchase replaces building this turn", code="bought_track")
-                problem = tracks.build_problem(ctx, int(body["from_milepost"]), int(body["to_milepost"]))
-                if problem:
-                    return IllegalMove(problem[1], code=problem[0])
-            if kind == "move_train":
-                ctx2 = ops.OperationsContext(state, seat)
-                train = state["players"][seat]["trains"][int(body["train"])]
-                problem = ops.step_problem(ctx2, train, int(body["to_milepost"]))
-                if problem:
-                    return IllegalMove(problem[1], code=problem[0])
-            if kind == "upgrade_train" and state["players"][seat]["cash"] < UPGRADE_COST:
-                return IllegalMove("an upgrade costs 20M and there is no credit", code="no_credit")
-            if kind == "upgrade_train" and state["turn"]["spent"]:
-                return IllegalMove("upgrade instead of building, not after it", code="upgrade_after_build")
-            if kind == "discard_hand" and state["turn"]["acted"]:
-                return IllegalMove("the hand may only be discarded instead of a turn", code="turn_started")
-            if kind == "deliver":
-                return IllegalMove("no matching demand for that load in this city", code="no_demand_here")
-            if kind == "pick_up":
-                return IllegalMove("that load cannot be picked up here now", code="load_unavailable")
-        except (KeyError, TypeError, ValueError, IndexError):
-            return IllegalMove("the move's fields are missing or invalid", code="malformed_move")
-        return IllegalMove("that move is not legal now", code="illegal_move")
-
+        refusal = _timing_refusal(state, kind) or _rule_refusal(state, seat, kind, body)
+        return refusal or IllegalMove("that move is not legal now", code="illegal_move")

@@ -91,22 +91,41 @@ def step_problem(ctx: OperationsContext, train: dict[str, Any], to: int) -> tupl
         return "not_adjacent", "trains run one milepost at a time to a neighbour"
     if train["left"] <= 0:
         return "no_movement_left", "the train has no movement left this turn"
-    red = eid in BOARD.red_area
-    owner = ctx.owner.get(eid)
-    if not red and owner is None:
+    return _passage_problem(ctx, train, eid, to) or _use_fee_problem(ctx, eid)
+
+
+def _passage_problem(ctx: OperationsContext, train: dict[str, Any], eid: int, to: int) -> tuple[str, str] | None:
+    """Trains run on built track or red areas, not over flooded rivers or into sandstorms; they reverse in cities."""
+    if eid not in BOARD.red_area and ctx.owner.get(eid) is None:
         return "no_track", "there is no track between those mileposts"
     if BOARD.river[eid] and BOARD.river[eid] in ctx.flooded:
         return "river_flooded", f"the {BOARD.river[eid]} is in flood"
     if to in ctx.storm:
         return "sandstorm", "a sandstorm covers that milepost"
-    if to == train["prev"] and not BOARD.city_at[at]:
+    if to == train["prev"] and not BOARD.city_at[train["at"]]:
         return "no_reverse", "a train may reverse only in a city"
-    cash = ctx.player["cash"]
-    if not red and owner != ctx.seat:
-        paid = owner in ctx.turn["fees_paid"]
-        if not paid and cash < TRACK_FEE and not ctx.options["mercy_late_fees"]:
-            return "cannot_pay_fee", "not enough cash to pay the 4M track fee"
-    elif ctx.options["cost_to_move"] and not ctx.turn["moved_own"] and cash < MOVE_FEE:
+    return None
+
+
+def _use_fee_problem(ctx: OperationsContext, eid: int) -> tuple[str, str] | None:
+    """Another player's track costs a use fee; own track and red areas may cost 1M under cost-to-move."""
+    owner = ctx.owner.get(eid)
+    if eid not in BOARD.red_area and owner != ctx.seat:
+        return _track_fee_problem(ctx, owner)
+    return _move_cost_problem(ctx)
+
+
+def _track_fee_problem(ctx: OperationsContext, owner: int | None) -> tuple[str, str] | None:
+    """The 4M fee is owed once per owner per turn; without late fees the mover must have the cash now."""
+    paid = owner in ctx.turn["fees_paid"]
+    if not paid and ctx.player["cash"] < TRACK_FEE and not ctx.options["mercy_late_fees"]:
+        return "cannot_pay_fee", "not enough cash to pay the 4M track fee"
+    return None
+
+
+def _move_cost_problem(ctx: OperationsContext) -> tuple[str, str] | None:
+    """With the cost-to-move rule the first run on own track each turn costs 1M, paid in cash."""
+    if ctx.options["cost_to_move"] and not ctx.turn["moved_own"] and ctx.player["cash"] < MOVE_FEE:
         return "cannot_pay_move_cost", "not enough cash to pay 1M to move on your own track"
     return None
 

@@ -109,12 +109,31 @@ def build_problem(ctx: BuildContext, start: int, end: int) -> tuple[str, str] | 
     eid = BOARD.edge_between(start, end)
     if eid < 0:
         return "not_adjacent", "those mileposts are not joined on the map"
+    # The order of the checks fixes which reason a refusal gives when several apply.
+    return (
+        _site_problem(ctx, eid, start)
+        or _event_problem(ctx, eid, start, end)
+        or _cost_problem(ctx, eid, end)
+        or _major_limit_problem(ctx, start)
+        or _entry_problem(ctx, eid, start)
+        or _entry_problem(ctx, eid, end)
+        or _blocking_problem(ctx, eid)
+    )
+
+
+def _site_problem(ctx: BuildContext, eid: int, start: int) -> tuple[str, str] | None:
+    """Where track may go at all: outside major cities, on a free right of way, from own track or a major city."""
     if eid in BOARD.inside_major or eid in BOARD.red_area:
         return "red_area", "no track may be built inside a major city"
     if eid in ctx.owner:
         return "right_of_way", "a segment already runs between those mileposts"
     if start not in ctx.mine and start not in MAJOR_MILEPOSTS:
         return "not_connected", "build from a major city or from your own track"
+    return None
+
+
+def _event_problem(ctx: BuildContext, eid: int, start: int, end: int) -> tuple[str, str] | None:
+    """Event cards stop building: rivers in flood, sandstorms, and erased segments their owner may rebuild first."""
     if BOARD.river[eid] and BOARD.river[eid] in ctx.flooded:
         return "river_flooded", f"the {BOARD.river[eid]} is in flood"
     if start in ctx.storm or end in ctx.storm:
@@ -122,24 +141,35 @@ def build_problem(ctx: BuildContext, start: int, end: int) -> tuple[str, str] | 
     holder = ctx.reserved.get(eid)
     if holder is not None and holder != ctx.seat:
         return "bridge_reserved", "its previous owner may rebuild that segment first"
+    return None
+
+
+def _cost_problem(ctx: BuildContext, eid: int, end: int) -> tuple[str, str] | None:
+    """The segment must fit both the turn's 20M building limit and the player's cash (there is no credit)."""
     cost = BOARD.cost_into(eid, end)
-    if cost > ctx.money:
-        over_budget = BUDGET - ctx.state["turn"]["spent"] < cost
-        if over_budget:
-            return "over_budget", f"the segment costs {cost}M, over this turn's 20M limit"
-        return "no_credit", f"the segment costs {cost}M and there is no credit"
+    if cost <= ctx.money:
+        return None
+    if BUDGET - ctx.state["turn"]["spent"] < cost:
+        return "over_budget", f"the segment costs {cost}M, over this turn's 20M limit"
+    return "no_credit", f"the segment costs {cost}M and there is no credit"
+
+
+def _major_limit_problem(ctx: BuildContext, start: int) -> tuple[str, str] | None:
+    """At most two segments a turn may start from major city mileposts."""
     if start in MAJOR_MILEPOSTS and ctx.major_left <= 0:
         return "major_limit", "at most two segments a turn may be built from major city mileposts"
-    for milepost in (start, end):
-        problem = _entry_problem(ctx, eid, milepost)
-        if problem:
-            return problem
+    return None
+
+
+def _blocking_problem(ctx: BuildContext, eid: int) -> tuple[str, str] | None:
+    """No segment may cut another player off from a city they could still reach."""
     if _blocks_someone(ctx, eid):
         return "blocking", "that segment would cut another player off from a city"
     return None
 
 
 def _entry_problem(ctx: BuildContext, eid: int, milepost: int) -> tuple[str, str] | None:
+    """City entry limits: players per small or medium city, segments per player, and room left for others."""
     name = BOARD.city_at[milepost]
     if not name:
         return None
