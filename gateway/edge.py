@@ -1,0 +1,77 @@
+"""The gateway's edge: its own metrics registry and the middleware that feeds it."""
+
+from __future__ import annotations
+
+import time
+
+from prometheus_client import CollectorRegistry, Counter, Histogram
+from starlette.types import ASGIApp, Receive, Scope, Send
+from starlette.types import Message as AsgiMessage
+
+from gateway.problems import Problem, problem_response
+from services.common.logs import get_logger
+
+log = get_logger("gateway")
+
+class Metrics:
+    """The gateway's own Prometheus registry (separate from any in-process services)."""
+
+    def __init__(self) -> None:
+        self.registry = CollectorRegistry()
+        self.requests = Counter(
+            "chaiwala_http_requests", "HTTP requests", ["method", "route", "status"], registry=self.registry
+        )
+        self.duration = Histogram(
+            "chaiwala_http_request_duration_seconds",
+            "HTTP request latency",
+            ["method", "route"],
+            registry=self.registry,
+            buckets=(0.001, 0.0025, 0.005, 0.01, 0.025, 0.05, 0.1, 0.25, 0.5, 1.0, 2.5, 5.0, 10.0),
+        )
+
+
+class EdgeMiddleware:
+    """Counts and times every request by route template, and is the last resort for crashes.
+
+    Pure ASGI, so SSE streams pass through untouched.  An unexpected exception becomes
+    a problem+json 500 here rather than reaching the server, which would drop the
+    connection without an answer.
+    """
+
+    def __init__(self, app: ASGIApp, metrics: Metrics) -> None:
+        self.app = app
+        self.metrics = metrics
+
+    async def __call__(self, scope: Scope, receive: Receive, send: Send) -> None:
+        """Time and count one HTTP request; turn anything that escaped into a problem+json 500."""
+        if scope["type"] != "http":
+            await self.app(scope, receive, send)
+            return
+        started = time.perf_counter()
+        status = 500
+
+        async def remember_status(message: AsgiMessage) -> None:
+            nonlocal status
+            if message["type"] == "http.response.start":
+                status = message["status"]
+            await send(message)
+
+        started_response = False
+
+        async def tracking_send(message: AsgiMessage) -> None:
+            nonlocal started_response
+            started_response = started_response or message["type"] == "http.response.start"
+            await remember_status(message)
+
+        try:
+            await self.app(scope, receive, tracking_send)
+        except Exception:
+            log.exception("request_failed", path=scope.get("path", ""))
+            if started_response:
+                return
+            response = problem_response(Problem(500, "internal", "internal error"), scope.get("path", ""))
+            await response(scope, receive, remember_status)
+        finally:
+            route = getattr(scope.get("route"), "path", "unmatched")
+            self.metrics.requests.labels(scope["method"], route, str(status)).inc()
+            self.metrics.duration.labels(scope["method"], route).observe(time.perf_counter() - started)

@@ -1,0 +1,332 @@
+"""REST and SSE routes: parse, forward to the game's rules service over gRPC, render.
+
+The gateway holds no game state and no game logic.  A game id names its game type
+(``<game_type>-<hex>``), which is how requests find their rules service.  Handlers are
+module-level functions; what they share (settings, channels, metrics) lives on
+``app.state`` and is set up by :func:`gateway.app.create_app`.
+"""
+
+from __future__ import annotations
+
+import asyncio
+from collections.abc import AsyncIterator, Awaitable
+from typing import Any
+
+import grpc
+import orjson
+from fastapi import APIRouter, Request
+from fastapi.responses import JSONResponse, Response
+from google.protobuf import json_format
+from google.protobuf.message import Message
+from grpc_health.v1 import health_pb2, health_pb2_grpc
+from prometheus_client import CONTENT_TYPE_LATEST, generate_latest
+from sse_starlette.sse import EventSourceResponse
+
+from chaiwala.v1 import rest_pb2, rules_pb2
+from gateway.backends import Backends
+from gateway.edge import Metrics
+from gateway.problems import Problem, problem_from_rpc
+from gateway.settings import GatewaySettings
+from services.common import protojson
+from services.common.logs import get_logger
+from services.common.store import game_type_of
+
+log = get_logger("gateway")
+router = APIRouter()
+
+
+class JSON(JSONResponse):
+    """JSON rendered with orjson (fast, and exact for floats)."""
+
+    def render(self, content: Any) -> bytes:
+        """Serialise ``content`` with orjson."""
+        return orjson.dumps(content)
+
+
+def message_json(message: Message) -> dict[str, Any]:
+    """A proto message as REST JSON: proto field names, every field printed."""
+    return json_format.MessageToDict(
+        message, preserving_proto_field_name=True, always_print_fields_with_no_presence=True
+    )
+
+
+def _metadata(request: Request) -> tuple[tuple[str, str], ...]:
+    header = request.headers.get("authorization", "")
+    if not header:
+        return ()
+    # gRPC metadata must be printable ASCII; anything else cannot be a token we issued.
+    printable = header.isascii() and header.isprintable()
+    if not printable or not header.lower().startswith("bearer ") or len(header) > 4096:
+        raise Problem(401, "unauthenticated", "use 'Authorization: Bearer <token>'")
+    return (("authorization", header),)
+
+
+async def _rpc(call: Awaitable[Any]) -> Any:
+    try:
+        return await call
+    except grpc.aio.AioRpcError as error:
+        raise problem_from_rpc(error) from None
+
+
+async def _read_json(request: Request, limit: int, required: bool = True) -> dict[str, Any]:
+    """The body as a JSON object, within ``limit`` bytes, or a problem."""
+    declared = request.headers.get("content-length")
+    if declared and declared.isascii() and declared.isdigit() and int(declared) > limit:
+        raise Problem(413, "body_too_large", f"bodies are limited to {limit} bytes")
+    chunks = []
+    size = 0
+    async for chunk in request.stream():
+        size += len(chunk)
+        if size > limit:
+            raise Problem(413, "body_too_large", f"bodies are limited to {limit} bytes")
+        chunks.append(chunk)
+    raw = b"".join(chunks)
+    if not raw.strip():
+        if required:
+            raise Problem(400, "empty_body", "a JSON object body is required")
+        return {}
+    content_type = request.headers.get("content-type", "application/json").split(";")[0].strip().lower()
+    if content_type != "application/json" and not content_type.endswith("+json"):
+        raise Problem(415, "unsupported_media_type", "send application/json")
+    try:
+        data = orjson.loads(raw)
+    except orjson.JSONDecodeError as error:
+        raise Problem(400, "malformed_json", f"the body is not valid JSON: {error}") from None
+    if not isinstance(data, dict):
+        raise Problem(400, "invalid_request", "the body must be a JSON object")
+    return data
+
+
+def _parse(data: dict[str, Any], message: Message) -> Message:
+    try:
+        json_format.ParseDict(data, message, ignore_unknown_fields=False)
+    except (json_format.ParseError, TypeError, ValueError) as error:
+        raise Problem(400, "invalid_request", str(error)) from None
+    return message
+
+
+def _game_type(game_id: str) -> str:
+    game_type = game_type_of(game_id)
+    if not game_type:
+        raise Problem(404, "game_not_found", f"no game {game_id!r}")
+    return game_type
+
+
+def _pack_game_message(game_type: str, name: str, data: dict[str, Any], code: str) -> Any:
+    """Parse the JSON of one of the game's messages; an ``@type`` from our own output is allowed."""
+    data = dict(data)
+    type_url = data.pop("@type", None)
+    if type_url is not None and type_url != f"type.googleapis.com/chaiwala.{game_type}.v1.{name}":
+        raise Problem(400, code, f"expected a chaiwala.{game_type}.v1.{name}, got {type_url}")
+    try:
+        return protojson.pack(game_type, name, data)
+    except protojson.BadMessage as error:
+        raise Problem(400, code, str(error)) from None
+
+
+MAX_VERSION = 2**31
+
+
+def _counter(text: str) -> int | None:
+    """A non-negative version or index written in ASCII digits, within range; else ``None``."""
+    if not text or len(text) > 10 or not (text.isascii() and text.isdigit()):
+        return None
+    value = int(text)
+    return value if value <= MAX_VERSION else None
+
+
+def _last_event(request: Request) -> tuple[int, int | None]:
+    """Resume point from ``Last-Event-ID`` ("<version>:<index>") or ``?after=<version>``."""
+    last = request.headers.get("last-event-id", "").strip()
+    if last:
+        version_text, separator, index_text = last.partition(":")
+        version = _counter(version_text)
+        index = _counter(index_text) if separator else None
+        if version is None or (separator and index is None):
+            raise Problem(400, "bad_last_event_id", "Last-Event-ID must look like '<version>:<index>'")
+        return version, index
+    after = _counter(request.query_params.get("after", "0"))
+    if after is None:
+        raise Problem(400, "bad_after", f"'after' must be a version number from 0 to {MAX_VERSION}")
+    return after, None
+
+
+def _backends(request: Request) -> Backends:
+    backends: Backends = request.app.state.backends
+    return backends
+
+
+def _settings(request: Request) -> GatewaySettings:
+    settings: GatewaySettings = request.app.state.settings
+    return settings
+
+
+def _call(request: Request) -> dict[str, Any]:
+    """Per-call options: the bearer, a deadline, and waiting through a service restart."""
+    timeout = _settings(request).rpc_timeout_seconds
+    return {"metadata": _metadata(request), "timeout": timeout, "wait_for_ready": True}
+
+
+def _stub_for(request: Request, game_id: str) -> Any:
+    return _backends(request).stub(_game_type(game_id))
+
+
+async def _forward(request: Request, game_id: str, method: str, message: Message) -> Response:
+    """Pass one read-only call through to the game's rules service and render its answer."""
+    stub = _stub_for(request, game_id)
+    answer = await _rpc(getattr(stub, method)(message, **_call(request)))
+    return JSON(message_json(answer))
+
+
+@router.get("/healthz")
+async def healthz() -> dict[str, str]:
+    """Liveness: the process answers."""
+    return {"status": "ok"}
+
+
+@router.get("/readyz")
+async def readyz(request: Request) -> Response:
+    """Readiness: every configured rules service reports SERVING."""
+    channels = _backends(request).channels
+
+    async def check(game_type: str) -> tuple[str, str]:
+        stub = health_pb2_grpc.HealthStub(channels[game_type])
+        try:
+            answer = await stub.Check(health_pb2.HealthCheckRequest(service=""), timeout=2)
+        except grpc.aio.AioRpcError as error:
+            return game_type, error.code().name
+        return game_type, health_pb2.HealthCheckResponse.ServingStatus.Name(answer.status)
+
+    results = dict(await asyncio.gather(*(check(g) for g in channels)))
+    ready = bool(results) and all(status == "SERVING" for status in results.values())
+    return JSON({"ready": ready, "services": results}, status_code=200 if ready else 503)
+
+
+@router.get("/metrics")
+async def prometheus(request: Request) -> Response:
+    """The gateway's Prometheus metrics."""
+    metrics: Metrics = request.app.state.metrics
+    return Response(generate_latest(metrics.registry), media_type=CONTENT_TYPE_LATEST)
+
+
+@router.get("/v1/game-types")
+async def game_types(request: Request) -> Response:
+    """Every game type whose rules service answers."""
+    found = []
+    for game_type, stub in sorted(_backends(request).stubs.items()):
+        try:
+            answer = await stub.GetGameType(rules_pb2.GetGameTypeRequest(), timeout=5)
+        except grpc.aio.AioRpcError:
+            log.warning("game_type_unavailable", game_type=game_type)
+            continue
+        found.append(message_json(answer))
+    return JSON(found)
+
+
+@router.post("/v1/games", status_code=201)
+async def create_game(request: Request) -> Response:
+    """Create a game; the answer carries each seat's token, once."""
+    body = _parse(await _read_json(request, _settings(request).max_body_bytes), rest_pb2.CreateGameBody())
+    assert isinstance(body, rest_pb2.CreateGameBody)
+    stub = _backends(request).stubs.get(body.game_type)
+    if stub is None:
+        raise Problem(400, "unknown_game_type", f"unknown game_type {body.game_type!r}")
+    grpc_request = rules_pb2.CreateGameRequest(players=body.players)
+    if body.HasField("seed"):
+        grpc_request.seed = body.seed
+    if body.HasField("options"):
+        options = json_format.MessageToDict(body.options)
+        grpc_request.options.CopyFrom(_pack_game_message(body.game_type, "Options", options, "bad_options"))
+    answer = await _rpc(stub.CreateGame(grpc_request, **_call(request)))
+    return JSON(message_json(answer), status_code=201)
+
+
+@router.get("/v1/games/{game_id}")
+async def get_game(game_id: str, request: Request) -> Response:
+    """The game as the bearer may see it."""
+    return await _forward(request, game_id, "GetGame", rules_pb2.GetGameRequest(game_id=game_id))
+
+
+@router.get("/v1/games/{game_id}/legal-moves")
+async def legal_moves(game_id: str, request: Request) -> Response:
+    """The bearer's legal moves."""
+    return await _forward(request, game_id, "ListLegalMoves", rules_pb2.ListLegalMovesRequest(game_id=game_id))
+
+
+@router.post("/v1/games/{game_id}/moves")
+async def submit_moves(game_id: str, request: Request) -> Response:
+    """One move or an atomic batch, with an optional expected version and idempotency key."""
+    game_type = _game_type(game_id)
+    stub = _backends(request).stub(game_type)
+    options = _call(request)  # a bad credential is refused before the body is read
+    body = _parse(await _read_json(request, _settings(request).max_body_bytes), rest_pb2.SubmitMovesBody())
+    assert isinstance(body, rest_pb2.SubmitMovesBody)
+    if body.HasField("move") == bool(body.moves):
+        raise Problem(400, "invalid_request", "give exactly one of 'move' and 'moves'")
+    raw_moves = [body.move] if body.HasField("move") else list(body.moves)
+    moves = [_pack_game_message(game_type, "Move", json_format.MessageToDict(m), "malformed_move") for m in raw_moves]
+    grpc_request = rules_pb2.SubmitMovesRequest(
+        game_id=game_id,
+        moves=moves,
+        idempotency_key=request.headers.get("idempotency-key", ""),
+    )
+    if body.HasField("expected_version"):
+        grpc_request.expected_version = body.expected_version
+    answer = await _rpc(stub.SubmitMoves(grpc_request, **options))
+    return JSON(message_json(answer))
+
+
+@router.get("/v1/games/{game_id}/events")
+async def events(game_id: str, request: Request) -> Response:
+    """Events after a version: a JSON list, or a live SSE stream when asked for one."""
+    stub = _stub_for(request, game_id)
+    metadata = _metadata(request)
+    after, index = _last_event(request)
+    if "text/event-stream" not in request.headers.get("accept", ""):
+        listing = rules_pb2.ListEventsRequest(game_id=game_id, after=after)
+        if index is not None:
+            listing.after_index = index
+        answer = await _rpc(stub.ListEvents(listing, **_call(request)))
+        return JSON([message_json(e) for e in answer.events])
+    # Check the id and the credential before committing to a 200 stream.
+    await _rpc(stub.ListEvents(rules_pb2.ListEventsRequest(game_id=game_id, after=MAX_VERSION), **_call(request)))
+    watch = rules_pb2.WatchEventsRequest(game_id=game_id, after=after)
+    if index is not None:
+        watch.after_index = index
+    return EventSourceResponse(_sse(stub.WatchEvents(watch, metadata=metadata, wait_for_ready=True)), ping=15)
+
+
+async def _sse(call: Any) -> AsyncIterator[dict[str, str]]:
+    """Relay a WatchEvents stream as SSE; a failure becomes an ``error`` event, then ``end``."""
+    try:
+        async for event in call:
+            yield {
+                "id": f"{event.version}:{event.index}",
+                "event": "game_event",
+                "data": orjson.dumps(message_json(event)).decode(),
+            }
+    except grpc.aio.AioRpcError as error:
+        problem = problem_from_rpc(error)
+        yield {"event": "error", "data": orjson.dumps({"code": problem.code, "detail": problem.detail}).decode()}
+    finally:
+        call.cancel()
+    yield {"event": "end", "data": "{}"}
+
+
+@router.get("/v1/games/{game_id}/replay")
+async def replay(game_id: str, request: Request) -> Response:
+    """Every move and event from the start (operators, or anyone once the game is over)."""
+    return await _forward(request, game_id, "GetReplay", rules_pb2.GetReplayRequest(game_id=game_id))
+
+
+@router.post("/v1/games/{game_id}/abort")
+async def abort(game_id: str, request: Request) -> Response:
+    """End a game without a result (operators)."""
+    stub = _stub_for(request, game_id)
+    options = _call(request)
+    body = _parse(
+        await _read_json(request, _settings(request).max_body_bytes, required=False), rest_pb2.AbortGameBody()
+    )
+    assert isinstance(body, rest_pb2.AbortGameBody)
+    answer = await _rpc(stub.AbortGame(rules_pb2.AbortGameRequest(game_id=game_id, reason=body.reason), **options))
+    return JSON(message_json(answer))
