@@ -33,7 +33,8 @@ gen/.stamp: $(VENV)/.installed $(PROTO_SRC)
 run: setup
 	$(BIN)/python -m services.common.supervisor
 
-test: setup
+# Lint first: ruff and mypy clean is part of passing.
+test: lint
 	$(BIN)/python -m pytest -n 2 --dist worksteal -q
 
 test-fast: setup
