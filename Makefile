@@ -41,7 +41,7 @@ test-fast: setup
 	$(BIN)/python -m pytest -q -m "not slow"
 
 lint: setup
-	$(BIN)/ruff check services gateway tests bench
+	$(BIN)/ruff check services gateway tests bench seeds
 	$(BIN)/mypy
 
 bench: setup
