@@ -77,8 +77,7 @@ def play_contract(state: State, seat: int, card_id: int, events: Events) -> None
     effect = CONTRACTS[card_id]["effect"]
     kind = effect["kind"]
     amount = int(effect.get("amount", 0))
-    # Borrowing stays the fallback so that a seed kind missing from the table plays as it always has.
-    detail = CONTRACT_EFFECTS.get(kind, borrow_effect)(state, seat, card_id, amount)
+    detail = CONTRACT_EFFECTS[kind](state, seat, card_id, amount)
     events.append({"contract_played": {"seat": seat, "contract_id": card_id, "detail": detail}})
     # The harvest and crop moves come after the announcement so their events follow it.
     if kind == "harvest":

@@ -33,6 +33,11 @@ def test_fifty_five_cards() -> None:
     assert CONTRACTS[28]["effect"]["kind"] == CONTRACTS[29]["effect"]["kind"] == "borrow"
 
 
+def test_every_contract_effect_in_the_seeds_has_a_rule() -> None:
+    kinds = {card["effect"]["kind"] for card in CONTRACTS.values()}
+    assert kinds <= set(contracts.CONTRACT_EFFECTS), kinds - set(contracts.CONTRACT_EFFECTS)
+
+
 def test_components() -> None:
     assert sum(CUBE_BOX.values()) == 131 == BOARD["components"]["cubes_total"]
     assert TOTAL_LEAVES == 48 + 19 * 5 and TOTAL_RUBBLE == 48 + 6 * 5
