@@ -15,10 +15,15 @@ import bench
 from bench.harness import measure
 
 
+def bench_modules() -> list[str]:
+    """Names of the modules in ``bench/`` that offer ``cases()`` (helpers such as the harness do not)."""
+    names = (m.name for m in pkgutil.iter_modules(bench.__path__) if not m.name.startswith("_"))
+    return sorted(name for name in names if hasattr(importlib.import_module(f"bench.{name}"), "cases"))
+
+
 def main(argv: list[str]) -> None:
     """Time the named benchmark modules (all of them when none is named)."""
-    names = argv or sorted(m.name for m in pkgutil.iter_modules(bench.__path__) if m.name not in {"harness"})
-    for name in names:
+    for name in argv or bench_modules():
         module = importlib.import_module(f"bench.{name}")
         try:
             for row in measure(module.cases()):

@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+from bench.__main__ import bench_modules
 from bench.engine_cases import game_case, step_case
 from bench.harness import Case, measure
 from services.common.registry import engine_for
@@ -24,3 +25,9 @@ def test_shared_engine_cases_play_real_moves_and_games() -> None:
     step.run()
     assert step.run.moves == 2  # type: ignore[attr-defined]
     assert game_case(engine, 2).run() > 0
+
+
+def test_make_bench_runs_only_modules_that_offer_cases() -> None:
+    names = bench_modules()
+    assert "platform" in names and "darjeeling" in names
+    assert not {"__main__", "harness", "engine_cases"} & set(names)
