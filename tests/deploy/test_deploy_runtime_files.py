@@ -3,7 +3,6 @@
 from __future__ import annotations
 
 import importlib.util
-import socket
 import subprocess
 import sys
 import threading
@@ -18,6 +17,7 @@ import pytest
 import redis
 from grpc_health.v1 import health, health_pb2, health_pb2_grpc
 
+from services.common.embedded_redis import free_port
 from tests.deploy.deploy_contract import ROOT, RULES_SERVICE_NAME
 from tests.support.redis_cluster import find_redis_binaries
 
@@ -76,14 +76,6 @@ def test_grpc_check_as_a_script(health_server: tuple[str, health.HealthServicer]
         [sys.executable, str(HEALTHCHECK), "grpc", target], capture_output=True, text=True, timeout=60, check=False
     )
     assert completed.returncode == 0, completed.stderr
-
-
-def free_port() -> int:
-    """A currently free TCP port on loopback."""
-    with socket.socket() as sock:
-        sock.bind(("127.0.0.1", 0))
-        port: int = sock.getsockname()[1]
-        return port
 
 
 def test_grpc_check_fails_when_nothing_listens(healthcheck: ModuleType) -> None:

@@ -17,7 +17,6 @@ from __future__ import annotations
 import os
 import random
 import re
-import socket
 import subprocess
 import sys
 import time
@@ -30,6 +29,7 @@ import httpx
 import pytest
 import redis
 
+from services.common.embedded_redis import free_port
 from tests.deploy.deploy_contract import ROOT, RULES_SERVICE_NAME
 from tests.support.client import auth, create_game
 from tests.support.redis_cluster import ClusterInfo, start_cluster
@@ -46,14 +46,6 @@ def _require_darjeeling() -> None:
         pytest.skip(f"platform code missing: {exc}")
     if GAME not in available_game_types():
         pytest.skip("the Darjeeling engine is not in this checkout")
-
-
-def free_port() -> int:
-    """A TCP port on loopback that is free right now."""
-    with socket.socket() as sock:
-        sock.bind(("127.0.0.1", 0))
-        port: int = sock.getsockname()[1]
-        return port
 
 
 @dataclass
