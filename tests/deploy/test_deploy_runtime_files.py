@@ -17,7 +17,7 @@ import pytest
 import redis
 from grpc_health.v1 import health, health_pb2, health_pb2_grpc
 
-from services.common.embedded_redis import free_port
+from services.common.embedded_redis import EmbeddedRedis, free_port
 from tests.deploy.deploy_contract import ROOT, RULES_SERVICE_NAME
 from tests.support.redis_cluster import find_redis_binaries
 
@@ -112,24 +112,25 @@ def test_http_check_follows_readyz(healthcheck: ModuleType) -> None:
     assert healthcheck.main(["--timeout", "1", "http", f"http://127.0.0.1:{free_port()}/readyz"]) == 1
 
 
-def start_redis_with_shipped_conf(directory: Path, port: int) -> subprocess.Popen[bytes]:
+def start_redis_with_shipped_conf(directory: Path, port: int) -> EmbeddedRedis:
     """redis-server with deploy/redis/redis.conf; only dir, port, bind and logfile differ for the test.
 
     ``dir`` is applied while the file is read (redis chdirs at once), so the test copy of the file
     has its ``dir`` line pointed at the temp directory; every other line is the shipped one.
     """
-    server, _ = find_redis_binaries()
+    binary, _ = find_redis_binaries()
     lines = REDIS_CONF.read_text(encoding="utf-8").splitlines()
     assert sum(line.startswith("dir ") for line in lines) == 1
     conf = directory / "redis.conf"
     conf.write_text(
         "\n".join(f"dir {directory}" if line.startswith("dir ") else line for line in lines) + "\n", encoding="utf-8"
     )
-    return subprocess.Popen(
-        [server, str(conf), "--port", str(port), "--bind", "127.0.0.1", "--logfile", str(directory / "redis.log")],
+    process = subprocess.Popen(
+        [binary, str(conf), "--port", str(port), "--bind", "127.0.0.1", "--logfile", str(directory / "redis.log")],
         stdout=subprocess.DEVNULL,
         stderr=subprocess.DEVNULL,
     )
+    return EmbeddedRedis(process=process, port=port, data_dir=directory)
 
 
 def wait_for_ping(client: redis.Redis, process: subprocess.Popen[bytes]) -> None:
@@ -144,24 +145,13 @@ def wait_for_ping(client: redis.Redis, process: subprocess.Popen[bytes]) -> None
     raise AssertionError("redis-server did not start")
 
 
-def stop_process(process: subprocess.Popen[bytes]) -> None:
-    """Terminate a redis-server started here if it is still running (also on a failed assertion)."""
-    if process.poll() is None:
-        process.terminate()
-        try:
-            process.wait(timeout=20)
-        except subprocess.TimeoutExpired:
-            process.kill()
-            process.wait(timeout=20)
-
-
 def test_shipped_redis_conf_persists_through_the_aof(tmp_path: Path) -> None:
     """A real redis-server accepts redis.conf; writes survive a restart from the AOF alone (RDB removed)."""
     port = free_port()
-    process = start_redis_with_shipped_conf(tmp_path, port)
+    server = start_redis_with_shipped_conf(tmp_path, port)
     try:
         with redis.Redis(host="127.0.0.1", port=port, socket_timeout=5, decode_responses=True) as client:
-            wait_for_ping(client, process)
+            wait_for_ping(client, server.process)
             config = client.config_get("*")
             assert config["appendonly"] == "yes"
             assert config["appendfsync"] == "everysec"
@@ -169,17 +159,17 @@ def test_shipped_redis_conf_persists_through_the_aof(tmp_path: Path) -> None:
             client.hset("game:{g1}:meta", mapping={"version": 3, "status": "active"})
             client.xadd("game:{g1}:events", {"move": "x"}, id="1-1")
         # SIGTERM: a clean shutdown, which flushes and fsyncs the AOF.
-        stop_process(process)
+        server.stop()
     finally:
-        stop_process(process)
+        server.stop()
     assert list(tmp_path.rglob("appendonly.aof*")), "no AOF written"
     for rdb in tmp_path.rglob("dump.rdb"):
         rdb.unlink()
-    process = start_redis_with_shipped_conf(tmp_path, port)
+    server = start_redis_with_shipped_conf(tmp_path, port)
     try:
         with redis.Redis(host="127.0.0.1", port=port, socket_timeout=5, decode_responses=True) as client:
-            wait_for_ping(client, process)
+            wait_for_ping(client, server.process)
             assert client.hgetall("game:{g1}:meta") == {"version": "3", "status": "active"}
             assert client.xlen("game:{g1}:events") == 1
     finally:
-        stop_process(process)
+        server.stop()
