@@ -36,7 +36,6 @@ from tests.support.redis_cluster import ClusterInfo, start_cluster
 
 GAME = "darjeeling"
 START_TIMEOUT = 60.0
-HEALTHCHECK = ROOT / "deploy" / "healthcheck.py"
 
 
 def _require_darjeeling() -> None:
