@@ -18,8 +18,6 @@ Events = list[dict[str, Any]]
 LIMITS = BOARD["base_limits"]
 BONUS = BOARD["chai_bonus"]
 
-AREAS_ORDER = ("A", "B", "C", "D", "E", "F", "G")
-
 KIND_BY_AREA = {
     "A": "STOCKYARD", "B": "EXCAVATION", "C": "FOUNDRY", "D": "LAY_TRACK",
     "E": "BUILDING", "F": "POST_OFFICE", "G": "CHAIWALA",

@@ -31,7 +31,6 @@ STATIONS: list[dict[str, Any]] = _RAILWAY["stations"]
 SEGMENTS: list[dict[str, Any]] = _RAILWAY["segments"]
 CONTRACTS: dict[int, dict[str, Any]] = {card["id"]: card for card in _load("contracts.yaml")["contracts"]}
 EQUIPMENT: dict[int, dict[str, Any]] = {item["id"]: item for item in _load("equipment.yaml")["equipment"]}
-EQUIPMENT_BY_ABILITY: dict[str, int] = {item["ability"]: item["id"] for item in EQUIPMENT.values()}
 
 TOWN_NAMES: list[str] = [station["name"] for station in STATIONS]
 TOWN_INDEX: dict[str, int] = {name: i for i, name in enumerate(TOWN_NAMES)}

@@ -81,7 +81,7 @@ def equipment_maintenance(state: State, _index: int, events: Events) -> None:
             if card["ability"] == "VERY_RELIABLE" or not cost:
                 kept.append(item)
                 continue
-            if all(player[k] >= v for k, v in cost.items()):
+            if railway.can_pay(player, cost):
                 pay(state, seat, cost)
                 kept.append(item)
                 events.append({"maintenance": {"seat": seat, "equipment_id": item, "paid": True}})
@@ -104,16 +104,12 @@ def station_building(state: State, _index: int, events: Events) -> None:
             state["supply"]["game_markers"] -= 1
             built.append(space)
     if built:
-        events.append({"station_built": {"owner": railway.GAME, "town": _town_name(town), "spaces": built}})
+        events.append({"station_built": {"owner": railway.GAME, "town": TOWN_NAMES[town], "spaces": built}})
 
 
 def harvest(state: State, _index: int, events: Events) -> None:
     """A tea harvest for everyone."""
     tracks.tea_harvest(state, events, "HARVEST_EVENT")
-
-
-def _town_name(town: int) -> str:
-    return TOWN_NAMES[town]
 
 
 _HANDLERS = {

@@ -5,7 +5,8 @@ from __future__ import annotations
 from dataclasses import dataclass
 from typing import Any
 
-from services.alubari.content import BOARD, CHAI_POINTS, CONTRACTS, EQUIPMENT, STATIONS, TRACK, station_kind
+from services.alubari.content import BOARD, CHAI_POINTS, CONTRACTS, STATIONS, TRACK, station_kind
+from services.alubari.railway import owned_abilities
 
 State = dict[str, Any]
 
@@ -144,7 +145,7 @@ def holdings(state: State, seat: int) -> Holdings:
 def player_score(state: State, seat: int) -> dict[str, Any]:
     """One player's score sheet."""
     player = state["players"][seat]
-    abilities = {EQUIPMENT[item]["ability"] for item in player["equipment"]}
+    abilities = owned_abilities(state, seat)
     estates = sum(s["vp"] for e in state["estates"] for s in e["spaces"] if s["owner"] == seat)
     stations = sum(
         int(STATIONS[town]["spaces"][space].get("vp", 0))

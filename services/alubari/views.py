@@ -6,6 +6,7 @@ from typing import Any
 
 from services.alubari import actions, railway, tracks
 from services.alubari.content import (
+    AREAS,
     BOARD,
     CHAI_POINTS,
     CONTRACTS,
@@ -14,6 +15,7 @@ from services.alubari.content import (
     RONDEL,
     STATIONS,
     TRACK,
+    per_players,
     station_kind,
 )
 
@@ -142,7 +144,7 @@ def view(state: State, seat: int | None, to_act: list[int]) -> dict[str, Any]:
         "ending": {"out_of_markers": state["ending"]["out_of_markers"],
                    "extra_round_seat": state["ending"]["extra_round_seat"], "reason": state["ending"]["reason"]},
         "final_scores": [dict(row) for row in (state["final"] or [])],
-        "restock_count": int(BOARD["restock_count"][str(state["n"])]),
+        "restock_count": int(per_players(BOARD["restock_count"], state["n"])),
     }
     result.update(board_view(state))
     if worker is not None:
@@ -150,5 +152,5 @@ def view(state: State, seat: int | None, to_act: list[int]) -> dict[str, Any]:
         result["worker"]["space"] = worker["space"] + 1
         result["worker"]["boosted"] = worker["boost"]
     if window is not None:
-        result["contract_window"] = {"area": actions.AREAS_ORDER[state["resolve"]["area"]], "seats": list(window)}
+        result["contract_window"] = {"area": AREAS[state["resolve"]["area"]], "seats": list(window)}
     return result
