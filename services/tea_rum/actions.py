@@ -33,7 +33,7 @@ def row_options(state: State, board: int, row: int) -> list[Effects]:
     """The options of row ``row`` (1 = one worker) of board ``board``: one, or two for a ``/``."""
     tile = CONTENT.tiles[state["boards"][board]["tiles"][row - 1]]
     face = tile["four"] if state["n"] == 4 else tile["two_three"]
-    return [opt["gains"] if isinstance(opt, dict) else opt for opt in (face or [])]
+    return list(face or [])
 
 
 def worker_row(state: State, board: int) -> int:

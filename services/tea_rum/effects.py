@@ -19,8 +19,6 @@ State = dict[str, Any]
 Task = dict[str, Any]
 Events = list[dict[str, Any]]
 
-DECISION_TASKS = ("choose", "any_cube", "trade", "build", "contract", "captain", "allegiance")
-
 
 def gain_tasks(effects: Effects) -> list[Task]:
     """Queue entries for an effect list, in resolution order."""

@@ -11,7 +11,7 @@ from typing import Any
 from services.common.rng import Rng
 from services.tea_rum.actions import AUTOMA, board_key
 from services.tea_rum.automa import action_order, automa_turn, fresh_tokens
-from services.tea_rum.content import BOARD_IDS, CONTENT, RESOURCES
+from services.tea_rum.content import CONTENT, RESOURCES
 from services.tea_rum.effects import Events, State, add_vp, check_allegiances, gain_tasks, settle
 from services.tea_rum.players import activatable_captains, continuous, new_player, wish_totals
 from services.tea_rum.scoring import final_result
@@ -345,4 +345,4 @@ PHASES = {
     "exchange": _exchange,
 }
 
-__all__ = ["BOARD_IDS", "advance", "end_turn", "setup_state", "turn_order", "wish_ranking"]
+__all__ = ["advance", "end_turn", "setup_state", "turn_order", "wish_ranking"]

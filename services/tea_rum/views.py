@@ -10,7 +10,7 @@ from __future__ import annotations
 from typing import Any
 
 from services.tea_rum import actions, trade
-from services.tea_rum.content import BOARD_IDS, CONTENT, CUBES, RESOURCES
+from services.tea_rum.content import BOARD_IDS, CONTENT, RESOURCES
 from services.tea_rum.effects import State, Task
 from services.tea_rum.players import Player, capacity, expansion_cost, wish_totals
 
@@ -288,4 +288,4 @@ def event_view(event: dict[str, Any], seat: int | None) -> dict[str, Any] | None
     return event
 
 
-__all__ = ["CUBES", "event_view", "view"]
+__all__ = ["event_view", "view"]
