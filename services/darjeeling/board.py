@@ -98,13 +98,15 @@ class Region:
         return frozenset(near)
 
     def start_facings(self, index: int) -> list[str]:
-        """Facings allowed when starting on ``index``: back to the region's edge, front to a region space.
+        """Facings allowed when starting on ``index``: back to the region's edge, front to a tile space.
 
-        Empty for spaces that are not on the border (enclosed on all four sides).
+        Empty for spaces that are not on the border (enclosed on all four sides).  Facing
+        straight into a city is not offered: the collector's crate must point at tiles.
         """
         facings = []
         for direction in DIRECTIONS:
-            if self.neighbour(index, opposite(direction)) is None and self.neighbour(index, direction) is not None:
+            ahead = self.neighbour(index, direction)
+            if self.neighbour(index, opposite(direction)) is None and ahead is not None and self.cells[ahead] == TILE:
                 facings.append(direction)
         return facings
 

@@ -285,7 +285,9 @@ class DarjeelingEngine(Engine):
             return IllegalMove("a collector must start on a tea tile", code="no_tile_there")
         facings = region.start_facings(space)
         if not facings:
-            return IllegalMove("a collector must start on a border tile", code="not_on_border")
+            return IllegalMove(
+                "a collector must start on a border tile, its back to the edge and facing a tile", code="not_on_border"
+            )
         return IllegalMove(f"from there the collector must face one of {', '.join(facings)}", code="bad_facing")
 
     def _why_move_collector(self, state: State, seat: int, body: dict[str, Any]) -> IllegalMove:

@@ -107,6 +107,22 @@ def test_start_only_on_border_tiles_facing_inward() -> None:
     assert refusal.code == "bad_facing"
 
 
+def test_start_never_faces_straight_into_a_city() -> None:
+    # Sri Lanka (6, 6) is on the east and south edges; west of it is a city, north a tile.
+    state = new_state(players=2, region="sri_lanka")
+    facings = {
+        m["choose_start"]["facing"]
+        for m in ENGINE.legal_moves(state, 0)
+        if (m["choose_start"]["row"], m["choose_start"]["col"]) == (6, 6)
+    }
+    assert facings == {"NORTH"}
+    # China (1, 2) has only the north edge, and south of it is a city: no start there.
+    china = new_state(players=2, region="china")
+    assert all((m["choose_start"]["row"], m["choose_start"]["col"]) != (1, 2) for m in ENGINE.legal_moves(china, 0))
+    refusal = ENGINE.explain_illegal(china, 0, {"choose_start": {"row": 1, "col": 2, "facing": "SOUTH"}})
+    assert refusal.code == "not_on_border"
+
+
 def test_starting_positions_load_next_lowest_ship_and_take_tile() -> None:
     state = new_state(players=3)
     three = tile_id("RED", 3)
