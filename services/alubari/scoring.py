@@ -11,6 +11,7 @@ from services.alubari.railway import owned_abilities
 State = dict[str, Any]
 
 EQUIPMENT_POINTS = BOARD["scoring"]["equipment_points"]
+VERY_FINE_EXTRA = BOARD["scoring"]["very_fine_train_extra"]
 LEAF_POINTS = BOARD["scoring"]["leaf_points"]
 CHAI_CARD_POINTS = BOARD["scoring"]["chai_bonus_card_per_chai"]
 
@@ -166,7 +167,7 @@ def player_score(state: State, seat: int) -> dict[str, Any]:
     chai = CHAI_POINTS[player["chai"]]
     leaves = LEAF_POINTS * (player["tea_leaves"] - leaves_used)
     equipment = 0 if state["n"] == 1 else EQUIPMENT_POINTS * len(player["equipment"])
-    equipment += 7 if "VERY_FINE" in abilities else 0
+    equipment += VERY_FINE_EXTRA if "VERY_FINE" in abilities else 0
     total = estates + stations + track + contract_points + chai + leaves + equipment
     return {"seat": seat, "estates": estates, "stations": stations, "track": track, "contracts": contract_points,
             "completed_contracts": completed, "chai": chai, "tea_leaves": leaves, "equipment": equipment,
