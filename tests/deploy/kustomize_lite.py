@@ -1,15 +1,14 @@
 """A small pure-Python kustomize renderer for the subset deploy/k8s uses (no kubectl needed).
 
 Supported kustomization fields: ``resources`` (files and directories), ``patches`` (strategic-merge
-patches from ``path`` or inline ``patch``, with an optional ``target`` of kind/name/labelSelector),
-``patchesStrategicMerge``, ``namespace``, ``namePrefix``, ``labels`` (with ``includeSelectors`` and
-``includeTemplates``), ``commonLabels``, ``commonAnnotations``, ``images`` and ``replicas``. Anything
+patches from ``path``, with an optional ``target`` of kind/name/labelSelector), ``namespace``,
+``labels`` (with ``includeSelectors`` and ``includeTemplates``), ``images`` and ``replicas``. Anything
 else raises :class:`UnsupportedKustomization` so a test can never silently pass on a feature this
 renderer ignores.
 
 The strategic merge follows the Kubernetes patch-merge keys for the lists that matter here
 (containers, env, ports, volumes, volumeMounts); other lists are replaced, maps are merged, ``null``
-deletes a key, ``$patch: delete`` removes a list element.
+deletes a key; ``$patch`` directives are not supported.
 """
 
 from __future__ import annotations
@@ -29,12 +28,8 @@ SUPPORTED_FIELDS = frozenset(
         "kind",
         "resources",
         "patches",
-        "patchesStrategicMerge",
         "namespace",
-        "namePrefix",
         "labels",
-        "commonLabels",
-        "commonAnnotations",
         "images",
         "replicas",
     }
@@ -78,19 +73,13 @@ def render(directory: Path | str) -> list[Resource]:
         resources.extend(render(path) if path.is_dir() else load_documents(path))
     _check_unique(resources, kustomization_path)
 
-    patches: list[dict[str, Any]] = list(kustomization.get("patches", []))
-    patches += [{"path": entry} for entry in kustomization.get("patchesStrategicMerge", [])]
-    for patch in patches:
+    for patch in kustomization.get("patches", []):
         _apply_patch(resources, patch, directory)
 
     if "namespace" in kustomization:
         for resource in resources:
             if resource["kind"] not in CLUSTER_SCOPED_KINDS:
                 resource["metadata"]["namespace"] = kustomization["namespace"]
-    if "namePrefix" in kustomization:
-        _apply_name_prefix(resources, kustomization["namePrefix"])
-    if "commonLabels" in kustomization:
-        _apply_labels(resources, kustomization["commonLabels"], selectors=True, templates=True)
     for label_set in kustomization.get("labels", []):
         _apply_labels(
             resources,
@@ -98,12 +87,6 @@ def render(directory: Path | str) -> list[Resource]:
             selectors=bool(label_set.get("includeSelectors", False)),
             templates=bool(label_set.get("includeTemplates", False)),
         )
-    for key, value in kustomization.get("commonAnnotations", {}).items():
-        for resource in resources:
-            resource["metadata"].setdefault("annotations", {})[key] = value
-            template = _pod_template(resource)
-            if template is not None:
-                template.setdefault("metadata", {}).setdefault("annotations", {})[key] = value
     for replica in kustomization.get("replicas", []):
         matched = [r for r in resources if r["kind"] in WORKLOAD_KINDS and r["metadata"]["name"] == replica["name"]]
         if not matched:
@@ -164,12 +147,9 @@ def _targets(resources: list[Resource], target: dict[str, Any]) -> list[int]:
 
 
 def _apply_patch(resources: list[Resource], patch: dict[str, Any], directory: Path) -> None:
-    if "path" in patch:
-        documents = load_documents(directory / patch["path"])
-    elif "patch" in patch:
-        documents = [doc for doc in yaml.safe_load_all(patch["patch"]) if doc]
-    else:
-        raise UnsupportedKustomization(f"patch without path or patch: {patch}")
+    if "path" not in patch:
+        raise UnsupportedKustomization(f"patch without path: {patch}")
+    documents = load_documents(directory / patch["path"])
     for document in documents:
         if not isinstance(document, dict):
             raise UnsupportedKustomization("JSON 6902 patches are not supported")
@@ -192,8 +172,6 @@ def _apply_patch(resources: list[Resource], patch: dict[str, Any], directory: Pa
 def strategic_merge(original: Any, patch: Any, field: str = "") -> Any:
     """Merge ``patch`` into ``original`` following the strategic-merge rules described above."""
     if isinstance(original, dict) and isinstance(patch, dict):
-        if patch.get("$patch") == "replace":
-            return {k: copy.deepcopy(v) for k, v in patch.items() if k != "$patch"}
         result = copy.deepcopy(original)
         for key, value in patch.items():
             if key.startswith("$"):
@@ -214,10 +192,7 @@ def strategic_merge(original: Any, patch: Any, field: str = "") -> Any:
         result_list = copy.deepcopy(original)
         for item in patch:
             position = next((i for i, old in enumerate(result_list) if old.get(merge_key) == item.get(merge_key)), None)
-            if item.get("$patch") == "delete":
-                if position is not None:
-                    del result_list[position]
-            elif position is None:
+            if position is None:
                 result_list.append(copy.deepcopy(item))
             else:
                 result_list[position] = strategic_merge(result_list[position], item)
@@ -238,30 +213,6 @@ def _apply_labels(resources: list[Resource], pairs: dict[str, str], *, selectors
             spec.setdefault("selector", {}).update(pairs)
         elif resource["kind"] in WORKLOAD_KINDS or resource["kind"] == "PodDisruptionBudget":
             spec.setdefault("selector", {}).setdefault("matchLabels", {}).update(pairs)
-
-
-def _apply_name_prefix(resources: list[Resource], prefix: str) -> None:
-    renamed = {(r["kind"], r["metadata"]["name"]) for r in resources if r["kind"] != "Namespace"}
-    for resource in resources:
-        if resource["kind"] != "Namespace":
-            resource["metadata"]["name"] = prefix + resource["metadata"]["name"]
-        spec = resource.get("spec", {})
-        ref = spec.get("scaleTargetRef")
-        if ref and (ref["kind"], ref["name"]) in renamed:
-            ref["name"] = prefix + ref["name"]
-        template = _pod_template(resource)
-        if template is None:
-            continue
-        for container in template.get("spec", {}).get("containers", []):
-            for source in container.get("envFrom", []):
-                for kind, key in (("ConfigMap", "configMapRef"), ("Secret", "secretRef")):
-                    if key in source and (kind, source[key]["name"]) in renamed:
-                        source[key]["name"] = prefix + source[key]["name"]
-            for env in container.get("env", []):
-                for kind, key in (("ConfigMap", "configMapKeyRef"), ("Secret", "secretKeyRef")):
-                    ref = env.get("valueFrom", {}).get(key)
-                    if ref and (kind, ref["name"]) in renamed:
-                        ref["name"] = prefix + ref["name"]
 
 
 def _split_image(image: str) -> tuple[str, str]:
