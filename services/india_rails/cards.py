@@ -8,16 +8,16 @@ from services.common.engine import Event
 from services.common.rng import Rng
 from services.india_rails.content import (
     BOARD,
+    COSTS,
     EVENT_CARDS,
     area_around,
     demand_card_json,
-    distances_from,
     event_card_json,
     sandstorm_mileposts,
 )
 
 State = dict[str, Any]
-DERAILMENT_RADIUS = 3
+DERAILMENT_RADIUS = int(COSTS["derailment_radius"])
 
 
 def is_event(card_id: int) -> bool:
@@ -80,8 +80,7 @@ def resolve_event(state: State, card: int, drawer: int, rng: Rng, events: list[E
 def _derail(state: State, spec: dict[str, Any], drawer: int, events: list[Event]) -> None:
     near: set[int] = set()
     for name in spec["cities"]:
-        dist = distances_from(BOARD.cities[name].anchor)
-        near |= {m for m in range(BOARD.count) if 0 <= dist[m] <= DERAILMENT_RADIUS}
+        near |= area_around(name, DERAILMENT_RADIUS)
     for seat, player in enumerate(state["players"]):
         hit = False
         for t, train in enumerate(player["trains"]):

@@ -14,9 +14,9 @@ from services.india_rails.content import BOARD, COSTS, MAJOR_CENTRES, MAJOR_MILE
 
 State = dict[str, Any]
 BUDGET = int(COSTS["turn_budget"])
-ENTRY_LIMITS = {"small": 2, "medium": 3}
-PER_PLAYER_ENTRY = 3
-MAJOR_SEGMENTS_PER_TURN = 2
+ENTRY_LIMITS = {size: int(COSTS["city_entry_limit"][size]) for size in ("small", "medium")}
+PER_PLAYER_ENTRY = int(COSTS["city_entry_limit"]["per_player"])
+MAJOR_SEGMENTS_PER_TURN = int(COSTS["major_segments_per_turn"])
 
 
 def owners(state: State) -> dict[int, int]:
