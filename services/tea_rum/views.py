@@ -10,19 +10,16 @@ from __future__ import annotations
 from typing import Any
 
 from services.tea_rum import actions, trade
-from services.tea_rum.content import BOARD_IDS, CONTENT, RESOURCES
+from services.tea_rum.content import BOARD_IDS, CONTENT, WISH_SYMBOLS
 from services.tea_rum.effects import State, Task
-from services.tea_rum.players import Player, capacity, expansion_cost, wish_totals
+from services.tea_rum.players import Player, capacity, expansion_cost, overflowing, wish_totals
+from services.tea_rum.trade import counts
 
 View = dict[str, Any]
 
 
-def _counts(res: dict[str, int]) -> dict[str, int]:
-    return {r: int(res.get(r, 0)) for r in RESOURCES}
-
-
 def _cost(cost: dict[str, int]) -> dict[str, int]:
-    return {"coins": int(cost.get("coins", 0)), **_counts(cost)}
+    return {"coins": int(cost.get("coins", 0)), **counts(cost)}
 
 
 def _options(options: list[Any]) -> list[dict[str, Any]]:
@@ -48,7 +45,7 @@ def _player(state: State, p: Player, seat: int | None) -> dict[str, Any]:
         "vp_hidden": hidden,
         "blue_vp": 0 if hidden else p["blue"] - (p["exchanged"]["blue"] if secret_exchange else 0),
         "red_vp": 0 if hidden else p["red"] - (p["exchanged"]["red"] if secret_exchange else 0),
-        "warehouse": _counts(p["res"]),
+        "warehouse": counts(p["res"]),
         "warehouse_capacity": capacity(p),
         "expansion_tokens": [
             {"token": i, "cost": expansion_cost(i), "bought": bought} for i, bought in enumerate(p["expansions"])
@@ -104,7 +101,7 @@ def _captain_card(cid: int) -> dict[str, Any]:
 
 
 def _wishes(wish: dict[str, int]) -> dict[str, int]:
-    return {s: int(wish.get(s, 0)) for s in ("hygiene", "security", "entertainment")}
+    return {s: int(wish.get(s, 0)) for s in WISH_SYMBOLS}
 
 
 def _building(bid: str, copies: int) -> dict[str, Any]:
@@ -175,7 +172,7 @@ def _decision(state: State, seat: int | None) -> dict[str, Any] | None:
         return None
     p = state["players"][actor]
     out: dict[str, Any] = {"seat": actor, "queued": len(p["pending"])}
-    if sum(p["res"].values()) > capacity(p):
+    if overflowing(p):
         return {**out, "kind": "overflow"}
     if p["pending"]:
         return _task_decision(out, p["pending"][0])
@@ -207,8 +204,8 @@ def _task_decision(out: dict[str, Any], task: Task) -> dict[str, Any]:
 def _trade_scale(task: Task) -> dict[str, Any]:
     """Both sides of the trade scale, their plates and values, and the coins to balance them."""
     return {
-        "sell": _counts(task["sell"]),
-        "buy": _counts(task["buy"]),
+        "sell": counts(task["sell"]),
+        "buy": counts(task["buy"]),
         "sell_plate": task["sell_plate"],
         "buy_plate": task["buy_plate"],
         "sell_value": trade.sell_value(task),
@@ -249,7 +246,7 @@ def view(state: State, seat: int | None, to_act: list[int]) -> View:
         "buildings": [_building(b, n) for b, n in state["buildings"].items()],
         "removed_buildings": list(state["removed_buildings"]),
         "rounds": _rounds(state),
-        "supply": _counts(state["supply"]),
+        "supply": counts(state["supply"]),
         "action_order": list(state["order"]),
         "action_turn": state["turn"],
         "stage": state["stage"],
