@@ -162,11 +162,9 @@ class DarjeelingEngine(Engine):
         if kind == "choose_start":
             events = self._choose_start(state, seat, body)
         elif kind == "move_collector":
-            step = next(
-                s
-                for s in movement.collector_steps(state, region, seat)
-                if s.turn == body["turn"] and s.distance == body["distance"]
-            )
+            # The move is already known legal: only the chosen turn's ray needs its costs.
+            steps = movement.collector_steps(state, region, seat, (body["turn"],))
+            step = next(s for s in steps if s.distance == body["distance"])
             events = movement.move_collector(state, region, seat, step, rng)
             state["phase"] = "LOAD"
         elif kind == "stay_put":

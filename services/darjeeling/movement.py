@@ -42,12 +42,12 @@ def passing_cost(state: State, region: Region, space: int, collectors: dict[int,
     return COSTS.pass_empty
 
 
-def collector_steps(state: State, region: Region, seat: int) -> list[Step]:
-    """Every legal phase-II move of ``seat``: each turn, each distance that ends on a tile."""
+def collector_steps(state: State, region: Region, seat: int, turns: tuple[str, ...] = TURNS) -> list[Step]:
+    """Every legal phase-II move of ``seat``: each of ``turns``, each distance that ends on a tile."""
     player = state["seats"][seat]
     collectors = collector_spaces(state)
     steps: list[Step] = []
-    for turn in TURNS:
+    for turn in turns:
         facing = turned(player["facing"], turn)
         cost = COSTS.turn_back if turn == "BACK" else 0
         for distance, space in enumerate(region.ray(player["pos"], facing), start=1):
