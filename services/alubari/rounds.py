@@ -307,11 +307,12 @@ def place_worker(state: State, seat: int, area: str, index: int, events: Events)
 def next_placer(state: State) -> None:
     """The next seat clockwise that still has workers, or the start of resolution."""
     n = state["n"]
-    for step in range(1, n + 1):
-        seat = (state["current"] + step) % n
-        if state["players"][seat]["workers"] > 0 and open_spaces(state):
-            state["current"] = seat
-            return
+    if open_spaces(state):
+        for step in range(1, n + 1):
+            seat = (state["current"] + step) % n
+            if state["players"][seat]["workers"] > 0:
+                state["current"] = seat
+                return
     state["stage"] = "RESOLVE"
     state["resolve"] = {"area": 0, "window": turn_order(state), "space": 0}
 
