@@ -43,13 +43,6 @@ class JSON(JSONResponse):
         return orjson.dumps(content)
 
 
-def message_json(message: Message) -> dict[str, Any]:
-    """A proto message as REST JSON: proto field names, every field printed."""
-    return json_format.MessageToDict(
-        message, preserving_proto_field_name=True, always_print_fields_with_no_presence=True
-    )
-
-
 def _metadata(request: Request) -> tuple[tuple[str, str], ...]:
     header = request.headers.get("authorization", "")
     if not header:
@@ -175,7 +168,7 @@ async def _forward(request: Request, game_id: str, method: str, message: Message
     """Pass one read-only call through to the game's rules service and render its answer."""
     stub = _stub_for(request, game_id)
     answer = await _rpc(getattr(stub, method)(message, **_call(request)))
-    return JSON(message_json(answer))
+    return JSON(protojson.to_dict(answer))
 
 
 @router.get("/healthz")
@@ -219,7 +212,7 @@ async def game_types(request: Request) -> Response:
         except grpc.aio.AioRpcError:
             log.warning("game_type_unavailable", game_type=game_type)
             continue
-        found.append(message_json(answer))
+        found.append(protojson.to_dict(answer))
     return JSON(found)
 
 
@@ -238,7 +231,7 @@ async def create_game(request: Request) -> Response:
         options = json_format.MessageToDict(body.options)
         grpc_request.options.CopyFrom(_pack_game_message(body.game_type, "Options", options, "bad_options"))
     answer = await _rpc(stub.CreateGame(grpc_request, **_call(request)))
-    return JSON(message_json(answer), status_code=201)
+    return JSON(protojson.to_dict(answer), status_code=201)
 
 
 @router.get("/v1/games/{game_id}")
@@ -273,7 +266,7 @@ async def submit_moves(game_id: str, request: Request) -> Response:
     if body.HasField("expected_version"):
         grpc_request.expected_version = body.expected_version
     answer = await _rpc(stub.SubmitMoves(grpc_request, **options))
-    return JSON(message_json(answer))
+    return JSON(protojson.to_dict(answer))
 
 
 @router.get("/v1/games/{game_id}/events")
@@ -287,7 +280,7 @@ async def events(game_id: str, request: Request) -> Response:
         if index is not None:
             listing.after_index = index
         answer = await _rpc(stub.ListEvents(listing, **_call(request)))
-        return JSON([message_json(e) for e in answer.events])
+        return JSON([protojson.to_dict(e) for e in answer.events])
     # Check the id and the credential before committing to a 200 stream.
     await _rpc(stub.ListEvents(rules_pb2.ListEventsRequest(game_id=game_id, after=MAX_VERSION), **_call(request)))
     watch = rules_pb2.WatchEventsRequest(game_id=game_id, after=after)
@@ -303,7 +296,7 @@ async def _sse(call: Any) -> AsyncIterator[dict[str, str]]:
             yield {
                 "id": f"{event.version}:{event.index}",
                 "event": "game_event",
-                "data": orjson.dumps(message_json(event)).decode(),
+                "data": orjson.dumps(protojson.to_dict(event)).decode(),
             }
     except grpc.aio.AioRpcError as error:
         problem = problem_from_rpc(error)
@@ -329,4 +322,4 @@ async def abort(game_id: str, request: Request) -> Response:
     )
     assert isinstance(body, rest_pb2.AbortGameBody)
     answer = await _rpc(stub.AbortGame(rules_pb2.AbortGameRequest(game_id=game_id, reason=body.reason), **options))
-    return JSON(message_json(answer))
+    return JSON(protojson.to_dict(answer))
