@@ -32,7 +32,6 @@ def new_player(seat: int) -> Player:
         "final_done": False,
         "exchange_done": False,
         "exchanged": {"blue": 0, "red": 0},
-        "money_shown": 0,
     }
 
 

@@ -22,18 +22,16 @@ ROUNDS = CONTENT.rules["rounds"]
 # ---- setup -----------------------------------------------------------------------
 
 
-def _buildings(n: int, rng: Rng) -> tuple[dict[str, int], list[str]]:
+def _buildings(n: int, rng: Rng) -> dict[str, int]:
+    """The building stock: copies per type, without the types removed from the game."""
     copies = CONTENT.rules["building_copies"][str(n)]
     stock = dict.fromkeys(CONTENT.building_order, copies)
-    removed: list[str] = []
     if CONTENT.rules["remove_one_type_per_colour"][str(n)]:
         colours = sorted({b["colour"] for b in CONTENT.buildings.values()})
         for colour in colours:
             kinds = [b for b in CONTENT.building_order if CONTENT.buildings[b]["colour"] == colour]
-            gone = rng.choice(kinds)
-            del stock[gone]
-            removed.append(gone)
-    return stock, removed
+            del stock[rng.choice(kinds)]
+    return stock
 
 
 def _captain_deck(n: int, rng: Rng) -> list[int]:
@@ -62,7 +60,7 @@ def _action_boards(n: int, rng: Rng) -> list[dict[str, Any]]:
 def setup_state(n: int, options: dict[str, Any], rng: Rng) -> State:
     """A new game for ``n`` players, up to the first decision."""
     key = board_key({"n": n})
-    stock, removed = _buildings(n, rng)
+    stock = _buildings(n, rng)
     contract_deck = sorted(CONTENT.contracts)
     rng.shuffle(contract_deck)
     spaces = len(CONTENT.rules["contract_spaces"][key])
@@ -84,7 +82,6 @@ def setup_state(n: int, options: dict[str, Any], rng: Rng) -> State:
         "players": [new_player(s) for s in range(n)],
         "supply": dict(CONTENT.supply),
         "buildings": stock,
-        "removed_buildings": removed,
         "contracts": contract_deck[:spaces],
         "contract_deck": contract_deck[spaces:],
         "allegiances": [{"id": a, "taken_by": -1} for a in allegiance_ids],
@@ -319,7 +316,6 @@ def _final(state: State, rng: Rng, events: Events) -> bool:
             state["supply"][r] += n
             p["res"][r] = 0
         p["money"] += coins
-        p["money_shown"] = p["money"]
         events.append({"final_sale": {"seat": p["seat"], "coins": coins}})
     state["phase"] = "exchange"
     state["actor"] = -1

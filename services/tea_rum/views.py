@@ -31,6 +31,9 @@ def _player(state: State, p: Player, seat: int | None) -> dict[str, Any]:
     own = seat == p["seat"]
     hidden = p["chest"] and not own and not over
     secret_exchange = state["phase"] == "exchange" and not own
+    # Others see money and VP as they stood before the secret exchange.
+    rate = CONTENT.rules["end_game_exchange"]
+    swapped = p["exchanged"] if secret_exchange else {"blue": 0, "red": 0}
     workers = sum(b["workers"].count(p["seat"]) for b in state["boards"])
     label = ""
     if state["n"] == 2:
@@ -38,13 +41,13 @@ def _player(state: State, p: Player, seat: int | None) -> dict[str, Any]:
     return {
         "seat": p["seat"],
         "label": label,
-        "money": p["money_shown"] if secret_exchange else p["money"],
+        "money": p["money"] + rate["coins"] * (swapped["blue"] + swapped["red"]),
         "population": p["population"],
         "reputation": p["reputation"],
         "chest": p["chest"],
         "vp_hidden": hidden,
-        "blue_vp": 0 if hidden else p["blue"] - (p["exchanged"]["blue"] if secret_exchange else 0),
-        "red_vp": 0 if hidden else p["red"] - (p["exchanged"]["red"] if secret_exchange else 0),
+        "blue_vp": 0 if hidden else p["blue"] - rate["vp"] * swapped["blue"],
+        "red_vp": 0 if hidden else p["red"] - rate["vp"] * swapped["red"],
         "warehouse": counts(p["res"]),
         "warehouse_capacity": capacity(p),
         "expansion_tokens": [
@@ -244,7 +247,7 @@ def view(state: State, seat: int | None, to_act: list[int]) -> View:
         "captains": [_captain_card(c) for c in state["captains"]],
         "captain_deck_count": len(state["captain_deck"]),
         "buildings": [_building(b, n) for b, n in state["buildings"].items()],
-        "removed_buildings": list(state["removed_buildings"]),
+        "removed_buildings": [b for b in CONTENT.building_order if b not in state["buildings"]],
         "rounds": _rounds(state),
         "supply": counts(state["supply"]),
         "action_order": list(state["order"]),

@@ -110,7 +110,6 @@ def test_the_secret_exchange_is_hidden_from_the_others_until_the_end() -> None:
     assert all(sum(p["res"].values()) == 0 for p in match.state["players"])  # all sold at base price
     for p in match.state["players"]:
         p["money"] = max(p["money"], 25)
-        p["money_shown"] = p["money"]
     before = ENGINE.view(match.state, 1)["players"][0]
     events = match.play(0, {"exchange_vp": {"colour": "red"}})
     assert ENGINE.event_view(events[0], 0) == events[0]

@@ -22,6 +22,8 @@ def test_setup_per_player_count(
     assert len(state["buildings"]) == types and set(state["buildings"].values()) == {copies}
     colours = [CONTENT.buildings[b]["colour"] for b in state["buildings"]]
     assert all(colours.count(c) == (5 if players == 2 else 4) for c in set(colours))
+    removed = ENGINE.view(state, None)["removed_buildings"]
+    assert len(removed) == 25 - types and not set(removed) & set(state["buildings"])
     assert len(state["captains"]) == captains and all(CONTENT.captains[c]["round"] == 1 for c in state["captains"])
     assert len(state["captain_deck"]) == 4 * captains
     assert [CONTENT.captains[c]["round"] for c in state["captain_deck"]] == sorted(
