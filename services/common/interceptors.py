@@ -15,7 +15,7 @@ from typing import Any
 import grpc
 from grpc import aio
 
-from services.common import metrics
+from services.common import errors, metrics
 from services.common.errors import ServiceError
 from services.common.logs import get_logger
 from services.common.store import GameNotActive, GameNotFound, VersionConflict
@@ -107,11 +107,11 @@ def _as_service_error(error: Exception) -> ServiceError | None:
     if isinstance(error, ServiceError):
         return error
     if isinstance(error, GameNotFound):
-        return ServiceError(grpc.StatusCode.NOT_FOUND, "game_not_found", f"no game {error}")
+        return errors.not_found(f"no game {error}")
     if isinstance(error, VersionConflict):
-        return ServiceError(grpc.StatusCode.ABORTED, "version_conflict", str(error), current_version=error.current)
+        return errors.conflict(error.current)
     if isinstance(error, GameNotActive):
-        return ServiceError(grpc.StatusCode.FAILED_PRECONDITION, "game_not_active", str(error))
+        return errors.illegal("game_not_active", str(error))
     return None
 
 
