@@ -24,7 +24,6 @@ from services.darjeeling.board import REGIONS, TURNS, default_region
 from services.darjeeling.content import (
     ACTION_TILES,
     ACTIONS,
-    BERTHS,
     COSTS,
     DEMAND_MARKERS_PER_VARIETY,
     GOAL,
@@ -88,7 +87,6 @@ class DarjeelingEngine(Engine):
             spaces[space] = bag.pop(rng.randbelow(len(bag)))
         chute = [v for v in VARIETIES for _ in range(DEMAND_MARKERS_PER_VARIETY)]
         rng.shuffle(chute)
-        multipliers = list(STRIPS[players])
         return {
             "region": region.name,
             "players": players,
@@ -96,9 +94,7 @@ class DarjeelingEngine(Engine):
             "bag": bag,
             "warehouse": [],
             "chute": chute,
-            "ships": [[0] * players for _ in multipliers],
-            "multipliers": multipliers,
-            "water_tiles": BERTHS - len(multipliers),
+            "ships": [[0] * players for _ in STRIPS[players]],
             "action_supply": list(range(len(ACTION_TILES))),
             "seats": [
                 {"score": 0, "supply": SHIPPING_CRATES, "tiles": [], "actions": [], "pos": -1, "facing": "NORTH"}

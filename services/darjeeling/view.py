@@ -12,6 +12,7 @@ from services.darjeeling.board import REGIONS, TILE
 from services.darjeeling.content import ACTION_TILES, GOAL
 from services.darjeeling.loading import loadable
 from services.darjeeling.movement import NO_TILE, collector_spaces, tile_json
+from services.darjeeling.wharf import multipliers, water_tiles
 
 State = dict[str, Any]
 Event = dict[str, Any]
@@ -89,9 +90,9 @@ def state_view(state: State, viewer: int | None) -> dict[str, Any]:
         "spaces": _spaces(state),
         "ships": [
             {"multiplier": mult, "crates": list(ship)}
-            for ship, mult in zip(state["ships"], state["multipliers"], strict=True)
+            for ship, mult in zip(state["ships"], multipliers(state), strict=True)
         ],
-        "water_tiles": state["water_tiles"],
+        "water_tiles": water_tiles(state),
         "chute": list(state["chute"]),
         "bag_count": len(state["bag"]),
         "warehouse": [tile_json(t) for t in state["warehouse"]],

@@ -8,12 +8,24 @@ from __future__ import annotations
 
 from typing import Any
 
+from services.darjeeling.content import BERTHS, STRIPS
+
 State = dict[str, Any]
+
+
+def multipliers(state: State) -> tuple[int, ...]:
+    """The multiplier strip of the game's player count, bottom berth first."""
+    return STRIPS[state["players"]]
+
+
+def water_tiles(state: State) -> int:
+    """Berths left without a ship, covered by water tiles."""
+    return BERTHS - len(multipliers(state))
 
 
 def ship_points(state: State, seat: int) -> int:
     """Phase I: crates of ``seat`` on each ship times that berth's multiplier, summed."""
-    return sum(ship[seat] * mult for ship, mult in zip(state["ships"], state["multipliers"], strict=True))
+    return sum(ship[seat] * mult for ship, mult in zip(state["ships"], multipliers(state), strict=True))
 
 
 def crates_afloat(state: State, seat: int) -> int:

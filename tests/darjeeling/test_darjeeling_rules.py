@@ -58,8 +58,9 @@ def test_setup_fills_region_and_wharf() -> None:
     assert len(on_board) == len(region.tile_spaces) == 57
     assert len(state["bag"]) == 112 - 57
     assert len(region.cities) == 3
-    assert state["multipliers"] == [1, 1, 2, 2, 3, 3]
-    assert state["water_tiles"] == 1
+    view = ENGINE.view(state, None)
+    assert [ship["multiplier"] for ship in view["ships"]] == [1, 1, 2, 2, 3, 3]
+    assert view["water_tiles"] == 1
     assert sorted(state["chute"]) == sorted(["BLACK", "GREEN", "WHITE", "RED"] * 2)
     assert len(state["action_supply"]) == 10
     check_conservation(state)
@@ -74,14 +75,15 @@ def test_default_region_and_ships_by_player_count(players: int, region: str, shi
     state = ENGINE.setup(GameConfig(players=players, options=options), Rng(1))
     assert state["region"] == region
     assert len(state["ships"]) == ships
-    assert state["water_tiles"] == 7 - ships
+    assert ENGINE.view(state, None)["water_tiles"] == 7 - ships
 
 
 def test_five_players_default_to_china_with_seven_ships() -> None:
     state = new_state(players=5, region="")
     assert state["region"] == "china"
-    assert state["multipliers"] == [1, 1, 2, 2, 2, 3, 3]
-    assert state["water_tiles"] == 0
+    view = ENGINE.view(state, None)
+    assert [ship["multiplier"] for ship in view["ships"]] == [1, 1, 2, 2, 2, 3, 3]
+    assert view["water_tiles"] == 0
 
 
 def test_unknown_region_is_refused() -> None:
