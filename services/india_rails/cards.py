@@ -25,6 +25,11 @@ def is_event(card_id: int) -> bool:
     return card_id in EVENT_CARDS
 
 
+def active_cards(state: State, kind: str) -> list[int]:
+    """Ids of the event cards of ``kind`` now in play."""
+    return [a["card"] for a in state["active"] if EVENT_CARDS[a["card"]]["kind"] == kind]
+
+
 def hand_size(state: State) -> int:
     """Demand cards a player holds (four with the additional-trains hand option)."""
     return 4 if state["options"]["four_card_hands"] else 3

@@ -5,7 +5,7 @@ from __future__ import annotations
 from typing import Any
 
 from services.common.engine import Move
-from services.india_rails.cards import half_rate
+from services.india_rails.cards import active_cards, half_rate
 from services.india_rails.content import (
     BOARD,
     CITY_MILEPOSTS,
@@ -39,21 +39,13 @@ def capacity(loco: str) -> int:
 
 def weather_areas(state: State) -> list[frozenset[int]]:
     """Areas where trains run at half rate (active monsoon cards)."""
-    areas = []
-    for active in state["active"]:
-        card = EVENT_CARDS[active["card"]]
-        if card["kind"] == "monsoon":
-            areas.append(area_around(card["centre"], card["radius"]))
-    return areas
+    specs = [EVENT_CARDS[card] for card in active_cards(state, "monsoon")]
+    return [area_around(spec["centre"], spec["radius"]) for spec in specs]
 
 
 def struck(state: State) -> set[int]:
     """City mileposts where no load may be picked up or delivered now."""
-    hit: set[int] = set()
-    for active in state["active"]:
-        if EVENT_CARDS[active["card"]]["kind"] == "strike":
-            hit |= strike_mileposts(active["card"])
-    return hit
+    return {m for card in active_cards(state, "strike") for m in strike_mileposts(card)}
 
 
 def start_trains(state: State, seat: int) -> None:

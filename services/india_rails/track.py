@@ -10,7 +10,15 @@ from collections import deque
 from collections.abc import Iterable
 from typing import Any
 
-from services.india_rails.content import BOARD, COSTS, MAJOR_CENTRES, MAJOR_MILEPOSTS, sandstorm_mileposts
+from services.india_rails.cards import active_cards
+from services.india_rails.content import (
+    BOARD,
+    COSTS,
+    EVENT_CARDS,
+    MAJOR_CENTRES,
+    MAJOR_MILEPOSTS,
+    sandstorm_mileposts,
+)
 
 State = dict[str, Any]
 BUDGET = int(COSTS["turn_budget"])
@@ -65,25 +73,12 @@ def connected_majors(track: Iterable[int]) -> bool:
 
 def flooded_rivers(state: State) -> set[str]:
     """Rivers under an active flood card."""
-    from services.india_rails.content import EVENT_CARDS
-
-    rivers: set[str] = set()
-    for active in state["active"]:
-        card = EVENT_CARDS[active["card"]]
-        if card["kind"] == "flood":
-            rivers.update(card["rivers"])
-    return rivers
+    return {river for card in active_cards(state, "flood") for river in EVENT_CARDS[card]["rivers"]}
 
 
 def storm_blocked(state: State) -> set[int]:
     """Desert mileposts under an active sandstorm card."""
-    from services.india_rails.content import EVENT_CARDS
-
-    blocked: set[int] = set()
-    for active in state["active"]:
-        if EVENT_CARDS[active["card"]]["kind"] == "sandstorm":
-            blocked |= sandstorm_mileposts(active["card"])
-    return blocked
+    return {m for card in active_cards(state, "sandstorm") for m in sandstorm_mileposts(card)}
 
 
 class BuildContext:
