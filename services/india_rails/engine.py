@@ -255,7 +255,7 @@ class IndiaRailsEngine(Engine):
         start_cash = int(COSTS["fast_game_cash"] if options["fast_game_start"] else COSTS["starting_cash"])
         locos = ["freight", "fast_freight"] if options["additional_trains"] else ["freight"]
         players = [
-            {"cash": start_cash, "debt": 0, "borrowed": 0, "owed": [], "trains": [_train(loco) for loco in locos],
+            {"cash": start_cash, "debt": 0, "owed": [], "trains": [_train(loco) for loco in locos],
              "hand": [], "track": [], "turns": 0, "lost": 0, "declared": False}
             for _ in range(n)
         ]
@@ -387,7 +387,7 @@ class IndiaRailsEngine(Engine):
     def _loan_moves(self, state: State, seat: int) -> list[Move]:
         if not state["options"]["mercy_borrowing"]:
             return []
-        room = LOAN_LIMIT - state["players"][seat]["borrowed"]
+        room = LOAN_LIMIT - state["players"][seat]["debt"] // 2  # a loan is repaid double
         return [{"borrow": {"amount": a}} for a in LOAN_STEPS if a <= room]
 
     def _offer_moves(self, state: State, seat: int) -> list[Move]:
@@ -584,7 +584,6 @@ class IndiaRailsEngine(Engine):
         player = state["players"][seat]
         amount = body["amount"]
         player["cash"] += amount
-        player["borrowed"] += amount
         player["debt"] += 2 * amount
         events.append({"loan_taken": {"seat": seat, "amount": amount, "debt": player["debt"]}})
 
@@ -593,7 +592,6 @@ class IndiaRailsEngine(Engine):
             events.append({"loan_repaid": {"seat": seat, "amount": player["debt"]}})
             player["cash"] -= player["debt"]
             player["debt"] = 0
-            player["borrowed"] = 0
 
     def _do_choose_lost_load(self, state: State, seat: int, body: dict[str, Any], rng: Rng,
                              events: list[Event]) -> None:
@@ -845,7 +843,7 @@ class IndiaRailsEngine(Engine):
                 "trains": [self._train_view(state, t) for t in p["trains"]],
                 "hand": [demand_card_json(c) for c in p["hand"]],
                 "track": [{"a": BOARD.edges[e][0], "b": BOARD.edges[e][1]} for e in p["track"]],
-                "turns_taken": p["turns"], "lost_turns": p["lost"], "debt": p["debt"], "borrowed": p["borrowed"],
+                "turns_taken": p["turns"], "lost_turns": p["lost"], "debt": p["debt"], "borrowed": p["debt"] // 2,
                 "connected": tracks.connected_majors(p["track"]), "declared": p["declared"],
                 "fees_owed_to": [payee for payee, _ in p["owed"]],
             })
