@@ -56,3 +56,25 @@ def actor(match: Match) -> int:
     seats = match.to_act()
     assert len(seats) == 1
     return seats[0]
+
+
+def check_invariants(match: Match, *_: Any) -> None:
+    """Components conserved, nothing negative, workers within their count and board capacity."""
+    state = match.state
+    n = state["n"]
+    for p in state["players"]:
+        assert p["money"] >= 0 and p["blue"] >= 0 and p["red"] >= 0
+        assert all(v >= 0 for v in p["res"].values())
+    for r in RESOURCES:
+        held = sum(p["res"][r] for p in state["players"])
+        assert state["supply"][r] >= 0
+        assert held + state["supply"][r] == {"wheat": 22, "wood": 22, "ore": 22}.get(r, 12)
+    colours = [*range(n), *([-1] if n == 2 else [])]
+    on_boards = [w for b in state["boards"] for w in b["workers"]]
+    for colour in colours:
+        count = on_boards.count(colour)
+        assert count <= 4
+        if state["phase"] == "ships" or state["phase"] == "income":
+            assert count == (4 if state["round"] % 2 == 1 else 0)
+    cap = 4 if n == 4 else 3
+    assert all(len(b["workers"]) <= cap for b in state["boards"])

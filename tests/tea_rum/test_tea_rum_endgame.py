@@ -7,6 +7,7 @@ from typing import Any
 from tea_rum_helpers import ENGINE, start
 
 from services.common.engine import RandomBot
+from services.common.runner import play_out
 from services.tea_rum import scoring
 
 
@@ -132,11 +133,7 @@ def test_a_whole_two_player_game_in_blue_without_allegiances_has_no_winner() -> 
     state["victory_cards"] = ["blue"]
     state["victory_hidden"] = ["blue", "red", "blue", "red"]
     state["allegiances"] = []  # nobody can swear allegiance, so nobody can prove one
-    step = 0
-    while not ENGINE.is_over(match.state):
-        seat = match.to_act()[0]
-        match.play(seat, match.bot_move(RandomBot(), seat, step))
-        step += 1
+    play_out(match, {0: RandomBot(), 1: RandomBot()})
     result = ENGINE.result(match.state)
     assert result is not None
     assert match.state["final"]["victory_colour"] == "blue"

@@ -4,39 +4,15 @@ from __future__ import annotations
 
 import orjson
 import pytest
+from tea_rum_helpers import ENGINE, check_invariants
 
 from services.common import protojson
 from services.common.engine import RandomBot
 from services.common.runner import Match, play_out
-from services.tea_rum.content import RESOURCES
-from services.tea_rum.engine import TeaRumEngine
-
-ENGINE = TeaRumEngine()
 
 
 def _key(data: dict) -> bytes:
     return orjson.dumps(data, option=orjson.OPT_SORT_KEYS)
-
-
-def _check_invariants(match: Match) -> None:
-    state = match.state
-    n = state["n"]
-    for p in state["players"]:
-        assert p["money"] >= 0 and p["blue"] >= 0 and p["red"] >= 0
-        assert all(v >= 0 for v in p["res"].values())
-    for r in RESOURCES:
-        held = sum(p["res"][r] for p in state["players"])
-        assert state["supply"][r] >= 0
-        assert held + state["supply"][r] == {"wheat": 22, "wood": 22, "ore": 22}.get(r, 12)
-    colours = [*range(n), *([-1] if n == 2 else [])]
-    on_boards = [w for b in state["boards"] for w in b["workers"]]
-    for colour in colours:
-        count = on_boards.count(colour)
-        assert count <= 4
-        if state["phase"] == "ships" or state["phase"] == "income":
-            assert count == (4 if state["round"] % 2 == 1 else 0)
-    cap = 4 if n == 4 else 3
-    assert all(len(b["workers"]) <= cap for b in state["boards"])
 
 
 @pytest.mark.parametrize("players", [2, 3, 4])
@@ -45,7 +21,7 @@ def test_bots_finish_games(players: int, bot: str) -> None:
     for seed in range(3):
         match = Match.start(ENGINE, players, seed)
         bots = {s: ENGINE.bots()[bot] for s in range(players)}
-        play_out(match, bots, max_moves=5000, after_move=lambda m, *_: _check_invariants(m))
+        play_out(match, bots, max_moves=5000, after_move=check_invariants)
         result = ENGINE.result(match.state)
         assert result is not None
         final = match.state["final"]

@@ -7,11 +7,11 @@ from typing import Any
 
 from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
-from tea_rum_helpers import ENGINE
+from tea_rum_helpers import ENGINE, check_invariants
 
 from services.common.engine import RandomBot
 from services.common.rng import Rng
-from services.common.runner import Match
+from services.common.runner import Match, play_out
 
 SETTINGS = settings(max_examples=12, deadline=None, suppress_health_check=[HealthCheck.too_slow])
 
@@ -75,23 +75,22 @@ def test_seed_and_moves_replay_the_same_state(players: int, seed: int, steps: in
 @settings(max_examples=6, deadline=None)
 @given(players=st.integers(2, 4), seed=st.integers(0, 10_000))
 def test_chest_gains_are_secret_in_events_for_other_seats(players: int, seed: int) -> None:
-    match = Match.start(ENGINE, players, seed)
-    step = 0
-    while not ENGINE.is_over(match.state):
-        seat = match.to_act()[0]
-        events = match.play(seat, match.bot_move(RandomBot(), seat, step))
-        step += 1
+    viewers = [None, *range(players)]
+
+    def check(match: Match, seat: int, move: dict[str, Any], events: list[dict[str, Any]]) -> None:
         for event in events:
             body = event.get("vp_gained")
             if body and body["secret"]:
-                for viewer in [None, *range(players)]:
+                for viewer in viewers:
                     shown = ENGINE.event_view(event, viewer)
                     assert shown is not None
                     if viewer != body["seat"]:
                         assert shown["vp_gained"]["amount"] == 0 and shown["vp_gained"]["colour"] == ""
             if "vp_exchanged" in event:
                 owner = event["vp_exchanged"]["seat"]
-                assert all(ENGINE.event_view(event, v) is None for v in [None, *range(players)] if v != owner)
+                assert all(ENGINE.event_view(event, v) is None for v in viewers if v != owner)
+
+    play_out(Match.start(ENGINE, players, seed), dict.fromkeys(range(players), RandomBot()), after_move=check)
 
 
 @SETTINGS
@@ -109,21 +108,5 @@ def test_the_heuristic_bot_decides_from_its_own_view(players: int, seed: int, st
 @settings(max_examples=5, deadline=None)
 @given(players=st.integers(2, 4), seed=st.integers(0, 10_000))
 def test_components_are_conserved_and_never_negative(players: int, seed: int) -> None:
-    match = Match.start(ENGINE, players, seed)
-    limits = {"wheat": 22, "wood": 22, "ore": 22, "barrel": 12, "tobacco": 12, "cannon": 12}
-    workers = [*range(players), *([-1] if players == 2 else [])]
-    step = 0
-    while not ENGINE.is_over(match.state):
-        seat = match.to_act()[0]
-        match.play(seat, match.bot_move(RandomBot(), seat, step))
-        step += 1
-        state = match.state
-        for resource, total in limits.items():
-            held = [p["res"][resource] for p in state["players"]]
-            assert min(held) >= 0 and state["supply"][resource] >= 0
-            assert sum(held) + state["supply"][resource] == total
-        for p in state["players"]:
-            assert p["money"] >= 0 and p["blue"] >= 0 and p["red"] >= 0
-        on_boards = [w for b in state["boards"] for w in b["workers"]]
-        assert all(0 <= on_boards.count(w) <= 4 for w in workers)
-        assert len(on_boards) <= 4 * len(workers)
+    bots = dict.fromkeys(range(players), RandomBot())
+    play_out(Match.start(ENGINE, players, seed), bots, after_move=check_invariants)
