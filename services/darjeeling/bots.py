@@ -7,13 +7,12 @@ from __future__ import annotations
 
 from typing import Any
 
-from services.common.engine import Engine, Move, State
+from services.common.engine import Engine, Move, State, View
 from services.common.rng import Rng
 from services.darjeeling.board import STEP, turned
 from services.darjeeling.content import COSTS, GOAL
 from services.darjeeling.wharf import raise_demand
 
-View = dict[str, Any]
 Cell = tuple[int, int]
 
 # A shipment is worth making when its estimated value reaches this (lower as the end nears).

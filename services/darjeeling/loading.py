@@ -5,13 +5,11 @@ from __future__ import annotations
 from itertools import product
 from typing import Any
 
+from services.common.engine import Event, State
 from services.darjeeling.board import Region
 from services.darjeeling.content import ACTION_TILES, ACTIONS, COSTS, TILES, VARIETIES
 from services.darjeeling.movement import tile_json
 from services.darjeeling.wharf import load_top_ship, raise_demand, sail_lowest_ship
-
-State = dict[str, Any]
-Event = dict[str, Any]
 
 HALVES_KEYS: tuple[str, ...] = ("one_half", "two_halves", "three_halves")
 

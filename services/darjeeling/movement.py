@@ -5,12 +5,10 @@ from __future__ import annotations
 from dataclasses import dataclass
 from typing import Any
 
+from services.common.engine import Event, State
 from services.common.rng import Rng
 from services.darjeeling.board import CITY, TURNS, Region, turned
 from services.darjeeling.content import COSTS, TILES
-
-State = dict[str, Any]
-Event = dict[str, Any]
 
 NO_TILE = -1
 

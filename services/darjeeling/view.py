@@ -8,14 +8,12 @@ from __future__ import annotations
 
 from typing import Any
 
+from services.common.engine import Event, State
 from services.darjeeling.board import REGIONS, TILE
 from services.darjeeling.content import ACTION_TILES, GOAL
 from services.darjeeling.loading import loadable
 from services.darjeeling.movement import NO_TILE, collector_spaces, tile_json
 from services.darjeeling.wharf import multipliers, water_tiles
-
-State = dict[str, Any]
-Event = dict[str, Any]
 
 
 def _spaces(state: State) -> list[dict[str, Any]]:

@@ -6,11 +6,8 @@ multiplier, next to leave) to the top berth.  The chute lists demand markers top
 
 from __future__ import annotations
 
-from typing import Any
-
+from services.common.engine import State
 from services.darjeeling.content import BERTHS, STRIPS
-
-State = dict[str, Any]
 
 
 def multipliers(state: State) -> tuple[int, ...]:
