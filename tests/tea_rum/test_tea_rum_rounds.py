@@ -194,3 +194,26 @@ def test_two_player_victory_type_is_revealed_round_by_round() -> None:
     revealed = [r["victory_type"] for r in view["rounds"]]
     assert revealed[0] in ("blue", "red") and revealed[1:] == ["", "", "", ""]
     assert view["automa"]["victory_cards_face_down"] == 4
+
+
+def test_ships_are_bought_one_at_a_time_clockwise_until_everyone_passes() -> None:
+    match = start(3, seed=2)
+    state = match.state
+    first = state["first"]
+    second, third = (first + 1) % 3, (first + 2) % 3
+    for seat in range(3):
+        set_warehouse(match, seat)
+        state["players"][seat]["money"] = 30
+    ship = state["ships"][0]["id"]
+    assert actor(match) == first
+    match.play(first, {"buy_ship": {"ship": ship, "row": 0}})
+    assert match.state["players"][first]["money"] == 30 - CONTENT.ships[ship]["cost"]
+    # The turn moves on after one ship, and a taken ship is no longer offered.
+    assert actor(match) == second
+    assert all(m["ship"] != ship for m in moves_of(match, second, "buy_ship"))
+    match.play(second, {"pass_ships": {}})
+    match.play(third, {"pass_ships": {}})
+    # The first player may buy again; those who passed are out of the phase.
+    assert actor(match) == first and moves_of(match, first, "buy_ship")
+    match.play(first, {"pass_ships": {}})
+    assert match.state["phase"] == "actions"
