@@ -231,13 +231,12 @@ class DarjeelingEngine(Engine):
         penalties = [
             COSTS.half_crate_penalty * sum(TILES[t].halves for t in player["tiles"]) for player in state["seats"]
         ]
-        finals = [player["score"] - penalty for player, penalty in zip(state["seats"], penalties, strict=True)]
-        best = max(finals)
         state["phase"] = "GAME_OVER"
         state["current"] = -1
         state["ended_by"] = ended_by
         state["penalties"] = penalties
-        state["winners"] = [seat for seat, final in enumerate(finals) if final == best]
+        finals = _final_scores(state)
+        state["winners"] = Result.from_scores([float(final) for final in finals]).winners
         scores = [
             {
                 "seat": seat,
@@ -347,5 +346,9 @@ class DarjeelingEngine(Engine):
         """Final scores after the half-crate penalty; ties share the win."""
         if state["phase"] != "GAME_OVER":
             return None
-        finals = [float(p["score"] - pen) for p, pen in zip(state["seats"], state["penalties"], strict=True)]
-        return Result.from_scores(finals)
+        return Result.from_scores([float(final) for final in _final_scores(state)])
+
+
+def _final_scores(state: State) -> list[int]:
+    """Each seat's score less its half-crate penalty (once the game is over)."""
+    return [player["score"] - penalty for player, penalty in zip(state["seats"], state["penalties"], strict=True)]
