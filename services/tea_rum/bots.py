@@ -20,13 +20,13 @@ VALUE = {"coins": 1.0, "stars": 2.0, "blue": 3.0, "red": 3.0, "population": 4.0,
 ACTION_VALUE = {"trade": 2.0, "build": 7.0, "contract": 9.0, "captain": 5.0}
 
 
-def gains_value(gains: list[dict[str, Any]], me: dict[str, Any] | None = None) -> float:
+def gains_value(gains: list[dict[str, Any]]) -> float:
     """A rough dollar value of an effect list."""
     total = 0.0
     for g in gains:
         kind, amount = g["kind"], g["amount"]
         if kind == "choice":
-            total += max((gains_value(o["gains"], me) for o in g["options"]), default=0.0)
+            total += max((gains_value(o["gains"]) for o in g["options"]), default=0.0)
         elif kind in CONTENT.prices:
             total += CONTENT.prices[kind] * amount * 0.8
         elif kind in ACTION_VALUE:
@@ -83,7 +83,7 @@ def _option_value(view: View, me: dict[str, Any], gains: list[dict[str, Any]]) -
             feasible = _action_feasible(view, me, g["kind"])
             total += ACTION_VALUE[g["kind"]] + goal_bonus(me, g["kind"]) if feasible else -1.0
         else:
-            total += gains_value([g], me) + goal_bonus(me, g["kind"])
+            total += gains_value([g]) + goal_bonus(me, g["kind"])
     return total
 
 
