@@ -215,11 +215,14 @@ class RulesServicer(rules_pb2_grpc.RulesServiceServicer):
         )
         metrics.GAMES_CREATED.labels(self.game_type).inc()
         log.info("game_created", game_type=self.game_type, game_id=game_id, players=len(players), seed=seed)
-        await self.play_bots(game_id)
-        meta = await self.store.meta(game_id)
+        status, version = "active", 0
+        if _bot_to_act(players, match.to_act()):
+            await self.play_bots(game_id)
+            meta = await self.store.meta(game_id)
+            status, version = meta.status, meta.version
         seats = [rules_pb2.Seat(seat=i, name=p["name"], bot=p["bot"], token=tokens[i]) for i, p in enumerate(players)]
         return rules_pb2.CreateGameResponse(
-            game_id=game_id, game_type=self.game_type, status=meta.status, version=meta.version, seats=seats
+            game_id=game_id, game_type=self.game_type, status=status, version=version, seats=seats
         )
 
     async def GetGame(self, request: rules_pb2.GetGameRequest, context: aio.ServicerContext) -> rules_pb2.Game:
@@ -272,7 +275,8 @@ class RulesServicer(rules_pb2_grpc.RulesServiceServicer):
                 if expected is not None or attempts >= RETRIES_WITHOUT_EXPECTED_VERSION:
                     raise errors.conflict(error.current) from None
                 meta, snapshot = await self.store.load(request.game_id)
-        if any(player.get("bot") for player in meta.players):
+        # Reload and hand over to the bots only when one of them is to act now.
+        if response.status == "active" and _bot_to_act(meta.players, response.to_act):
             await self.play_bots(request.game_id)
         return response
 
@@ -459,6 +463,11 @@ class RulesServicer(rules_pb2_grpc.RulesServiceServicer):
         log.info("game_aborted", game_type=self.game_type, game_id=meta.game_id, reason=request.reason[:200])
         meta, snapshot = await self.store.load(request.game_id)
         return self._game_message(meta, self._match(snapshot), None)
+
+
+def _bot_to_act(players: Sequence[dict[str, str]], to_act: Sequence[int]) -> bool:
+    """Whether a bot seat is among the seats that must decide now."""
+    return any(players[seat].get("bot") for seat in to_act)
 
 
 def _resume_point(after: int, after_index: int | None) -> tuple[int, int]:
