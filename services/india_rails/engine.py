@@ -567,13 +567,11 @@ class IndiaRailsEngine(Engine):
 
     def _do_backtrack(self, state: State, seat: int, body: dict[str, Any], rng: Rng, events: list[Event]) -> None:
         train = state["players"][seat]["trains"][body["train"]]
+        # The train stands on the segment it last ran over; if that is someone else's, their fee is due.
+        owner = tracks.owners(state).get(BOARD.edge_between(train["prev"], train["at"]))
+        if owner is not None and owner != seat:
+            self._pay_fee(state, seat, owner, events)
         train["prev"] = -1
-        at = train["at"]
-        owner = tracks.owners(state)
-        mine = any(owner.get(e) == seat or e in BOARD.red_area for _, e in BOARD.adjacency[at])
-        others = sorted({owner[e] for _, e in BOARD.adjacency[at] if e in owner and owner[e] != seat})
-        if not mine and others:
-            self._pay_fee(state, seat, others[0], events)
         state["abort_turn"] = True
 
     def _do_end_operations(self, state: State, seat: int, body: dict[str, Any], rng: Rng,

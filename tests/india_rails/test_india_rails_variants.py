@@ -143,6 +143,26 @@ def test_backtracking_reverses_anywhere_at_the_cost_of_the_turn() -> None:
     assert {"move_train": {"train": 0, "to_milepost": path[2]}} in ENGINE.legal_moves(state, 0)
 
 
+def test_backtracking_on_someone_elses_segment_pays_their_use_fee() -> None:
+    match = new_match(2, seed=1, mercy_backtracking=True)
+    state = match.state
+    path = _line_from(BOARD.cities["Nagpur"].anchor, 5)
+    lay(state, 1, path[:4])
+    lay(state, 0, path[3:])
+    set_turn(match, 0, "operations")
+    # The train came in over seat 1's segment, though its own track also meets this milepost.
+    place(state, 0, path[3], prev=path[2])
+    cash = [p["cash"] for p in state["players"]]
+    events = match.play(0, {"backtrack": {"train": 0}})
+    assert [e["fee_paid"]["payee"] for e in events if "fee_paid" in e] == [1]
+    assert [p["cash"] for p in match.state["players"]] == [cash[0] - 4, cash[1] + 4]
+    # Backtracking on its own segment costs nothing.
+    state = set_turn(match, 0, "operations")
+    place(state, 0, path[4], prev=path[3])
+    events = match.play(0, {"backtrack": {"train": 0}})
+    assert not [e for e in events if "fee_paid" in e]
+
+
 def test_additional_trains_give_a_freight_and_a_fast_freight_that_both_move() -> None:
     match = new_match(2, seed=1, additional_trains=True, four_card_hands=True)
     state = match.state
