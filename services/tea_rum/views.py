@@ -7,6 +7,7 @@ face-down victory type cards.  Their counts are public.
 
 from __future__ import annotations
 
+from functools import cache
 from typing import Any
 
 from services.tea_rum import actions, trade
@@ -90,6 +91,8 @@ def _boards(state: State) -> list[dict[str, Any]]:
     return out
 
 
+# Card faces never change: each is shaped once and shared by every view (like the effect lists in them).
+@cache
 def _captain_card(cid: int) -> dict[str, Any]:
     card = CONTENT.captains[cid]
     return {
@@ -108,13 +111,17 @@ def _wishes(wish: dict[str, int]) -> dict[str, int]:
 
 
 def _building(bid: str, copies: int) -> dict[str, Any]:
+    return {**_building_card(bid), "copies": copies}
+
+
+@cache
+def _building_card(bid: str) -> dict[str, Any]:
     card = CONTENT.buildings[bid]
     return {
         "building": bid,
         "name": card["name"],
         "colour": card["colour"],
         "cost": _cost(card["cost"]),
-        "copies": copies,
         "vp": card["vp"],
         "instant": card["instant"],
         "continuous": dict(card["continuous"]),
