@@ -76,17 +76,17 @@ class HeuristicBot:
         if len(moves) == 1:
             return moves[0]
         view = engine.view(state, seat)
-        scored = [(self._value(view, seat, move) + rng.random() * 0.01, i) for i, move in enumerate(moves)]
+        board = Board(view)
+        scored = [(self._value(view, board, seat, move) + rng.random() * 0.01, i) for i, move in enumerate(moves)]
         return moves[max(scored)[1]]
 
-    def _value(self, view: View, seat: int, move: Move) -> float:
+    def _value(self, view: View, board: Board, seat: int, move: Move) -> float:
         kind, body = next(iter(move.items()))
         evaluate = getattr(self, f"_value_{kind}")
-        value: float = evaluate(view, seat, body)
+        value: float = evaluate(view, board, seat, body)
         return value
 
-    def _value_choose_start(self, view: View, seat: int, body: dict[str, Any]) -> float:
-        board = Board(view)
+    def _value_choose_start(self, view: View, board: Board, seat: int, body: dict[str, Any]) -> float:
         cell = (body["row"], body["col"])
         tile = board.spaces[cell]["tile"]
         ahead = 0
@@ -97,8 +97,7 @@ class HeuristicBot:
             probe = (probe[0] + d_row, probe[1] + d_col)
         return tile["halves"] + (3.0 if board.near_city(cell) else 0.0) + min(ahead, 4) * 0.5
 
-    def _value_move_collector(self, view: View, seat: int, body: dict[str, Any]) -> float:
-        board = Board(view)
+    def _value_move_collector(self, view: View, board: Board, seat: int, body: dict[str, Any]) -> float:
         me = view["player_states"][seat]
         collector = me["collector"]
         facing = turned(collector["facing"], body["turn"])
@@ -112,7 +111,7 @@ class HeuristicBot:
             value += 2.0
         return value - 1.2 * cost
 
-    def _value_stay_put(self, view: View, seat: int, body: dict[str, Any]) -> float:
+    def _value_stay_put(self, view: View, board: Board, seat: int, body: dict[str, Any]) -> float:
         return 0.0
 
     def _shipment_value(self, view: View, seat: int, variety: str, crates: int, near: bool) -> float:
@@ -128,9 +127,8 @@ class HeuristicBot:
         top = view["ships"][-1]["multiplier"]
         return demand + quantity + loaded * top * 1.5 + crates
 
-    def _value_lay_out(self, view: View, seat: int, body: dict[str, Any]) -> float:
+    def _value_lay_out(self, view: View, board: Board, seat: int, body: dict[str, Any]) -> float:
         me = view["player_states"][seat]
-        board = Board(view)
         near = board.near_city((me["collector"]["row"], me["collector"]["col"]))
         crates = (body["one_half"] + 2 * body["two_halves"] + 3 * body["three_halves"]) // 2
         value = self._shipment_value(view, seat, body["variety"], crates, near)
@@ -138,15 +136,15 @@ class HeuristicBot:
         threshold = 0.0 if leader >= GOAL - LATE_GAME_MARGIN else SHIP_THRESHOLD
         return value - threshold
 
-    def _value_end_turn(self, view: View, seat: int, body: dict[str, Any]) -> float:
+    def _value_end_turn(self, view: View, board: Board, seat: int, body: dict[str, Any]) -> float:
         return 0.0
 
-    def _value_play_action(self, view: View, seat: int, body: dict[str, Any]) -> float:
+    def _value_play_action(self, view: View, board: Board, seat: int, body: dict[str, Any]) -> float:
         shipment = view["shipment"]
         if body["action"] == "NO_ROTTING":
             return -1.0 if shipment["next_to_city"] else 10.0
         demand = raise_demand(list(view["chute"]), shipment["variety"])
         return 5.0 if demand >= 2 else -1.0
 
-    def _value_load(self, view: View, seat: int, body: dict[str, Any]) -> float:
+    def _value_load(self, view: View, board: Board, seat: int, body: dict[str, Any]) -> float:
         return 0.0
