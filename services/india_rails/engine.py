@@ -637,14 +637,13 @@ class IndiaRailsEngine(Engine):
 
     def _do_offer_track(self, state: State, seat: int, body: dict[str, Any], rng: Rng, events: list[Event]) -> None:
         state["offer"] = dict(body)
-        state["offer_buyer"] = seat
         state["offer_phase"] = state["phase"]
         state["phase"] = "offer"
         state["turn"]["offers"] += 1
 
     def _do_answer_offer(self, state: State, seat: int, body: dict[str, Any], rng: Rng, events: list[Event]) -> None:
         offer = state["offer"]
-        buyer = state["offer_buyer"]
+        buyer = state["current"]  # offers are made in the buyer's own turn
         state["phase"] = state.pop("offer_phase")
         state["offer"] = None
         segment = {"a": offer["a"], "b": offer["b"]}
@@ -867,7 +866,7 @@ class IndiaRailsEngine(Engine):
         }
         if state["offer"]:
             view["offer"] = dict(state["offer"])
-            view["offer_buyer"] = state["offer_buyer"]
+            view["offer_buyer"] = state["current"]
         return view
 
     def _train_view(self, state: State, train: dict[str, Any]) -> dict[str, Any]:
