@@ -25,11 +25,6 @@ def ship_points(state: State, seat: int) -> int:
     return sum(ship[seat] * mult for ship, mult in zip(state["ships"], multipliers(state), strict=True))
 
 
-def crates_afloat(state: State, seat: int) -> int:
-    """Crates of ``seat`` on all ships."""
-    return sum(ship[seat] for ship in state["ships"])
-
-
 def sail_lowest_ship(state: State) -> list[int]:
     """The lowest ship leaves, its crates go home, the others move down and it returns, empty, at the top.
 
