@@ -365,13 +365,7 @@ class RulesServicer(rules_pb2_grpc.RulesServiceServicer):
                     response = await self._commit(meta, match, pending, None)
                 except StoreError:
                     break  # another instance moved the game on (or it was aborted): it carries on
-                result = self.engine.result(match.state)
-                meta = replace(
-                    meta,
-                    version=response.version,
-                    status="finished" if result is not None else "active",
-                    result=result_dict(result),
-                )
+                meta = replace(meta, version=response.version, status=response.status)
                 pending = []
             if seat is None:
                 break
