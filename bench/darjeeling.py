@@ -1,14 +1,13 @@
-"""Darjeeling engine benchmarks: single engine steps and whole random games."""
+"""Darjeeling engine benchmarks: engine steps, views for every seat and whole games."""
 
 from __future__ import annotations
 
 import copy
 from itertools import count
 
-from bench.engine_cases import game_case
+from bench.engine_cases import game_case, step_case
 from bench.harness import Case
 from services.common.engine import RandomBot
-from services.common.rng import Rng
 from services.common.runner import Match, play_out
 from services.darjeeling.engine import DarjeelingEngine
 
@@ -30,15 +29,9 @@ def _mid_game_positions(games: int = 4, every: int = 7) -> list[tuple[dict, int]
 
 
 def cases() -> list[Case]:
-    """Engine step (legal moves + apply of a random one) and full random games at 2 and 5 players."""
+    """Engine steps (the shared Match step), views for every seat, full random and heuristic games."""
     positions = _mid_game_positions()
     cursor = count()
-    rng = Rng(1)
-
-    def engine_step() -> None:
-        state, seat = positions[next(cursor) % len(positions)]
-        moves = ENGINE.legal_moves(state, seat)
-        ENGINE.apply(copy.deepcopy(state), seat, rng.choice(moves), rng)
 
     def view_all_seats() -> None:
         state, _ = positions[next(cursor) % len(positions)]
@@ -46,7 +39,7 @@ def cases() -> list[Case]:
             ENGINE.view(state, seat)
 
     return [
-        Case("darjeeling-engine-step", engine_step, unit="step"),
+        step_case(ENGINE, 4),
         Case("darjeeling-view-5-viewers", view_all_seats, unit="5 views"),
         game_case(ENGINE, 2),
         game_case(ENGINE, 5),
