@@ -67,11 +67,11 @@ class RulesServicer(rules_pb2_grpc.RulesServiceServicer):
     def _pack(self, name: str, data: dict[str, Any]) -> any_pb2.Any:
         return protojson.pack_engine(self.game_type, name, data)
 
-    def _is_operator(self) -> bool:
-        token = BEARER.get()
-        if not self.api_keys:
-            return True
+    def _is_api_key(self, token: str) -> bool:
         return any(secrets.compare_digest(token, key) for key in self.api_keys)
+
+    def _is_operator(self) -> bool:
+        return not self.api_keys or self._is_api_key(BEARER.get())
 
     def _require_operator(self, what: str) -> None:
         token = BEARER.get()
@@ -89,7 +89,7 @@ class RulesServicer(rules_pb2_grpc.RulesServiceServicer):
         seat = meta.seat_of_token(token)
         if seat is not None:
             return seat
-        if self.api_keys and any(secrets.compare_digest(token, key) for key in self.api_keys):
+        if self._is_api_key(token):
             return None
         raise errors.unauthenticated("unknown bearer token for this game")
 
