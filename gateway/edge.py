@@ -48,7 +48,7 @@ class EdgeMiddleware:
             await self.app(scope, receive, send)
             return
         started = time.perf_counter()
-        status = 500
+        status: int | None = None  # set once the response has started
 
         async def remember_status(message: AsgiMessage) -> None:
             nonlocal status
@@ -56,22 +56,15 @@ class EdgeMiddleware:
                 status = message["status"]
             await send(message)
 
-        started_response = False
-
-        async def tracking_send(message: AsgiMessage) -> None:
-            nonlocal started_response
-            started_response = started_response or message["type"] == "http.response.start"
-            await remember_status(message)
-
         try:
-            await self.app(scope, receive, tracking_send)
+            await self.app(scope, receive, remember_status)
         except Exception:
             log.exception("request_failed", path=scope.get("path", ""))
-            if started_response:
+            if status is not None:
                 return
             response = problem_response(Problem(500, "internal", "internal error"), scope.get("path", ""))
             await response(scope, receive, remember_status)
         finally:
             route = getattr(scope.get("route"), "path", "unmatched")
-            self.metrics.requests.labels(scope["method"], route, str(status)).inc()
+            self.metrics.requests.labels(scope["method"], route, str(status or 500)).inc()
             self.metrics.duration.labels(scope["method"], route).observe(time.perf_counter() - started)
