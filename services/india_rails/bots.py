@@ -100,7 +100,7 @@ def closed_cities(owner: dict[int, int], seat: int, players: int) -> frozenset[i
         if city.size == "major":
             continue
         m = city.anchor
-        present = [owner[e] for _, e in BOARD.adjacency[m] if e in owner]
+        present = tracks.entrants(owner, m)
         mine = present.count(seat)
         cap = tracks.ENTRY_LIMITS[city.size]
         if (mine == 0 and len(set(present)) >= min(cap, players)) or mine >= tracks.PER_PLAYER_ENTRY:

@@ -71,6 +71,11 @@ def connected_majors(track: Iterable[int]) -> bool:
     return all(c in seen for c in MAJOR_CENTRES)
 
 
+def entrants(owner: dict[int, int], milepost: int) -> list[int]:
+    """The owner of each built segment at ``milepost``: a seat appears once per segment it has there."""
+    return [owner[e] for _, e in BOARD.adjacency[milepost] if e in owner]
+
+
 def flooded_rivers(state: State) -> set[str]:
     """Rivers under an active flood card."""
     return {river for card in active_cards(state, "flood") for river in EVENT_CARDS[card]["rivers"]}
@@ -172,18 +177,10 @@ def _entry_problem(ctx: BuildContext, eid: int, milepost: int) -> tuple[str, str
     if city.size == "major":
         return None
     cap = ENTRY_LIMITS[city.size]
-    present: set[int] = set()
-    mine = 0
-    free = 0
-    for _, other in BOARD.adjacency[milepost]:
-        owner = ctx.owner.get(other)
-        if owner is None:
-            if other != eid:
-                free += 1
-            continue
-        present.add(owner)
-        if owner == ctx.seat:
-            mine += 1
+    seats = entrants(ctx.owner, milepost)
+    present = set(seats)
+    mine = seats.count(ctx.seat)
+    free = sum(1 for _, e in BOARD.adjacency[milepost] if e not in ctx.owner and e != eid)
     if ctx.seat not in present and len(present) >= cap:
         return "city_full", f"{name} already has track from {cap} players"
     if mine >= PER_PLAYER_ENTRY:
@@ -252,7 +249,7 @@ def _protected(ctx: BuildContext, p: int, milepost: int, eid: int) -> bool:
     city = BOARD.cities[name]
     if city.size == "major":
         return True
-    present = {ctx.owner[e] for _, e in BOARD.adjacency[milepost] if e in ctx.owner}
+    present = set(entrants(ctx.owner, milepost))
     if p in present:
         return True
     if eid in (e for _, e in BOARD.adjacency[milepost]):
