@@ -70,15 +70,15 @@ class Region:
             current = self.neighbour(current, direction)
         return spaces
 
-    @property
-    def tile_spaces(self) -> list[int]:
+    @cached_property
+    def tile_spaces(self) -> tuple[int, ...]:
         """Spaces filled with tiles at setup, in reading order."""
-        return [i for i, cell in enumerate(self.cells) if cell == TILE]
+        return tuple(i for i, cell in enumerate(self.cells) if cell == TILE)
 
-    @property
-    def cities(self) -> list[int]:
+    @cached_property
+    def cities(self) -> tuple[int, ...]:
         """City squares."""
-        return [i for i, cell in enumerate(self.cells) if cell == CITY]
+        return tuple(i for i, cell in enumerate(self.cells) if cell == CITY)
 
     def next_to_city(self, index: int) -> bool:
         """Whether a city is among the eight surrounding cells."""
@@ -97,18 +97,29 @@ class Region:
                         near.add(r * self.cols + c)
         return frozenset(near)
 
-    def start_facings(self, index: int) -> list[str]:
+    def start_facings(self, index: int) -> tuple[str, ...]:
         """Facings allowed when starting on ``index``: back to the region's edge, front to a tile space.
 
         Empty for spaces that are not on the border (enclosed on all four sides).  Facing
         straight into a city is not offered: the collector's crate must point at tiles.
         """
-        facings = []
-        for direction in DIRECTIONS:
-            ahead = self.neighbour(index, direction)
-            if self.neighbour(index, opposite(direction)) is None and ahead is not None and self.cells[ahead] == TILE:
-                facings.append(direction)
-        return facings
+        return self._start_facings.get(index, ())
+
+    @cached_property
+    def _start_facings(self) -> dict[int, tuple[str, ...]]:
+        """Tile space -> its start facings, for the tile spaces that have any."""
+        table: dict[int, tuple[str, ...]] = {}
+        for index in self.tile_spaces:
+            facings = tuple(
+                direction
+                for direction in DIRECTIONS
+                if self.neighbour(index, opposite(direction)) is None
+                and (ahead := self.neighbour(index, direction)) is not None
+                and self.cells[ahead] == TILE
+            )
+            if facings:
+                table[index] = facings
+        return table
 
 
 def _region(data: dict[str, object]) -> Region:
