@@ -65,7 +65,8 @@ WAREHOUSE_TURNS = 4
 MAP_ID = "india-rails-lattice-v1"
 
 
-def _fresh_turn() -> dict[str, Any]:
+def fresh_turn() -> dict[str, Any]:
+    """An untouched record of what the current turn has done."""
     return {"spent": 0, "major_segments": 0, "upgraded": False, "crossgraded": False, "acted": False,
             "fees_paid": [], "moved_own": False, "dropped": [], "bought": False, "offers": 0}
 
@@ -265,7 +266,7 @@ class IndiaRailsEngine(Engine):
             "open_contracts": [], "warehouse": [], "offer": None, "cash_public": False,
             "win_cash": int(COSTS["winning_cash"]), "over": False, "winners": [], "finish_reason": "",
             "ranking": [], "round": 0, "building_round": 0,
-            "initial_rounds": 3 if options["fast_game_start"] else 2, "turn": _fresh_turn(),
+            "initial_rounds": 3 if options["fast_game_start"] else 2, "turn": fresh_turn(),
         }
         self._deal(state, rng)
         first = self._first_player(state)
@@ -770,7 +771,7 @@ class IndiaRailsEngine(Engine):
         """Start the current seat's turn; ``False`` if the turn is lost to an event."""
         seat = state["current"]
         player = state["players"][seat]
-        state["turn"] = _fresh_turn()
+        state["turn"] = fresh_turn()
         if state["phase"] == "initial_discard":
             if len(player["hand"]) <= deck.hand_size(state):
                 return False

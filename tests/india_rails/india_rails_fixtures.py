@@ -7,7 +7,7 @@ from typing import Any
 
 from services.common.runner import Match
 from services.india_rails.content import BOARD
-from services.india_rails.engine import IndiaRailsEngine
+from services.india_rails.engine import IndiaRailsEngine, fresh_turn
 from services.india_rails.operations import start_trains
 
 ENGINE = IndiaRailsEngine()
@@ -16,12 +16,6 @@ ENGINE = IndiaRailsEngine()
 def new_match(players: int = 2, seed: int = 1, **options: Any) -> Match:
     """A fresh match (first building turn of the first player)."""
     return Match.start(ENGINE, players, seed=seed, options=options)
-
-
-def fresh_turn() -> dict[str, Any]:
-    """An untouched turn record."""
-    return {"spent": 0, "major_segments": 0, "upgraded": False, "crossgraded": False, "acted": False,
-            "fees_paid": [], "moved_own": False, "dropped": [], "bought": False, "offers": 0}
 
 
 def set_turn(match: Match, seat: int, phase: str) -> dict[str, Any]:
