@@ -19,7 +19,8 @@ from services.common.embedded_redis import EmbeddedRedis, start_redis
 from services.common.registry import ENGINES, available_game_types
 
 ROOT = Path(__file__).resolve().parents[2]
-GAME_ORDER = ("alubari", "darjeeling", "tea_rum", "india_rails")
+# Ports are handed out in the registry's order, so a game added to ENGINES gets ports too.
+GAME_ORDER = tuple(ENGINES)
 
 
 def _ports(env_name: str, default_base: int) -> dict[str, int]:
