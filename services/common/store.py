@@ -333,10 +333,10 @@ class GameStore:
             raise GameNotFound(game_id)
         if outcome == "not_active":
             raise GameNotActive(_decode(value))
-        await self.redis.srem(_active_index(game_type), game_id)
+        await self.mark_inactive(game_type, game_id)
 
     async def mark_inactive(self, game_type: str, game_id: str) -> None:
-        """Drop a finished game from the active index."""
+        """Drop a finished (or aborted) game from the active index."""
         await self.redis.srem(_active_index(game_type), game_id)
 
     async def count_active(self, game_type: str) -> int:
