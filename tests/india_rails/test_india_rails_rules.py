@@ -403,6 +403,27 @@ def test_derailment_costs_a_load_and_the_next_turn() -> None:
     assert match.state["current"] == 2 and match.state["players"][1]["turns"] == 1
 
 
+def test_a_drawer_derailed_by_his_own_draw_loses_the_rest_of_the_turn_and_the_next() -> None:
+    match = new_match(2, seed=1, additional_trains=True)
+    state = set_turn(match, 0, "operations")
+    card = state["players"][0]["hand"][0]
+    demand = DEMAND_CARDS[card]["demands"][0]
+    derailment = card_of("derailment")
+    state["deck"].remove(derailment)
+    state["deck"].append(derailment)  # the next card drawn
+    delivering = place(state, 0, BOARD.cities[demand["city"]].anchor)
+    origin = "Nepal" if demand["load"] == "Pilgrims" else ""
+    delivering["loads"] = [[demand["load"], origin]]
+    state["tray"][demand["load"]] -= 1
+    place(state, 0, BOARD.cities[EVENT_CARDS[derailment]["cities"][0]].anchor, train=1)
+    events = match.play(0, {"deliver": {"train": 0, "slot": 0, "card": card, "demand": 0, "open_contract": False}})
+    assert any("event_drawn" in e for e in events) and any(e.get("turn_ended") == {"seat": 0} for e in events)
+    assert match.state["current"] == 1 and match.state["players"][0]["lost"] == 1
+    match.play(1, {"end_operations": {}})
+    events = match.play(1, {"end_turn": {}})
+    assert {"turn_lost": {"seat": 0}} in events and match.state["current"] == 1
+
+
 def test_flood_erases_bridges_blocks_crossing_and_lets_the_owner_rebuild_first() -> None:
     from services.common.rng import Rng
     from services.india_rails.cards import resolve_event
@@ -432,6 +453,37 @@ def test_flood_erases_bridges_blocks_crossing_and_lets_the_owner_rebuild_first()
     state = set_turn(match, 0, "build")
     state["reserved"][0]["armed"] = True
     assert build(a, b) in ENGINE.legal_moves(state, 0)
+
+
+def test_sandstorm_erases_track_to_its_desert_mileposts_until_it_ends() -> None:
+    from services.common.rng import Rng
+    from services.india_rails.cards import resolve_event
+    from services.india_rails.content import sandstorm_mileposts
+
+    match = new_match(2, seed=1)
+    state = set_turn(match, 0, "build")
+    card = card_of("sandstorm")
+    storm = sandstorm_mileposts(card)
+    assert storm and all(BOARD.terrain[m] == "desert" for m in storm)
+    outside = [m for m in range(BOARD.count) if m not in storm and not BOARD.city_at[m]]
+    near, desert = next((n, d) for n in outside for d in neighbours(n) if d in storm)
+    before = next(v for v in neighbours(near) if v in outside and v != desert)
+    lay(state, 0, [before, near, desert])
+    events: list[dict] = []
+    resolve_event(state, card, 0, Rng(1), events)
+    assert state["players"][0]["track"] == [BOARD.edge_between(before, near)]
+    assert [e["track_erased"]["reason"] for e in events if "track_erased" in e] == ["sandstorm"]
+    assert check_move_is_illegal(match, 0, build(near, desert)).code == "sandstorm"
+    # The card leaves play at the end of the drawer's next turn; the owner may then rebuild first.
+    match.play(0, {"end_turn": {}})
+    match.play(1, {"end_operations": {}})
+    match.play(1, {"end_turn": {}})
+    match.play(0, {"end_operations": {}})
+    match.play(0, {"end_turn": {}})
+    assert not match.state["active"]
+    state = set_turn(match, 1, "build")
+    lay(state, 1, [next(v for v in neighbours(desert) if v != near and v not in storm), desert])
+    assert check_move_is_illegal(match, 1, build(desert, near)).code == "bridge_reserved"
 
 
 def test_excess_profits_tax_makes_cash_public() -> None:
