@@ -118,9 +118,8 @@ def _path(parent: list[int], end: int) -> list[int]:
 class HeuristicBot:
     """Route-planning bot: pick the most profitable reachable demand, build towards it, run the train."""
 
-    def __init__(self, staging: bool = True) -> None:
+    def __init__(self) -> None:
         self._cache: dict[tuple[Any, ...], dict[str, Any]] = {}
-        self.staging = staging
         # Per seat: segments the rules refused on a planned route, demands that led nowhere.
         # Keyed by (game, seat): one bot object may play in many games at once.
         self._refused: dict[tuple[int, int], set[int]] = {}
@@ -424,7 +423,7 @@ class HeuristicBot:
             if not goals or train["at"] in goals:
                 continue
             first = self._first_step(train, goals, owner, seat, paid, cash)
-            if first < 0 and self.staging:
+            if first < 0:
                 # The goal is not reachable yet: wait in the own city closest to it (trains reverse in cities).
                 staging = self._staging(player, train, goals)
                 if staging < 0 or staging == train["at"]:
