@@ -18,7 +18,6 @@ class GatewaySettings(BaseSettings):
     service_india_rails: str = "127.0.0.1:50054"
     # Comma-separated list of game types to route; empty means all four.
     games: str = ""
-    api_keys: str = ""
     log_format: str = "json"
     log_level: str = "info"
     max_body_bytes: int = 256 * 1024

@@ -30,7 +30,6 @@ ENV_RULES: frozenset[str] = frozenset(
 )
 ENV_GATEWAY: frozenset[str] = frozenset(
     {
-        "CHAIWALA_API_KEYS",
         "CHAIWALA_LOG_FORMAT",
         "CHAIWALA_LOG_LEVEL",
         "CHAIWALA_HTTP_HOST",

@@ -99,10 +99,9 @@ class Services:
 class Gateway:
     """The FastAPI gateway served by a real uvicorn on an ephemeral port."""
 
-    def __init__(self, addresses: dict[str, str], api_keys: str = "", customise: Any = None) -> None:
+    def __init__(self, addresses: dict[str, str], customise: Any = None) -> None:
         settings = GatewaySettings(
             games=",".join(addresses),
-            api_keys=api_keys,
             log_format="console",
             rpc_timeout_seconds=600,
             **{f"service_{game}": address for game, address in addresses.items()},
