@@ -16,6 +16,8 @@ from pathlib import Path
 
 import redis
 
+from services.common.processes import stop_process
+
 
 def redis_server_binary() -> str:
     """Path of a ``redis-server`` executable."""
@@ -53,13 +55,7 @@ class EmbeddedRedis:
 
     def stop(self) -> None:
         """Shut the server down (AOF is flushed by a clean shutdown)."""
-        if self.process.poll() is None:
-            self.process.terminate()
-            try:
-                self.process.wait(timeout=10)
-            except subprocess.TimeoutExpired:
-                self.process.kill()
-                self.process.wait()
+        stop_process(self.process)
 
 
 def start_redis(

@@ -16,6 +16,7 @@ from dataclasses import dataclass, field
 from pathlib import Path
 
 from services.common.embedded_redis import EmbeddedRedis, start_redis
+from services.common.processes import stop_process
 from services.common.registry import ENGINES, available_game_types
 
 ROOT = Path(__file__).resolve().parents[2]
@@ -76,13 +77,8 @@ class Child:
 
     def stop(self) -> None:
         """Ask the process to stop; kill it if it does not within ten seconds."""
-        if self.process is None or self.process.poll() is not None:
-            return
-        self.process.send_signal(signal.SIGTERM)
-        try:
-            self.process.wait(timeout=10)
-        except subprocess.TimeoutExpired:
-            self.process.kill()
+        if self.process is not None:
+            stop_process(self.process)
 
 
 def _children(redis_url: str, games: list[str]) -> list[Child]:

@@ -30,6 +30,7 @@ import pytest
 import redis
 
 from services.common.embedded_redis import free_port
+from services.common.processes import stop_process
 from tests.deploy.deploy_contract import ROOT, RULES_SERVICE_NAME
 from tests.support.client import auth, create_game
 from tests.support.redis_cluster import ClusterInfo, start_cluster
@@ -62,13 +63,7 @@ class Process:
 
     def stop(self) -> None:
         """SIGTERM, then SIGKILL if it does not exit."""
-        if self.popen.poll() is None:
-            self.popen.terminate()
-            try:
-                self.popen.wait(timeout=15)
-            except subprocess.TimeoutExpired:
-                self.popen.kill()
-                self.popen.wait(timeout=15)
+        stop_process(self.popen, timeout=15)
 
 
 def spawn(name: str, argv: list[str], env: dict[str, str], log_dir: Path) -> Process:

@@ -30,6 +30,7 @@ from pathlib import Path
 import redis
 
 from services.common.embedded_redis import redis_server_binary
+from services.common.processes import stop_process
 
 HOST = "127.0.0.1"
 CLUSTER_SLOTS = 16384
@@ -230,9 +231,5 @@ def _stop(processes: list[subprocess.Popen[bytes]], directory: Path) -> None:
         if process.poll() is None:
             process.terminate()
     for process in processes:
-        try:
-            process.wait(timeout=10)
-        except subprocess.TimeoutExpired:
-            process.kill()
-            process.wait(timeout=10)
+        stop_process(process)
     shutil.rmtree(directory, ignore_errors=True)
