@@ -40,11 +40,12 @@ def test_supervisor_starts_everything_and_ctrl_c_stops_it(tmp_path: Path) -> Non
     # One free port each: a fixed block inside the ephemeral range once collided with
     # another test's socket on CI.
     ports: list[int] = []
-    while len(ports) < 8:
+    games = len(GAME_ORDER)
+    while len(ports) < 2 * games:
         port = free_port()
         if port not in ports and port != http_port:
             ports.append(port)
-    grpc_ports, metrics_ports = ports[:4], ports[4:]
+    grpc_ports, metrics_ports = ports[:games], ports[games:]
     env = {
         **os.environ,
         "CHAIWALA_HTTP_PORT": str(http_port),
