@@ -79,6 +79,22 @@ def _kind(move: Move) -> str:
     return next(iter(move)) if isinstance(move, dict) and len(move) == 1 else ""
 
 
+# ---- backtracking (mercy rule) ---------------------------------------------------------------
+
+
+def _backtrack_fee_owner(owner: dict[int, int], seat: int, train: dict[str, Any]) -> int | None:
+    """The opponent whose segment the train stands on (the one it last ran over), owed a use fee."""
+    holder = owner.get(BOARD.edge_between(train["prev"], train["at"]))
+    return holder if holder is not None and holder != seat else None
+
+
+def _may_backtrack(ctx: ops.OperationsContext, train: dict[str, Any]) -> bool:
+    """Backtracking on an opponent's segment needs the cash for the fee, as any use of their track does."""
+    if _backtrack_fee_owner(ctx.owner, ctx.seat, train) is None:
+        return True
+    return ctx.player["cash"] >= ops.TRACK_FEE or bool(ctx.options["mercy_late_fees"])
+
+
 # ---- track trading (challenge game) ----------------------------------------------------------
 
 
@@ -352,7 +368,7 @@ class IndiaRailsEngine(Engine):
             moves.append({"discard_hand": {}})
             if state["options"]["mercy_backtracking"]:
                 moves += [{"backtrack": {"train": t}} for t, train in enumerate(ctx.player["trains"])
-                          if train["at"] >= 0 and train["prev"] >= 0]
+                          if train["at"] >= 0 and train["prev"] >= 0 and _may_backtrack(ctx, train)]
         moves += self._loan_moves(state, seat)
         moves.append({"end_operations": {}})
         return moves
@@ -568,9 +584,8 @@ class IndiaRailsEngine(Engine):
 
     def _do_backtrack(self, state: State, seat: int, body: dict[str, Any], rng: Rng, events: list[Event]) -> None:
         train = state["players"][seat]["trains"][body["train"]]
-        # The train stands on the segment it last ran over; if that is someone else's, their fee is due.
-        owner = tracks.owners(state).get(BOARD.edge_between(train["prev"], train["at"]))
-        if owner is not None and owner != seat:
+        owner = _backtrack_fee_owner(tracks.owners(state), seat, train)
+        if owner is not None:
             self._pay_fee(state, seat, owner, events)
         train["prev"] = -1
         state["abort_turn"] = True

@@ -152,6 +152,9 @@ def test_backtracking_on_someone_elses_segment_pays_their_use_fee() -> None:
     set_turn(match, 0, "operations")
     # The train came in over seat 1's segment, though its own track also meets this milepost.
     place(state, 0, path[3], prev=path[2])
+    state["players"][0]["cash"] = 3
+    assert {"backtrack": {"train": 0}} not in ENGINE.legal_moves(state, 0)  # no cash for the fee
+    state["players"][0]["cash"] = 30
     cash = [p["cash"] for p in state["players"]]
     events = match.play(0, {"backtrack": {"train": 0}})
     assert [e["fee_paid"]["payee"] for e in events if "fee_paid" in e] == [1]
