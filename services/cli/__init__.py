@@ -1,0 +1,1 @@
+"""The operator's command line, ``chaiwala`` (see :mod:`services.cli.main`)."""

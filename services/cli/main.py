@@ -1,0 +1,202 @@
+"""``chaiwala``: verify replays, export them, manage games on a server, run the benchmarks.
+
+Every subcommand that talks to a server takes ``--server`` (``CHAIWALA_SERVER``, default
+``http://127.0.0.1:8000``) and ``--api-key`` (``CHAIWALA_API_KEY``); the key is sent as a
+bearer token and never printed.
+"""
+
+from __future__ import annotations
+
+import os
+import subprocess
+import sys
+from pathlib import Path
+from typing import Annotated, Any
+
+import httpx
+import orjson
+import typer
+from rich.console import Console
+from rich.progress import track
+from rich.table import Table
+
+from services.fairness.verify import Verdict, verify_replay
+
+app = typer.Typer(
+    help="Chaiwala's operator tool: verify and export replays, manage games, benchmark.", no_args_is_help=True
+)
+games_app = typer.Typer(help="List, show and abort games on a server (operator key).", no_args_is_help=True)
+replay_app = typer.Typer(help="Export replays.", no_args_is_help=True)
+app.add_typer(games_app, name="games")
+app.add_typer(replay_app, name="replay")
+
+console = Console()
+errors = Console(stderr=True)
+
+Server = Annotated[str, typer.Option("--server", envvar="CHAIWALA_SERVER", help="Base URL of the gateway.")]
+ApiKey = Annotated[
+    str, typer.Option("--api-key", envvar="CHAIWALA_API_KEY", help="Operator API key.", show_default=False)
+]
+DEFAULT_SERVER = "http://127.0.0.1:8000"
+
+
+def _client(server: str, api_key: str, language: str = "en") -> httpx.Client:
+    headers = {"Accept-Language": language}
+    if api_key:
+        headers["Authorization"] = f"Bearer {api_key}"
+    return httpx.Client(base_url=server.rstrip("/"), headers=headers, timeout=60)
+
+
+def _get(client: httpx.Client, path: str, **params: Any) -> Any:
+    """GET a JSON answer; a problem answer ends the command with its code and detail."""
+    answer = client.get(path, params={k: v for k, v in params.items() if v not in (None, "")})
+    return _json_or_exit(answer)
+
+
+def _json_or_exit(answer: httpx.Response) -> Any:
+    if answer.is_success:
+        return answer.json()
+    try:
+        problem = answer.json()
+        message = f"{problem.get('code', answer.status_code)}: {problem.get('detail', '')}"
+    except ValueError:
+        message = f"HTTP {answer.status_code}"
+    errors.print(f"[red]error[/red] {message}")
+    raise typer.Exit(2)
+
+
+def _print_verdict(name: str, verdict: Verdict) -> None:
+    if verdict.ok:
+        console.print(f"[green]ok[/green] {name}: {verdict.entries} entries verified")
+        return
+    console.print(f"[red]FAILED[/red] {name}: {verdict.divergence}")
+
+
+@app.command()
+def verify(
+    files: Annotated[list[Path] | None, typer.Argument(help="Replay JSON files (as served by /replay).")] = None,
+    game_id: Annotated[list[str] | None, typer.Option("--game-id", help="Fetch and verify this game's replay.")] = None,
+    server: Server = DEFAULT_SERVER,
+    api_key: ApiKey = "",
+) -> None:
+    """Recompute finished games from their replays; exit 1 naming the first bad entry if one fails."""
+    replays: list[tuple[str, dict[str, Any]]] = []
+    for path in files or []:
+        try:
+            replays.append((str(path), orjson.loads(path.read_bytes())))
+        except (OSError, orjson.JSONDecodeError) as error:
+            errors.print(f"[red]error[/red] {path}: {error}")
+            raise typer.Exit(2) from None
+    if game_id:
+        with _client(server, api_key) as client:
+            replays += [(gid, _get(client, f"/v1/games/{gid}/replay")) for gid in game_id]
+    if not replays:
+        errors.print("give replay files or --game-id")
+        raise typer.Exit(2)
+    failed = 0
+    for name, replay in track(replays, description="verifying", console=errors, disable=len(replays) < 3):
+        verdict = verify_replay(replay)
+        _print_verdict(name, verdict)
+        failed += not verdict.ok
+    raise typer.Exit(1 if failed else 0)
+
+
+def _transcript(client: httpx.Client, game_id: str) -> str:
+    """The game's events in words, one line per event, as a spectator reads them."""
+    lines = []
+    for event in _get(client, f"/v1/games/{game_id}/events", after=0):
+        seat = event.get("seat")
+        who = f"seat {seat}" if seat is not None else "setup"
+        text = event.get("text") or orjson.dumps(event.get("event", {})).decode()
+        lines.append(f"v{event.get('version', 0):>4} {who:>7}  {text}")
+    return "\n".join(lines) + "\n"
+
+
+@replay_app.command("export")
+def replay_export(
+    game_id: Annotated[list[str], typer.Argument(help="Game ids to export.")],
+    out: Annotated[Path, typer.Option("--out", "-o", help="Folder to write into.")] = Path("."),
+    transcript: Annotated[bool, typer.Option("--transcript", help="Also write a readable .txt transcript.")] = False,
+    language: Annotated[str, typer.Option("--language", help="Transcript language (en, es).")] = "en",
+    server: Server = DEFAULT_SERVER,
+    api_key: ApiKey = "",
+) -> None:
+    """Write each game's replay as ``<id>.json`` (and its transcript as ``<id>.txt``)."""
+    out.mkdir(parents=True, exist_ok=True)
+    with _client(server, api_key, language) as client:
+        for gid in track(game_id, description="exporting", console=errors, disable=len(game_id) < 3):
+            replay = _get(client, f"/v1/games/{gid}/replay")
+            (out / f"{gid}.json").write_bytes(orjson.dumps(replay, option=orjson.OPT_INDENT_2))
+            if transcript:
+                (out / f"{gid}.txt").write_text(_transcript(client, gid), encoding="utf-8")
+            console.print(f"wrote {out / gid}.json" + (" and .txt" if transcript else ""))
+
+
+@games_app.command("list")
+def games_list(
+    game_type: Annotated[str, typer.Option("--game-type", help="Only this game type.")] = "",
+    status: Annotated[str, typer.Option("--status", help="waiting, active, finished or aborted.")] = "",
+    limit: Annotated[int, typer.Option("--limit", help="At most this many games.")] = 50,
+    server: Server = DEFAULT_SERVER,
+    api_key: ApiKey = "",
+) -> None:
+    """List games, newest first."""
+    table = Table("game_id", "type", "status", "seats", "created")
+    shown, token = 0, ""
+    with _client(server, api_key) as client:
+        while shown < limit:
+            page = _get(
+                client,
+                "/v1/games",
+                game_type=game_type,
+                status=status,
+                page_size=min(100, limit - shown),
+                page_token=token,
+            )
+            for game in page.get("games", []):
+                seats = ", ".join(s.get("name") or ("(open)" if s.get("open") else "?") for s in game.get("seats", []))
+                table.add_row(game["game_id"], game["game_type"], game["status"], seats, game.get("created_at", ""))
+                shown += 1
+            token = page.get("next_page_token", "")
+            if not token:
+                break
+    console.print(table)
+
+
+@games_app.command("show")
+def games_show(game_id: str, server: Server = DEFAULT_SERVER, api_key: ApiKey = "") -> None:
+    """Print one game as JSON (as a spectator or operator sees it)."""
+    with _client(server, api_key) as client:
+        game = _get(client, f"/v1/games/{game_id}")
+    console.print_json(orjson.dumps(game).decode())
+
+
+@games_app.command("abort")
+def games_abort(
+    game_id: str,
+    reason: Annotated[str, typer.Option("--reason", help="Why (kept in the log line).")] = "",
+    server: Server = DEFAULT_SERVER,
+    api_key: ApiKey = "",
+) -> None:
+    """Abort an active game (operator key)."""
+    with _client(server, api_key) as client:
+        game = _json_or_exit(client.post(f"/v1/games/{game_id}/abort", json={"reason": reason}))
+    console.print(f"{game_id}: {game['status']}")
+
+
+@app.command()
+def bench(names: Annotated[list[str] | None, typer.Argument(help="Benchmark modules (default: all).")] = None) -> None:
+    """Run the benchmarks of make bench (each a ratio to a baseline timed in the same run)."""
+    root = Path(__file__).resolve().parents[2]
+    env = {**os.environ, "PYTHONPATH": f"{root}{os.pathsep}{root / 'gen'}"}
+    code = subprocess.call([sys.executable, "-m", "bench", *(names or [])], cwd=root, env=env)
+    raise typer.Exit(code)
+
+
+def run() -> None:
+    """Console-script entry point."""
+    app()
+
+
+if __name__ == "__main__":
+    run()

@@ -1,0 +1,80 @@
+"""The hash chain over a game's log.
+
+Every entry's hash covers the previous entry's hash, the entry's version, seat and
+kind, a digest of its move, and a digest of the snapshot it produced:
+
+``hash_v = SHA-256(canonical JSON {prev, version, seat, kind, move, state})``
+
+The chain starts from a genesis hash over the game's public header (id, type, seed
+commitment, options, players) and the digest of the set-up snapshot, so a client that
+kept any head hash can later prove exactly which setup and moves led to it.  Move
+digests are taken over the move's deterministic protobuf encoding, so a move spelled
+differently in JSON (defaults printed, enum numbers) has the same digest.
+"""
+
+from __future__ import annotations
+
+import hashlib
+from collections.abc import Sequence
+from typing import Any
+
+import orjson
+
+from services.common import protojson
+
+_GENESIS_TAG = "chaiwala/log/v1"
+
+
+def digest(data: bytes) -> str:
+    """SHA-256 of ``data`` in hex."""
+    return hashlib.sha256(data).hexdigest()
+
+
+def _hash(payload: dict[str, Any]) -> str:
+    return digest(orjson.dumps(payload, option=orjson.OPT_SORT_KEYS))
+
+
+def genesis(
+    game_id: str,
+    game_type: str,
+    commitment: str,
+    options_digest: str,
+    players: Sequence[dict[str, Any]],
+    setup_digest: str,
+) -> str:
+    """The hash every chain starts from: the public header and the set-up snapshot."""
+    names = [{"name": p.get("name", ""), "bot": p.get("bot", "")} for p in players]
+    return _hash(
+        {
+            "tag": _GENESIS_TAG,
+            "game_id": game_id,
+            "game_type": game_type,
+            "seed_commitment": commitment,
+            "options": options_digest,
+            "players": names,
+            "state": setup_digest,
+        }
+    )
+
+
+def link(previous: str, version: int, seat: int | None, kind: str, move_digest: str, state_digest: str) -> str:
+    """The hash of one log entry, chained to ``previous``."""
+    return _hash(
+        {
+            "prev": previous,
+            "version": version,
+            "seat": seat,
+            "kind": kind,
+            "move": move_digest,
+            "state": state_digest,
+        }
+    )
+
+
+def message_digest(game_type: str, name: str, data: dict[str, Any]) -> str:
+    """Digest of one of the game's messages (``Move``, ``Options``) over its deterministic encoding.
+
+    An ``@type`` key (as in the proto3 JSON of an ``Any``) is ignored.
+    """
+    fields = {key: value for key, value in data.items() if key != "@type"}
+    return digest(protojson.identity(game_type, name, fields))
