@@ -15,7 +15,7 @@ setup: $(VENV)/.installed gen/.stamp
 $(VENV)/.installed: pyproject.toml constraints.txt
 	test -x $(BIN)/python || $(PYTHON) -m venv $(VENV)
 	$(BIN)/python -m pip install --quiet --upgrade pip==26.3
-	$(BIN)/python -m pip install --quiet -c constraints.txt -e '.[local,codegen,dev]'
+	$(BIN)/python -m pip install --quiet -c constraints.txt -e '.[local,codegen,dev,reports]'
 	$(BIN)/python -c 'import pathlib, sysconfig; pathlib.Path(sysconfig.get_paths()["purelib"], "chaiwala-gen.pth").write_text("$(CURDIR)/gen\n")'
 	touch $@
 

@@ -17,7 +17,7 @@ import httpx
 import orjson
 import typer
 from rich.console import Console
-from rich.progress import track
+from rich.progress import Progress, track
 from rich.table import Table
 
 from services.fairness.verify import Verdict, verify_replay
@@ -182,6 +182,43 @@ def games_abort(
     with _client(server, api_key) as client:
         game = _json_or_exit(client.post(f"/v1/games/{game_id}/abort", json={"reason": reason}))
     console.print(f"{game_id}: {game['status']}")
+
+
+@app.command()
+def arena(
+    game: Annotated[str, typer.Option("--game", help="Game type, e.g. darjeeling.")],
+    players: Annotated[int, typer.Option("--players", help="Seats per table.")],
+    bots: Annotated[str, typer.Option("--bots", help="Comma-separated bot names, rotated through the seats.")],
+    games: Annotated[int, typer.Option("--games", help="How many tables.")] = 100,
+    jobs: Annotated[int, typer.Option("--jobs", help="Parallel processes.")] = 1,
+    seed: Annotated[int, typer.Option("--seed", help="Seed the tables' seeds are derived from.")] = 1,
+    max_moves: Annotated[int, typer.Option("--max-moves", help="Move budget per table.")] = 50_000,
+    as_json: Annotated[bool, typer.Option("--json", help="Print the statistics as one JSON object.")] = False,
+    report: Annotated[
+        Path | None, typer.Option("--report", help="Write report.md, summary.json and plots here.")
+    ] = None,
+) -> None:
+    """Bots play each other (seats rotated, seeds derived); win rates with 95 % intervals, ranks, seats."""
+    from services.arena.report import bot_table, seat_table, write_report
+    from services.arena.schedule import plan, run_tables
+    from services.arena.stats import summarize
+
+    names = [name.strip() for name in bots.split(",") if name.strip()]
+    try:
+        specs = plan(game, players, names, games, seed=seed, max_moves=max_moves)
+    except ValueError as error:
+        errors.print(f"[red]error[/red] {error}")
+        raise typer.Exit(2) from None
+    with Progress(console=errors, disable=as_json) as progress:
+        task = progress.add_task(f"{game} {players}p", total=len(specs))
+        results = run_tables(specs, jobs=jobs, on_result=lambda _: progress.advance(task))
+    summary = summarize(game, players, results)
+    if report is not None:
+        errors.print(f"report: {write_report(summary, results, report)}")
+    if as_json:
+        sys.stdout.write(orjson.dumps(summary).decode() + "\n")
+        return
+    console.print("\n".join([*bot_table(summary), "", *seat_table(summary)]))
 
 
 @app.command()
