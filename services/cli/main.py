@@ -30,8 +30,8 @@ replay_app = typer.Typer(help="Export replays.", no_args_is_help=True)
 app.add_typer(games_app, name="games")
 app.add_typer(replay_app, name="replay")
 
-console = Console()
-errors = Console(stderr=True)
+console = Console(soft_wrap=True)
+errors = Console(stderr=True, soft_wrap=True)
 
 Server = Annotated[str, typer.Option("--server", envvar="CHAIWALA_SERVER", help="Base URL of the gateway.")]
 ApiKey = Annotated[

@@ -20,7 +20,16 @@ from services.common.engine import BadConfig, Engine, IllegalMove, Move, Result
 from services.common.interceptors import BEARER
 from services.common.logs import get_logger
 from services.common.runner import Match, Snapshot
-from services.common.store import Commit, GameMeta, GameStore, StoreError, VersionConflict
+from services.common.store import (
+    Commit,
+    Fairness,
+    GameMeta,
+    GameStore,
+    StoreError,
+    VersionConflict,
+    new_game_id,
+)
+from services.fairness import chain, seeding
 
 log = get_logger("service")
 
@@ -111,6 +120,9 @@ class RulesServicer(rules_pb2_grpc.RulesServiceServicer):
             to_act=match.to_act() if meta.status == "active" else [],
             state=self._pack("State", self.engine.view(match.state, seat)),
             seats=self._seats(meta),
+            seed_commitment=meta.fairness.seed_commitment,
+            seed_source=meta.fairness.seed_source,
+            log_head=meta.log_head,
         )
         result = result_message(meta.result)
         if result is not None:
@@ -126,6 +138,7 @@ class RulesServicer(rules_pb2_grpc.RulesServiceServicer):
         events: Sequence[dict[str, Any]],
         viewer: int | None,
         skip_to: int = -1,
+        entry_hash: str = "",
     ) -> list[rules_pb2.GameEvent]:
         out = []
         for index, event in enumerate(events):
@@ -134,7 +147,9 @@ class RulesServicer(rules_pb2_grpc.RulesServiceServicer):
             visible = self.engine.event_view(event, viewer)
             if visible is None:
                 continue
-            message = rules_pb2.GameEvent(version=version, index=index, event=self._pack("Event", visible))
+            message = rules_pb2.GameEvent(
+                version=version, index=index, event=self._pack("Event", visible), hash=entry_hash
+            )
             if seat_of_move is not None:
                 message.seat = seat_of_move
             out.append(message)
@@ -204,17 +219,33 @@ class RulesServicer(rules_pb2_grpc.RulesServiceServicer):
         """Set a game up, store it, and let bots play if they move first."""
         self._require_operator("creating a game")
         players = self._players_from(request)
-        seed = request.seed if request.HasField("seed") else secrets.randbelow(2**31)
+        game_id = new_game_id(self.game_type)
+        fairness, seed = self._seed_for(request, game_id)
         try:
             options = self.engine.validate_options(len(players), self._options_from(request))
             match = Match.start(self.engine, len(players), seed, options, canonical=self._canonical)
         except BadConfig as error:
             raise errors.invalid(error.code, error.message) from None
-        game_id, tokens = await self.store.create(
-            self.game_type, seed, options, players, match.snapshot.to_json(), creation_events=[]
+        snapshot = match.snapshot.to_json()
+        tokens = await self.store.create(
+            game_id,
+            seed,
+            options,
+            players,
+            snapshot,
+            [],
+            fairness,
+            self._genesis(game_id, fairness, options, players, snapshot),
         )
         metrics.GAMES_CREATED.labels(self.game_type).inc()
-        log.info("game_created", game_type=self.game_type, game_id=game_id, players=len(players), seed=seed)
+        # Never the seed or the secret: while the game runs they would reveal every draw.
+        log.info(
+            "game_created",
+            game_type=self.game_type,
+            game_id=game_id,
+            players=len(players),
+            seed_source=fairness.seed_source,
+        )
         status, version = "active", 0
         if _bot_to_act(players, match.to_act()):
             await self.play_bots(game_id)
@@ -224,6 +255,29 @@ class RulesServicer(rules_pb2_grpc.RulesServiceServicer):
         return rules_pb2.CreateGameResponse(
             game_id=game_id, game_type=self.game_type, status=status, version=version, seats=seats
         )
+
+    def _seed_for(self, request: rules_pb2.CreateGameRequest, game_id: str) -> tuple[Fairness, int]:
+        """Draw and commit the server secret; the seed is derived from it unless an operator gives one."""
+        client_seed = request.client_seed
+        if len(client_seed) > seeding.MAX_CONTRIBUTION or not client_seed.isprintable():
+            raise errors.invalid(
+                "bad_client_seed", f"client_seed is at most {seeding.MAX_CONTRIBUTION} printable characters"
+            )
+        secret = seeding.draw_server_secret()
+        commitment = seeding.seed_commitment(secret)
+        if request.HasField("seed"):
+            self._require_operator("choosing the seed")
+            return Fairness(secret.hex(), commitment, seeding.SOURCE_OPERATOR, client_seed), request.seed
+        seed = seeding.derive_seed(secret, game_id, seeding.contributions(client_seed))
+        return Fairness(secret.hex(), commitment, seeding.SOURCE_SERVER, client_seed), seed
+
+    def _genesis(
+        self, game_id: str, fairness: Fairness, options: dict[str, Any], players: list[dict[str, str]], snapshot: bytes
+    ) -> tuple[str, str]:
+        """The chain's first hash and the set-up snapshot's digest."""
+        setup = chain.digest(snapshot)
+        options_digest = chain.message_digest(self.game_type, "Options", options)
+        return chain.genesis(game_id, self.game_type, fairness.seed_commitment, options_digest, players, setup), setup
 
     async def GetGame(self, request: rules_pb2.GetGameRequest, context: aio.ServicerContext) -> rules_pb2.Game:
         """The game as the caller may see it."""
@@ -298,14 +352,19 @@ class RulesServicer(rules_pb2_grpc.RulesServiceServicer):
                 if refusal.code == "not_your_turn":
                     raise errors.forbidden(refusal.code, refusal.message) from None
                 raise errors.illegal(refusal.code, refusal.message) from None
-            commits.append(Commit(seat=seat, bot="", move=move, events=events))
+            commits.append(
+                Commit(seat=seat, bot="", move=move, events=events, state_digest=chain.digest(match.snapshot.to_json()))
+            )
             if self.engine.is_over(match.state) and len(commits) < len(moves):
                 raise errors.illegal("game_over", "the game ended before the last moves of the batch")
-        return await self._commit(meta, match, commits, seat, key)
+        response, _head = await self._commit(meta, match, commits, seat, key)
+        return response
 
     async def _commit(
         self, meta: GameMeta, match: Match, commits: list[Commit], seat: int | None, key: str = ""
-    ) -> rules_pb2.SubmitMovesResponse:
+    ) -> tuple[rules_pb2.SubmitMovesResponse, str]:
+        """Seal and commit ``commits``; return the answer and the new log head."""
+        commits = chain.seal(self.game_type, meta.log_head, meta.version + 1, commits)
         result = self.engine.result(match.state)
         status = "finished" if result is not None else "active"
         new_version = meta.version + len(commits)
@@ -316,7 +375,9 @@ class RulesServicer(rules_pb2_grpc.RulesServiceServicer):
             # Only a seat's own submission needs the view and events; bots' moves skip the work.
             response.state.CopyFrom(self._pack("State", self.engine.view(match.state, seat)))
             for offset, item in enumerate(commits):
-                response.events.extend(self._event_messages(meta.version + offset + 1, item.seat, item.events, seat))
+                response.events.extend(
+                    self._event_messages(meta.version + offset + 1, item.seat, item.events, seat, entry_hash=item.hash)
+                )
         idem_key = self.store.idempotency_key(meta.game_id, seat, key) if seat is not None else ""
         outcome, value = await self.store.commit(
             meta.game_id,
@@ -327,15 +388,16 @@ class RulesServicer(rules_pb2_grpc.RulesServiceServicer):
             commits,
             idempotency_key=idem_key,
             answer=response.SerializeToString(),
+            previous_head=meta.log_head,
         )
         if outcome == "idempotent":
             assert isinstance(value, bytes)
-            return rules_pb2.SubmitMovesResponse.FromString(value)
+            return rules_pb2.SubmitMovesResponse.FromString(value), ""
         metrics.MOVES_ACCEPTED.labels(self.game_type).inc(len(commits))
         if result is not None:
             await self.store.mark_inactive(self.game_type, meta.game_id)
             self._record_finish(meta, result, new_version)
-        return response
+        return response, commits[-1].hash
 
     async def play_bots(self, game_id: str) -> int:
         """Let bot seats move while it is their turn; return how many moves they made.
@@ -357,15 +419,16 @@ class RulesServicer(rules_pb2_grpc.RulesServiceServicer):
                 bot_name = meta.players[seat]["bot"]
                 move, events = self._bot_move(match, bots, bot_name, seat, meta.version + len(pending))
                 metrics.BOT_MOVES.labels(self.game_type, bot_name).inc()
-                pending.append(Commit(seat=seat, bot=bot_name, move=move, events=events))
+                digest = chain.digest(match.snapshot.to_json())
+                pending.append(Commit(seat=seat, bot=bot_name, move=move, events=events, state_digest=digest))
                 played += 1
             over = self.engine.is_over(match.state)
             if pending and (seat is None or over or len(pending) >= BOT_BATCH or played >= self.bot_budget):
                 try:
-                    response = await self._commit(meta, match, pending, None)
+                    response, head = await self._commit(meta, match, pending, None)
                 except StoreError:
                     break  # another instance moved the game on (or it was aborted): it carries on
-                meta = replace(meta, version=response.version, status=response.status)
+                meta = replace(meta, version=response.version, status=response.status, log_head=head)
                 pending = []
             if seat is None:
                 break
@@ -394,7 +457,9 @@ class RulesServicer(rules_pb2_grpc.RulesServiceServicer):
         response = rules_pb2.ListEventsResponse(version=meta.version)
         for entry in await self.store.entries(request.game_id, after):
             skip_to = skip if entry.version == request.after else -1
-            response.events.extend(self._event_messages(entry.version, entry.seat, entry.events, viewer, skip_to))
+            response.events.extend(
+                self._event_messages(entry.version, entry.seat, entry.events, viewer, skip_to, entry_hash=entry.hash)
+            )
         return response
 
     async def WatchEvents(
@@ -414,7 +479,9 @@ class RulesServicer(rules_pb2_grpc.RulesServiceServicer):
                 continue
             delivered = entry.version
             skip_to = skip if entry.version == request.after else -1
-            for message in self._event_messages(entry.version, entry.seat, entry.events, viewer, skip_to):
+            for message in self._event_messages(
+                entry.version, entry.seat, entry.events, viewer, skip_to, entry_hash=entry.hash
+            ):
                 yield message
             if entry.version >= meta.version:
                 meta = await self.store.meta(request.game_id)
@@ -427,20 +494,34 @@ class RulesServicer(rules_pb2_grpc.RulesServiceServicer):
         self._check_type(meta)
         if meta.status == "active":
             self._require_operator("the replay of an unfinished game")
+        over = meta.status != "active"
         replay = rules_pb2.Replay(
             game_id=meta.game_id,
             game_type=self.game_type,
-            seed=meta.seed,
+            # The seed and the secret behind it would reveal every future draw: only once it is over.
+            seed=meta.seed if over else 0,
+            server_secret=meta.fairness.server_secret if over else "",
+            seed_commitment=meta.fairness.seed_commitment,
+            seed_source=meta.fairness.seed_source,
+            client_seed=meta.fairness.client_seed,
+            log_head=meta.log_head,
             options=self._pack("Options", meta.options),
             players=[rules_pb2.PlayerSpec(name=p["name"], bot=p.get("bot", "")) for p in meta.players],
             status=meta.status,
         )
-        for entry in await self.store.entries(request.game_id, 0):
+        for entry in await self.store.entries(request.game_id, -1):
+            if entry.version == 0:
+                replay.genesis_hash = entry.hash
             if entry.move is None or entry.seat is None:
                 continue
             replay.moves.append(
                 rules_pb2.ReplayMove(
-                    version=entry.version, seat=entry.seat, move=self._pack("Move", entry.move), bot=entry.bot
+                    version=entry.version,
+                    seat=entry.seat,
+                    move=self._pack("Move", entry.move),
+                    bot=entry.bot,
+                    hash=entry.hash,
+                    state_digest=entry.state_digest,
                 )
             )
         result = result_message(meta.result)

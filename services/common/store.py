@@ -19,7 +19,7 @@ from __future__ import annotations
 import hashlib
 import secrets
 from collections.abc import AsyncIterator, Sequence
-from dataclasses import dataclass
+from dataclasses import dataclass, field
 from typing import Any
 
 import orjson
@@ -30,7 +30,8 @@ IDEMPOTENCY_TTL_SECONDS = 24 * 3600
 
 # KEYS: meta, state, events, idem (always a key of the game's slot, so Redis Cluster accepts it)
 # ARGV: expected version, snapshot, status, result json, idem answer, idem ttl, entry count,
-#       use idem ('1'/'0'), then per entry: seat, bot, move json, events json
+#       use idem ('1'/'0'), previous log head, new log head,
+#       then per entry: seat, bot, move json, events json, chain hash, state digest
 _COMMIT = """
 local use_idem = ARGV[8] == '1'
 if use_idem then
@@ -42,15 +43,17 @@ if not meta[1] then return {'missing', ''} end
 if meta[2] ~= 'active' then return {'not_active', meta[2]} end
 local version = tonumber(meta[1])
 if version ~= tonumber(ARGV[1]) then return {'conflict', meta[1]} end
+-- The chain must continue from the head stored with this version (a second guard beside it).
+if (redis.call('HGET', KEYS[1], 'log_head') or '') ~= ARGV[9] then return {'conflict', meta[1]} end
 local count = tonumber(ARGV[7])
 for i = 0, count - 1 do
-  local base = 9 + i * 4
+  local base = 11 + i * 6
   version = version + 1
   redis.call('XADD', KEYS[3], version .. '-1', 'seat', ARGV[base], 'bot', ARGV[base + 1],
-             'move', ARGV[base + 2], 'events', ARGV[base + 3])
+             'move', ARGV[base + 2], 'events', ARGV[base + 3], 'hash', ARGV[base + 4], 'digest', ARGV[base + 5])
 end
 redis.call('SET', KEYS[2], ARGV[2])
-redis.call('HSET', KEYS[1], 'version', version, 'status', ARGV[3], 'result', ARGV[4])
+redis.call('HSET', KEYS[1], 'version', version, 'status', ARGV[3], 'result', ARGV[4], 'log_head', ARGV[10])
 if use_idem then redis.call('SET', KEYS[4], ARGV[5], 'EX', tonumber(ARGV[6])) end
 return {'ok', tostring(version)}
 """
@@ -90,6 +93,16 @@ class GameNotActive(StoreError):
 
 
 @dataclass(frozen=True)
+class Fairness:
+    """A game's seed provenance (see :mod:`services.fairness`); the secret stays server-side until the end."""
+
+    server_secret: str
+    seed_commitment: str
+    seed_source: str
+    client_seed: str
+
+
+@dataclass(frozen=True)
 class GameMeta:
     """What the store knows about a game besides its snapshot."""
 
@@ -102,6 +115,8 @@ class GameMeta:
     status: str
     version: int
     result: dict[str, Any] | None
+    fairness: Fairness = field(default_factory=lambda: Fairness("", "", "", ""))
+    log_head: str = ""
 
     def seat_of_token(self, token: str) -> int | None:
         """The seat a bearer token belongs to, if any."""
@@ -121,16 +136,24 @@ class LogEntry:
     bot: str
     move: dict[str, Any] | None
     events: list[dict[str, Any]]
+    hash: str = ""
+    state_digest: str = ""
 
 
 @dataclass(frozen=True)
 class Commit:
-    """One move to append: who, which bot (or ""), the move and its unredacted events."""
+    """One move to append: who, which bot (or ""), the move and its unredacted events.
+
+    ``state_digest`` is the digest of the snapshot the move produced and ``hash`` the entry's
+    chain hash (both set by :func:`services.fairness.chain.seal` before committing).
+    """
 
     seat: int
     bot: str
     move: dict[str, Any]
     events: list[dict[str, Any]]
+    state_digest: str = ""
+    hash: str = ""
 
 
 def hash_token(token: str) -> str:
@@ -181,6 +204,8 @@ def _entry(fields: dict[Any, Any], entry_id: bytes | str) -> LogEntry:
         bot=data.get("bot", ""),
         move=orjson.loads(move) if move else None,
         events=orjson.loads(data.get("events") or "[]"),
+        hash=data.get("hash", ""),
+        state_digest=data.get("digest", ""),
     )
 
 
@@ -205,15 +230,20 @@ class GameStore:
 
     async def create(
         self,
-        game_type: str,
+        game_id: str,
         seed: int,
         options: dict[str, Any],
         players: list[dict[str, str]],
         snapshot: bytes,
         creation_events: list[dict[str, Any]],
-    ) -> tuple[str, list[str]]:
-        """Store a new game; return its id and one fresh token per seat (never stored in clear)."""
-        game_id = new_game_id(game_type)
+        fairness: Fairness,
+        genesis: tuple[str, str],
+    ) -> list[str]:
+        """Store a new game; return one fresh token per seat (never stored in clear).
+
+        ``genesis`` is the chain's first hash and the digest of the set-up snapshot.
+        """
+        game_type = game_type_of(game_id)
         tokens = [new_token() for _ in players]
         meta_key, state_key, events_key = _keys(game_id)
         async with self.redis.pipeline(transaction=True) as pipe:
@@ -228,15 +258,19 @@ class GameStore:
                     "status": "active",
                     "version": 0,
                     "result": "",
+                    "server_secret": fairness.server_secret,
+                    "seed_commitment": fairness.seed_commitment,
+                    "seed_source": fairness.seed_source,
+                    "client_seed": fairness.client_seed,
+                    "log_head": genesis[0],
                 },
             )
             pipe.set(state_key, snapshot)
-            pipe.xadd(
-                events_key, {"seat": "", "bot": "", "move": "", "events": orjson.dumps(creation_events)}, id="0-1"
-            )
+            creation: dict[Any, Any] = {"seat": "", "bot": "", "move": "", "events": orjson.dumps(creation_events)}
+            pipe.xadd(events_key, {**creation, "hash": genesis[0], "digest": genesis[1]}, id="0-1")
             await pipe.execute()
         await self.redis.sadd(_active_index(game_type), game_id)
-        return game_id, tokens
+        return tokens
 
     async def load(self, game_id: str) -> tuple[GameMeta, bytes]:
         """Metadata and snapshot, read together atomically."""
@@ -269,6 +303,13 @@ class GameStore:
             status=data["status"],
             version=int(data["version"]),
             result=orjson.loads(data["result"]) if data.get("result") else None,
+            fairness=Fairness(
+                server_secret=data.get("server_secret", ""),
+                seed_commitment=data.get("seed_commitment", ""),
+                seed_source=data.get("seed_source", ""),
+                client_seed=data.get("client_seed", ""),
+            ),
+            log_head=data.get("log_head", ""),
         )
 
     async def commit(
@@ -281,8 +322,12 @@ class GameStore:
         commits: Sequence[Commit],
         idempotency_key: str = "",
         answer: bytes = b"",
+        previous_head: str = "",
     ) -> tuple[str, int | bytes]:
         """Append moves atomically if the game is still at ``expected_version``.
+
+        ``commits`` are sealed (chain hash and state digest set) on top of ``previous_head``,
+        the head stored with ``expected_version``.
 
         Returns ``("ok", new_version)`` or ``("idempotent", first_answer)``; raises
         :class:`VersionConflict`, :class:`GameNotActive` or :class:`GameNotFound`.
@@ -297,9 +342,18 @@ class GameStore:
             IDEMPOTENCY_TTL_SECONDS,
             len(commits),
             "1" if idempotency_key else "0",
+            previous_head,
+            commits[-1].hash if commits else previous_head,
         ]
         for item in commits:
-            args += [item.seat, item.bot, orjson.dumps(item.move), orjson.dumps(item.events)]
+            args += [
+                item.seat,
+                item.bot,
+                orjson.dumps(item.move),
+                orjson.dumps(item.events),
+                item.hash,
+                item.state_digest,
+            ]
         # Without an idempotency key a placeholder of the same slot keeps the script single-slot.
         idem = idempotency_key or f"game:{{{game_id}}}:idem:-"
         outcome, value = await self._commit(keys=[meta_key, state_key, events_key, idem], args=args)

@@ -16,11 +16,13 @@ from __future__ import annotations
 
 import hashlib
 from collections.abc import Sequence
+from dataclasses import replace
 from typing import Any
 
 import orjson
 
 from services.common import protojson
+from services.common.store import Commit
 
 _GENESIS_TAG = "chaiwala/log/v1"
 
@@ -78,3 +80,18 @@ def message_digest(game_type: str, name: str, data: dict[str, Any]) -> str:
     """
     fields = {key: value for key, value in data.items() if key != "@type"}
     return digest(protojson.identity(game_type, name, fields))
+
+
+def seal(game_type: str, previous: str, first_version: int, commits: Sequence[Commit]) -> list[Commit]:
+    """``commits`` with their chain hashes set, the first one chained to ``previous``.
+
+    Each commit already carries the digest of the snapshot it produced; a move's kind is
+    "" (lifecycle entries without a move name their kind).
+    """
+    sealed = []
+    for offset, item in enumerate(commits):
+        move_digest = message_digest(game_type, "Move", item.move) if item.move is not None else ""
+        entry_hash = link(previous, first_version + offset, item.seat, "", move_digest, item.state_digest)
+        sealed.append(replace(item, hash=entry_hash))
+        previous = entry_hash
+    return sealed

@@ -46,3 +46,8 @@ def derive_seed(secret: bytes, game_id: str, contributions: Sequence[str] = ()) 
     message = _SEED_TAG + orjson.dumps({"game_id": game_id, "contributions": list(contributions)})
     digest = hmac.new(secret, message, hashlib.sha256).digest()
     return int.from_bytes(digest[:8], "big")
+
+
+def contributions(client_seed: str) -> list[str]:
+    """The public contributions mixed into the seed: the creator's ``client_seed``, if any."""
+    return [client_seed] if client_seed else []

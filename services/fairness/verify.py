@@ -93,7 +93,8 @@ def _check_seed(replay: dict[str, Any]) -> int:
     )
     seed = int(_field(replay, "seed"))
     if replay.get("seed_source", seeding.SOURCE_SERVER) == seeding.SOURCE_SERVER:
-        derived = seeding.derive_seed(secret, replay["game_id"], replay.get("contributions", []))
+        contributions = seeding.contributions(replay.get("client_seed", ""))
+        derived = seeding.derive_seed(secret, replay["game_id"], contributions)
         _require(derived == seed, 0, "the seed is not the one derived from the server secret")
     return seed
 
@@ -132,10 +133,10 @@ def _replay_entry(match: Match, game_type: str, previous: str, entry: dict[str, 
     version = int(entry.get("version", 0))
     _require(version == expected, expected, f"expected version {expected}, found {version}")
     seat = int(entry.get("seat", 0))
-    kind = entry.get("kind") or "move"
+    kind = entry.get("kind", "")
     move = {k: v for k, v in (entry.get("move") or {}).items() if k != "@type"}
     move_digest = ""
-    if kind == "move":
+    if kind == "":
         try:
             match.play(seat, move)
         except IllegalMove as refusal:
@@ -171,6 +172,7 @@ def verify_replay(replay: dict[str, Any]) -> Verdict:
         _require(replay.get("game_type") in ENGINES, 0, f"unknown game type {replay.get('game_type')!r}")
         _field(replay, "game_id")
         match, head = _start(replay, _check_seed(replay))
+        _require(replay.get("genesis_hash") == head, 0, "the genesis hash differs from the header and set-up")
         for expected, entry in enumerate(entries, start=1):
             head = _replay_entry(match, replay["game_type"], head, entry, expected)
         _require(replay.get("log_head") == head, len(entries), "the log head differs from the last entry's hash")

@@ -73,7 +73,7 @@ def test_two_bots_two_humans_play_to_the_end_with_sse_replay_and_result(client: 
     assert ids[-1][0] == game["version"]
 
     replay = client.get(f"/v1/games/{game_id}/replay").json()
-    assert replay["seed"] == 11 and len(replay["players"]) == 4
+    assert int(replay["seed"]) == 11 and replay["seed_source"] == "operator" and len(replay["players"]) == 4
     assert [m["version"] for m in replay["moves"]] == list(range(1, game["version"] + 1))
     assert replay["result"] == result
     assert {m["bot"] for m in replay["moves"]} == {"", "random", "heuristic"}
