@@ -24,6 +24,7 @@ from gateway.settings import GatewaySettings
 from services.common.server import create_server
 from services.common.service import RulesServicer
 from services.common.store import GameStore
+from tests.support import secrets
 
 T = TypeVar("T")
 
@@ -71,6 +72,10 @@ class Services:
     cluster: bool = False
     api_keys: frozenset[str] = frozenset()
     loops: LoopThread = field(default_factory=LoopThread)
+
+    def __post_init__(self) -> None:
+        for key in self.api_keys:
+            secrets.remember(key)
 
     def start(self, game_type: str, port: int = 0) -> RunningService:
         """Start a rules service for ``game_type`` (port 0 = ephemeral)."""
