@@ -30,7 +30,8 @@ async def _on_problem(request: Request, problem: Exception) -> Response:
 async def _on_http(request: Request, error: Exception) -> Response:
     assert isinstance(error, StarletteHTTPException)
     code = {404: "not_found", 405: "method_not_allowed"}.get(error.status_code, "http_error")
-    return problem_response(Problem(error.status_code, code, str(error.detail)), request.url.path)
+    headers = dict(error.headers or {})  # e.g. Allow on a 405
+    return problem_response(Problem(error.status_code, code, str(error.detail), headers=headers), request.url.path)
 
 
 async def _on_validation(request: Request, error: Exception) -> Response:
