@@ -16,6 +16,7 @@ from starlette.exceptions import HTTPException as StarletteHTTPException
 
 from gateway.backends import Backends
 from gateway.edge import EdgeMiddleware, Metrics
+from gateway.limits import Limiter, LimitMetrics, LimitsMiddleware
 from gateway.openapi import build_openapi
 from gateway.problems import Problem, problem_response
 from gateway.routes import router
@@ -64,6 +65,9 @@ def create_app(settings: GatewaySettings | None = None) -> FastAPI:
     app.add_exception_handler(StarletteHTTPException, _on_http)
     app.add_exception_handler(RequestValidationError, _on_validation)
     app.include_router(router)
+    app.state.limiter = Limiter(settings, LimitMetrics(app.state.metrics.registry, settings))
+    limited: Callable[..., Any] = LimitsMiddleware
+    app.add_middleware(limited, limiter=app.state.limiter)
     wrapped: Callable[..., Any] = EdgeMiddleware  # keeps mypy quiet about the middleware factory type
-    app.add_middleware(wrapped, metrics=app.state.metrics)
+    app.add_middleware(wrapped, metrics=app.state.metrics)  # added last: outermost, so it counts refusals too
     return app

@@ -6,6 +6,7 @@ import os
 from collections.abc import Iterator
 from dataclasses import dataclass
 from pathlib import Path
+from typing import TextIO
 
 import pytest
 
@@ -22,6 +23,11 @@ class SuiteLog:
     """Where every log line of this test session goes (read it after :func:`flush_logs`)."""
 
     path: Path
+    stream: TextIO
+
+    def restore(self) -> None:
+        """Send logs here again (after a test configured logging its own way)."""
+        configure_logging("console", "info", stream=self.stream)
 
     def text(self) -> str:
         """Everything logged so far."""
@@ -38,9 +44,9 @@ def suite_log(tmp_path_factory: pytest.TempPathFactory) -> Iterator[SuiteLog]:
     """
     path = Path(tmp_path_factory.mktemp("logs")) / "suite.log"
     with path.open("w", encoding="utf-8") as stream, pytest.MonkeyPatch.context() as patch:
-        configure_logging("console", "info", stream=stream)
+        log = SuiteLog(path, stream)
+        log.restore()
         patch.setattr(store, "new_token", secrets.recording(store.new_token))
-        log = SuiteLog(path)
         yield log
         leaked = secrets.leaked(log.text())
     assert not leaked, f"secrets issued by the suite reached the log: {leaked} (see {path})"
@@ -88,7 +94,7 @@ def services(redis_url: str) -> Iterator[Services]:
 def stack(services: Services, game_types: list[str]) -> Iterator[dict[str, object]]:
     """One rules service per game and a gateway routing to them (open: no API keys)."""
     running = {game: services.start(game) for game in game_types}
-    gateway = Gateway({game: svc.address for game, svc in running.items()})
+    gateway = Gateway({game: svc.address for game, svc in running.items()}, redis_url=services.redis_url)
     try:
         yield {"url": gateway.url, "services": running, "gateway": gateway}
     finally:
