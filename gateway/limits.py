@@ -82,7 +82,7 @@ class LimitMetrics:
         self.streams = Gauge("chaiwala_gateway_sse_streams", "Open SSE streams in this process", registry=registry)
         for name, text in settings.rate_limits().items():
             for item in limits.parse_many(text):
-                self.configured.labels(name, f"{item.multiples}{item.GRANULARITY.name}").set(item.amount)
+                self.configured.labels(name, f"{item.multiples} {item.GRANULARITY.name}").set(item.amount)
         for name, value in settings.fixed_limits().items():
             self.configured.labels(name, "").set(value)
 
