@@ -14,7 +14,7 @@ import pytest
 import structlog
 
 from services.common.logs import configure_logging, flush_logs
-from tests.support.client import assert_problem, auth, create_game
+from tests.support.client import assert_problem, auth, turn, two_humans
 
 GAME = "darjeeling"
 
@@ -26,13 +26,7 @@ def client(stack: dict[str, Any]) -> Any:
 
 
 def _two_humans(client: httpx.Client, seed: int = 7) -> tuple[str, dict[int, str]]:
-    created = create_game(client, GAME, [{"name": "Asha"}, {"name": "Bilal"}], seed=seed)
-    return created["game_id"], {s["seat"]: s["token"] for s in created["seats"]}
-
-
-def _turn(client: httpx.Client, game_id: str, tokens: dict[int, str]) -> tuple[int, dict[str, Any]]:
-    seat = client.get(f"/v1/games/{game_id}").json()["to_act"][0]
-    return seat, client.get(f"/v1/games/{game_id}/legal-moves", headers=auth(tokens[seat])).json()
+    return two_humans(client, GAME, seed)
 
 
 def _half_send(url: str, path: str, token: str) -> None:
@@ -138,7 +132,7 @@ def test_405_names_the_allowed_methods(client: httpx.Client) -> None:
 
 def test_an_unpinned_unkeyed_submission_is_428_and_changes_nothing(client: httpx.Client) -> None:
     game_id, tokens = _two_humans(client)
-    seat, legal = _turn(client, game_id, tokens)
+    seat, legal = turn(client, game_id, tokens)
     response = client.post(f"/v1/games/{game_id}/moves", json={"move": legal["moves"][0]}, headers=auth(tokens[seat]))
     assert_problem(response, 428, "precondition_required")
     assert client.get(f"/v1/games/{game_id}").json()["version"] == legal["version"]
@@ -165,7 +159,7 @@ def _race(client: httpx.Client, path: str, body: dict[str, Any], headers: dict[s
 def test_retries_of_one_submission_are_applied_exactly_once(client: httpx.Client, pin: str) -> None:
     for seed in range(12):
         game_id, tokens = _two_humans(client, seed=100 + seed)
-        seat, legal = _turn(client, game_id, tokens)
+        seat, legal = turn(client, game_id, tokens)
         body: dict[str, Any] = {"move": legal["moves"][0]}
         headers = auth(tokens[seat])
         if pin == "expected_version":

@@ -80,7 +80,8 @@ def test_redis_down_is_503_with_retry_after_and_the_next_request_after_it_return
         outage.stop()
         _assert_unavailable(client.get(f"/v1/games/{game_id}"))
         _assert_unavailable(client.post(f"/v1/games/{game_id}/moves", json=move, headers=auth(tokens[seat])))
-        _assert_unavailable(client.post("/v1/games", json={"game_type": GAME, "players": [{"name": "a"}, {"name": "b"}]}))
+        two = {"game_type": GAME, "players": [{"name": "a"}, {"name": "b"}]}
+        _assert_unavailable(client.post("/v1/games", json=two))
         _assert_unavailable(client.get(f"/v1/games/{game_id}/events"))
         with grpc.insecure_channel(outage_stack["service"].address) as channel:
             stub = rules_pb2_grpc.RulesServiceStub(channel)

@@ -13,7 +13,15 @@ from typing import Any
 import httpx
 import pytest
 
-from tests.support.client import assert_problem, auth, create_game, play_humans_to_end, sse_events
+from tests.support.client import (
+    assert_problem,
+    auth,
+    create_game,
+    play_humans_to_end,
+    sse_events,
+    turn,
+    two_humans,
+)
 
 GAME = "darjeeling"
 
@@ -25,13 +33,10 @@ def client(stack: dict[str, Any]) -> httpx.Client:
 
 
 def _two_humans(client: httpx.Client, seed: int = 7) -> tuple[str, dict[int, str]]:
-    created = create_game(client, GAME, [{"name": "Asha"}, {"name": "Bilal"}], seed=seed)
-    return created["game_id"], {s["seat"]: s["token"] for s in created["seats"]}
+    return two_humans(client, GAME, seed)
 
 
-def _turn(client: httpx.Client, game_id: str, tokens: dict[int, str]) -> tuple[int, dict[str, Any]]:
-    seat = client.get(f"/v1/games/{game_id}").json()["to_act"][0]
-    return seat, client.get(f"/v1/games/{game_id}/legal-moves", headers=auth(tokens[seat])).json()
+_turn = turn
 
 
 def _pinned(legal: dict[str, Any], pick: int = 0) -> dict[str, Any]:
