@@ -5,22 +5,25 @@ from __future__ import annotations
 import uvicorn
 
 from gateway.app import create_app
+from gateway.server import uvicorn_config
 from gateway.settings import GatewaySettings
-from services.common.logs import configure_logging
+from services.common.exposure import check_exposure, host_of, is_loopback
+from services.common.logs import configure_logging, get_logger
+
+log = get_logger("gateway")
 
 
 def main() -> None:
     """Serve the gateway with uvicorn on the configured host and port."""
     settings = GatewaySettings()
     configure_logging(settings.log_format, settings.log_level)
-    uvicorn.run(
-        create_app(settings),
-        host=settings.http_host,
-        port=settings.http_port,
-        log_level=settings.log_level,
-        access_log=False,
-        timeout_graceful_shutdown=5,
-    )
+    # Rules services on other hosts refuse to run open beyond loopback themselves; ones on this
+    # host's loopback are only as safe as this gateway's bind.
+    remote = all(not is_loopback(host_of(address)) for address in settings.service_addresses().values())
+    guarded = bool(settings.api_keys.strip()) or remote
+    check_exposure("the gateway", settings.http_host, guarded, settings.insecure_open, log)
+    server = uvicorn.Server(uvicorn_config(create_app(settings), settings, timeout_graceful_shutdown=5))
+    server.run()
 
 
 if __name__ == "__main__":

@@ -16,6 +16,7 @@ from starlette.exceptions import HTTPException as StarletteHTTPException
 
 from gateway.backends import Backends
 from gateway.edge import EdgeMiddleware, Metrics
+from gateway.limits import Limiter, LimitMetrics, LimitsMiddleware
 from gateway.openapi import build_openapi
 from gateway.problems import Problem, problem_response
 from gateway.routes import router
@@ -30,7 +31,8 @@ async def _on_problem(request: Request, problem: Exception) -> Response:
 async def _on_http(request: Request, error: Exception) -> Response:
     assert isinstance(error, StarletteHTTPException)
     code = {404: "not_found", 405: "method_not_allowed"}.get(error.status_code, "http_error")
-    return problem_response(Problem(error.status_code, code, str(error.detail)), request.url.path)
+    headers = dict(error.headers or {})  # e.g. Allow on a 405
+    return problem_response(Problem(error.status_code, code, str(error.detail), headers=headers), request.url.path)
 
 
 async def _on_validation(request: Request, error: Exception) -> Response:
@@ -63,6 +65,9 @@ def create_app(settings: GatewaySettings | None = None) -> FastAPI:
     app.add_exception_handler(StarletteHTTPException, _on_http)
     app.add_exception_handler(RequestValidationError, _on_validation)
     app.include_router(router)
+    app.state.limiter = Limiter(settings, LimitMetrics(app.state.metrics.registry, settings))
+    limited: Callable[..., Any] = LimitsMiddleware
+    app.add_middleware(limited, limiter=app.state.limiter)
     wrapped: Callable[..., Any] = EdgeMiddleware  # keeps mypy quiet about the middleware factory type
-    app.add_middleware(wrapped, metrics=app.state.metrics)
+    app.add_middleware(wrapped, metrics=app.state.metrics)  # added last: outermost, so it counts refusals too
     return app

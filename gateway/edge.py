@@ -5,6 +5,7 @@ from __future__ import annotations
 import time
 
 from prometheus_client import CollectorRegistry, Counter, Histogram
+from starlette.requests import ClientDisconnect
 from starlette.types import ASGIApp, Receive, Scope, Send
 from starlette.types import Message as AsgiMessage
 
@@ -12,6 +13,11 @@ from gateway.problems import Problem, problem_response
 from services.common.logs import get_logger
 
 log = get_logger("gateway")
+# Recorded as the status of a request whose client went away before it was answered (as nginx does).
+CLIENT_CLOSED = 499
+# What a client hanging up looks like from inside a handler: not an error of ours.
+DISCONNECTS: tuple[type[BaseException], ...] = (ClientDisconnect, ConnectionError)
+
 
 class Metrics:
     """The gateway's own Prometheus registry (separate from any in-process services)."""
@@ -58,6 +64,9 @@ class EdgeMiddleware:
 
         try:
             await self.app(scope, receive, remember_status)
+        except DISCONNECTS:
+            log.debug("client_disconnected", path=scope.get("path", ""))
+            status = status or CLIENT_CLOSED
         except Exception:
             log.exception("request_failed", path=scope.get("path", ""))
             if status is not None:

@@ -158,6 +158,21 @@ def _problem_responses(*statuses: int) -> dict[str, Any]:
     return {str(s): {"description": "problem", **problem} for s in statuses}
 
 
+# Any /v1 call may be rate limited (429) or meet a store or service outage (503); a call with a
+# body may be too slow sending it (408).  Both 429 and 503 carry Retry-After.
+LIMIT_STATUSES = (429, 503)
+
+
+def _add_limit_responses(paths: dict[str, Any]) -> None:
+    for path, item in paths.items():
+        if not path.startswith("/v1/"):
+            continue
+        for operation in item.values():
+            extra = (*LIMIT_STATUSES, 408) if "requestBody" in operation else LIMIT_STATUSES
+            for status, response in _problem_responses(*extra).items():
+                operation["responses"].setdefault(status, response)
+
+
 def build_openapi(game_types: list[str], game_files: list[Any]) -> dict[str, Any]:
     """The whole OpenAPI 3.1 document for the gateway."""
     builder = SchemaBuilder(game_types)
@@ -211,7 +226,7 @@ def build_openapi(game_types: list[str], game_files: list[Any]) -> dict[str, Any
                 "requestBody": {"required": True, **_json_body(_ref("chaiwala.v1.SubmitMovesBody"))},
                 "responses": {
                     "200": {**ok, **_json_body(_ref("chaiwala.v1.SubmitMovesResponse"))},
-                    **_problem_responses(400, 401, 403, 404, 409, 413, 422),
+                    **_problem_responses(400, 401, 403, 404, 409, 413, 422, 428),
                 },
             }
         },
@@ -260,6 +275,7 @@ def build_openapi(game_types: list[str], game_files: list[Any]) -> dict[str, Any
         "/readyz": {"get": {"summary": "Readiness: every rules service serving", "responses": {"200": ok, "503": ok}}},
         "/metrics": {"get": {"summary": "Prometheus metrics", "responses": {"200": ok}}},
     }
+    _add_limit_responses(paths)
     return {
         "openapi": "3.1.0",
         "info": {

@@ -25,7 +25,7 @@ GRPC_STATUS = {
     grpc.StatusCode.DEADLINE_EXCEEDED: 504,
 }
 # Codes whose HTTP status differs from their gRPC status's default.
-CODE_STATUS = {"game_not_active": 409, "game_over": 409}
+CODE_STATUS = {"game_not_active": 409, "game_over": 409, "precondition_required": 428}
 TITLES = {
     400: "Bad request",
     401: "Unauthenticated",
@@ -36,6 +36,7 @@ TITLES = {
     413: "Request body too large",
     415: "Unsupported media type",
     422: "Illegal move",
+    428: "Precondition required",
     429: "Too many requests",
     500: "Internal error",
     502: "Bad gateway",
@@ -44,14 +45,21 @@ TITLES = {
 }
 
 
+# Seconds a client should wait before retrying when a dependency is down (503).
+RETRY_AFTER_UNAVAILABLE = 1
+
+
 class Problem(Exception):
     """An HTTP refusal to render as problem+json."""
 
-    def __init__(self, status: int, code: str, detail: str, **extra: Any) -> None:
+    def __init__(
+        self, status: int, code: str, detail: str, *, headers: dict[str, str] | None = None, **extra: Any
+    ) -> None:
         super().__init__(detail)
         self.status = status
         self.code = code
         self.detail = detail
+        self.headers = headers or {}
         self.extra = extra
 
 
@@ -67,7 +75,9 @@ def problem_response(problem: Problem, instance: str = "") -> JSONResponse:
     if instance:
         body["instance"] = instance
     body.update(problem.extra)
-    return JSONResponse(body, status_code=problem.status, media_type="application/problem+json")
+    return JSONResponse(
+        body, status_code=problem.status, media_type="application/problem+json", headers=problem.headers or None
+    )
 
 
 def problem_from_rpc(error: grpc.aio.AioRpcError) -> Problem:
@@ -76,7 +86,7 @@ def problem_from_rpc(error: grpc.aio.AioRpcError) -> Problem:
     detail = error_detail_from_metadata(error.trailing_metadata())
     if detail is None:
         if code == grpc.StatusCode.UNAVAILABLE:
-            return Problem(503, "service_unavailable", "the rules service is not reachable")
+            return Problem(503, "service_unavailable", "the rules service is not reachable", headers=_retry_soon())
         if code == grpc.StatusCode.DEADLINE_EXCEEDED:
             return Problem(504, "timeout", "the rules service did not answer in time")
         return Problem(502, "upstream_error", f"rules service failed: {code.name}")
@@ -86,4 +96,9 @@ def problem_from_rpc(error: grpc.aio.AioRpcError) -> Problem:
     extra: dict[str, Any] = {}
     if detail.HasField("current_version"):
         extra["current_version"] = detail.current_version
-    return Problem(status, detail.code, detail.message, **extra)
+    headers = _retry_soon() if status == 503 else None
+    return Problem(status, detail.code, detail.message, headers=headers, **extra)
+
+
+def _retry_soon() -> dict[str, str]:
+    return {"Retry-After": str(RETRY_AFTER_UNAVAILABLE)}

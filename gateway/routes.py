@@ -23,6 +23,7 @@ from prometheus_client import CONTENT_TYPE_LATEST, generate_latest
 from sse_starlette.sse import EventSourceResponse
 
 from chaiwala.v1 import rest_pb2, rules_pb2
+from gateway import jsonbody
 from gateway.backends import Backends
 from gateway.edge import Metrics
 from gateway.problems import Problem, problem_from_rpc
@@ -81,10 +82,7 @@ async def _read_json(request: Request, limit: int, required: bool = True) -> dic
     content_type = request.headers.get("content-type", "application/json").split(";")[0].strip().lower()
     if content_type != "application/json" and not content_type.endswith("+json"):
         raise Problem(415, "unsupported_media_type", "send application/json")
-    try:
-        data = orjson.loads(raw)
-    except orjson.JSONDecodeError as error:
-        raise Problem(400, "malformed_json", f"the body is not valid JSON: {error}") from None
+    data = jsonbody.loads(raw)
     if not isinstance(data, dict):
         raise Problem(400, "invalid_request", "the body must be a JSON object")
     return data
@@ -93,7 +91,7 @@ async def _read_json(request: Request, limit: int, required: bool = True) -> dic
 def _parse(data: dict[str, Any], message: Message) -> Message:
     try:
         json_format.ParseDict(data, message, ignore_unknown_fields=False)
-    except (json_format.ParseError, TypeError, ValueError) as error:
+    except (json_format.ParseError, TypeError, ValueError, RecursionError) as error:
         raise Problem(400, "invalid_request", str(error)) from None
     return message
 

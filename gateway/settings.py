@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+from pydantic import AliasChoices, Field
 from pydantic_settings import BaseSettings, SettingsConfigDict
 
 
@@ -10,7 +11,8 @@ class GatewaySettings(BaseSettings):
 
     model_config = SettingsConfigDict(env_prefix="CHAIWALA_", extra="ignore")
 
-    http_host: str = "0.0.0.0"
+    # Loopback unless told otherwise; see gateway.exposure for binding anything wider.
+    http_host: str = "127.0.0.1"
     http_port: int = 8000
     service_alubari: str = "127.0.0.1:50051"
     service_darjeeling: str = "127.0.0.1:50052"
@@ -22,6 +24,45 @@ class GatewaySettings(BaseSettings):
     log_level: str = "info"
     max_body_bytes: int = 256 * 1024
     rpc_timeout_seconds: float = 30.0
+    # Where rate-limit counters live (shared by every gateway); empty: this process's memory.
+    redis_url: str = Field(default="", validation_alias=AliasChoices("REDIS_URL", "CHAIWALA_REDIS_URL"))
+    # Rates in the `limits` notation ("100/second;3000/minute"), sliding windows.
+    rate_limit_per_token: str = "100/second;3000/minute"
+    rate_limit_per_address: str = "300/second;10000/minute"
+    create_limit: str = "20/second;2000/hour"
+    # Slow clients: all request headers within this many seconds of the first byte (or of
+    # connecting), the whole body within this many seconds of the headers.
+    header_timeout_seconds: float = 10.0
+    body_timeout_seconds: float = 10.0
+    keep_alive_timeout_seconds: int = 5
+    # Open SSE streams, per gateway process.
+    sse_streams_per_token: int = 8
+    sse_streams_per_address: int = 200
+    sse_streams_per_process: int = 5000
+    # Binding a non-loopback address while operator calls are open needs this set to 1.
+    insecure_open: bool = False
+    # Whether operator API keys guard the rules services (only their presence is read here).
+    api_keys: str = ""
+
+    def rate_limits(self) -> dict[str, str]:
+        """Every rate limit by name, in ``limits`` notation."""
+        return {
+            "rate_per_token": self.rate_limit_per_token,
+            "rate_per_address": self.rate_limit_per_address,
+            "create_quota": self.create_limit,
+        }
+
+    def fixed_limits(self) -> dict[str, float]:
+        """Every other limit by name (sizes, seconds, stream counts)."""
+        return {
+            "max_body_bytes": self.max_body_bytes,
+            "header_timeout_seconds": self.header_timeout_seconds,
+            "body_timeout_seconds": self.body_timeout_seconds,
+            "keep_alive_timeout_seconds": self.keep_alive_timeout_seconds,
+            "sse_streams_per_token": self.sse_streams_per_token,
+            "sse_streams_per_address": self.sse_streams_per_address,
+            "sse_streams_per_process": self.sse_streams_per_process,
+        }
 
     def service_addresses(self) -> dict[str, str]:
         """game_type -> host:port of its rules service."""

@@ -4,13 +4,52 @@ from __future__ import annotations
 
 import os
 from collections.abc import Iterator
+from dataclasses import dataclass
 from pathlib import Path
+from typing import TextIO
 
 import pytest
 
+from services.common import store
 from services.common.embedded_redis import start_redis
+from services.common.logs import configure_logging, flush_logs
 from services.common.registry import available_game_types
+from tests.support import secrets
 from tests.support.stack import Gateway, Services
+
+
+@dataclass
+class SuiteLog:
+    """Where every log line of this test session goes (read it after :func:`flush_logs`)."""
+
+    path: Path
+    stream: TextIO
+
+    def restore(self) -> None:
+        """Send logs here again (after a test configured logging its own way)."""
+        configure_logging("console", "info", stream=self.stream)
+
+    def text(self) -> str:
+        """Everything logged so far."""
+        flush_logs()
+        return self.path.read_text(encoding="utf-8", errors="replace")
+
+
+@pytest.fixture(scope="session", autouse=True)
+def suite_log(tmp_path_factory: pytest.TempPathFactory) -> Iterator[SuiteLog]:
+    """All logs of the session in one file, in the console format ``make run`` uses.
+
+    Every seat token the store issues is recorded; when the session ends, none of them
+    (nor any configured API key) may appear anywhere in the log.
+    """
+    path = Path(tmp_path_factory.mktemp("logs")) / "suite.log"
+    with path.open("w", encoding="utf-8") as stream, pytest.MonkeyPatch.context() as patch:
+        log = SuiteLog(path, stream)
+        log.restore()
+        patch.setattr(store, "new_token", secrets.recording(store.new_token))
+        yield log
+        leaked = secrets.leaked(log.text())
+    assert not leaked, f"secrets issued by the suite reached the log: {leaked} (see {path})"
 
 
 @pytest.fixture(scope="session")
@@ -55,7 +94,7 @@ def services(redis_url: str) -> Iterator[Services]:
 def stack(services: Services, game_types: list[str]) -> Iterator[dict[str, object]]:
     """One rules service per game and a gateway routing to them (open: no API keys)."""
     running = {game: services.start(game) for game in game_types}
-    gateway = Gateway({game: svc.address for game, svc in running.items()})
+    gateway = Gateway({game: svc.address for game, svc in running.items()}, redis_url=services.redis_url)
     try:
         yield {"url": gateway.url, "services": running, "gateway": gateway}
     finally:

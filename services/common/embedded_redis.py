@@ -74,9 +74,9 @@ def start_redis(
     return _start_on(data_dir, free_port(), appendonly, extra)
 
 
-def _start_on(data_dir: Path, port: int, appendonly: bool, extra: list[str] | None) -> EmbeddedRedis:
-    data_dir.mkdir(parents=True, exist_ok=True)
-    args = [
+def redis_args(data_dir: Path, port: int, appendonly: bool = True, extra: list[str] | None = None) -> list[str]:
+    """The command line of a loopback ``redis-server`` keeping its files under ``data_dir``."""
+    return [
         redis_server_binary(),
         "--port",
         str(port),
@@ -96,17 +96,30 @@ def _start_on(data_dir: Path, port: int, appendonly: bool, extra: list[str] | No
         str(data_dir / "redis.log"),
         *(extra or []),
     ]
+
+
+def wait_for_redis(process: subprocess.Popen[bytes], port: int, seconds: float = 15) -> bool:
+    """Whether the server answers PING within ``seconds`` (False as soon as it exits)."""
+    client = redis.Redis(host="127.0.0.1", port=port)
+    deadline = time.monotonic() + seconds
+    try:
+        while True:
+            with contextlib.suppress(redis.ConnectionError):
+                if client.ping():
+                    return True
+            if process.poll() is not None or time.monotonic() > deadline:
+                return False
+            time.sleep(0.05)
+    finally:
+        client.close()
+
+
+def _start_on(data_dir: Path, port: int, appendonly: bool, extra: list[str] | None) -> EmbeddedRedis:
+    data_dir.mkdir(parents=True, exist_ok=True)
+    args = redis_args(data_dir, port, appendonly, extra)
     process = subprocess.Popen(args, stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL)
     server = EmbeddedRedis(process=process, port=port, data_dir=data_dir)
-    client = redis.Redis(host="127.0.0.1", port=port)
-    deadline = time.monotonic() + 15
-    while True:
-        with contextlib.suppress(redis.ConnectionError):
-            if client.ping():
-                break
-        if process.poll() is not None or time.monotonic() > deadline:
-            server.stop()
-            raise RuntimeError(f"redis-server did not start on port {port} (see {data_dir / 'redis.log'})")
-        time.sleep(0.05)
-    client.close()
+    if not wait_for_redis(process, port):
+        server.stop()
+        raise RuntimeError(f"redis-server did not start on port {port} (see {data_dir / 'redis.log'})")
     return server

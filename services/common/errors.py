@@ -85,3 +85,9 @@ def conflict(current_version: int) -> ServiceError:
         f"the game is at version {current_version}",
         current_version=current_version,
     )
+
+
+def store_unavailable() -> ServiceError:
+    """Redis does not answer (503 with Retry-After); nothing was changed."""
+    message = "the game store is unavailable; retry shortly"
+    return ServiceError(grpc.StatusCode.UNAVAILABLE, "store_unavailable", message)

@@ -13,7 +13,7 @@ from functools import cache
 from typing import Any
 
 from google.protobuf import any_pb2, json_format, symbol_database
-from google.protobuf.message import Message
+from google.protobuf.message import DecodeError, Message
 
 
 class BadMessage(ValueError):
@@ -41,7 +41,7 @@ def to_message(game_type: str, name: str, data: dict[str, Any]) -> Message:
     message = message_class(game_type, name)()
     try:
         json_format.ParseDict(data, message, ignore_unknown_fields=False)
-    except (json_format.ParseError, TypeError, ValueError) as error:
+    except (json_format.ParseError, TypeError, ValueError, RecursionError) as error:
         raise BadMessage(f"not a valid {name}: {error}") from None
     return message
 
@@ -92,11 +92,20 @@ def pack_engine(game_type: str, name: str, data: dict[str, Any]) -> any_pb2.Any:
     return packed
 
 
-def unpack(game_type: str, name: str, packed: any_pb2.Any) -> dict[str, Any]:
-    """The dict form of an ``Any`` that must hold the game's message ``name``."""
+def unpack(game_type: str, name: str, packed: any_pb2.Any, only_set: bool = False) -> dict[str, Any]:
+    """The dict form of an ``Any`` that must hold the game's message ``name``.
+
+    ``only_set`` leaves out fields the sender did not set (so options keep their defaults).
+    Corrupt bytes under the right type URL are a :class:`BadMessage`, like a wrong type.
+    """
     cls = message_class(game_type, name)
     if not packed.Is(cls.DESCRIPTOR):  # type: ignore[arg-type]
         raise BadMessage(f"expected chaiwala.{game_type}.v1.{name}, got {packed.type_url or 'nothing'}")
     message = cls()
-    packed.Unpack(message)
-    return to_dict(message)
+    try:
+        packed.Unpack(message)
+        if only_set:
+            return json_format.MessageToDict(message, preserving_proto_field_name=True)
+        return to_dict(message)
+    except (DecodeError, ValueError, RecursionError):
+        raise BadMessage(f"the bytes of this {name} do not decode as chaiwala.{game_type}.v1.{name}") from None

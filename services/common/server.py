@@ -17,6 +17,7 @@ from prometheus_client import start_http_server
 
 from chaiwala.v1 import rules_pb2, rules_pb2_grpc
 from services.common import metrics, protojson
+from services.common.exposure import check_exposure
 from services.common.interceptors import AuthInterceptor, ErrorInterceptor, ObservabilityInterceptor
 from services.common.logs import configure_logging, get_logger
 from services.common.registry import engine_for
@@ -77,6 +78,8 @@ async def serve(game_type: str, settings: ServiceSettings) -> None:
     """Run until SIGTERM/SIGINT, then drain in-flight calls and stop."""
     if not settings.redis_url:
         raise SystemExit("REDIS_URL is not set (make run starts an embedded Redis and sets it)")
+    check_exposure(f"the {game_type} rules service", settings.grpc_host, bool(settings.api_key_set()),
+                   settings.insecure_open, log)
     store = GameStore.from_url(settings.redis_url, cluster=settings.redis_cluster)
     server, port, _ = await create_server(
         game_type,

@@ -11,7 +11,7 @@ from collections.abc import AsyncIterator, Sequence
 from dataclasses import replace
 from typing import Any
 
-from google.protobuf import any_pb2, json_format
+from google.protobuf import any_pb2
 from grpc import aio
 
 from chaiwala.v1 import rules_pb2, rules_pb2_grpc
@@ -192,22 +192,21 @@ class RulesServicer(rules_pb2_grpc.RulesServiceServicer):
     def _options_from(self, request: rules_pb2.CreateGameRequest) -> dict[str, Any]:
         if not request.HasField("options"):
             return {}
-        cls = protojson.message_class(self.game_type, "Options")
-        message = cls()
-        if not request.options.Unpack(message):
-            raise errors.invalid("bad_options", f"options must be chaiwala.{self.game_type}.v1.Options")
-        # Only fields the caller set: absent ones take the engine's defaults.
-        return json_format.MessageToDict(message, preserving_proto_field_name=True)
+        try:
+            return protojson.unpack(self.game_type, "Options", request.options, only_set=True)
+        except protojson.BadMessage as error:
+            raise errors.invalid("bad_options", str(error)) from None
 
     def _players_from(self, request: rules_pb2.CreateGameRequest) -> list[dict[str, str]]:
         bots = self.engine.bots()
         players = []
         for index, spec in enumerate(request.players):
-            name = spec.name.strip() or f"Player {index + 1}"
+            # Checked before trimming: str.strip() would silently drop U+0085 and other separators.
+            if not spec.name.isprintable():
+                raise errors.invalid("bad_player", "player names may only contain printable characters")
+            name = spec.name.strip(" ") or f"Player {index + 1}"
             if len(name) > MAX_PLAYER_NAME:
                 raise errors.invalid("bad_player", f"player names are at most {MAX_PLAYER_NAME} characters")
-            if not name.isprintable():
-                raise errors.invalid("bad_player", "player names may not contain control characters")
             if spec.bot and spec.bot not in bots:
                 raise errors.invalid("unknown_bot", f"no bot named {spec.bot!r}; choose from {sorted(bots)}")
             players.append({"name": name, "bot": spec.bot})
@@ -318,13 +317,15 @@ class RulesServicer(rules_pb2_grpc.RulesServiceServicer):
             return rules_pb2.SubmitMovesResponse.FromString(earlier)
         moves = self._unpack_moves(request.moves)
         expected = request.expected_version if request.HasField("expected_version") else None
+        _require_pin(expected, key)
         attempts = 0
         while True:
             try:
                 response = await self._submit_once(meta, snapshot, seat, moves, expected, key)
                 break
             except VersionConflict as error:
-                # Without an expected version the caller did not pin a state: re-check on the new one.
+                # Keyed but unpinned: re-check on the new state.  Safe, because the commit script
+                # answers a key it has already seen with its first answer instead of applying again.
                 attempts += 1
                 if expected is not None or attempts >= RETRIES_WITHOUT_EXPECTED_VERSION:
                     raise errors.conflict(error.current) from None
@@ -538,6 +539,18 @@ class RulesServicer(rules_pb2_grpc.RulesServiceServicer):
         log.info("game_aborted", game_type=self.game_type, game_id=meta.game_id, reason=request.reason[:200])
         meta, snapshot = await self.store.load(request.game_id)
         return self._game_message(meta, self._match(snapshot), None)
+
+
+def _require_pin(expected: int | None, key: str) -> None:
+    """A submission names the state it was made for, or carries a key that makes retries safe.
+
+    Without either, a retried request (the client timed out, the answer was lost) would be
+    applied again on whatever state the game has reached, so it is refused up front (428).
+    """
+    if expected is None and not key:
+        raise errors.illegal(
+            "precondition_required", "send 'expected_version' (the version you saw) or an 'Idempotency-Key' header"
+        )
 
 
 def _bot_to_act(players: Sequence[dict[str, str]], to_act: Sequence[int]) -> bool:

@@ -13,10 +13,13 @@ class ServiceSettings(BaseSettings):
 
     redis_url: str = Field(default="", validation_alias=AliasChoices("REDIS_URL", "CHAIWALA_REDIS_URL"))
     redis_cluster: bool = False
-    grpc_host: str = "0.0.0.0"
+    # Loopback unless told otherwise (see services.common.exposure).
+    grpc_host: str = "127.0.0.1"
     grpc_port: int = 50051
     metrics_port: int = 9090
     api_keys: str = ""
+    # Serving a non-loopback address with no API keys needs this set on purpose.
+    insecure_open: bool = False
     log_format: str = "json"
     log_level: str = "info"
     # Upper bound on bot moves played in one request, so one RPC cannot run away.

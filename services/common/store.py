@@ -24,9 +24,27 @@ from typing import Any
 
 import orjson
 from redis import asyncio as aioredis
+from redis import exceptions as redis_errors
 from redis.asyncio.cluster import RedisCluster
+from redis.asyncio.retry import Retry
+from redis.backoff import NoBackoff
 
 IDEMPOTENCY_TTL_SECONDS = 24 * 3600
+# Redis unreachable: fail fast and try once more on a fresh connection (a pooled one may be
+# stale after a Redis restart), with no back-off, so the first request after Redis is back
+# succeeds instead of sleeping through a retry schedule.
+CONNECT_TIMEOUT_SECONDS = 2.0
+STORE_RETRIES = 1
+# Errors that mean "the store is not answering now", as opposed to a refusal or a bug.
+UNAVAILABLE_ERRORS: tuple[type[BaseException], ...] = (
+    redis_errors.ConnectionError,
+    redis_errors.TimeoutError,
+    redis_errors.ClusterDownError,
+    redis_errors.TryAgainError,
+    redis_errors.ReadOnlyError,
+    redis_errors.SlotNotCoveredError,
+    OSError,
+)
 
 # KEYS: meta, state, events, idem (always a key of the game's slot, so Redis Cluster accepts it)
 # ARGV: expected version, snapshot, status, result json, idem answer, idem ttl, entry count,
@@ -221,8 +239,15 @@ class GameStore:
     def from_url(cls, url: str, cluster: bool = False) -> GameStore:
         """Connect to ``url``; ``cluster`` selects the Redis Cluster client."""
         if cluster:
-            return cls(RedisCluster.from_url(url))
-        return cls(aioredis.Redis.from_url(url))
+            return cls(RedisCluster.from_url(url, socket_connect_timeout=CONNECT_TIMEOUT_SECONDS))
+        retry = Retry(NoBackoff(), STORE_RETRIES)
+        client = aioredis.Redis.from_url(
+            url,
+            socket_connect_timeout=CONNECT_TIMEOUT_SECONDS,
+            retry=retry,
+            retry_on_error=[redis_errors.ConnectionError, redis_errors.TimeoutError],
+        )
+        return cls(client)
 
     async def close(self) -> None:
         """Release connections."""

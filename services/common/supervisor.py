@@ -15,7 +15,7 @@ import time
 from dataclasses import dataclass, field
 from pathlib import Path
 
-from services.common.embedded_redis import EmbeddedRedis, start_redis
+from services.common.embedded_redis import redis_args, wait_for_redis
 from services.common.processes import stop_process
 from services.common.registry import ENGINES, available_game_types
 
@@ -99,13 +99,41 @@ def _children(redis_url: str, games: list[str]) -> list[Child]:
         children.append(Child(game, [python, "-m", "services.common.server", game], env))
     gateway_env = {
         **base,
-        "CHAIWALA_HTTP_HOST": "127.0.0.1",
+        "REDIS_URL": redis_url,  # rate-limit counters
+        "CHAIWALA_HTTP_HOST": base.get("CHAIWALA_HTTP_HOST", "127.0.0.1"),
         "CHAIWALA_HTTP_PORT": base.get("CHAIWALA_HTTP_PORT", "8000"),
         "CHAIWALA_GAMES": ",".join(games),
         **{f"CHAIWALA_SERVICE_{g.upper()}": f"127.0.0.1:{grpc_ports[g]}" for g in games},
     }
     children.append(Child("gateway", [python, "-m", "gateway"], gateway_env))
     return children
+
+
+@dataclass
+class RedisChild(Child):
+    """The embedded Redis, supervised like any child; (re)starts wait until it answers PING."""
+
+    port: int = 0
+
+    @property
+    def url(self) -> str:
+        """Where the services find it."""
+        return f"redis://127.0.0.1:{self.port}/0"
+
+    def start(self) -> None:
+        """Start ``redis-server`` and wait (bounded) for it, so the services find it up."""
+        super().start()
+        assert self.process is not None
+        if not wait_for_redis(self.process, self.port):
+            print(f"[supervisor] redis did not answer on port {self.port}; see its redis.log", flush=True)
+
+
+def _redis_child() -> RedisChild:
+    """The embedded Redis of ``make run`` (AOF under ``var/redis``), as a supervised child."""
+    data_dir = Path(os.environ.get("CHAIWALA_VAR_DIR", ROOT / "var")) / "redis"
+    data_dir.mkdir(parents=True, exist_ok=True)
+    port = int(os.environ.get("CHAIWALA_REDIS_PORT", "6390"))
+    return RedisChild("redis", redis_args(data_dir, port), dict(os.environ), port=port)
 
 
 def main() -> None:
@@ -118,18 +146,18 @@ def main() -> None:
 
     signal.signal(signal.SIGINT, request_stop)
     signal.signal(signal.SIGTERM, request_stop)
-    embedded: EmbeddedRedis | None = None
     redis_url = os.environ.get("REDIS_URL", "")
+    supervised: list[Child] = []
     if not redis_url:
-        data_dir = Path(os.environ.get("CHAIWALA_VAR_DIR", ROOT / "var")) / "redis"
-        embedded = start_redis(data_dir, port=int(os.environ.get("CHAIWALA_REDIS_PORT", "6390")))
-        redis_url = embedded.url
+        redis_child = _redis_child()
+        redis_url = redis_child.url
+        supervised.append(redis_child)
         print(f"[supervisor] embedded Redis at {redis_url} (AOF in var/redis)", flush=True)
     games = available_game_types()
     missing = sorted(set(ENGINES) - set(games))
     if missing:
         print(f"[supervisor] no engine yet for: {', '.join(missing)}", flush=True)
-    children = _children(redis_url, games)
+    children = supervised + _children(redis_url, games)
     for child in children:
         child.start()
     port = os.environ.get("CHAIWALA_HTTP_PORT", "8000")
@@ -142,10 +170,8 @@ def main() -> None:
             time.sleep(0.3)
     finally:
         print("[supervisor] stopping", flush=True)
-        for child in reversed(children):
+        for child in reversed(children):  # Redis, started first, stops last
             child.stop()
-        if embedded is not None:
-            embedded.stop()
         print("[supervisor] stopped", flush=True)
 
 

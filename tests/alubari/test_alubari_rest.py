@@ -42,8 +42,8 @@ def test_solo_human_plays_with_legal_moves_and_sees_no_hidden_information(client
     assert "deck" not in state and "bag" not in state
     assert state["deck_count"] == 33 and state["deck_top_weather"] in ("SUN", "RAIN", "FOG")
     assert state["estates"][0]["card_id"] != 0  # Alubari covered by a card
-    bad = client.post(f"/v1/games/{game_id}/moves", json={"move": {"take_cube": {"cube": "CHAI"}}},
-                      headers=auth(token))
+    body = {"move": {"take_cube": {"cube": "CHAI"}}, "expected_version": 0}
+    bad = client.post(f"/v1/games/{game_id}/moves", json=body, headers=auth(token))
     assert_problem(bad, 422)
     rng = random.Random(5)
     play_humans_to_end(client, game_id, {0: token}, rng.choice)

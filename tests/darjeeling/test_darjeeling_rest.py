@@ -41,8 +41,9 @@ def test_screens_hide_tiles_over_rest(client: httpx.Client) -> None:
     tokens = {s["seat"]: s["token"] for s in created["seats"]}
     for _ in range(2):
         seat = client.get(f"/v1/games/{game_id}").json()["to_act"][0]
-        move = client.get(f"/v1/games/{game_id}/legal-moves", headers=auth(tokens[seat])).json()["moves"][0]
-        answer = client.post(f"/v1/games/{game_id}/moves", json={"move": move}, headers=auth(tokens[seat]))
+        legal = client.get(f"/v1/games/{game_id}/legal-moves", headers=auth(tokens[seat])).json()
+        body = {"move": legal["moves"][0], "expected_version": legal["version"]}
+        answer = client.post(f"/v1/games/{game_id}/moves", json=body, headers=auth(tokens[seat]))
         assert answer.status_code == 200, answer.text
     own = client.get(f"/v1/games/{game_id}", headers=auth(tokens[0])).json()["state"]["player_states"]
     spectator = client.get(f"/v1/games/{game_id}").json()["state"]["player_states"]
@@ -53,5 +54,7 @@ def test_screens_hide_tiles_over_rest(client: httpx.Client) -> None:
     taken = [e["event"]["tile_taken"] for e in events if "tile_taken" in e["event"]]
     assert {t["seat"] for t in taken} == {0, 1}
     assert all(("tile" in t) == (t["seat"] == 1) for t in taken), "only seat 1's own tiles are named to seat 1"
-    bad = client.post(f"/v1/games/{game_id}/moves", json={"move": {"lay_out": {}}}, headers=auth(tokens[0]))
+    version = client.get(f"/v1/games/{game_id}").json()["version"]
+    body = {"move": {"lay_out": {}}, "expected_version": version}
+    bad = client.post(f"/v1/games/{game_id}/moves", json=body, headers=auth(tokens[0]))
     assert bad.status_code in (403, 422)

@@ -24,6 +24,7 @@ ENV_RULES: frozenset[str] = frozenset(
         "CHAIWALA_GRPC_PORT",
         "CHAIWALA_METRICS_PORT",
         "CHAIWALA_API_KEYS",
+        "CHAIWALA_INSECURE_OPEN",
         "CHAIWALA_LOG_FORMAT",
         "CHAIWALA_LOG_LEVEL",
     }

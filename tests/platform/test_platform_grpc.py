@@ -187,7 +187,9 @@ def test_service_metrics_count_games_moves_and_refusals(stack: dict[str, Any]) -
         )
         with pytest.raises(grpc.RpcError):
             stub.SubmitMoves(
-                rules_pb2.SubmitMovesRequest(game_id=created.game_id, moves=[legal.moves[0]]),
+                rules_pb2.SubmitMovesRequest(
+                    game_id=created.game_id, moves=[legal.moves[0]], expected_version=legal.version
+                ),
                 metadata=(("authorization", f"Bearer {created.seats[1].token}"),),
             )
     assert sample("chaiwala_games_created_total", game_type=GAME) == before_created + 2

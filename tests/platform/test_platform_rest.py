@@ -13,7 +13,15 @@ from typing import Any
 import httpx
 import pytest
 
-from tests.support.client import assert_problem, auth, create_game, play_humans_to_end, sse_events
+from tests.support.client import (
+    assert_problem,
+    auth,
+    create_game,
+    play_humans_to_end,
+    sse_events,
+    turn,
+    two_humans,
+)
 
 GAME = "darjeeling"
 
@@ -25,13 +33,15 @@ def client(stack: dict[str, Any]) -> httpx.Client:
 
 
 def _two_humans(client: httpx.Client, seed: int = 7) -> tuple[str, dict[int, str]]:
-    created = create_game(client, GAME, [{"name": "Asha"}, {"name": "Bilal"}], seed=seed)
-    return created["game_id"], {s["seat"]: s["token"] for s in created["seats"]}
+    return two_humans(client, GAME, seed)
 
 
-def _turn(client: httpx.Client, game_id: str, tokens: dict[int, str]) -> tuple[int, dict[str, Any]]:
-    seat = client.get(f"/v1/games/{game_id}").json()["to_act"][0]
-    return seat, client.get(f"/v1/games/{game_id}/legal-moves", headers=auth(tokens[seat])).json()
+_turn = turn
+
+
+def _pinned(legal: dict[str, Any], pick: int = 0) -> dict[str, Any]:
+    """A move body pinned to the version its legal moves were listed at."""
+    return {"move": legal["moves"][pick], "expected_version": legal["version"]}
 
 
 def test_game_types_lists_the_game_with_its_options_and_bots(client: httpx.Client) -> None:
@@ -83,7 +93,7 @@ def test_sse_resumes_after_last_event_id(client: httpx.Client) -> None:
     game_id, tokens = _two_humans(client)
     for _ in range(3):
         seat, legal = _turn(client, game_id, tokens)
-        client.post(f"/v1/games/{game_id}/moves", json={"move": legal["moves"][0]}, headers=auth(tokens[seat]))
+        client.post(f"/v1/games/{game_id}/moves", json=_pinned(legal), headers=auth(tokens[seat]))
     everything = client.get(f"/v1/games/{game_id}/events").json()
     assert len(everything) >= 3
     cut = everything[1]
@@ -136,7 +146,7 @@ def test_restarting_the_rules_service_mid_game_loses_nothing(stack: dict[str, An
         game_id, tokens = _two_humans(client, seed=3)
         for _ in range(4):
             seat, legal = _turn(client, game_id, tokens)
-            client.post(f"/v1/games/{game_id}/moves", json={"move": legal["moves"][-1]}, headers=auth(tokens[seat]))
+            client.post(f"/v1/games/{game_id}/moves", json=_pinned(legal, -1), headers=auth(tokens[seat]))
         before = {s: client.get(f"/v1/games/{game_id}", headers=auth(t)).json() for s, t in tokens.items()}
         old = stack["services"][GAME]
         services.stop(old, grace=1)
@@ -144,7 +154,7 @@ def test_restarting_the_rules_service_mid_game_loses_nothing(stack: dict[str, An
         after = {s: client.get(f"/v1/games/{game_id}", headers=auth(t)).json() for s, t in tokens.items()}
         assert after == before
         seat, legal = _turn(client, game_id, tokens)
-        moved = client.post(f"/v1/games/{game_id}/moves", json={"move": legal["moves"][0]}, headers=auth(tokens[seat]))
+        moved = client.post(f"/v1/games/{game_id}/moves", json=_pinned(legal), headers=auth(tokens[seat]))
         assert moved.status_code == 200 and moved.json()["version"] == before[0]["version"] + 1
 
 
@@ -156,7 +166,7 @@ def test_hidden_tiles_never_reach_other_seats_or_spectators(client: httpx.Client
     game_id, tokens = _two_humans(client, seed=21)
     for _ in range(12):
         seat, legal = _turn(client, game_id, tokens)
-        client.post(f"/v1/games/{game_id}/moves", json={"move": legal["moves"][0]}, headers=auth(tokens[seat]))
+        client.post(f"/v1/games/{game_id}/moves", json=_pinned(legal), headers=auth(tokens[seat]))
         own = client.get(f"/v1/games/{game_id}", headers=auth(tokens[0])).json()
         other = client.get(f"/v1/games/{game_id}", headers=auth(tokens[1])).json()
         spectator = client.get(f"/v1/games/{game_id}").json()
@@ -208,13 +218,15 @@ def test_illegal_moves_wrong_seat_and_bad_tokens(client: httpx.Client) -> None:
     assert_problem(client.post(f"/v1/games/{game_id}/moves", json={"move": move}), 401, "unauthenticated")
     bad = client.post(f"/v1/games/{game_id}/moves", json={"move": move}, headers=auth("not-a-token"))
     assert_problem(bad, 401, "unauthenticated")
-    wrong_seat = client.post(f"/v1/games/{game_id}/moves", json={"move": move}, headers=auth(tokens[other]))
+    pinned = {"move": move, "expected_version": legal["version"]}
+    wrong_seat = client.post(f"/v1/games/{game_id}/moves", json=pinned, headers=auth(tokens[other]))
     assert_problem(wrong_seat, 403, "not_your_turn")
     stale = client.post(
         f"/v1/games/{game_id}/moves", json={"move": move, "expected_version": 99}, headers=auth(tokens[seat])
     )
     assert assert_problem(stale, 409, "version_conflict")["current_version"] == legal["version"]
-    illegal = client.post(f"/v1/games/{game_id}/moves", json={"move": {"end_turn": {}}}, headers=auth(tokens[seat]))
+    end_turn = {"move": {"end_turn": {}}, "expected_version": legal["version"]}
+    illegal = client.post(f"/v1/games/{game_id}/moves", json=end_turn, headers=auth(tokens[seat]))
     assert illegal.status_code == 422 and illegal.json()["code"]
     assert_problem(client.get(f"/v1/games/{game_id}/legal-moves"), 401, "unauthenticated")
     assert client.get(f"/v1/games/{game_id}").json() == before

@@ -34,6 +34,29 @@ def _wait_ready(url: str, process: subprocess.Popen[bytes], seconds: float = 60)
     raise AssertionError("the stack did not become ready")
 
 
+def _redis_children(process: subprocess.Popen[bytes]) -> list[psutil.Process]:
+    return [c for c in psutil.Process(process.pid).children() if "redis-server" in c.name()]
+
+
+def _kill_redis_and_see_it_come_back(process: subprocess.Popen[bytes], url: str) -> None:
+    """SIGKILL the embedded Redis: the supervisor restarts it and the stack serves again."""
+    (redis_server,) = _redis_children(process)
+    redis_server.kill()
+    redis_server.wait(timeout=10)
+    body = {"game_type": "darjeeling", "players": [{"name": "a"}, {"name": "b"}]}
+    statuses = []
+    for _ in range(100):  # the supervisor restarts a child after a 1 s back-off
+        answer = httpx.post(f"{url}/v1/games", json=body, timeout=30)
+        statuses.append(answer.status_code)
+        if answer.status_code == 201:
+            break
+        assert answer.status_code == 503 and answer.json()["code"] in ("store_unavailable", "service_unavailable")
+        time.sleep(0.2)
+    assert statuses[-1] == 201, statuses
+    (restarted,) = _redis_children(process)
+    assert restarted.pid != redis_server.pid
+
+
 @pytest.mark.slow
 def test_supervisor_starts_everything_and_ctrl_c_stops_it(tmp_path: Path) -> None:
     http_port = free_port()
@@ -77,6 +100,7 @@ def test_supervisor_starts_everything_and_ctrl_c_stops_it(tmp_path: Path) -> Non
         assert 'chaiwala_games_finished_total{game_type="darjeeling"} 1.0' in scraped
         assert "chaiwala_rpc_duration_seconds_bucket" in scraped
         assert (tmp_path / "redis" / "appendonly.aof").exists() or any((tmp_path / "redis").glob("appendonly*"))
+        _kill_redis_and_see_it_come_back(process, url)
         process.send_signal(signal.SIGINT)
         assert process.wait(timeout=30) == 0
         time.sleep(0.5)

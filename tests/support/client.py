@@ -33,6 +33,18 @@ def create_game(
     return created
 
 
+def two_humans(client: httpx.Client, game_type: str, seed: int = 7) -> tuple[str, dict[int, str]]:
+    """A new game of two human seats: its id and each seat's token."""
+    created = create_game(client, game_type, [{"name": "Asha"}, {"name": "Bilal"}], seed=seed)
+    return created["game_id"], {s["seat"]: s["token"] for s in created["seats"]}
+
+
+def turn(client: httpx.Client, game_id: str, tokens: dict[int, str]) -> tuple[int, dict[str, Any]]:
+    """The first seat to act and its legal moves."""
+    seat = client.get(f"/v1/games/{game_id}").json()["to_act"][0]
+    return seat, client.get(f"/v1/games/{game_id}/legal-moves", headers=auth(tokens[seat])).json()
+
+
 def assert_problem(response: httpx.Response, status: int, code: str | None = None) -> dict[str, Any]:
     """The response is problem+json with ``status`` (and ``code``)."""
     assert response.status_code == status, response.text

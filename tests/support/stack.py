@@ -20,10 +20,12 @@ import uvicorn
 from grpc import aio
 
 from gateway.app import create_app
+from gateway.server import uvicorn_config
 from gateway.settings import GatewaySettings
 from services.common.server import create_server
 from services.common.service import RulesServicer
 from services.common.store import GameStore
+from tests.support import secrets
 
 T = TypeVar("T")
 
@@ -72,6 +74,10 @@ class Services:
     api_keys: frozenset[str] = frozenset()
     loops: LoopThread = field(default_factory=LoopThread)
 
+    def __post_init__(self) -> None:
+        for key in self.api_keys:
+            secrets.remember(key)
+
     def start(self, game_type: str, port: int = 0) -> RunningService:
         """Start a rules service for ``game_type`` (port 0 = ephemeral)."""
 
@@ -99,12 +105,16 @@ class Services:
 class Gateway:
     """The FastAPI gateway served by a real uvicorn on an ephemeral port."""
 
-    def __init__(self, addresses: dict[str, str], customise: Any = None) -> None:
+    def __init__(
+        self, addresses: dict[str, str], customise: Any = None, redis_url: str = "", **settings_overrides: Any
+    ) -> None:
         settings = GatewaySettings(
             games=",".join(addresses),
             log_format="console",
             rpc_timeout_seconds=600,
+            redis_url=redis_url,
             **{f"service_{game}": address for game, address in addresses.items()},
+            **settings_overrides,
         )
         self.sock = socket.socket()
         self.sock.setsockopt(socket.SOL_SOCKET, socket.SO_REUSEADDR, 1)
@@ -113,8 +123,8 @@ class Gateway:
         app = create_app(settings)
         if customise is not None:
             customise(app)  # tests may add a route, e.g. one that crashes on purpose
-        config = uvicorn.Config(app, log_level="warning", access_log=False, lifespan="on")
-        self.server = uvicorn.Server(config)
+        self.settings = settings
+        self.server = uvicorn.Server(uvicorn_config(app, settings, log_level="warning"))
         self.thread = threading.Thread(target=self.server.run, kwargs={"sockets": [self.sock]}, daemon=True)
         self.thread.start()
         deadline = time.monotonic() + 20

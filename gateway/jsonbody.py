@@ -1,0 +1,68 @@
+"""Strict JSON for request bodies: no duplicate keys, bounded nesting, no NaN, no crashes.
+
+``orjson`` (used for responses) silently keeps the last of duplicate keys, so bodies are
+parsed with the standard library's C scanner and an ``object_pairs_hook`` that refuses
+duplicates.  Anything the parser cannot take — deep nesting (``RecursionError``), huge
+integers, lone surrogates, non-finite numbers — is a 400 with a stable code, never a 500.
+"""
+
+from __future__ import annotations
+
+import json
+from typing import Any
+
+from gateway.problems import Problem
+
+# No request body of ours nests more than a handful of levels; this is generous.
+MAX_DEPTH = 32
+
+
+def _pairs(pairs: list[tuple[str, Any]]) -> dict[str, Any]:
+    """Build an object, refusing a key that appears twice."""
+    out: dict[str, Any] = {}
+    for key, value in pairs:
+        if key in out:
+            raise Problem(400, "duplicate_key", f"the key {key[:40]!r} appears more than once in one object")
+        out[key] = value
+    return out
+
+
+def _no_constant(name: str) -> Any:
+    raise Problem(400, "malformed_json", f"{name} is not valid JSON")
+
+
+def _check_string(text: str) -> None:
+    """Lone surrogates (``"\\ud800"``) parse but are not text; refuse them as orjson does."""
+    try:
+        text.encode("utf-8")
+    except UnicodeEncodeError:
+        raise Problem(400, "malformed_json", "strings must be valid Unicode (no lone surrogates)") from None
+
+
+def _check(value: Any) -> None:
+    """Refuse nesting deeper than :data:`MAX_DEPTH` and non-text strings, without recursion."""
+    pending = [(value, 1)]
+    while pending:
+        item, depth = pending.pop()
+        if isinstance(item, str):
+            _check_string(item)
+            continue
+        if not isinstance(item, dict | list):
+            continue
+        if depth > MAX_DEPTH:
+            raise Problem(400, "too_deeply_nested", f"JSON may nest at most {MAX_DEPTH} levels")
+        if isinstance(item, dict):
+            pending.extend((key, depth) for key in item)
+        pending.extend((child, depth + 1) for child in (item.values() if isinstance(item, dict) else item))
+
+
+def loads(raw: bytes) -> Any:
+    """Parse a request body strictly; every refusal is a :class:`Problem` (400)."""
+    try:
+        data = json.loads(raw.decode("utf-8"), object_pairs_hook=_pairs, parse_constant=_no_constant)
+    except RecursionError:
+        raise Problem(400, "too_deeply_nested", f"JSON may nest at most {MAX_DEPTH} levels") from None
+    except (ValueError, UnicodeDecodeError) as error:  # JSONDecodeError is a ValueError
+        raise Problem(400, "malformed_json", f"the body is not valid JSON: {str(error)[:80]}") from None
+    _check(data)
+    return data

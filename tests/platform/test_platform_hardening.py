@@ -1,0 +1,172 @@
+"""Hostile clients against the real stack: bodies that used to crash or hang, logs that leaked,
+retries that applied twice (issue #13, items 2, 3, 7 and 9)."""
+
+from __future__ import annotations
+
+import io
+import json
+import socket
+import threading
+from typing import Any
+
+import httpx
+import pytest
+import structlog
+
+from services.common.logs import configure_logging, flush_logs
+from tests.support.client import assert_problem, auth, turn, two_humans
+
+GAME = "darjeeling"
+
+
+@pytest.fixture()
+def client(stack: dict[str, Any]) -> Any:
+    with httpx.Client(base_url=str(stack["url"]), timeout=30) as http:
+        yield http
+
+
+def _two_humans(client: httpx.Client, seed: int = 7) -> tuple[str, dict[int, str]]:
+    return two_humans(client, GAME, seed)
+
+
+def _half_send(url: str, path: str, token: str) -> None:
+    """Headers and one byte of a promised 100-byte body, then hang up."""
+    host, port = url.removeprefix("http://").split(":")
+    with socket.create_connection((host, int(port)), timeout=5) as sock:
+        head = (
+            f"POST {path} HTTP/1.1\r\nHost: {host}\r\nAuthorization: Bearer {token}\r\n"
+            "Content-Type: application/json\r\nContent-Length: 100\r\n\r\n{"
+        )
+        sock.sendall(head.encode())
+
+
+def test_clients_that_hang_up_mid_body_neither_freeze_the_gateway_nor_reach_the_log(
+    client: httpx.Client, stack: dict[str, Any], suite_log: Any
+) -> None:
+    game_id, tokens = _two_humans(client)
+    logged_before = len(suite_log.text())
+    for _ in range(30):
+        _half_send(str(stack["url"]), f"/v1/games/{game_id}/moves", tokens[0])
+    with httpx.Client(base_url=str(stack["url"]), timeout=5) as quick:
+        assert quick.get("/healthz").status_code == 200
+        assert quick.get(f"/v1/games/{game_id}").json()["version"] == 0
+    logged = suite_log.text()[logged_before:]
+    assert "request_failed" not in logged and "Traceback" not in logged
+    assert tokens[0] not in suite_log.text()
+
+
+def test_logs_redact_credentials_and_json_keeps_the_traceback_text(suite_log: Any) -> None:
+    stream = io.StringIO()
+    secret = "s3cr3t-T0ken_abcdefghijklmnopqrstuvwxyz012345"
+    try:
+        configure_logging("json", "info", stream=stream)
+        log = structlog.get_logger(component="test")
+        log.info("headers", headers={"authorization": f"Bearer {secret}", "accept": "*/*"})
+        log.info("url", url=f"/v1/games/x/events?ticket={secret}&after=3")
+        log.info("raw", line=f"(b'authorization', b'Bearer {secret}')", api_key=secret)
+        try:
+            raise ValueError(f"token was Bearer {secret}")
+        except ValueError:
+            log.exception("failed")
+        flush_logs()
+    finally:
+        suite_log.restore()
+    text = stream.getvalue()
+    assert secret not in text
+    lines = [json.loads(line) for line in text.splitlines()]
+    assert lines[0]["headers"] == {"authorization": "[redacted]", "accept": "*/*"}
+    assert lines[1]["url"] == "/v1/games/x/events?ticket=[redacted]&after=3"
+    assert lines[2]["api_key"] == "[redacted]"
+    assert "Traceback (most recent call last)" in lines[3]["exception"]
+    assert "ValueError: token was Bearer [redacted]" in lines[3]["exception"]
+
+
+NESTED = b'{"moves":' + b"[" * 1000 + b"]" * 1000 + b"}"
+
+
+@pytest.mark.parametrize(
+    "body,code",
+    [
+        (NESTED, "too_deeply_nested"),
+        (b'{"move":' + b'{"a":' * 5000 + b"1" + b"}" * 5000 + b"}", "too_deeply_nested"),
+        (b'{"move": {"end_turn": {}}, "move": {"end_turn": {}}, "expected_version": 0}', "duplicate_key"),
+        (b'{"move": {"end_turn": {}, "end_turn": {}}, "expected_version": 0}', "duplicate_key"),
+        (b'{"move": {"end_turn": {}}, "expected_version": NaN}', "malformed_json"),
+        (b'{"move": {"end_turn": {}}, "expected_version": 0, "x": "\\ud800"}', "malformed_json"),
+        (b'{"move": {}, "expected_version": 1' + b"0" * 5000 + b"}", "malformed_json"),
+    ],
+    ids=["lists-1000-deep", "objects-5000-deep", "duplicate-top", "duplicate-inner", "nan", "surrogate", "huge"],
+)
+def test_bodies_the_parser_cannot_take_are_400s_that_change_nothing(
+    client: httpx.Client, body: bytes, code: str
+) -> None:
+    game_id, tokens = _two_humans(client)
+    before = client.get(f"/v1/games/{game_id}").json()
+    headers = {"Content-Type": "application/json", **auth(tokens[0])}
+    assert_problem(client.post(f"/v1/games/{game_id}/moves", content=body, headers=headers), 400, code)
+    assert client.get(f"/v1/games/{game_id}").json() == before
+
+
+def test_creation_with_duplicate_keys_or_deep_nesting_is_refused(client: httpx.Client) -> None:
+    duplicate = b'{"game_type": "darjeeling", "game_type": "alubari", "players": [{"name": "a"}, {"name": "b"}]}'
+    headers = {"Content-Type": "application/json"}
+    assert_problem(client.post("/v1/games", content=duplicate, headers=headers), 400, "duplicate_key")
+    deep = b'{"game_type": "darjeeling", "players": [{"name": "a"}], "options": ' + b"[" * 900 + b"]" * 900 + b"}"
+    assert_problem(client.post("/v1/games", content=deep, headers=headers), 400, "too_deeply_nested")
+
+
+@pytest.mark.parametrize("name", ["Asha\u0085", "\u0085", "As\u2028ha", "Asha\t", "Bi\u00a0lal", "\u200bX"])
+def test_names_with_non_printable_characters_are_refused(client: httpx.Client, name: str) -> None:
+    body = {"game_type": GAME, "players": [{"name": name}, {"name": "Bilal"}]}
+    assert_problem(client.post("/v1/games", json=body), 400, "bad_player")
+
+
+def test_405_names_the_allowed_methods(client: httpx.Client) -> None:
+    response = client.delete("/v1/games")
+    assert_problem(response, 405, "method_not_allowed")
+    assert response.headers["allow"] == "POST"
+    moves = client.get("/v1/games/darjeeling-000000000000000000000000/moves")
+    assert_problem(moves, 405)
+    assert moves.headers["allow"] == "POST"
+
+
+def test_an_unpinned_unkeyed_submission_is_428_and_changes_nothing(client: httpx.Client) -> None:
+    game_id, tokens = _two_humans(client)
+    seat, legal = turn(client, game_id, tokens)
+    response = client.post(f"/v1/games/{game_id}/moves", json={"move": legal["moves"][0]}, headers=auth(tokens[seat]))
+    assert_problem(response, 428, "precondition_required")
+    assert client.get(f"/v1/games/{game_id}").json()["version"] == legal["version"]
+
+
+def _race(client: httpx.Client, path: str, body: dict[str, Any], headers: dict[str, str], copies: int) -> list[int]:
+    """Send ``copies`` identical requests at once (a client retrying while the first is in flight)."""
+    start = threading.Barrier(copies)
+    statuses: list[int] = []
+
+    def send() -> None:
+        start.wait(timeout=10)
+        statuses.append(client.post(path, json=body, headers=headers).status_code)
+
+    threads = [threading.Thread(target=send) for _ in range(copies)]
+    for thread in threads:
+        thread.start()
+    for thread in threads:
+        thread.join(timeout=60)
+    return statuses
+
+
+@pytest.mark.parametrize("pin", ["expected_version", "idempotency_key"])
+def test_retries_of_one_submission_are_applied_exactly_once(client: httpx.Client, pin: str) -> None:
+    for seed in range(12):
+        game_id, tokens = _two_humans(client, seed=100 + seed)
+        seat, legal = turn(client, game_id, tokens)
+        body: dict[str, Any] = {"move": legal["moves"][0]}
+        headers = auth(tokens[seat])
+        if pin == "expected_version":
+            body["expected_version"] = legal["version"]
+        else:
+            headers = {**headers, "Idempotency-Key": f"intent-{seed}"}
+        statuses = _race(client, f"/v1/games/{game_id}/moves", body, headers, copies=3)
+        assert client.get(f"/v1/games/{game_id}").json()["version"] == legal["version"] + 1, statuses
+        expected = {200} if pin == "idempotency_key" else {200, 409}
+        assert set(statuses) <= expected and statuses.count(200) >= 1, statuses
