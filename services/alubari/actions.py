@@ -140,16 +140,15 @@ def start_worker(state: State, seat: int, area: str, space: int, rng: Rng, event
               "boost": False, "count": 0, "limit": 0, "chai_cube": False}
     state["worker"] = worker
     player = state["players"][seat]
-    if kind == "STOCKYARD":
-        if "TOY_TRAIN" in abilities(state, seat):
-            gain_from_supply(state, seat, "tea_leaves", 1)
-        if space == len(state["areas"]["A"]) - 1:
-            state["start_player"] = seat
-            events.append({"start_player_changed": {"seat": seat}})
+    if kind == "STOCKYARD" and space == len(state["areas"]["A"]) - 1:
+        state["start_player"] = seat
+        events.append({"start_player_changed": {"seat": seat}})
     if not action_possible(state, seat, kind):
         events.append({"action_lost": {"seat": seat, "area": area, "space": space + 1}})
         state["worker"] = None
         return False
+    if kind == "STOCKYARD" and "TOY_TRAIN" in abilities(state, seat):
+        gain_from_supply(state, seat, "tea_leaves", 1)  # only a worker that does take action A
     if boost_allowed(kind) and area in player["mods"]["free"]:
         worker["boost"] = True
         events.append({"chai_boost": {"seat": seat, "area": area, "paid": False}})

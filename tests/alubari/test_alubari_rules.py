@@ -343,15 +343,34 @@ def test_line_inspection_train_gives_the_third_worker_free_after_an_event() -> N
     assert state["players"][1]["workers"] == 3 and state["players"][1]["temp"] == "IN_PLAY"
 
 
-def test_toy_train_and_garratt() -> None:
+def test_toy_train_gives_a_leaf_to_a_worker_taking_the_stockyard_action() -> None:
+    # The Toy Train's owner sends a worker to A; it takes a cube and one tea leaf comes with it.
     state = new_state(1)
-    state["players"][0].update({"equipment": [2, 3], "steel": 2})
+    state["players"][0]["equipment"] = [2]
+    state["stockyard"] = {"iron_ore": 1, "stone": 0, "chai": 0}
+    resolve_with(state, {"A": [0]}, quiet=True)
+    assert state["players"][0]["tea_leaves"] == 1
+    play(state, 0, {"take_cube": {"cube": "IRON_ORE"}})
+    assert state["players"][0]["iron_ore"] == 1 and state["players"][0]["tea_leaves"] == 1
+
+
+def test_toy_train_gives_nothing_when_the_stockyard_is_empty() -> None:
+    # An empty stockyard: the worker cannot take action A, its action is lost, and so is the leaf.
+    state = new_state(1)
+    state["players"][0]["equipment"] = [2]
     state["stockyard"] = {"iron_ore": 0, "stone": 0, "chai": 0}
+    events = resolve_with(state, {"A": [0]}, quiet=True)
+    assert {"action_lost": {"seat": 0, "area": "A", "space": 1}} in events
+    assert state["players"][0]["tea_leaves"] == 0
+
+
+def test_garratt_gives_a_chai_for_the_first_lay_of_the_round() -> None:
+    state = new_state(1)
+    state["players"][0].update({"equipment": [3], "steel": 2})
     state["track"][0] = railway.GAME  # so the lay is not on a river
     state["supply"]["game_markers"] -= 1
-    resolve_with(state, {"A": [0], "D": [0]})
-    assert state["players"][0]["tea_leaves"] == 1  # Toy Train
-    assert state["players"][0]["chai"] == 1  # Garratt, first lay this round
+    resolve_with(state, {"D": [0]})
+    assert state["players"][0]["chai"] == 1
 
 
 def test_maintenance_pays_or_returns_the_equipment() -> None:
