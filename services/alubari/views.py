@@ -151,6 +151,7 @@ def view(state: State, seat: int | None, to_act: list[int]) -> dict[str, Any]:
         result["worker"] = {key: worker[key] for key in ("seat", "area", "kind", "stage", "count", "limit")}
         result["worker"]["space"] = worker["space"] + 1
         result["worker"]["boosted"] = worker["boost"]
+        result["worker"]["free_chai_bonus"] = actions.free_boost(state, worker["seat"], worker["area"])
     if window is not None:
         result["contract_window"] = {"area": AREAS[state["resolve"]["area"]], "seats": list(window)}
     return result
