@@ -157,4 +157,5 @@ _SCORERS = {
     "temp_worker": lambda _s, me, b: 3.0 if b["payment"] == "PAY_RUBBLE" or me["chai"] >= 2 else -1.0,
     "decline_temp_worker": lambda _s, _m, _b: 0.0,
     "end_action": lambda _s, _m, _b: 0.5,
+    "maintain_equipment": lambda _s, _m, b: 1.0 if b["pay"] else 0.0,
 }

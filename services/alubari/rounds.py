@@ -62,6 +62,8 @@ def setup(players: int, options: dict[str, Any], rng: Rng) -> State:
         "rondel": [False] * len(rondel.RONDEL),
         "rondel_last": -1,
         "events_this_round": 0,
+        "event_cubes_pending": 0,
+        "maintenance": [],
         "supply": {"rubble": TOTAL_RUBBLE, "steel": TOTAL_STEEL, "tea_leaves": TOTAL_LEAVES,
                    "game_markers": GAME_MARKERS},
         "estates": [],
@@ -192,11 +194,12 @@ def start_round(state: State, rng: Rng, events: Events) -> None:
     contracts.ensure_deck(state, rng, events)  # its top card's back gives the new weather disc
     tracks.adjust_weather(state, events)
     restock_stockyard(state, rng, events)
-    begin_assignment(state, events)
+    if place_event_cubes(state, events):
+        begin_assignment(state, events)
 
 
 def restock_stockyard(state: State, rng: Rng, events: Events) -> None:
-    """Phase 3: draw cubes into the stockyard, then place and resolve event cubes one at a time."""
+    """Phase 3: draw cubes into the stockyard; the event cubes drawn wait to be placed."""
     drawn = dict.fromkeys(CUBES, 0)
     event_cubes = 0
     for _ in range(per_players(BOARD["restock_count"], state["n"])):
@@ -209,8 +212,31 @@ def restock_stockyard(state: State, rng: Rng, events: Events) -> None:
             state["stockyard"][cube] += 1
             drawn[cube] += 1
     events.append({"stockyard_restocked": {**drawn, "event_cubes": event_cubes}})
-    for _ in range(event_cubes):
+    state["event_cubes_pending"] = event_cubes
+
+
+def place_event_cubes(state: State, events: Events) -> bool:
+    """Place the drawn event cubes one at a time, each event resolving at once.
+
+    Returns False when an Equipment maintenance decision interrupts (the rest wait for it).
+    """
+    while state["event_cubes_pending"] > 0:
+        state["event_cubes_pending"] -= 1
         rondel.place_event_cube(state, events)
+        if state["maintenance"]:
+            state["stage"] = "MAINTENANCE"
+            state["current"] = state["maintenance"][0][0]
+            return False
+    return True
+
+
+def maintenance_decided(state: State, paid: bool, events: Events) -> None:
+    """One Equipment maintained or given up; then the next decision, or the rest of Phase 3."""
+    rondel.settle_maintenance(state, paid, events)
+    if state["maintenance"]:
+        state["current"] = state["maintenance"][0][0]
+    elif place_event_cubes(state, events):
+        begin_assignment(state, events)
 
 
 # ---- phase 4 ----------------------------------------------------------------------------------------

@@ -145,6 +145,7 @@ def view(state: State, seat: int | None, to_act: list[int]) -> dict[str, Any]:
                    "extra_round_seat": state["ending"]["extra_round_seat"], "reason": state["ending"]["reason"]},
         "final_scores": [dict(row) for row in (state["final"] or [])],
         "restock_count": int(per_players(BOARD["restock_count"], state["n"])),
+        "maintenance_due": [{"seat": seat, "equipment_id": item} for seat, item in state["maintenance"]],
     }
     result.update(board_view(state))
     if worker is not None:

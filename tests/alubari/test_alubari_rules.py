@@ -373,17 +373,63 @@ def test_garratt_gives_a_chai_for_the_first_lay_of_the_round() -> None:
     assert state["players"][0]["chai"] == 1
 
 
-def test_maintenance_pays_or_returns_the_equipment() -> None:
-    state = new_state(2)
-    state["players"][0].update({"equipment": [2, 7], "iron_ore": 0})
-    state["players"][1].update({"equipment": [2], "iron_ore": 1})
-    state["shed"] = [e for e in state["shed"] if e["id"] not in (2, 7)]
-    from services.alubari import rondel
+def _maintenance_cube_drawn(state: dict, cubes: int = 1) -> list[dict]:
+    """Phase 3 with ``cubes`` event cubes drawn, the first landing on 5 Equipment Maintenance."""
+    state["bag"]["event"] -= cubes
+    state["rondel_last"] = 3
+    state["event_cubes_pending"] = cubes
+    events: list[dict] = []
+    rounds.place_event_cubes(state, events)
+    return events
 
-    rondel.equipment_maintenance(state, 4, [])
-    assert state["players"][0]["equipment"] == [7]  # Very Reliable needs none
-    assert state["players"][1]["equipment"] == [2] and state["players"][1]["iron_ore"] == 0
+
+def test_maintenance_each_owner_pays_or_gives_up_each_equipment() -> None:
+    # Seat 0 (starting player) has no iron ore for its Toy Train: it goes back to the Engine shed
+    # unasked; its Very Reliable Train needs no maintenance.  Seat 1 holds the Line Inspection Train
+    # and the Shunter: it pays one iron ore to keep the first, and gives up the second to keep its
+    # rubble.
+    state = new_state(2)
+    state["shed"] = [e for e in state["shed"] if e["id"] not in (1, 2, 7, 8)]
+    state["players"][0].update({"equipment": [2, 7], "iron_ore": 0})
+    state["players"][1].update({"equipment": [8, 1], "iron_ore": 1, "rubble": 1})
+    events = _maintenance_cube_drawn(state)
+    assert {"maintenance": {"seat": 0, "equipment_id": 2, "paid": False}} in events
+    assert state["players"][0]["equipment"] == [7]
+    assert state["stage"] == "MAINTENANCE" and ENGINE.to_act(state) == [1]
+    assert ENGINE.view(state, 0)["maintenance_due"] == [{"seat": 1, "equipment_id": 8}, {"seat": 1, "equipment_id": 1}]
+    assert ENGINE.legal_moves(state, 1) == [{"maintain_equipment": {"equipment_id": 8, "pay": True}},
+                                            {"maintain_equipment": {"equipment_id": 8, "pay": False}}]
+    play(state, 1, {"maintain_equipment": {"equipment_id": 8, "pay": True}})
+    assert state["players"][1]["iron_ore"] == 0 and state["stage"] == "MAINTENANCE"
+    play(state, 1, {"maintain_equipment": {"equipment_id": 1, "pay": False}})
+    assert state["players"][1]["equipment"] == [8] and state["players"][1]["rubble"] == 1
+    assert {e["id"]: e["chai"] for e in state["shed"]}.keys() >= {1, 2}
+    assert all(e["chai"] == 0 for e in state["shed"] if e["id"] in (1, 2))
+    assert state["stage"] == "PLACE" and state["maintenance"] == []
+
+
+def test_maintenance_may_give_up_equipment_the_owner_could_pay_for() -> None:
+    state = new_state(2)
+    state["shed"] = [e for e in state["shed"] if e["id"] != 2]
+    state["players"][0].update({"equipment": [2], "iron_ore": 3})
+    _maintenance_cube_drawn(state)
+    play(state, 0, {"maintain_equipment": {"equipment_id": 2, "pay": False}})
+    assert state["players"][0]["equipment"] == [] and state["players"][0]["iron_ore"] == 3
     assert any(e["id"] == 2 for e in state["shed"])
+
+
+def test_later_event_cubes_wait_for_the_maintenance_decisions() -> None:
+    # Two event cubes drawn: the second (6, Yard Clear-up) is placed only once maintenance is settled.
+    state = new_state(2)
+    state["shed"] = [e for e in state["shed"] if e["id"] != 2]
+    state["players"][0].update({"equipment": [2], "iron_ore": 1})
+    state["stockyard"] = {"iron_ore": 9, "stone": 0, "chai": 0}
+    _maintenance_cube_drawn(state, cubes=2)
+    assert state["stage"] == "MAINTENANCE" and not state["rondel"][5] and state["stockyard"]["iron_ore"] == 9
+    events = play(state, 0, {"maintain_equipment": {"equipment_id": 2, "pay": True}})
+    assert events[0] == {"maintenance": {"seat": 0, "equipment_id": 2, "paid": True}}
+    assert {"event_resolved": {"space": 6, "kind": "CLEAR_UP"}} in events
+    assert state["rondel"][5] and state["stockyard"]["iron_ore"] == 7 and state["stage"] == "PLACE"
 
 
 def test_event_cubes_resolve_as_they_land_on_the_rondel() -> None:
