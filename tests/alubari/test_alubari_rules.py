@@ -497,18 +497,38 @@ def test_solo_game_ends_the_moment_the_last_marker_is_placed() -> None:
     assert state["track"][1] == 0 and state["track"][2] == railway.NOBODY
 
 
-def test_two_players_the_opponent_plays_one_more_round_alone() -> None:
+def _play_out_alone(state: dict, seat: int) -> None:
+    """Let ``seat`` play to the end, checking nobody else is ever asked anything."""
+    while state["stage"] != "OVER":
+        assert ENGINE.to_act(state) == [seat]
+        play(state, seat, ENGINE.legal_moves(state, seat)[-1])
+
+
+def test_two_players_the_opponent_plays_one_more_round_alone_at_once() -> None:
+    # Seat 0 lays track with its last marker in D.  That moment the round stops: seat 1's worker
+    # waiting in G never takes its leaves, and seat 1's round alone begins straight away.
     state = new_state(2)
     state["players"][0].update({"markers": 1, "steel": 1})
+    state["players"][1]["tea_leaves"] = 3
     state["track"][0] = railway.GAME
-    resolve_with(state, {"D": [0]})
-    assert state["stage"] in ("PLACE", "TEMP_WORKER") and state["ending"]["extra_round_seat"] == 1
+    events = resolve_with(state, {"D": [0], "G": [1]})
+    kinds = [next(iter(event)) for event in events]
+    assert kinds.index("track_laid") < kinds.index("final_round") < kinds.index("round_started")
+    assert "chaiwala" not in kinds and state["players"][1]["tea_leaves"] == 3
+    assert state["round"] == 2 and state["ending"]["extra_round_seat"] == 1
+    assert state["stage"] in ("PLACE", "TEMP_WORKER", "MAINTENANCE")
     assert state["players"][0]["workers"] == 0 and state["players"][1]["workers"] == 2
-    assert ENGINE.to_act(state) == [1]
-    while state["stage"] != "OVER":
-        seat = ENGINE.to_act(state)[0]
-        assert seat == 1
-        play(state, seat, ENGINE.legal_moves(state, seat)[-1])
+    _play_out_alone(state, 1)
+    assert state["ending"]["reason"] == "EXTRA_ROUND_PLAYED" and state["round"] == 2
+
+
+def test_two_players_completing_the_railway_with_the_last_marker_still_gives_the_extra_round() -> None:
+    state = new_state(2)
+    state["track"] = [railway.GAME] * (len(TRACK) - 1) + [railway.NOBODY]
+    state["players"][0].update({"markers": 1, "steel": 1})
+    resolve_with(state, {"D": [0]})
+    assert railway.track_remaining(state) == 0 and state["ending"]["extra_round_seat"] == 1
+    _play_out_alone(state, 1)
     assert state["ending"]["reason"] == "EXTRA_ROUND_PLAYED"
 
 
