@@ -140,36 +140,40 @@ def start_worker(state: State, seat: int, area: str, space: int, rng: Rng, event
               "boost": False, "count": 0, "limit": 0, "chai_cube": False}
     state["worker"] = worker
     player = state["players"][seat]
-    if kind == "STOCKYARD":
-        if "TOY_TRAIN" in abilities(state, seat):
-            gain_from_supply(state, seat, "tea_leaves", 1)
-        if space == len(state["areas"]["A"]) - 1:
-            state["start_player"] = seat
-            events.append({"start_player_changed": {"seat": seat}})
+    if kind == "STOCKYARD" and space == len(state["areas"]["A"]) - 1:
+        state["start_player"] = seat
+        events.append({"start_player_changed": {"seat": seat}})
     if not action_possible(state, seat, kind):
         events.append({"action_lost": {"seat": seat, "area": area, "space": space + 1}})
         state["worker"] = None
         return False
-    if boost_allowed(kind) and area in player["mods"]["free"]:
-        worker["boost"] = True
-        events.append({"chai_boost": {"seat": seat, "area": area, "paid": False}})
-    elif boost_allowed(kind) and player["chai"] > 0:
+    if kind == "STOCKYARD" and "TOY_TRAIN" in abilities(state, seat):
+        gain_from_supply(state, seat, "tea_leaves", 1)  # only a worker that does take action A
+    if boost_allowed(kind) and (free_boost(state, seat, area) or player["chai"] > 0):
         return True
     return begin_action(state, rng, events)
 
 
+def free_boost(state: State, seat: int, area: str) -> bool:
+    """Whether a played free-chai-bonus contract covers ``area`` for ``seat`` this round."""
+    return area in state["players"][seat]["mods"]["free"]
+
+
 def boost_moves(_state: State) -> list[Move]:
-    """Pay one chai for the stronger action, or not."""
+    """Take the stronger action (for one chai, or free under a played contract), or not."""
     return [{"chai_boost": {"use": True}}, {"chai_boost": {"use": False}}]
 
 
 def apply_boost(state: State, use: bool, rng: Rng, events: Events) -> bool:
     """Settle the chai decision and start the action.  Returns True if a decision follows."""
     worker = state["worker"]
+    seat = worker["seat"]
     if use:
-        state["players"][worker["seat"]]["chai"] -= 1
+        paid = not free_boost(state, seat, worker["area"])
+        if paid:
+            state["players"][seat]["chai"] -= 1
         worker["boost"] = True
-        events.append({"chai_boost": {"seat": worker["seat"], "area": worker["area"], "paid": True}})
+        events.append({"chai_boost": {"seat": seat, "area": worker["area"], "paid": paid}})
     return begin_action(state, rng, events)
 
 

@@ -88,10 +88,23 @@ def _place(seen: dict[str, Any], me: dict[str, Any], body: dict[str, Any]) -> fl
     return value - 0.05 * body["space"]
 
 
+# A line whose best card scores below this is worth refreshing when the refresh is free.
+WEAK_LINE = 4.0
+
+
 def _boost(seen: dict[str, Any], me: dict[str, Any], body: dict[str, Any]) -> float:
     worker = seen.get("worker", {})
-    worth = worker.get("kind") in ("LAY_TRACK", "BUILDING", "EXCAVATION") and me["chai"] >= 2
+    if worker.get("free_chai_bonus"):
+        worth = worker.get("kind") != "POST_OFFICE" or _best_in_line(seen, me) < WEAK_LINE
+    else:
+        worth = worker.get("kind") in ("LAY_TRACK", "BUILDING", "EXCAVATION") and me["chai"] >= 2
     return 1.0 if body["use"] == worth else 0.0
+
+
+def _best_in_line(seen: dict[str, Any], me: dict[str, Any]) -> float:
+    """The best Post Office card now on offer, as ``_take_contract`` rates it."""
+    scores = [_take_contract(seen, me, {"slot": slot["slot"]}) for slot in seen["post_office"] if not slot["empty"]]
+    return max(scores, default=float("-inf"))
 
 
 def _take_cube(seen: dict[str, Any], me: dict[str, Any], body: dict[str, Any]) -> float:
@@ -144,4 +157,5 @@ _SCORERS = {
     "temp_worker": lambda _s, me, b: 3.0 if b["payment"] == "PAY_RUBBLE" or me["chai"] >= 2 else -1.0,
     "decline_temp_worker": lambda _s, _m, _b: 0.0,
     "end_action": lambda _s, _m, _b: 0.5,
+    "maintain_equipment": lambda _s, _m, b: 1.0 if b["pay"] else 0.0,
 }

@@ -5,7 +5,7 @@ from __future__ import annotations
 from collections.abc import Callable, Mapping
 from typing import Any
 
-from services.alubari import actions, contracts, rounds, views
+from services.alubari import actions, contracts, rondel, rounds, views
 from services.alubari.bots import HeuristicBot
 from services.alubari.content import AREAS, EQUIPMENT, TOWN_INDEX
 from services.common.engine import (
@@ -24,6 +24,7 @@ from services.common.engine import (
 from services.common.rng import Rng
 
 STAGE_MOVES = {
+    "MAINTENANCE": {"maintain_equipment"},
     "TEMP_WORKER": {"temp_worker", "decline_temp_worker"},
     "PLACE": {"place_worker"},
     "CONTRACTS": {"play_contract", "finish_contracts"},
@@ -86,6 +87,7 @@ NOT_POSSIBLE = ("not possible with the cubes, leaves or limits now", "not_possib
 
 # Kinds refused for one reason only, as (message, code).
 FIXED_REFUSALS: dict[str, tuple[str, str]] = {
+    "maintain_equipment": ("that is not the Equipment due for maintenance now", "not_due"),
     "temp_worker": ("you cannot pay for your third worker that way", "cannot_pay"),
     "take_contract": ("no contract in that Post Office position", "empty_slot"),
     "take_cube": NOT_POSSIBLE,
@@ -133,6 +135,8 @@ class AlubariEngine(Engine):
         if seat not in self.to_act(state):
             return []
         stage = state["stage"]
+        if stage == "MAINTENANCE":
+            return rondel.maintenance_moves(state)
         if stage == "TEMP_WORKER":
             return rounds.temp_choices(state, seat)
         if stage == "PLACE":
@@ -148,7 +152,9 @@ class AlubariEngine(Engine):
         events: list[Event] = []
         kind = next(iter(move))
         body = move[kind]
-        if kind == "temp_worker":
+        if kind == "maintain_equipment":
+            rounds.maintenance_decided(state, bool(body["pay"]), events)
+        elif kind == "temp_worker":
             rounds.apply_temp(state, seat, body["payment"], events)
         elif kind == "decline_temp_worker":
             rounds.apply_temp(state, seat, None, events)

@@ -71,25 +71,59 @@ def track_is_laid(state: State, _index: int, events: Events) -> None:
     state["supply"]["game_markers"] -= laid
 
 
+def maintenance_cost(item: int) -> dict[str, int]:
+    """What keeping an Equipment costs at the maintenance event (nothing for the Very Reliable Train)."""
+    card = EQUIPMENT[item]
+    if card["ability"] == "VERY_RELIABLE":
+        return {}
+    return {k: v for k, v in card["maintenance"].items() if v}
+
+
 def equipment_maintenance(state: State, _index: int, events: Events) -> None:
-    """Every Equipment but the Very Reliable Train is maintained; what cannot be paid for goes back."""
-    for seat, player in enumerate(state["players"]):
-        kept: list[int] = []
-        for item in player["equipment"]:
-            card = EQUIPMENT[item]
-            cost = {k: v for k, v in card["maintenance"].items() if v}
-            if card["ability"] == "VERY_RELIABLE" or not cost:
-                kept.append(item)
-                continue
-            if railway.can_pay(player, cost):
-                pay(state, seat, cost)
-                kept.append(item)
-                events.append({"maintenance": {"seat": seat, "equipment_id": item, "paid": True}})
-            else:
-                state["shed"].append({"id": item, "chai": 0})
-                events.append({"maintenance": {"seat": seat, "equipment_id": item, "paid": False}})
-        player["equipment"] = kept
+    """Every owner decides, Equipment by Equipment, to pay its maintenance or give it up.
+
+    Seats decide from the starting player clockwise, each in the order it acquired its Equipment.
+    An Equipment its owner cannot pay for goes back without asking.
+    """
+    n = state["n"]
+    order = [(state["start_player"] + k) % n for k in range(n)]
+    state["maintenance"] = [
+        [seat, item] for seat in order for item in state["players"][seat]["equipment"] if maintenance_cost(item)
+    ]
+    _return_unpayable(state, events)
+
+
+def maintenance_moves(state: State) -> list[dict[str, Any]]:
+    """Pay for the Equipment now due, or give it up (it is always affordable once it is asked)."""
+    _seat, item = state["maintenance"][0]
+    return [{"maintain_equipment": {"equipment_id": item, "pay": True}},
+            {"maintain_equipment": {"equipment_id": item, "pay": False}}]
+
+
+def settle_maintenance(state: State, paid: bool, events: Events) -> None:
+    """Apply the decision on the Equipment now due, then return any the next owners cannot pay for."""
+    seat, item = state["maintenance"].pop(0)
+    if paid:
+        pay(state, seat, maintenance_cost(item))
+        events.append({"maintenance": {"seat": seat, "equipment_id": item, "paid": True}})
+    else:
+        _give_back(state, seat, item, events)
+    _return_unpayable(state, events)
+
+
+def _return_unpayable(state: State, events: Events) -> None:
+    due = state["maintenance"]
+    while due and not railway.can_pay(state["players"][due[0][0]], maintenance_cost(due[0][1])):
+        seat, item = due.pop(0)
+        _give_back(state, seat, item, events)
+
+
+def _give_back(state: State, seat: int, item: int, events: Events) -> None:
+    """The Equipment returns to the Engine shed without chai and may be bought again."""
+    state["players"][seat]["equipment"].remove(item)
+    state["shed"].append({"id": item, "chai": 0})
     state["shed"].sort(key=lambda entry: entry["id"])
+    events.append({"maintenance": {"seat": seat, "equipment_id": item, "paid": False}})
 
 
 def station_building(state: State, _index: int, events: Events) -> None:

@@ -62,6 +62,8 @@ def setup(players: int, options: dict[str, Any], rng: Rng) -> State:
         "rondel": [False] * len(rondel.RONDEL),
         "rondel_last": -1,
         "events_this_round": 0,
+        "event_cubes_pending": 0,
+        "maintenance": [],
         "supply": {"rubble": TOTAL_RUBBLE, "steel": TOTAL_STEEL, "tea_leaves": TOTAL_LEAVES,
                    "game_markers": GAME_MARKERS},
         "estates": [],
@@ -192,11 +194,12 @@ def start_round(state: State, rng: Rng, events: Events) -> None:
     contracts.ensure_deck(state, rng, events)  # its top card's back gives the new weather disc
     tracks.adjust_weather(state, events)
     restock_stockyard(state, rng, events)
-    begin_assignment(state, events)
+    if place_event_cubes(state, events):
+        begin_assignment(state, events)
 
 
 def restock_stockyard(state: State, rng: Rng, events: Events) -> None:
-    """Phase 3: draw cubes into the stockyard, then place and resolve event cubes one at a time."""
+    """Phase 3: draw cubes into the stockyard; the event cubes drawn wait to be placed."""
     drawn = dict.fromkeys(CUBES, 0)
     event_cubes = 0
     for _ in range(per_players(BOARD["restock_count"], state["n"])):
@@ -209,8 +212,31 @@ def restock_stockyard(state: State, rng: Rng, events: Events) -> None:
             state["stockyard"][cube] += 1
             drawn[cube] += 1
     events.append({"stockyard_restocked": {**drawn, "event_cubes": event_cubes}})
-    for _ in range(event_cubes):
+    state["event_cubes_pending"] = event_cubes
+
+
+def place_event_cubes(state: State, events: Events) -> bool:
+    """Place the drawn event cubes one at a time, each event resolving at once.
+
+    Returns False when an Equipment maintenance decision interrupts (the rest wait for it).
+    """
+    while state["event_cubes_pending"] > 0:
+        state["event_cubes_pending"] -= 1
         rondel.place_event_cube(state, events)
+        if state["maintenance"]:
+            state["stage"] = "MAINTENANCE"
+            state["current"] = state["maintenance"][0][0]
+            return False
+    return True
+
+
+def maintenance_decided(state: State, paid: bool, events: Events) -> None:
+    """One Equipment maintained or given up; then the next decision, or the rest of Phase 3."""
+    rondel.settle_maintenance(state, paid, events)
+    if state["maintenance"]:
+        state["current"] = state["maintenance"][0][0]
+    elif place_event_cubes(state, events):
+        begin_assignment(state, events)
 
 
 # ---- phase 4 ----------------------------------------------------------------------------------------
@@ -347,8 +373,7 @@ def run_resolution(state: State, rng: Rng, events: Events) -> None:
                 state["stage"] = "WORKER"
                 state["current"] = seat
                 return
-            if solo_over(state):
-                finish_game(state, events, "LAST_MARKER")
+            if last_marker_ending(state, rng, events):
                 return
         res["area"] += 1
         res["space"] = 0
@@ -356,15 +381,27 @@ def run_resolution(state: State, rng: Rng, events: Events) -> None:
     end_round(state, rng, events)
 
 
-def solo_over(state: State) -> bool:
-    """The solo game ends the moment the player places their last scoring marker."""
-    return state["n"] == 1 and state["ending"]["out_of_markers"] >= 0
+def last_marker_ending(state: State, rng: Rng, events: Events) -> bool:
+    """Act the moment a player places their last scoring marker.  Returns True if it did.
+
+    Solo: the game ends.  Two players: the round stops there and the opponent's round alone
+    begins at once.
+    """
+    ending = state["ending"]
+    if ending["out_of_markers"] < 0:
+        return False
+    if state["n"] == 1:
+        finish_game(state, events, "LAST_MARKER")
+        return True
+    if ending["extra_round_seat"] >= 0:
+        return False
+    start_extra_round(state, rng, events)
+    return True
 
 
 def after_worker_step(state: State, rng: Rng, events: Events, more: bool) -> None:
     """Continue resolution once the current worker has no decisions left."""
-    if solo_over(state):
-        finish_game(state, events, "LAST_MARKER")
+    if last_marker_ending(state, rng, events):
         return
     if more:
         return
@@ -380,8 +417,7 @@ def contract_done(state: State, rng: Rng, events: Events) -> None:
 def contract_used(state: State, seat: int, card: int, rng: Rng, events: Events) -> None:
     """A contract played in the window; the seat may play another."""
     contracts.play_contract(state, seat, card, events)
-    if solo_over(state):
-        finish_game(state, events, "LAST_MARKER")
+    if last_marker_ending(state, rng, events):
         return
     run_resolution(state, rng, events)
 
@@ -391,6 +427,18 @@ def contract_used(state: State, seat: int, card: int, rng: Rng, events: Events) 
 
 def end_round(state: State, rng: Rng, events: Events) -> None:
     """Tidy up, check the end of the game, and start the next round if it goes on."""
+    tidy_round(state, events)
+    if state["ending"]["extra_round_seat"] >= 0:
+        finish_game(state, events, "EXTRA_ROUND_PLAYED")
+        return
+    if railway.track_remaining(state) == 0:
+        finish_game(state, events, "RAILWAY_COMPLETE")
+        return
+    start_round(state, rng, events)
+
+
+def tidy_round(state: State, events: Events) -> None:
+    """Workers come home, round effects lapse; the Building card arrives once the estates are clear."""
     if not state["building_card"] and estates.rubble_left(state) == 0:
         state["building_card"] = True
         events.append({"building_card_placed": {}})
@@ -403,19 +451,24 @@ def end_round(state: State, rng: Rng, events: Events) -> None:
         player["mods"] = fresh_mods()
         player["garratt_used"] = False
     state["events_this_round"] = 0
+
+
+def start_extra_round(state: State, rng: Rng, events: Events) -> None:
+    """Two players: the current round stops at once and the opponent plays one round alone.
+
+    Whatever was still to resolve in the current round is not resolved; the player who placed the
+    last marker sits that round out.  It comes even if the railway was completed in the round cut
+    short, and the game ends after it.
+    """
     ending = state["ending"]
-    if railway.track_remaining(state) == 0:
-        finish_game(state, events, "RAILWAY_COMPLETE")
-        return
-    if ending["extra_round_seat"] >= 0:
-        finish_game(state, events, "EXTRA_ROUND_PLAYED")
-        return
-    if state["n"] == 2 and ending["out_of_markers"] >= 0:
-        other = 1 - ending["out_of_markers"]
-        ending["extra_round_seat"] = other
-        state["players"][1 - other]["sits_out"] = True
-        state["players"][1 - other]["workers"] = 0
-        events.append({"final_round": {"seat": other}})
+    state["worker"] = None
+    state["resolve"] = {"area": len(AREAS), "window": None, "space": 0}
+    tidy_round(state, events)
+    other = 1 - ending["out_of_markers"]
+    ending["extra_round_seat"] = other
+    state["players"][1 - other]["sits_out"] = True
+    state["players"][1 - other]["workers"] = 0
+    events.append({"final_round": {"seat": other}})
     start_round(state, rng, events)
 
 

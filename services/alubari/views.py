@@ -145,12 +145,14 @@ def view(state: State, seat: int | None, to_act: list[int]) -> dict[str, Any]:
                    "extra_round_seat": state["ending"]["extra_round_seat"], "reason": state["ending"]["reason"]},
         "final_scores": [dict(row) for row in (state["final"] or [])],
         "restock_count": int(per_players(BOARD["restock_count"], state["n"])),
+        "maintenance_due": [{"seat": seat, "equipment_id": item} for seat, item in state["maintenance"]],
     }
     result.update(board_view(state))
     if worker is not None:
         result["worker"] = {key: worker[key] for key in ("seat", "area", "kind", "stage", "count", "limit")}
         result["worker"]["space"] = worker["space"] + 1
         result["worker"]["boosted"] = worker["boost"]
+        result["worker"]["free_chai_bonus"] = actions.free_boost(state, worker["seat"], worker["area"])
     if window is not None:
         result["contract_window"] = {"area": AREAS[state["resolve"]["area"]], "seats": list(window)}
     return result

@@ -90,7 +90,8 @@ def check_conservation(state: State) -> None:
         held = sum(p[cube] for p in players) if cube != "chai" else shed_chai
         total = state["bag"][cube] + state["stockyard"][cube] + state["box"][cube] + held
         assert total == CUBE_BOX[cube], cube
-    assert state["bag"]["event"] + sum(state["rondel"]) + state["box"]["event"] == CUBE_BOX["event"]
+    event_cubes = state["bag"]["event"] + state["event_cubes_pending"] + sum(state["rondel"]) + state["box"]["event"]
+    assert event_cubes == CUBE_BOX["event"]  # pending: drawn, waiting for a maintenance decision
     weather_on_track = [w for w in state["weather"] if w is not None]
     for kind in ("SUN", "RAIN", "FOG"):
         assert state["weather_pool"][kind] + weather_on_track.count(kind) == 3

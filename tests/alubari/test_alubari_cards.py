@@ -169,14 +169,48 @@ def test_stockyard_plus_lets_the_worker_take_more_cubes() -> None:
     assert state["players"][0]["iron_ore"] == 5 and state["worker"] is None
 
 
-def test_free_chai_bonus_needs_no_chai_and_no_decision() -> None:
+def _hold_only(state: dict, seat: int, card: int) -> None:
+    """Give ``seat`` a contract taken out of the deck, so that no copy of it is anywhere else."""
+    assert card not in state["post"]
+    state["deck"].remove(card)
+    _hold(state, seat, card)
+
+
+def test_free_chai_bonus_is_the_players_choice_and_costs_no_chai() -> None:
+    # Card 12 played in D: the worker there may take the chai bonus without any chai, if it wants.
     state = new_state(1)
-    _hold(state, 0, 12)  # free chai bonus in D
+    _hold(state, 0, 12)
     state["players"][0]["steel"] = 4
     state["rates"]["lay_track"] = 1
     resolve_with(state, {"D": [0]}, quiet=True)
     play(state, 0, {"play_contract": {"contract_id": 12}})
+    assert state["stage"] == "WORKER" and ENGINE.view(state, 0)["worker"]["free_chai_bonus"]
+    assert ENGINE.legal_moves(state, 0) == [{"chai_boost": {"use": True}}, {"chai_boost": {"use": False}}]
+    events = play(state, 0, {"chai_boost": {"use": True}})
+    assert {"chai_boost": {"seat": 0, "area": "D", "paid": False}} in events
     assert state["track"][:4] == [0, 0, 0, -1] and state["players"][0]["chai"] == 1  # +1 from the river
+
+
+def test_free_chai_bonus_at_the_post_office_may_be_declined_worker_by_worker() -> None:
+    # Card 16 gives the Post Office chai bonus for free this round.  The first worker wants a card
+    # already in the line, so it takes it without refreshing; the second worker then refreshes the
+    # line for free and takes one of the three new cards.
+    state = new_state(3)
+    _hold_only(state, 0, 16)
+    line = list(state["post"])
+    resolve_with(state, {"F": [0, 0]}, quiet=True)
+    play(state, 0, {"play_contract": {"contract_id": 16}})
+    play(state, 0, {"chai_boost": {"use": False}})
+    assert state["post"] == line
+    play(state, 0, {"take_contract": {"slot": 1}})
+    assert state["post"] == [line[0], None, line[2]]
+    top_three = list(reversed(state["deck"][-3:]))
+    assert state["worker"]["space"] == 1 and state["worker"]["stage"] == "BOOST"
+    play(state, 0, {"chai_boost": {"use": True}})
+    assert state["post"] == top_three and state["players"][0]["chai"] == 0
+    play(state, 0, {"take_contract": {"slot": 0}})
+    held = [h["id"] for h in state["players"][0]["contracts"]]
+    assert held == [16, line[1], top_three[0]]
 
 
 def test_harvest_crop_plus_and_leaves_per_estate() -> None:

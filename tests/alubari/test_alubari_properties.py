@@ -125,14 +125,14 @@ JUNK = st.recursive(
 KINDS = st.sampled_from(
     ["temp_worker", "decline_temp_worker", "place_worker", "play_contract", "finish_contracts", "chai_boost",
      "take_cube", "foundry", "build_station", "buy_equipment", "take_contract", "chaiwala_take_leaves",
-     "chaiwala_convert", "end_action", "nonsense"]
+     "chaiwala_convert", "end_action", "maintain_equipment", "nonsense"]
 )
 
 
 @SETTINGS
 @given(players=st.integers(1, 5), seed=st.integers(0, 1000), steps=st.integers(0, 150),
        kind=KINDS, body=JUNK | st.dictionaries(st.sampled_from(["area", "space", "town", "contract_id",
-                                                                "equipment_id", "slot", "cube", "leaves"]),
+                                                                "equipment_id", "slot", "cube", "leaves", "pay"]),
                                                 JUNK, max_size=3))
 def test_any_refused_move_gets_a_stable_code(players: int, seed: int, steps: int, kind: str, body: object) -> None:
     from services.common.engine import IllegalMove

@@ -343,28 +343,93 @@ def test_line_inspection_train_gives_the_third_worker_free_after_an_event() -> N
     assert state["players"][1]["workers"] == 3 and state["players"][1]["temp"] == "IN_PLAY"
 
 
-def test_toy_train_and_garratt() -> None:
+def test_toy_train_gives_a_leaf_to_a_worker_taking_the_stockyard_action() -> None:
+    # The Toy Train's owner sends a worker to A; it takes a cube and one tea leaf comes with it.
     state = new_state(1)
-    state["players"][0].update({"equipment": [2, 3], "steel": 2})
+    state["players"][0]["equipment"] = [2]
+    state["stockyard"] = {"iron_ore": 1, "stone": 0, "chai": 0}
+    resolve_with(state, {"A": [0]}, quiet=True)
+    assert state["players"][0]["tea_leaves"] == 1
+    play(state, 0, {"take_cube": {"cube": "IRON_ORE"}})
+    assert state["players"][0]["iron_ore"] == 1 and state["players"][0]["tea_leaves"] == 1
+
+
+def test_toy_train_gives_nothing_when_the_stockyard_is_empty() -> None:
+    # An empty stockyard: the worker cannot take action A, its action is lost, and so is the leaf.
+    state = new_state(1)
+    state["players"][0]["equipment"] = [2]
     state["stockyard"] = {"iron_ore": 0, "stone": 0, "chai": 0}
+    events = resolve_with(state, {"A": [0]}, quiet=True)
+    assert {"action_lost": {"seat": 0, "area": "A", "space": 1}} in events
+    assert state["players"][0]["tea_leaves"] == 0
+
+
+def test_garratt_gives_a_chai_for_the_first_lay_of_the_round() -> None:
+    state = new_state(1)
+    state["players"][0].update({"equipment": [3], "steel": 2})
     state["track"][0] = railway.GAME  # so the lay is not on a river
     state["supply"]["game_markers"] -= 1
-    resolve_with(state, {"A": [0], "D": [0]})
-    assert state["players"][0]["tea_leaves"] == 1  # Toy Train
-    assert state["players"][0]["chai"] == 1  # Garratt, first lay this round
+    resolve_with(state, {"D": [0]})
+    assert state["players"][0]["chai"] == 1
 
 
-def test_maintenance_pays_or_returns_the_equipment() -> None:
+def _maintenance_cube_drawn(state: dict, cubes: int = 1) -> list[dict]:
+    """Phase 3 with ``cubes`` event cubes drawn, the first landing on 5 Equipment Maintenance."""
+    state["bag"]["event"] -= cubes
+    state["rondel_last"] = 3
+    state["event_cubes_pending"] = cubes
+    events: list[dict] = []
+    rounds.place_event_cubes(state, events)
+    return events
+
+
+def test_maintenance_each_owner_pays_or_gives_up_each_equipment() -> None:
+    # Seat 0 (starting player) has no iron ore for its Toy Train: it goes back to the Engine shed
+    # unasked; its Very Reliable Train needs no maintenance.  Seat 1 holds the Line Inspection Train
+    # and the Shunter: it pays one iron ore to keep the first, and gives up the second to keep its
+    # rubble.
     state = new_state(2)
+    state["shed"] = [e for e in state["shed"] if e["id"] not in (1, 2, 7, 8)]
     state["players"][0].update({"equipment": [2, 7], "iron_ore": 0})
-    state["players"][1].update({"equipment": [2], "iron_ore": 1})
-    state["shed"] = [e for e in state["shed"] if e["id"] not in (2, 7)]
-    from services.alubari import rondel
+    state["players"][1].update({"equipment": [8, 1], "iron_ore": 1, "rubble": 1})
+    events = _maintenance_cube_drawn(state)
+    assert {"maintenance": {"seat": 0, "equipment_id": 2, "paid": False}} in events
+    assert state["players"][0]["equipment"] == [7]
+    assert state["stage"] == "MAINTENANCE" and ENGINE.to_act(state) == [1]
+    assert ENGINE.view(state, 0)["maintenance_due"] == [{"seat": 1, "equipment_id": 8}, {"seat": 1, "equipment_id": 1}]
+    assert ENGINE.legal_moves(state, 1) == [{"maintain_equipment": {"equipment_id": 8, "pay": True}},
+                                            {"maintain_equipment": {"equipment_id": 8, "pay": False}}]
+    play(state, 1, {"maintain_equipment": {"equipment_id": 8, "pay": True}})
+    assert state["players"][1]["iron_ore"] == 0 and state["stage"] == "MAINTENANCE"
+    play(state, 1, {"maintain_equipment": {"equipment_id": 1, "pay": False}})
+    assert state["players"][1]["equipment"] == [8] and state["players"][1]["rubble"] == 1
+    assert {e["id"]: e["chai"] for e in state["shed"]}.keys() >= {1, 2}
+    assert all(e["chai"] == 0 for e in state["shed"] if e["id"] in (1, 2))
+    assert state["stage"] == "PLACE" and state["maintenance"] == []
 
-    rondel.equipment_maintenance(state, 4, [])
-    assert state["players"][0]["equipment"] == [7]  # Very Reliable needs none
-    assert state["players"][1]["equipment"] == [2] and state["players"][1]["iron_ore"] == 0
+
+def test_maintenance_may_give_up_equipment_the_owner_could_pay_for() -> None:
+    state = new_state(2)
+    state["shed"] = [e for e in state["shed"] if e["id"] != 2]
+    state["players"][0].update({"equipment": [2], "iron_ore": 3})
+    _maintenance_cube_drawn(state)
+    play(state, 0, {"maintain_equipment": {"equipment_id": 2, "pay": False}})
+    assert state["players"][0]["equipment"] == [] and state["players"][0]["iron_ore"] == 3
     assert any(e["id"] == 2 for e in state["shed"])
+
+
+def test_later_event_cubes_wait_for_the_maintenance_decisions() -> None:
+    # Two event cubes drawn: the second (6, Yard Clear-up) is placed only once maintenance is settled.
+    state = new_state(2)
+    state["shed"] = [e for e in state["shed"] if e["id"] != 2]
+    state["players"][0].update({"equipment": [2], "iron_ore": 1})
+    state["stockyard"] = {"iron_ore": 9, "stone": 0, "chai": 0}
+    _maintenance_cube_drawn(state, cubes=2)
+    assert state["stage"] == "MAINTENANCE" and not state["rondel"][5] and state["stockyard"]["iron_ore"] == 9
+    events = play(state, 0, {"maintain_equipment": {"equipment_id": 2, "pay": True}})
+    assert events[0] == {"maintenance": {"seat": 0, "equipment_id": 2, "paid": True}}
+    assert {"event_resolved": {"space": 6, "kind": "CLEAR_UP"}} in events
+    assert state["rondel"][5] and state["stockyard"]["iron_ore"] == 7 and state["stage"] == "PLACE"
 
 
 def test_event_cubes_resolve_as_they_land_on_the_rondel() -> None:
@@ -432,18 +497,38 @@ def test_solo_game_ends_the_moment_the_last_marker_is_placed() -> None:
     assert state["track"][1] == 0 and state["track"][2] == railway.NOBODY
 
 
-def test_two_players_the_opponent_plays_one_more_round_alone() -> None:
+def _play_out_alone(state: dict, seat: int) -> None:
+    """Let ``seat`` play to the end, checking nobody else is ever asked anything."""
+    while state["stage"] != "OVER":
+        assert ENGINE.to_act(state) == [seat]
+        play(state, seat, ENGINE.legal_moves(state, seat)[-1])
+
+
+def test_two_players_the_opponent_plays_one_more_round_alone_at_once() -> None:
+    # Seat 0 lays track with its last marker in D.  That moment the round stops: seat 1's worker
+    # waiting in G never takes its leaves, and seat 1's round alone begins straight away.
     state = new_state(2)
     state["players"][0].update({"markers": 1, "steel": 1})
+    state["players"][1]["tea_leaves"] = 3
     state["track"][0] = railway.GAME
-    resolve_with(state, {"D": [0]})
-    assert state["stage"] in ("PLACE", "TEMP_WORKER") and state["ending"]["extra_round_seat"] == 1
+    events = resolve_with(state, {"D": [0], "G": [1]})
+    kinds = [next(iter(event)) for event in events]
+    assert kinds.index("track_laid") < kinds.index("final_round") < kinds.index("round_started")
+    assert "chaiwala" not in kinds and state["players"][1]["tea_leaves"] == 3
+    assert state["round"] == 2 and state["ending"]["extra_round_seat"] == 1
+    assert state["stage"] in ("PLACE", "TEMP_WORKER", "MAINTENANCE")
     assert state["players"][0]["workers"] == 0 and state["players"][1]["workers"] == 2
-    assert ENGINE.to_act(state) == [1]
-    while state["stage"] != "OVER":
-        seat = ENGINE.to_act(state)[0]
-        assert seat == 1
-        play(state, seat, ENGINE.legal_moves(state, seat)[-1])
+    _play_out_alone(state, 1)
+    assert state["ending"]["reason"] == "EXTRA_ROUND_PLAYED" and state["round"] == 2
+
+
+def test_two_players_completing_the_railway_with_the_last_marker_still_gives_the_extra_round() -> None:
+    state = new_state(2)
+    state["track"] = [railway.GAME] * (len(TRACK) - 1) + [railway.NOBODY]
+    state["players"][0].update({"markers": 1, "steel": 1})
+    resolve_with(state, {"D": [0]})
+    assert railway.track_remaining(state) == 0 and state["ending"]["extra_round_seat"] == 1
+    _play_out_alone(state, 1)
     assert state["ending"]["reason"] == "EXTRA_ROUND_PLAYED"
 
 
