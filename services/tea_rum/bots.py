@@ -87,6 +87,31 @@ def _option_value(view: View, me: dict[str, Any], gains: list[dict[str, Any]]) -
     return total
 
 
+def capped(blue: int, red: int) -> tuple[int, int]:
+    """Blue and red VP after the end-game cap on their difference."""
+    limit = CONTENT.rules["vp_gap_cap"]["max_gap"]
+    return min(blue, red + limit), min(red, blue + limit)
+
+
+def proven_at_end(me: dict[str, Any], blue: int, red: int) -> bool:
+    """Whether the bot's allegiance counts at the end with these (capped) VP."""
+    if me["allegiance_fulfilled"]:
+        return True
+    gap = CONTENT.allegiances[me["allegiance"]]["condition"].get("vp_gap") if me["allegiance"] else None
+    return gap is not None and abs(blue - red) <= gap
+
+
+def final_worth(view: View, me: dict[str, Any], blue: int, red: int) -> float:
+    """How much the final VP are worth: the colour that wins counts most, and blue only with a proof."""
+    proven = proven_at_end(me, blue, red)
+    if view["num_players"] == 2:
+        cards = [r["victory_type"] for r in view["rounds"]]
+        if cards.count("blue") > cards.count("red"):
+            return (100.0 if proven else 0.0) + blue * 10 + red
+        return red * 10.0 + blue
+    return red * 10.0 + blue * (9.0 if proven else 1.0) + (50.0 if proven else 0.0)
+
+
 class HeuristicBot:
     """A fast rule-based player."""
 
@@ -121,7 +146,8 @@ class HeuristicBot:
         return (3.0 - cost) if over and me["money"] > 6 else -5.0
 
     def _s_discard_resource(self, view: View, me: dict[str, Any], body: dict[str, str]) -> float:
-        return 1.0 - CONTENT.prices[body["resource"]] / 10
+        over = sum(me["warehouse"].values()) > me["warehouse_capacity"]
+        return 1.0 - CONTENT.prices[body["resource"]] / 10 if over else -5.0
 
     def _s_worker_action(self, view: View, me: dict[str, Any], body: dict[str, Any]) -> float:
         board = next(b for b in view["action_boards"] if b["board"] == body["board"])
@@ -191,9 +217,9 @@ class HeuristicBot:
     def _s_prove_allegiance(self, view: View, me: dict[str, Any], body: dict[str, Any]) -> float:
         return 10.0
 
-    def _s_exchange_vp(self, view: View, me: dict[str, Any], body: dict[str, str]) -> float:
-        lower = "blue" if me["blue_vp"] + me["exchanged_blue"] <= me["red_vp"] + me["exchanged_red"] else "red"
-        return 2.0 if body["colour"] == lower else 1.0
+    def _s_exchange_vp(self, view: View, me: dict[str, Any], body: dict[str, int]) -> float:
+        blue, red = capped(me["blue_vp"] + body["blue"], me["red_vp"] + body["red"])
+        return final_worth(view, me, blue, red)
 
     # ---- trade: buy towards the cheapest missing contract, sell surplus cubes ----------
 

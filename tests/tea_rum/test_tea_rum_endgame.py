@@ -7,7 +7,7 @@ from typing import Any
 from tea_rum_helpers import ENGINE, start
 
 from services.common.engine import RandomBot
-from services.common.runner import play_out
+from services.common.runner import Match, Snapshot, play_out
 from services.tea_rum import scoring
 
 
@@ -95,7 +95,7 @@ def test_two_players_single_winner_by_the_victory_colour() -> None:
     assert red_game["winners"] == [1]
 
 
-def _play_to_exchange(players: int, seed: int):  # type: ignore[no-untyped-def]
+def _play_to_exchange(players: int, seed: int) -> Match:
     match = start(players, seed)
     step = 0
     while match.state["phase"] != "exchange":
@@ -110,21 +110,52 @@ def test_the_secret_exchange_is_hidden_from_the_others_until_the_end() -> None:
     assert sorted(match.to_act()) == [0, 1, 2]  # everyone exchanges at once
     assert all(sum(p["res"].values()) == 0 for p in match.state["players"])  # all sold at base price
     for p in match.state["players"]:
-        p["money"] = max(p["money"], 25)
+        p["money"] = 25
+    # $25 buys at most two VP: every split of 0, 1 or 2 exchanges is one decision.
+    offered = [m["exchange_vp"] for m in ENGINE.legal_moves(match.state, 0)]
+    assert sorted((m["blue"], m["red"]) for m in offered) == [(0, 0), (0, 1), (0, 2), (1, 0), (1, 1), (2, 0)]
     before = ENGINE.view(match.state, 1)["players"][0]
-    events = match.play(0, {"exchange_vp": {"colour": "red"}})
-    assert ENGINE.event_view(events[0], 0) == events[0]
-    assert ENGINE.event_view(events[0], 1) is None and ENGINE.event_view(events[0], None) is None
+    events = match.play(0, {"exchange_vp": {"blue": 0, "red": 2}})
+    assert events == [{"exchange_finished": {"seat": 0}}, {"vp_exchanged": {"seat": 0, "blue": 0, "red": 2}}]
+    assert ENGINE.event_view(events[1], 0) == events[1]
+    assert ENGINE.event_view(events[1], 1) is None and ENGINE.event_view(events[1], None) is None
     assert ENGINE.view(match.state, 1)["players"][0] == before
     own = ENGINE.view(match.state, 0)["players"][0]
-    assert own["exchanged_red"] == 1 and own["money"] == before["money"] - 10
-    for seat in (0, 1, 2):
-        match.play(seat, {"finish_exchange": {}})
+    assert own["exchanged_red"] == 2 and own["money"] == 5
+    assert 0 not in match.to_act()  # one decision, and the seat is done
+    for seat in (1, 2):
+        match.play(seat, {"exchange_vp": {"blue": 0, "red": 0}})
     result = ENGINE.result(match.state)
     assert result is not None
-    assert ENGINE.view(match.state, 1)["players"][0]["exchanged_red"] == 1
+    assert ENGINE.view(match.state, 1)["players"][0]["exchanged_red"] == 2
     for seat in range(3):
         assert (seat in result.winners) == (result.ranking[seat] == 1)
+
+
+def _spectator_record(match: Match, plays: list[tuple[int, dict[str, Any]]]) -> list[Any]:
+    """What a spectator and seat 1 receive, move by move: version, event ids and events, then the view."""
+    record: list[Any] = []
+    for version, (seat, move) in enumerate(plays, start=1):
+        events = match.play(seat, move)
+        for viewer in (None, 1):
+            shown = [(version, i, ENGINE.event_view(e, viewer)) for i, e in enumerate(events)]
+            record.append([item for item in shown if item[2] is not None])
+            record.append(ENGINE.view(match.state, viewer))
+    return record
+
+
+def test_a_spectator_cannot_tell_how_many_vp_a_player_bought() -> None:
+    start_of_exchange = _play_to_exchange(3, seed=4)
+    for p in start_of_exchange.state["players"]:
+        p["money"] = 47
+    records = []
+    for bought in ({"blue": 0, "red": 0}, {"blue": 1, "red": 3}, {"blue": 4, "red": 0}):
+        match = Match(ENGINE, Snapshot.from_json(start_of_exchange.snapshot.to_json()))
+        # Seat 0 exchanges first, then seat 1; the last seat's move ends the game and reveals all.
+        plays = [(0, {"exchange_vp": bought}), (1, {"exchange_vp": {"blue": 1, "red": 0}})]
+        records.append(_spectator_record(match, plays))
+        assert match.state["players"][0]["exchanged"] == bought
+    assert records[0] == records[1] == records[2]
 
 
 def test_a_whole_two_player_game_in_blue_without_allegiances_has_no_winner() -> None:
