@@ -14,6 +14,7 @@ from services.tea_rum.automa import action_order, automa_turn, fresh_tokens
 from services.tea_rum.content import CONTENT, RESOURCES
 from services.tea_rum.effects import Events, State, add_vp, check_allegiances, gain_tasks, settle
 from services.tea_rum.players import activatable_captains, can_prove_by_paying, continuous, new_player, wish_totals
+from services.tea_rum.reach import early_governor
 from services.tea_rum.scoring import final_result
 
 ROUNDS = CONTENT.rules["rounds"]
@@ -149,12 +150,22 @@ def advance(state: State, rng: Rng, events: Events) -> None:
     """Run automatic steps until a seat must decide or the game is over."""
     while state["phase"] != "over":
         check_allegiances(state, events)
+        if early_governor(state) is not None:
+            _decide_early(state, events)
+            return
         seat = _seat_with_decision(state, events)
         if seat is not None:
             state["actor"] = seat
             return
         if PHASES[state["phase"]](state, rng, events):
             return
+
+
+def _decide_early(state: State, events: Events) -> None:
+    """End a 2-player game whose Governor is already certain (the rulebook's early decision)."""
+    state["final"] = final_result(state, events, early=True)
+    state["phase"] = "over"
+    state["actor"] = -1
 
 
 def _income(state: State, rng: Rng, events: Events) -> bool:

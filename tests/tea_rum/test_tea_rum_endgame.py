@@ -7,8 +7,9 @@ from typing import Any
 from tea_rum_helpers import ENGINE, start
 
 from services.common.engine import RandomBot
+from services.common.rng import Rng
 from services.common.runner import Match, Snapshot, play_out
-from services.tea_rum import scoring
+from services.tea_rum import rounds, scoring
 
 
 def _final_state(players: int, table: list[tuple[int, int, int, bool]], colour: str = "") -> dict[str, Any]:
@@ -180,3 +181,39 @@ def test_refusals_name_the_reason() -> None:
     assert wrong.code == "wrong_kind_of_move" and "pass_ships" in wrong.message
     bad = ENGINE.explain_illegal(match.state, seat, {"buy_ship": {"ship": 99, "row": 0}})
     assert bad.code == "illegal_buy_ship"
+
+
+def _round_five_blue_game(bruno_contracts: list[int], cards: list[str]) -> tuple[dict[str, Any], int, int]:
+    """Round V of a 2-player game: Asha proved allegiance 2 (population 19); Bruno holds allegiance 7
+    (four contracts) and has one worker turn left."""
+    state = start(2, seed=8).state
+    asha, bruno = state["first"], 1 - state["first"]
+    state.update(round=5, phase="actions", stage="choose", turn=0, order=[asha, bruno, -1, asha])
+    state["victory_cards"], state["victory_hidden"] = cards, []
+    state["players"][asha].update(allegiance=2, population=19, allegiance_done=True, chest=True, pending=[])
+    state["players"][bruno].update(allegiance=7, contracts=bruno_contracts, chest=True, pending=[])
+    return state, asha, bruno
+
+
+def test_two_players_the_game_ends_once_the_only_possible_governor_is_known() -> None:
+    # Blue is the final colour, Asha has proven her allegiance, and Bruno cannot fulfil four
+    # contracts with one worker left: the winner is known, so the game ends there.
+    state, asha, _ = _round_five_blue_game([], ["blue", "red", "blue", "blue", "red"])
+    events: list[dict[str, Any]] = []
+    rounds.advance(state, Rng(1), events)
+    assert state["phase"] == "over" and state["round"] == 5
+    final = state["final"]
+    assert final["decided_early"] and final["governors"] == [asha] and final["winners"] == [asha]
+    assert events[-1] == {"game_over": final}
+    assert ENGINE.result(state).winners == [asha]
+
+
+def test_two_players_the_game_goes_on_while_the_other_player_can_still_prove() -> None:
+    # Three contracts already: one more with the last worker would prove Bruno's allegiance.
+    state, asha, _ = _round_five_blue_game([1, 2, 3], ["blue", "red", "blue", "blue", "red"])
+    rounds.advance(state, Rng(1), [])
+    assert state["phase"] == "actions" and state["actor"] == asha
+    # In a red game the Governor does not decide the winner at all.
+    state, asha, _ = _round_five_blue_game([], ["blue", "red", "red", "blue", "red"])
+    rounds.advance(state, Rng(1), [])
+    assert state["phase"] == "actions" and state["final"] is None
