@@ -6,8 +6,9 @@ from __future__ import annotations
 from itertools import product
 from typing import Any
 
-from services.tea_rum.content import BOARD_IDS, CONTENT, CUBES, Effects
-from services.tea_rum.effects import Events, State, Task, gain_tasks, pay, push_front
+from services.tea_rum import trade
+from services.tea_rum.content import ACTION_KINDS, BOARD_IDS, CONTENT, CUBES, Effects
+from services.tea_rum.effects import Events, State, Task, action_task, gain_tasks, pay, push_front
 from services.tea_rum.players import Player, can_pay, continuous
 
 Move = dict[str, Any]
@@ -51,16 +52,37 @@ def board_open(state: State, who: int, board: int) -> bool:
 
 
 def worker_moves(state: State, seat: int) -> list[Move]:
-    """Every worker the seat may place/remove, with each row option and the alternative."""
+    """Every worker the seat may place/remove, with each row option it can carry out and the alternative."""
+    player = state["players"][seat]
     moves: list[Move] = []
     for b, board_id in enumerate(BOARD_IDS):
         if not board_open(state, seat, b):
             continue
         options = row_options(state, b, worker_row(state, b))
-        for i in range(len(options)):
-            moves.append({"worker_action": {"board": board_id, "option": i, "alternative": False}})
+        for i, effects in enumerate(options):
+            if option_feasible(state, player, effects):
+                moves.append({"worker_action": {"board": board_id, "option": i, "alternative": False}})
         moves.append({"worker_action": {"board": board_id, "option": 0, "alternative": True}})
     return moves
+
+
+def option_feasible(state: State, player: Player, effects: Effects) -> bool:
+    """Every action icon of a row option could be carried out now (the action is each row's first icon)."""
+    return all(action_feasible(state, player, g["kind"], g["amount"]) for g in effects if g["kind"] in ACTION_KINDS)
+
+
+def action_feasible(state: State, player: Player, kind: str, discount: int) -> bool:
+    """Whether a trade/build/contract/captain action has anything it could do besides being skipped."""
+    if kind == "trade":
+        return trade.feasible(state, player)
+    task = action_task(kind, discount)
+    if kind == "build":
+        offered = build_moves(state, player, task)
+    elif kind == "contract":
+        offered = contract_moves(state, player)
+    else:
+        offered = captain_moves(state, player, task)
+    return len(offered) > 1  # skip_action is always offered as well
 
 
 def move_worker(state: State, who: int, board: int, events: Events) -> int:

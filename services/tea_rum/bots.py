@@ -4,6 +4,10 @@ It values every icon at a rough exchange rate (a VP ~ $3, a star ~ $2, goods at 
 price), keeps blue and red close (the 10-point cap and the Governor race), buys ships
 that are bargains, builds and fulfils contracts when it can, trades towards the
 cheapest contract it is missing goods for, and spends spare money on VP at the end.
+Once it holds an allegiance it works for the proof: it keeps the goods (and, in round V,
+the coins) a paying allegiance will ask for and trades for the missing ones, and with the
+VP-gap allegiance it prefers the lower colour and keeps coins to close the gap in the
+secret exchange, which it makes as one split of blue and red VP for the final standings.
 """
 
 from __future__ import annotations
@@ -76,6 +80,68 @@ def goal_bonus(me: dict[str, Any], kind: str) -> float:
     return 4.0 if any(need in condition for need in GOALS.get(kind, ())) else 0.0
 
 
+# ---- keeping what an allegiance proved by paying or by the VP gap will need -------------
+
+
+def pay_goal(me: dict[str, Any]) -> dict[str, int]:
+    """What the bot's unproven paying allegiance asks for at the end (empty if none)."""
+    if not me["allegiance"] or me["allegiance_fulfilled"]:
+        return {}
+    return dict(CONTENT.allegiances[me["allegiance"]]["condition"].get("pay", {}))
+
+
+def reserve_goal(me: dict[str, Any]) -> dict[str, int]:
+    """What to keep for the end: a paying allegiance's price, or for the VP-gap allegiance the coins
+    that would buy the missing VP of the lower colour in the secret exchange."""
+    goal = pay_goal(me)
+    if me["allegiance"] and not me["allegiance_fulfilled"]:
+        need = CONTENT.allegiances[me["allegiance"]]["condition"].get("vp_gap")
+        if need is not None:
+            excess = max(0, abs(me["blue_vp"] - me["red_vp"]) - need)
+            goal["coins"] = CONTENT.rules["end_game_exchange"]["coins"] * excess
+    return goal
+
+
+def holding(me: dict[str, Any], key: str) -> int:
+    """Coins or units of one resource the bot has."""
+    return int(me["money"] if key == "coins" else me["warehouse"].get(key, 0))
+
+
+def reserve_penalty(view: View, me: dict[str, Any], spend: dict[str, int]) -> float:
+    """How much spending ``spend`` eats into what the paying allegiance needs (coins only count in round V)."""
+    penalty = 0.0
+    for key, need in reserve_goal(me).items():
+        if key == "coins" and view["round"] < CONTENT.rules["rounds"]:
+            continue
+        have = holding(me, key)
+        dropped = min(have, need) - max(0, have - spend.get(key, 0))
+        penalty += max(0, dropped) * (4.0 if key == "coins" else 25.0)
+    return penalty
+
+
+def missing_for_goal(me: dict[str, Any]) -> dict[str, int]:
+    """Goods the paying allegiance still needs that the bot does not hold."""
+    return {k: need - holding(me, k) for k, need in pay_goal(me).items() if k != "coins" and holding(me, k) < need}
+
+
+def gap_change(me: dict[str, Any], blue: int, red: int) -> float:
+    """Penalty (negative: bonus) for widening the blue-red gap while holding the VP-gap allegiance."""
+    if not me["allegiance"] or me["allegiance_fulfilled"]:
+        return 0.0
+    if "vp_gap" not in CONTENT.allegiances[me["allegiance"]]["condition"]:
+        return 0.0
+    before = abs(me["blue_vp"] - me["red_vp"])
+    after = abs(me["blue_vp"] + blue - me["red_vp"] - red)
+    return 3.0 * (after - before)
+
+
+def vp_in(gains: list[dict[str, Any]]) -> tuple[int, int]:
+    """Blue and red VP an effect list gives directly."""
+    blue = sum(g["amount"] for g in gains if g["kind"] == "blue")
+    red = sum(g["amount"] for g in gains if g["kind"] == "red")
+    return blue, red
+
+
 def _option_value(view: View, me: dict[str, Any], gains: list[dict[str, Any]]) -> float:
     total = 0.0
     for g in gains:
@@ -85,6 +151,40 @@ def _option_value(view: View, me: dict[str, Any], gains: list[dict[str, Any]]) -
         else:
             total += gains_value([g]) + goal_bonus(me, g["kind"])
     return total
+
+
+def capped(blue: int, red: int) -> tuple[int, int]:
+    """Blue and red VP after the end-game cap on their difference."""
+    limit = CONTENT.rules["vp_gap_cap"]["max_gap"]
+    return min(blue, red + limit), min(red, blue + limit)
+
+
+def proven_at_end(me: dict[str, Any], blue: int, red: int) -> bool:
+    """Whether the bot's allegiance counts at the end with these (capped) VP."""
+    if me["allegiance_fulfilled"]:
+        return True
+    gap = CONTENT.allegiances[me["allegiance"]]["condition"].get("vp_gap") if me["allegiance"] else None
+    return gap is not None and abs(blue - red) <= gap
+
+
+def final_worth(view: View, me: dict[str, Any], blue: int, red: int) -> float:
+    """How much the final VP are worth: the colour that wins counts most, and blue only with a proof."""
+    proven = proven_at_end(me, blue, red)
+    if view["num_players"] == 2:
+        cards = [r["victory_type"] for r in view["rounds"]]
+        if cards.count("blue") > cards.count("red"):
+            return (100.0 if proven else 0.0) + blue * 10 + red
+        return red * 10.0 + blue
+    return red * 10.0 + blue * (9.0 if proven else 1.0) + (50.0 if proven else 0.0)
+
+
+def pay_progress(me: dict[str, Any], cost: dict[str, int]) -> float:
+    """How sure a paying allegiance looks: $20 is easy to keep; goods by how many are already held."""
+    goods = {k: n for k, n in cost.items() if k != "coins"}
+    if not goods:
+        return 0.9
+    held = sum(min(holding(me, k), n) for k, n in goods.items())
+    return 0.5 + 0.4 * held / sum(goods.values())
 
 
 class HeuristicBot:
@@ -112,16 +212,19 @@ class HeuristicBot:
         room = me["warehouse_capacity"] - sum(me["warehouse"].values())
         row = ship["rows"][body["row"]]
         goods = sum(g["amount"] for g in row)
+        needed = missing_for_goal(me)
         value = gains_value(row) - ship["cost"] - 2.0 * max(0, goods - room)
+        value += sum(6.0 for g in row if g["kind"] in needed) - reserve_penalty(view, me, {"coins": ship["cost"]})
         return value if me["money"] - ship["cost"] >= 4 else -1.0
 
     def _s_expand_warehouse(self, view: View, me: dict[str, Any], body: dict[str, int]) -> float:
         over = sum(me["warehouse"].values()) > me["warehouse_capacity"]
         cost = me["expansion_tokens"][body["token"]]["cost"]
-        return (3.0 - cost) if over and me["money"] > 6 else -5.0
+        return (3.0 - cost - reserve_penalty(view, me, {"coins": cost})) if over and me["money"] > 6 else -5.0
 
     def _s_discard_resource(self, view: View, me: dict[str, Any], body: dict[str, str]) -> float:
-        return 1.0 - CONTENT.prices[body["resource"]] / 10
+        over = sum(me["warehouse"].values()) > me["warehouse_capacity"]
+        return 1.0 - CONTENT.prices[body["resource"]] / 10 if over else -50.0
 
     def _s_worker_action(self, view: View, me: dict[str, Any], body: dict[str, Any]) -> float:
         board = next(b for b in view["action_boards"] if b["board"] == body["board"])
@@ -133,13 +236,15 @@ class HeuristicBot:
         return _option_value(view, me, gains)
 
     def _s_activate_captain(self, view: View, me: dict[str, Any], body: dict[str, int]) -> float:
-        return 5.0
+        card = CONTENT.captains[body["captain"]]
+        blue, red = vp_in(card["reward"])
+        return 5.0 - reserve_penalty(view, me, {"cannon": card["cannons"]}) - gap_change(me, blue, red)
 
     def _s_choose_option(self, view: View, me: dict[str, Any], body: dict[str, int]) -> float:
         options = view["decision"]["options"]
         gains = options[body["option"]]["gains"]
         value = gains_value(gains)
-        return value + self._balance_bonus(me, gains)
+        return value + self._balance_bonus(me, gains) - gap_change(me, *vp_in(gains))
 
     def _balance_bonus(self, me: dict[str, Any], gains: list[dict[str, Any]]) -> float:
         lower = "blue" if me["blue_vp"] <= me["red_vp"] else "red"
@@ -152,14 +257,17 @@ class HeuristicBot:
         card = CONTENT.buildings[body["building"]]
         wish = sum(card["wish"].values()) * 2.0
         cont = sum(card["continuous"].values()) * 3.0
-        return 5.0 + gains_value(card["vp"] + card["instant"]) + wish + cont + goal_bonus(me, "build")
+        gap = gap_change(me, *vp_in(card["vp"] + card["instant"]))
+        return 5.0 + gains_value(card["vp"] + card["instant"]) + wish + cont + goal_bonus(me, "build") - gap
 
     def _s_fulfill_contract(self, view: View, me: dict[str, Any], body: dict[str, Any]) -> float:
         card = CONTENT.contracts[view["contracts"][body["space"]]["contract"]]
         colour = body["colour"]
         other = "red" if colour == "blue" else "blue"
         lead = me[f"{colour}_vp"] - me[f"{other}_vp"]
-        return 5.0 + card[colour] * 3.0 - max(0, lead) * 0.4 + goal_bonus(me, "contract")
+        gap = gap_change(me, card["blue"] if colour == "blue" else 0, card["red"] if colour == "red" else 0)
+        keep = reserve_penalty(view, me, card["cost"])
+        return 5.0 + card[colour] * 3.0 - max(0, lead) * 0.4 + goal_bonus(me, "contract") - gap - keep
 
     def _s_hire_captain(self, view: View, me: dict[str, Any], body: dict[str, int]) -> float:
         card = CONTENT.captains[body["captain"]]
@@ -167,7 +275,8 @@ class HeuristicBot:
         worth = gains_value(card["instant"]) + sum(card["wish"].values()) * 2.0
         if card["cannons"]:
             worth += gains_value(card["reward"]) * (0.8 if me["warehouse"]["cannon"] else 0.5)
-        return worth - cost * 0.6 + 1.0 + goal_bonus(me, "captain")
+        keep = reserve_penalty(view, me, card["cost"]) + gap_change(me, *vp_in(card["instant"]))
+        return worth - cost * 0.6 + 1.0 + goal_bonus(me, "captain") - keep
 
     def _s_skip_action(self, view: View, me: dict[str, Any], body: dict[str, Any]) -> float:
         return 0.5
@@ -182,8 +291,8 @@ class HeuristicBot:
             "contracts": len(me["contracts"]) / 4,
             "captains": len(me["captains"]) / 5,
             "same_colour": 0.3,
-            "vp_gap": 0.6,
-            "pay": 0.7,
+            "vp_gap": 0.9 if abs(me["blue_vp"] - me["red_vp"]) <= cond.get("vp_gap", 0) else 0.6,
+            "pay": pay_progress(me, cond.get("pay", {})),
         }
         progress = min(have.get(k, 0.0) for k in cond)
         return progress * 10 + card["red"]
@@ -191,9 +300,9 @@ class HeuristicBot:
     def _s_prove_allegiance(self, view: View, me: dict[str, Any], body: dict[str, Any]) -> float:
         return 10.0
 
-    def _s_exchange_vp(self, view: View, me: dict[str, Any], body: dict[str, str]) -> float:
-        lower = "blue" if me["blue_vp"] + me["exchanged_blue"] <= me["red_vp"] + me["exchanged_red"] else "red"
-        return 2.0 if body["colour"] == lower else 1.0
+    def _s_exchange_vp(self, view: View, me: dict[str, Any], body: dict[str, int]) -> float:
+        blue, red = capped(me["blue_vp"] + body["blue"], me["red_vp"] + body["red"])
+        return final_worth(view, me, blue, red)
 
     # ---- trade: buy towards the cheapest missing contract, sell surplus cubes ----------
 
@@ -209,21 +318,29 @@ class HeuristicBot:
             cost = sum(CONTENT.prices[r] * n for r, n in missing.items())
             if 0 < cost < best_cost:
                 best, best_cost = missing, cost
+        for r, need in pay_goal(me).items():
+            if r != "coins" and have[r] < need:
+                best[r] = max(best.get(r, 0), need - have[r])
         return {r: n for r, n in best.items() if n}
 
     def _s_trade_buy(self, view: View, me: dict[str, Any], body: dict[str, str]) -> float:
         wanted = self._wanted(view, me)
         scale = view["decision"]["trade"]
-        if body["resource"] in wanted and me["money"] - scale["balance"] >= CONTENT.prices[body["resource"]]:
-            return 4.0
+        price = CONTENT.prices[body["resource"]]
+        if body["resource"] in wanted and me["money"] - scale["balance"] >= price:
+            owed = max(0, scale["balance"])
+            extra = reserve_penalty(view, me, {"coins": owed + price}) - reserve_penalty(view, me, {"coins": owed})
+            return 4.0 - extra
         return -1.0
 
     def _s_trade_sell(self, view: View, me: dict[str, Any], body: dict[str, str]) -> float:
         r = body["resource"]
         scale = view["decision"]["trade"]
+        left = me["warehouse"][r] - scale["sell"][r]
+        if left <= pay_goal(me).get(r, 0):
+            return -8.0  # the paying allegiance needs it
         if scale["balance"] > me["money"]:
             return 3.0 - CONTENT.prices[r] / 10
-        left = me["warehouse"][r] - scale["sell"][r]
         return 1.0 if r in CUBES and left > 2 else -1.0
 
     def _s_trade_plate(self, view: View, me: dict[str, Any], body: dict[str, str]) -> float:
@@ -231,4 +348,6 @@ class HeuristicBot:
         return 2.0 + side[body["resource"]] * 0.1
 
     def _s_trade_confirm(self, view: View, me: dict[str, Any], body: dict[str, Any]) -> float:
-        return 0.8
+        # Confirming is the only way out of a trade: a short reserve lowers it, but never below a discard.
+        balance = view["decision"]["trade"]["balance"]
+        return 0.8 - min(4.0, reserve_penalty(view, me, {"coins": max(0, balance)}))

@@ -12,7 +12,7 @@ from services.tea_rum.effects import Events, State, add_vp, gain_tasks, pay, pus
 from services.tea_rum.players import (
     Player,
     activatable_captains,
-    can_pay,
+    can_prove_by_paying,
     expansion_cost,
     open_expansions,
     overflowing,
@@ -57,12 +57,10 @@ def _pending_moves(state: State, player: Player) -> list[Move]:
     return [{"take_allegiance": {"allegiance": a["id"]}} for a in state["allegiances"] if a["taken_by"] < 0]
 
 
-def can_prove_by_paying(player: Player) -> bool:
-    """An allegiance that is proved by paying, not yet proved, and affordable now."""
-    if not player["allegiance"] or player["allegiance_done"]:
-        return False
-    cost = CONTENT.allegiances[player["allegiance"]]["condition"].get("pay")
-    return bool(cost) and can_pay(player, cost)
+def exchange_moves(player: Player) -> list[Move]:
+    """Every way to split the secret exchange: ``blue`` + ``red`` times $10, within the player's money."""
+    most = player["money"] // CONTENT.rules["end_game_exchange"]["coins"]
+    return [{"exchange_vp": {"blue": b, "red": r}} for b in range(most + 1) for r in range(most + 1 - b)]
 
 
 def legal_moves(state: State, seat: int) -> list[Move]:
@@ -70,30 +68,47 @@ def legal_moves(state: State, seat: int) -> list[Move]:
     if seat not in to_act(state):
         return []
     player = state["players"][seat]
-    phase = state["phase"]
-    if phase == "exchange":
-        moves: list[Move] = []
-        if player["money"] >= CONTENT.rules["end_game_exchange"]["coins"]:
-            moves = [{"exchange_vp": {"colour": "blue"}}, {"exchange_vp": {"colour": "red"}}]
-        return [*moves, {"finish_exchange": {}}]
+    if state["phase"] == "exchange":
+        return exchange_moves(player)
     if overflowing(player):
         discards = [{"discard_resource": {"resource": r}} for r in RESOURCES if player["res"][r] > 0]
         return _expansions(player) + discards
+    return _decision_moves(state, player) + _warehouse_moves(player)
+
+
+def _decision_moves(state: State, player: Player) -> list[Move]:
+    """The moves of the decision the player holds, before the warehouse moves open at any time."""
     if player["pending"]:
         return _pending_moves(state, player)
+    phase = state["phase"]
     if phase == "ships":
         buys = [
             {"buy_ship": {"ship": s, "row": r}}
             for s in affordable_ships(state, player)
             for r in range(len(CONTENT.ships[s]["rows"]))
         ]
-        return [*buys, {"pass_ships": {}}, *_expansions(player)]
+        return [*buys, {"pass_ships": {}}]
     if phase == "actions":
         if state["stage"] == "choose":
-            return actions.worker_moves(state, seat) + _activations(player) + _expansions(player)
+            return actions.worker_moves(state, player["seat"]) + _activations(player)
         return [*_activations(player), {"end_turn": {}}]
+    if state["stage"] == "captains":
+        return [*_activations(player), {"finish_final": {}}]
     prove: list[Move] = [{"prove_allegiance": {}}] if can_prove_by_paying(player) else []
-    return [*_activations(player), *prove, {"finish_final": {}}]
+    return [*prove, {"finish_final": {}}]
+
+
+def _warehouse_moves(player: Player) -> list[Move]:
+    """Expanding and discarding, open whenever the player decides (mid-trade: if the trade stays payable)."""
+    task = player["pending"][0] if player["pending"] else None
+    if task is not None and task["task"] == "trade":
+        expansions = [m for m in _expansions(player) if trade.allows_spending(
+            player, task, expansion_cost(m["expand_warehouse"]["token"]))]
+        held = [r for r in RESOURCES if trade.allows_discard(player, task, r)]
+    else:
+        expansions = _expansions(player)
+        held = [r for r in RESOURCES if player["res"][r] > 0]
+    return expansions + [{"discard_resource": {"resource": r}} for r in held]
 
 
 def _apply_pending(state: State, player: Player, move: Move, events: Events) -> None:
@@ -204,19 +219,20 @@ def _finish_final(state: State, player: Player, move: Move, events: Events) -> N
 
 
 def _exchange_vp(state: State, player: Player, move: Move, events: Events) -> None:
-    """Secretly trade coins for VP of one colour at the end of the game."""
-    colour = move["exchange_vp"]["colour"]
+    """The seat's whole secret exchange at once: $10 for 1 VP, ``blue`` and ``red`` times.
+
+    One move and the same two events whatever the counts (the second is the owner's only),
+    so nobody else can count the VP bought from versions or event ids.
+    """
     exchange = CONTENT.rules["end_game_exchange"]
-    player["money"] -= exchange["coins"]
-    player[colour] += exchange["vp"]
-    player["exchanged"][colour] += 1
-    events.append({"vp_exchanged": {"seat": player["seat"], "colour": colour}})
-
-
-def _finish_exchange(state: State, player: Player, move: Move, events: Events) -> None:
-    """Done with the secret end-game exchange."""
+    counts = {c: move["exchange_vp"][c] for c in ("blue", "red")}
+    for colour, times in counts.items():
+        player["money"] -= exchange["coins"] * times
+        player[colour] += exchange["vp"] * times
+        player["exchanged"][colour] += times
     player["exchange_done"] = True
     events.append({"exchange_finished": {"seat": player["seat"]}})
+    events.append({"vp_exchanged": {"seat": player["seat"], **counts}})
 
 
 def _buy_ship(state: State, player: Player, move: Move, events: Events) -> None:
@@ -243,5 +259,4 @@ _HANDLERS: dict[str, Handler] = {
     "prove_allegiance": _prove_allegiance,
     "finish_final": _finish_final,
     "exchange_vp": _exchange_vp,
-    "finish_exchange": _finish_exchange,
 }

@@ -129,3 +129,11 @@ def condition_met(player: Player, condition: dict[str, Any]) -> bool:
 def is_monotone(condition: dict[str, Any]) -> bool:
     """Conditions that can only become true and stay true (checked as the game goes)."""
     return "vp_gap" not in condition and "pay" not in condition
+
+
+def can_prove_by_paying(player: Player) -> bool:
+    """An allegiance that is proved by paying, not yet proved, and affordable now."""
+    if not player["allegiance"] or player["allegiance_done"]:
+        return False
+    cost = CONTENT.allegiances[player["allegiance"]]["condition"].get("pay")
+    return bool(cost) and can_pay(player, cost)

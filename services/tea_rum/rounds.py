@@ -13,7 +13,8 @@ from services.tea_rum.actions import AUTOMA, board_key
 from services.tea_rum.automa import action_order, automa_turn, fresh_tokens
 from services.tea_rum.content import CONTENT, RESOURCES
 from services.tea_rum.effects import Events, State, add_vp, check_allegiances, gain_tasks, settle
-from services.tea_rum.players import activatable_captains, continuous, new_player, wish_totals
+from services.tea_rum.players import activatable_captains, can_prove_by_paying, continuous, new_player, wish_totals
+from services.tea_rum.reach import early_governor
 from services.tea_rum.scoring import final_result
 
 ROUNDS = CONTENT.rules["rounds"]
@@ -149,12 +150,22 @@ def advance(state: State, rng: Rng, events: Events) -> None:
     """Run automatic steps until a seat must decide or the game is over."""
     while state["phase"] != "over":
         check_allegiances(state, events)
+        if early_governor(state) is not None:
+            _decide_early(state, events)
+            return
         seat = _seat_with_decision(state, events)
         if seat is not None:
             state["actor"] = seat
             return
         if PHASES[state["phase"]](state, rng, events):
             return
+
+
+def _decide_early(state: State, events: Events) -> None:
+    """End a 2-player game whose Governor is already certain (the rulebook's early decision)."""
+    state["final"] = final_result(state, events, early=True)
+    state["phase"] = "over"
+    state["actor"] = -1
 
 
 def _income(state: State, rng: Rng, events: Events) -> bool:
@@ -285,6 +296,7 @@ def _population(state: State, rng: Rng, events: Events) -> bool:
 def _end_round(state: State, rng: Rng, events: Events) -> bool:
     if state["round"] == ROUNDS:
         state["phase"] = "final"
+        state["stage"] = "captains"
         state["actor"] = -1
         return False
     kept = [c for c in state["contracts"] if c]
@@ -305,11 +317,31 @@ def _end_round(state: State, rng: Rng, events: Events) -> bool:
     return False
 
 
+# The end of the game, in the rulebook's order: every captain activation, then every proof.
+FINAL_STAGES = {"captains": activatable_captains, "allegiances": can_prove_by_paying}
+
+
 def _final(state: State, rng: Rng, events: Events) -> bool:
-    for seat in turn_order(state):
-        if not state["players"][seat]["final_done"]:
-            state["actor"] = seat
-            return True
+    while True:
+        has_decision = FINAL_STAGES[state["stage"]]
+        for seat in turn_order(state):
+            p = state["players"][seat]
+            if not p["final_done"] and has_decision(p):
+                state["actor"] = seat
+                return True
+        for p in state["players"]:
+            p["final_done"] = False
+        if state["stage"] == "allegiances":
+            break
+        state["stage"] = "allegiances"
+    _final_sale(state, events)
+    state["phase"] = "exchange"
+    state["actor"] = -1
+    return False
+
+
+def _final_sale(state: State, events: Events) -> None:
+    """Everything left in the warehouses is sold at base price."""
     for p in state["players"]:
         coins = sum(CONTENT.prices[r] * n for r, n in p["res"].items())
         for r, n in p["res"].items():
@@ -317,9 +349,6 @@ def _final(state: State, rng: Rng, events: Events) -> bool:
             p["res"][r] = 0
         p["money"] += coins
         events.append({"final_sale": {"seat": p["seat"], "coins": coins}})
-    state["phase"] = "exchange"
-    state["actor"] = -1
-    return False
 
 
 def _exchange(state: State, rng: Rng, events: Events) -> bool:

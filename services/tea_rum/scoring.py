@@ -56,8 +56,8 @@ def victory_colour(state: State) -> str:
     return "blue" if cards.count("blue") > cards.count("red") else "red"
 
 
-def final_result(state: State, events: Events) -> dict[str, Any]:
-    """Apply the cap and decide Governor, Pirate King and winners."""
+def final_result(state: State, events: Events, early: bool = False) -> dict[str, Any]:
+    """Apply the cap and decide Governor, Pirate King and winners (``early``: a 2-player early decision)."""
     players = state["players"]
     for p in players:
         cap_gap(p, events)
@@ -77,6 +77,7 @@ def final_result(state: State, events: Events) -> dict[str, Any]:
         "blue": [p["blue"] for p in players],
         "red": [p["red"] for p in players],
         "allegiance_proven": [allegiance_proven(p) for p in players],
+        "decided_early": early,
     }
     events.append({"game_over": final})
     return final

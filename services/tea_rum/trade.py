@@ -10,7 +10,7 @@ from __future__ import annotations
 from typing import Any
 
 from services.tea_rum.content import CONTENT, RESOURCES
-from services.tea_rum.effects import Events, State, Task, return_resource
+from services.tea_rum.effects import Events, State, Task, action_task, return_resource
 from services.tea_rum.players import Player
 
 Move = dict[str, Any]
@@ -65,15 +65,47 @@ def legal(state: State, player: Player, task: Task) -> list[Move]:
     """Every trade step open now: add one unit to a side, fill a plate, or confirm.
 
     The sides may be filled in any order; a unit may be bought while the coins and the
-    resources still sellable can pay for it, and the trade is confirmed once balanced.
+    resources still sellable can pay for it, and the trade is confirmed once balanced and
+    not empty.  A trade with nothing that could go on the scale can only be skipped.
     """
-    return [
+    steps = [
         *_sell_steps(player, task),
         *_buy_steps(state, player, task),
         *_sell_plate_steps(player, task),
         *_buy_plate_steps(task),
         *_confirm_step(player, task),
     ]
+    return steps or [{"skip_action": {}}]
+
+
+def empty(task: Task) -> bool:
+    """Nothing is on either side of the scale."""
+    return not any(task["sell"].values()) and not any(task["buy"].values())
+
+
+def feasible(state: State, player: Player) -> bool:
+    """Whether a new trade could put anything on the scale (sell a unit or afford one)."""
+    task = action_task("trade", 0)
+    return bool(_sell_steps(player, task) or _buy_steps(state, player, task))
+
+
+def payable(player: Player, task: Task) -> bool:
+    """The trade on the scale can still be balanced, selling everything else if need be."""
+    buying = {r for r, n in task["buy"].items() if n}
+    return buy_value(task) - best_sale(player, task, buying) <= player["money"]
+
+
+def allows_discard(player: Player, task: Task, resource: str) -> bool:
+    """A unit of ``resource`` may leave the warehouse mid-trade: not one on the scale, and the trade stays payable."""
+    if player["res"][resource] - task["sell"].get(resource, 0) <= 0:
+        return False
+    res = {**player["res"], resource: player["res"][resource] - 1}
+    return payable({**player, "res": res}, task)
+
+
+def allows_spending(player: Player, task: Task, coins: int) -> bool:
+    """``coins`` may be spent mid-trade (a warehouse expansion) if the trade stays payable."""
+    return payable({**player, "money": player["money"] - coins}, task)
 
 
 def _sell_steps(player: Player, task: Task) -> list[Move]:
@@ -128,8 +160,8 @@ def _buy_plate_steps(task: Task) -> list[Move]:
 
 
 def _confirm_step(player: Player, task: Task) -> list[Move]:
-    """Confirm once the player's coins cover the balance."""
-    return [{"trade_confirm": {}}] if balance(task) <= player["money"] else []
+    """Confirm once something is on the scale and the player's coins cover the balance."""
+    return [{"trade_confirm": {}}] if not empty(task) and balance(task) <= player["money"] else []
 
 
 def step(task: Task, move: Move) -> None:

@@ -229,7 +229,9 @@ def _phase_decision_kind(state: State) -> str:
     phase = state["phase"]
     if phase == "actions":
         return "worker" if state["stage"] == "choose" else "after_action"
-    return "ship" if phase == "ships" else "final"
+    if phase == "ships":
+        return "ship"
+    return "final_captains" if state["stage"] == "captains" else "final_allegiance"
 
 
 def view(state: State, seat: int | None, to_act: list[int]) -> View:

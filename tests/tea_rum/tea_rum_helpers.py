@@ -78,3 +78,13 @@ def check_invariants(match: Match, *_: Any) -> None:
             assert count == (4 if state["round"] % 2 == 1 else 0)
     cap = 4 if n == 4 else 3
     assert all(len(b["workers"]) <= cap for b in state["boards"])
+
+
+def nicolas_at_the_scale() -> tuple[Match, int]:
+    """The rulebook's trade example: Nicolas, with 2 ore, 1 wood and $9, starts a trade."""
+    match = at_worker_choice(3)
+    nicolas = actor(match)
+    set_warehouse(match, nicolas, ore=2, wood=1)
+    match.state["players"][nicolas]["money"] = 9
+    give_action(match, nicolas, "trade")
+    return match, nicolas

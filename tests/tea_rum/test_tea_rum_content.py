@@ -6,7 +6,7 @@ from collections import Counter
 
 import yaml
 
-from services.tea_rum.content import CONTENT, SEEDS
+from services.tea_rum.content import ACTION_KINDS, CONTENT, SEEDS
 
 RULEBOOK_BUILDINGS = {
     "Church", "Academy", "Architects' Guild", "Warehouse", "Bathhouse", "Washhouse", "City Hall", "Inn",
@@ -70,3 +70,14 @@ def test_numbers_printed_in_the_rulebook_are_kept() -> None:
 def test_starting_money_never_ties() -> None:
     coins = [e["coins"] for e in CONTENT.endowments.values()]
     assert len(set(coins)) == len(coins)
+
+
+def test_an_action_on_a_row_is_always_its_first_icon() -> None:
+    # A row is offered only if its action can be carried out now: nothing on the row itself could
+    # pay for the action, since every icon after it resolves later.
+    for tile in CONTENT.tiles.values():
+        for face in (tile["four"], tile["two_three"]):
+            for option in face or []:
+                kinds = [g["kind"] for g in option]
+                actions = [i for i, k in enumerate(kinds) if k in ACTION_KINDS]
+                assert actions in ([], [0]), (tile, option)

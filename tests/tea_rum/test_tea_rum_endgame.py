@@ -7,8 +7,9 @@ from typing import Any
 from tea_rum_helpers import ENGINE, start
 
 from services.common.engine import RandomBot
-from services.common.runner import play_out
-from services.tea_rum import scoring
+from services.common.rng import Rng
+from services.common.runner import Match, Snapshot, play_out
+from services.tea_rum import rounds, scoring
 
 
 def _final_state(players: int, table: list[tuple[int, int, int, bool]], colour: str = "") -> dict[str, Any]:
@@ -95,7 +96,7 @@ def test_two_players_single_winner_by_the_victory_colour() -> None:
     assert red_game["winners"] == [1]
 
 
-def _play_to_exchange(players: int, seed: int):  # type: ignore[no-untyped-def]
+def _play_to_exchange(players: int, seed: int) -> Match:
     match = start(players, seed)
     step = 0
     while match.state["phase"] != "exchange":
@@ -110,21 +111,52 @@ def test_the_secret_exchange_is_hidden_from_the_others_until_the_end() -> None:
     assert sorted(match.to_act()) == [0, 1, 2]  # everyone exchanges at once
     assert all(sum(p["res"].values()) == 0 for p in match.state["players"])  # all sold at base price
     for p in match.state["players"]:
-        p["money"] = max(p["money"], 25)
+        p["money"] = 25
+    # $25 buys at most two VP: every split of 0, 1 or 2 exchanges is one decision.
+    offered = [m["exchange_vp"] for m in ENGINE.legal_moves(match.state, 0)]
+    assert sorted((m["blue"], m["red"]) for m in offered) == [(0, 0), (0, 1), (0, 2), (1, 0), (1, 1), (2, 0)]
     before = ENGINE.view(match.state, 1)["players"][0]
-    events = match.play(0, {"exchange_vp": {"colour": "red"}})
-    assert ENGINE.event_view(events[0], 0) == events[0]
-    assert ENGINE.event_view(events[0], 1) is None and ENGINE.event_view(events[0], None) is None
+    events = match.play(0, {"exchange_vp": {"blue": 0, "red": 2}})
+    assert events == [{"exchange_finished": {"seat": 0}}, {"vp_exchanged": {"seat": 0, "blue": 0, "red": 2}}]
+    assert ENGINE.event_view(events[1], 0) == events[1]
+    assert ENGINE.event_view(events[1], 1) is None and ENGINE.event_view(events[1], None) is None
     assert ENGINE.view(match.state, 1)["players"][0] == before
     own = ENGINE.view(match.state, 0)["players"][0]
-    assert own["exchanged_red"] == 1 and own["money"] == before["money"] - 10
-    for seat in (0, 1, 2):
-        match.play(seat, {"finish_exchange": {}})
+    assert own["exchanged_red"] == 2 and own["money"] == 5
+    assert 0 not in match.to_act()  # one decision, and the seat is done
+    for seat in (1, 2):
+        match.play(seat, {"exchange_vp": {"blue": 0, "red": 0}})
     result = ENGINE.result(match.state)
     assert result is not None
-    assert ENGINE.view(match.state, 1)["players"][0]["exchanged_red"] == 1
+    assert ENGINE.view(match.state, 1)["players"][0]["exchanged_red"] == 2
     for seat in range(3):
         assert (seat in result.winners) == (result.ranking[seat] == 1)
+
+
+def _spectator_record(match: Match, plays: list[tuple[int, dict[str, Any]]]) -> list[Any]:
+    """What a spectator and seat 1 receive, move by move: version, event ids and events, then the view."""
+    record: list[Any] = []
+    for version, (seat, move) in enumerate(plays, start=1):
+        events = match.play(seat, move)
+        for viewer in (None, 1):
+            shown = [(version, i, ENGINE.event_view(e, viewer)) for i, e in enumerate(events)]
+            record.append([item for item in shown if item[2] is not None])
+            record.append(ENGINE.view(match.state, viewer))
+    return record
+
+
+def test_a_spectator_cannot_tell_how_many_vp_a_player_bought() -> None:
+    start_of_exchange = _play_to_exchange(3, seed=4)
+    for p in start_of_exchange.state["players"]:
+        p["money"] = 47
+    records = []
+    for bought in ({"blue": 0, "red": 0}, {"blue": 1, "red": 3}, {"blue": 4, "red": 0}):
+        match = Match(ENGINE, Snapshot.from_json(start_of_exchange.snapshot.to_json()))
+        # Seat 0 exchanges first, then seat 1; the last seat's move ends the game and reveals all.
+        plays = [(0, {"exchange_vp": bought}), (1, {"exchange_vp": {"blue": 1, "red": 0}})]
+        records.append(_spectator_record(match, plays))
+        assert match.state["players"][0]["exchanged"] == bought
+    assert records[0] == records[1] == records[2]
 
 
 def test_a_whole_two_player_game_in_blue_without_allegiances_has_no_winner() -> None:
@@ -149,3 +181,39 @@ def test_refusals_name_the_reason() -> None:
     assert wrong.code == "wrong_kind_of_move" and "pass_ships" in wrong.message
     bad = ENGINE.explain_illegal(match.state, seat, {"buy_ship": {"ship": 99, "row": 0}})
     assert bad.code == "illegal_buy_ship"
+
+
+def _round_five_blue_game(bruno_contracts: list[int], cards: list[str]) -> tuple[dict[str, Any], int, int]:
+    """Round V of a 2-player game: Asha proved allegiance 2 (population 19); Bruno holds allegiance 7
+    (four contracts) and has one worker turn left."""
+    state = start(2, seed=8).state
+    asha, bruno = state["first"], 1 - state["first"]
+    state.update(round=5, phase="actions", stage="choose", turn=0, order=[asha, bruno, -1, asha])
+    state["victory_cards"], state["victory_hidden"] = cards, []
+    state["players"][asha].update(allegiance=2, population=19, allegiance_done=True, chest=True, pending=[])
+    state["players"][bruno].update(allegiance=7, contracts=bruno_contracts, chest=True, pending=[])
+    return state, asha, bruno
+
+
+def test_two_players_the_game_ends_once_the_only_possible_governor_is_known() -> None:
+    # Blue is the final colour, Asha has proven her allegiance, and Bruno cannot fulfil four
+    # contracts with one worker left: the winner is known, so the game ends there.
+    state, asha, _ = _round_five_blue_game([], ["blue", "red", "blue", "blue", "red"])
+    events: list[dict[str, Any]] = []
+    rounds.advance(state, Rng(1), events)
+    assert state["phase"] == "over" and state["round"] == 5
+    final = state["final"]
+    assert final["decided_early"] and final["governors"] == [asha] and final["winners"] == [asha]
+    assert events[-1] == {"game_over": final}
+    assert ENGINE.result(state).winners == [asha]
+
+
+def test_two_players_the_game_goes_on_while_the_other_player_can_still_prove() -> None:
+    # Three contracts already: one more with the last worker would prove Bruno's allegiance.
+    state, asha, _ = _round_five_blue_game([1, 2, 3], ["blue", "red", "blue", "blue", "red"])
+    rounds.advance(state, Rng(1), [])
+    assert state["phase"] == "actions" and state["actor"] == asha
+    # In a red game the Governor does not decide the winner at all.
+    state, asha, _ = _round_five_blue_game([], ["blue", "red", "red", "blue", "red"])
+    rounds.advance(state, Rng(1), [])
+    assert state["phase"] == "actions" and state["final"] is None

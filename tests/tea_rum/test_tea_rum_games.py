@@ -32,7 +32,7 @@ def test_bots_finish_games(players: int, bot: str) -> None:
             expected = sorted(set(final["governors"]) | set(final["pirate_kings"]))
         assert result.winners == expected
         assert all(abs(b - r) <= 10 for b, r in zip(final["blue"], final["red"], strict=True))
-        assert match.state["round"] == 5
+        assert match.state["round"] == 5 or final["decided_early"]
 
 
 @pytest.mark.parametrize("players", [2, 3, 4])

@@ -153,7 +153,7 @@ def test_a_lasting_allegiance_flips_when_met_and_a_paying_one_is_paid_at_the_end
     assert match.state["players"][seat]["allegiance_done"]
 
     state = match.state
-    state["phase"], state["actor"] = "final", -1
+    state["phase"], state["stage"], state["actor"] = "final", "captains", -1
     for p in state["players"]:
         p["pending"] = []
     payer = state["first"]

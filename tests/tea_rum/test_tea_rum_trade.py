@@ -2,7 +2,7 @@
 
 from __future__ import annotations
 
-from tea_rum_helpers import actor, at_worker_choice, give_action, moves_of, set_warehouse
+from tea_rum_helpers import actor, at_worker_choice, give_action, moves_of, nicolas_at_the_scale, set_warehouse
 
 from services.common.runner import check_move_is_illegal
 
@@ -12,11 +12,7 @@ def _scale(match, seat):  # type: ignore[no-untyped-def]
 
 
 def test_nicolas_buys_cannons_and_wheat_and_sells_ore_and_wood() -> None:
-    match = at_worker_choice(3)
-    nicolas = actor(match)
-    set_warehouse(match, nicolas, ore=2, wood=1)
-    match.state["players"][nicolas]["money"] = 9
-    give_action(match, nicolas, "trade")
+    match, nicolas = nicolas_at_the_scale()
 
     # Buy 2 cannons and 3 wheat: 7 + 7 + 2 + 2 + 2 = $20.
     for resource in ("cannon", "cannon", "wheat", "wheat", "wheat"):
