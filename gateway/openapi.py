@@ -158,6 +158,21 @@ def _problem_responses(*statuses: int) -> dict[str, Any]:
     return {str(s): {"description": "problem", **problem} for s in statuses}
 
 
+def _moves_with_text(builder: SchemaBuilder) -> None:
+    """REST legal moves: each move carries its sentence as ``text`` (gRPC's parallel ``texts``)."""
+    legal = builder.schemas["chaiwala.v1.LegalMoves"]["properties"]
+    legal.pop("texts", None)
+    text = {"type": "string", "description": "the move in words (Accept-Language: English by default, es)"}
+    listed = []
+    for game in builder.game_types:
+        packed = builder.schemas[f"chaiwala.{game}.v1.Move.Packed"]
+        name = f"chaiwala.{game}.v1.Move.Listed"
+        builder.schemas[name] = {**packed, "properties": {**packed["properties"], "text": text}}
+        listed.append(_ref(name))
+    if listed:
+        legal["moves"] = {"type": "array", "items": {"oneOf": listed}}
+
+
 def build_openapi(game_types: list[str], game_files: list[Any]) -> dict[str, Any]:
     """The whole OpenAPI 3.1 document for the gateway."""
     builder = SchemaBuilder(game_types)
@@ -165,6 +180,7 @@ def build_openapi(game_types: list[str], game_files: list[Any]) -> dict[str, Any
     for file in [*game_files, rules_pb2.DESCRIPTOR, rest_pb2.DESCRIPTOR]:
         for descriptor in file.message_types_by_name.values():
             builder.add(descriptor)
+    _moves_with_text(builder)
     game_id = {"name": "game_id", "in": "path", "required": True, "schema": {"type": "string"}}
     ok = {"description": "OK"}
     paths: dict[str, Any] = {

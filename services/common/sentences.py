@@ -18,7 +18,8 @@ does.  Templates see:
   player's name; ``me(seat)`` – whether ``seat`` is the viewer's;
   ``verb(seat, you_form, other_form)`` – the verb form that agrees with ``who(seat)``;
 * ``name(table, key, default?)`` – the name of a thing from the content files (a missing
-  key without a default is an error); ``term(group, key)`` – a word for an enum value;
+  key without a default is an error); ``term(group, key)`` – a word for an enum value
+  (``terms(group, keys)`` for a list);
 * ``join(items)`` – "a, b and c"; ``people(seats)`` – ``who`` of each, joined;
   ``count(n, one, many)`` – "1 tile" / "3 tiles"; the filter ``capital`` upper-cases
   the first letter.
@@ -97,22 +98,16 @@ def _read_yaml(path: Path) -> dict[str, Any]:
     return data
 
 
-def _compile(templates: Mapping[str, str], where: str) -> dict[str, Template]:
-    compiled = {}
-    for kind, source in templates.items():
-        try:
-            compiled[kind] = _ENV.from_string(str(source).strip())
-        except TemplateError as error:
-            raise TextError(f"{where}: template {kind!r} does not compile: {error}") from None
-    return compiled
+def _sources(templates: Mapping[str, Any]) -> dict[str, str]:
+    return {str(kind): str(source).strip() for kind, source in templates.items()}
 
 
 def _content_names(game_dir: Path) -> dict[str, dict[str, str]]:
     """Tables of names from the game's content files, as ``names.yaml`` describes them.
 
     Each table: ``file`` (YAML or JSON under the game's seeds), ``list`` (a dotted path
-    to a list of items), ``key`` and ``name`` (fields of each item).  Keys are compared
-    as strings, so ``12`` and ``"12"`` are the same key.
+    to a list of items, or to a mapping of key to name), ``key`` and ``name`` (fields of
+    each item).  Keys are compared as strings, so ``12`` and ``"12"`` are the same key.
     """
     tables: dict[str, dict[str, str]] = {}
     for table, spec in _read_yaml(game_dir / "text" / "names.yaml").items():
@@ -120,6 +115,9 @@ def _content_names(game_dir: Path) -> dict[str, dict[str, str]]:
         data: Any = json.loads(path.read_text()) if path.suffix == ".json" else _read_yaml(path)
         for step in str(spec["list"]).split("."):
             data = data[step]
+        if isinstance(data, dict):
+            tables[table] = {str(key): str(value) for key, value in data.items()}
+            continue
         tables[table] = {str(item[spec["key"]]): str(item[spec["name"]]) for item in data if spec["key"] in item}
     return tables
 
@@ -129,11 +127,26 @@ class Pack:
     """Everything one game says in one language."""
 
     language: str
-    events: dict[str, Template]
-    moves: dict[str, Template]
+    events: dict[str, str]
+    moves: dict[str, str]
     words: dict[str, str]
     terms: dict[str, dict[str, str]]
     names: dict[str, dict[str, str]] = field(default_factory=dict)
+    compiled: dict[tuple[str, str], Template] = field(default_factory=dict)
+
+    def template(self, section: str, kind: str) -> Template | None:
+        """The compiled template of ``kind`` in ``section`` ("events" or "moves"), if any."""
+        found = self.compiled.get((section, kind))
+        if found is not None:
+            return found
+        source = (self.events if section == "events" else self.moves).get(kind)
+        if source is None:
+            return None
+        try:
+            found = self.compiled[(section, kind)] = _ENV.from_string(source)
+        except TemplateError as error:
+            raise TextError(f"{self.language}/{section}/{kind}: template does not compile: {error}") from None
+        return found
 
 
 def load_pack(game_type: str, language: str, seeds: Path = SEEDS) -> Pack:
@@ -145,13 +158,11 @@ def load_pack(game_type: str, language: str, seeds: Path = SEEDS) -> Pack:
     for table, translated in (game.get("names") or {}).items():
         names.setdefault(table, {}).update({str(k): str(v) for k, v in translated.items()})
     terms = {**(platform.get("terms") or {}), **(game.get("terms") or {})}
-    where = f"{game_type}/{language}"
-    events = _compile(platform.get("events") or {}, f"platform/{language}")
-    events.update(_compile(game.get("events") or {}, where))
+    events = {**_sources(platform.get("events") or {}), **_sources(game.get("events") or {})}
     return Pack(
         language=language,
         events=events,
-        moves=_compile(game.get("moves") or {}, where),
+        moves=_sources(game.get("moves") or {}),
         words={**(platform.get("words") or {}), **(game.get("words") or {})},
         terms={group: {str(k): str(v) for k, v in table.items()} for group, table in terms.items()},
         names=names,
@@ -206,6 +217,10 @@ class Speaker:
             raise TextError(f"no {self.pack.language} term for {key!r} in {group!r}")
         return found
 
+    def terms(self, group: str, keys: Sequence[Any]) -> list[str]:
+        """``term`` of each key."""
+        return [self.term(group, key) for key in keys]
+
     def join(self, items: Sequence[Any]) -> str:
         """``a, b and c`` (with this language's "and"); "nobody"-style word when empty."""
         words = [str(item) for item in items]
@@ -232,6 +247,7 @@ class Speaker:
             "verb": self.verb,
             "name": self.name,
             "term": self.term,
+            "terms": self.terms,
             "join": self.join,
             "people": self.people,
             "count": self.count,
@@ -263,6 +279,22 @@ class Sentences:
     def _pack(self, language: str) -> Pack:
         return self.packs.get(language) or self.packs[DEFAULT_LANGUAGE]
 
+    def _text(
+        self,
+        section: str,
+        message: Mapping[str, Any],
+        viewer: int | None,
+        players: Sequence[str],
+        actor: int | None,
+        language: str,
+    ) -> str:
+        pack = self._pack(language)
+        kind, payload = _kind(message)
+        template = pack.template(section, kind)
+        if template is None:
+            raise TextError(f"{self.game_type}/{pack.language}: no template for {section[:-1]} {kind!r}")
+        return _render(template, Speaker(pack, viewer, players), payload, actor)
+
     def event_text(
         self,
         event: Mapping[str, Any],
@@ -271,24 +303,22 @@ class Sentences:
         actor: int | None = None,
         language: str = DEFAULT_LANGUAGE,
     ) -> str:
-        """The sentence for ``event`` (already redacted for ``viewer``)."""
-        pack = self._pack(language)
-        kind, payload = _kind(event)
-        template = pack.events.get(kind)
-        if template is None:
-            raise TextError(f"{self.game_type}/{pack.language}: no template for event {kind!r}")
-        return _render(template, Speaker(pack, viewer, players), payload, actor)
+        """The sentence for ``event`` (already redacted for ``viewer``); ``actor`` made the move."""
+        return self._text("events", event, viewer, players, actor, language)
 
     def move_text(
         self, move: Mapping[str, Any], seat: int, players: Sequence[str], language: str = DEFAULT_LANGUAGE
     ) -> str:
         """The sentence for one of ``seat``'s legal moves, addressed to that seat."""
-        pack = self._pack(language)
-        kind, payload = _kind(move)
-        template = pack.moves.get(kind)
-        if template is None:
-            raise TextError(f"{self.game_type}/{pack.language}: no template for move {kind!r}")
-        return _render(template, Speaker(pack, seat, players), payload, seat)
+        return self._text("moves", move, seat, players, seat, language)
+
+    def compile_all(self) -> None:
+        """Compile every template now (raises :class:`TextError` naming the first that fails)."""
+        for pack in self.packs.values():
+            for kind in pack.events:
+                pack.template("events", kind)
+            for kind in pack.moves:
+                pack.template("moves", kind)
 
     def missing(self, section: str, kinds: Sequence[str]) -> list[str]:
         """``game/language/section/kind`` for every kind without a template."""
