@@ -19,7 +19,8 @@ does.  Templates see:
   ``verb(seat, you_form, other_form)`` – the verb form that agrees with ``who(seat)``;
 * ``name(table, key, default?)`` – the name of a thing from the content files (a missing
   key without a default is an error); ``term(group, key)`` – a word for an enum value
-  (``terms(group, keys)`` for a list);
+  (``terms(group, keys)`` for a list); a term may be written ``one|many``, and
+  ``qty(group, key, n)`` says "2 barrels", ``tally(group, counts)`` each non-zero count;
 * ``join(items)`` – "a, b and c"; ``people(seats)`` – ``who`` of each, joined;
   ``count(n, one, many)`` – "1 tile" / "3 tiles"; the filter ``capital`` upper-cases
   the first letter.
@@ -210,12 +211,24 @@ class Speaker:
             return default[0]
         raise TextError(f"no name for {key!r} in table {table!r}")
 
-    def term(self, group: str, key: Any) -> str:
-        """This language's word for an enum value or code."""
+    def _forms(self, group: str, key: Any) -> list[str]:
         found = self.pack.terms.get(group, {}).get(str(key))
         if found is None:
             raise TextError(f"no {self.pack.language} term for {key!r} in {group!r}")
-        return found
+        return found.split("|")
+
+    def term(self, group: str, key: Any) -> str:
+        """This language's word for an enum value or code (a term written "one|many" gives "one")."""
+        return self._forms(group, key)[0]
+
+    def qty(self, group: str, key: Any, number: Any) -> str:
+        """``number`` and the term for ``key`` agreeing with it: "2 barrels" from "barrel|barrels"."""
+        forms = self._forms(group, key)
+        return f"{number} {forms[0] if number == 1 or len(forms) == 1 else forms[1]}"
+
+    def tally(self, group: str, counts: Mapping[str, Any]) -> list[str]:
+        """``qty`` of every non-zero count, in the order given."""
+        return [self.qty(group, key, number) for key, number in counts.items() if number]
 
     def terms(self, group: str, keys: Sequence[Any]) -> list[str]:
         """``term`` of each key."""
@@ -248,6 +261,8 @@ class Speaker:
             "name": self.name,
             "term": self.term,
             "terms": self.terms,
+            "qty": self.qty,
+            "tally": self.tally,
             "join": self.join,
             "people": self.people,
             "count": self.count,
