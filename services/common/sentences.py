@@ -108,7 +108,8 @@ def _content_names(game_dir: Path) -> dict[str, dict[str, str]]:
 
     Each table: ``file`` (YAML or JSON under the game's seeds), ``list`` (a dotted path
     to a list of items, or to a mapping of key to name), ``key`` and ``name`` (fields of
-    each item).  Keys are compared as strings, so ``12`` and ``"12"`` are the same key.
+    each item; ``key`` may be a list of fields, each holding a key or a list of keys).
+    Keys are compared as strings, so ``12`` and ``"12"`` are the same key.
     """
     tables: dict[str, dict[str, str]] = {}
     for table, spec in _read_yaml(game_dir / "text" / "names.yaml").items():
@@ -119,8 +120,21 @@ def _content_names(game_dir: Path) -> dict[str, dict[str, str]]:
         if isinstance(data, dict):
             tables[table] = {str(key): str(value) for key, value in data.items()}
             continue
-        tables[table] = {str(item[spec["key"]]): str(item[spec["name"]]) for item in data if spec["key"] in item}
+        tables[table] = _table(data, spec)
     return tables
+
+
+def _table(items: Sequence[Mapping[str, Any]], spec: Mapping[str, Any]) -> dict[str, str]:
+    """Key -> name for a list of items; ``key`` may name several fields, each a value or a list."""
+    fields = spec["key"] if isinstance(spec["key"], list) else [spec["key"]]
+    table = {}
+    for item in items:
+        for key_field in fields:
+            keys = item.get(key_field)
+            for key in keys if isinstance(keys, list) else [keys]:
+                if key is not None:
+                    table[str(key)] = str(item[spec["name"]])
+    return table
 
 
 @dataclass(frozen=True)
