@@ -171,6 +171,19 @@ def _add_limit_responses(paths: dict[str, Any]) -> None:
             extra = (*LIMIT_STATUSES, 408) if "requestBody" in operation else LIMIT_STATUSES
             for status, response in _problem_responses(*extra).items():
                 operation["responses"].setdefault(status, response)
+def _moves_with_text(builder: SchemaBuilder) -> None:
+    """REST legal moves: each move carries its sentence as ``text`` (gRPC's parallel ``texts``)."""
+    legal = builder.schemas["chaiwala.v1.LegalMoves"]["properties"]
+    legal.pop("texts", None)
+    text = {"type": "string", "description": "the move in words (Accept-Language: English by default, es)"}
+    listed = []
+    for game in builder.game_types:
+        packed = builder.schemas[f"chaiwala.{game}.v1.Move.Packed"]
+        name = f"chaiwala.{game}.v1.Move.Listed"
+        builder.schemas[name] = {**packed, "properties": {**packed["properties"], "text": text}}
+        listed.append(_ref(name))
+    if listed:
+        legal["moves"] = {"type": "array", "items": {"oneOf": listed}}
 
 
 def build_openapi(game_types: list[str], game_files: list[Any]) -> dict[str, Any]:
@@ -180,6 +193,7 @@ def build_openapi(game_types: list[str], game_files: list[Any]) -> dict[str, Any
     for file in [*game_files, rules_pb2.DESCRIPTOR, rest_pb2.DESCRIPTOR]:
         for descriptor in file.message_types_by_name.values():
             builder.add(descriptor)
+    _moves_with_text(builder)
     game_id = {"name": "game_id", "in": "path", "required": True, "schema": {"type": "string"}}
     ok = {"description": "OK"}
     paths: dict[str, Any] = {

@@ -44,15 +44,23 @@ class JSON(JSONResponse):
         return orjson.dumps(content)
 
 
+def _language(request: Request) -> tuple[tuple[str, str], ...]:
+    """``Accept-Language`` as gRPC metadata (the rules service picks English or Spanish from it)."""
+    header = request.headers.get("accept-language", "")[:256]
+    if not header or not (header.isascii() and header.isprintable()):
+        return ()
+    return (("accept-language", header),)
+
+
 def _metadata(request: Request) -> tuple[tuple[str, str], ...]:
     header = request.headers.get("authorization", "")
     if not header:
-        return ()
+        return _language(request)
     # gRPC metadata must be printable ASCII; anything else cannot be a token we issued.
     printable = header.isascii() and header.isprintable()
     if not printable or not header.lower().startswith("bearer ") or len(header) > 4096:
         raise Problem(401, "unauthenticated", "use 'Authorization: Bearer <token>'")
-    return (("authorization", header),)
+    return (("authorization", header), *_language(request))
 
 
 async def _rpc(call: Awaitable[Any]) -> Any:
@@ -240,8 +248,14 @@ async def get_game(game_id: str, request: Request) -> Response:
 
 @router.get("/v1/games/{game_id}/legal-moves")
 async def legal_moves(game_id: str, request: Request) -> Response:
-    """The bearer's legal moves."""
-    return await _forward(request, game_id, "ListLegalMoves", rules_pb2.ListLegalMovesRequest(game_id=game_id))
+    """The bearer's legal moves, each with its sentence as ``text`` beside the move's fields."""
+    stub = _stub_for(request, game_id)
+    answer = await _rpc(stub.ListLegalMoves(rules_pb2.ListLegalMovesRequest(game_id=game_id), **_call(request)))
+    listing = protojson.to_dict(answer)
+    texts = listing.pop("texts", [])
+    for move, text in zip(listing["moves"], texts, strict=False):
+        move["text"] = text
+    return JSON(listing)
 
 
 @router.post("/v1/games/{game_id}/moves")
@@ -255,7 +269,9 @@ async def submit_moves(game_id: str, request: Request) -> Response:
     if body.HasField("move") == bool(body.moves):
         raise Problem(400, "invalid_request", "give exactly one of 'move' and 'moves'")
     raw_moves = [body.move] if body.HasField("move") else list(body.moves)
-    moves = [_pack_game_message(game_type, "Move", json_format.MessageToDict(m), "malformed_move") for m in raw_moves]
+    # A legal-moves element carries its sentence as "text": it may be posted back as is.
+    raw_dicts = [{k: v for k, v in json_format.MessageToDict(m).items() if k != "text"} for m in raw_moves]
+    moves = [_pack_game_message(game_type, "Move", data, "malformed_move") for data in raw_dicts]
     grpc_request = rules_pb2.SubmitMovesRequest(
         game_id=game_id,
         moves=moves,

@@ -15,7 +15,7 @@ from google.protobuf import any_pb2
 from grpc import aio
 
 from chaiwala.v1 import rules_pb2, rules_pb2_grpc
-from services.common import errors, metrics, protojson
+from services.common import errors, metrics, protojson, sentences
 from services.common.engine import BadConfig, Engine, IllegalMove, Move, Result
 from services.common.interceptors import BEARER
 from services.common.logs import get_logger
@@ -64,6 +64,7 @@ class RulesServicer(rules_pb2_grpc.RulesServiceServicer):
         self.api_keys = api_keys
         self.bot_budget = bot_budget
         self.game_type = engine.game_type
+        self.sentences = sentences.sentences_for(engine.game_type)
 
     # ---- helpers ---------------------------------------------------------------
 
@@ -131,6 +132,14 @@ class RulesServicer(rules_pb2_grpc.RulesServiceServicer):
             game.viewer_seat = seat
         return game
 
+    def _say(self, render: Any, *args: Any) -> str:
+        """A sentence, or "" (logged) when a template is missing or fails: words never fail a call."""
+        try:
+            return str(render(*args))
+        except sentences.TextError as error:
+            log.warning("text_missing", game_type=self.game_type, error=str(error))
+            return ""
+
     def _event_messages(
         self,
         version: int,
@@ -139,7 +148,9 @@ class RulesServicer(rules_pb2_grpc.RulesServiceServicer):
         viewer: int | None,
         skip_to: int = -1,
         entry_hash: str = "",
+        words: tuple[list[str], str] = ([], sentences.DEFAULT_LANGUAGE),
     ) -> list[rules_pb2.GameEvent]:
+        """The events of one version as ``viewer`` may see them; ``words`` = (player names, language)."""
         out = []
         for index, event in enumerate(events):
             if index <= skip_to:
@@ -147,8 +158,9 @@ class RulesServicer(rules_pb2_grpc.RulesServiceServicer):
             visible = self.engine.event_view(event, viewer)
             if visible is None:
                 continue
+            text = self._say(self.sentences.event_text, visible, viewer, words[0], seat_of_move, words[1])
             message = rules_pb2.GameEvent(
-                version=version, index=index, event=self._pack("Event", visible), hash=entry_hash
+                version=version, index=index, event=self._pack("Event", visible), text=text, hash=entry_hash
             )
             if seat_of_move is not None:
                 message.seat = seat_of_move
@@ -298,7 +310,9 @@ class RulesServicer(rules_pb2_grpc.RulesServiceServicer):
         if meta.status != "active":
             return rules_pb2.LegalMoves(version=meta.version)
         moves = self.engine.legal_moves(self._match(snapshot).state, seat)
-        return rules_pb2.LegalMoves(version=meta.version, moves=[self._pack("Move", m) for m in moves])
+        names, language = _words(meta, context)
+        texts = [self._say(self.sentences.move_text, m, seat, names, language) for m in moves]
+        return rules_pb2.LegalMoves(version=meta.version, moves=[self._pack("Move", m) for m in moves], texts=texts)
 
     async def SubmitMoves(
         self, request: rules_pb2.SubmitMovesRequest, context: aio.ServicerContext
@@ -321,7 +335,7 @@ class RulesServicer(rules_pb2_grpc.RulesServiceServicer):
         attempts = 0
         while True:
             try:
-                response = await self._submit_once(meta, snapshot, seat, moves, expected, key)
+                response = await self._submit_once(meta, snapshot, seat, moves, expected, key, _language(context))
                 break
             except VersionConflict as error:
                 # Keyed but unpinned: re-check on the new state.  Safe, because the commit script
@@ -336,7 +350,14 @@ class RulesServicer(rules_pb2_grpc.RulesServiceServicer):
         return response
 
     async def _submit_once(
-        self, meta: GameMeta, snapshot: bytes, seat: int, moves: list[Move], expected: int | None, key: str
+        self,
+        meta: GameMeta,
+        snapshot: bytes,
+        seat: int,
+        moves: list[Move],
+        expected: int | None,
+        key: str,
+        language: str = sentences.DEFAULT_LANGUAGE,
     ) -> rules_pb2.SubmitMovesResponse:
         if meta.status != "active":
             raise errors.illegal("game_not_active", f"the game is {meta.status}")
@@ -358,11 +379,17 @@ class RulesServicer(rules_pb2_grpc.RulesServiceServicer):
             )
             if self.engine.is_over(match.state) and len(commits) < len(moves):
                 raise errors.illegal("game_over", "the game ended before the last moves of the batch")
-        response, _head = await self._commit(meta, match, commits, seat, key)
+        response, _head = await self._commit(meta, match, commits, seat, key, language)
         return response
 
     async def _commit(
-        self, meta: GameMeta, match: Match, commits: list[Commit], seat: int | None, key: str = ""
+        self,
+        meta: GameMeta,
+        match: Match,
+        commits: list[Commit],
+        seat: int | None,
+        key: str = "",
+        language: str = sentences.DEFAULT_LANGUAGE,
     ) -> tuple[rules_pb2.SubmitMovesResponse, str]:
         """Seal and commit ``commits``; return the answer and the new log head."""
         commits = chain.seal(self.game_type, meta.log_head, meta.version + 1, commits)
@@ -375,9 +402,11 @@ class RulesServicer(rules_pb2_grpc.RulesServiceServicer):
         if seat is not None:
             # Only a seat's own submission needs the view and events; bots' moves skip the work.
             response.state.CopyFrom(self._pack("State", self.engine.view(match.state, seat)))
+            words = (_names(meta), language)
             for offset, item in enumerate(commits):
+                version = meta.version + offset + 1
                 response.events.extend(
-                    self._event_messages(meta.version + offset + 1, item.seat, item.events, seat, entry_hash=item.hash)
+                    self._event_messages(version, item.seat, item.events, seat, entry_hash=item.hash, words=words)
                 )
         idem_key = self.store.idempotency_key(meta.game_id, seat, key) if seat is not None else ""
         outcome, value = await self.store.commit(
@@ -456,10 +485,13 @@ class RulesServicer(rules_pb2_grpc.RulesServiceServicer):
         viewer = self._viewer(meta)
         after, skip = _resume_point(request.after, request.after_index if request.HasField("after_index") else None)
         response = rules_pb2.ListEventsResponse(version=meta.version)
+        words = _words(meta, context)
         for entry in await self.store.entries(request.game_id, after):
             skip_to = skip if entry.version == request.after else -1
             response.events.extend(
-                self._event_messages(entry.version, entry.seat, entry.events, viewer, skip_to, entry_hash=entry.hash)
+                self._event_messages(
+                    entry.version, entry.seat, entry.events, viewer, skip_to, entry_hash=entry.hash, words=words
+                )
             )
         return response
 
@@ -472,6 +504,7 @@ class RulesServicer(rules_pb2_grpc.RulesServiceServicer):
         viewer = self._viewer(meta)
         after, skip = _resume_point(request.after, request.after_index if request.HasField("after_index") else None)
         delivered = after
+        words = _words(meta, context)
         async for entry in self.store.follow(request.game_id, after, block_ms=2_000):
             if entry is None:
                 meta = await self.store.meta(request.game_id)
@@ -481,7 +514,7 @@ class RulesServicer(rules_pb2_grpc.RulesServiceServicer):
             delivered = entry.version
             skip_to = skip if entry.version == request.after else -1
             for message in self._event_messages(
-                entry.version, entry.seat, entry.events, viewer, skip_to, entry_hash=entry.hash
+                entry.version, entry.seat, entry.events, viewer, skip_to, entry_hash=entry.hash, words=words
             ):
                 yield message
             if entry.version >= meta.version:
@@ -563,3 +596,21 @@ def _resume_point(after: int, after_index: int | None) -> tuple[int, int]:
     if after_index is None:
         return after, -1
     return after - 1, after_index
+
+
+def _language(context: aio.ServicerContext) -> str:
+    """The call's language, from its ``accept-language`` metadata (English when absent)."""
+    for key, value in context.invocation_metadata() or ():
+        if key == "accept-language":
+            return sentences.pick_language(str(value))
+    return sentences.DEFAULT_LANGUAGE
+
+
+def _names(meta: GameMeta) -> list[str]:
+    """The players' names, by seat."""
+    return [str(player["name"]) for player in meta.players]
+
+
+def _words(meta: GameMeta, context: aio.ServicerContext) -> tuple[list[str], str]:
+    """What sentences need besides the event: the players' names and the call's language."""
+    return _names(meta), _language(context)
