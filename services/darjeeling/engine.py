@@ -37,6 +37,8 @@ from services.darjeeling.view import redact_event, state_view
 from services.darjeeling.wharf import ship_points
 
 MOVE_KINDS = ("choose_start", "move_collector", "stay_put", "lay_out", "play_action", "load", "end_turn")
+# The ``start_player`` option's value for "drawn at random from the game's seed".
+RANDOM_START = -1
 PHASE_MOVES: dict[str, tuple[str, ...]] = {
     "START_POSITIONS": ("choose_start",),
     "MOVE": ("move_collector", "stay_put"),
@@ -57,16 +59,22 @@ class DarjeelingEngine(Engine):
     # ---- configuration ----------------------------------------------------------
 
     def default_options(self) -> dict[str, Any]:
-        """``region`` empty means: the region the rulebook recommends for the player count."""
-        return {"region": ""}
+        """``region`` empty: the rulebook's region for the player count; ``start_player`` -1: drawn at random."""
+        return {"region": "", "start_player": RANDOM_START}
 
     def validate_options(self, players: int, options: Mapping[str, Any]) -> dict[str, Any]:
-        """Check the region name."""
+        """Check the region name and that the start player is a seat (or -1 for a random one)."""
         merged = super().validate_options(players, options)
         region = merged["region"]
         if not isinstance(region, str) or (region and region not in REGIONS):
             names = ", ".join(sorted(REGIONS))
             raise BadConfig(f"region must be one of {names} (or empty for the default)", code="bad_region")
+        start = merged["start_player"]
+        if isinstance(start, bool) or not isinstance(start, int) or not RANDOM_START <= start < players:
+            raise BadConfig(
+                f"start_player must be a seat from 0 to {players - 1}, or -1 to draw one at random",
+                code="bad_start_player",
+            )
         return merged
 
     def bots(self) -> dict[str, Bot]:
@@ -87,6 +95,9 @@ class DarjeelingEngine(Engine):
             spaces[space] = bag.pop(rng.randbelow(len(bag)))
         chute = [v for v in VARIETIES for _ in range(DEMAND_MARKERS_PER_VARIETY)]
         rng.shuffle(chute)
+        start = config.options.get("start_player", RANDOM_START)
+        if start == RANDOM_START:
+            start = rng.randbelow(players)
         return {
             "region": region.name,
             "players": players,
@@ -101,8 +112,8 @@ class DarjeelingEngine(Engine):
                 for _ in range(players)
             ],
             "phase": "START_POSITIONS",
-            "current": 0,
-            "start_player": 0,
+            "current": start,
+            "start_player": start,
             "turn_number": 0,
             "placed": 0,
             "shipment": None,

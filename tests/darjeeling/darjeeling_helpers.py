@@ -13,9 +13,9 @@ from services.darjeeling.engine import DarjeelingEngine
 ENGINE = DarjeelingEngine()
 
 
-def new_state(players: int = 2, region: str = "india", seed: int = 1) -> dict[str, Any]:
-    """A fresh game in the starting-positions phase."""
-    options = ENGINE.validate_options(players, {"region": region})
+def new_state(players: int = 2, region: str = "india", seed: int = 1, start_player: int = 0) -> dict[str, Any]:
+    """A fresh game in the starting-positions phase (seat 0 starts unless told otherwise)."""
+    options = ENGINE.validate_options(players, {"region": region, "start_player": start_player})
     return ENGINE.setup(GameConfig(players=players, options=options), Rng(seed))
 
 

@@ -69,7 +69,7 @@ def test_setup_fills_region_and_wharf() -> None:
 @pytest.mark.parametrize(("players", "region", "ships"), [(2, "sri_lanka", 3), (3, "sri_lanka", 4), (4, "china", 6)])
 def test_default_region_and_ships_by_player_count(players: int, region: str, ships: int) -> None:
     options = ENGINE.validate_options(players, {})
-    assert options == {"region": ""}
+    assert options == {"region": "", "start_player": -1}
     from services.common.engine import GameConfig
 
     state = ENGINE.setup(GameConfig(players=players, options=options), Rng(1))
@@ -143,6 +143,42 @@ def test_starting_positions_load_next_lowest_ship_and_take_tile() -> None:
     assert state["current"] == 0 and state["phase"] == "MOVE"
     assert state["seats"][0]["score"] == 1
     check_conservation(state)
+
+
+def test_the_agreed_start_player_places_first_and_takes_the_first_turn() -> None:
+    # Three players agree that seat 2 starts: seat 2 loads the lowest ship and chooses first,
+    # then play goes to the left (seat 0, then seat 1), and seat 2 takes the first turn.
+    state = new_state(players=3, start_player=2)
+    assert ENGINE.to_act(state) == [2] and ENGINE.view(state, None)["start_player"] == 2
+    assert ENGINE.legal_moves(state, 0) == []
+    first = play(state, {"choose_start": {"row": 0, "col": 1, "facing": "SOUTH"}})
+    assert first[0]["start_chosen"] == {"seat": 2, "row": 0, "col": 1, "facing": "SOUTH", "ship": 0}
+    assert state["current"] == 0
+    play(state, {"choose_start": {"row": 7, "col": 3, "facing": "NORTH"}})
+    assert state["current"] == 1
+    play(state, {"choose_start": {"row": 1, "col": 0, "facing": "EAST"}})
+    assert state["ships"] == [[0, 0, 1], [1, 0, 0], [0, 1, 0], [0, 0, 0]]
+    assert state["current"] == 2 and state["phase"] == "MOVE" and state["turn_number"] == 1
+    assert state["seats"][2]["score"] == 1, "phase I of the first turn: one crate on the x1 ship"
+
+
+def test_without_an_agreement_the_seed_draws_the_start_player() -> None:
+    options = ENGINE.validate_options(4, {})
+    assert options["start_player"] == -1
+    from services.common.engine import GameConfig
+
+    config = GameConfig(players=4, options=options)
+    drawn = {seed: ENGINE.setup(config, Rng(seed))["start_player"] for seed in range(40)}
+    assert set(drawn.values()) == {0, 1, 2, 3}, "every seat can be drawn"
+    again = ENGINE.setup(config, Rng(7))
+    assert again["start_player"] == drawn[7] and again["current"] == drawn[7], "the same seed, the same start player"
+
+
+@pytest.mark.parametrize("start", [4, -2, True, "1"])
+def test_a_start_player_that_is_not_a_seat_is_refused(start: object) -> None:
+    with pytest.raises(BadConfig) as refusal:
+        ENGINE.validate_options(4, {"start_player": start})
+    assert refusal.value.code == "bad_start_player"
 
 
 # ---- phase I ---------------------------------------------------------------------------
