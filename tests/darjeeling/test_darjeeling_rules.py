@@ -309,7 +309,7 @@ def test_no_reachable_tile_means_staying_put() -> None:
     assert state["phase"] == "LOAD"
 
 
-def test_empty_bag_leaves_the_space_empty_and_it_costs_nothing_to_cross() -> None:
+def test_empty_bag_leaves_the_space_empty_and_crossing_it_costs_one_like_a_tile() -> None:
     state = started(TWO)
     state["warehouse"].extend(state["bag"])
     state["bag"] = []
@@ -319,17 +319,21 @@ def test_empty_bag_leaves_the_space_empty_and_it_costs_nothing_to_cross() -> Non
     space = next(s for s in view["spaces"] if (s["row"], s["col"]) == (0, 1))
     assert space["kind"] == "EMPTY" and space["collector"] == -1
     check_conservation(state)
-    # Seat 1 later crosses that empty space: nothing to pay for it.
-    place(state, 1, 0, 2, "WEST")
+    # Later (0,3) is left empty too. Seat 1, on (0,2) facing east, cannot stop on the hole at
+    # (0,3), and passing it on the way to (0,4) costs 1, as a tile would.
     state["phase"] = "MOVE"
     state["current"] = 1
+    place(state, 1, 0, 2, "EAST")
+    state["warehouse"].extend(state["bag"])
     state["bag"] = []
-    score = state["seats"][1]["score"]
-    state["spaces"][INDIA.index(0, 1)] = -1
-    # (0,1) empty, (0,0) outside: no tile west, so turn left (south) instead.
+    state["warehouse"].append(state["spaces"][INDIA.index(0, 3)])
+    state["spaces"][INDIA.index(0, 3)] = -1
     assert {"move_collector": {"turn": "STRAIGHT", "distance": 1}} not in ENGINE.legal_moves(state, 1)
-    play(state, {"move_collector": {"turn": "LEFT", "distance": 1}})
-    assert state["seats"][1]["score"] == score
+    score = state["seats"][1]["score"]
+    events = play(state, {"move_collector": {"turn": "STRAIGHT", "distance": 2}})
+    assert events[0]["collector_moved"]["cost"] == 1
+    assert state["seats"][1]["score"] == score - 1
+    check_conservation(state)
 
 
 # ---- phase III -----------------------------------------------------------------------------
