@@ -45,6 +45,8 @@ def to_load_phase(state: dict, move: dict | None = None) -> None:
     """Play phase II for the seat to act (the first legal move unless one is given)."""
     seat = state["current"]
     play(state, move or ENGINE.legal_moves(state, seat)[0])
+    if state["phase"] == "ACTION_TILE":
+        play(state, {"take_action_tile": {}})
     assert state["phase"] == "LOAD"
 
 
@@ -131,10 +133,14 @@ def test_starting_positions_load_next_lowest_ship_and_take_tile() -> None:
     set_tile(state, 0, 1, three)
     first = play(state, {"choose_start": {"row": 0, "col": 1, "facing": "SOUTH"}})
     assert first[0]["start_chosen"]["ship"] == 0
+    assert first[1]["tile_taken"]["action_tile_offered"] is True, "three halves: an action tile may be taken"
     assert state["seats"][0]["tiles"] == [three]
-    assert len(state["seats"][0]["actions"]) == 1, "three halves bring an action tile"
+    assert ENGINE.legal_moves(state, 0) == [{"take_action_tile": {}}, {"decline_action_tile": {}}]
+    taken = play(state, {"take_action_tile": {}})
+    assert taken == [{"action_tile_taken": {"seat": 0, "action_tile_count": 1, "action_supply": 9}}]
+    assert len(state["seats"][0]["actions"]) == 1
     assert state["spaces"][INDIA.index(0, 1)] == -1, "no refill at the start"
-    assert state["current"] == 1
+    assert state["current"] == 1 and state["phase"] == "START_POSITIONS"
     play(state, {"choose_start": {"row": 7, "col": 3, "facing": "NORTH"}})
     play(state, {"choose_start": {"row": 1, "col": 0, "facing": "EAST"}})
     assert state["ships"] == [[1, 0, 0], [0, 1, 0], [0, 0, 1], [0, 0, 0]]
@@ -289,8 +295,31 @@ def test_taking_three_halves_gives_an_action_tile_only_while_supply_lasts() -> N
         player["actions"] = []
     state["seats"][1]["actions"] = list(range(10))
     events = play(state, {"move_collector": {"turn": "STRAIGHT", "distance": 1}})
-    assert events[1]["tile_taken"]["action_tile_gained"] is False
+    assert events[1]["tile_taken"]["action_tile_offered"] is False
     assert state["seats"][0]["actions"] == []
+    assert state["phase"] == "LOAD", "no action tile left: nothing to decide"
+    assert "space_refilled" in events[-1]
+    check_conservation(state)
+
+
+def test_a_player_may_leave_the_action_tile_in_the_supply() -> None:
+    # Seat 0 walks onto a green three-halves tile. It may take an action tile, but does not
+    # want one: the tile stays in the supply, and only then is the vacated space refilled.
+    state = started(TWO)
+    set_tile(state, 1, 1, tile_id("GREEN", 3))
+    supply = len(state["action_supply"])
+    held = list(state["seats"][0]["actions"])
+    events = play(state, {"move_collector": {"turn": "STRAIGHT", "distance": 1}})
+    assert events[-1]["tile_taken"]["action_tile_offered"] is True
+    assert state["phase"] == "ACTION_TILE" and ENGINE.to_act(state) == [0]
+    assert state["spaces"][INDIA.index(0, 1)] == -1, "the start space is refilled after the decision"
+    assert ENGINE.explain_illegal(state, 0, lay_out("GREEN", three=1)).code == "wrong_phase"
+    events = play(state, {"decline_action_tile": {}})
+    assert events[0] == {"action_tile_declined": {"seat": 0}}
+    assert events[1]["space_refilled"]["refilled"] is True and state["spaces"][INDIA.index(0, 1)] >= 0
+    assert state["seats"][0]["actions"] == held and len(state["action_supply"]) == supply
+    assert state["phase"] == "LOAD"
+    assert ENGINE.explain_illegal(state, 0, {"take_action_tile": {}}).code == "wrong_phase"
     check_conservation(state)
 
 
@@ -505,6 +534,7 @@ def test_an_action_tile_gained_this_turn_can_be_played() -> None:
     set_tile(state, 1, 1, tile_id("BLACK", 3))
     set_hand(state, 0, kinds("BLACK", [1]))
     play(state, {"move_collector": {"turn": "STRAIGHT", "distance": 1}})
+    play(state, {"take_action_tile": {}})
     assert len(state["seats"][0]["actions"]) == 1
     play(state, lay_out("BLACK", one=1, three=1))
     assert {"play_action": {"action": "NO_ROTTING"}} in ENGINE.legal_moves(state, 0)
