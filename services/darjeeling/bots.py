@@ -152,5 +152,8 @@ class HeuristicBot:
         demand = raise_demand(list(view["chute"]), shipment["variety"])
         return 5.0 if demand >= 2 else -1.0
 
+    def _value_take_back(self, view: View, board: Board, seat: int, body: dict[str, Any]) -> float:
+        return -1.0  # the shipment was chosen on purpose: ship it
+
     def _value_load(self, view: View, board: Board, seat: int, body: dict[str, Any]) -> float:
         return 0.0

@@ -45,6 +45,7 @@ MOVE_KINDS = (
     "lay_out",
     "play_action",
     "load",
+    "take_back",
     "end_turn",
 )
 # The ``start_player`` option's value for "drawn at random from the game's seed".
@@ -54,7 +55,7 @@ PHASE_MOVES: dict[str, tuple[str, ...]] = {
     "MOVE": ("move_collector", "stay_put"),
     "ACTION_TILE": ("take_action_tile", "decline_action_tile"),
     "LOAD": ("lay_out", "end_turn"),
-    "LOADING": ("play_action", "load"),
+    "LOADING": ("play_action", "load", "take_back"),
     "GAME_OVER": (),
 }
 
@@ -130,6 +131,8 @@ class DarjeelingEngine(Engine):
             # While phase is ACTION_TILE: the space to refill afterwards and the phase to go on with.
             "offer": None,
             "shipment": None,
+            # Whether the player to act has taken a shipment back this turn (allowed once a turn).
+            "taken_back": False,
             "ended_by": -1,
             "penalties": None,
             "winners": [],
@@ -259,6 +262,10 @@ class DarjeelingEngine(Engine):
         events = loading.load(state, seat)
         return events + self._after_turn(state, seat)
 
+    def _apply_take_back(self, state: State, seat: int, body: dict[str, Any], rng: Rng) -> list[Event]:
+        state["phase"] = "LOAD"
+        return loading.take_back(state, seat)
+
     def _apply_end_turn(self, state: State, seat: int, body: dict[str, Any], rng: Rng) -> list[Event]:
         return self._after_turn(state, seat)
 
@@ -276,6 +283,7 @@ class DarjeelingEngine(Engine):
         state["current"] = seat
         state["turn_number"] += 1
         state["phase"] = "MOVE"
+        state["taken_back"] = False
         points = ship_points(state, seat)
         if not points:
             return []
@@ -402,6 +410,9 @@ class DarjeelingEngine(Engine):
 
     def _why_load(self, state: State, seat: int, body: dict[str, Any]) -> IllegalMove:
         return IllegalMove("away from a city this shipment loads no crate; play no-rotting first", "nothing_to_load")
+
+    def _why_take_back(self, state: State, seat: int, body: dict[str, Any]) -> IllegalMove:
+        return IllegalMove("a shipment may be taken back only once a turn", code="already_taken_back")
 
     def _why_end_turn(self, state: State, seat: int, body: dict[str, Any]) -> IllegalMove:
         return IllegalMove("the turn cannot end now", code="wrong_phase")

@@ -419,7 +419,7 @@ def test_a_single_crate_away_from_a_city_cannot_ship_without_no_rotting() -> Non
     # With an action tile it may: no-rotting first, then load.
     state["seats"][0]["actions"] = [state["action_supply"].pop()]
     play(state, lay_out("WHITE", two=1))
-    assert ENGINE.legal_moves(state, 0) == [{"play_action": {"action": "NO_ROTTING"}}]
+    assert ENGINE.legal_moves(state, 0) == [{"play_action": {"action": "NO_ROTTING"}}, {"take_back": {}}]
     assert ENGINE.explain_illegal(state, 0, {"load": {}}).code == "nothing_to_load"
     play(state, {"play_action": {"action": "NO_ROTTING"}})
     events = play(state, {"load": {}})
@@ -538,6 +538,42 @@ def test_an_action_tile_gained_this_turn_can_be_played() -> None:
     assert len(state["seats"][0]["actions"]) == 1
     play(state, lay_out("BLACK", one=1, three=1))
     assert {"play_action": {"action": "NO_ROTTING"}} in ENGINE.legal_moves(state, 0)
+
+
+def test_a_laid_out_shipment_may_be_taken_back_before_loading() -> None:
+    # Seat 0 lays out three black crates and plays double demand, then changes its mind before
+    # loading: the tiles and the action tile go back behind the screen, nothing on the wharf or
+    # the chute moved. It lays out two crates instead; a second take-back that turn is refused.
+    hand = kinds("BLACK", [2, 2, 2])
+    state = loading_state(hand, row=4, col=5)
+    state["seats"][0]["actions"] = [state["action_supply"].pop()]
+    ships, chute = [list(ship) for ship in state["ships"]], list(state["chute"])
+    play(state, lay_out("BLACK", two=3))
+    play(state, {"play_action": {"action": "DOUBLE_DEMAND"}})
+    assert {"take_back": {}} in ENGINE.legal_moves(state, 0)
+    events = play(state, {"take_back": {}})
+    assert events == [
+        {
+            "shipment_taken_back": {
+                "seat": 0,
+                "variety": "BLACK",
+                "crates": 3,
+                "tile_count": 3,
+                "action_tile_count": 1,
+            }
+        }
+    ]
+    assert sorted(state["seats"][0]["tiles"]) == sorted(hand) and len(state["seats"][0]["actions"]) == 1
+    assert state["shipment"] is None and state["phase"] == "LOAD"
+    assert state["ships"] == ships and state["chute"] == chute
+    check_conservation(state)
+    play(state, lay_out("BLACK", two=2))
+    assert {"take_back": {}} not in ENGINE.legal_moves(state, 0)
+    assert ENGINE.explain_illegal(state, 0, {"take_back": {}}).code == "already_taken_back"
+    play(state, {"load": {}})
+    assert state["ships"][-1][0] == 2 and state["seats"][0]["tiles"] == [hand[2]]
+    # The next turn may take a shipment back again.
+    assert state["taken_back"] is False
 
 
 def test_reaching_100_by_shipping_ends_the_game_with_penalties() -> None:
