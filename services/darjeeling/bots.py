@@ -111,6 +111,12 @@ class HeuristicBot:
             value += 2.0
         return value - 1.2 * cost
 
+    def _value_take_action_tile(self, view: View, board: Board, seat: int, body: dict[str, Any]) -> float:
+        return 1.0  # free, and it may rescue or double a shipment later
+
+    def _value_decline_action_tile(self, view: View, board: Board, seat: int, body: dict[str, Any]) -> float:
+        return 0.0
+
     def _value_stay_put(self, view: View, board: Board, seat: int, body: dict[str, Any]) -> float:
         return 0.0
 
@@ -145,6 +151,9 @@ class HeuristicBot:
             return -1.0 if shipment["next_to_city"] else 10.0
         demand = raise_demand(list(view["chute"]), shipment["variety"])
         return 5.0 if demand >= 2 else -1.0
+
+    def _value_take_back(self, view: View, board: Board, seat: int, body: dict[str, Any]) -> float:
+        return -1.0  # the shipment was chosen on purpose: ship it
 
     def _value_load(self, view: View, board: Board, seat: int, body: dict[str, Any]) -> float:
         return 0.0

@@ -36,12 +36,26 @@ from services.darjeeling.movement import NO_TILE
 from services.darjeeling.view import redact_event, state_view
 from services.darjeeling.wharf import ship_points
 
-MOVE_KINDS = ("choose_start", "move_collector", "stay_put", "lay_out", "play_action", "load", "end_turn")
+MOVE_KINDS = (
+    "choose_start",
+    "move_collector",
+    "stay_put",
+    "take_action_tile",
+    "decline_action_tile",
+    "lay_out",
+    "play_action",
+    "load",
+    "take_back",
+    "end_turn",
+)
+# The ``start_player`` option's value for "drawn at random from the game's seed".
+RANDOM_START = -1
 PHASE_MOVES: dict[str, tuple[str, ...]] = {
     "START_POSITIONS": ("choose_start",),
     "MOVE": ("move_collector", "stay_put"),
+    "ACTION_TILE": ("take_action_tile", "decline_action_tile"),
     "LOAD": ("lay_out", "end_turn"),
-    "LOADING": ("play_action", "load"),
+    "LOADING": ("play_action", "load", "take_back"),
     "GAME_OVER": (),
 }
 
@@ -57,16 +71,22 @@ class DarjeelingEngine(Engine):
     # ---- configuration ----------------------------------------------------------
 
     def default_options(self) -> dict[str, Any]:
-        """``region`` empty means: the region the rulebook recommends for the player count."""
-        return {"region": ""}
+        """``region`` empty: the rulebook's region for the player count; ``start_player`` -1: drawn at random."""
+        return {"region": "", "start_player": RANDOM_START}
 
     def validate_options(self, players: int, options: Mapping[str, Any]) -> dict[str, Any]:
-        """Check the region name."""
+        """Check the region name and that the start player is a seat (or -1 for a random one)."""
         merged = super().validate_options(players, options)
         region = merged["region"]
         if not isinstance(region, str) or (region and region not in REGIONS):
             names = ", ".join(sorted(REGIONS))
             raise BadConfig(f"region must be one of {names} (or empty for the default)", code="bad_region")
+        start = merged["start_player"]
+        if isinstance(start, bool) or not isinstance(start, int) or not RANDOM_START <= start < players:
+            raise BadConfig(
+                f"start_player must be a seat from 0 to {players - 1}, or -1 to draw one at random",
+                code="bad_start_player",
+            )
         return merged
 
     def bots(self) -> dict[str, Bot]:
@@ -87,6 +107,9 @@ class DarjeelingEngine(Engine):
             spaces[space] = bag.pop(rng.randbelow(len(bag)))
         chute = [v for v in VARIETIES for _ in range(DEMAND_MARKERS_PER_VARIETY)]
         rng.shuffle(chute)
+        start = config.options.get("start_player", RANDOM_START)
+        if start == RANDOM_START:
+            start = rng.randbelow(players)
         return {
             "region": region.name,
             "players": players,
@@ -101,11 +124,15 @@ class DarjeelingEngine(Engine):
                 for _ in range(players)
             ],
             "phase": "START_POSITIONS",
-            "current": 0,
-            "start_player": 0,
+            "current": start,
+            "start_player": start,
             "turn_number": 0,
             "placed": 0,
+            # While phase is ACTION_TILE: the space to refill afterwards and the phase to go on with.
+            "offer": None,
             "shipment": None,
+            # Whether the player to act has taken a shipment back this turn (allowed once a turn).
+            "taken_back": False,
             "ended_by": -1,
             "penalties": None,
             "winners": [],
@@ -132,6 +159,8 @@ class DarjeelingEngine(Engine):
             if not steps:
                 return [{"stay_put": {}}]
             return [{"move_collector": {"turn": s.turn, "distance": s.distance}} for s in steps]
+        if phase == "ACTION_TILE":
+            return [{"take_action_tile": {}}, {"decline_action_tile": {}}]
         if phase == "LOAD":
             return [*loading.lay_out_moves(state, region, seat), {"end_turn": {}}]
         return loading.loading_moves(state, seat)
@@ -153,32 +182,11 @@ class DarjeelingEngine(Engine):
     def apply(self, state: State, seat: int, move: Move, rng: Rng) -> tuple[State, list[Event]]:
         """Carry out one legal move and everything that follows automatically."""
         kind, body = next(iter(move.items()))
-        region = REGIONS[state["region"]]
-        events: list[Event]
-        if kind == "choose_start":
-            events = self._choose_start(state, seat, body)
-        elif kind == "move_collector":
-            # The move is already known legal: only the chosen turn's ray needs its costs.
-            steps = movement.collector_steps(state, region, seat, (body["turn"],))
-            step = next(s for s in steps if s.distance == body["distance"])
-            events = movement.move_collector(state, region, seat, step, rng)
-            state["phase"] = "LOAD"
-        elif kind == "stay_put":
-            events = [{"collector_stayed": {"seat": seat}}]
-            state["phase"] = "LOAD"
-        elif kind == "lay_out":
-            events = loading.lay_out(state, region, seat, body)
-            state["phase"] = "LOADING"
-        elif kind == "play_action":
-            events = loading.play_action(state, seat, body["action"])
-        elif kind == "load":
-            events = loading.load(state, seat)
-            events.extend(self._after_turn(state, seat))
-        else:
-            events = self._after_turn(state, seat)
+        carry_out = getattr(self, f"_apply_{kind}")
+        events: list[Event] = carry_out(state, seat, body, rng)
         return state, events
 
-    def _choose_start(self, state: State, seat: int, body: dict[str, Any]) -> list[Event]:
+    def _apply_choose_start(self, state: State, seat: int, body: dict[str, Any], rng: Rng) -> list[Event]:
         region = REGIONS[state["region"]]
         space = region.index(body["row"], body["col"])
         player = state["seats"][seat]
@@ -189,24 +197,93 @@ class DarjeelingEngine(Engine):
         player["facing"] = body["facing"]
         tile = state["spaces"][space]
         state["spaces"][space] = NO_TILE
-        gained = movement.gain_tile(state, seat, tile)
+        offered = movement.gain_tile(state, seat, tile)
         chosen = {"seat": seat, "row": body["row"], "col": body["col"], "facing": body["facing"], "ship": ship}
         events: list[Event] = [
             {"start_chosen": chosen},
-            movement.take_tile_event(state, region, seat, space, tile, gained),
+            movement.take_tile_event(state, region, seat, space, tile, offered),
         ]
+        # The start tile is not replaced: the collector stands on its space.
+        return events + self._after_taking(state, seat, offered, {"refill": NO_TILE, "then": "START_POSITIONS"}, rng)
+
+    def _apply_move_collector(self, state: State, seat: int, body: dict[str, Any], rng: Rng) -> list[Event]:
+        region = REGIONS[state["region"]]
+        origin = state["seats"][seat]["pos"]
+        # The move is already known legal: only the chosen turn's ray needs its costs.
+        steps = movement.collector_steps(state, region, seat, (body["turn"],))
+        step = next(s for s in steps if s.distance == body["distance"])
+        events, offered = movement.move_collector(state, region, seat, step)
+        return events + self._after_taking(state, seat, offered, {"refill": origin, "then": "LOAD"}, rng)
+
+    def _after_taking(self, state: State, seat: int, offered: bool, then: dict[str, Any], rng: Rng) -> list[Event]:
+        """After a tile is taken: wait for the action-tile decision if one is offered, else carry on."""
+        if offered:
+            state["phase"] = "ACTION_TILE"
+            state["offer"] = then
+            return []
+        return self._carry_on(state, seat, then, rng)
+
+    def _carry_on(self, state: State, seat: int, then: dict[str, Any], rng: Rng) -> list[Event]:
+        """Refill the vacated space (if any), then the next starting position or phase III."""
+        events: list[Event] = []
+        if then["refill"] != NO_TILE:
+            events.append(movement.refill(state, REGIONS[state["region"]], then["refill"], rng))
+        if then["then"] == "LOAD":
+            state["phase"] = "LOAD"
+            return events
+        return events + self._next_start(state, seat)
+
+    def _apply_take_action_tile(self, state: State, seat: int, body: dict[str, Any], rng: Rng) -> list[Event]:
+        events = [movement.take_action_tile(state, seat)]
+        return events + self._resume(state, seat, rng)
+
+    def _apply_decline_action_tile(self, state: State, seat: int, body: dict[str, Any], rng: Rng) -> list[Event]:
+        events: list[Event] = [{"action_tile_declined": {"seat": seat}}]
+        return events + self._resume(state, seat, rng)
+
+    def _resume(self, state: State, seat: int, rng: Rng) -> list[Event]:
+        """Carry on where the action-tile offer interrupted the turn (or the starting positions)."""
+        then = state["offer"]
+        state["offer"] = None
+        return self._carry_on(state, seat, then, rng)
+
+    def _apply_stay_put(self, state: State, seat: int, body: dict[str, Any], rng: Rng) -> list[Event]:
+        state["phase"] = "LOAD"
+        return [{"collector_stayed": {"seat": seat}}]
+
+    def _apply_lay_out(self, state: State, seat: int, body: dict[str, Any], rng: Rng) -> list[Event]:
+        state["phase"] = "LOADING"
+        return loading.lay_out(state, REGIONS[state["region"]], seat, body)
+
+    def _apply_play_action(self, state: State, seat: int, body: dict[str, Any], rng: Rng) -> list[Event]:
+        return loading.play_action(state, seat, body["action"])
+
+    def _apply_load(self, state: State, seat: int, body: dict[str, Any], rng: Rng) -> list[Event]:
+        events = loading.load(state, seat)
+        return events + self._after_turn(state, seat)
+
+    def _apply_take_back(self, state: State, seat: int, body: dict[str, Any], rng: Rng) -> list[Event]:
+        state["phase"] = "LOAD"
+        return loading.take_back(state, seat)
+
+    def _apply_end_turn(self, state: State, seat: int, body: dict[str, Any], rng: Rng) -> list[Event]:
+        return self._after_turn(state, seat)
+
+    def _next_start(self, state: State, seat: int) -> list[Event]:
+        """The next seat to the left chooses its starting position; after the last, the first turn begins."""
         state["placed"] += 1
         if state["placed"] < state["players"]:
+            state["phase"] = "START_POSITIONS"
             state["current"] = (seat + 1) % state["players"]
-            return events
-        events.extend(self._begin_turn(state, state["start_player"]))
-        return events
+            return []
+        return self._begin_turn(state, state["start_player"])
 
     def _begin_turn(self, state: State, seat: int) -> list[Event]:
         """Phase I: score the crates on the ships; reaching the goal ends the game at once."""
         state["current"] = seat
         state["turn_number"] += 1
         state["phase"] = "MOVE"
+        state["taken_back"] = False
         points = ship_points(state, seat)
         if not points:
             return []
@@ -292,6 +369,11 @@ class DarjeelingEngine(Engine):
             "the collector must move at least one space and end on a tea tile inside the region", code="bad_distance"
         )
 
+    def _why_take_action_tile(self, state: State, seat: int, body: dict[str, Any]) -> IllegalMove:
+        return IllegalMove("no action tile is offered now", code="wrong_phase")
+
+    _why_decline_action_tile = _why_take_action_tile
+
     def _why_stay_put(self, state: State, seat: int, body: dict[str, Any]) -> IllegalMove:
         return IllegalMove("the collector can reach a tile, so it must move", code="must_move")
 
@@ -328,6 +410,9 @@ class DarjeelingEngine(Engine):
 
     def _why_load(self, state: State, seat: int, body: dict[str, Any]) -> IllegalMove:
         return IllegalMove("away from a city this shipment loads no crate; play no-rotting first", "nothing_to_load")
+
+    def _why_take_back(self, state: State, seat: int, body: dict[str, Any]) -> IllegalMove:
+        return IllegalMove("a shipment may be taken back only once a turn", code="already_taken_back")
 
     def _why_end_turn(self, state: State, seat: int, body: dict[str, Any]) -> IllegalMove:
         return IllegalMove("the turn cannot end now", code="wrong_phase")

@@ -84,6 +84,7 @@ def lay_out(state: State, region: Region, seat: int, choice: dict[str, Any]) -> 
         "tiles": chosen,
         "crates": crates,
         "played": [],
+        "played_tiles": [],
         "near": region.next_to_city(player["pos"]),
     }
     event = {"seat": seat, "variety": choice["variety"], "tiles": [tile_json(t) for t in chosen], "crates": crates}
@@ -91,7 +92,8 @@ def lay_out(state: State, region: Region, seat: int, choice: dict[str, Any]) -> 
 
 
 def loading_moves(state: State, seat: int) -> list[dict[str, Any]]:
-    """While loading: each action tile that may still be played, and loading once it loads a crate.
+    """While loading: each action tile that may still be played, loading once it loads a crate, and
+    taking the shipment back (once a turn).
 
     An action that would leave a shipment unable to load (no no-rotting left for a
     single crate away from a city) is not offered, so loading stays reachable.
@@ -105,6 +107,8 @@ def loading_moves(state: State, seat: int) -> list[dict[str, Any]]:
     ]
     if can_load:
         moves.append({"load": {}})
+    if not state["taken_back"]:
+        moves.append({"take_back": {}})
     return moves
 
 
@@ -131,7 +135,31 @@ def play_action(state: State, seat: int, action: str) -> list[Event]:
     state["action_supply"].append(tile)
     state["action_supply"].sort()
     state["shipment"]["played"].append(action)
+    state["shipment"]["played_tiles"].append(tile)
     return [{"action_played": {"seat": seat, "action": action}}]
+
+
+def take_back(state: State, seat: int) -> list[Event]:
+    """Put the laid-out tiles, and any action tiles played for them, back behind the screen.
+
+    Nothing was loaded, so the action tiles had no effect; the same tiles come back.
+    """
+    shipment = state["shipment"]
+    player = state["seats"][seat]
+    player["tiles"].extend(shipment["tiles"])
+    for tile in shipment["played_tiles"]:
+        state["action_supply"].remove(tile)
+        player["actions"].append(tile)
+    state["shipment"] = None
+    state["taken_back"] = True
+    event = {
+        "seat": seat,
+        "variety": shipment["variety"],
+        "crates": shipment["crates"],
+        "tile_count": len(player["tiles"]),
+        "action_tile_count": len(player["actions"]),
+    }
+    return [{"shipment_taken_back": event}]
 
 
 def load(state: State, seat: int) -> list[Event]:

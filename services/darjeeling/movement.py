@@ -56,13 +56,25 @@ def collector_steps(state: State, region: Region, seat: int, turns: tuple[str, .
 
 
 def gain_tile(state: State, seat: int, tile: int) -> bool:
-    """Put ``tile`` behind the screen; a three-halves tile brings an action tile while any remain."""
+    """Put ``tile`` behind the screen; return whether an action tile is now offered.
+
+    A three-halves tile lets its taker take an action tile while the supply has one.
+    """
+    state["seats"][seat]["tiles"].append(tile)
+    return TILES[tile].halves == 3 and bool(state["action_supply"])
+
+
+def take_action_tile(state: State, seat: int) -> Event:
+    """Move an action tile from the supply behind ``seat``'s screen (the tiles are identical)."""
     player = state["seats"][seat]
-    player["tiles"].append(tile)
-    if TILES[tile].halves == 3 and state["action_supply"]:
-        player["actions"].append(state["action_supply"].pop(0))
-        return True
-    return False
+    player["actions"].append(state["action_supply"].pop(0))
+    return {
+        "action_tile_taken": {
+            "seat": seat,
+            "action_tile_count": len(player["actions"]),
+            "action_supply": len(state["action_supply"]),
+        }
+    }
 
 
 def tile_json(tile: int) -> dict[str, Any]:
@@ -71,7 +83,7 @@ def tile_json(tile: int) -> dict[str, Any]:
     return {"id": tile, "variety": kind.variety, "halves": kind.halves}
 
 
-def take_tile_event(state: State, region: Region, seat: int, space: int, tile: int, gained: bool) -> Event:
+def take_tile_event(state: State, region: Region, seat: int, space: int, tile: int, offered: bool) -> Event:
     """The (owner's full) event for a tile going behind a screen."""
     row, col = region.coords(space)
     return {
@@ -80,7 +92,7 @@ def take_tile_event(state: State, region: Region, seat: int, space: int, tile: i
             "row": row,
             "col": col,
             "tile": tile_json(tile),
-            "action_tile_gained": gained,
+            "action_tile_offered": offered,
             "tile_count": len(state["seats"][seat]["tiles"]),
         }
     }
@@ -99,8 +111,11 @@ def refill(state: State, region: Region, space: int, rng: Rng) -> Event:
     }
 
 
-def move_collector(state: State, region: Region, seat: int, step: Step, rng: Rng) -> list[Event]:
-    """Pay for the move, move, take the tile, refill the vacated space."""
+def move_collector(state: State, region: Region, seat: int, step: Step) -> tuple[list[Event], bool]:
+    """Pay for the move, move and take the tile; return the events and whether an action tile is offered.
+
+    The vacated space is refilled (:func:`refill`) once the player has decided on the action tile.
+    """
     player = state["seats"][seat]
     origin = player["pos"]
     player["score"] -= step.cost
@@ -125,7 +140,6 @@ def move_collector(state: State, region: Region, seat: int, step: Step, rng: Rng
             }
         }
     ]
-    gained = gain_tile(state, seat, tile)
-    events.append(take_tile_event(state, region, seat, step.target, tile, gained))
-    events.append(refill(state, region, origin, rng))
-    return events
+    offered = gain_tile(state, seat, tile)
+    events.append(take_tile_event(state, region, seat, step.target, tile, offered))
+    return events, offered

@@ -13,9 +13,9 @@ from services.darjeeling.engine import DarjeelingEngine
 ENGINE = DarjeelingEngine()
 
 
-def new_state(players: int = 2, region: str = "india", seed: int = 1) -> dict[str, Any]:
-    """A fresh game in the starting-positions phase."""
-    options = ENGINE.validate_options(players, {"region": region})
+def new_state(players: int = 2, region: str = "india", seed: int = 1, start_player: int = 0) -> dict[str, Any]:
+    """A fresh game in the starting-positions phase (seat 0 starts unless told otherwise)."""
+    options = ENGINE.validate_options(players, {"region": region, "start_player": start_player})
     return ENGINE.setup(GameConfig(players=players, options=options), Rng(seed))
 
 
@@ -78,7 +78,7 @@ def give(state: dict[str, Any], seat: int, tiles: list[int]) -> None:
 
 
 def in_play(players: int = 2, region: str = "india", seed: int = 1) -> dict[str, Any]:
-    """A game after the starting positions (each seat took its first legal start), seat 0 to move."""
+    """A game after the starting positions (each seat took its first legal move), seat 0 to move."""
     state = new_state(players, region, seed)
     rng = Rng(seed + 100)
     while state["phase"] == "START_POSITIONS":
@@ -88,13 +88,16 @@ def in_play(players: int = 2, region: str = "india", seed: int = 1) -> dict[str,
 
 
 def started(starts: list[tuple[int, int, str]], region: str = "india", seed: int = 1) -> dict[str, Any]:
-    """A game whose seats chose the given starting positions in turn order; the first turn has begun."""
+    """A game whose seats chose the given starting positions in turn order (taking any action tile
+    offered); the first turn has begun."""
     state = new_state(len(starts), region, seed)
     rng = Rng(seed + 100)
     for seat, (row, col, facing) in enumerate(starts):
         move = {"choose_start": {"row": row, "col": col, "facing": facing}}
         assert move in ENGINE.legal_moves(state, seat)
         state, _ = ENGINE.apply(state, seat, move, rng)
+        if state["phase"] == "ACTION_TILE":
+            state, _ = ENGINE.apply(state, seat, {"take_action_tile": {}}, rng)
     return state
 
 

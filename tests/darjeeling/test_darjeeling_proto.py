@@ -45,4 +45,5 @@ def test_views_moves_events_parse(players: int, region: str) -> None:
 
 
 def test_options_parse() -> None:
-    assert canonical(GAME, "Options", ENGINE.default_options()) == {"region": ""}
+    assert canonical(GAME, "Options", ENGINE.default_options()) == {"region": "", "start_player": -1}
+    assert canonical(GAME, "Options", {"start_player": 0}) == {"region": "", "start_player": 0}

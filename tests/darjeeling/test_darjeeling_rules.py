@@ -45,6 +45,8 @@ def to_load_phase(state: dict, move: dict | None = None) -> None:
     """Play phase II for the seat to act (the first legal move unless one is given)."""
     seat = state["current"]
     play(state, move or ENGINE.legal_moves(state, seat)[0])
+    if state["phase"] == "ACTION_TILE":
+        play(state, {"take_action_tile": {}})
     assert state["phase"] == "LOAD"
 
 
@@ -69,7 +71,7 @@ def test_setup_fills_region_and_wharf() -> None:
 @pytest.mark.parametrize(("players", "region", "ships"), [(2, "sri_lanka", 3), (3, "sri_lanka", 4), (4, "china", 6)])
 def test_default_region_and_ships_by_player_count(players: int, region: str, ships: int) -> None:
     options = ENGINE.validate_options(players, {})
-    assert options == {"region": ""}
+    assert options == {"region": "", "start_player": -1}
     from services.common.engine import GameConfig
 
     state = ENGINE.setup(GameConfig(players=players, options=options), Rng(1))
@@ -131,10 +133,14 @@ def test_starting_positions_load_next_lowest_ship_and_take_tile() -> None:
     set_tile(state, 0, 1, three)
     first = play(state, {"choose_start": {"row": 0, "col": 1, "facing": "SOUTH"}})
     assert first[0]["start_chosen"]["ship"] == 0
+    assert first[1]["tile_taken"]["action_tile_offered"] is True, "three halves: an action tile may be taken"
     assert state["seats"][0]["tiles"] == [three]
-    assert len(state["seats"][0]["actions"]) == 1, "three halves bring an action tile"
+    assert ENGINE.legal_moves(state, 0) == [{"take_action_tile": {}}, {"decline_action_tile": {}}]
+    taken = play(state, {"take_action_tile": {}})
+    assert taken == [{"action_tile_taken": {"seat": 0, "action_tile_count": 1, "action_supply": 9}}]
+    assert len(state["seats"][0]["actions"]) == 1
     assert state["spaces"][INDIA.index(0, 1)] == -1, "no refill at the start"
-    assert state["current"] == 1
+    assert state["current"] == 1 and state["phase"] == "START_POSITIONS"
     play(state, {"choose_start": {"row": 7, "col": 3, "facing": "NORTH"}})
     play(state, {"choose_start": {"row": 1, "col": 0, "facing": "EAST"}})
     assert state["ships"] == [[1, 0, 0], [0, 1, 0], [0, 0, 1], [0, 0, 0]]
@@ -143,6 +149,42 @@ def test_starting_positions_load_next_lowest_ship_and_take_tile() -> None:
     assert state["current"] == 0 and state["phase"] == "MOVE"
     assert state["seats"][0]["score"] == 1
     check_conservation(state)
+
+
+def test_the_agreed_start_player_places_first_and_takes_the_first_turn() -> None:
+    # Three players agree that seat 2 starts: seat 2 loads the lowest ship and chooses first,
+    # then play goes to the left (seat 0, then seat 1), and seat 2 takes the first turn.
+    state = new_state(players=3, start_player=2)
+    assert ENGINE.to_act(state) == [2] and ENGINE.view(state, None)["start_player"] == 2
+    assert ENGINE.legal_moves(state, 0) == []
+    first = play(state, {"choose_start": {"row": 0, "col": 1, "facing": "SOUTH"}})
+    assert first[0]["start_chosen"] == {"seat": 2, "row": 0, "col": 1, "facing": "SOUTH", "ship": 0}
+    assert state["current"] == 0
+    play(state, {"choose_start": {"row": 7, "col": 3, "facing": "NORTH"}})
+    assert state["current"] == 1
+    play(state, {"choose_start": {"row": 1, "col": 0, "facing": "EAST"}})
+    assert state["ships"] == [[0, 0, 1], [1, 0, 0], [0, 1, 0], [0, 0, 0]]
+    assert state["current"] == 2 and state["phase"] == "MOVE" and state["turn_number"] == 1
+    assert state["seats"][2]["score"] == 1, "phase I of the first turn: one crate on the x1 ship"
+
+
+def test_without_an_agreement_the_seed_draws_the_start_player() -> None:
+    options = ENGINE.validate_options(4, {})
+    assert options["start_player"] == -1
+    from services.common.engine import GameConfig
+
+    config = GameConfig(players=4, options=options)
+    drawn = {seed: ENGINE.setup(config, Rng(seed))["start_player"] for seed in range(40)}
+    assert set(drawn.values()) == {0, 1, 2, 3}, "every seat can be drawn"
+    again = ENGINE.setup(config, Rng(7))
+    assert again["start_player"] == drawn[7] and again["current"] == drawn[7], "the same seed, the same start player"
+
+
+@pytest.mark.parametrize("start", [4, -2, True, "1"])
+def test_a_start_player_that_is_not_a_seat_is_refused(start: object) -> None:
+    with pytest.raises(BadConfig) as refusal:
+        ENGINE.validate_options(4, {"start_player": start})
+    assert refusal.value.code == "bad_start_player"
 
 
 # ---- phase I ---------------------------------------------------------------------------
@@ -253,8 +295,31 @@ def test_taking_three_halves_gives_an_action_tile_only_while_supply_lasts() -> N
         player["actions"] = []
     state["seats"][1]["actions"] = list(range(10))
     events = play(state, {"move_collector": {"turn": "STRAIGHT", "distance": 1}})
-    assert events[1]["tile_taken"]["action_tile_gained"] is False
+    assert events[1]["tile_taken"]["action_tile_offered"] is False
     assert state["seats"][0]["actions"] == []
+    assert state["phase"] == "LOAD", "no action tile left: nothing to decide"
+    assert "space_refilled" in events[-1]
+    check_conservation(state)
+
+
+def test_a_player_may_leave_the_action_tile_in_the_supply() -> None:
+    # Seat 0 walks onto a green three-halves tile. It may take an action tile, but does not
+    # want one: the tile stays in the supply, and only then is the vacated space refilled.
+    state = started(TWO)
+    set_tile(state, 1, 1, tile_id("GREEN", 3))
+    supply = len(state["action_supply"])
+    held = list(state["seats"][0]["actions"])
+    events = play(state, {"move_collector": {"turn": "STRAIGHT", "distance": 1}})
+    assert events[-1]["tile_taken"]["action_tile_offered"] is True
+    assert state["phase"] == "ACTION_TILE" and ENGINE.to_act(state) == [0]
+    assert state["spaces"][INDIA.index(0, 1)] == -1, "the start space is refilled after the decision"
+    assert ENGINE.explain_illegal(state, 0, lay_out("GREEN", three=1)).code == "wrong_phase"
+    events = play(state, {"decline_action_tile": {}})
+    assert events[0] == {"action_tile_declined": {"seat": 0}}
+    assert events[1]["space_refilled"]["refilled"] is True and state["spaces"][INDIA.index(0, 1)] >= 0
+    assert state["seats"][0]["actions"] == held and len(state["action_supply"]) == supply
+    assert state["phase"] == "LOAD"
+    assert ENGINE.explain_illegal(state, 0, {"take_action_tile": {}}).code == "wrong_phase"
     check_conservation(state)
 
 
@@ -273,7 +338,7 @@ def test_no_reachable_tile_means_staying_put() -> None:
     assert state["phase"] == "LOAD"
 
 
-def test_empty_bag_leaves_the_space_empty_and_it_costs_nothing_to_cross() -> None:
+def test_empty_bag_leaves_the_space_empty_and_crossing_it_costs_one_like_a_tile() -> None:
     state = started(TWO)
     state["warehouse"].extend(state["bag"])
     state["bag"] = []
@@ -283,17 +348,21 @@ def test_empty_bag_leaves_the_space_empty_and_it_costs_nothing_to_cross() -> Non
     space = next(s for s in view["spaces"] if (s["row"], s["col"]) == (0, 1))
     assert space["kind"] == "EMPTY" and space["collector"] == -1
     check_conservation(state)
-    # Seat 1 later crosses that empty space: nothing to pay for it.
-    place(state, 1, 0, 2, "WEST")
+    # Later (0,3) is left empty too. Seat 1, on (0,2) facing east, cannot stop on the hole at
+    # (0,3), and passing it on the way to (0,4) costs 1, as a tile would.
     state["phase"] = "MOVE"
     state["current"] = 1
+    place(state, 1, 0, 2, "EAST")
+    state["warehouse"].extend(state["bag"])
     state["bag"] = []
-    score = state["seats"][1]["score"]
-    state["spaces"][INDIA.index(0, 1)] = -1
-    # (0,1) empty, (0,0) outside: no tile west, so turn left (south) instead.
+    state["warehouse"].append(state["spaces"][INDIA.index(0, 3)])
+    state["spaces"][INDIA.index(0, 3)] = -1
     assert {"move_collector": {"turn": "STRAIGHT", "distance": 1}} not in ENGINE.legal_moves(state, 1)
-    play(state, {"move_collector": {"turn": "LEFT", "distance": 1}})
-    assert state["seats"][1]["score"] == score
+    score = state["seats"][1]["score"]
+    events = play(state, {"move_collector": {"turn": "STRAIGHT", "distance": 2}})
+    assert events[0]["collector_moved"]["cost"] == 1
+    assert state["seats"][1]["score"] == score - 1
+    check_conservation(state)
 
 
 # ---- phase III -----------------------------------------------------------------------------
@@ -350,7 +419,7 @@ def test_a_single_crate_away_from_a_city_cannot_ship_without_no_rotting() -> Non
     # With an action tile it may: no-rotting first, then load.
     state["seats"][0]["actions"] = [state["action_supply"].pop()]
     play(state, lay_out("WHITE", two=1))
-    assert ENGINE.legal_moves(state, 0) == [{"play_action": {"action": "NO_ROTTING"}}]
+    assert ENGINE.legal_moves(state, 0) == [{"play_action": {"action": "NO_ROTTING"}}, {"take_back": {}}]
     assert ENGINE.explain_illegal(state, 0, {"load": {}}).code == "nothing_to_load"
     play(state, {"play_action": {"action": "NO_ROTTING"}})
     events = play(state, {"load": {}})
@@ -465,9 +534,46 @@ def test_an_action_tile_gained_this_turn_can_be_played() -> None:
     set_tile(state, 1, 1, tile_id("BLACK", 3))
     set_hand(state, 0, kinds("BLACK", [1]))
     play(state, {"move_collector": {"turn": "STRAIGHT", "distance": 1}})
+    play(state, {"take_action_tile": {}})
     assert len(state["seats"][0]["actions"]) == 1
     play(state, lay_out("BLACK", one=1, three=1))
     assert {"play_action": {"action": "NO_ROTTING"}} in ENGINE.legal_moves(state, 0)
+
+
+def test_a_laid_out_shipment_may_be_taken_back_before_loading() -> None:
+    # Seat 0 lays out three black crates and plays double demand, then changes its mind before
+    # loading: the tiles and the action tile go back behind the screen, nothing on the wharf or
+    # the chute moved. It lays out two crates instead; a second take-back that turn is refused.
+    hand = kinds("BLACK", [2, 2, 2])
+    state = loading_state(hand, row=4, col=5)
+    state["seats"][0]["actions"] = [state["action_supply"].pop()]
+    ships, chute = [list(ship) for ship in state["ships"]], list(state["chute"])
+    play(state, lay_out("BLACK", two=3))
+    play(state, {"play_action": {"action": "DOUBLE_DEMAND"}})
+    assert {"take_back": {}} in ENGINE.legal_moves(state, 0)
+    events = play(state, {"take_back": {}})
+    assert events == [
+        {
+            "shipment_taken_back": {
+                "seat": 0,
+                "variety": "BLACK",
+                "crates": 3,
+                "tile_count": 3,
+                "action_tile_count": 1,
+            }
+        }
+    ]
+    assert sorted(state["seats"][0]["tiles"]) == sorted(hand) and len(state["seats"][0]["actions"]) == 1
+    assert state["shipment"] is None and state["phase"] == "LOAD"
+    assert state["ships"] == ships and state["chute"] == chute
+    check_conservation(state)
+    play(state, lay_out("BLACK", two=2))
+    assert {"take_back": {}} not in ENGINE.legal_moves(state, 0)
+    assert ENGINE.explain_illegal(state, 0, {"take_back": {}}).code == "already_taken_back"
+    play(state, {"load": {}})
+    assert state["ships"][-1][0] == 2 and state["seats"][0]["tiles"] == [hand[2]]
+    # The next turn may take a shipment back again.
+    assert state["taken_back"] is False
 
 
 def test_reaching_100_by_shipping_ends_the_game_with_penalties() -> None:
