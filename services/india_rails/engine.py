@@ -54,7 +54,12 @@ OPTION_DEFAULTS: dict[str, Any] = {
     "additional_trains": False,
     "four_card_hands": False,
     "time_limit_rounds": 0,
+    "stall_rounds": 25,
+    "stall_ending": "time_limit",
 }
+STALL_ENDINGS = ("time_limit", "no_winner")
+# Moves that change the position for good: money earned, track laid or bought, a better train.
+PROGRESS_KINDS = frozenset({"deliver", "build_track", "upgrade_train", "crossgrade_train"})
 FAST_GAME_PARTS = ("fast_game_start", "fast_game_discard_initial_events", "fast_game_no_tax", "fast_game_five_cards")
 UPGRADE_COST = int(LOCOS["upgrade_cost"])
 CROSSGRADE_COST = int(LOCOS["crossgrade_cost"])
@@ -241,11 +246,17 @@ class IndiaRailsEngine(Engine):
             value = merged[key]
             if isinstance(default, bool) and not isinstance(value, bool):
                 raise BadConfig(f"option {key} must be true or false", code="bad_option_type")
+            if isinstance(default, str) and not isinstance(value, str):
+                raise BadConfig(f"option {key} must be a string", code="bad_option_type")
             is_count = isinstance(default, int) and not isinstance(default, bool)
             if is_count and (isinstance(value, bool) or not isinstance(value, int)):
                 raise BadConfig(f"option {key} must be an integer", code="bad_option_type")
         if not 0 <= merged["time_limit_rounds"] <= 1000:
             raise BadConfig("time_limit_rounds must be between 0 and 1000", code="bad_time_limit")
+        if not 0 <= merged["stall_rounds"] <= 1000:
+            raise BadConfig("stall_rounds must be between 0 and 1000", code="bad_stall_rounds")
+        if merged["stall_ending"] not in STALL_ENDINGS:
+            raise BadConfig(f"stall_ending must be one of {', '.join(STALL_ENDINGS)}", code="bad_stall_ending")
         if merged["fast_game"]:
             for part in FAST_GAME_PARTS:
                 merged[part] = True
@@ -281,7 +292,7 @@ class IndiaRailsEngine(Engine):
             "tray": dict(LOADS), "active": [], "reserved": [], "pending": [], "abort_turn": False,
             "open_contracts": [], "warehouse": [], "offer": None, "cash_public": False,
             "win_cash": int(COSTS["winning_cash"]), "over": False, "winners": [], "finish_reason": "",
-            "ranking": [], "round": 0, "building_round": 0,
+            "ranking": [], "round": 0, "building_round": 0, "last_progress": 0,
             "initial_rounds": 3 if options["fast_game_start"] else 2, "turn": fresh_turn(),
         }
         self._deal(state, rng)
@@ -433,6 +444,8 @@ class IndiaRailsEngine(Engine):
         kind = _kind(move)
         body = move[kind]
         handler = getattr(self, f"_do_{kind}")
+        if kind in PROGRESS_KINDS or (kind == "answer_offer" and body["accept"]):
+            state["last_progress"] = state["round"]
         handler(state, seat, body, rng, events)
         self._settle(state, rng, events)
         return state, events
@@ -824,16 +837,33 @@ class IndiaRailsEngine(Engine):
             events.append({"threshold_raised": {"win_cash": state["win_cash"]}})
         limit = state["options"]["time_limit_rounds"]
         if limit and state["round"] >= limit:
-            keys = [(1 if tracks.connected_majors(p["track"]) else 0, p["cash"]) for p in players]
-            best_key = max(keys)
-            self._game_over(state, [s for s, k in enumerate(keys) if k == best_key], "time_limit", events)
+            self._game_over(state, self._time_limit_winners(state), "time_limit", events)
             return True
-        return False
+        return self._stall_end(state, events)
+
+    @staticmethod
+    def _time_limit_winners(state: State) -> list[int]:
+        """The tournament rule's winners: a connected network first, then the most cash."""
+        keys = [(1 if tracks.connected_majors(p["track"]) else 0, p["cash"]) for p in state["players"]]
+        best_key = max(keys)
+        return [s for s, k in enumerate(keys) if k == best_key]
+
+    def _stall_end(self, state: State, events: list[Event]) -> bool:
+        """End a table where no seat has delivered, built or upgraded for ``stall_rounds`` rounds."""
+        options = state["options"]
+        limit = options.get("stall_rounds", 0)
+        if not limit or state["round"] - state.get("last_progress", 0) < limit:
+            return False
+        winners = self._time_limit_winners(state) if options.get("stall_ending") == "time_limit" else []
+        self._game_over(state, winners, "stalled", events)
+        return True
 
     def _game_over(self, state: State, winners: list[int], reason: str, events: list[Event]) -> None:
         players = state["players"]
         if reason == "victory":
             keys = [(1 if s in winners else 0, p["cash"]) for s, p in enumerate(players)]
+        elif not winners:
+            keys = [(0, 0) for _ in players]  # a stalled table ended without a winner: everyone shares the place
         else:
             keys = [(1 if tracks.connected_majors(p["track"]) else 0, p["cash"]) for p in players]
         state["ranking"] = [1 + sum(1 for other in keys if other > keys[s]) for s in range(len(keys))]
