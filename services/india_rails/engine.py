@@ -150,12 +150,29 @@ _MOVE_PHASES: dict[str, tuple[str, ...]] = {
 }
 
 
+def _unplaced(player: dict[str, Any]) -> bool:
+    """Whether a train of the player has not been put on the board yet (his first turn to run)."""
+    return any(train["at"] < 0 for train in player["trains"])
+
+
 def _timing_refusal(state: State, kind: str) -> IllegalMove | None:
     """A derailment's load choice comes before anything else, and each kind of move has its phases."""
     if state["pending"] and kind != "choose_lost_load":
         return IllegalMove("choose which load the derailment costs first", code="choice_pending")
     if kind in _MOVE_PHASES and state["phase"] not in _MOVE_PHASES[kind]:
         return IllegalMove(f"{kind} is not allowed in the {state['phase']} phase", code="wrong_phase")
+    return _placement_refusal(state, kind)
+
+
+def _placement_refusal(state: State, kind: str) -> IllegalMove | None:
+    """Trains are placed at the start of the first turn they run, and never again."""
+    if state["phase"] != "operations":
+        return None
+    unplaced = _unplaced(state["players"][state["current"]])
+    if kind == "place_train" and not unplaced:
+        return IllegalMove("a train is placed only at the start of the game", code="train_placed")
+    if unplaced and kind not in ("place_train", "discard_hand"):
+        return IllegalMove("place the train in a city first", code="place_train_first")
     return None
 
 
@@ -368,8 +385,12 @@ class IndiaRailsEngine(Engine):
     def _operation_moves(self, state: State, seat: int) -> list[Move]:
         ctx = ops.OperationsContext(state, seat)
         moves: list[Move] = []
+        if _unplaced(ctx.player):
+            # A train starts the game in a city of the player's choice: placing it opens his first turn.
+            for t, train in enumerate(ctx.player["trains"]):
+                moves += ops.placement_moves(ctx, t, train)
+            return moves if state["turn"]["acted"] else [*moves, {"discard_hand": {}}]
         for t, train in enumerate(ctx.player["trains"]):
-            moves += ops.placement_moves(ctx, t, train)
             moves += ops.delivery_moves(ctx, t, train)
             moves += ops.pickup_moves(ctx, t, train)
             moves += ops.drop_moves(ctx, t, train)

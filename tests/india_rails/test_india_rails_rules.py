@@ -8,7 +8,7 @@ import pytest
 from india_rails_fixtures import ENGINE, building_example, lay, neighbours, new_match, place, set_turn
 
 from services.common.runner import check_move_is_illegal
-from services.india_rails.content import BOARD, DEMAND_CARDS, EVENT_CARDS, MAJOR_CITIES
+from services.india_rails.content import BOARD, CITY_MILEPOSTS, DEMAND_CARDS, EVENT_CARDS, MAJOR_CITIES
 from services.india_rails.operations import half_rate
 
 
@@ -234,6 +234,25 @@ def test_track_may_not_leave_a_small_city_without_room_for_a_second_player() -> 
 
 
 # ---- operations -----------------------------------------------------------------------------
+
+
+def test_a_train_starts_in_any_city_at_the_beginning_and_is_never_placed_again() -> None:
+    # Track is built from a major city, but the train may begin in any city: here a small one.
+    match = new_match(2, seed=1)
+    state = set_turn(match, 0, "operations", trains_placed=False)
+    legal = ENGINE.legal_moves(state, 0)
+    places = {m["place_train"]["milepost"] for m in legal if "place_train" in m}
+    assert places == set(CITY_MILEPOSTS)
+    # Before the train is on the board the turn can only open with placing it (or a new hand).
+    assert {m_kind for m in legal for m_kind in m} == {"place_train", "discard_hand"}
+    assert check_move_is_illegal(match, 0, {"end_operations": {}}).code == "place_train_first"
+    town = next(c for c in BOARD.cities.values() if c.size == "small")
+    match.play(0, {"place_train": {"train": 0, "milepost": town.anchor}})
+    assert not [m for m in ENGINE.legal_moves(match.state, 0) if "place_train" in m]
+    # In a later turn the train runs from where it stands; it is not put down elsewhere.
+    state = set_turn(match, 0, "operations")
+    move = {"place_train": {"train": 0, "milepost": BOARD.cities["Delhi"].anchor}}
+    assert check_move_is_illegal(match, 0, move).code == "train_placed"
 
 
 def test_renting_track_costs_4m_per_opponent_per_turn_paid_before_use() -> None:
