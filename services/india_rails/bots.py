@@ -514,13 +514,15 @@ class HeuristicBot:
     @staticmethod
     def _upgrade(state: State, player: dict[str, Any], kinds: dict[str, list[Move]]) -> Move | None:
         """Upgrade the first train instead of building once the cash allows: to a fast freight, then onward."""
-        if state["phase"] != "build" or "upgrade_train" not in kinds or state["turn"]["spent"] != 0:
+        first = [m for m in kinds.get("upgrade_train", []) if m["upgrade_train"]["train"] == 0]
+        if state["phase"] != "build" or not first or state["turn"]["spent"] != 0:
             return None
         train = player["trains"][0]
         if train["loco"] == "freight" and player["cash"] >= 70:
-            return next(m for m in kinds["upgrade_train"] if m["upgrade_train"]["loco"] == "fast_freight")
+            # A fast freight if the bank still has one (12 loco cards in all), else a heavy freight.
+            return min(first, key=lambda m: m["upgrade_train"]["loco"] != "fast_freight")
         if train["loco"] != "freight" and player["cash"] >= 140:
-            return kinds["upgrade_train"][0]
+            return first[0]
         return None
 
     @staticmethod

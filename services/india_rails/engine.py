@@ -28,6 +28,7 @@ from services.india_rails.content import (
     DEMAND_CARDS,
     EVENT_CARDS,
     LOADS,
+    LOCO_CARDS,
     LOCOS,
     MAJOR_MILEPOSTS,
     demand_card_json,
@@ -98,6 +99,22 @@ def _may_backtrack(ctx: ops.OperationsContext, train: dict[str, Any]) -> bool:
     if _backtrack_fee_owner(ctx.owner, ctx.seat, train) is None:
         return True
     return ctx.player["cash"] >= ops.TRACK_FEE or bool(ctx.options["mercy_late_fees"])
+
+
+# ---- loco cards --------------------------------------------------------------------------------
+
+
+def loco_cards_left(state: State) -> dict[str, int]:
+    """Loco cards of each type still with the bank (the 12 cards less those on the players' trains).
+
+    The additional-trains variant deals second trains even beyond the cards, so a count may be
+    below zero; an upgrade needs a card of the new type in the bank either way.
+    """
+    left = dict(LOCO_CARDS)
+    for player in state["players"]:
+        for train in player["trains"]:
+            left[train["loco"]] -= 1
+    return left
 
 
 # ---- track trading (challenge game) ----------------------------------------------------------
@@ -212,6 +229,13 @@ def _upgrade_refusal(state: State, seat: int, body: dict[str, Any]) -> IllegalMo
         return IllegalMove("an upgrade costs 20M and there is no credit", code="no_credit")
     if state["turn"]["spent"]:
         return IllegalMove("upgrade instead of building, not after it", code="upgrade_after_build")
+    return _loco_card_refusal(state, body)
+
+
+def _loco_card_refusal(state: State, body: dict[str, Any]) -> IllegalMove | None:
+    """Only 12 loco cards exist: a new type needs one of its cards with the bank."""
+    if loco_cards_left(state).get(str(body["loco"]), 0) <= 0:
+        return IllegalMove(f"no {body['loco']} loco card is left with the bank", code="no_loco_card")
     return None
 
 
@@ -236,6 +260,7 @@ _RULE_REFUSALS: dict[str, Callable[[State, int, dict[str, Any]], IllegalMove | N
     "build_track": _build_refusal,
     "move_train": _move_refusal,
     "upgrade_train": _upgrade_refusal,
+    "crossgrade_train": lambda state, seat, body: _loco_card_refusal(state, body),
     "discard_hand": _discard_hand_refusal,
     "deliver": _delivery_refusal,
     "pick_up": _pickup_refusal,
@@ -424,13 +449,16 @@ class IndiaRailsEngine(Engine):
         can_upgrade = turn["spent"] == 0 and not turn["crossgraded"] and not turn["bought"]
         can_cross = (state["options"]["crossgrading"] and not turn["upgraded"] and not turn["crossgraded"]
                      and not turn["bought"] and turn["spent"] <= tracks.BUDGET - CROSSGRADE_COST)
+        bank = loco_cards_left(state)
         for t, train in enumerate(player["trains"]):
             if can_upgrade and player["cash"] >= UPGRADE_COST:
                 for loco in LOCOS["upgrades"].get(train["loco"], []):
-                    moves.append({"upgrade_train": {"train": t, "loco": loco}})
+                    if bank[loco] > 0:
+                        moves.append({"upgrade_train": {"train": t, "loco": loco}})
             if can_cross and player["cash"] >= CROSSGRADE_COST:
                 for loco in LOCOS["crossgrades"].get(train["loco"], []):
-                    moves.append({"crossgrade_train": {"train": t, "loco": loco}})
+                    if bank[loco] > 0:
+                        moves.append({"crossgrade_train": {"train": t, "loco": loco}})
         return moves
 
     def _loan_moves(self, state: State, seat: int) -> list[Move]:
@@ -918,6 +946,8 @@ class IndiaRailsEngine(Engine):
             "deck_count": len(state["deck"]), "discard_count": len(state["discard"]),
             "active_events": [{"card": event_card_json(a["card"]), "drawn_by": a["drawer"]} for a in state["active"]],
             "tray": [{"load": load, "available": count} for load, count in sorted(state["tray"].items())],
+            "loco_cards": [{"loco": loco, "available": max(0, count)}
+                           for loco, count in loco_cards_left(state).items()],
             "open_contracts": [demand_card_json(c) for c in state["open_contracts"]],
             "warehouse": [{"milepost": w["at"], "load": {"load": w["load"], "origin_region": w["origin"]},
                            "dropped_by": w["by"]} for w in state["warehouse"]],

@@ -604,3 +604,22 @@ def test_borrowing_is_repaid_double_as_soon_as_possible(option: str) -> None:
     player["cash"] = 45
     match.play(0, {"end_turn": {}})
     assert match.state["players"][0]["cash"] == 5 and match.state["players"][0]["debt"] == 0
+
+
+def test_upgrades_are_limited_by_the_12_loco_cards() -> None:
+    # Six freights, two each of fast, heavy and super freight: with both fast freight cards out on
+    # other trains, a freight can only become a heavy freight.
+    match = new_match(4, seed=1)
+    state = set_turn(match, 0, "build")
+    state["players"][1]["trains"][0]["loco"] = "fast_freight"
+    state["players"][2]["trains"][0]["loco"] = "fast_freight"
+    ups = {m["upgrade_train"]["loco"] for m in ENGINE.legal_moves(state, 0) if "upgrade_train" in m}
+    assert ups == {"heavy_freight"}
+    move = {"upgrade_train": {"train": 0, "loco": "fast_freight"}}
+    assert check_move_is_illegal(match, 0, move).code == "no_loco_card"
+    shown = {c["loco"]: c["available"] for c in ENGINE.view(state, None)["loco_cards"]}
+    assert shown == {"freight": 4, "fast_freight": 0, "heavy_freight": 2, "super_freight": 2}
+    # When seat 2 upgrades on to a super freight its fast freight card goes back to the bank.
+    state["players"][2]["trains"][0]["loco"] = "super_freight"
+    match.play(0, {"upgrade_train": {"train": 0, "loco": "fast_freight"}})
+    assert match.state["players"][0]["trains"][0]["loco"] == "fast_freight"
