@@ -193,7 +193,7 @@ class HeuristicBot:
             cost = reach[dest] + (reach[at] if at >= 0 else 0) if source < 0 else reach[source] + reach[dest]
             if cost >= INF:
                 continue
-            score = self._score(demand["payout"], cost, player["cash"])
+            score = self._score(demand["payout"], cost, self._budget(state, player), source < 0)
             if best is None or score > best[0]:
                 best = (score, {"card": card, "demand": demand, "source": source, "dest": dest, "score": score,
                                 "cost": cost, "at": at})
@@ -209,9 +209,14 @@ class HeuristicBot:
         return plan
 
     @staticmethod
-    def _score(payout: int, cost: int, cash: int) -> float:
-        score = payout - 1.5 * cost
-        if cost > cash - 8:
+    def _score(payout: int, cost: int, budget: int, carried: bool = False) -> float:
+        """Payout less the building cost; a demand the building budget cannot pay for is nearly worthless.
+
+        ``budget`` is the cash the bot may spend on track; a load already on the train is worth
+        finishing (its source is behind it).
+        """
+        score = payout - 1.5 * cost + (10 if carried else 0)
+        if cost > budget:
             score -= 60
         return score
 
@@ -255,7 +260,7 @@ class HeuristicBot:
             cost = between[source] + min(reach[source], reach[dest])
             if cost >= INF:
                 continue
-            score = self._score(demand["payout"], cost, player["cash"])
+            score = self._score(demand["payout"], cost, self._budget(state, player))
             if best is None or score > best[0]:
                 best = (score, {"card": card, "demand": demand, "source": source, "dest": dest, "score": score,
                                 "cost": cost, "at": -1})
@@ -394,7 +399,7 @@ class HeuristicBot:
     def _should_discard(self, state: State, seat: int, plan: dict[str, Any]) -> bool:
         player = state["players"][seat]
         target = plan["target"]
-        return target is None or plan["score"] < -20 or target["cost"] > player["cash"]
+        return target is None or plan["score"] < -20 or target["cost"] > self._budget(state, player)
 
     def _goal(self, state: State, seat: int, plan: dict[str, Any], train: dict[str, Any]) -> set[int]:
         """Where this train should run: a city wanting one of its loads, else the target's source."""
@@ -499,7 +504,7 @@ class HeuristicBot:
         move = self._route_build(self._escape_route(state, seat), builds, player["cash"])
         if move is not None:
             return move
-        budget = player["cash"] - self._reserve(state)
+        budget = self._budget(state, player)
         for route in self._build_routes(state, seat, builds):
             move = self._route_build(route, builds, budget)
             if move is not None:
@@ -509,19 +514,29 @@ class HeuristicBot:
     @staticmethod
     def _upgrade(state: State, player: dict[str, Any], kinds: dict[str, list[Move]]) -> Move | None:
         """Upgrade the first train instead of building once the cash allows: to a fast freight, then onward."""
-        if state["phase"] != "build" or "upgrade_train" not in kinds or state["turn"]["spent"] != 0:
+        first = [m for m in kinds.get("upgrade_train", []) if m["upgrade_train"]["train"] == 0]
+        if state["phase"] != "build" or not first or state["turn"]["spent"] != 0:
             return None
         train = player["trains"][0]
         if train["loco"] == "freight" and player["cash"] >= 70:
-            return next(m for m in kinds["upgrade_train"] if m["upgrade_train"]["loco"] == "fast_freight")
+            # A fast freight if the bank still has one (12 loco cards in all), else a heavy freight.
+            return min(first, key=lambda m: m["upgrade_train"]["loco"] != "fast_freight")
         if train["loco"] != "freight" and player["cash"] >= 140:
-            return kinds["upgrade_train"][0]
+            return first[0]
         return None
 
     @staticmethod
-    def _reserve(state: State) -> int:
-        """Cash the bot keeps back from building once trains run; none while laying the first network."""
-        return 0 if state["phase"] == "initial_build" else 10
+    def _reserve(state: State, cash: int) -> int:
+        """Cash kept back from building for use fees once trains run (a third of the cash, at most 10M).
+
+        None is kept while laying the first network; a poor bot keeps little, so that it can still
+        build the last few segments to a cheap demand instead of waiting for income that cannot come.
+        """
+        return 0 if state["phase"] == "initial_build" else min(10, cash // 3)
+
+    def _budget(self, state: State, player: dict[str, Any]) -> int:
+        """What the bot may spend on track for its plan."""
+        return int(player["cash"]) - self._reserve(state, int(player["cash"]))
 
     @staticmethod
     def _joining_majors(state: State, player: dict[str, Any]) -> bool:
@@ -549,7 +564,7 @@ class HeuristicBot:
         target = plan["target"]
         if not target:
             return False
-        return state["phase"] == "initial_build" or target["cost"] <= player["cash"] - self._reserve(state)
+        return state["phase"] == "initial_build" or target["cost"] <= self._budget(state, player)
 
     def _escape_route(self, state: State, seat: int) -> list[int]:
         """Track onward to the nearest city for a train that can reach no city (it may not reverse)."""

@@ -144,6 +144,7 @@ BOARD = _load_board()
 COSTS: dict[str, Any] = {k: v.get("cost", v) for k, v in _read("costs.json").items()}
 LOADS: dict[str, int] = _read("loads.json")["loads"]
 LOCOS: dict[str, Any] = _read("locos.json")
+LOCO_CARDS: dict[str, int] = {loco: sum(1 for c in LOCOS["cards"] if c["loco"] == loco) for loco in LOCOS["types"]}
 DEMAND_CARDS: dict[int, dict[str, Any]] = {c["id"]: c for c in _read("demand_cards.json")["cards"]}
 EVENT_CARDS: dict[int, dict[str, Any]] = {c["id"]: c for c in _read("events.json")["events"]}
 MAJOR_MILEPOSTS = frozenset(m for c in BOARD.cities.values() if c.size == "major" for m in c.mileposts)

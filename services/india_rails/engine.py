@@ -28,6 +28,7 @@ from services.india_rails.content import (
     DEMAND_CARDS,
     EVENT_CARDS,
     LOADS,
+    LOCO_CARDS,
     LOCOS,
     MAJOR_MILEPOSTS,
     demand_card_json,
@@ -54,7 +55,12 @@ OPTION_DEFAULTS: dict[str, Any] = {
     "additional_trains": False,
     "four_card_hands": False,
     "time_limit_rounds": 0,
+    "stall_rounds": 25,
+    "stall_ending": "time_limit",
 }
+STALL_ENDINGS = ("time_limit", "no_winner")
+# Moves that change the position for good: money earned, track laid or bought, a better train.
+PROGRESS_KINDS = frozenset({"deliver", "build_track", "upgrade_train", "crossgrade_train"})
 FAST_GAME_PARTS = ("fast_game_start", "fast_game_discard_initial_events", "fast_game_no_tax", "fast_game_five_cards")
 UPGRADE_COST = int(LOCOS["upgrade_cost"])
 CROSSGRADE_COST = int(LOCOS["crossgrade_cost"])
@@ -93,6 +99,22 @@ def _may_backtrack(ctx: ops.OperationsContext, train: dict[str, Any]) -> bool:
     if _backtrack_fee_owner(ctx.owner, ctx.seat, train) is None:
         return True
     return ctx.player["cash"] >= ops.TRACK_FEE or bool(ctx.options["mercy_late_fees"])
+
+
+# ---- loco cards --------------------------------------------------------------------------------
+
+
+def loco_cards_left(state: State) -> dict[str, int]:
+    """Loco cards of each type still with the bank (the 12 cards less those on the players' trains).
+
+    The additional-trains variant deals second trains even beyond the cards, so a count may be
+    below zero; an upgrade needs a card of the new type in the bank either way.
+    """
+    left = dict(LOCO_CARDS)
+    for player in state["players"]:
+        for train in player["trains"]:
+            left[train["loco"]] -= 1
+    return left
 
 
 # ---- track trading (challenge game) ----------------------------------------------------------
@@ -145,12 +167,29 @@ _MOVE_PHASES: dict[str, tuple[str, ...]] = {
 }
 
 
+def _unplaced(player: dict[str, Any]) -> bool:
+    """Whether a train of the player has not been put on the board yet (his first turn to run)."""
+    return any(train["at"] < 0 for train in player["trains"])
+
+
 def _timing_refusal(state: State, kind: str) -> IllegalMove | None:
     """A derailment's load choice comes before anything else, and each kind of move has its phases."""
     if state["pending"] and kind != "choose_lost_load":
         return IllegalMove("choose which load the derailment costs first", code="choice_pending")
     if kind in _MOVE_PHASES and state["phase"] not in _MOVE_PHASES[kind]:
         return IllegalMove(f"{kind} is not allowed in the {state['phase']} phase", code="wrong_phase")
+    return _placement_refusal(state, kind)
+
+
+def _placement_refusal(state: State, kind: str) -> IllegalMove | None:
+    """Trains are placed at the start of the first turn they run, and never again."""
+    if state["phase"] != "operations":
+        return None
+    unplaced = _unplaced(state["players"][state["current"]])
+    if kind == "place_train" and not unplaced:
+        return IllegalMove("a train is placed only at the start of the game", code="train_placed")
+    if unplaced and kind not in ("place_train", "discard_hand"):
+        return IllegalMove("place the train in a city first", code="place_train_first")
     return None
 
 
@@ -190,6 +229,13 @@ def _upgrade_refusal(state: State, seat: int, body: dict[str, Any]) -> IllegalMo
         return IllegalMove("an upgrade costs 20M and there is no credit", code="no_credit")
     if state["turn"]["spent"]:
         return IllegalMove("upgrade instead of building, not after it", code="upgrade_after_build")
+    return _loco_card_refusal(state, body)
+
+
+def _loco_card_refusal(state: State, body: dict[str, Any]) -> IllegalMove | None:
+    """Only 12 loco cards exist: a new type needs one of its cards with the bank."""
+    if loco_cards_left(state).get(str(body["loco"]), 0) <= 0:
+        return IllegalMove(f"no {body['loco']} loco card is left with the bank", code="no_loco_card")
     return None
 
 
@@ -214,6 +260,7 @@ _RULE_REFUSALS: dict[str, Callable[[State, int, dict[str, Any]], IllegalMove | N
     "build_track": _build_refusal,
     "move_train": _move_refusal,
     "upgrade_train": _upgrade_refusal,
+    "crossgrade_train": lambda state, seat, body: _loco_card_refusal(state, body),
     "discard_hand": _discard_hand_refusal,
     "deliver": _delivery_refusal,
     "pick_up": _pickup_refusal,
@@ -241,11 +288,17 @@ class IndiaRailsEngine(Engine):
             value = merged[key]
             if isinstance(default, bool) and not isinstance(value, bool):
                 raise BadConfig(f"option {key} must be true or false", code="bad_option_type")
+            if isinstance(default, str) and not isinstance(value, str):
+                raise BadConfig(f"option {key} must be a string", code="bad_option_type")
             is_count = isinstance(default, int) and not isinstance(default, bool)
             if is_count and (isinstance(value, bool) or not isinstance(value, int)):
                 raise BadConfig(f"option {key} must be an integer", code="bad_option_type")
         if not 0 <= merged["time_limit_rounds"] <= 1000:
             raise BadConfig("time_limit_rounds must be between 0 and 1000", code="bad_time_limit")
+        if not 0 <= merged["stall_rounds"] <= 1000:
+            raise BadConfig("stall_rounds must be between 0 and 1000", code="bad_stall_rounds")
+        if merged["stall_ending"] not in STALL_ENDINGS:
+            raise BadConfig(f"stall_ending must be one of {', '.join(STALL_ENDINGS)}", code="bad_stall_ending")
         if merged["fast_game"]:
             for part in FAST_GAME_PARTS:
                 merged[part] = True
@@ -281,7 +334,7 @@ class IndiaRailsEngine(Engine):
             "tray": dict(LOADS), "active": [], "reserved": [], "pending": [], "abort_turn": False,
             "open_contracts": [], "warehouse": [], "offer": None, "cash_public": False,
             "win_cash": int(COSTS["winning_cash"]), "over": False, "winners": [], "finish_reason": "",
-            "ranking": [], "round": 0, "building_round": 0,
+            "ranking": [], "round": 0, "building_round": 0, "last_progress": 0,
             "initial_rounds": 3 if options["fast_game_start"] else 2, "turn": fresh_turn(),
         }
         self._deal(state, rng)
@@ -357,8 +410,12 @@ class IndiaRailsEngine(Engine):
     def _operation_moves(self, state: State, seat: int) -> list[Move]:
         ctx = ops.OperationsContext(state, seat)
         moves: list[Move] = []
+        if _unplaced(ctx.player):
+            # A train starts the game in a city of the player's choice: placing it opens his first turn.
+            for t, train in enumerate(ctx.player["trains"]):
+                moves += ops.placement_moves(ctx, t, train)
+            return moves if state["turn"]["acted"] else [*moves, {"discard_hand": {}}]
         for t, train in enumerate(ctx.player["trains"]):
-            moves += ops.placement_moves(ctx, t, train)
             moves += ops.delivery_moves(ctx, t, train)
             moves += ops.pickup_moves(ctx, t, train)
             moves += ops.drop_moves(ctx, t, train)
@@ -392,13 +449,16 @@ class IndiaRailsEngine(Engine):
         can_upgrade = turn["spent"] == 0 and not turn["crossgraded"] and not turn["bought"]
         can_cross = (state["options"]["crossgrading"] and not turn["upgraded"] and not turn["crossgraded"]
                      and not turn["bought"] and turn["spent"] <= tracks.BUDGET - CROSSGRADE_COST)
+        bank = loco_cards_left(state)
         for t, train in enumerate(player["trains"]):
             if can_upgrade and player["cash"] >= UPGRADE_COST:
                 for loco in LOCOS["upgrades"].get(train["loco"], []):
-                    moves.append({"upgrade_train": {"train": t, "loco": loco}})
+                    if bank[loco] > 0:
+                        moves.append({"upgrade_train": {"train": t, "loco": loco}})
             if can_cross and player["cash"] >= CROSSGRADE_COST:
                 for loco in LOCOS["crossgrades"].get(train["loco"], []):
-                    moves.append({"crossgrade_train": {"train": t, "loco": loco}})
+                    if bank[loco] > 0:
+                        moves.append({"crossgrade_train": {"train": t, "loco": loco}})
         return moves
 
     def _loan_moves(self, state: State, seat: int) -> list[Move]:
@@ -433,6 +493,8 @@ class IndiaRailsEngine(Engine):
         kind = _kind(move)
         body = move[kind]
         handler = getattr(self, f"_do_{kind}")
+        if kind in PROGRESS_KINDS or (kind == "answer_offer" and body["accept"]):
+            state["last_progress"] = state["round"]
         handler(state, seat, body, rng, events)
         self._settle(state, rng, events)
         return state, events
@@ -824,16 +886,33 @@ class IndiaRailsEngine(Engine):
             events.append({"threshold_raised": {"win_cash": state["win_cash"]}})
         limit = state["options"]["time_limit_rounds"]
         if limit and state["round"] >= limit:
-            keys = [(1 if tracks.connected_majors(p["track"]) else 0, p["cash"]) for p in players]
-            best_key = max(keys)
-            self._game_over(state, [s for s, k in enumerate(keys) if k == best_key], "time_limit", events)
+            self._game_over(state, self._time_limit_winners(state), "time_limit", events)
             return True
-        return False
+        return self._stall_end(state, events)
+
+    @staticmethod
+    def _time_limit_winners(state: State) -> list[int]:
+        """The tournament rule's winners: a connected network first, then the most cash."""
+        keys = [(1 if tracks.connected_majors(p["track"]) else 0, p["cash"]) for p in state["players"]]
+        best_key = max(keys)
+        return [s for s, k in enumerate(keys) if k == best_key]
+
+    def _stall_end(self, state: State, events: list[Event]) -> bool:
+        """End a table where no seat has delivered, built or upgraded for ``stall_rounds`` rounds."""
+        options = state["options"]
+        limit = options.get("stall_rounds", 0)
+        if not limit or state["round"] - state.get("last_progress", 0) < limit:
+            return False
+        winners = self._time_limit_winners(state) if options.get("stall_ending") == "time_limit" else []
+        self._game_over(state, winners, "stalled", events)
+        return True
 
     def _game_over(self, state: State, winners: list[int], reason: str, events: list[Event]) -> None:
         players = state["players"]
         if reason == "victory":
             keys = [(1 if s in winners else 0, p["cash"]) for s, p in enumerate(players)]
+        elif not winners:
+            keys = [(0, 0) for _ in players]  # a stalled table ended without a winner: everyone shares the place
         else:
             keys = [(1 if tracks.connected_majors(p["track"]) else 0, p["cash"]) for p in players]
         state["ranking"] = [1 + sum(1 for other in keys if other > keys[s]) for s in range(len(keys))]
@@ -867,6 +946,8 @@ class IndiaRailsEngine(Engine):
             "deck_count": len(state["deck"]), "discard_count": len(state["discard"]),
             "active_events": [{"card": event_card_json(a["card"]), "drawn_by": a["drawer"]} for a in state["active"]],
             "tray": [{"load": load, "available": count} for load, count in sorted(state["tray"].items())],
+            "loco_cards": [{"loco": loco, "available": max(0, count)}
+                           for loco, count in loco_cards_left(state).items()],
             "open_contracts": [demand_card_json(c) for c in state["open_contracts"]],
             "warehouse": [{"milepost": w["at"], "load": {"load": w["load"], "origin_region": w["origin"]},
                            "dropped_by": w["by"]} for w in state["warehouse"]],

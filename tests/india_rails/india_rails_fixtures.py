@@ -18,9 +18,17 @@ def new_match(players: int = 2, seed: int = 1, **options: Any) -> Match:
     return Match.start(ENGINE, players, seed=seed, options=options)
 
 
-def set_turn(match: Match, seat: int, phase: str) -> dict[str, Any]:
-    """Make it ``seat``'s turn in ``phase`` (normal play order) and return the state."""
+def set_turn(match: Match, seat: int, phase: str, trains_placed: bool = True) -> dict[str, Any]:
+    """Make it ``seat``'s turn in ``phase`` (normal play order) and return the state.
+
+    Unless ``trains_placed`` is false, trains not yet on the board are put in Colombo, far from
+    every event's area, as if the first turns were over.
+    """
     state = match.state
+    for player in state["players"] if trains_placed else []:
+        for train in player["trains"]:
+            if train["at"] < 0:
+                train["at"] = BOARD.cities["Colombo"].anchor
     n = len(state["players"])
     state["phase"] = phase
     state["first"] = 0

@@ -8,7 +8,7 @@ import pytest
 from india_rails_fixtures import ENGINE, building_example, lay, neighbours, new_match, place, set_turn
 
 from services.common.runner import check_move_is_illegal
-from services.india_rails.content import BOARD, DEMAND_CARDS, EVENT_CARDS, MAJOR_CITIES
+from services.india_rails.content import BOARD, CITY_MILEPOSTS, DEMAND_CARDS, EVENT_CARDS, MAJOR_CITIES
 from services.india_rails.operations import half_rate
 
 
@@ -234,6 +234,25 @@ def test_track_may_not_leave_a_small_city_without_room_for_a_second_player() -> 
 
 
 # ---- operations -----------------------------------------------------------------------------
+
+
+def test_a_train_starts_in_any_city_at_the_beginning_and_is_never_placed_again() -> None:
+    # Track is built from a major city, but the train may begin in any city: here a small one.
+    match = new_match(2, seed=1)
+    state = set_turn(match, 0, "operations", trains_placed=False)
+    legal = ENGINE.legal_moves(state, 0)
+    places = {m["place_train"]["milepost"] for m in legal if "place_train" in m}
+    assert places == set(CITY_MILEPOSTS)
+    # Before the train is on the board the turn can only open with placing it (or a new hand).
+    assert {m_kind for m in legal for m_kind in m} == {"place_train", "discard_hand"}
+    assert check_move_is_illegal(match, 0, {"end_operations": {}}).code == "place_train_first"
+    town = next(c for c in BOARD.cities.values() if c.size == "small")
+    match.play(0, {"place_train": {"train": 0, "milepost": town.anchor}})
+    assert not [m for m in ENGINE.legal_moves(match.state, 0) if "place_train" in m]
+    # In a later turn the train runs from where it stands; it is not put down elsewhere.
+    state = set_turn(match, 0, "operations")
+    move = {"place_train": {"train": 0, "milepost": BOARD.cities["Delhi"].anchor}}
+    assert check_move_is_illegal(match, 0, move).code == "train_placed"
 
 
 def test_renting_track_costs_4m_per_opponent_per_turn_paid_before_use() -> None:
@@ -585,3 +604,22 @@ def test_borrowing_is_repaid_double_as_soon_as_possible(option: str) -> None:
     player["cash"] = 45
     match.play(0, {"end_turn": {}})
     assert match.state["players"][0]["cash"] == 5 and match.state["players"][0]["debt"] == 0
+
+
+def test_upgrades_are_limited_by_the_12_loco_cards() -> None:
+    # Six freights, two each of fast, heavy and super freight: with both fast freight cards out on
+    # other trains, a freight can only become a heavy freight.
+    match = new_match(4, seed=1)
+    state = set_turn(match, 0, "build")
+    state["players"][1]["trains"][0]["loco"] = "fast_freight"
+    state["players"][2]["trains"][0]["loco"] = "fast_freight"
+    ups = {m["upgrade_train"]["loco"] for m in ENGINE.legal_moves(state, 0) if "upgrade_train" in m}
+    assert ups == {"heavy_freight"}
+    move = {"upgrade_train": {"train": 0, "loco": "fast_freight"}}
+    assert check_move_is_illegal(match, 0, move).code == "no_loco_card"
+    shown = {c["loco"]: c["available"] for c in ENGINE.view(state, None)["loco_cards"]}
+    assert shown == {"freight": 4, "fast_freight": 0, "heavy_freight": 2, "super_freight": 2}
+    # When seat 2 upgrades on to a super freight its fast freight card goes back to the bank.
+    state["players"][2]["trains"][0]["loco"] = "super_freight"
+    match.play(0, {"upgrade_train": {"train": 0, "loco": "fast_freight"}})
+    assert match.state["players"][0]["trains"][0]["loco"] == "fast_freight"

@@ -171,7 +171,7 @@ def test_additional_trains_give_a_freight_and_a_fast_freight_that_both_move() ->
     state = match.state
     assert [t["loco"] for t in state["players"][0]["trains"]] == ["freight", "fast_freight"]
     assert all(len(p["hand"]) == 4 for p in state["players"])
-    state = set_turn(match, 0, "operations")
+    state = set_turn(match, 0, "operations", trains_placed=False)
     assert [t["left"] for t in state["players"][0]["trains"]] == [9, 12]
     places = {m["place_train"]["train"] for m in ENGINE.legal_moves(state, 0) if "place_train" in m}
     assert places == {0, 1}
