@@ -15,6 +15,7 @@ from fastapi.responses import Response
 from starlette.exceptions import HTTPException as StarletteHTTPException
 
 from gateway.backends import Backends
+from gateway.cors import install_cors, parse_origins
 from gateway.edge import EdgeMiddleware, Metrics
 from gateway.openapi import build_openapi
 from gateway.problems import Problem, problem_response
@@ -65,4 +66,5 @@ def create_app(settings: GatewaySettings | None = None) -> FastAPI:
     app.include_router(router)
     wrapped: Callable[..., Any] = EdgeMiddleware  # keeps mypy quiet about the middleware factory type
     app.add_middleware(wrapped, metrics=app.state.metrics)
+    install_cors(app, parse_origins(settings.cors_origins))  # outermost: even a last-resort 500 is readable
     return app

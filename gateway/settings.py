@@ -22,6 +22,8 @@ class GatewaySettings(BaseSettings):
     log_level: str = "info"
     max_body_bytes: int = 256 * 1024
     rpc_timeout_seconds: float = 30.0
+    # Browser origins allowed by CORS, comma-separated ("*" = any, as `make run` sets); empty = none.
+    cors_origins: str = ""
 
     def service_addresses(self) -> dict[str, str]:
         """game_type -> host:port of its rules service."""

@@ -34,6 +34,7 @@ ENV_GATEWAY: frozenset[str] = frozenset(
         "CHAIWALA_LOG_LEVEL",
         "CHAIWALA_HTTP_HOST",
         "CHAIWALA_HTTP_PORT",
+        "CHAIWALA_CORS_ORIGINS",
         *(f"CHAIWALA_SERVICE_{game.upper()}" for game in GAME_TYPES),
     }
 )

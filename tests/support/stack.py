@@ -99,18 +99,20 @@ class Services:
 class Gateway:
     """The FastAPI gateway served by a real uvicorn on an ephemeral port."""
 
-    def __init__(self, addresses: dict[str, str], customise: Any = None) -> None:
+    def __init__(self, addresses: dict[str, str], customise: Any = None, **overrides: Any) -> None:
         settings = GatewaySettings(
             games=",".join(addresses),
             log_format="console",
             rpc_timeout_seconds=600,
             **{f"service_{game}": address for game, address in addresses.items()},
+            **overrides,
         )
         self.sock = socket.socket()
         self.sock.setsockopt(socket.SOL_SOCKET, socket.SO_REUSEADDR, 1)
         self.sock.bind(("127.0.0.1", 0))
         self.port = self.sock.getsockname()[1]
         app = create_app(settings)
+        self.app = app
         if customise is not None:
             customise(app)  # tests may add a route, e.g. one that crashes on purpose
         config = uvicorn.Config(app, log_level="warning", access_log=False, lifespan="on")
