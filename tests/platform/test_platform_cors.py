@@ -51,6 +51,7 @@ def _preflight(client: httpx.Client, method: str, path: str, origin: str = ORIGI
 def test_every_route_of_the_app_is_covered(cors_gateway: Gateway) -> None:
     routes = _routes(cors_gateway)
     assert ("POST", "/v1/games") in routes and ("GET", "/v1/games/{game_id}/events") in routes
+    assert ("POST", "/v1/games/{game_id}/stream-tickets") in routes
 
 
 def test_preflight_of_every_route_succeeds_with_the_headers_a_browser_app_sends(
