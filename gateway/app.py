@@ -16,6 +16,7 @@ from starlette.exceptions import HTTPException as StarletteHTTPException
 
 from gateway.backends import Backends
 from gateway.cors import install_cors, parse_origins
+from gateway.docs import install_docs
 from gateway.edge import EdgeMiddleware, Metrics
 from gateway.openapi import build_openapi
 from gateway.problems import Problem, problem_response
@@ -49,7 +50,7 @@ def create_app(settings: GatewaySettings | None = None) -> FastAPI:
         yield
         await app.state.backends.close()
 
-    app = FastAPI(title="Chaiwala", lifespan=lifespan, docs_url="/docs", redoc_url=None)
+    app = FastAPI(title="Chaiwala", lifespan=lifespan, openapi_url=None, docs_url=None, redoc_url=None)
     app.state.settings = settings
     app.state.metrics = Metrics()
 
@@ -64,6 +65,7 @@ def create_app(settings: GatewaySettings | None = None) -> FastAPI:
     app.add_exception_handler(StarletteHTTPException, _on_http)
     app.add_exception_handler(RequestValidationError, _on_validation)
     app.include_router(router)
+    install_docs(app, "Chaiwala")
     wrapped: Callable[..., Any] = EdgeMiddleware  # keeps mypy quiet about the middleware factory type
     app.add_middleware(wrapped, metrics=app.state.metrics)
     install_cors(app, parse_origins(settings.cors_origins))  # outermost: even a last-resort 500 is readable
