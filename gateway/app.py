@@ -15,6 +15,8 @@ from fastapi.responses import Response
 from starlette.exceptions import HTTPException as StarletteHTTPException
 
 from gateway.backends import Backends
+from gateway.cors import install_cors, parse_origins
+from gateway.docs import install_docs
 from gateway.edge import EdgeMiddleware, Metrics
 from gateway.limits import Limiter, LimitMetrics, LimitsMiddleware
 from gateway.openapi import build_openapi
@@ -50,7 +52,7 @@ def create_app(settings: GatewaySettings | None = None) -> FastAPI:
         yield
         await app.state.backends.close()
 
-    app = FastAPI(title="Chaiwala", lifespan=lifespan, docs_url="/docs", redoc_url=None)
+    app = FastAPI(title="Chaiwala", lifespan=lifespan, openapi_url=None, docs_url=None, redoc_url=None)
     app.state.settings = settings
     app.state.metrics = Metrics()
 
@@ -68,6 +70,8 @@ def create_app(settings: GatewaySettings | None = None) -> FastAPI:
     app.state.limiter = Limiter(settings, LimitMetrics(app.state.metrics.registry, settings))
     limited: Callable[..., Any] = LimitsMiddleware
     app.add_middleware(limited, limiter=app.state.limiter)
+    install_docs(app, "Chaiwala")
     wrapped: Callable[..., Any] = EdgeMiddleware  # keeps mypy quiet about the middleware factory type
-    app.add_middleware(wrapped, metrics=app.state.metrics)  # added last: outermost, so it counts refusals too
+    app.add_middleware(wrapped, metrics=app.state.metrics)  # outside the limits, so it counts refusals too
+    install_cors(app, parse_origins(settings.cors_origins))  # outermost: even a last-resort 500 is readable
     return app

@@ -7,7 +7,7 @@ from typing import Any
 import grpc
 from fastapi.responses import JSONResponse
 
-from services.common.errors import error_detail_from_metadata
+from services.common.errors import clip, error_detail_from_metadata
 
 PROBLEM_TYPE_BASE = "https://chaiwala.dev/problems/"
 
@@ -55,6 +55,7 @@ class Problem(Exception):
     def __init__(
         self, status: int, code: str, detail: str, *, headers: dict[str, str] | None = None, **extra: Any
     ) -> None:
+        detail = clip(detail)  # a detail may quote the client's input: only a short prefix of it
         super().__init__(detail)
         self.status = status
         self.code = code

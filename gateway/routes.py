@@ -19,7 +19,7 @@ from fastapi.responses import JSONResponse, Response
 from google.protobuf import json_format
 from google.protobuf.message import Message
 from grpc_health.v1 import health_pb2, health_pb2_grpc
-from prometheus_client import CONTENT_TYPE_LATEST, generate_latest
+from prometheus_client import CONTENT_TYPE_LATEST, Gauge, generate_latest
 from sse_starlette.sse import EventSourceResponse
 
 from chaiwala.v1 import rest_pb2, rules_pb2
@@ -28,6 +28,7 @@ from gateway.backends import Backends
 from gateway.edge import Metrics
 from gateway.problems import Problem, problem_from_rpc
 from gateway.settings import GatewaySettings
+from gateway.stream_tickets import ticket_body, ticket_param
 from services.common import protojson
 from services.common.logs import get_logger
 from services.common.store import game_type_of
@@ -288,23 +289,28 @@ async def events(game_id: str, request: Request) -> Response:
     """Events after a version: a JSON list, or a live SSE stream when asked for one."""
     stub = _stub_for(request, game_id)
     metadata = _metadata(request)
+    ticket = ticket_param(request)
     after, index = _last_event(request)
     if "text/event-stream" not in request.headers.get("accept", ""):
-        listing = rules_pb2.ListEventsRequest(game_id=game_id, after=after)
+        listing = rules_pb2.ListEventsRequest(game_id=game_id, after=after, ticket=ticket)
         if index is not None:
             listing.after_index = index
         answer = await _rpc(stub.ListEvents(listing, **_call(request)))
         return JSON([protojson.to_dict(e) for e in answer.events])
     # Check the id and the credential before committing to a 200 stream.
-    await _rpc(stub.ListEvents(rules_pb2.ListEventsRequest(game_id=game_id, after=MAX_VERSION), **_call(request)))
-    watch = rules_pb2.WatchEventsRequest(game_id=game_id, after=after)
+    check = rules_pb2.ListEventsRequest(game_id=game_id, after=MAX_VERSION, ticket=ticket)
+    await _rpc(stub.ListEvents(check, **_call(request)))
+    watch = rules_pb2.WatchEventsRequest(game_id=game_id, after=after, ticket=ticket)
     if index is not None:
         watch.after_index = index
-    return EventSourceResponse(_sse(stub.WatchEvents(watch, metadata=metadata, wait_for_ready=True)), ping=15)
+    call = stub.WatchEvents(watch, metadata=metadata, wait_for_ready=True)
+    metrics: Metrics = request.app.state.metrics
+    return EventSourceResponse(_sse(call, metrics.sse_streams), ping=15)
 
 
-async def _sse(call: Any) -> AsyncIterator[dict[str, str]]:
+async def _sse(call: Any, open_streams: Gauge) -> AsyncIterator[dict[str, str]]:
     """Relay a WatchEvents stream as SSE; a failure becomes an ``error`` event, then ``end``."""
+    open_streams.inc()
     try:
         async for event in call:
             yield {
@@ -317,7 +323,17 @@ async def _sse(call: Any) -> AsyncIterator[dict[str, str]]:
         yield {"event": "error", "data": orjson.dumps({"code": problem.code, "detail": problem.detail}).decode()}
     finally:
         call.cancel()
+        open_streams.dec()
     yield {"event": "end", "data": "{}"}
+
+
+@router.post("/v1/games/{game_id}/stream-tickets", status_code=201)
+async def create_stream_ticket(game_id: str, request: Request) -> Response:
+    """A short-lived, read-only ticket of this game for the bearer's seat, to open an event stream with."""
+    stub = _stub_for(request, game_id)
+    grpc_request = rules_pb2.CreateStreamTicketRequest(game_id=game_id)
+    answer = await _rpc(stub.CreateStreamTicket(grpc_request, **_call(request)))
+    return JSON(ticket_body(answer), status_code=201, headers={"Cache-Control": "no-store"})
 
 
 @router.get("/v1/games/{game_id}/replay")

@@ -63,6 +63,8 @@ class GatewaySettings(BaseSettings):
             "sse_streams_per_address": self.sse_streams_per_address,
             "sse_streams_per_process": self.sse_streams_per_process,
         }
+    # Browser origins allowed by CORS, comma-separated ("*" = any, as `make run` sets); empty = none.
+    cors_origins: str = ""
 
     def service_addresses(self) -> dict[str, str]:
         """game_type -> host:port of its rules service."""

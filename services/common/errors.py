@@ -16,10 +16,20 @@ from chaiwala.v1 import rules_pb2
 ERROR_DOMAIN = "chaiwala"
 
 
+# A refusal's message may quote the client's input; never more than this much of it.
+MAX_DETAIL_CHARS = 240
+
+
+def clip(text: str, limit: int = MAX_DETAIL_CHARS) -> str:
+    """``text`` cut to ``limit`` characters (marked with an ellipsis), so errors never echo big inputs."""
+    return text if len(text) <= limit else text[:limit] + "…"
+
+
 class ServiceError(Exception):
-    """A refusal: gRPC status, stable code, human message."""
+    """A refusal: gRPC status, stable code, human message (clipped to :data:`MAX_DETAIL_CHARS`)."""
 
     def __init__(self, status: grpc.StatusCode, code: str, message: str, current_version: int | None = None) -> None:
+        message = clip(message)
         super().__init__(message)
         self.status = status
         self.code = code

@@ -12,7 +12,6 @@ import sys
 
 from grpc import aio
 from grpc_health.v1 import health, health_pb2, health_pb2_grpc
-from grpc_reflection.v1alpha import reflection
 from prometheus_client import start_http_server
 
 from chaiwala.v1 import rules_pb2, rules_pb2_grpc
@@ -20,6 +19,7 @@ from services.common import metrics, protojson
 from services.common.exposure import check_exposure
 from services.common.interceptors import AuthInterceptor, ErrorInterceptor, ObservabilityInterceptor
 from services.common.logs import configure_logging, get_logger
+from services.common.reflection import enable_reflection
 from services.common.registry import engine_for
 from services.common.service import RulesServicer
 from services.common.settings import ServiceSettings
@@ -55,10 +55,7 @@ async def create_server(
     rules_pb2_grpc.add_RulesServiceServicer_to_server(servicer, server)
     health_servicer = health.aio.HealthServicer()
     health_pb2_grpc.add_HealthServicer_to_server(health_servicer, server)
-    game_package = protojson.message_class(game_type, "State").DESCRIPTOR.file.package
-    reflection.enable_server_reflection(
-        (SERVICE_NAME, health.SERVICE_NAME, reflection.SERVICE_NAME, f"{game_package}.State"), server
-    )
+    enable_reflection((SERVICE_NAME, health.SERVICE_NAME), server)
     port = server.add_insecure_port(addr)
     await server.start()
     for name in ("", SERVICE_NAME):

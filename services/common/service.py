@@ -30,6 +30,8 @@ from services.common.store import (
     new_game_id,
 )
 from services.fairness import chain, seeding
+from services.common.store import Commit, GameMeta, GameStore, StoreError, VersionConflict
+from services.common.tickets import StreamTickets
 
 log = get_logger("service")
 
@@ -65,6 +67,7 @@ class RulesServicer(rules_pb2_grpc.RulesServiceServicer):
         self.bot_budget = bot_budget
         self.game_type = engine.game_type
         self.sentences = sentences.sentences_for(engine.game_type)
+        self.tickets = StreamTickets(store.redis)
 
     # ---- helpers ---------------------------------------------------------------
 
@@ -102,6 +105,12 @@ class RulesServicer(rules_pb2_grpc.RulesServiceServicer):
         if self._is_api_key(token):
             return None
         raise errors.unauthenticated("unknown bearer token for this game")
+
+    async def _event_viewer(self, meta: GameMeta, ticket: str) -> int | None:
+        """The viewer of an event RPC: a stream ticket's seat when one is sent, else as :meth:`_viewer`."""
+        if not ticket:
+            return self._viewer(meta)
+        return await self.tickets.viewer(meta.game_id, ticket, has_bearer=bool(BEARER.get()))
 
     def _seat_viewer(self, meta: GameMeta) -> int:
         seat = self._viewer(meta)
@@ -482,7 +491,7 @@ class RulesServicer(rules_pb2_grpc.RulesServiceServicer):
         """Events after a version, redacted for the caller."""
         meta = await self.store.meta(request.game_id)
         self._check_type(meta)
-        viewer = self._viewer(meta)
+        viewer = await self._event_viewer(meta, request.ticket)
         after, skip = _resume_point(request.after, request.after_index if request.HasField("after_index") else None)
         response = rules_pb2.ListEventsResponse(version=meta.version)
         words = _words(meta, context)
@@ -501,7 +510,7 @@ class RulesServicer(rules_pb2_grpc.RulesServiceServicer):
         """Events after a version, then live, until the game is over and all is delivered."""
         meta = await self.store.meta(request.game_id)
         self._check_type(meta)
-        viewer = self._viewer(meta)
+        viewer = await self._event_viewer(meta, request.ticket)
         after, skip = _resume_point(request.after, request.after_index if request.HasField("after_index") else None)
         delivered = after
         words = _words(meta, context)
@@ -521,6 +530,17 @@ class RulesServicer(rules_pb2_grpc.RulesServiceServicer):
                 meta = await self.store.meta(request.game_id)
                 if meta.status != "active" and delivered >= meta.version:
                     return
+
+    async def CreateStreamTicket(
+        self, request: rules_pb2.CreateStreamTicketRequest, context: aio.ServicerContext
+    ) -> rules_pb2.StreamTicket:
+        """A short-lived, read-only ticket for the caller's seat's events (see :mod:`services.common.tickets`)."""
+        meta = await self.store.meta(request.game_id)
+        self._check_type(meta)
+        ticket, expires_at = await self.tickets.issue(meta.game_id, self._seat_viewer(meta))
+        answer = rules_pb2.StreamTicket(ticket=ticket)
+        answer.expires_at.FromSeconds(expires_at)
+        return answer
 
     async def GetReplay(self, request: rules_pb2.GetReplayRequest, context: aio.ServicerContext) -> rules_pb2.Replay:
         """Seed, options, players and every move; unfinished games need an operator key."""

@@ -86,6 +86,7 @@ def _children(redis_url: str, games: list[str]) -> list[Child]:
     metrics_ports = _ports("CHAIWALA_RUN_METRICS_PORT", 9101)
     base = dict(os.environ)
     base.setdefault("CHAIWALA_LOG_FORMAT", "console")
+    base.setdefault("CHAIWALA_CORS_ORIGINS", "*")  # local development: any page may call the API
     python = sys.executable
     children = []
     for game in games:

@@ -35,6 +35,7 @@ ENV_GATEWAY: frozenset[str] = frozenset(
         "CHAIWALA_LOG_LEVEL",
         "CHAIWALA_HTTP_HOST",
         "CHAIWALA_HTTP_PORT",
+        "CHAIWALA_CORS_ORIGINS",
         *(f"CHAIWALA_SERVICE_{game.upper()}" for game in GAME_TYPES),
     }
 )
@@ -50,6 +51,7 @@ GATEWAY_PORT = 8000
 METRICS: dict[str, tuple[str, frozenset[str]]] = {
     "chaiwala_http_requests_total": ("counter", frozenset({"method", "route", "status"})),
     "chaiwala_http_request_duration_seconds": ("histogram", frozenset({"method", "route"})),
+    "chaiwala_http_sse_streams_open": ("gauge", frozenset()),
     "chaiwala_rpc_requests_total": ("counter", frozenset({"game_type", "method", "code"})),
     "chaiwala_rpc_duration_seconds": ("histogram", frozenset({"game_type", "method"})),
     "chaiwala_moves_accepted_total": ("counter", frozenset({"game_type"})),

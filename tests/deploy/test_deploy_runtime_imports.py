@@ -75,7 +75,7 @@ blocked = set(json.loads(sys.argv[1]))
 class Block(importlib.abc.MetaPathFinder):
     def find_spec(self, fullname, path=None, target=None):
         if fullname.split(".")[0] in blocked:
-            raise ImportError(f"{fullname} is not in the runtime image")
+            raise ModuleNotFoundError(f"{fullname} is not in the runtime image")  # as a missing module would
         return None
 
 sys.meta_path.insert(0, Block())

@@ -8,6 +8,7 @@ from typing import Any
 import grpc
 import orjson
 import pytest
+from google.protobuf import descriptor_pb2
 from grpc_health.v1 import health_pb2, health_pb2_grpc
 from grpc_reflection.v1alpha import reflection_pb2, reflection_pb2_grpc
 
@@ -44,10 +45,38 @@ def test_every_service_reports_serving_and_offers_reflection(stack: dict[str, An
                 reflection.ServerReflectionInfo(iter([reflection_pb2.ServerReflectionRequest(list_services="")]))
             )
             names = {s.name for s in answers[0].list_services_response.service}
-            assert {"chaiwala.v1.RulesService", "grpc.health.v1.Health"} <= names
+            assert names == {
+                "chaiwala.v1.RulesService",
+                "grpc.health.v1.Health",
+                "grpc.reflection.v1.ServerReflection",
+                "grpc.reflection.v1alpha.ServerReflection",
+            }
             lookup = reflection_pb2.ServerReflectionRequest(file_containing_symbol=f"chaiwala.{game}.v1.State")
             found = list(reflection.ServerReflectionInfo(iter([lookup])))
             assert found[0].file_descriptor_response.file_descriptor_proto
+
+
+def test_reflection_v1_answers_as_current_grpcurl_asks(stack: dict[str, Any]) -> None:
+    """grpc.reflection.v1 (same messages as v1alpha on the wire): services, then a game's State, then itself."""
+    with grpc.insecure_channel(stack["services"][GAME].address) as channel:
+        info = channel.stream_stream(
+            "/grpc.reflection.v1.ServerReflection/ServerReflectionInfo",
+            request_serializer=reflection_pb2.ServerReflectionRequest.SerializeToString,
+            response_deserializer=reflection_pb2.ServerReflectionResponse.FromString,
+        )
+        requests = [
+            reflection_pb2.ServerReflectionRequest(list_services=""),
+            reflection_pb2.ServerReflectionRequest(file_containing_symbol="chaiwala.v1.RulesService"),
+            reflection_pb2.ServerReflectionRequest(file_containing_symbol="grpc.reflection.v1.ServerReflection"),
+        ]
+        listed, rules, itself = list(info(iter(requests)))
+    assert "chaiwala.v1.RulesService" in {s.name for s in listed.list_services_response.service}
+    raw_files = rules.file_descriptor_response.file_descriptor_proto
+    files = [descriptor_pb2.FileDescriptorProto.FromString(raw) for raw in raw_files]
+    assert "chaiwala/v1/rules.proto" in {f.name for f in files}
+    own = descriptor_pb2.FileDescriptorProto.FromString(itself.file_descriptor_response.file_descriptor_proto[0])
+    assert own.package == "grpc.reflection.v1"
+    assert own.service[0].method[0].input_type == ".grpc.reflection.v1.ServerReflectionRequest"
 
 
 def test_refusals_carry_status_and_stable_code(stack: dict[str, Any]) -> None:

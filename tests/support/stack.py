@@ -106,7 +106,7 @@ class Gateway:
     """The FastAPI gateway served by a real uvicorn on an ephemeral port."""
 
     def __init__(
-        self, addresses: dict[str, str], customise: Any = None, redis_url: str = "", **settings_overrides: Any
+        self, addresses: dict[str, str], customise: Any = None, redis_url: str = "", **overrides: Any
     ) -> None:
         settings = GatewaySettings(
             games=",".join(addresses),
@@ -114,13 +114,14 @@ class Gateway:
             rpc_timeout_seconds=600,
             redis_url=redis_url,
             **{f"service_{game}": address for game, address in addresses.items()},
-            **settings_overrides,
+            **overrides,
         )
         self.sock = socket.socket()
         self.sock.setsockopt(socket.SOL_SOCKET, socket.SO_REUSEADDR, 1)
         self.sock.bind(("127.0.0.1", 0))
         self.port = self.sock.getsockname()[1]
         app = create_app(settings)
+        self.app = app
         if customise is not None:
             customise(app)  # tests may add a route, e.g. one that crashes on purpose
         self.settings = settings
