@@ -16,6 +16,7 @@ from starlette.exceptions import HTTPException as StarletteHTTPException
 
 from gateway.backends import Backends
 from gateway.edge import EdgeMiddleware, Metrics
+from gateway.lobby_routes import router as lobby_router
 from gateway.openapi import build_openapi
 from gateway.problems import Problem, problem_response
 from gateway.routes import router
@@ -63,6 +64,7 @@ def create_app(settings: GatewaySettings | None = None) -> FastAPI:
     app.add_exception_handler(StarletteHTTPException, _on_http)
     app.add_exception_handler(RequestValidationError, _on_validation)
     app.include_router(router)
+    app.include_router(lobby_router)
     wrapped: Callable[..., Any] = EdgeMiddleware  # keeps mypy quiet about the middleware factory type
     app.add_middleware(wrapped, metrics=app.state.metrics)
     return app

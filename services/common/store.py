@@ -7,11 +7,15 @@ script never crosses shards):
   status, version, result.
 * ``game:{G}:state``  – the latest snapshot (engine state + RNG), JSON.
 * ``game:{G}:events`` – stream, one entry per accepted move with ID ``<version>-1``
-  (creation is ``0-1``): seat, bot, move and the unredacted events.  This is the
+  (creation, or the start of a game that waited for players, is ``0-1``): seat, bot,
+  move, the unredacted events and a kind ("" for a move; "timeout", "resign" for
+  lifecycle entries without a move).  This is the
   log of truth; the snapshot is only a cache of replaying it.
 * ``game:{G}:idem:<seat>:<key>`` – the first answer to an idempotent submission.
 
-A per-game-type set ``chaiwala:active:<type>`` indexes active games for metrics.
+A per-game-type set ``chaiwala:active:<type>`` indexes active games for metrics; the
+conductor's work queue (:mod:`services.common.attention`) and the lobby's listing
+index (:mod:`services.lobby.listing`) live beside them.
 """
 
 from __future__ import annotations
@@ -19,18 +23,23 @@ from __future__ import annotations
 import hashlib
 import secrets
 from collections.abc import AsyncIterator, Sequence
-from dataclasses import dataclass
+from dataclasses import dataclass, field
 from typing import Any
 
 import orjson
 from redis import asyncio as aioredis
 from redis.asyncio.cluster import RedisCluster
 
+from services.common.attention import keys_for_game, score_arg
+from services.common.attention import new_game_id as new_game_id
+
 IDEMPOTENCY_TTL_SECONDS = 24 * 3600
 
-# KEYS: meta, state, events, idem (always a key of the game's slot, so Redis Cluster accepts it)
+# KEYS: meta, state, events, idem (always a key of the game's slot, so Redis Cluster accepts it),
+#       attention queue and claims of the game's shard (same slot, see services.common.attention)
 # ARGV: expected version, snapshot, status, result json, idem answer, idem ttl, entry count,
-#       use idem ('1'/'0'), then per entry: seat, bot, move json, events json
+#       use idem ('1'/'0'), lifecycle json, attention score ('' = none), game id,
+#       then per entry: seat, bot, move json, events json, kind
 _COMMIT = """
 local use_idem = ARGV[8] == '1'
 if use_idem then
@@ -44,24 +53,27 @@ local version = tonumber(meta[1])
 if version ~= tonumber(ARGV[1]) then return {'conflict', meta[1]} end
 local count = tonumber(ARGV[7])
 for i = 0, count - 1 do
-  local base = 9 + i * 4
+  local base = 12 + i * 5
   version = version + 1
   redis.call('XADD', KEYS[3], version .. '-1', 'seat', ARGV[base], 'bot', ARGV[base + 1],
-             'move', ARGV[base + 2], 'events', ARGV[base + 3])
+             'move', ARGV[base + 2], 'events', ARGV[base + 3], 'kind', ARGV[base + 4])
 end
 redis.call('SET', KEYS[2], ARGV[2])
-redis.call('HSET', KEYS[1], 'version', version, 'status', ARGV[3], 'result', ARGV[4])
+redis.call('HSET', KEYS[1], 'version', version, 'status', ARGV[3], 'result', ARGV[4], 'lifecycle', ARGV[9])
 if use_idem then redis.call('SET', KEYS[4], ARGV[5], 'EX', tonumber(ARGV[6])) end
+redis.call('HDEL', KEYS[6], ARGV[11])
+if ARGV[10] == '' then redis.call('ZREM', KEYS[5], ARGV[11]) else redis.call('ZADD', KEYS[5], ARGV[10], ARGV[11]) end
 return {'ok', tostring(version)}
 """
 
-# KEYS: meta.  ARGV: new status.
+# KEYS: meta, attention queue.  ARGV: new status, game id.  Waiting or active games only.
 _SET_STATUS = """
 local status = redis.call('HGET', KEYS[1], 'status')
 if not status then return {'missing', ''} end
-if status ~= 'active' then return {'not_active', status} end
+if status ~= 'active' and status ~= 'waiting' then return {'not_active', status} end
 redis.call('HSET', KEYS[1], 'status', ARGV[1])
-return {'ok', ARGV[1]}
+redis.call('ZREM', KEYS[2], ARGV[2])
+return {'ok', status}
 """
 
 
@@ -102,12 +114,21 @@ class GameMeta:
     status: str
     version: int
     result: dict[str, Any] | None
+    lifecycle: dict[str, Any] = field(default_factory=dict)
+    host_hash: str = ""
+    visibility: str = "public"
+    created_ms: int = 0
+    lobby_rev: int = 0
+
+    def is_host(self, token: str) -> bool:
+        """Whether ``token`` is this game's host token."""
+        return bool(self.host_hash) and secrets.compare_digest(self.host_hash, hash_token(token))
 
     def seat_of_token(self, token: str) -> int | None:
         """The seat a bearer token belongs to, if any."""
         digest = hash_token(token)
         for seat, stored in enumerate(self.token_hashes):
-            if secrets.compare_digest(stored, digest):
+            if stored and secrets.compare_digest(stored, digest):
                 return seat
         return None
 
@@ -121,16 +142,39 @@ class LogEntry:
     bot: str
     move: dict[str, Any] | None
     events: list[dict[str, Any]]
+    kind: str = ""
 
 
 @dataclass(frozen=True)
 class Commit:
-    """One move to append: who, which bot (or ""), the move and its unredacted events."""
+    """One entry to append: who, which bot (or ""), the move and its unredacted events.
+
+    ``kind`` is "" for a move; lifecycle entries ("timeout", "resign") have no move.
+    """
 
     seat: int
     bot: str
-    move: dict[str, Any]
+    move: dict[str, Any] | None
     events: list[dict[str, Any]]
+    kind: str = ""
+
+
+@dataclass(frozen=True)
+class NewGame:
+    """Everything :meth:`GameStore.create` stores for a new game."""
+
+    game_type: str
+    seed: int
+    options: dict[str, Any]
+    players: list[dict[str, Any]]
+    token_hashes: list[str]
+    host_hash: str
+    status: str
+    snapshot: bytes
+    lifecycle: dict[str, Any]
+    visibility: str
+    created_ms: int
+    attention_ms: int | None
 
 
 def hash_token(token: str) -> str:
@@ -143,11 +187,6 @@ def new_token() -> str:
     return secrets.token_urlsafe(32)
 
 
-def new_game_id(game_type: str) -> str:
-    """A fresh, URL-safe game id; its prefix names the game type so the gateway can route it."""
-    return f"{game_type}-{secrets.token_hex(12)}"
-
-
 def game_type_of(game_id: str) -> str:
     """The game type named by a game id's prefix ("" if the id is malformed)."""
     prefix, _, rest = game_id.rpartition("-")
@@ -156,9 +195,13 @@ def game_type_of(game_id: str) -> str:
     return prefix
 
 
-def _keys(game_id: str) -> tuple[str, str, str]:
+def game_keys(game_id: str) -> tuple[str, str, str]:
+    """Meta, state and events keys of a game (one hash slot)."""
     tag = f"game:{{{game_id}}}"
     return f"{tag}:meta", f"{tag}:state", f"{tag}:events"
+
+
+_keys = game_keys
 
 
 def _active_index(game_type: str) -> str:
@@ -181,6 +224,7 @@ def _entry(fields: dict[Any, Any], entry_id: bytes | str) -> LogEntry:
         bot=data.get("bot", ""),
         move=orjson.loads(move) if move else None,
         events=orjson.loads(data.get("events") or "[]"),
+        kind=data.get("kind", ""),
     )
 
 
@@ -203,40 +247,42 @@ class GameStore:
         """Release connections."""
         await self.redis.aclose()
 
-    async def create(
-        self,
-        game_type: str,
-        seed: int,
-        options: dict[str, Any],
-        players: list[dict[str, str]],
-        snapshot: bytes,
-        creation_events: list[dict[str, Any]],
-    ) -> tuple[str, list[str]]:
-        """Store a new game; return its id and one fresh token per seat (never stored in clear)."""
-        game_id = new_game_id(game_type)
-        tokens = [new_token() for _ in players]
+    async def create(self, game: NewGame) -> str:
+        """Store a new game (and its first attention, atomically); return its id.
+
+        A game that waits for players gets its ``0-1`` stream entry when it starts.
+        """
+        game_id = new_game_id(game.game_type)
         meta_key, state_key, events_key = _keys(game_id)
+        queue, _ = keys_for_game(game_id)
         async with self.redis.pipeline(transaction=True) as pipe:
             pipe.hset(
                 meta_key,
                 mapping={
-                    "game_type": game_type,
-                    "seed": seed,
-                    "options": orjson.dumps(options),
-                    "players": orjson.dumps(players),
-                    "token_hashes": orjson.dumps([hash_token(t) for t in tokens]),
-                    "status": "active",
+                    "game_type": game.game_type,
+                    "seed": game.seed,
+                    "options": orjson.dumps(game.options),
+                    "players": orjson.dumps(game.players),
+                    "token_hashes": orjson.dumps(game.token_hashes),
+                    "host_hash": game.host_hash,
+                    "status": game.status,
                     "version": 0,
                     "result": "",
+                    "lifecycle": orjson.dumps(game.lifecycle),
+                    "visibility": game.visibility,
+                    "created_ms": game.created_ms,
+                    "lobby_rev": 0,
                 },
             )
-            pipe.set(state_key, snapshot)
-            pipe.xadd(
-                events_key, {"seat": "", "bot": "", "move": "", "events": orjson.dumps(creation_events)}, id="0-1"
-            )
+            pipe.set(state_key, game.snapshot)
+            if game.status == "active":
+                pipe.xadd(events_key, {"seat": "", "bot": "", "move": "", "events": b"[]", "kind": ""}, id="0-1")
+            if game.attention_ms is not None:
+                pipe.zadd(queue, {game_id: game.attention_ms})
             await pipe.execute()
-        await self.redis.sadd(_active_index(game_type), game_id)
-        return game_id, tokens
+        if game.status == "active":
+            await self.redis.sadd(_active_index(game.game_type), game_id)
+        return game_id
 
     async def load(self, game_id: str) -> tuple[GameMeta, bytes]:
         """Metadata and snapshot, read together atomically."""
@@ -269,6 +315,11 @@ class GameStore:
             status=data["status"],
             version=int(data["version"]),
             result=orjson.loads(data["result"]) if data.get("result") else None,
+            lifecycle=orjson.loads(data["lifecycle"]) if data.get("lifecycle") else {},
+            host_hash=data.get("host_hash", ""),
+            visibility=data.get("visibility") or "public",
+            created_ms=int(data.get("created_ms") or 0),
+            lobby_rev=int(data.get("lobby_rev") or 0),
         )
 
     async def commit(
@@ -281,6 +332,8 @@ class GameStore:
         commits: Sequence[Commit],
         idempotency_key: str = "",
         answer: bytes = b"",
+        lifecycle: dict[str, Any] | None = None,
+        attention_ms: int | None = None,
     ) -> tuple[str, int | bytes]:
         """Append moves atomically if the game is still at ``expected_version``.
 
@@ -297,12 +350,17 @@ class GameStore:
             IDEMPOTENCY_TTL_SECONDS,
             len(commits),
             "1" if idempotency_key else "0",
+            orjson.dumps(lifecycle or {}),
+            score_arg(attention_ms),
+            game_id,
         ]
         for item in commits:
-            args += [item.seat, item.bot, orjson.dumps(item.move), orjson.dumps(item.events)]
+            move = orjson.dumps(item.move) if item.move is not None else ""
+            args += [item.seat, item.bot, move, orjson.dumps(item.events), item.kind]
         # Without an idempotency key a placeholder of the same slot keeps the script single-slot.
         idem = idempotency_key or f"game:{{{game_id}}}:idem:-"
-        outcome, value = await self._commit(keys=[meta_key, state_key, events_key, idem], args=args)
+        keys = [meta_key, state_key, events_key, idem, *keys_for_game(game_id)]
+        outcome, value = await self._commit(keys=keys, args=args)
         outcome = _decode(outcome)
         if outcome == "ok":
             return "ok", int(_decode(value))
@@ -325,15 +383,21 @@ class GameStore:
         value: Any = await self.redis.get(self.idempotency_key(game_id, seat, key))
         return value if value is None or isinstance(value, bytes) else str(value).encode()
 
-    async def set_status(self, game_id: str, game_type: str, status: str) -> None:
-        """Move an active game to ``status`` (e.g. aborted)."""
-        outcome, value = await self._set_status(keys=[_keys(game_id)[0]], args=[status])
+    async def set_status(self, game_id: str, game_type: str, status: str) -> str:
+        """Move a waiting or active game to ``status`` (e.g. aborted); return its former status."""
+        queue, _ = keys_for_game(game_id)
+        outcome, value = await self._set_status(keys=[_keys(game_id)[0], queue], args=[status, game_id])
         outcome = _decode(outcome)
         if outcome == "missing":
             raise GameNotFound(game_id)
         if outcome == "not_active":
             raise GameNotActive(_decode(value))
         await self.mark_inactive(game_type, game_id)
+        return _decode(value)
+
+    async def mark_active(self, game_type: str, game_id: str) -> None:
+        """Add a game that just started to the active index."""
+        await self.redis.sadd(_active_index(game_type), game_id)
 
     async def mark_inactive(self, game_type: str, game_id: str) -> None:
         """Drop a finished (or aborted) game from the active index."""
