@@ -19,6 +19,7 @@ from gateway.cors import install_cors, parse_origins
 from gateway.docs import install_docs
 from gateway.edge import EdgeMiddleware, Metrics
 from gateway.limits import Limiter, LimitMetrics, LimitsMiddleware
+from gateway.lobby_routes import router as lobby_router
 from gateway.openapi import build_openapi
 from gateway.problems import Problem, problem_response
 from gateway.routes import router
@@ -71,6 +72,7 @@ def create_app(settings: GatewaySettings | None = None) -> FastAPI:
     limited: Callable[..., Any] = LimitsMiddleware
     app.add_middleware(limited, limiter=app.state.limiter)
     install_docs(app, "Chaiwala")
+    app.include_router(lobby_router)
     wrapped: Callable[..., Any] = EdgeMiddleware  # keeps mypy quiet about the middleware factory type
     app.add_middleware(wrapped, metrics=app.state.metrics)  # outside the limits, so it counts refusals too
     install_cors(app, parse_origins(settings.cors_origins))  # outermost: even a last-resort 500 is readable

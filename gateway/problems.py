@@ -25,7 +25,17 @@ GRPC_STATUS = {
     grpc.StatusCode.DEADLINE_EXCEEDED: 504,
 }
 # Codes whose HTTP status differs from their gRPC status's default.
-CODE_STATUS = {"game_not_active": 409, "game_over": 409, "precondition_required": 428}
+CODE_STATUS = {
+    "game_not_active": 409,
+    "game_over": 409,
+    "precondition_required": 428,
+    # The lifecycle's refusals of a game's current state (gRPC FAILED_PRECONDITION).
+    "game_not_waiting": 409,
+    "game_full": 409,
+    "seat_taken": 409,
+    "seat_open": 409,
+    "already_resigned": 409,
+}
 TITLES = {
     400: "Bad request",
     401: "Unauthenticated",

@@ -231,7 +231,15 @@ async def create_game(request: Request) -> Response:
     stub = _backends(request).stubs.get(body.game_type)
     if stub is None:
         raise Problem(400, "unknown_game_type", f"unknown game_type {body.game_type!r}")
-    grpc_request = rules_pb2.CreateGameRequest(players=body.players, client_seed=body.client_seed)
+    grpc_request = rules_pb2.CreateGameRequest(
+        players=body.players,
+        client_seed=body.client_seed,
+        visibility=body.visibility,
+        on_timeout=body.on_timeout,
+        timeouts_to_resign=body.timeouts_to_resign,
+    )
+    if body.HasField("clock"):
+        grpc_request.clock.CopyFrom(body.clock)
     if body.HasField("seed"):
         grpc_request.seed = body.seed
     if body.HasField("options"):

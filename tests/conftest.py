@@ -15,7 +15,7 @@ from services.common.embedded_redis import start_redis
 from services.common.logs import configure_logging, flush_logs
 from services.common.registry import available_game_types
 from tests.support import secrets
-from tests.support.stack import Gateway, Services
+from tests.support.stack import ConductorProcess, Gateway, Services
 
 
 @dataclass
@@ -91,12 +91,22 @@ def services(redis_url: str) -> Iterator[Services]:
 
 
 @pytest.fixture(scope="session")
-def stack(services: Services, game_types: list[str]) -> Iterator[dict[str, object]]:
-    """One rules service per game and a gateway routing to them (open: no API keys)."""
+def conductor(redis_url: str, tmp_path_factory: pytest.TempPathFactory) -> Iterator[ConductorProcess]:
+    """One real conductor process over the session's Redis: it plays every bot and clock."""
+    process = ConductorProcess(redis_url, tmp_path_factory.mktemp("conductor") / "conductor.log")
+    try:
+        yield process
+    finally:
+        process.stop()
+
+
+@pytest.fixture(scope="session")
+def stack(services: Services, game_types: list[str], conductor: ConductorProcess) -> Iterator[dict[str, object]]:
+    """One rules service per game, a gateway routing to them (open: no API keys) and a conductor."""
     running = {game: services.start(game) for game in game_types}
     gateway = Gateway({game: svc.address for game, svc in running.items()}, redis_url=services.redis_url)
     try:
-        yield {"url": gateway.url, "services": running, "gateway": gateway}
+        yield {"url": gateway.url, "services": running, "gateway": gateway, "conductor": conductor}
     finally:
         gateway.stop()
         for svc in running.values():

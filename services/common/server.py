@@ -34,7 +34,6 @@ async def create_server(
     store: GameStore,
     addr: str = "127.0.0.1:0",
     api_keys: frozenset[str] = frozenset(),
-    bot_budget: int = 20_000,
 ) -> tuple[aio.Server, int, RulesServicer]:
     """Build and start a rules service for ``game_type`` on ``addr``; return it and its bound port.
 
@@ -51,7 +50,7 @@ async def create_server(
             ("grpc.max_connection_age_grace_ms", 60 * 1000),
         ],
     )
-    servicer = RulesServicer(engine, store, api_keys, bot_budget)
+    servicer = RulesServicer(engine, store, api_keys)
     rules_pb2_grpc.add_RulesServiceServicer_to_server(servicer, server)
     health_servicer = health.aio.HealthServicer()
     health_pb2_grpc.add_HealthServicer_to_server(health_servicer, server)
@@ -83,7 +82,6 @@ async def serve(game_type: str, settings: ServiceSettings) -> None:
         store,
         f"{settings.grpc_host}:{settings.grpc_port}",
         settings.api_key_set(),
-        settings.bot_move_budget,
     )
     start_http_server(settings.metrics_port, addr=settings.grpc_host)
     log.info("serving", game_type=game_type, port=port, metrics_port=settings.metrics_port)

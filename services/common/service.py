@@ -8,39 +8,51 @@ from __future__ import annotations
 
 import secrets
 from collections.abc import AsyncIterator, Sequence
-from dataclasses import replace
 from typing import Any
 
 from google.protobuf import any_pb2
 from grpc import aio
 
 from chaiwala.v1 import rules_pb2, rules_pb2_grpc
+from services.clock import clock as clocks
 from services.common import errors, metrics, protojson, sentences
 from services.common.engine import BadConfig, Engine, IllegalMove, Move, Result
 from services.common.interceptors import BEARER
+from services.common.lifecycle import (
+    Lifecycle,
+    attention_due,
+    clocked_seats,
+    last_seat_standing,
+    rank_with_resignations,
+)
 from services.common.logs import get_logger
+from services.common.resignation import ResignRpcs
 from services.common.runner import Match, Snapshot
 from services.common.store import (
     Commit,
     Fairness,
     GameMeta,
+    GameNotActive,
     GameStore,
-    StoreError,
+    LogEntry,
+    NewGame,
     VersionConflict,
+    hash_token,
     new_game_id,
+    new_token,
 )
-from services.fairness import chain, seeding
-from services.common.store import Commit, GameMeta, GameStore, StoreError, VersionConflict
 from services.common.tickets import StreamTickets
+from services.fairness import chain, seeding
+from services.lobby import seats as lobby_seats
+from services.lobby.creation import lifecycle_from, waiting_snapshot
+from services.lobby.listing import GameIndex
+from services.lobby.rpcs import LobbyRpcs
 
 log = get_logger("service")
 
 MAX_MOVES_PER_SUBMIT = 200
-MAX_PLAYER_NAME = 64
 MAX_IDEMPOTENCY_KEY = 128
 RETRIES_WITHOUT_EXPECTED_VERSION = 5
-# Bot moves committed per script call while several bots move in a row.
-BOT_BATCH = 64
 
 
 def result_dict(result: Result | None) -> dict[str, Any] | None:
@@ -57,22 +69,30 @@ def result_message(result: dict[str, Any] | None) -> rules_pb2.GameResult | None
     return rules_pb2.GameResult(scores=result["scores"], ranking=result["ranking"], winners=result["winners"])
 
 
-class RulesServicer(rules_pb2_grpc.RulesServiceServicer):
-    """RulesService for one engine, backed by a :class:`GameStore`."""
+class RulesServicer(LobbyRpcs, ResignRpcs, rules_pb2_grpc.RulesServiceServicer):
+    """RulesService for one engine, backed by a :class:`GameStore`.
 
-    def __init__(self, engine: Engine, store: GameStore, api_keys: frozenset[str], bot_budget: int = 20_000) -> None:
+    Bots never play here: a commit records in Redis that the game needs attention
+    and a conductor (``services.conductor``) plays the bots and clock timeouts.
+    """
+
+    def __init__(self, engine: Engine, store: GameStore, api_keys: frozenset[str]) -> None:
         self.engine = engine
         self.store = store
         self.api_keys = api_keys
-        self.bot_budget = bot_budget
         self.game_type = engine.game_type
         self.sentences = sentences.sentences_for(engine.game_type)
         self.tickets = StreamTickets(store.redis)
+        self.index = GameIndex(store.redis)
 
     # ---- helpers ---------------------------------------------------------------
 
     def _canonical(self, move: Move) -> bytes:
         return protojson.identity(self.game_type, "Move", move)
+
+    def match(self, snapshot: bytes) -> Match:
+        """The in-memory match of a stored snapshot."""
+        return self._match(snapshot)
 
     def _match(self, snapshot: bytes) -> Match:
         return Match(engine=self.engine, snapshot=Snapshot.from_json(snapshot), canonical=self._canonical)
@@ -102,7 +122,7 @@ class RulesServicer(rules_pb2_grpc.RulesServiceServicer):
         seat = meta.seat_of_token(token)
         if seat is not None:
             return seat
-        if self._is_api_key(token):
+        if self._is_api_key(token) or meta.is_host(token):
             return None
         raise errors.unauthenticated("unknown bearer token for this game")
 
@@ -118,22 +138,24 @@ class RulesServicer(rules_pb2_grpc.RulesServiceServicer):
             raise errors.unauthenticated("this call needs the seat token of a player of this game")
         return seat
 
-    def _seats(self, meta: GameMeta) -> list[rules_pb2.Seat]:
-        return [rules_pb2.Seat(seat=i, name=p["name"], bot=p.get("bot", "")) for i, p in enumerate(meta.players)]
-
-    def _game_message(self, meta: GameMeta, match: Match, seat: int | None) -> rules_pb2.Game:
+    def _game_message(self, meta: GameMeta, match: Match | None, seat: int | None) -> rules_pb2.Game:
+        lifecycle = Lifecycle.from_dict(meta.lifecycle)
         game = rules_pb2.Game(
             game_id=meta.game_id,
             game_type=self.game_type,
             status=meta.status,
             version=meta.version,
-            to_act=match.to_act() if meta.status == "active" else [],
-            state=self._pack("State", self.engine.view(match.state, seat)),
-            seats=self._seats(meta),
+            to_act=match.to_act() if match is not None and meta.status == "active" else [],
+            seats=lobby_seats.seat_messages(meta.players, lifecycle.resigned),
+            visibility=meta.visibility,
             seed_commitment=meta.fairness.seed_commitment,
             seed_source=meta.fairness.seed_source,
             log_head=meta.log_head,
         )
+        if match is not None:
+            game.state.CopyFrom(self._pack("State", self.engine.view(match.state, seat)))
+        if lifecycle.clock is not None:
+            game.clock.CopyFrom(_clock_message(lifecycle.clock, meta.status))
         result = result_message(meta.result)
         if result is not None:
             game.result.CopyFrom(result)
@@ -148,6 +170,25 @@ class RulesServicer(rules_pb2_grpc.RulesServiceServicer):
         except sentences.TextError as error:
             log.warning("text_missing", game_type=self.game_type, error=str(error))
             return ""
+
+    def _entry_messages(
+        self,
+        entry: LogEntry,
+        viewer: int | None,
+        skip_to: int = -1,
+        words: tuple[list[str], str] = ([], sentences.DEFAULT_LANGUAGE),
+    ) -> list[rules_pb2.GameEvent]:
+        """The events of one log entry as ``viewer`` may see them (lifecycle entries are public)."""
+        if not entry.kind:
+            return self._event_messages(
+                entry.version, entry.seat, entry.events, viewer, skip_to, entry_hash=entry.hash, words=words
+            )
+        if skip_to >= 0:
+            return []
+        message = rules_pb2.GameEvent(version=entry.version, index=0, kind=entry.kind, hash=entry.hash)
+        if entry.seat is not None:
+            message.seat = entry.seat
+        return [message]
 
     def _event_messages(
         self,
@@ -186,6 +227,10 @@ class RulesServicer(rules_pb2_grpc.RulesServiceServicer):
         except protojson.BadMessage as error:
             raise errors.invalid("malformed_move", str(error)) from None
 
+    def count_bot_move(self, bot: str) -> None:
+        """Count one move played by a server-side bot (the conductor's)."""
+        metrics.BOT_MOVES.labels(self.game_type, bot).inc()
+
     def _record_finish(self, meta: GameMeta, result: Result, moves: int) -> None:
         metrics.GAMES_FINISHED.labels(self.game_type).inc()
         metrics.GAME_LENGTH.labels(self.game_type).observe(moves)
@@ -218,45 +263,50 @@ class RulesServicer(rules_pb2_grpc.RulesServiceServicer):
         except protojson.BadMessage as error:
             raise errors.invalid("bad_options", str(error)) from None
 
-    def _players_from(self, request: rules_pb2.CreateGameRequest) -> list[dict[str, str]]:
-        bots = self.engine.bots()
-        players = []
-        for index, spec in enumerate(request.players):
-            # Checked before trimming: str.strip() would silently drop U+0085 and other separators.
-            if not spec.name.isprintable():
-                raise errors.invalid("bad_player", "player names may only contain printable characters")
-            name = spec.name.strip(" ") or f"Player {index + 1}"
-            if len(name) > MAX_PLAYER_NAME:
-                raise errors.invalid("bad_player", f"player names are at most {MAX_PLAYER_NAME} characters")
-            if spec.bot and spec.bot not in bots:
-                raise errors.invalid("unknown_bot", f"no bot named {spec.bot!r}; choose from {sorted(bots)}")
-            players.append({"name": name, "bot": spec.bot})
-        return players
-
     async def CreateGame(
         self, request: rules_pb2.CreateGameRequest, context: aio.ServicerContext
     ) -> rules_pb2.CreateGameResponse:
-        """Set a game up, store it, and let bots play if they move first."""
+        """Store a game: active at once when every seat is filled, else waiting for players.
+
+        Bots never move here: a conductor plays them, so the answer is at version 0.
+        """
         self._require_operator("creating a game")
-        players = self._players_from(request)
+        visibility = lobby_seats.visibility_of(request.visibility)
+        players = lobby_seats.players_from(request.players, sorted(self.engine.bots()), visibility)
         game_id = new_game_id(self.game_type)
         fairness, seed = self._seed_for(request, game_id)
+        lifecycle = lifecycle_from(request, len(players))
+        waiting = any(lobby_seats.is_open(p) for p in players)
+        now = clocks.now_ms()
         try:
             options = self.engine.validate_options(len(players), self._options_from(request))
-            match = Match.start(self.engine, len(players), seed, options, canonical=self._canonical)
+            match = None
+            if not waiting:
+                match = Match.start(self.engine, len(players), seed, options, canonical=self._canonical)
         except BadConfig as error:
             raise errors.invalid(error.code, error.message) from None
-        snapshot = match.snapshot.to_json()
-        tokens = await self.store.create(
-            game_id,
-            seed,
-            options,
-            players,
-            snapshot,
-            [],
-            fairness,
-            self._genesis(game_id, fairness, options, players, snapshot),
+        tokens = ["" if lobby_seats.is_open(p) else new_token() for p in players]
+        host_token = new_token()
+        attention = None
+        if match is not None:
+            clocks.advance(lifecycle.clock, (), match.to_act(), clocked_seats(players, lifecycle), now)
+            attention = attention_due(players, lifecycle, match.to_act(), now)
+        game = NewGame(
+            game_id=game_id,
+            seed=seed,
+            options=options,
+            players=players,
+            token_hashes=[hash_token(t) if t else "" for t in tokens],
+            host_hash=hash_token(host_token),
+            status="waiting" if waiting else "active",
+            snapshot=waiting_snapshot() if match is None else match.snapshot.to_json(),
+            lifecycle=lifecycle.to_dict(),
+            visibility=visibility,
+            created_ms=now,
+            attention_ms=attention,
         )
+        game_id = await self.store.create(game)
+        await self.index.record(self.game_type, visibility, game.status, game_id, now)
         metrics.GAMES_CREATED.labels(self.game_type).inc()
         # Never the seed or the secret: while the game runs they would reveal every draw.
         log.info(
@@ -266,14 +316,16 @@ class RulesServicer(rules_pb2_grpc.RulesServiceServicer):
             players=len(players),
             seed_source=fairness.seed_source,
         )
-        status, version = "active", 0
-        if _bot_to_act(players, match.to_act()):
-            await self.play_bots(game_id)
-            meta = await self.store.meta(game_id)
-            status, version = meta.status, meta.version
-        seats = [rules_pb2.Seat(seat=i, name=p["name"], bot=p["bot"], token=tokens[i]) for i, p in enumerate(players)]
+        seats = lobby_seats.seat_messages(players, [])
+        for seat, token in zip(seats, tokens, strict=True):
+            seat.token = token
         return rules_pb2.CreateGameResponse(
-            game_id=game_id, game_type=self.game_type, status=status, version=version, seats=seats
+            game_id=game_id,
+            game_type=self.game_type,
+            status=game.status,
+            version=0,
+            seats=seats,
+            host_token=host_token,
         )
 
     def _seed_for(self, request: rules_pb2.CreateGameRequest, game_id: str) -> tuple[Fairness, int]:
@@ -292,7 +344,7 @@ class RulesServicer(rules_pb2_grpc.RulesServiceServicer):
         return Fairness(secret.hex(), commitment, seeding.SOURCE_SERVER, client_seed), seed
 
     def _genesis(
-        self, game_id: str, fairness: Fairness, options: dict[str, Any], players: list[dict[str, str]], snapshot: bytes
+        self, game_id: str, fairness: Fairness, options: dict[str, Any], players: list[dict[str, Any]], snapshot: bytes
     ) -> tuple[str, str]:
         """The chain's first hash and the set-up snapshot's digest."""
         setup = chain.digest(snapshot)
@@ -303,7 +355,11 @@ class RulesServicer(rules_pb2_grpc.RulesServiceServicer):
         """The game as the caller may see it."""
         meta, snapshot = await self.store.load(request.game_id)
         self._check_type(meta)
-        return self._game_message(meta, self._match(snapshot), self._viewer(meta))
+        return self._game_message(meta, self._match_of(meta, snapshot), self._viewer(meta))
+
+    def _match_of(self, meta: GameMeta, snapshot: bytes) -> Match | None:
+        """The match of a started game; ``None`` while it waits for players."""
+        return None if meta.status == "waiting" else self._match(snapshot)
 
     def _check_type(self, meta: GameMeta) -> None:
         if meta.game_type != self.game_type:
@@ -316,7 +372,7 @@ class RulesServicer(rules_pb2_grpc.RulesServiceServicer):
         meta, snapshot = await self.store.load(request.game_id)
         self._check_type(meta)
         seat = self._seat_viewer(meta)
-        if meta.status != "active":
+        if meta.status != "active" or seat in Lifecycle.from_dict(meta.lifecycle).resigned:
             return rules_pb2.LegalMoves(version=meta.version)
         moves = self.engine.legal_moves(self._match(snapshot).state, seat)
         names, language = _words(meta, context)
@@ -353,9 +409,6 @@ class RulesServicer(rules_pb2_grpc.RulesServiceServicer):
                 if expected is not None or attempts >= RETRIES_WITHOUT_EXPECTED_VERSION:
                     raise errors.conflict(error.current) from None
                 meta, snapshot = await self.store.load(request.game_id)
-        # Reload and hand over to the bots only when one of them is to act now.
-        if response.status == "active" and _bot_to_act(meta.players, response.to_act):
-            await self.play_bots(request.game_id)
         return response
 
     async def _submit_once(
@@ -370,6 +423,8 @@ class RulesServicer(rules_pb2_grpc.RulesServiceServicer):
     ) -> rules_pb2.SubmitMovesResponse:
         if meta.status != "active":
             raise errors.illegal("game_not_active", f"the game is {meta.status}")
+        if seat in Lifecycle.from_dict(meta.lifecycle).resigned:
+            raise errors.forbidden("seat_resigned", "this seat resigned; a bot plays it now")
         if expected is not None and expected != meta.version:
             raise errors.conflict(meta.version)
         match = self._match(snapshot)
@@ -388,35 +443,54 @@ class RulesServicer(rules_pb2_grpc.RulesServiceServicer):
             )
             if self.engine.is_over(match.state) and len(commits) < len(moves):
                 raise errors.illegal("game_over", "the game ended before the last moves of the batch")
-        response, _head = await self._commit(meta, match, commits, seat, key, language)
-        return response
+        return await self.commit_entries(meta, match, commits, seat, key, language=language)
 
-    async def _commit(
+    def settle(self, meta: GameMeta, match: Match, lifecycle: Lifecycle) -> tuple[Result | None, str]:
+        """The result and status after a commit: the engine's result re-ranked for resignations,
+        or the last seat standing's win, or ``aborted`` when a timeout policy aborted it."""
+        if meta.status == "aborted":
+            return None, "aborted"
+        result = last_seat_standing(len(meta.players), lifecycle)
+        if result is None:
+            engine_result = self.engine.result(match.state)
+            result = None if engine_result is None else rank_with_resignations(engine_result, lifecycle.resigned)
+        return result, "finished" if result is not None else "active"
+
+    async def commit_entries(
         self,
         meta: GameMeta,
         match: Match,
         commits: list[Commit],
         seat: int | None,
         key: str = "",
+        lifecycle: Lifecycle | None = None,
         language: str = sentences.DEFAULT_LANGUAGE,
-    ) -> tuple[rules_pb2.SubmitMovesResponse, str]:
-        """Seal and commit ``commits``; return the answer and the new log head."""
+    ) -> rules_pb2.SubmitMovesResponse:
+        """Seal and commit ``commits`` against ``meta.version``: snapshot, status, result, clock and
+        the game's next attention (bot due now, or a clock deadline), all in one atomic step.
+
+        ``meta.status == "aborted"`` asks for an abort (a timeout policy); ``seat`` is the
+        submitting seat (``None`` for the conductor), whose answer carries its view and events.
+        """
         commits = chain.seal(self.game_type, meta.log_head, meta.version + 1, commits)
-        result = self.engine.result(match.state)
-        status = "finished" if result is not None else "active"
+        lifecycle = lifecycle or Lifecycle.from_dict(meta.lifecycle)
+        result, status = self.settle(meta, match, lifecycle)
+        to_act = match.to_act() if status == "active" else []
+        now = clocks.now_ms()
+        movers = [item.seat for item in commits if not item.kind]
+        clocks.advance(lifecycle.clock, movers, to_act, clocked_seats(meta.players, lifecycle), now)
+        attention = attention_due(meta.players, lifecycle, to_act, now) if status == "active" else None
         new_version = meta.version + len(commits)
-        response = rules_pb2.SubmitMovesResponse(
-            version=new_version, status=status, to_act=match.to_act() if result is None else []
-        )
+        response = rules_pb2.SubmitMovesResponse(version=new_version, status=status, to_act=to_act)
         if seat is not None:
             # Only a seat's own submission needs the view and events; bots' moves skip the work.
             response.state.CopyFrom(self._pack("State", self.engine.view(match.state, seat)))
             words = (_names(meta), language)
             for offset, item in enumerate(commits):
-                version = meta.version + offset + 1
-                response.events.extend(
-                    self._event_messages(version, item.seat, item.events, seat, entry_hash=item.hash, words=words)
+                entry = LogEntry(
+                    meta.version + offset + 1, item.seat, item.bot, item.move, item.events, hash=item.hash, kind=item.kind
                 )
+                response.events.extend(self._entry_messages(entry, seat, words=words))
         idem_key = self.store.idempotency_key(meta.game_id, seat, key) if seat is not None else ""
         outcome, value = await self.store.commit(
             meta.game_id,
@@ -427,63 +501,20 @@ class RulesServicer(rules_pb2_grpc.RulesServiceServicer):
             commits,
             idempotency_key=idem_key,
             answer=response.SerializeToString(),
+            lifecycle=lifecycle.to_dict(),
+            attention_ms=attention,
             previous_head=meta.log_head,
         )
         if outcome == "idempotent":
             assert isinstance(value, bytes)
-            return rules_pb2.SubmitMovesResponse.FromString(value), ""
-        metrics.MOVES_ACCEPTED.labels(self.game_type).inc(len(commits))
-        if result is not None:
+            return rules_pb2.SubmitMovesResponse.FromString(value)
+        metrics.MOVES_ACCEPTED.labels(self.game_type).inc(len([c for c in commits if not c.kind]))
+        if status != "active":
             await self.store.mark_inactive(self.game_type, meta.game_id)
+            await self.index.record(self.game_type, meta.visibility, status, meta.game_id, meta.created_ms)
+        if result is not None:
             self._record_finish(meta, result, new_version)
         return response, commits[-1].hash
-
-    async def play_bots(self, game_id: str) -> int:
-        """Let bot seats move while it is their turn; return how many moves they made.
-
-        Consecutive bot moves are committed in batches (one script call, one snapshot
-        write per batch), each move still getting its own version and stream entry.
-        Safe with several service instances: a batch is committed against the version
-        it was computed from, and a conflict means another instance is already
-        playing, so this one stops.
-        """
-        meta, snapshot = await self.store.load(game_id)
-        match = self._match(snapshot)
-        bots = self.engine.bots()
-        played = 0
-        pending: list[Commit] = []
-        while meta.status == "active" and played < self.bot_budget:
-            seat = next((s for s in match.to_act() if meta.players[s].get("bot")), None)
-            if seat is not None:
-                bot_name = meta.players[seat]["bot"]
-                move, events = self._bot_move(match, bots, bot_name, seat, meta.version + len(pending))
-                metrics.BOT_MOVES.labels(self.game_type, bot_name).inc()
-                digest = chain.digest(match.snapshot.to_json())
-                pending.append(Commit(seat=seat, bot=bot_name, move=move, events=events, state_digest=digest))
-                played += 1
-            over = self.engine.is_over(match.state)
-            if pending and (seat is None or over or len(pending) >= BOT_BATCH or played >= self.bot_budget):
-                try:
-                    response, head = await self._commit(meta, match, pending, None)
-                except StoreError:
-                    break  # another instance moved the game on (or it was aborted): it carries on
-                meta = replace(meta, version=response.version, status=response.status, log_head=head)
-                pending = []
-            if seat is None:
-                break
-        return played
-
-    def _bot_move(
-        self, match: Match, bots: dict[str, Any], bot_name: str, seat: int, salt: int
-    ) -> tuple[Move, list[dict[str, Any]]]:
-        """Play the bot's move; a bot that fails or cheats is replaced by the random bot for that move."""
-        try:
-            move = match.bot_move(bots[bot_name], seat, salt)
-            return move, match.play(seat, move)
-        except Exception:
-            log.exception("bot_failed", game_type=self.game_type, bot=bot_name, seat=seat)
-            move = match.bot_move(bots["random"], seat, salt)
-            return move, match.play(seat, move)
 
     async def ListEvents(
         self, request: rules_pb2.ListEventsRequest, context: aio.ServicerContext
@@ -497,11 +528,7 @@ class RulesServicer(rules_pb2_grpc.RulesServiceServicer):
         words = _words(meta, context)
         for entry in await self.store.entries(request.game_id, after):
             skip_to = skip if entry.version == request.after else -1
-            response.events.extend(
-                self._event_messages(
-                    entry.version, entry.seat, entry.events, viewer, skip_to, entry_hash=entry.hash, words=words
-                )
-            )
+            response.events.extend(self._entry_messages(entry, viewer, skip_to, words=words))
         return response
 
     async def WatchEvents(
@@ -517,18 +544,16 @@ class RulesServicer(rules_pb2_grpc.RulesServiceServicer):
         async for entry in self.store.follow(request.game_id, after, block_ms=2_000):
             if entry is None:
                 meta = await self.store.meta(request.game_id)
-                if meta.status != "active" and delivered >= meta.version:
+                if _over(meta.status) and delivered >= meta.version:
                     return
                 continue
             delivered = entry.version
             skip_to = skip if entry.version == request.after else -1
-            for message in self._event_messages(
-                entry.version, entry.seat, entry.events, viewer, skip_to, entry_hash=entry.hash, words=words
-            ):
+            for message in self._entry_messages(entry, viewer, skip_to, words=words):
                 yield message
             if entry.version >= meta.version:
                 meta = await self.store.meta(request.game_id)
-                if meta.status != "active" and delivered >= meta.version:
+                if _over(meta.status) and delivered >= meta.version:
                     return
 
     async def CreateStreamTicket(
@@ -546,7 +571,7 @@ class RulesServicer(rules_pb2_grpc.RulesServiceServicer):
         """Seed, options, players and every move; unfinished games need an operator key."""
         meta = await self.store.meta(request.game_id)
         self._check_type(meta)
-        if meta.status == "active":
+        if not _over(meta.status):
             self._require_operator("the replay of an unfinished game")
         over = meta.status != "active"
         replay = rules_pb2.Replay(
@@ -566,32 +591,38 @@ class RulesServicer(rules_pb2_grpc.RulesServiceServicer):
         for entry in await self.store.entries(request.game_id, -1):
             if entry.version == 0:
                 replay.genesis_hash = entry.hash
-            if entry.move is None or entry.seat is None:
+            if entry.seat is None:
                 continue
-            replay.moves.append(
-                rules_pb2.ReplayMove(
-                    version=entry.version,
-                    seat=entry.seat,
-                    move=self._pack("Move", entry.move),
-                    bot=entry.bot,
-                    hash=entry.hash,
-                    state_digest=entry.state_digest,
-                )
+            move = rules_pb2.ReplayMove(
+                version=entry.version,
+                seat=entry.seat,
+                bot=entry.bot,
+                kind=entry.kind,
+                hash=entry.hash,
+                state_digest=entry.state_digest,
             )
+            if entry.move is not None:
+                move.move.CopyFrom(self._pack("Move", entry.move))
+            replay.moves.append(move)
         result = result_message(meta.result)
         if result is not None:
             replay.result.CopyFrom(result)
         return replay
 
     async def AbortGame(self, request: rules_pb2.AbortGameRequest, context: aio.ServicerContext) -> rules_pb2.Game:
-        """Stop an active game for good (operators only)."""
-        self._require_operator("aborting a game")
+        """Stop a waiting or active game for good (operators, or the game's host)."""
         meta = await self.store.meta(request.game_id)
         self._check_type(meta)
-        await self.store.set_status(request.game_id, self.game_type, "aborted")
+        if not meta.is_host(BEARER.get()):
+            self._require_operator("aborting a game")
+        try:
+            await self.store.set_status(request.game_id, self.game_type, "aborted")
+        except GameNotActive as error:
+            raise errors.illegal("game_not_active", f"the game is {error.status}") from None
+        await self.index.record(self.game_type, meta.visibility, "aborted", meta.game_id, meta.created_ms)
         log.info("game_aborted", game_type=self.game_type, game_id=meta.game_id, reason=request.reason[:200])
         meta, snapshot = await self.store.load(request.game_id)
-        return self._game_message(meta, self._match(snapshot), None)
+        return self._game_message(meta, self._match_of(meta, snapshot), None)
 
 
 def _require_pin(expected: int | None, key: str) -> None:
@@ -606,9 +637,26 @@ def _require_pin(expected: int | None, key: str) -> None:
         )
 
 
-def _bot_to_act(players: Sequence[dict[str, str]], to_act: Sequence[int]) -> bool:
-    """Whether a bot seat is among the seats that must decide now."""
-    return any(players[seat].get("bot") for seat in to_act)
+
+def _over(status: str) -> bool:
+    """Whether a game can change no more."""
+    return status in ("finished", "aborted")
+
+
+def _clock_message(clock: clocks.Clock, status: str) -> rules_pb2.Clock:
+    """The clock as every viewer sees it: remaining time per seat and the deadlines of seats to act."""
+    now = clocks.now_ms()
+    message = rules_pb2.Clock()
+    for seat, left in clocks.remaining_s(clock, now).items():
+        message.remaining_s[seat] = left
+    if status != "active":
+        return message
+    running = clocks.deadlines(clock)
+    for clocked, deadline in running.items():
+        message.deadlines[str(clocked)] = clocks.rfc3339(deadline)
+    if running:
+        message.deadline = clocks.rfc3339(min(running.values()))
+    return message
 
 
 def _resume_point(after: int, after_index: int | None) -> tuple[int, int]:

@@ -22,8 +22,6 @@ class ServiceSettings(BaseSettings):
     insecure_open: bool = False
     log_format: str = "json"
     log_level: str = "info"
-    # Upper bound on bot moves played in one request, so one RPC cannot run away.
-    bot_move_budget: int = 20_000
 
     def api_key_set(self) -> frozenset[str]:
         """The configured operator keys; empty means the service is open (local dev)."""

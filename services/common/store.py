@@ -7,11 +7,15 @@ script never crosses shards):
   status, version, result.
 * ``game:{G}:state``  – the latest snapshot (engine state + RNG), JSON.
 * ``game:{G}:events`` – stream, one entry per accepted move with ID ``<version>-1``
-  (creation is ``0-1``): seat, bot, move and the unredacted events.  This is the
+  (creation, or the start of a game that waited for players, is ``0-1``): seat, bot,
+  move, the unredacted events and a kind ("" for a move; "timeout", "resign" for
+  lifecycle entries without a move).  This is the
   log of truth; the snapshot is only a cache of replaying it.
 * ``game:{G}:idem:<seat>:<key>`` – the first answer to an idempotent submission.
 
-A per-game-type set ``chaiwala:active:<type>`` indexes active games for metrics.
+A per-game-type set ``chaiwala:active:<type>`` indexes active games for metrics; the
+conductor's work queue (:mod:`services.common.attention`) and the lobby's listing
+index (:mod:`services.lobby.listing`) live beside them.
 """
 
 from __future__ import annotations
@@ -28,6 +32,9 @@ from redis import exceptions as redis_errors
 from redis.asyncio.cluster import RedisCluster
 from redis.asyncio.retry import Retry
 from redis.backoff import NoBackoff
+
+from services.common.attention import keys_for_game, score_arg
+from services.common.attention import new_game_id as new_game_id
 
 IDEMPOTENCY_TTL_SECONDS = 24 * 3600
 # Redis unreachable: fail fast and try once more on a fresh connection (a pooled one may be
@@ -46,10 +53,12 @@ UNAVAILABLE_ERRORS: tuple[type[BaseException], ...] = (
     OSError,
 )
 
-# KEYS: meta, state, events, idem (always a key of the game's slot, so Redis Cluster accepts it)
+# KEYS: meta, state, events, idem (always a key of the game's slot, so Redis Cluster accepts it),
+#       attention queue and claims of the game's shard (same slot, see services.common.attention)
 # ARGV: expected version, snapshot, status, result json, idem answer, idem ttl, entry count,
-#       use idem ('1'/'0'), previous log head, new log head,
-#       then per entry: seat, bot, move json, events json, chain hash, state digest
+#       use idem ('1'/'0'), lifecycle json, attention score ('' = none), game id,
+#       previous log head, new log head,
+#       then per entry: seat, bot, move json, events json, kind, chain hash, state digest
 _COMMIT = """
 local use_idem = ARGV[8] == '1'
 if use_idem then
@@ -62,27 +71,32 @@ if meta[2] ~= 'active' then return {'not_active', meta[2]} end
 local version = tonumber(meta[1])
 if version ~= tonumber(ARGV[1]) then return {'conflict', meta[1]} end
 -- The chain must continue from the head stored with this version (a second guard beside it).
-if (redis.call('HGET', KEYS[1], 'log_head') or '') ~= ARGV[9] then return {'conflict', meta[1]} end
+if (redis.call('HGET', KEYS[1], 'log_head') or '') ~= ARGV[12] then return {'conflict', meta[1]} end
 local count = tonumber(ARGV[7])
 for i = 0, count - 1 do
-  local base = 11 + i * 6
+  local base = 14 + i * 7
   version = version + 1
   redis.call('XADD', KEYS[3], version .. '-1', 'seat', ARGV[base], 'bot', ARGV[base + 1],
-             'move', ARGV[base + 2], 'events', ARGV[base + 3], 'hash', ARGV[base + 4], 'digest', ARGV[base + 5])
+             'move', ARGV[base + 2], 'events', ARGV[base + 3], 'kind', ARGV[base + 4],
+             'hash', ARGV[base + 5], 'digest', ARGV[base + 6])
 end
 redis.call('SET', KEYS[2], ARGV[2])
-redis.call('HSET', KEYS[1], 'version', version, 'status', ARGV[3], 'result', ARGV[4], 'log_head', ARGV[10])
+redis.call('HSET', KEYS[1], 'version', version, 'status', ARGV[3], 'result', ARGV[4], 'lifecycle', ARGV[9],
+           'log_head', ARGV[13])
 if use_idem then redis.call('SET', KEYS[4], ARGV[5], 'EX', tonumber(ARGV[6])) end
+redis.call('HDEL', KEYS[6], ARGV[11])
+if ARGV[10] == '' then redis.call('ZREM', KEYS[5], ARGV[11]) else redis.call('ZADD', KEYS[5], ARGV[10], ARGV[11]) end
 return {'ok', tostring(version)}
 """
 
-# KEYS: meta.  ARGV: new status.
+# KEYS: meta, attention queue.  ARGV: new status, game id.  Waiting or active games only.
 _SET_STATUS = """
 local status = redis.call('HGET', KEYS[1], 'status')
 if not status then return {'missing', ''} end
-if status ~= 'active' then return {'not_active', status} end
+if status ~= 'active' and status ~= 'waiting' then return {'not_active', status} end
 redis.call('HSET', KEYS[1], 'status', ARGV[1])
-return {'ok', ARGV[1]}
+redis.call('ZREM', KEYS[2], ARGV[2])
+return {'ok', status}
 """
 
 
@@ -135,12 +149,21 @@ class GameMeta:
     result: dict[str, Any] | None
     fairness: Fairness = field(default_factory=lambda: Fairness("", "", "", ""))
     log_head: str = ""
+    lifecycle: dict[str, Any] = field(default_factory=dict)
+    host_hash: str = ""
+    visibility: str = "public"
+    created_ms: int = 0
+    lobby_rev: int = 0
+
+    def is_host(self, token: str) -> bool:
+        """Whether ``token`` is this game's host token."""
+        return bool(self.host_hash) and secrets.compare_digest(self.host_hash, hash_token(token))
 
     def seat_of_token(self, token: str) -> int | None:
         """The seat a bearer token belongs to, if any."""
         digest = hash_token(token)
         for seat, stored in enumerate(self.token_hashes):
-            if secrets.compare_digest(stored, digest):
+            if stored and secrets.compare_digest(stored, digest):
                 return seat
         return None
 
@@ -156,22 +179,54 @@ class LogEntry:
     events: list[dict[str, Any]]
     hash: str = ""
     state_digest: str = ""
+    kind: str = ""
 
 
 @dataclass(frozen=True)
 class Commit:
-    """One move to append: who, which bot (or ""), the move and its unredacted events.
+    """One entry to append: who, which bot (or ""), the move and its unredacted events.
 
-    ``state_digest`` is the digest of the snapshot the move produced and ``hash`` the entry's
+    ``kind`` is "" for a move; lifecycle entries ("timeout", "resign") have no move.
+    ``state_digest`` is the digest of the snapshot the entry produced and ``hash`` the entry's
     chain hash (both set by :func:`services.fairness.chain.seal` before committing).
     """
 
     seat: int
     bot: str
-    move: dict[str, Any]
+    move: dict[str, Any] | None
     events: list[dict[str, Any]]
+    kind: str = ""
     state_digest: str = ""
     hash: str = ""
+
+
+@dataclass(frozen=True)
+class NewGame:
+    """Everything :meth:`GameStore.create` stores for a new game.
+
+    ``genesis`` (the chain's first hash and the set-up snapshot's digest) is set for a game
+    that starts at once; a game that waits for players gets it when it starts.
+    """
+
+    game_id: str
+    seed: int
+    options: dict[str, Any]
+    players: list[dict[str, Any]]
+    token_hashes: list[str]
+    host_hash: str
+    status: str
+    snapshot: bytes
+    lifecycle: dict[str, Any]
+    visibility: str
+    created_ms: int
+    attention_ms: int | None
+    fairness: Fairness
+    genesis: tuple[str, str] | None
+
+    @property
+    def game_type(self) -> str:
+        """The game type named by the id."""
+        return game_type_of(self.game_id)
 
 
 def hash_token(token: str) -> str:
@@ -184,11 +239,6 @@ def new_token() -> str:
     return secrets.token_urlsafe(32)
 
 
-def new_game_id(game_type: str) -> str:
-    """A fresh, URL-safe game id; its prefix names the game type so the gateway can route it."""
-    return f"{game_type}-{secrets.token_hex(12)}"
-
-
 def game_type_of(game_id: str) -> str:
     """The game type named by a game id's prefix ("" if the id is malformed)."""
     prefix, _, rest = game_id.rpartition("-")
@@ -197,9 +247,13 @@ def game_type_of(game_id: str) -> str:
     return prefix
 
 
-def _keys(game_id: str) -> tuple[str, str, str]:
+def game_keys(game_id: str) -> tuple[str, str, str]:
+    """Meta, state and events keys of a game (one hash slot)."""
     tag = f"game:{{{game_id}}}"
     return f"{tag}:meta", f"{tag}:state", f"{tag}:events"
+
+
+_keys = game_keys
 
 
 def _active_index(game_type: str) -> str:
@@ -224,6 +278,7 @@ def _entry(fields: dict[Any, Any], entry_id: bytes | str) -> LogEntry:
         events=orjson.loads(data.get("events") or "[]"),
         hash=data.get("hash", ""),
         state_digest=data.get("digest", ""),
+        kind=data.get("kind", ""),
     )
 
 
@@ -253,49 +308,48 @@ class GameStore:
         """Release connections."""
         await self.redis.aclose()
 
-    async def create(
-        self,
-        game_id: str,
-        seed: int,
-        options: dict[str, Any],
-        players: list[dict[str, str]],
-        snapshot: bytes,
-        creation_events: list[dict[str, Any]],
-        fairness: Fairness,
-        genesis: tuple[str, str],
-    ) -> list[str]:
-        """Store a new game; return one fresh token per seat (never stored in clear).
+    async def create(self, game: NewGame) -> str:
+        """Store a new game (and its first attention, atomically); return its id.
 
-        ``genesis`` is the chain's first hash and the digest of the set-up snapshot.
+        A game that waits for players gets its ``0-1`` stream entry when it starts.
         """
-        game_type = game_type_of(game_id)
-        tokens = [new_token() for _ in players]
+        game_id = game.game_id
         meta_key, state_key, events_key = _keys(game_id)
+        queue, _ = keys_for_game(game_id)
         async with self.redis.pipeline(transaction=True) as pipe:
             pipe.hset(
                 meta_key,
                 mapping={
-                    "game_type": game_type,
-                    "seed": seed,
-                    "options": orjson.dumps(options),
-                    "players": orjson.dumps(players),
-                    "token_hashes": orjson.dumps([hash_token(t) for t in tokens]),
-                    "status": "active",
+                    "game_type": game.game_type,
+                    "seed": game.seed,
+                    "options": orjson.dumps(game.options),
+                    "players": orjson.dumps(game.players),
+                    "token_hashes": orjson.dumps(game.token_hashes),
+                    "host_hash": game.host_hash,
+                    "status": game.status,
                     "version": 0,
                     "result": "",
-                    "server_secret": fairness.server_secret,
-                    "seed_commitment": fairness.seed_commitment,
-                    "seed_source": fairness.seed_source,
-                    "client_seed": fairness.client_seed,
-                    "log_head": genesis[0],
+                    "lifecycle": orjson.dumps(game.lifecycle),
+                    "visibility": game.visibility,
+                    "created_ms": game.created_ms,
+                    "lobby_rev": 0,
+                    "server_secret": game.fairness.server_secret,
+                    "seed_commitment": game.fairness.seed_commitment,
+                    "seed_source": game.fairness.seed_source,
+                    "client_seed": game.fairness.client_seed,
+                    "log_head": game.genesis[0] if game.genesis else "",
                 },
             )
-            pipe.set(state_key, snapshot)
-            creation: dict[Any, Any] = {"seat": "", "bot": "", "move": "", "events": orjson.dumps(creation_events)}
-            pipe.xadd(events_key, {**creation, "hash": genesis[0], "digest": genesis[1]}, id="0-1")
+            pipe.set(state_key, game.snapshot)
+            if game.genesis is not None:
+                creation: dict[Any, Any] = {"seat": "", "bot": "", "move": "", "events": b"[]", "kind": ""}
+                pipe.xadd(events_key, {**creation, "hash": game.genesis[0], "digest": game.genesis[1]}, id="0-1")
+            if game.attention_ms is not None:
+                pipe.zadd(queue, {game_id: game.attention_ms})
             await pipe.execute()
-        await self.redis.sadd(_active_index(game_type), game_id)
-        return tokens
+        if game.status == "active":
+            await self.redis.sadd(_active_index(game.game_type), game_id)
+        return game_id
 
     async def load(self, game_id: str) -> tuple[GameMeta, bytes]:
         """Metadata and snapshot, read together atomically."""
@@ -335,6 +389,11 @@ class GameStore:
                 client_seed=data.get("client_seed", ""),
             ),
             log_head=data.get("log_head", ""),
+            lifecycle=orjson.loads(data["lifecycle"]) if data.get("lifecycle") else {},
+            host_hash=data.get("host_hash", ""),
+            visibility=data.get("visibility") or "public",
+            created_ms=int(data.get("created_ms") or 0),
+            lobby_rev=int(data.get("lobby_rev") or 0),
         )
 
     async def commit(
@@ -347,6 +406,8 @@ class GameStore:
         commits: Sequence[Commit],
         idempotency_key: str = "",
         answer: bytes = b"",
+        lifecycle: dict[str, Any] | None = None,
+        attention_ms: int | None = None,
         previous_head: str = "",
     ) -> tuple[str, int | bytes]:
         """Append moves atomically if the game is still at ``expected_version``.
@@ -367,21 +428,19 @@ class GameStore:
             IDEMPOTENCY_TTL_SECONDS,
             len(commits),
             "1" if idempotency_key else "0",
+            orjson.dumps(lifecycle or {}),
+            score_arg(attention_ms),
+            game_id,
             previous_head,
             commits[-1].hash if commits else previous_head,
         ]
         for item in commits:
-            args += [
-                item.seat,
-                item.bot,
-                orjson.dumps(item.move),
-                orjson.dumps(item.events),
-                item.hash,
-                item.state_digest,
-            ]
+            move = orjson.dumps(item.move) if item.move is not None else ""
+            args += [item.seat, item.bot, move, orjson.dumps(item.events), item.kind, item.hash, item.state_digest]
         # Without an idempotency key a placeholder of the same slot keeps the script single-slot.
         idem = idempotency_key or f"game:{{{game_id}}}:idem:-"
-        outcome, value = await self._commit(keys=[meta_key, state_key, events_key, idem], args=args)
+        keys = [meta_key, state_key, events_key, idem, *keys_for_game(game_id)]
+        outcome, value = await self._commit(keys=keys, args=args)
         outcome = _decode(outcome)
         if outcome == "ok":
             return "ok", int(_decode(value))
@@ -404,15 +463,21 @@ class GameStore:
         value: Any = await self.redis.get(self.idempotency_key(game_id, seat, key))
         return value if value is None or isinstance(value, bytes) else str(value).encode()
 
-    async def set_status(self, game_id: str, game_type: str, status: str) -> None:
-        """Move an active game to ``status`` (e.g. aborted)."""
-        outcome, value = await self._set_status(keys=[_keys(game_id)[0]], args=[status])
+    async def set_status(self, game_id: str, game_type: str, status: str) -> str:
+        """Move a waiting or active game to ``status`` (e.g. aborted); return its former status."""
+        queue, _ = keys_for_game(game_id)
+        outcome, value = await self._set_status(keys=[_keys(game_id)[0], queue], args=[status, game_id])
         outcome = _decode(outcome)
         if outcome == "missing":
             raise GameNotFound(game_id)
         if outcome == "not_active":
             raise GameNotActive(_decode(value))
         await self.mark_inactive(game_type, game_id)
+        return _decode(value)
+
+    async def mark_active(self, game_type: str, game_id: str) -> None:
+        """Add a game that just started to the active index."""
+        await self.redis.sadd(_active_index(game_type), game_id)
 
     async def mark_inactive(self, game_type: str, game_id: str) -> None:
         """Drop a finished (or aborted) game from the active index."""

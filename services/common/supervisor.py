@@ -1,7 +1,8 @@
 """``make run``: the whole stack on one machine, as separate supervised processes.
 
 Starts an embedded Redis (unless ``REDIS_URL`` is set), one rules service per game
-whose engine is present, and the gateway on http://127.0.0.1:8000.  A child that
+whose engine is present, one conductor (bots and clocks; metrics on
+``CHAIWALA_RUN_CONDUCTOR_METRICS_PORT``, default 9100) and the gateway on http://127.0.0.1:8000.  A child that
 dies is restarted with a growing back-off; Ctrl-C (or SIGTERM) stops them all.
 """
 
@@ -106,6 +107,13 @@ def _children(redis_url: str, games: list[str]) -> list[Child]:
         "CHAIWALA_GAMES": ",".join(games),
         **{f"CHAIWALA_SERVICE_{g.upper()}": f"127.0.0.1:{grpc_ports[g]}" for g in games},
     }
+    conductor_env = {
+        **base,
+        "REDIS_URL": redis_url,
+        "CHAIWALA_GRPC_HOST": "127.0.0.1",
+        "CHAIWALA_METRICS_PORT": os.environ.get("CHAIWALA_RUN_CONDUCTOR_METRICS_PORT", "9100"),
+    }
+    children.append(Child("conductor", [python, "-m", "services.conductor"], conductor_env))
     children.append(Child("gateway", [python, "-m", "gateway"], gateway_env))
     return children
 

@@ -23,7 +23,8 @@ from typing import Any
 from google.protobuf import json_format
 
 from services.common import protojson
-from services.common.engine import IllegalMove, Move
+from services.common.engine import IllegalMove, Move, Result
+from services.common.lifecycle import Lifecycle, last_seat_standing, rank_with_resignations
 from services.common.registry import ENGINES, engine_for
 from services.common.runner import Match
 from services.fairness import chain, seeding
@@ -128,14 +129,18 @@ def _canonical(game_type: str) -> Callable[[Move], bytes]:
     return canonical
 
 
-def _replay_entry(match: Match, game_type: str, previous: str, entry: dict[str, Any], expected: int) -> str:
-    """Apply one log entry and check it; return its hash."""
+def _replay_entry(
+    match: Match, game_type: str, previous: str, entry: dict[str, Any], expected: int, resigned: list[int]
+) -> str:
+    """Apply one log entry and check it; return its hash.  A ``resign`` entry adds to ``resigned``."""
     version = int(entry.get("version", 0))
     _require(version == expected, expected, f"expected version {expected}, found {version}")
     seat = int(entry.get("seat", 0))
     kind = entry.get("kind", "")
     move = {k: v for k, v in (entry.get("move") or {}).items() if k != "@type"}
     move_digest = ""
+    if kind == "resign":
+        resigned.append(seat)
     if kind == "":
         try:
             match.play(seat, move)
@@ -151,8 +156,21 @@ def _replay_entry(match: Match, game_type: str, previous: str, entry: dict[str, 
     return entry_hash
 
 
-def _check_result(match: Match, replay: dict[str, Any], version: int) -> None:
+def _settled(match: Match, seats: int, resigned: list[int]) -> Result | None:
+    """The result as the platform settles it: resigned seats rank last; a lone seat left wins."""
+    lifecycle = Lifecycle(resigned=resigned)
+    alone = last_seat_standing(seats, lifecycle)
+    if alone is not None:
+        return alone
     result = match.engine.result(match.state)
+    return None if result is None else rank_with_resignations(result, resigned)
+
+
+def _check_result(match: Match, replay: dict[str, Any], version: int, resigned: list[int]) -> None:
+    if replay.get("status") == "aborted":
+        _require(replay.get("result") is None, version, "an aborted game states a result")
+        return
+    result = _settled(match, len(replay.get("players") or []), resigned)
     stated: dict[str, Any] | None = replay.get("result")
     if result is None:
         _require(stated is None, version, "the replay states a result but the game is not over")
@@ -173,10 +191,11 @@ def verify_replay(replay: dict[str, Any]) -> Verdict:
         _field(replay, "game_id")
         match, head = _start(replay, _check_seed(replay))
         _require(replay.get("genesis_hash") == head, 0, "the genesis hash differs from the header and set-up")
+        resigned: list[int] = []
         for expected, entry in enumerate(entries, start=1):
-            head = _replay_entry(match, replay["game_type"], head, entry, expected)
+            head = _replay_entry(match, replay["game_type"], head, entry, expected, resigned)
         _require(replay.get("log_head") == head, len(entries), "the log head differs from the last entry's hash")
-        _check_result(match, replay, len(entries))
+        _check_result(match, replay, len(entries), resigned)
     except _Diverged as failure:
         return Verdict(game_id, len(entries), failure.divergence)
     return Verdict(game_id, len(entries))

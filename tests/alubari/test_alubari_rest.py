@@ -9,7 +9,7 @@ from typing import Any
 import httpx
 import pytest
 
-from tests.support.client import assert_problem, auth, create_game, play_humans_to_end
+from tests.support.client import assert_problem, auth, create_game, play_humans_to_end, wait_over
 
 GAME = "alubari"
 
@@ -27,7 +27,7 @@ def client(stack: dict[str, Any]) -> httpx.Client:
 def test_random_bots_finish_over_rest(client: httpx.Client, players: int) -> None:
     bots = [{"name": f"bot{i}", "bot": "random"} for i in range(players)]
     created = create_game(client, GAME, bots, seed=700 + players)
-    final = client.get(f"/v1/games/{created['game_id']}").json()
+    final = wait_over(client, created["game_id"])
     assert final["status"] == "finished" and final["state"]["stage"] == "OVER"
     assert len(final["result"]["scores"]) == players and final["result"]["winners"]
     assert [row["total"] for row in final["state"]["final_scores"]] == final["result"]["scores"]

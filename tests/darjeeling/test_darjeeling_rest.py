@@ -7,7 +7,7 @@ from typing import Any
 import httpx
 import pytest
 
-from tests.support.client import auth, create_game
+from tests.support.client import auth, create_game, wait_over
 
 GAME = "darjeeling"
 
@@ -26,7 +26,7 @@ def client(stack: dict[str, Any]) -> httpx.Client:
 def test_random_bots_finish_over_rest(client: httpx.Client, region: str, players: int) -> None:
     bots = [{"name": f"bot{i}", "bot": "random"} for i in range(players)]
     created = create_game(client, GAME, bots, seed=500 + players, options={"region": region})
-    final = client.get(f"/v1/games/{created['game_id']}").json()
+    final = wait_over(client, created["game_id"])
     assert final["status"] == "finished"
     assert final["state"]["region"] == region and final["state"]["phase"] == "GAME_OVER"
     result = final["result"]

@@ -3,14 +3,17 @@
 from __future__ import annotations
 
 import asyncio
+import time
 from typing import Any
 
 import grpc
+import httpx
 import orjson
 import pytest
 from google.protobuf import descriptor_pb2
 from grpc_health.v1 import health_pb2, health_pb2_grpc
 from grpc_reflection.v1alpha import reflection_pb2, reflection_pb2_grpc
+from prometheus_client.parser import text_string_to_metric_families
 
 from chaiwala.v1 import rules_pb2, rules_pb2_grpc
 from services.common import protojson
@@ -31,6 +34,38 @@ def _new_game(stub: rules_pb2_grpc.RulesServiceStub, players: list[tuple[str, st
     return stub.CreateGame(
         rules_pb2.CreateGameRequest(players=[rules_pb2.PlayerSpec(name=n, bot=b) for n, b in players], seed=seed)
     )
+
+
+def _wait_over(stub: rules_pb2_grpc.RulesServiceStub, game_id: str, seconds: float = 180) -> rules_pb2.Game:
+    """Poll GetGame until the conductor has played the game to its end (bounded)."""
+    deadline = time.monotonic() + seconds
+    while True:
+        game = stub.GetGame(rules_pb2.GetGameRequest(game_id=game_id))
+        if game.status in ("finished", "aborted"):
+            return game
+        assert time.monotonic() < deadline, f"{game_id} not over after {seconds}s"
+        time.sleep(0.02)
+
+
+async def _wait_over_async(stub: rules_pb2_grpc.RulesServiceStub, game_id: str, seconds: float = 180) -> Any:
+    """``_wait_over`` on an aio stub."""
+    deadline = time.monotonic() + seconds
+    while True:
+        game = await stub.GetGame(rules_pb2.GetGameRequest(game_id=game_id))
+        if game.status in ("finished", "aborted"):
+            return game
+        assert time.monotonic() < deadline, f"{game_id} not over after {seconds}s"
+        await asyncio.sleep(0.02)
+
+
+def _conductor_sample(stack: dict[str, Any], name: str, **labels: str) -> float:
+    """One sample of the conductor process's Prometheus metrics."""
+    text = httpx.get(f"http://127.0.0.1:{stack['conductor'].metrics_port}/metrics", timeout=10).text
+    for family in text_string_to_metric_families(text):
+        for sample in family.samples:
+            if sample.name == name and all(sample.labels.get(k) == v for k, v in labels.items()):
+                return float(sample.value)
+    return 0.0
 
 
 def test_every_service_reports_serving_and_offers_reflection(stack: dict[str, Any]) -> None:
@@ -113,7 +148,7 @@ def test_watch_events_resumes_from_a_version(stack: dict[str, Any]) -> None:
     channel, stub = _stub(stack)
     with channel:
         created = _new_game(stub, [("r1", "random"), ("r2", "random")], seed=4)
-        game = stub.GetGame(rules_pb2.GetGameRequest(game_id=created.game_id))
+        game = _wait_over(stub, created.game_id)
         assert game.status == "finished"
         everything = list(stub.WatchEvents(rules_pb2.WatchEventsRequest(game_id=created.game_id, after=0)))
         assert everything and everything[-1].version == game.version
@@ -128,6 +163,7 @@ def test_replay_from_the_stream_reproduces_the_stored_snapshot(stack: dict[str, 
     channel, stub = _stub(stack)
     with channel:
         created = _new_game(stub, [("h", "heuristic"), ("r", "random"), ("h2", "heuristic")], seed=123)
+        _wait_over(stub, created.game_id)
         replay = stub.GetReplay(rules_pb2.GetReplayRequest(game_id=created.game_id))
     assert replay.status == "finished" and replay.moves
     engine = engine_for(GAME)
@@ -187,7 +223,7 @@ def test_concurrent_bot_games_do_not_interfere(stack: dict[str, Any]) -> None:
                 for seed in (1, 1, 2)
             ]
             created = await asyncio.gather(*(stub.CreateGame(r) for r in requests))
-            games = await asyncio.gather(*(stub.GetGame(rules_pb2.GetGameRequest(game_id=c.game_id)) for c in created))
+            games = await asyncio.gather(*(_wait_over_async(stub, c.game_id) for c in created))
             return [
                 protojson.unpack(GAME, "State", g.state) == protojson.unpack(GAME, "State", games[0].state)
                 for g in games
@@ -204,11 +240,12 @@ def test_service_metrics_count_games_moves_and_refusals(stack: dict[str, Any]) -
         return REGISTRY.get_sample_value(name, labels) or 0.0
 
     before_created = sample("chaiwala_games_created_total", game_type=GAME)
-    before_finished = sample("chaiwala_games_finished_total", game_type=GAME)
+    before_finished = _conductor_sample(stack, "chaiwala_games_finished_total", game_type=GAME)
     before_rejected = sample("chaiwala_moves_rejected_total", game_type=GAME, code="not_your_turn")
     channel, stub = _stub(stack)
     with channel:
-        _new_game(stub, [("r1", "random"), ("r2", "random")], seed=31)
+        bots = _new_game(stub, [("r1", "random"), ("r2", "random")], seed=31)
+        _wait_over(stub, bots.game_id)
         created = _new_game(stub, [("a", ""), ("b", "")], seed=32)
         legal = stub.ListLegalMoves(
             rules_pb2.ListLegalMovesRequest(game_id=created.game_id),
@@ -222,10 +259,12 @@ def test_service_metrics_count_games_moves_and_refusals(stack: dict[str, Any]) -
                 metadata=(("authorization", f"Bearer {created.seats[1].token}"),),
             )
     assert sample("chaiwala_games_created_total", game_type=GAME) == before_created + 2
-    assert sample("chaiwala_games_finished_total", game_type=GAME) == before_finished + 1
     assert sample("chaiwala_moves_rejected_total", game_type=GAME, code="not_your_turn") == before_rejected + 1
-    assert sample("chaiwala_bot_moves_total", game_type=GAME, bot="random") > 0
-    assert sample("chaiwala_game_length_moves_count", game_type=GAME) >= 1
-    assert sample("chaiwala_final_score_count", game_type=GAME) >= 2
+    # Bots play in the conductor process, which counts their moves and the games they finish.
+    assert _conductor_sample(stack, "chaiwala_games_finished_total", game_type=GAME) >= before_finished + 1
+    assert _conductor_sample(stack, "chaiwala_bot_moves_total", game_type=GAME, bot="random") > 0
+    assert _conductor_sample(stack, "chaiwala_game_length_moves_count", game_type=GAME) >= 1
+    assert _conductor_sample(stack, "chaiwala_final_score_count", game_type=GAME) >= 2
+    assert _conductor_sample(stack, "chaiwala_conductor_bot_move_seconds_count", game_type=GAME) > 0
     denied = sample("chaiwala_rpc_requests_total", game_type=GAME, method="SubmitMoves", code="PERMISSION_DENIED")
     assert denied >= 1

@@ -55,6 +55,12 @@ def _kill_redis_and_see_it_come_back(process: subprocess.Popen[bytes], url: str)
     assert statuses[-1] == 201, statuses
     (restarted,) = _redis_children(process)
     assert restarted.pid != redis_server.pid
+def _wait_finished(url: str, game_id: str, seconds: float = 120) -> None:
+    """The supervisor's conductor plays the all-bot game to its end (bounded wait)."""
+    deadline = time.monotonic() + seconds
+    while httpx.get(f"{url}/v1/games/{game_id}", timeout=10).json()["status"] != "finished":
+        assert time.monotonic() < deadline, "the conductor did not finish the bot game"
+        time.sleep(0.05)
 
 
 @pytest.mark.slow
@@ -69,11 +75,13 @@ def test_supervisor_starts_everything_and_ctrl_c_stops_it(tmp_path: Path) -> Non
         if port not in ports and port != http_port:
             ports.append(port)
     grpc_ports, metrics_ports = ports[:games], ports[games:]
+    conductor_metrics = free_port()
     env = {
         **os.environ,
         "CHAIWALA_HTTP_PORT": str(http_port),
         "CHAIWALA_RUN_GRPC_PORTS": ",".join(map(str, grpc_ports)),
         "CHAIWALA_RUN_METRICS_PORTS": ",".join(map(str, metrics_ports)),
+        "CHAIWALA_RUN_CONDUCTOR_METRICS_PORT": str(conductor_metrics),
         "CHAIWALA_REDIS_PORT": str(free_port()),
         "CHAIWALA_VAR_DIR": str(tmp_path),
         "CHAIWALA_LOG_LEVEL": "warning",
@@ -85,7 +93,7 @@ def test_supervisor_starts_everything_and_ctrl_c_stops_it(tmp_path: Path) -> Non
         ready = _wait_ready(url, process)
         assert "darjeeling" in ready["services"]  # type: ignore[operator]
         children = psutil.Process(process.pid).children(recursive=True)
-        assert len(children) >= 3  # redis-server, at least one rules service, the gateway
+        assert len(children) >= 4  # redis-server, at least one rules service, the conductor, the gateway
         created = httpx.post(
             f"{url}/v1/games",
             json={
@@ -95,9 +103,11 @@ def test_supervisor_starts_everything_and_ctrl_c_stops_it(tmp_path: Path) -> Non
             timeout=60,
         )
         assert created.status_code == 201
+        _wait_finished(url, created.json()["game_id"])
         scraped = httpx.get(f"http://127.0.0.1:{metrics_ports[GAME_ORDER.index('darjeeling')]}/metrics", timeout=5).text
         assert 'chaiwala_games_created_total{game_type="darjeeling"} 1.0' in scraped
-        assert 'chaiwala_games_finished_total{game_type="darjeeling"} 1.0' in scraped
+        conducted = httpx.get(f"http://127.0.0.1:{conductor_metrics}/metrics", timeout=5).text
+        assert 'chaiwala_games_finished_total{game_type="darjeeling"} 1.0' in conducted
         assert "chaiwala_rpc_duration_seconds_bucket" in scraped
         assert (tmp_path / "redis" / "appendonly.aof").exists() or any((tmp_path / "redis").glob("appendonly*"))
         _kill_redis_and_see_it_come_back(process, url)

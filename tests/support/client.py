@@ -2,10 +2,16 @@
 
 from __future__ import annotations
 
-from collections.abc import Iterator
+import time
+from collections.abc import Callable, Iterator
 from typing import Any
 
 import httpx
+
+# Bots play in the conductor, after the request that made them due: tests wait for them,
+# boundedly, by polling the game (never by sleeping a fixed time).
+WAIT_SECONDS = 180.0
+POLL_SECONDS = 0.02
 
 
 def auth(token: str) -> dict[str, str]:
@@ -72,11 +78,40 @@ def sse_events(response: httpx.Response) -> Iterator[dict[str, str]]:
         message[name] = value[1:] if value.startswith(" ") else value
 
 
+def wait_for_game(
+    client: httpx.Client,
+    game_id: str,
+    done: Callable[[dict[str, Any]], bool],
+    headers: dict[str, str] | None = None,
+    seconds: float = WAIT_SECONDS,
+) -> dict[str, Any]:
+    """Poll GET /v1/games/{id} until ``done(game)``; fail after ``seconds``."""
+    deadline = time.monotonic() + seconds
+    while True:
+        response = client.get(f"/v1/games/{game_id}", headers=headers or {})
+        assert response.status_code == 200, response.text
+        game: dict[str, Any] = response.json()
+        if done(game):
+            return game
+        assert time.monotonic() < deadline, f"game {game_id} still not there after {seconds}s: {game['status']}"
+        time.sleep(POLL_SECONDS)
+
+
+def wait_over(client: httpx.Client, game_id: str, seconds: float = WAIT_SECONDS) -> dict[str, Any]:
+    """Wait until the game is finished or aborted (the conductor plays its bots)."""
+    return wait_for_game(client, game_id, lambda g: g["status"] in ("finished", "aborted"), seconds=seconds)
+
+
+def wait_for_humans(client: httpx.Client, game_id: str, humans: Any) -> dict[str, Any]:
+    """Wait until one of ``humans`` (seats) is to act, or the game is over."""
+    return wait_for_game(client, game_id, lambda g: g["status"] != "active" or any(s in humans for s in g["to_act"]))
+
+
 def play_humans_to_end(
     client: httpx.Client, game_id: str, tokens: dict[int, str], pick: Any, max_moves: int = 20_000
 ) -> int:
     """Play the human seats with ``pick(moves)`` using only legal-moves and moves; return moves made."""
-    game = client.get(f"/v1/games/{game_id}").json()
+    game = wait_for_humans(client, game_id, tokens)
     status, to_act = game["status"], game["to_act"]
     made = 0
     while status == "active":
@@ -93,7 +128,7 @@ def play_humans_to_end(
         made += 1
         answer = response.json()
         if answer["status"] == "active" and not any(s in tokens for s in answer["to_act"]):
-            # Bots moved after our move: the answer predates them, so look again.
-            answer = client.get(f"/v1/games/{game_id}").json()
+            # Bots are to act: the conductor plays them after our move, so wait for our turn.
+            answer = wait_for_humans(client, game_id, tokens)
         status, to_act = answer["status"], answer["to_act"]
     return made

@@ -1,19 +1,24 @@
-"""The real stack for tests: rules services on ephemeral gRPC ports and a uvicorn gateway.
+"""The real stack for tests: rules services on ephemeral gRPC ports, a uvicorn gateway, conductors.
 
 Services run on an asyncio loop in a background thread (real ``grpc.aio`` servers
 on real sockets); the gateway runs under a real ``uvicorn.Server`` in another
-thread.  Redis is real too (see ``tests/conftest.py``).
+thread; conductors are real subprocesses.  Redis is real too (see ``tests/conftest.py``).
 """
 
 from __future__ import annotations
 
 import asyncio
+import os
+import signal
 import socket
+import subprocess
+import sys
 import threading
 import time
 from collections.abc import Coroutine
 from concurrent.futures import Future
 from dataclasses import dataclass, field
+from pathlib import Path
 from typing import Any, TypeVar
 
 import uvicorn
@@ -22,12 +27,14 @@ from grpc import aio
 from gateway.app import create_app
 from gateway.server import uvicorn_config
 from gateway.settings import GatewaySettings
+from services.common.processes import stop_process
 from services.common.server import create_server
 from services.common.service import RulesServicer
 from services.common.store import GameStore
 from tests.support import secrets
 
 T = TypeVar("T")
+ROOT = Path(__file__).resolve().parents[2]
 
 
 class LoopThread:
@@ -144,3 +151,48 @@ class Gateway:
         self.server.should_exit = True
         self.thread.join(timeout=10)
         self.sock.close()
+
+
+class ConductorProcess:
+    """A real conductor: ``python -m services.conductor`` in its own process, over one Redis."""
+
+    def __init__(self, redis_url: str, log_path: Path, cluster: bool = False) -> None:
+        self.log_path = log_path
+        self.log = log_path.open("ab")
+        env = {
+            **os.environ,
+            "REDIS_URL": redis_url,
+            "CHAIWALA_REDIS_CLUSTER": "true" if cluster else "false",
+            "CHAIWALA_METRICS_PORT": str(free_port()),
+            "CHAIWALA_GRPC_HOST": "127.0.0.1",
+            "CHAIWALA_LOG_FORMAT": "console",
+            "CHAIWALA_LOG_LEVEL": "warning",
+        }
+        self.metrics_port = int(env["CHAIWALA_METRICS_PORT"])
+        self.process = subprocess.Popen(
+            [sys.executable, "-m", "services.conductor"], env=env, cwd=ROOT, stdout=self.log, stderr=self.log
+        )
+
+    @property
+    def pid(self) -> int:
+        """The conductor's process id."""
+        return self.process.pid
+
+    def kill(self) -> None:
+        """SIGKILL: no clean-up at all, as when a machine dies."""
+        self.process.send_signal(signal.SIGKILL)
+        self.process.wait(timeout=10)
+        self.log.close()
+
+    def stop(self) -> None:
+        """SIGTERM, then SIGKILL if it lingers."""
+        stop_process(self.process)
+        self.log.close()
+
+
+def free_port() -> int:
+    """A TCP port free right now on 127.0.0.1."""
+    with socket.socket() as sock:
+        sock.bind(("127.0.0.1", 0))
+        port: int = sock.getsockname()[1]
+        return port

@@ -1,0 +1,122 @@
+"""REST routes of the match lifecycle: the listing, join, leave, kick, start, resign.
+
+Each forwards to the game's rules service (``JoinGame``, ``LeaveGame``, ...), so
+REST and gRPC refuse the same requests with the same codes.  ``GET /v1/games``
+without ``game_type`` asks every rules service and merges their pages newest first.
+"""
+
+from __future__ import annotations
+
+import asyncio
+from datetime import datetime
+from typing import Any
+
+from fastapi import APIRouter, Request
+from fastapi.responses import Response
+
+from chaiwala.v1 import rest_pb2, rules_pb2
+from gateway.problems import Problem
+from gateway.routes import JSON, _backends, _call, _parse, _read_json, _rpc, _settings, _stub_for
+from services.common import protojson
+from services.lobby.listing import encode_cursor
+
+router = APIRouter()
+MAX_PAGE_SIZE = 100
+
+
+def _page_size(request: Request) -> int:
+    text = request.query_params.get("page_size", "20")
+    if not (text.isascii() and text.isdigit()) or not 1 <= int(text) <= MAX_PAGE_SIZE:
+        raise Problem(400, "bad_page_size", f"page_size is a number from 1 to {MAX_PAGE_SIZE}")
+    return int(text)
+
+
+def _flag(request: Request, name: str) -> bool:
+    text = request.query_params.get(name, "false").lower()
+    if text not in ("true", "false", "1", "0"):
+        raise Problem(400, f"bad_{name}", f"{name} is true or false")
+    return text in ("true", "1")
+
+
+def _listing_request(request: Request) -> rules_pb2.ListGamesRequest:
+    return rules_pb2.ListGamesRequest(
+        status=request.query_params.get("status", ""),
+        open_seats=_flag(request, "open_seats"),
+        visibility=request.query_params.get("visibility", ""),
+        page_size=_page_size(request),
+        page_token=request.query_params.get("page_token", ""),
+    )
+
+
+def _created_ms(game: dict[str, Any]) -> int:
+    return int(datetime.fromisoformat(game["created_at"]).timestamp() * 1000)
+
+
+@router.get("/v1/games")
+async def list_games(request: Request) -> Response:
+    """Games newest first, filtered by type, status, open seats and visibility; cursor-paginated."""
+    listing = _listing_request(request)
+    stubs = _backends(request).stubs
+    wanted = request.query_params.get("game_type", "")
+    if wanted and wanted not in stubs:
+        raise Problem(400, "unknown_game_type", f"unknown game_type {wanted!r}")
+    chosen = [stubs[wanted]] if wanted else [stubs[name] for name in sorted(stubs)]
+    answers = await asyncio.gather(*(_rpc(stub.ListGames(listing, **_call(request))) for stub in chosen))
+    games = [protojson.to_dict(game) for answer in answers for game in answer.games]
+    games.sort(key=lambda game: (_created_ms(game), game["game_id"]), reverse=True)
+    more = len(games) > listing.page_size or any(answer.next_page_token for answer in answers)
+    page = games[: listing.page_size]
+    token = encode_cursor(_created_ms(page[-1]), page[-1]["game_id"]) if more and page else ""
+    return JSON({"games": page, "next_page_token": token})
+
+
+async def _body(request: Request, message: Any, required: bool = True) -> Any:
+    data = await _read_json(request, _settings(request).max_body_bytes, required=required)
+    return _parse(data, message)
+
+
+@router.post("/v1/games/{game_id}/join")
+async def join(game_id: str, request: Request) -> Response:
+    """Take an open seat: ``{"name", "invite"?, "seat"?}`` → ``{"seat", "token", "status"}`` (the token once)."""
+    stub = _stub_for(request, game_id)
+    options = _call(request)
+    body = await _body(request, rest_pb2.JoinGameBody())
+    grpc_request = rules_pb2.JoinGameRequest(game_id=game_id, name=body.name, invite=body.invite)
+    if body.HasField("seat"):
+        grpc_request.seat = body.seat
+    answer = await _rpc(stub.JoinGame(grpc_request, **options))
+    return JSON({"seat": answer.seat, "token": answer.token, "status": answer.status})
+
+
+@router.post("/v1/games/{game_id}/leave")
+async def leave(game_id: str, request: Request) -> Response:
+    """Free the bearer's seat of a waiting game."""
+    stub = _stub_for(request, game_id)
+    answer = await _rpc(stub.LeaveGame(rules_pb2.LeaveGameRequest(game_id=game_id), **_call(request)))
+    return JSON(protojson.to_dict(answer))
+
+
+@router.post("/v1/games/{game_id}/kick")
+async def kick(game_id: str, request: Request) -> Response:
+    """Host: free a filled seat of a waiting game (``{"seat"}``)."""
+    stub = _stub_for(request, game_id)
+    options = _call(request)
+    body = await _body(request, rest_pb2.KickSeatBody())
+    answer = await _rpc(stub.KickSeat(rules_pb2.KickSeatRequest(game_id=game_id, seat=body.seat), **options))
+    return JSON(protojson.to_dict(answer))
+
+
+@router.post("/v1/games/{game_id}/start")
+async def start(game_id: str, request: Request) -> Response:
+    """Host: start a waiting game with the seats filled so far."""
+    stub = _stub_for(request, game_id)
+    answer = await _rpc(stub.StartGame(rules_pb2.StartGameRequest(game_id=game_id), **_call(request)))
+    return JSON(protojson.to_dict(answer))
+
+
+@router.post("/v1/games/{game_id}/resign")
+async def resign(game_id: str, request: Request) -> Response:
+    """The bearer's seat resigns; a bot plays its remaining turns."""
+    stub = _stub_for(request, game_id)
+    answer = await _rpc(stub.ResignGame(rules_pb2.ResignGameRequest(game_id=game_id), **_call(request)))
+    return JSON(protojson.to_dict(answer))

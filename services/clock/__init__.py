@@ -1,0 +1,1 @@
+"""Turn clocks: time controls of games, kept by the platform, never by the engines."""

@@ -1,0 +1,120 @@
+"""Platform state of a game beside its engine state: resignations, timeouts, clock.
+
+It lives in the game's metadata (``lifecycle``, JSON) and is rewritten by every
+commit, atomically with the snapshot.  Everything in it is derived from the log
+(resign and timeout entries) plus the wall-clock times of the commits, so the
+replay of ``seed + log`` reproduces every engine state and result.
+
+Decisions (see README "Match lifecycle"):
+
+* A resigned seat ranks below every seat still playing; among resigned seats the
+  engine's order holds.  Its remaining turns are played by the game's heuristic bot
+  (the random bot where a game has none), so the others can finish.
+* When only one seat is still playing, the game cannot go on meaningfully (a 2-player
+  game): it ends at once and that seat wins, score 1; resigned seats score 0.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Sequence
+from dataclasses import dataclass, field
+from typing import Any
+
+from services.clock import clock as clocks
+from services.common.engine import Result
+
+ON_TIMEOUT = ("bot", "resign", "abort")
+DEFAULT_TIMEOUTS_TO_RESIGN = 3
+
+
+@dataclass
+class Lifecycle:
+    """Resigned seats, timeouts per seat, clock and timeout policy of one game."""
+
+    resigned: list[int] = field(default_factory=list)
+    timeouts: list[int] = field(default_factory=list)
+    clock: clocks.Clock | None = None
+    on_timeout: str = "bot"
+    timeouts_to_resign: int = DEFAULT_TIMEOUTS_TO_RESIGN
+
+    @staticmethod
+    def from_dict(data: dict[str, Any]) -> Lifecycle:
+        """Read the metadata form (missing fields take their defaults)."""
+        return Lifecycle(
+            resigned=list(data.get("resigned", [])),
+            timeouts=list(data.get("timeouts", [])),
+            clock=data.get("clock"),
+            on_timeout=data.get("on_timeout", "bot"),
+            timeouts_to_resign=int(data.get("timeouts_to_resign", DEFAULT_TIMEOUTS_TO_RESIGN)),
+        )
+
+    def to_dict(self) -> dict[str, Any]:
+        """The metadata form."""
+        return {
+            "resigned": self.resigned,
+            "timeouts": self.timeouts,
+            "clock": self.clock,
+            "on_timeout": self.on_timeout,
+            "timeouts_to_resign": self.timeouts_to_resign,
+        }
+
+    def count_timeout(self, seat: int) -> int:
+        """Record one more timeout of ``seat``; return its count."""
+        while len(self.timeouts) <= seat:
+            self.timeouts.append(0)
+        self.timeouts[seat] += 1
+        return self.timeouts[seat]
+
+    def playing(self, seats: int) -> list[int]:
+        """Seats that have not resigned."""
+        return [seat for seat in range(seats) if seat not in self.resigned]
+
+
+def bot_of_seat(players: Sequence[dict[str, Any]], lifecycle: Lifecycle, seat: int, bots: Sequence[str]) -> str:
+    """The bot that plays ``seat`` now: its own, or the stand-in of a resigned seat; "" for a human."""
+    own = str(players[seat].get("bot") or "")
+    if own:
+        return own
+    if seat in lifecycle.resigned:
+        return stand_in_bot(bots)
+    return ""
+
+
+def stand_in_bot(bots: Sequence[str]) -> str:
+    """The bot that plays for resigned or timed-out seats: heuristic where the game has one."""
+    return "heuristic" if "heuristic" in bots else "random"
+
+
+def clocked_seats(players: Sequence[dict[str, Any]], lifecycle: Lifecycle) -> set[int]:
+    """Seats whose clock runs when they are to act: humans still playing."""
+    return {s for s, p in enumerate(players) if not p.get("bot") and s not in lifecycle.resigned}
+
+
+def rank_with_resignations(result: Result, resigned: Sequence[int]) -> Result:
+    """The engine's result with resigned seats ranked below every seat still playing."""
+    if not resigned:
+        return result
+    keys = [(seat in resigned, result.ranking[seat]) for seat in range(len(result.ranking))]
+    ranking = [1 + sum(1 for other in keys if other < keys[s]) for s in range(len(keys))]
+    winners = [s for s in range(len(keys)) if ranking[s] == 1 and s not in resigned]
+    return Result(scores=list(result.scores), ranking=ranking, winners=winners)
+
+
+def last_seat_standing(seats: int, lifecycle: Lifecycle) -> Result | None:
+    """The result when resignations left at most one seat playing (it wins), else ``None``."""
+    playing = lifecycle.playing(seats)
+    if not lifecycle.resigned or len(playing) > 1:
+        return None
+    scores = [1.0 if seat in playing else 0.0 for seat in range(seats)]
+    ranking = [1 if seat in playing else 2 for seat in range(seats)]
+    return Result(scores=scores, ranking=ranking, winners=list(playing))
+
+
+def attention_due(
+    players: Sequence[dict[str, Any]], lifecycle: Lifecycle, to_act: Sequence[int], now: int
+) -> int | None:
+    """When the conductor must look at an active game: now for a bot to act, else the earliest deadline."""
+    if any(players[seat].get("bot") or seat in lifecycle.resigned for seat in to_act):
+        return now
+    deadlines = clocks.deadlines(lifecycle.clock)
+    return min(deadlines.values()) if deadlines else None

@@ -1,0 +1,69 @@
+"""Resigning: the seat leaves the game for good, a bot plays its remaining turns.
+
+Mixed into the ``RulesService``.  A resignation is an entry of the game's log
+(kind ``resign``, with the seat and no move), so replays show it; see
+:mod:`services.common.lifecycle` for how resigned seats rank and when the game ends.
+"""
+
+from __future__ import annotations
+
+from typing import Any
+
+from grpc import aio
+
+from chaiwala.v1 import rules_pb2
+from services.common import errors
+from services.common.lifecycle import Lifecycle
+from services.common.logs import get_logger
+from services.common.runner import Match
+from services.fairness import chain
+from services.common.store import Commit, GameMeta, GameStore, VersionConflict
+
+log = get_logger("service")
+RESIGN_RETRIES = 8
+
+
+class ResignRpcs:
+    """ResignGame; needs the attributes and helpers of the RulesServicer."""
+
+    store: GameStore
+    game_type: str
+
+    def _check_type(self, meta: GameMeta) -> None:
+        raise NotImplementedError
+
+    def _seat_viewer(self, meta: GameMeta) -> int:
+        raise NotImplementedError
+
+    def match(self, snapshot: bytes) -> Match:
+        raise NotImplementedError
+
+    def _game_message(self, meta: GameMeta, match: Match | None, seat: int | None) -> rules_pb2.Game:
+        raise NotImplementedError
+
+    async def commit_entries(self, meta: GameMeta, match: Match, commits: list[Commit], seat: int | None,
+                             key: str = "", lifecycle: Lifecycle | None = None) -> Any:  # fmt: skip
+        raise NotImplementedError
+
+    async def ResignGame(self, request: rules_pb2.ResignGameRequest, context: aio.ServicerContext) -> rules_pb2.Game:
+        """The caller's seat resigns (once); the answer is the game after it."""
+        for _ in range(RESIGN_RETRIES):
+            meta, snapshot = await self.store.load(request.game_id)
+            self._check_type(meta)
+            seat = self._seat_viewer(meta)
+            if meta.status != "active":
+                raise errors.illegal("game_not_active", f"the game is {meta.status}")
+            lifecycle = Lifecycle.from_dict(meta.lifecycle)
+            if seat in lifecycle.resigned:
+                raise errors.illegal("already_resigned", "this seat resigned already")
+            lifecycle.resigned.append(seat)
+            match = self.match(snapshot)
+            entry = Commit(seat=seat, bot="", move=None, events=[], kind="resign", state_digest=chain.digest(snapshot))
+            try:
+                await self.commit_entries(meta, match, [entry], None, lifecycle=lifecycle)
+            except VersionConflict:
+                continue  # a move got in first: resign from the new state
+            log.info("seat_resigned", game_type=self.game_type, game_id=meta.game_id, seat=seat)
+            meta, snapshot = await self.store.load(request.game_id)
+            return self._game_message(meta, self.match(snapshot), seat)
+        raise errors.conflict(meta.version)

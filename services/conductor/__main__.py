@@ -1,0 +1,43 @@
+"""``python -m services.conductor``: run one conductor until SIGTERM/SIGINT."""
+
+from __future__ import annotations
+
+import asyncio
+import signal
+
+from prometheus_client import start_http_server
+
+from services.common.logs import configure_logging, get_logger
+from services.common.settings import ServiceSettings
+from services.common.store import GameStore
+from services.conductor.conductor import Conductor
+
+log = get_logger("conductor")
+
+
+async def serve(settings: ServiceSettings) -> None:
+    """Conduct until asked to stop, then finish the game at hand and exit."""
+    if not settings.redis_url:
+        raise SystemExit("REDIS_URL is not set")
+    store = GameStore.from_url(settings.redis_url, cluster=settings.redis_cluster)
+    conductor = Conductor(store)
+    start_http_server(settings.metrics_port, addr=settings.grpc_host)
+    log.info("conducting", game_types=sorted(conductor.servicers), metrics_port=settings.metrics_port)
+    stop = asyncio.Event()
+    loop = asyncio.get_running_loop()
+    for sig in (signal.SIGTERM, signal.SIGINT):
+        loop.add_signal_handler(sig, stop.set)
+    await asyncio.gather(conductor.run(stop), conductor.report(stop))
+    log.info("stopped")
+    await store.close()
+
+
+def main() -> None:
+    """Entry point."""
+    settings = ServiceSettings()
+    configure_logging(settings.log_format, settings.log_level)
+    asyncio.run(serve(settings))
+
+
+if __name__ == "__main__":
+    main()

@@ -1,0 +1,92 @@
+"""The conductor loop: claim due games from every queue shard, attend to them, repeat.
+
+Any number of conductors may run over one Redis: a claim is a lease in the queue
+(see :mod:`services.common.attention`), so no game is attended by two conductors
+at once, and a conductor that dies (even by SIGKILL) mid-move only delays its
+games until the lease runs out, when another conductor reclaims them.
+"""
+
+from __future__ import annotations
+
+import asyncio
+import contextlib
+import os
+import secrets
+import socket
+
+from services.clock import clock as clocks
+from services.common.attention import SHARD_COUNT, AttentionQueue, Claim
+from services.common.logs import get_logger
+from services.common.registry import available_game_types, engine_for
+from services.common.service import RulesServicer
+from services.common.store import GameStore, game_type_of
+from services.conductor import metrics
+from services.conductor.work import attend
+
+log = get_logger("conductor")
+CLAIMS_PER_SHARD = 4
+IDLE_POLL_SECONDS = 0.05
+FAILURE_PAUSE_SECONDS = 1.0
+METRICS_EVERY_SECONDS = 2.0
+
+
+def owner_name() -> str:
+    """A name for this conductor's claims: host, pid and a random suffix."""
+    return f"{socket.gethostname()}-{os.getpid()}-{secrets.token_hex(3)}"
+
+
+class Conductor:
+    """Plays bots and clock timeouts for every game type whose engine is present."""
+
+    def __init__(self, store: GameStore, game_types: list[str] | None = None) -> None:
+        self.store = store
+        self.queue = AttentionQueue(store.redis, owner_name())
+        types = game_types if game_types is not None else available_game_types()
+        self.servicers = {game: RulesServicer(engine_for(game), store, frozenset()) for game in types}
+        self._next_shard = 0
+
+    async def sweep(self) -> int:
+        """One pass over every shard; return how many log entries were committed."""
+        committed = 0
+        now = clocks.now_ms()
+        for offset in range(SHARD_COUNT):
+            shard = (self._next_shard + offset) % SHARD_COUNT
+            for claim in await self.queue.claim(shard, now, CLAIMS_PER_SHARD):
+                committed += await self._attend(claim)
+        self._next_shard = (self._next_shard + 1) % SHARD_COUNT
+        return committed
+
+    async def _attend(self, claim: Claim) -> int:
+        servicer = self.servicers.get(game_type_of(claim.game_id))
+        if servicer is None:
+            await self.queue.release(claim, None)
+            log.warning("unknown_game_type", game_id=claim.game_id)
+            return 0
+        metrics.CLAIMS.labels(servicer.game_type).inc()
+        if claim.reclaimed:
+            metrics.CLAIMS_RECLAIMED.inc()
+        return await attend(servicer, claim, self.queue)
+
+    async def run(self, stop: asyncio.Event) -> None:
+        """Sweep until ``stop`` is set; a failing sweep is logged and retried."""
+        while not stop.is_set():
+            try:
+                busy = await self.sweep()
+            except Exception:
+                log.exception("sweep_failed")  # e.g. Redis away: pause, then try again
+                with contextlib.suppress(TimeoutError):
+                    await asyncio.wait_for(stop.wait(), FAILURE_PAUSE_SECONDS)
+                continue
+            if not busy:
+                with contextlib.suppress(TimeoutError):
+                    await asyncio.wait_for(stop.wait(), IDLE_POLL_SECONDS)
+
+    async def report(self, stop: asyncio.Event) -> None:
+        """Keep the queue depth and lag gauges current."""
+        while not stop.is_set():
+            with contextlib.suppress(Exception):
+                depth, lag_ms = await self.queue.depth(clocks.now_ms())
+                metrics.QUEUE_DEPTH.set(depth)
+                metrics.QUEUE_LAG.set(lag_ms / 1000)
+            with contextlib.suppress(TimeoutError):
+                await asyncio.wait_for(stop.wait(), METRICS_EVERY_SECONDS)

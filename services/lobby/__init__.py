@@ -1,0 +1,1 @@
+"""The lobby: open seats, invitations, joining, starting, and the listing of games."""

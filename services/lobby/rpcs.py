@@ -1,0 +1,266 @@
+"""The lobby's RPCs, mixed into the ``RulesService``: join, leave, kick, start, list.
+
+A waiting game starts when its last open seat is taken (in the same atomic step
+as that join) or when its host starts it early, where the engine accepts the
+number of filled seats; seats still open are then removed and the remaining
+seats renumbered in their order before setup.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Awaitable, Callable
+from dataclasses import replace
+from typing import Any, TypeVar
+
+import grpc
+from grpc import aio
+
+from chaiwala.v1 import rules_pb2
+from services.clock import clock as clocks
+from services.common import errors
+from services.common.engine import BadConfig, Engine
+from services.common.interceptors import BEARER
+from services.common.lifecycle import Lifecycle, attention_due, clocked_seats
+from services.common.runner import Match, Snapshot
+from services.common.store import Fairness, GameMeta, GameNotFound, GameStore, hash_token, new_token
+from services.lobby import listing
+from services.lobby import seats as lobby_seats
+from services.lobby.listing import GameIndex
+from services.lobby.store import LobbyConflict, LobbyStore, NotWaiting, Start
+
+LOBBY_RETRIES = 8
+DEFAULT_PAGE_SIZE = 20
+MAX_PAGE_SIZE = 100
+T = TypeVar("T")
+
+
+class LobbyRpcs:
+    """Join, leave, kick, start and list; needs the attributes and helpers of the RulesServicer."""
+
+    engine: Engine
+    store: GameStore
+    index: GameIndex
+    game_type: str
+
+    def _check_type(self, meta: GameMeta) -> None:
+        raise NotImplementedError
+
+    def _is_operator(self) -> bool:
+        raise NotImplementedError
+
+    def _canonical(self, move: dict[str, Any]) -> bytes:
+        raise NotImplementedError
+
+    def _game_message(self, meta: GameMeta, match: Match | None, seat: int | None) -> rules_pb2.Game:
+        raise NotImplementedError
+
+    def _genesis(
+        self, game_id: str, fairness: Fairness, options: dict[str, Any], players: list[dict[str, Any]], snapshot: bytes
+    ) -> tuple[str, str]:
+        raise NotImplementedError
+
+    @property
+    def lobby(self) -> LobbyStore:
+        """Compare-and-set access to waiting games."""
+        return LobbyStore(self.store.redis)
+
+    async def _with_retries(self, game_id: str, change: Callable[[GameMeta], Awaitable[T]]) -> T:
+        """Run ``change`` on fresh metadata until no concurrent lobby change got in between."""
+        for _ in range(LOBBY_RETRIES):
+            meta = await self.store.meta(game_id)
+            self._check_type(meta)
+            if meta.status != "waiting":
+                raise errors.illegal("game_not_waiting", f"the game is {meta.status}, not waiting for players")
+            try:
+                return await change(meta)
+            except LobbyConflict:
+                continue
+            except NotWaiting as error:
+                raise errors.illegal("game_not_waiting", f"the game is {error.status}") from None
+        raise errors.ServiceError(grpc.StatusCode.ABORTED, "lobby_busy", "the seats keep changing; try again")
+
+    def _start_plan(self, meta: GameMeta) -> tuple[dict[str, Any], Start]:
+        """Seats, options, clock and first snapshot of the game ``meta`` once started."""
+        filled = [seat for seat, player in enumerate(meta.players) if not lobby_seats.is_open(player)]
+        if len(filled) < self.engine.min_players:
+            raise errors.illegal(
+                "too_few_players", f"{self.engine.name} needs {self.engine.min_players} players, {len(filled)} joined"
+            )
+        players = [{"name": meta.players[s]["name"], "bot": meta.players[s].get("bot", "")} for s in filled]
+        lifecycle = Lifecycle.from_dict(meta.lifecycle)
+        lifecycle.timeouts = [0] * len(players)
+        clocks.renumber(lifecycle.clock, len(players))
+        try:
+            options = self.engine.validate_options(len(players), meta.options)
+            match = Match.start(self.engine, len(players), meta.seed, options, canonical=self._canonical)
+        except BadConfig as error:
+            raise errors.illegal(error.code, error.message) from None
+        now = clocks.now_ms()
+        clocks.advance(lifecycle.clock, (), match.to_act(), clocked_seats(players, lifecycle), now)
+        fields = {
+            "players": players,
+            "token_hashes": [meta.token_hashes[s] for s in filled],
+            "options": options,
+            "lifecycle": lifecycle.to_dict(),
+        }
+        snapshot = match.snapshot.to_json()
+        genesis = self._genesis(meta.game_id, meta.fairness, options, players, snapshot)
+        return fields, Start(snapshot, attention_due(players, lifecycle, match.to_act(), now), genesis)
+
+    async def _started(self, meta: GameMeta) -> None:
+        await self.store.mark_active(self.game_type, meta.game_id)
+        await self.index.record(self.game_type, meta.visibility, "active", meta.game_id, meta.created_ms)
+
+    async def _game(self, game_id: str) -> rules_pb2.Game:
+        meta, snapshot = await self.store.load(game_id)
+        match = None
+        if meta.status != "waiting":
+            match = Match(engine=self.engine, snapshot=Snapshot.from_json(snapshot), canonical=self._canonical)
+        return self._game_message(meta, match, None)
+
+    async def JoinGame(
+        self, request: rules_pb2.JoinGameRequest, context: aio.ServicerContext
+    ) -> rules_pb2.JoinGameResponse:
+        """Take an open seat; the last one starts the game in the same step."""
+        name = lobby_seats.player_name(request.name, "")
+        if not name:
+            raise errors.invalid("bad_player", "a name is required to join")
+        wanted = request.seat if request.HasField("seat") else None
+        token = new_token()
+
+        async def join(meta: GameMeta) -> rules_pb2.JoinGameResponse:
+            seat = lobby_seats.choose_seat(meta.players, request.invite, wanted)
+            players = [dict(p) for p in meta.players]
+            players[seat] = {"name": name, "bot": ""}
+            if meta.players[seat].get("invite_hash"):
+                players[seat]["invite_hash"] = meta.players[seat]["invite_hash"]
+            hashes = list(meta.token_hashes)
+            hashes[seat] = hash_token(token)
+            joined = replace(meta, players=players, token_hashes=hashes)
+            if any(lobby_seats.is_open(p) for p in players):
+                await self.lobby.update(meta, {"players": players, "token_hashes": hashes})
+                return rules_pb2.JoinGameResponse(seat=seat, token=token, status="waiting")
+            fields, start = self._start_plan(joined)
+            await self.lobby.update(meta, fields, start)
+            await self._started(meta)
+            return rules_pb2.JoinGameResponse(seat=seat, token=token, status="active")
+
+        return await self._with_retries(request.game_id, join)
+
+    async def _free_seat(self, game_id: str, seat_of: Callable[[GameMeta], int]) -> rules_pb2.Game:
+        async def free(meta: GameMeta) -> None:
+            seat = seat_of(meta)
+            players = [dict(p) for p in meta.players]
+            players[seat] = lobby_seats.freed(meta.players[seat])
+            hashes = list(meta.token_hashes)
+            hashes[seat] = ""
+            await self.lobby.update(meta, {"players": players, "token_hashes": hashes})
+
+        await self._with_retries(game_id, free)
+        return await self._game(game_id)
+
+    async def LeaveGame(self, request: rules_pb2.LeaveGameRequest, context: aio.ServicerContext) -> rules_pb2.Game:
+        """Free the caller's seat of a waiting game."""
+
+        def own_seat(meta: GameMeta) -> int:
+            seat = meta.seat_of_token(BEARER.get()) if BEARER.get() else None
+            if seat is None:
+                raise errors.unauthenticated("leaving needs the seat token of a player of this game")
+            return seat
+
+        return await self._free_seat(request.game_id, own_seat)
+
+    def _require_host(self, meta: GameMeta, what: str) -> None:
+        token = BEARER.get()
+        if token and meta.is_host(token):
+            return
+        if self._is_operator() and (not token or meta.seat_of_token(token) is None):
+            return  # operators keep their keys (and an open service has none)
+        if not token:
+            raise errors.unauthenticated(f"{what} needs the game's host token")
+        raise errors.forbidden("host_required", f"{what} needs the game's host token")
+
+    async def KickSeat(self, request: rules_pb2.KickSeatRequest, context: aio.ServicerContext) -> rules_pb2.Game:
+        """Host: free a filled seat before the start."""
+
+        def kicked(meta: GameMeta) -> int:
+            self._require_host(meta, "kicking a player")
+            if request.seat >= len(meta.players):
+                raise errors.invalid("bad_seat", f"this game has seats 0-{len(meta.players) - 1}")
+            if lobby_seats.is_open(meta.players[request.seat]):
+                raise errors.illegal("seat_open", f"seat {request.seat} is open already")
+            return request.seat
+
+        return await self._free_seat(request.game_id, kicked)
+
+    async def StartGame(self, request: rules_pb2.StartGameRequest, context: aio.ServicerContext) -> rules_pb2.Game:
+        """Host: start now with the seats filled so far."""
+
+        async def start(meta: GameMeta) -> None:
+            self._require_host(meta, "starting a game")
+            fields, plan = self._start_plan(meta)
+            await self.lobby.update(meta, fields, plan)
+            await self._started(meta)
+
+        await self._with_retries(request.game_id, start)
+        return await self._game(request.game_id)
+
+    async def ListGames(
+        self, request: rules_pb2.ListGamesRequest, context: aio.ServicerContext
+    ) -> rules_pb2.ListGamesResponse:
+        """This type's games, newest first; private ones for operators only."""
+        statuses, visibility, page_size, cursor = self._listing_query(request)
+        games: list[rules_pb2.GameSummary] = []
+        for _ in range(5):  # filtered pages may come back short: look a little further, boundedly
+            items = await self.index.page(self.game_type, visibility, statuses, page_size, cursor)
+            for created, game_id in items:
+                cursor = (created, game_id)
+                summary = await self._summary(game_id, request.open_seats)
+                if summary is not None:
+                    games.append(summary)
+                if len(games) == page_size:
+                    return rules_pb2.ListGamesResponse(games=games, next_page_token=listing.encode_cursor(*cursor))
+            if len(items) < page_size:
+                break
+        token = listing.encode_cursor(*cursor) if cursor and len(games) == page_size else ""
+        return rules_pb2.ListGamesResponse(games=games, next_page_token=token)
+
+    def _listing_query(self, request: rules_pb2.ListGamesRequest) -> tuple[list[str], str, int, listing.Cursor | None]:
+        if request.status and request.status not in listing.STATUSES:
+            raise errors.invalid("bad_status", f"status is one of {', '.join(listing.STATUSES)}")
+        statuses = [request.status] if request.status else list(listing.STATUSES)
+        if request.open_seats:
+            statuses = [s for s in statuses if s == "waiting"]
+        visibility = lobby_seats.visibility_of(request.visibility)
+        if visibility == "private" and not self._is_operator():
+            raise errors.forbidden("api_key_required", "listing private games needs an operator API key")
+        page_size = request.page_size or DEFAULT_PAGE_SIZE
+        if page_size > MAX_PAGE_SIZE:
+            raise errors.invalid("bad_page_size", f"page_size is 1-{MAX_PAGE_SIZE}")
+        try:
+            cursor = listing.decode_cursor(request.page_token)
+        except listing.BadPageToken:
+            raise errors.invalid("bad_page_token", "that page_token was not handed out by this listing") from None
+        return statuses, visibility, page_size, cursor
+
+    async def _summary(self, game_id: str, open_seats: bool) -> rules_pb2.GameSummary | None:
+        try:
+            meta = await self.store.meta(game_id)
+        except GameNotFound:
+            return None
+        joinable = lobby_seats.is_open if meta.visibility == "private" else lobby_seats.open_to_anyone
+        if open_seats and not any(joinable(p) for p in meta.players):
+            return None
+        return rules_pb2.GameSummary(
+            game_id=game_id,
+            game_type=meta.game_type,
+            status=meta.status,
+            created_at=clocks.rfc3339(meta.created_ms),
+            visibility=meta.visibility,
+            seats=[
+                rules_pb2.GameSeatSummary(
+                    seat=i, name=p.get("name", ""), open=lobby_seats.is_open(p), bot=p.get("bot", "")
+                )
+                for i, p in enumerate(meta.players)
+            ],
+        )
