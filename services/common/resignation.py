@@ -16,8 +16,8 @@ from services.common import errors
 from services.common.lifecycle import Lifecycle
 from services.common.logs import get_logger
 from services.common.runner import Match
-from services.fairness import chain
 from services.common.store import Commit, GameMeta, GameStore, VersionConflict
+from services.fairness import chain
 
 log = get_logger("service")
 RESIGN_RETRIES = 8

@@ -291,6 +291,7 @@ class RulesServicer(LobbyRpcs, ResignRpcs, rules_pb2_grpc.RulesServiceServicer):
         if match is not None:
             clocks.advance(lifecycle.clock, (), match.to_act(), clocked_seats(players, lifecycle), now)
             attention = attention_due(players, lifecycle, match.to_act(), now)
+        snapshot = waiting_snapshot() if match is None else match.snapshot.to_json()
         game = NewGame(
             game_id=game_id,
             seed=seed,
@@ -299,11 +300,13 @@ class RulesServicer(LobbyRpcs, ResignRpcs, rules_pb2_grpc.RulesServiceServicer):
             token_hashes=[hash_token(t) if t else "" for t in tokens],
             host_hash=hash_token(host_token),
             status="waiting" if waiting else "active",
-            snapshot=waiting_snapshot() if match is None else match.snapshot.to_json(),
+            snapshot=snapshot,
             lifecycle=lifecycle.to_dict(),
             visibility=visibility,
             created_ms=now,
             attention_ms=attention,
+            fairness=fairness,
+            genesis=None if match is None else self._genesis(game_id, fairness, options, players, snapshot),
         )
         game_id = await self.store.create(game)
         await self.index.record(self.game_type, visibility, game.status, game_id, now)
@@ -488,7 +491,13 @@ class RulesServicer(LobbyRpcs, ResignRpcs, rules_pb2_grpc.RulesServiceServicer):
             words = (_names(meta), language)
             for offset, item in enumerate(commits):
                 entry = LogEntry(
-                    meta.version + offset + 1, item.seat, item.bot, item.move, item.events, hash=item.hash, kind=item.kind
+                    meta.version + offset + 1,
+                    item.seat,
+                    item.bot,
+                    item.move,
+                    item.events,
+                    hash=item.hash,
+                    kind=item.kind,
                 )
                 response.events.extend(self._entry_messages(entry, seat, words=words))
         idem_key = self.store.idempotency_key(meta.game_id, seat, key) if seat is not None else ""
@@ -514,7 +523,7 @@ class RulesServicer(LobbyRpcs, ResignRpcs, rules_pb2_grpc.RulesServiceServicer):
             await self.index.record(self.game_type, meta.visibility, status, meta.game_id, meta.created_ms)
         if result is not None:
             self._record_finish(meta, result, new_version)
-        return response, commits[-1].hash
+        return response
 
     async def ListEvents(
         self, request: rules_pb2.ListEventsRequest, context: aio.ServicerContext
@@ -635,7 +644,6 @@ def _require_pin(expected: int | None, key: str) -> None:
         raise errors.illegal(
             "precondition_required", "send 'expected_version' (the version you saw) or an 'Idempotency-Key' header"
         )
-
 
 
 def _over(status: str) -> bool:

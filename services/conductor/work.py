@@ -61,7 +61,9 @@ def fire_timeouts(
     for seat in clocks.overdue(lifecycle.clock, now):
         if seat not in match.to_act() or seat in lifecycle.resigned:
             continue
-        commits.append(Commit(seat=seat, bot="", move=None, events=[], kind="timeout", state_digest=state_digest(match)))
+        commits.append(
+            Commit(seat=seat, bot="", move=None, events=[], kind="timeout", state_digest=state_digest(match))
+        )
         count = lifecycle.count_timeout(seat)
         metrics.TIMEOUTS.labels(servicer.game_type, lifecycle.on_timeout).inc()
         log.info("clock_timeout", game_type=servicer.game_type, game_id=meta.game_id, seat=seat, count=count)
