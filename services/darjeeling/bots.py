@@ -156,4 +156,8 @@ class HeuristicBot:
         return -1.0  # the shipment was chosen on purpose: ship it
 
     def _value_load(self, view: View, board: Board, seat: int, body: dict[str, Any]) -> float:
-        return 0.0
+        return float(body["crates"])  # every crate loaded scores on the ship and towards the quantity bonus
+
+    def _value_borrow_crate(self, view: View, board: Board, seat: int, body: dict[str, Any]) -> float:
+        # Take crates where they are worth least: the lowest multiplier, then the lowest berth.
+        return -float(view["ships"][body["ship"]]["multiplier"]) - 0.1 * body["ship"]

@@ -46,6 +46,7 @@ MOVE_KINDS = (
     "play_action",
     "load",
     "take_back",
+    "borrow_crate",
     "end_turn",
 )
 # The ``start_player`` option's value for "drawn at random from the game's seed".
@@ -56,6 +57,7 @@ PHASE_MOVES: dict[str, tuple[str, ...]] = {
     "ACTION_TILE": ("take_action_tile", "decline_action_tile"),
     "LOAD": ("lay_out", "end_turn"),
     "LOADING": ("play_action", "load", "take_back"),
+    "BORROW": ("borrow_crate",),
     "GAME_OVER": (),
 }
 
@@ -163,6 +165,8 @@ class DarjeelingEngine(Engine):
             return [{"take_action_tile": {}}, {"decline_action_tile": {}}]
         if phase == "LOAD":
             return [*loading.lay_out_moves(state, region, seat), {"end_turn": {}}]
+        if phase == "BORROW":
+            return loading.borrow_moves(state, seat)
         return loading.loading_moves(state, seat)
 
     def _start_moves(self, state: State) -> list[Move]:
@@ -259,8 +263,19 @@ class DarjeelingEngine(Engine):
         return loading.play_action(state, seat, body["action"])
 
     def _apply_load(self, state: State, seat: int, body: dict[str, Any], rng: Rng) -> list[Event]:
-        events = loading.load(state, seat)
-        return events + self._after_turn(state, seat)
+        events, done = loading.load(state, seat, body["crates"])
+        return events + self._after_loading(state, seat, done)
+
+    def _apply_borrow_crate(self, state: State, seat: int, body: dict[str, Any], rng: Rng) -> list[Event]:
+        events, done = loading.borrow_crate(state, seat, body["ship"])
+        return events + self._after_loading(state, seat, done)
+
+    def _after_loading(self, state: State, seat: int, done: bool) -> list[Event]:
+        """End the turn once the ship is loaded, else wait for the player to pick the next crate to move."""
+        if done:
+            return self._after_turn(state, seat)
+        state["phase"] = "BORROW"
+        return []
 
     def _apply_take_back(self, state: State, seat: int, body: dict[str, Any], rng: Rng) -> list[Event]:
         state["phase"] = "LOAD"
@@ -409,7 +424,18 @@ class DarjeelingEngine(Engine):
         return IllegalMove("you hold no action tile offering that action", code="no_action_tile")
 
     def _why_load(self, state: State, seat: int, body: dict[str, Any]) -> IllegalMove:
-        return IllegalMove("away from a city this shipment loads no crate; play no-rotting first", "nothing_to_load")
+        most = loading.most_loadable(state["shipment"])
+        if most < 1:
+            return IllegalMove(
+                "away from a city this shipment loads no crate; play no-rotting first", code="nothing_to_load"
+            )
+        return IllegalMove(f"load from 1 to {most} crates", code="bad_crates")
+
+    def _why_borrow_crate(self, state: State, seat: int, body: dict[str, Any]) -> IllegalMove:
+        return IllegalMove(
+            "move a crate over from one of your ships below the one being loaded that holds your crates",
+            code="no_crate_there",
+        )
 
     def _why_take_back(self, state: State, seat: int, body: dict[str, Any]) -> IllegalMove:
         return IllegalMove("a shipment may be taken back only once a turn", code="already_taken_back")

@@ -7,9 +7,9 @@ from typing import Any
 
 from services.common.engine import Event, State
 from services.darjeeling.board import Region
-from services.darjeeling.content import ACTION_TILES, ACTIONS, COSTS, TILES, VARIETIES
+from services.darjeeling.content import ACTION_TILES, ACTIONS, COSTS, SHIPPING_CRATES, TILES, VARIETIES
 from services.darjeeling.movement import tile_json
-from services.darjeeling.wharf import load_top_ship, raise_demand, sail_lowest_ship
+from services.darjeeling.wharf import borrow_sources, load_from_supply, raise_demand, sail_lowest_ship
 
 HALVES_KEYS: tuple[str, ...] = ("one_half", "two_halves", "three_halves")
 
@@ -43,6 +43,11 @@ def loadable(crates: int, next_to_city: bool, played: list[str]) -> int:
     if next_to_city or "NO_ROTTING" in played:
         return crates
     return crates - 1
+
+
+def most_loadable(shipment: dict[str, Any]) -> int:
+    """The most crates the laid-out shipment may load now (a player has only so many shipping crates)."""
+    return min(loadable(shipment["crates"], shipment["near"], shipment["played"]), SHIPPING_CRATES)
 
 
 def lay_out_moves(state: State, region: Region, seat: int) -> list[dict[str, Any]]:
@@ -92,8 +97,8 @@ def lay_out(state: State, region: Region, seat: int, choice: dict[str, Any]) -> 
 
 
 def loading_moves(state: State, seat: int) -> list[dict[str, Any]]:
-    """While loading: each action tile that may still be played, loading once it loads a crate, and
-    taking the shipment back (once a turn).
+    """While loading: each action tile that may still be played, loading any number of crates from
+    one up to what the shipment allows, and taking the shipment back (once a turn).
 
     An action that would leave a shipment unable to load (no no-rotting left for a
     single crate away from a city) is not offered, so loading stays reachable.
@@ -105,8 +110,7 @@ def loading_moves(state: State, seat: int) -> list[dict[str, Any]]:
         for action in ACTIONS
         if can_play(state, seat, action) and (can_load or action == "NO_ROTTING" or _rescue_after(state, seat, action))
     ]
-    if can_load:
-        moves.append({"load": {}})
+    moves.extend({"load": {"crates": crates}} for crates in range(1, most_loadable(shipment) + 1))
     if not state["taken_back"]:
         moves.append({"take_back": {}})
     return moves
@@ -162,13 +166,74 @@ def take_back(state: State, seat: int) -> list[Event]:
     return [{"shipment_taken_back": event}]
 
 
-def load(state: State, seat: int) -> list[Event]:
-    """Load the ship, discard the shown tiles to the warehouse and score the demand and quantity bonuses."""
+def load(state: State, seat: int, crates: int) -> tuple[list[Event], bool]:
+    """Load ``crates``: the lowest ship leaves, the crates go on the new top ship from the supply.
+
+    When the supply runs short the rest is moved over from the player's other ships; unless
+    only one choice is possible the player picks them (:func:`borrow_crate`).  Returns the
+    events and whether the loading is complete.
+    """
+    returned = sail_lowest_ship(state)
+    from_supply = load_from_supply(state, seat, crates)
+    state["shipment"]["loading"] = {
+        "returned": returned,
+        "from_supply": from_supply,
+        "loaded": from_supply,
+        "to_borrow": crates - from_supply,
+    }
+    if _borrow_forced(state, seat):
+        return finish_load(state, seat), True
+    sailed = {"seat": seat, "returned": returned, "loaded": from_supply, "to_borrow": crates - from_supply}
+    return [{"ship_sailed": sailed}], False
+
+
+def borrow_moves(state: State, seat: int) -> list[dict[str, Any]]:
+    """Each ship (below the top) a crate of ``seat`` may be moved over from."""
+    return [{"borrow_crate": {"ship": ship}} for ship in borrow_sources(state, seat)]
+
+
+def borrow_crate(state: State, seat: int, ship: int) -> tuple[list[Event], bool]:
+    """Move one of ``seat``'s crates from ``ship`` onto the top ship; finish loading once none are missing."""
+    loading = _move_over(state, seat, ship)
+    events: list[Event] = [{"crate_borrowed": {"seat": seat, "ship": ship, "to_borrow": loading["to_borrow"]}}]
+    if _borrow_forced(state, seat):
+        return events + finish_load(state, seat), True
+    return events, False
+
+
+def _borrow_forced(state: State, seat: int) -> bool:
+    """Whether the loading is complete once what leaves no choice is moved over.
+
+    No choice: nothing is missing, the crates can come from one ship only, or every crate afloat
+    below the top is needed.
+    """
+    loading = state["shipment"]["loading"]
+    sources = borrow_sources(state, seat)
+    available = sum(state["ships"][ship][seat] for ship in sources)
+    if loading["to_borrow"] and len(sources) > 1 and loading["to_borrow"] < available:
+        return False
+    for ship in sources:
+        while state["ships"][ship][seat] and loading["to_borrow"]:
+            _move_over(state, seat, ship)
+    return True
+
+
+def _move_over(state: State, seat: int, ship: int) -> dict[str, Any]:
+    """One crate of ``seat`` from ``ship`` to the top ship; returns the loading's progress."""
+    loading: dict[str, Any] = state["shipment"]["loading"]
+    state["ships"][ship][seat] -= 1
+    state["ships"][-1][seat] += 1
+    loading["loaded"] += 1
+    loading["to_borrow"] -= 1
+    return loading
+
+
+def finish_load(state: State, seat: int) -> list[Event]:
+    """Discard the shown tiles to the warehouse and score the demand and quantity bonuses."""
     shipment = state["shipment"]
     player = state["seats"][seat]
-    wanted = loadable(shipment["crates"], shipment["near"], shipment["played"])
-    returned = sail_lowest_ship(state)
-    loaded, borrowed = load_top_ship(state, seat, wanted)
+    loading = shipment["loading"]
+    loaded = loading["loaded"]
     returned_to_bag = len(state["warehouse"])
     state["bag"].extend(state["warehouse"])
     state["warehouse"] = list(shipment["tiles"])
@@ -180,9 +245,9 @@ def load(state: State, seat: int) -> list[Event]:
     state["shipment"] = None
     event = {
         "seat": seat,
-        "returned": returned,
+        "returned": loading["returned"],
         "loaded": loaded,
-        "borrowed": borrowed,
+        "borrowed": loaded - loading["from_supply"],
         "returned_to_bag": returned_to_bag,
         "demand_points": demand,
         "quantity_points": quantity,

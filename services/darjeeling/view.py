@@ -74,6 +74,7 @@ def _shipment(state: State, seat: int) -> dict[str, Any]:
         "loadable": max(0, loadable(shipment["crates"], shipment["near"], shipment["played"])),
         "next_to_city": shipment["near"],
         "actions_played": list(shipment["played"]),
+        "to_borrow": shipment["loading"]["to_borrow"] if "loading" in shipment else 0,
     }
 
 

@@ -37,25 +37,18 @@ def sail_lowest_ship(state: State) -> list[int]:
     return departed
 
 
-def load_top_ship(state: State, seat: int, wanted: int) -> tuple[int, int]:
-    """Put up to ``wanted`` crates of ``seat`` on the top ship.
-
-    Crates come from the supply first; when it runs short, the player's crates on
-    other ships are moved over, lowest berth first (they are worth least there).
-    Returns ``(loaded, borrowed)``.
-    """
+def load_from_supply(state: State, seat: int, wanted: int) -> int:
+    """Put up to ``wanted`` crates of ``seat`` from the supply on the top ship; return how many."""
     player = state["seats"][seat]
-    top = state["ships"][-1]
     from_supply = min(wanted, player["supply"])
     player["supply"] -= from_supply
-    top[seat] += from_supply
-    borrowed = 0
-    for ship in state["ships"][:-1]:
-        while ship[seat] and from_supply + borrowed < wanted:
-            ship[seat] -= 1
-            top[seat] += 1
-            borrowed += 1
-    return from_supply + borrowed, borrowed
+    state["ships"][-1][seat] += from_supply
+    return from_supply
+
+
+def borrow_sources(state: State, seat: int) -> list[int]:
+    """Ships below the top (indices from the bottom) holding crates of ``seat``: where a short supply borrows."""
+    return [index for index, ship in enumerate(state["ships"][:-1]) if ship[seat]]
 
 
 def markers_between(chute: list[str], variety: str) -> int:

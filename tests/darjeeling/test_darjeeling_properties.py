@@ -79,6 +79,22 @@ def test_events_hide_tiles_taken_by_others(players: int, region: str, seed: int,
 
 
 @FAST
+@given(players=st.integers(2, 5), region=REGION, seed=st.integers(0, 10_000), steps=st.integers(1, 200))
+def test_every_move_is_public(players: int, region: str, seed: int, steps: int) -> None:
+    """No move only its seat knows about: each one shows every viewer an event of its own kind.
+
+    So the public version, one per move, counts only acts the whole table sees.
+    """
+    _, log = advance(players, region, seed, steps)
+    for _, move, events in log:
+        assert events, move
+        for viewer in [None, *range(players)]:
+            seen = [ENGINE.event_view(event, viewer) for event in events]
+            assert all(event is not None for event in seen)
+            assert [next(iter(e)) for e in seen if e] == [next(iter(e)) for e in events]
+
+
+@FAST
 @given(players=st.integers(2, 5), region=REGION, seed=st.integers(0, 10_000), steps=st.integers(1, 300))
 def test_components_conserved_and_replay_is_exact(players: int, region: str, seed: int, steps: int) -> None:
     match, log = advance(players, region, seed, steps)

@@ -397,7 +397,7 @@ def test_away_from_a_city_one_crate_fewer_is_loaded() -> None:
     state = loading_state(kinds("RED", [2, 2, 2]), row=4, col=1)
     assert not INDIA.next_to_city(INDIA.index(4, 1))
     play(state, lay_out("RED", two=3))
-    events = play(state, {"load": {}})
+    events = play(state, {"load": {"crates": 2}})
     assert events[0]["ship_loaded"]["loaded"] == 2
     assert state["ships"][-1][0] == 2
 
@@ -406,7 +406,7 @@ def test_next_to_a_city_diagonally_all_crates_are_loaded() -> None:
     state = loading_state(kinds("RED", [2, 2, 2]), row=4, col=5)  # city (5,4) is diagonal
     assert INDIA.next_to_city(INDIA.index(4, 5))
     play(state, lay_out("RED", two=3))
-    events = play(state, {"load": {}})
+    events = play(state, {"load": {"crates": 3}})
     assert events[0]["ship_loaded"]["loaded"] == 3
 
 
@@ -420,9 +420,9 @@ def test_a_single_crate_away_from_a_city_cannot_ship_without_no_rotting() -> Non
     state["seats"][0]["actions"] = [state["action_supply"].pop()]
     play(state, lay_out("WHITE", two=1))
     assert ENGINE.legal_moves(state, 0) == [{"play_action": {"action": "NO_ROTTING"}}, {"take_back": {}}]
-    assert ENGINE.explain_illegal(state, 0, {"load": {}}).code == "nothing_to_load"
+    assert ENGINE.explain_illegal(state, 0, {"load": {"crates": 1}}).code == "nothing_to_load"
     play(state, {"play_action": {"action": "NO_ROTTING"}})
-    events = play(state, {"load": {}})
+    events = play(state, {"load": {"crates": 1}})
     assert events[0]["ship_loaded"]["loaded"] == 1
     assert state["seats"][0]["actions"] == []
     check_conservation(state)
@@ -434,7 +434,7 @@ def test_lowest_ship_leaves_crates_go_home_ships_move_down() -> None:
     state["seats"][0]["supply"] = SHIPPING_CRATES - 3
     state["seats"][1]["supply"] = SHIPPING_CRATES - 2
     play(state, lay_out("BLACK", two=2))
-    events = play(state, {"load": {}})
+    events = play(state, {"load": {"crates": 2}})
     assert events[0]["ship_loaded"]["returned"] == [2, 1]
     assert state["ships"] == [[0, 1], [1, 0], [2, 0]]
     assert state["seats"][0]["supply"] == SHIPPING_CRATES - 3
@@ -442,18 +442,74 @@ def test_lowest_ship_leaves_crates_go_home_ships_move_down() -> None:
 
 
 def test_crates_are_borrowed_from_own_ships_when_the_supply_runs_short() -> None:
+    # Seat 0 lays out seven green crates next to a city, but only two crates are in front of its
+    # screen: it has 3 on the x1 ship and 5 on the x2 ship once the lowest ship has left. It
+    # chooses where the five missing crates come from: three from the x2 ship, then two from x1.
     hand = kinds("GREEN", [3, 3, 2, 2, 2, 2])  # 14 halves: 7 crates
     state = loading_state(hand, row=4, col=5)
     state["ships"] = [[0, 1], [3, 0], [5, 0]]
     state["seats"][0]["supply"] = SHIPPING_CRATES - 8
     state["seats"][1]["supply"] = SHIPPING_CRATES - 1
     play(state, lay_out("GREEN", two=4, three=2))
-    events = play(state, {"load": {}})
-    loaded = events[0]["ship_loaded"]
-    assert loaded["loaded"] == 7 and loaded["borrowed"] == 5
-    # The x2 ship (now bottom) gave up its 3 first, then 2 of the 5 on the ship above it.
-    assert state["ships"] == [[0, 0], [3, 0], [7, 0]]
+    assert {"load": {"crates": 7}} in ENGINE.legal_moves(state, 0)
+    events = play(state, {"load": {"crates": 7}})
+    assert events == [{"ship_sailed": {"seat": 0, "returned": [0, 1], "loaded": 2, "to_borrow": 5}}]
+    assert state["phase"] == "BORROW" and state["ships"] == [[3, 0], [5, 0], [2, 0]]
+    assert ENGINE.view(state, 1)["shipment"]["to_borrow"] == 5
+    assert ENGINE.legal_moves(state, 0) == [{"borrow_crate": {"ship": 0}}, {"borrow_crate": {"ship": 1}}]
+    assert ENGINE.explain_illegal(state, 0, {"borrow_crate": {"ship": 2}}).code == "no_crate_there"
+    assert play(state, {"borrow_crate": {"ship": 1}}) == [{"crate_borrowed": {"seat": 0, "ship": 1, "to_borrow": 4}}]
+    play(state, {"borrow_crate": {"ship": 1}})
+    play(state, {"borrow_crate": {"ship": 1}})
+    play(state, {"borrow_crate": {"ship": 0}})
+    events = play(state, {"borrow_crate": {"ship": 0}})
+    assert events[0] == {"crate_borrowed": {"seat": 0, "ship": 0, "to_borrow": 0}}
+    loaded = events[1]["ship_loaded"]
+    assert loaded["loaded"] == 7 and loaded["borrowed"] == 5 and loaded["returned"] == [0, 1]
+    assert state["ships"] == [[1, 0], [2, 0], [7, 0]]
     assert state["seats"][0]["supply"] == 0
+    check_conservation(state)
+
+
+def test_borrowing_from_a_single_ship_needs_no_choice() -> None:
+    # First the leaving ship brings seat 0's two crates home: with them the supply covers all four.
+    state = loading_state(kinds("RED", [2, 2, 2, 2]), row=4, col=5)
+    state["ships"] = [[2, 0], [0, 1], [6, 0]]
+    state["seats"][0]["supply"] = SHIPPING_CRATES - 8
+    state["seats"][1]["supply"] = SHIPPING_CRATES - 1
+    play(state, lay_out("RED", two=4))
+    events = play(state, {"load": {"crates": 4}})
+    assert events[0]["ship_loaded"]["loaded"] == 4 and events[0]["ship_loaded"]["borrowed"] == 0
+    assert state["ships"] == [[0, 1], [6, 0], [4, 0]]
+    # With one crate in front of the screen, the other three can only come from the one ship
+    # holding seat 0's crates: no question is asked.
+    state = loading_state(kinds("RED", [2, 2, 2, 2]), row=4, col=5)
+    state["ships"] = [[0, 0], [0, 1], [9, 0]]
+    state["seats"][0]["supply"] = SHIPPING_CRATES - 9
+    state["seats"][1]["supply"] = SHIPPING_CRATES - 1
+    play(state, lay_out("RED", two=4))
+    events = play(state, {"load": {"crates": 4}})
+    assert events[0]["ship_loaded"]["borrowed"] == 3 and state["ships"] == [[0, 1], [6, 0], [4, 0]]
+    check_conservation(state)
+
+
+def test_a_player_may_load_fewer_crates_than_laid_out() -> None:
+    # Next to a city, four black crates are laid out. Loading all four would mean moving crates over
+    # from the x3 ship, so the player loads only the two in front of the screen.
+    state = loading_state(kinds("BLACK", [2, 2, 2, 2]), row=4, col=5)
+    state["ships"] = [[0, 1], [0, 0], [8, 0]]
+    state["seats"][0]["supply"] = SHIPPING_CRATES - 8
+    state["seats"][1]["supply"] = SHIPPING_CRATES - 1
+    play(state, lay_out("BLACK", two=4))
+    loads = [m["load"]["crates"] for m in ENGINE.legal_moves(state, 0) if "load" in m]
+    assert loads == [1, 2, 3, 4]
+    assert ENGINE.explain_illegal(state, 0, {"load": {"crates": 5}}).code == "bad_crates"
+    assert ENGINE.explain_illegal(state, 0, {"load": {"crates": 0}}).code == "bad_crates"
+    events = play(state, {"load": {"crates": 2}})
+    loaded = events[0]["ship_loaded"]
+    assert loaded["loaded"] == 2 and loaded["borrowed"] == 0 and loaded["quantity_points"] == 0
+    assert state["ships"] == [[0, 0], [8, 0], [2, 0]] and state["seats"][0]["supply"] == 0
+    assert state["warehouse"] == kinds("BLACK", [2, 2, 2, 2]), "all laid-out tiles are discarded"
     check_conservation(state)
 
 
@@ -463,7 +519,7 @@ def test_laid_out_tiles_go_to_the_warehouse_and_the_older_stack_to_the_bag() -> 
     state["warehouse"] = list(old_stack)
     bag_before = len(state["bag"])
     play(state, lay_out("RED", one=2))
-    events = play(state, {"load": {}})
+    events = play(state, {"load": {"crates": 1}})
     assert state["warehouse"] == kinds("RED", [1, 1])
     assert len(state["bag"]) == bag_before + 2 and set(old_stack) <= set(state["bag"])
     assert events[0]["ship_loaded"]["returned_to_bag"] == 2
@@ -475,7 +531,7 @@ def test_demand_bonus_counts_markers_between_after_moving_the_lower_one_up() -> 
     state["chute"] = ["BLACK", "GREEN", "WHITE", "BLACK", "RED", "GREEN", "RED", "WHITE"]
     play(state, lay_out("GREEN", two=1))
     score = state["seats"][0]["score"]
-    events = play(state, {"load": {}})
+    events = play(state, {"load": {"crates": 1}})
     assert state["chute"] == ["GREEN", "BLACK", "GREEN", "WHITE", "BLACK", "RED", "RED", "WHITE"]
     assert events[0]["ship_loaded"]["demand_points"] == 1
     assert state["seats"][0]["score"] == score + 1
@@ -485,7 +541,7 @@ def test_demand_bonus_of_a_variety_just_shipped_is_zero() -> None:
     state = loading_state(kinds("WHITE", [2]), row=4, col=5)
     state["chute"] = ["WHITE", "BLACK", "GREEN", "WHITE", "RED", "GREEN", "RED", "BLACK"]
     play(state, lay_out("WHITE", two=1))
-    events = play(state, {"load": {}})
+    events = play(state, {"load": {"crates": 1}})
     assert events[0]["ship_loaded"]["demand_points"] == 0
 
 
@@ -493,7 +549,7 @@ def test_quantity_bonus_from_four_crates_loaded() -> None:
     state = loading_state(kinds("BLACK", [2, 2, 2, 2]), row=4, col=5)
     state["chute"] = ["BLACK", "BLACK", "GREEN", "WHITE", "RED", "GREEN", "RED", "WHITE"]
     play(state, lay_out("BLACK", two=4))
-    events = play(state, {"load": {}})
+    events = play(state, {"load": {"crates": 4}})
     assert events[0]["ship_loaded"]["quantity_points"] == 4
     assert events[0]["ship_loaded"]["demand_points"] == 0
 
@@ -502,7 +558,7 @@ def test_quantity_bonus_counts_loaded_crates_not_laid_out_ones() -> None:
     # Four crates laid out away from a city: three loaded, so no quantity bonus.
     state = loading_state(kinds("BLACK", [2, 2, 2, 2]), row=4, col=1)
     play(state, lay_out("BLACK", two=4))
-    events = play(state, {"load": {}})
+    events = play(state, {"load": {"crates": 3}})
     assert events[0]["ship_loaded"]["loaded"] == 3
     assert events[0]["ship_loaded"]["quantity_points"] == 0
 
@@ -519,7 +575,7 @@ def test_double_demand_doubles_only_the_demand_bonus() -> None:
     )
     play(state, {"play_action": {"action": "NO_ROTTING"}})
     score = state["seats"][0]["score"]
-    events = play(state, {"load": {}})
+    events = play(state, {"load": {"crates": 4}})
     loaded = events[0]["ship_loaded"]
     # RED lower marker moves up: RED, BLACK, GREEN, RED -> 2 between, doubled to 4; 4 crates -> +4.
     assert loaded["loaded"] == 4 and loaded["demand_points"] == 4 and loaded["quantity_points"] == 4
@@ -570,7 +626,7 @@ def test_a_laid_out_shipment_may_be_taken_back_before_loading() -> None:
     play(state, lay_out("BLACK", two=2))
     assert {"take_back": {}} not in ENGINE.legal_moves(state, 0)
     assert ENGINE.explain_illegal(state, 0, {"take_back": {}}).code == "already_taken_back"
-    play(state, {"load": {}})
+    play(state, {"load": {"crates": 2}})
     assert state["ships"][-1][0] == 2 and state["seats"][0]["tiles"] == [hand[2]]
     # The next turn may take a shipment back again.
     assert state["taken_back"] is False
@@ -581,7 +637,7 @@ def test_reaching_100_by_shipping_ends_the_game_with_penalties() -> None:
     state["seats"][0]["score"] = 95
     state["chute"] = ["GREEN", "BLACK", "WHITE", "BLACK", "RED", "GREEN", "RED", "WHITE"]
     play(state, lay_out("BLACK", two=4))
-    events = play(state, {"load": {}})
+    events = play(state, {"load": {"crates": 4}})
     assert state["phase"] == "GAME_OVER"
     ended = events[-1]["game_ended"]
     assert ended["ended_by"] == 0

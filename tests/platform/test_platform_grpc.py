@@ -128,7 +128,9 @@ def test_refusals_carry_status_and_stable_code(stack: dict[str, Any]) -> None:
             stub.ListLegalMoves(rules_pb2.ListLegalMovesRequest(game_id=created.game_id))
         assert anonymous.value.code() == grpc.StatusCode.UNAUTHENTICATED
 
-        token = created.seats[0].token
+        # Darjeeling draws its start player from the seed: act as the seat whose turn it is.
+        first = stub.GetGame(rules_pb2.GetGameRequest(game_id=created.game_id)).to_act[0]
+        token = created.seats[first].token
         metadata = (("authorization", f"Bearer {token}"),)
         legal = stub.ListLegalMoves(rules_pb2.ListLegalMovesRequest(game_id=created.game_id), metadata=metadata)
         stale = rules_pb2.SubmitMovesRequest(game_id=created.game_id, moves=[legal.moves[0]], expected_version=5)
@@ -247,16 +249,17 @@ def test_service_metrics_count_games_moves_and_refusals(stack: dict[str, Any]) -
         bots = _new_game(stub, [("r1", "random"), ("r2", "random")], seed=31)
         _wait_over(stub, bots.game_id)
         created = _new_game(stub, [("a", ""), ("b", "")], seed=32)
+        first = stub.GetGame(rules_pb2.GetGameRequest(game_id=created.game_id)).to_act[0]
         legal = stub.ListLegalMoves(
             rules_pb2.ListLegalMovesRequest(game_id=created.game_id),
-            metadata=(("authorization", f"Bearer {created.seats[0].token}"),),
+            metadata=(("authorization", f"Bearer {created.seats[first].token}"),),
         )
         with pytest.raises(grpc.RpcError):
             stub.SubmitMoves(
                 rules_pb2.SubmitMovesRequest(
                     game_id=created.game_id, moves=[legal.moves[0]], expected_version=legal.version
                 ),
-                metadata=(("authorization", f"Bearer {created.seats[1].token}"),),
+                metadata=(("authorization", f"Bearer {created.seats[1 - first].token}"),),
             )
     assert sample("chaiwala_games_created_total", game_type=GAME) == before_created + 2
     assert sample("chaiwala_moves_rejected_total", game_type=GAME, code="not_your_turn") == before_rejected + 1
