@@ -6,6 +6,7 @@ from typing import Any
 
 from tea_rum_helpers import ENGINE, public_record, start
 
+from services.common import protojson
 from services.common.engine import RandomBot
 from services.common.rng import Rng
 from services.common.runner import Match, Snapshot, play_out
@@ -194,6 +195,7 @@ def test_two_players_the_game_ends_once_the_only_possible_governor_is_known() ->
     assert final["decided_early"] and final["governors"] == [asha] and final["winners"] == [asha]
     assert events[-1] == {"game_over": final}
     assert ENGINE.result(state).winners == [asha]
+    protojson.to_message("tea_rum", "State", ENGINE.view(state, None))
 
 
 def test_two_players_the_game_goes_on_while_the_other_player_can_still_prove() -> None:
