@@ -13,8 +13,9 @@ from services.common.engine import RandomBot
 from services.common.rng import Rng
 from services.common.runner import Match, play_out
 from services.tea_rum import reach
-from services.tea_rum.players import same_colour_max
+from services.tea_rum.players import standing
 
+REQUIREMENTS = tuple(reach.ICON)
 SETTINGS = settings(max_examples=12, deadline=None, suppress_health_check=[HealthCheck.too_slow])
 
 
@@ -114,18 +115,7 @@ def test_components_are_conserved_and_never_negative(players: int, seed: int) ->
     play_out(Match.start(ENGINE, players, seed), bots, after_move=check_invariants)
 
 
-REQUIREMENTS = ("buildings", "population", "same_colour", "reputation", "contracts", "captains")
 
-
-def _standing(player: dict[str, Any]) -> dict[str, int]:
-    return {
-        "buildings": len(player["buildings"]),
-        "population": player["population"],
-        "same_colour": same_colour_max(player),
-        "reputation": player["reputation"],
-        "contracts": len(player["contracts"]),
-        "captains": len(player["captains"]),
-    }
 
 
 @settings(max_examples=6, deadline=None)
@@ -142,5 +132,5 @@ def test_what_a_player_can_still_reach_is_never_exceeded(players: int, seed: int
     match = Match.start(ENGINE, players, seed)
     play_out(match, dict.fromkeys(range(players), ENGINE.bots()[bot]), after_move=record)
     for p in match.state["players"]:
-        standing = _standing(p)
-        assert all(standing[req] <= bounds[p["seat"]][req] for req in REQUIREMENTS), (standing, bounds[p["seat"]])
+        now = standing(p)
+        assert all(now[req] <= bounds[p["seat"]][req] for req in REQUIREMENTS), (now, bounds[p["seat"]])
