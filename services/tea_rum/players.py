@@ -107,9 +107,9 @@ def same_colour_max(player: Player) -> int:
     return max(counts.values(), default=0)
 
 
-def condition_met(player: Player, condition: dict[str, Any]) -> bool:
-    """Whether an allegiance condition (other than paying) holds now."""
-    checks = {
+def standing(player: Player) -> dict[str, int]:
+    """Where the player stands on each lasting allegiance requirement."""
+    return {
         "buildings": len(player["buildings"]),
         "population": player["population"],
         "same_colour": same_colour_max(player),
@@ -117,6 +117,11 @@ def condition_met(player: Player, condition: dict[str, Any]) -> bool:
         "contracts": len(player["contracts"]),
         "captains": len(player["captains"]),
     }
+
+
+def condition_met(player: Player, condition: dict[str, Any]) -> bool:
+    """Whether an allegiance condition (other than paying) holds now."""
+    checks = standing(player)
     for key, need in condition.items():
         if key == "vp_gap":
             if abs(player["blue"] - player["red"]) > need:

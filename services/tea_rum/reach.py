@@ -4,7 +4,8 @@ Used for the 2-player early decision: a blue game whose only proven allegiance c
 longer be matched is over at once.  Every bound over-counts on purpose: each worker turn
 left gives the best row or alternative of the game, and every card or track step the
 player could still get (each captain of the display and of the rounds to come, each
-building type still in stock, each reputation step ahead) is counted in full, once.  The
+building type still in stock, each reputation step ahead, every ship of every ship phase
+to come) is counted in full, once.  The
 captain deck is taken as every captain of the later rounds, so the bound never depends on
 which cards the hidden deck holds.
 """
@@ -71,6 +72,13 @@ def _cards_left(state: State, player: Player) -> list[Effects]:
     return lists
 
 
+def _ships_left(state: State, icon: str) -> int:
+    """What every ship of every ship phase still to come could give (a player may buy several)."""
+    phases = ROUNDS - state["round"] + (1 if state["phase"] in ("income", "ships") else 0)
+    per_phase = sum(max(icon_count(row, icon) for row in ship["rows"]) for ship in CONTENT.ships.values())
+    return phases * per_phase
+
+
 def _pending(player: Player, icon: str) -> int:
     """What the player's queue still holds of ``icon``."""
     total = 0
@@ -89,7 +97,7 @@ def gains_left(state: State, player: Player, icon: str) -> int:
     """At most how many ``icon`` the player can still gain, before the follow-ups of contracts."""
     turns = worker_turns_left(state, player["seat"])
     cards = sum(icon_count(effects, icon) for effects in _cards_left(state, player))
-    return turns * _best_turn(state, icon) + cards + _pending(player, icon)
+    return turns * _best_turn(state, icon) + cards + _pending(player, icon) + _ships_left(state, icon)
 
 
 def _population_phases_left(state: State) -> int:

@@ -88,3 +88,15 @@ def nicolas_at_the_scale() -> tuple[Match, int]:
     match.state["players"][nicolas]["money"] = 9
     give_action(match, nicolas, "trade")
     return match, nicolas
+
+
+def public_record(match: Match, plays: list[tuple[int, dict[str, Any]]], viewers: tuple[int | None, ...]) -> list[Any]:
+    """What ``viewers`` receive as ``plays`` are made: per move its version, event ids and events, then the view."""
+    record: list[Any] = []
+    for version, (seat, move) in enumerate(plays, start=1):
+        events = match.play(seat, move)
+        for viewer in viewers:
+            shown = [(version, i, ENGINE.event_view(e, viewer)) for i, e in enumerate(events)]
+            record.append([item for item in shown if item[2] is not None])
+            record.append(ENGINE.view(match.state, viewer))
+    return record

@@ -4,8 +4,9 @@ from __future__ import annotations
 
 from typing import Any
 
-from tea_rum_helpers import ENGINE, start
+from tea_rum_helpers import ENGINE, public_record, start
 
+from services.common import protojson
 from services.common.engine import RandomBot
 from services.common.rng import Rng
 from services.common.runner import Match, Snapshot, play_out
@@ -133,18 +134,6 @@ def test_the_secret_exchange_is_hidden_from_the_others_until_the_end() -> None:
         assert (seat in result.winners) == (result.ranking[seat] == 1)
 
 
-def _spectator_record(match: Match, plays: list[tuple[int, dict[str, Any]]]) -> list[Any]:
-    """What a spectator and seat 1 receive, move by move: version, event ids and events, then the view."""
-    record: list[Any] = []
-    for version, (seat, move) in enumerate(plays, start=1):
-        events = match.play(seat, move)
-        for viewer in (None, 1):
-            shown = [(version, i, ENGINE.event_view(e, viewer)) for i, e in enumerate(events)]
-            record.append([item for item in shown if item[2] is not None])
-            record.append(ENGINE.view(match.state, viewer))
-    return record
-
-
 def test_a_spectator_cannot_tell_how_many_vp_a_player_bought() -> None:
     start_of_exchange = _play_to_exchange(3, seed=4)
     for p in start_of_exchange.state["players"]:
@@ -154,7 +143,7 @@ def test_a_spectator_cannot_tell_how_many_vp_a_player_bought() -> None:
         match = Match(ENGINE, Snapshot.from_json(start_of_exchange.snapshot.to_json()))
         # Seat 0 exchanges first, then seat 1; the last seat's move ends the game and reveals all.
         plays = [(0, {"exchange_vp": bought}), (1, {"exchange_vp": {"blue": 1, "red": 0}})]
-        records.append(_spectator_record(match, plays))
+        records.append(public_record(match, plays, viewers=(None, 1)))
         assert match.state["players"][0]["exchanged"] == bought
     assert records[0] == records[1] == records[2]
 
@@ -206,6 +195,7 @@ def test_two_players_the_game_ends_once_the_only_possible_governor_is_known() ->
     assert final["decided_early"] and final["governors"] == [asha] and final["winners"] == [asha]
     assert events[-1] == {"game_over": final}
     assert ENGINE.result(state).winners == [asha]
+    protojson.to_message("tea_rum", "State", ENGINE.view(state, None))
 
 
 def test_two_players_the_game_goes_on_while_the_other_player_can_still_prove() -> None:

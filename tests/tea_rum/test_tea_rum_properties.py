@@ -12,7 +12,10 @@ from tea_rum_helpers import ENGINE, check_invariants
 from services.common.engine import RandomBot
 from services.common.rng import Rng
 from services.common.runner import Match, play_out
+from services.tea_rum import reach
+from services.tea_rum.players import standing
 
+REQUIREMENTS = tuple(reach.ICON)
 SETTINGS = settings(max_examples=12, deadline=None, suppress_health_check=[HealthCheck.too_slow])
 
 
@@ -110,3 +113,24 @@ def test_the_heuristic_bot_decides_from_its_own_view(players: int, seed: int, st
 def test_components_are_conserved_and_never_negative(players: int, seed: int) -> None:
     bots = dict.fromkeys(range(players), RandomBot())
     play_out(Match.start(ENGINE, players, seed), bots, after_move=check_invariants)
+
+
+
+
+
+@settings(max_examples=6, deadline=None)
+@given(players=st.integers(2, 4), seed=st.integers(0, 10_000), bot=st.sampled_from(["random", "heuristic"]))
+def test_what_a_player_can_still_reach_is_never_exceeded(players: int, seed: int, bot: str) -> None:
+    # The early decision rests on these bounds: at every step they must cover where each player ends.
+    bounds: list[dict[str, int]] = [dict.fromkeys(REQUIREMENTS, 10**6) for _ in range(players)]
+
+    def record(match: Match, *_: Any) -> None:
+        for p in match.state["players"]:
+            for req in REQUIREMENTS:
+                bounds[p["seat"]][req] = min(bounds[p["seat"]][req], reach.most(match.state, p, req))
+
+    match = Match.start(ENGINE, players, seed)
+    play_out(match, dict.fromkeys(range(players), ENGINE.bots()[bot]), after_move=record)
+    for p in match.state["players"]:
+        now = standing(p)
+        assert all(now[req] <= bounds[p["seat"]][req] for req in REQUIREMENTS), (now, bounds[p["seat"]])

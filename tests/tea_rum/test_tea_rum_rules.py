@@ -2,10 +2,19 @@
 
 from __future__ import annotations
 
-from tea_rum_helpers import ENGINE, actor, at_worker_choice, give_action, moves_of, set_warehouse, start
+from tea_rum_helpers import (
+    ENGINE,
+    actor,
+    at_worker_choice,
+    give_action,
+    moves_of,
+    public_record,
+    set_warehouse,
+    start,
+)
 
 from services.common.rng import Rng
-from services.common.runner import check_move_is_illegal
+from services.common.runner import Match, Snapshot, check_move_is_illegal
 from services.tea_rum import rounds
 from services.tea_rum.content import CONTENT
 
@@ -161,3 +170,36 @@ def test_captain_activation_pays_cannons_and_is_not_an_action() -> None:
     assert player["blue"] == blue + 2 and player["res"]["cannon"] == 0
     assert player["captains"] == [{"id": 1, "face_up": False}]
     assert actor(match) == seat and match.state["stage"] == "choose"  # still to take the action
+
+
+def _closed_chest(seed: int) -> tuple[Match, int]:
+    """A player whose chest is closed, at a worker decision."""
+    match = at_worker_choice(3, seed=seed)
+    seat = actor(match)
+    player = match.state["players"][seat]
+    player.update(chest=True, allegiance=1, blue=12, red=5)
+    return match, seat
+
+
+def _same_for_others(match: Match, seat: int, moves: list[dict]) -> None:
+    """Each move, made from the same position, looks the same to a spectator and another seat."""
+    others = (None, (seat + 1) % 3)
+    records, own = [], []
+    for move in moves:
+        twin = Match(ENGINE, Snapshot.from_json(match.snapshot.to_json()))
+        records.append(public_record(twin, [(seat, move)], viewers=others))
+        own.append(ENGINE.view(twin.state, seat)["players"][seat])
+    assert own[0] != own[1]  # the owner sees what was chosen
+    assert records[0] == records[1]
+
+
+def test_secret_choices_after_the_chest_closed_are_one_move_each_whatever_was_chosen() -> None:
+    # A "/" between 2 blue and 2 red (reputation step 8), once the VP go into the chest.
+    match, seat = _closed_chest(seed=5)
+    blue_or_red = CONTENT.reputation[8][0]["options"]
+    match.state["players"][seat]["pending"].insert(0, {"task": "choose", "options": blue_or_red})
+    _same_for_others(match, seat, [{"choose_option": {"option": 0}}, {"choose_option": {"option": 1}}])
+    # A contract's colour: 3 blue or 2 red.
+    match, seat = _closed_chest(seed=5)
+    _give_contract(match, seat)
+    _same_for_others(match, seat, [{"fulfill_contract": {"space": 0, "colour": c}} for c in ("blue", "red")])
