@@ -56,6 +56,7 @@ class RulesServicer(rules_pb2_grpc.RulesServiceServicer):
         self.bot_budget = bot_budget
         self.game_type = engine.game_type
         self.sentences = sentences.sentences_for(engine.game_type)
+        self.text_errors: set[str] = set()
 
     # ---- helpers ---------------------------------------------------------------
 
@@ -125,7 +126,9 @@ class RulesServicer(rules_pb2_grpc.RulesServiceServicer):
         try:
             return str(render(*args))
         except sentences.TextError as error:
-            log.warning("text_missing", game_type=self.game_type, error=str(error))
+            if str(error) not in self.text_errors:  # once per process and problem, not once per event
+                self.text_errors.add(str(error))
+                log.warning("text_missing", game_type=self.game_type, error=str(error))
             return ""
 
     def _event_messages(

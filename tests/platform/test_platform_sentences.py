@@ -288,6 +288,19 @@ def test_a_missing_template_is_an_error_naming_game_language_and_kind(tmp_path: 
         sentences.event_text({"rolled": {"seat": 0}}, None, ["Asha"], 0, "en")
 
 
+@pytest.mark.parametrize("game", available_game_types())
+def test_platform_entries_read_in_every_game_and_language(game: str) -> None:
+    sentences = sentences_for(game)
+    kinds = set(sentences_for(game).packs["en"].events) - set(_oneof_kinds(game, "Event"))
+    assert {"resigned", "timed_out"} <= kinds
+    for kind in sorted(kinds):
+        for viewer in (None, 0, 1):
+            for language in LANGUAGES:
+                text = sentences.event_text({kind: {"seat": 1}}, viewer, ["Asha", "Bikram"], 1, language)
+                check_sentence(text, f"platform/{language}/events/{kind}")
+                assert ("Bikram" in text) == (viewer != 1), text
+
+
 def test_the_viewer_is_you_and_others_are_named_in_both_languages() -> None:
     sentences = sentences_for("darjeeling")
     event = {"action_played": {"seat": 1, "action": "DOUBLE_DEMAND"}}
