@@ -293,7 +293,7 @@ def _kind(message: Mapping[str, Any]) -> tuple[str, Any]:
 def _render(template: Template, speaker: Speaker, payload: Mapping[str, Any], actor: int | None) -> str:
     try:
         text = template.render(e=payload, actor=actor, viewer=speaker.viewer, **speaker.helpers())
-    except (TemplateError, TypeError, KeyError, IndexError, ValueError) as error:
+    except (TemplateError, TypeError, KeyError, IndexError, ValueError, AttributeError, ArithmeticError) as error:
         raise TextError(str(error)) from None
     return " ".join(text.split())
 

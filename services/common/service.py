@@ -84,6 +84,7 @@ class RulesServicer(LobbyRpcs, ResignRpcs, rules_pb2_grpc.RulesServiceServicer):
         self.sentences = sentences.sentences_for(engine.game_type)
         self.tickets = StreamTickets(store.redis)
         self.index = GameIndex(store.redis)
+        self.text_errors: set[str] = set()
 
     # ---- helpers ---------------------------------------------------------------
 
@@ -168,7 +169,9 @@ class RulesServicer(LobbyRpcs, ResignRpcs, rules_pb2_grpc.RulesServiceServicer):
         try:
             return str(render(*args))
         except sentences.TextError as error:
-            log.warning("text_missing", game_type=self.game_type, error=str(error))
+            if str(error) not in self.text_errors:  # once per process and problem, not once per event
+                self.text_errors.add(str(error))
+                log.warning("text_missing", game_type=self.game_type, error=str(error))
             return ""
 
     def _entry_messages(

@@ -21,6 +21,8 @@ from services.common.registry import available_game_types, engine_for
 from services.common.rng import Rng
 from services.common.runner import Match, json_key
 from services.common.sentences import LANGUAGES, Pack, Sentences, TextError, pick_language, sentences_for
+from services.common.service import RulesServicer
+from services.common.store import GameStore
 
 PLAYER_NAMES = ["Asha", "Bikram", "Chitra", "Devika", "Eshan", "Farida"]
 # Moves per game before the test stops a game that random play has not finished.
@@ -288,6 +290,19 @@ def test_a_missing_template_is_an_error_naming_game_language_and_kind(tmp_path: 
         sentences.event_text({"rolled": {"seat": 0}}, None, ["Asha"], 0, "en")
 
 
+@pytest.mark.parametrize("game", available_game_types())
+def test_platform_entries_read_in_every_game_and_language(game: str) -> None:
+    sentences = sentences_for(game)
+    kinds = set(sentences_for(game).packs["en"].events) - set(_oneof_kinds(game, "Event"))
+    assert {"resigned", "timed_out"} <= kinds
+    for kind in sorted(kinds):
+        for viewer in (None, 0, 1):
+            for language in LANGUAGES:
+                text = sentences.event_text({kind: {"seat": 1}}, viewer, ["Asha", "Bikram"], 1, language)
+                check_sentence(text, f"platform/{language}/events/{kind}")
+                assert ("Bikram" in text) == (viewer != 1), text
+
+
 def test_the_viewer_is_you_and_others_are_named_in_both_languages() -> None:
     sentences = sentences_for("darjeeling")
     event = {"action_played": {"seat": 1, "action": "DOUBLE_DEMAND"}}
@@ -330,3 +345,16 @@ def test_every_kind_is_read_in_a_covering_game_or_a_sample(game: str) -> None:
     never = [f"{game}/events/{k}" for k in _oneof_kinds(game, "Event") if k not in reader.events_seen]
     never += [f"{game}/moves/{k}" for k in _oneof_kinds(game, "Move") if k not in reader.moves_seen]
     assert not never, "never read (add a sample or widen the covering game):\n" + "\n".join(never)
+
+
+def test_the_service_sends_an_empty_text_and_logs_once_when_a_template_is_missing(
+    tmp_path: Any, redis_url: str
+) -> None:
+    servicer = RulesServicer(engine_for("darjeeling"), GameStore.from_url(redis_url), frozenset())
+    (tmp_path / "darjeeling" / "text").mkdir(parents=True)
+    (tmp_path / "darjeeling" / "text" / "en.yaml").write_text("events:\n  turn_ended: '{{ Who(e.seat) }} is done.'\n")
+    servicer.sentences = Sentences("darjeeling", seeds=tmp_path)
+    events = [{"turn_ended": {"seat": 0, "next": 1}}, {"action_played": {"seat": 0, "action": "NO_ROTTING"}}] * 2
+    messages = servicer._event_messages(3, 0, events, None, words=(["Asha", "Bikram"], "en"))
+    assert [m.text for m in messages] == ["Asha is done.", "", "Asha is done.", ""]
+    assert servicer.text_errors == {"darjeeling/en: no template for event 'action_played'"}

@@ -1,4 +1,4 @@
-"""Sentences over the real stack: events (JSON list and SSE) and legal moves carry ``text``.
+"""Sentences over the real stack: events (JSON list, SSE, gRPC) and legal moves carry their text.
 
 English by default, Spanish with ``Accept-Language: es``; each legal move can still be
 posted back as is, ``text`` and all; and a tile taken behind a screen is named only in
@@ -11,9 +11,11 @@ import json
 import re
 from typing import Any
 
+import grpc
 import httpx
 import pytest
 
+from chaiwala.v1 import rules_pb2, rules_pb2_grpc
 from tests.support.client import auth, create_game, sse_events
 
 GAME = "darjeeling"
@@ -67,6 +69,10 @@ def test_events_json_and_sse_carry_text_per_viewer_and_language(client: httpx.Cl
     assert answer.status_code == 200
     assert _texts(answer.json()["events"], "start_chosen")[0].startswith("Tú elegiste empezar en la fila ")
 
+    # A batch of legal-moves elements, text included, is accepted as is too.
+    second = client.get(f"/v1/games/{game_id}/legal-moves", headers=auth(tokens[1])).json()["moves"][0]
+    batch = client.post(f"/v1/games/{game_id}/moves", json={"moves": [second]}, headers=auth(tokens[1]))
+    assert batch.status_code == 200, batch.text
     owner = client.get(f"/v1/games/{game_id}/events", headers=auth(tokens[0])).json()
     other = client.get(f"/v1/games/{game_id}/events", headers=auth(tokens[1])).json()
     spectator_es = client.get(f"/v1/games/{game_id}/events", headers=ES).json()
@@ -91,3 +97,26 @@ def test_events_json_and_sse_carry_text_per_viewer_and_language(client: httpx.Cl
                     break
         assert streamed[0]["text"].startswith(expected), streamed[0]
         assert all(e["text"] for e in streamed)
+
+
+def test_grpc_carries_texts_parallel_to_moves_and_text_on_events(stack: dict[str, Any]) -> None:
+    with grpc.insecure_channel(stack["services"][GAME].address) as channel:
+        stub = rules_pb2_grpc.RulesServiceStub(channel)
+        players = [rules_pb2.PlayerSpec(name="Asha"), rules_pb2.PlayerSpec(name="Bilal")]
+        created = stub.CreateGame(rules_pb2.CreateGameRequest(players=players, seed=5))
+        seat0 = (("authorization", f"Bearer {created.seats[0].token}"),)
+        request = rules_pb2.ListLegalMovesRequest(game_id=created.game_id)
+        english = stub.ListLegalMoves(request, metadata=seat0)
+        spanish = stub.ListLegalMoves(request, metadata=(*seat0, ("accept-language", "es")))
+        assert len(english.texts) == len(english.moves) == len(spanish.texts) > 0
+        assert all(START_EN.match(t) for t in english.texts) and all(START_ES.match(t) for t in spanish.texts)
+        stub.SubmitMoves(
+            rules_pb2.SubmitMovesRequest(game_id=created.game_id, moves=[english.moves[0]]), metadata=seat0
+        )
+        listing = rules_pb2.ListEventsRequest(game_id=created.game_id)
+        spectator = stub.ListEvents(listing, metadata=(("accept-language", "fr, es;q=0.8"),)).events
+        assert spectator and spectator[0].text.startswith("Asha eligió empezar")
+        assert all(e.text for e in spectator)
+        owner = stub.ListEvents(listing, metadata=seat0).events
+        assert [e.index for e in owner] == [e.index for e in spectator]
+        assert owner[0].text.startswith("You chose a start")
