@@ -16,8 +16,8 @@ import pytest
 import yaml
 
 from tests.deploy.deploy_contract import (
-    ENV_ALL,
     CONDUCTOR_MODULE,
+    ENV_ALL,
     ENV_CONDUCTOR,
     ENV_GATEWAY,
     ENV_RULES,
