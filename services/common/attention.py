@@ -112,15 +112,16 @@ def _decode(value: bytes | str) -> str:
 class AttentionQueue:
     """Claim and release games that need a conductor."""
 
-    def __init__(self, client: Any, owner: str) -> None:
+    def __init__(self, client: Any, owner: str, lease_ms: int = LEASE_MS) -> None:
         self.redis = client
         self.owner = owner
+        self.lease_ms = lease_ms
         self._claim = client.register_script(_CLAIM)
         self._release = client.register_script(_RELEASE)
 
     async def claim(self, shard: int, now_ms: int, limit: int) -> list[Claim]:
         """Claim up to ``limit`` games of ``shard`` due by ``now_ms``."""
-        lease = now_ms + LEASE_MS
+        lease = now_ms + self.lease_ms
         raw: Sequence[Any] = await self._claim(
             keys=[queue_key(shard), claims_key(shard)], args=[now_ms, lease, limit, self.owner]
         )

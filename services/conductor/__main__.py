@@ -7,6 +7,7 @@ import signal
 
 from prometheus_client import start_http_server
 
+from services.common.attention import LEASE_MS
 from services.common.logs import configure_logging, get_logger
 from services.common.settings import ServiceSettings
 from services.common.store import GameStore
@@ -15,12 +16,19 @@ from services.conductor.conductor import Conductor
 log = get_logger("conductor")
 
 
-async def serve(settings: ServiceSettings) -> None:
+class ConductorSettings(ServiceSettings):
+    """A rules service's settings (Redis, metrics port, logs) plus the claim lease."""
+
+    # How long a claim holds a game; a conductor that dies delays its games this long at most.
+    conductor_lease_ms: int = LEASE_MS
+
+
+async def serve(settings: ConductorSettings) -> None:
     """Conduct until asked to stop, then finish the game at hand and exit."""
     if not settings.redis_url:
         raise SystemExit("REDIS_URL is not set")
     store = GameStore.from_url(settings.redis_url, cluster=settings.redis_cluster)
-    conductor = Conductor(store)
+    conductor = Conductor(store, lease_ms=settings.conductor_lease_ms)
     start_http_server(settings.metrics_port, addr=settings.grpc_host)
     log.info("conducting", game_types=sorted(conductor.servicers), metrics_port=settings.metrics_port)
     stop = asyncio.Event()
@@ -34,7 +42,7 @@ async def serve(settings: ServiceSettings) -> None:
 
 def main() -> None:
     """Entry point."""
-    settings = ServiceSettings()
+    settings = ConductorSettings()
     configure_logging(settings.log_format, settings.log_level)
     asyncio.run(serve(settings))
 

@@ -15,7 +15,7 @@ import secrets
 import socket
 
 from services.clock import clock as clocks
-from services.common.attention import SHARD_COUNT, AttentionQueue, Claim
+from services.common.attention import LEASE_MS, SHARD_COUNT, AttentionQueue, Claim
 from services.common.logs import get_logger
 from services.common.registry import available_game_types, engine_for
 from services.common.service import RulesServicer
@@ -38,9 +38,9 @@ def owner_name() -> str:
 class Conductor:
     """Plays bots and clock timeouts for every game type whose engine is present."""
 
-    def __init__(self, store: GameStore, game_types: list[str] | None = None) -> None:
+    def __init__(self, store: GameStore, game_types: list[str] | None = None, lease_ms: int = LEASE_MS) -> None:
         self.store = store
-        self.queue = AttentionQueue(store.redis, owner_name())
+        self.queue = AttentionQueue(store.redis, owner_name(), lease_ms)
         types = game_types if game_types is not None else available_game_types()
         self.servicers = {game: RulesServicer(engine_for(game), store, frozenset()) for game in types}
         self._next_shard = 0

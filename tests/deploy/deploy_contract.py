@@ -13,6 +13,7 @@ ROOT = Path(__file__).resolve().parents[2]
 GAME_TYPES: tuple[str, ...] = ("alubari", "darjeeling", "tea_rum", "india_rails")
 RULES_SERVICE_MODULE = "services.common.server"
 GATEWAY_MODULE = "gateway"
+CONDUCTOR_MODULE = "services.conductor"
 RULES_SERVICE_NAME = "chaiwala.v1.RulesService"
 
 # Environment variables by consumer.
@@ -39,7 +40,9 @@ ENV_GATEWAY: frozenset[str] = frozenset(
         *(f"CHAIWALA_SERVICE_{game.upper()}" for game in GAME_TYPES),
     }
 )
-ENV_ALL: frozenset[str] = ENV_RULES | ENV_GATEWAY
+# The conductor reads the rules services' settings (it commits like them) but checks no API keys.
+ENV_CONDUCTOR: frozenset[str] = (ENV_RULES - {"CHAIWALA_API_KEYS"}) | {"CHAIWALA_CONDUCTOR_LEASE_MS"}
+ENV_ALL: frozenset[str] = ENV_RULES | ENV_GATEWAY | ENV_CONDUCTOR
 DEFAULTS: dict[str, str] = {
     "CHAIWALA_GRPC_PORT": "50051",
     "CHAIWALA_METRICS_PORT": "9090",
@@ -64,6 +67,14 @@ METRICS: dict[str, tuple[str, frozenset[str]]] = {
     "chaiwala_final_score": ("histogram", frozenset({"game_type"})),
     "chaiwala_wins_total": ("counter", frozenset({"game_type", "seat"})),
     "chaiwala_engine_apply_seconds": ("histogram", frozenset({"game_type"})),
+    # The conductor's own.
+    "chaiwala_conductor_queue_depth": ("gauge", frozenset()),
+    "chaiwala_conductor_queue_lag_seconds": ("gauge", frozenset()),
+    "chaiwala_conductor_bot_move_seconds": ("histogram", frozenset({"game_type"})),
+    "chaiwala_conductor_timeouts_total": ("counter", frozenset({"game_type", "policy"})),
+    "chaiwala_conductor_claims_total": ("counter", frozenset({"game_type"})),
+    "chaiwala_conductor_claims_reclaimed_total": ("counter", frozenset()),
+    "chaiwala_conductor_commits_dropped_total": ("counter", frozenset({"game_type"})),
 }
 HISTOGRAM_SUFFIXES = ("_bucket", "_sum", "_count")
 

@@ -15,8 +15,10 @@ import pytest
 import yaml
 
 from tests.deploy.deploy_contract import (
+    CONDUCTOR_MODULE,
     DEFAULTS,
     ENV_ALL,
+    ENV_CONDUCTOR,
     ENV_GATEWAY,
     ENV_RULES,
     GAME_TYPES,
@@ -73,6 +75,11 @@ def gateway_services(services: dict[str, dict[str, Any]]) -> list[str]:
     return [name for name, service in services.items() if command_of(service) == ["python", "-m", GATEWAY_MODULE]]
 
 
+def conductor_services(services: dict[str, dict[str, Any]]) -> list[str]:
+    """Compose services running a conductor."""
+    return [name for name, service in services.items() if command_of(service) == ["python", "-m", CONDUCTOR_MODULE]]
+
+
 def host_path(source: str) -> Path:
     """A bind-mount source relative to the compose file."""
     return (COMPOSE_PATH.parent / source).resolve()
@@ -94,6 +101,7 @@ def test_compose_has_every_tier(services: dict[str, dict[str, Any]]) -> None:
     """Redis, one rules service per game, one gateway, Prometheus and Grafana."""
     assert sorted(rules_services(services).values()) == sorted(GAME_TYPES)
     assert len(gateway_services(services)) == 1
+    assert len(conductor_services(services)) == 1
     images = {name: str(service.get("image", "")) for name, service in services.items()}
     assert any(image.startswith("redis:") for image in images.values())
     assert any(image.startswith("prom/prometheus:") for image in images.values())
@@ -128,7 +136,7 @@ def test_depends_on_waits_for_health(services: dict[str, dict[str, Any]]) -> Non
 
 def test_chaiwala_images_build_from_the_dockerfile(services: dict[str, dict[str, Any]]) -> None:
     """The gateway and every rules service run the project image built from the root Dockerfile."""
-    for name in [*rules_services(services), *gateway_services(services)]:
+    for name in [*rules_services(services), *gateway_services(services), *conductor_services(services)]:
         build = services[name]["build"]
         context = build if isinstance(build, str) else build["context"]
         dockerfile = "Dockerfile" if isinstance(build, str) else build.get("dockerfile", "Dockerfile")
@@ -148,6 +156,8 @@ def test_environment_names_follow_the_contract(services: dict[str, dict[str, Any
             assert {"REDIS_URL", "CHAIWALA_GRPC_PORT", "CHAIWALA_METRICS_PORT"} <= set(env)
         if name in gateways:
             assert set(env) <= ENV_GATEWAY, f"{name}: {sorted(set(env) - ENV_GATEWAY)}"
+        if name in conductor_services(services):
+            assert set(env) <= ENV_CONDUCTOR, f"{name}: {sorted(set(env) - ENV_CONDUCTOR)}"
 
 
 def port_of(env: dict[str, str], variable: str) -> int:
@@ -178,6 +188,21 @@ def test_rules_services(services: dict[str, dict[str, Any]]) -> None:
     assert len(published_hosts) == len(rules_services(services)), "host ports must not collide"
 
 
+def test_conductor(services: dict[str, dict[str, Any]]) -> None:
+    """The conductor reaches the compose Redis, waits for it, and is health-checked on its metrics port."""
+    (name,) = conductor_services(services)
+    conductor = services[name]
+    env = environment_of(conductor)
+    url = urlparse(env["REDIS_URL"])
+    assert url.scheme == "redis" and str(services[url.hostname or ""].get("image", "")).startswith("redis:")
+    assert conductor["depends_on"][url.hostname]["condition"] == "service_healthy"
+    metrics_port = port_of(env, "CHAIWALA_METRICS_PORT")
+    assert str(metrics_port) in [str(p) for p in conductor.get("expose", [])]
+    test = conductor["healthcheck"]["test"]
+    assert f"http://127.0.0.1:{metrics_port}/metrics" in test, test
+    assert "ports" not in conductor, "the conductor serves no one outside"
+
+
 def test_gateway(services: dict[str, dict[str, Any]]) -> None:
     """The gateway listens on 8000, probes /readyz, and reaches every rules service by name and port."""
     rules = rules_services(services)
@@ -203,7 +228,7 @@ def test_gateway(services: dict[str, dict[str, Any]]) -> None:
 def test_healthcheck_script_is_in_the_image(services: dict[str, dict[str, Any]]) -> None:
     """The health-check script the compose file calls exists and the Dockerfile copies it there."""
     dockerfile = (ROOT / "Dockerfile").read_text(encoding="utf-8")
-    for name in [*rules_services(services), *gateway_services(services)]:
+    for name in [*rules_services(services), *gateway_services(services), *conductor_services(services)]:
         test = services[name]["healthcheck"]["test"]
         script = next(part for part in test if part.endswith(".py"))
         assert script.startswith("/app/")
@@ -252,7 +277,8 @@ def test_prometheus_scrapes_every_metrics_port(services: dict[str, dict[str, Any
         f"{gw}:{port_of(environment_of(services[gw]), 'CHAIWALA_HTTP_PORT')}" for gw in gateway_services(services)
     }
     expected |= {
-        f"{svc}:{port_of(environment_of(services[svc]), 'CHAIWALA_METRICS_PORT')}" for svc in rules_services(services)
+        f"{svc}:{port_of(environment_of(services[svc]), 'CHAIWALA_METRICS_PORT')}"
+        for svc in [*rules_services(services), *conductor_services(services)]
     }
     assert targets == expected
 

@@ -199,15 +199,17 @@ def test_source_dirs_exist_for_the_grep() -> None:
 
 
 def test_rules_service_registry_matches_the_contract() -> None:
-    """Import the rules services' metrics module: every contract rules metric is registered, typed, labelled."""
+    """Import the rules services' and the conductor's metrics modules: every contract metric is registered, typed,
+    labelled."""
     if not METRICS_MODULE.exists():
         pytest.skip("services/common/metrics.py does not exist yet")
     from prometheus_client.metrics import MetricWrapperBase
 
     from services.common import metrics as rules_metrics
+    from services.conductor import metrics as conductor_metrics
 
     registered: dict[str, tuple[str, frozenset[str]]] = {}
-    for value in vars(rules_metrics).values():
+    for value in [*vars(rules_metrics).values(), *vars(conductor_metrics).values()]:
         if isinstance(value, MetricWrapperBase):
             kind = str(value._type)
             name = value._name + ("_total" if kind == "counter" else "")

@@ -16,7 +16,9 @@ import pytest
 import yaml
 
 from tests.deploy.deploy_contract import (
+    CONDUCTOR_MODULE,
     ENV_ALL,
+    ENV_CONDUCTOR,
     ENV_GATEWAY,
     ENV_RULES,
     GAME_TYPES,
@@ -89,12 +91,14 @@ def resolve_port(container: dict[str, Any], port: int | str) -> int:
 
 
 def role(deployment: Resource) -> tuple[str, str | None]:
-    """('rules', game) or ('gateway', None) from the container command."""
+    """('rules', game), ('conductor', None) or ('gateway', None) from the container command."""
     (container,) = pod_spec(deployment)["containers"]
     command = [*container.get("command", []), *container.get("args", [])]
     if command[:3] == ["python", "-m", RULES_SERVICE_MODULE]:
         assert len(command) == 4, command
         return "rules", command[3]
+    if command == ["python", "-m", CONDUCTOR_MODULE]:
+        return "conductor", None
     assert command == ["python", "-m", GATEWAY_MODULE], command
     return "gateway", None
 
@@ -120,11 +124,12 @@ def test_renders_without_duplicates(rendered: tuple[str, list[Resource]]) -> Non
 
 
 def test_one_deployment_per_game_and_a_gateway(rendered: tuple[str, list[Resource]]) -> None:
-    """Four rules-service Deployments (one per game type) and one gateway Deployment."""
+    """Four rules-service Deployments (one per game type), one conductor and one gateway Deployment."""
     _, resources = rendered
     roles = [role(d) for d in by_kind(resources, "Deployment").values()]
     assert sorted(game for kind, game in roles if kind == "rules") == sorted(GAME_TYPES)  # type: ignore[type-var]
     assert [kind for kind, _ in roles].count("gateway") == 1
+    assert [kind for kind, _ in roles].count("conductor") == 1
 
 
 def test_pods_are_locked_down(rendered: tuple[str, list[Resource]]) -> None:
@@ -182,6 +187,26 @@ def test_rules_service_probes_and_ports(rendered: tuple[str, list[Resource]]) ->
         assert annotations.get("prometheus.io/path", "/metrics") == "/metrics"
 
 
+def test_conductor_probes_ports_and_autoscaler(rendered: tuple[str, list[Resource]]) -> None:
+    """HTTP probes on the metrics port (it has no other), scrape annotations, an HPA on CPU and queue lag."""
+    target, resources = rendered
+    (conductor,) = [d for d in by_kind(resources, "Deployment").values() if role(d)[0] == "conductor"]
+    (container,) = pod_spec(conductor)["containers"]
+    metrics_port = int(container_env(container, resources).get("CHAIWALA_METRICS_PORT", "9090"))
+    assert resolve_port(container, "metrics") == metrics_port
+    for probe_name in ("readinessProbe", "livenessProbe", "startupProbe"):
+        probe = container[probe_name]["httpGet"]
+        assert probe["path"] == "/metrics" and resolve_port(container, probe["port"]) == metrics_port, target
+    annotations = conductor["spec"]["template"]["metadata"].get("annotations", {})
+    assert int(annotations["prometheus.io/port"]) == metrics_port
+    (hpa,) = [h for h in by_kind(resources, "HorizontalPodAutoscaler").values()
+              if h["spec"]["scaleTargetRef"]["name"] == conductor["metadata"]["name"]]
+    kinds = {metric["type"] for metric in hpa["spec"]["metrics"]}
+    assert kinds == {"Resource", "External"}, target
+    (external,) = [m for m in hpa["spec"]["metrics"] if m["type"] == "External"]
+    assert external["external"]["metric"]["name"] == "chaiwala_conductor_queue_lag_seconds"
+
+
 def test_gateway_probes_and_ports(rendered: tuple[str, list[Resource]]) -> None:
     """HTTP probes: /readyz for readiness, /healthz for liveness, on CHAIWALA_HTTP_PORT."""
     target, resources = rendered
@@ -208,7 +233,11 @@ def test_env_names_follow_the_contract(rendered: tuple[str, list[Resource]]) -> 
         kind, _ = role(deployment)
         (container,) = pod_spec(deployment)["containers"]
         env = container_env(container, resources)
-        allowed = ENV_RULES if kind == "rules" else ENV_GATEWAY
+        allowed = {"rules": ENV_RULES, "conductor": ENV_CONDUCTOR}.get(kind, ENV_GATEWAY)
+        if kind == "conductor":
+            env = {key: value for key, value in env.items() if key not in ENV_RULES - ENV_CONDUCTOR}
+            assert "CHAIWALA_API_KEYS" not in env, "the conductor checks no API keys"
+            assert {"REDIS_URL", "CHAIWALA_METRICS_PORT"} <= set(env)
         assert set(env) <= allowed, f"{target}/{name}: {sorted(set(env) - allowed)}"
         if kind == "rules":
             # The rules services check operator keys; the gateway only passes the bearer on.

@@ -80,6 +80,7 @@ class Block(importlib.abc.MetaPathFinder):
 
 sys.meta_path.insert(0, Block())
 import services.common.server
+import services.conductor.__main__
 import gateway.app
 import gateway.__main__
 from services.common import protojson
@@ -109,7 +110,8 @@ def test_runtime_closure_excludes_dev_and_codegen() -> None:
 
 
 def test_processes_import_with_runtime_dependencies_only() -> None:
-    """The server, every engine present and the gateway import without any dev/codegen/local package."""
+    """The server, the conductor, every engine present and the gateway import without any dev/codegen/local
+    package."""
     completed = subprocess.run(
         [sys.executable, "-c", CHILD, json.dumps(blocked_import_roots())],
         cwd=ROOT,

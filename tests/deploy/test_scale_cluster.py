@@ -32,7 +32,7 @@ import redis
 from services.common.embedded_redis import free_port
 from services.common.processes import stop_process
 from tests.deploy.deploy_contract import ROOT, RULES_SERVICE_NAME
-from tests.support.client import auth, create_game
+from tests.support.client import auth, create_game, wait_over
 from tests.support.redis_cluster import ClusterInfo, start_cluster
 
 GAME = "darjeeling"
@@ -201,6 +201,7 @@ class ClusterStack:
     cluster: ClusterInfo
     rules: RulesInstance
     gateway: GatewayInstance
+    conductor: Instance
 
 
 @pytest.fixture(scope="module")
@@ -211,10 +212,18 @@ def cluster_stack(tmp_path_factory: pytest.TempPathFactory) -> Iterator[ClusterS
     with start_cluster() as cluster:
         rules = start_rules("rules-cluster", cluster.url, True, log_dir)
         gateway = start_gateway("gateway-cluster", rules, log_dir)
+        conductor_env = {
+            "REDIS_URL": cluster.url,
+            "CHAIWALA_REDIS_CLUSTER": "true",
+            "CHAIWALA_GRPC_HOST": "127.0.0.1",
+            "CHAIWALA_METRICS_PORT": str(free_port()),
+        }
+        conductor = Instance(spawn("conductor-cluster", ["-m", "services.conductor"], conductor_env, log_dir))
         try:
             wait_ready([rules], [gateway])
-            yield ClusterStack(cluster, rules, gateway)
+            yield ClusterStack(cluster, rules, gateway, conductor)
         finally:
+            conductor.process.stop()
             gateway.process.stop()
             rules.process.stop()
 
@@ -274,7 +283,8 @@ def test_a_full_game_on_the_cluster(cluster_stack: ClusterStack) -> None:
 
 
 def test_bot_games_finish_on_the_cluster(cluster_stack: ClusterStack) -> None:
-    """All-bot games at every player count play to the end inside the create request, on the cluster."""
+    """All-bot games at every player count are played to the end by the conductor, on the cluster
+    (the commit script writes the game and its queue shard, one slot, in one step)."""
     with httpx.Client(base_url=cluster_stack.gateway.url, timeout=120) as client:
         for players in range(2, 6):
             body = {"game_type": GAME, "players": [{"name": f"bot{i}", "bot": "random"} for i in range(players)],
@@ -282,7 +292,7 @@ def test_bot_games_finish_on_the_cluster(cluster_stack: ClusterStack) -> None:
             response = client.post("/v1/games", json=body)
             assert response.status_code == 201, response.text
             game_id = response.json()["game_id"]
-            final = client.get(f"/v1/games/{game_id}").json()
+            final = wait_over(client, game_id)
             assert final["status"] == "finished"
             assert len(final["result"]["scores"]) == players
             owner_of_game(cluster_stack.cluster, game_id)

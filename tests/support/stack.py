@@ -156,7 +156,7 @@ class Gateway:
 class ConductorProcess:
     """A real conductor: ``python -m services.conductor`` in its own process, over one Redis."""
 
-    def __init__(self, redis_url: str, log_path: Path, cluster: bool = False) -> None:
+    def __init__(self, redis_url: str, log_path: Path, cluster: bool = False, lease_ms: int = 30_000) -> None:
         self.log_path = log_path
         self.log = log_path.open("ab")
         env = {
@@ -167,6 +167,7 @@ class ConductorProcess:
             "CHAIWALA_GRPC_HOST": "127.0.0.1",
             "CHAIWALA_LOG_FORMAT": "console",
             "CHAIWALA_LOG_LEVEL": "warning",
+            "CHAIWALA_CONDUCTOR_LEASE_MS": str(lease_ms),
         }
         self.metrics_port = int(env["CHAIWALA_METRICS_PORT"])
         self.process = subprocess.Popen(
@@ -177,6 +178,19 @@ class ConductorProcess:
     def pid(self) -> int:
         """The conductor's process id."""
         return self.process.pid
+
+    def metric(self, name: str) -> float:
+        """The sum of one metric's samples on the conductor's Prometheus endpoint (0 if absent)."""
+        import httpx
+        from prometheus_client.parser import text_string_to_metric_families
+
+        text = httpx.get(f"http://127.0.0.1:{self.metrics_port}/metrics", timeout=10).text
+        return sum(
+            sample.value
+            for family in text_string_to_metric_families(text)
+            for sample in family.samples
+            if sample.name == name
+        )
 
     def kill(self) -> None:
         """SIGKILL: no clean-up at all, as when a machine dies."""
