@@ -19,7 +19,7 @@ from fastapi.responses import JSONResponse, Response
 from google.protobuf import json_format
 from google.protobuf.message import Message
 from grpc_health.v1 import health_pb2, health_pb2_grpc
-from prometheus_client import CONTENT_TYPE_LATEST, Gauge, generate_latest
+from prometheus_client import CONTENT_TYPE_LATEST, generate_latest
 from sse_starlette.sse import EventSourceResponse
 
 from chaiwala.v1 import rest_pb2, rules_pb2
@@ -312,13 +312,12 @@ async def events(game_id: str, request: Request) -> Response:
     if index is not None:
         watch.after_index = index
     call = stub.WatchEvents(watch, metadata=metadata, wait_for_ready=True)
-    metrics: Metrics = request.app.state.metrics
-    return EventSourceResponse(_sse(call, metrics.sse_streams), ping=15)
+    # Open streams are counted (and capped) by the limits middleware: chaiwala_gateway_sse_streams.
+    return EventSourceResponse(_sse(call), ping=15)
 
 
-async def _sse(call: Any, open_streams: Gauge) -> AsyncIterator[dict[str, str]]:
+async def _sse(call: Any) -> AsyncIterator[dict[str, str]]:
     """Relay a WatchEvents stream as SSE; a failure becomes an ``error`` event, then ``end``."""
-    open_streams.inc()
     try:
         async for event in call:
             yield {
@@ -331,7 +330,6 @@ async def _sse(call: Any, open_streams: Gauge) -> AsyncIterator[dict[str, str]]:
         yield {"event": "error", "data": orjson.dumps({"code": problem.code, "detail": problem.detail}).decode()}
     finally:
         call.cancel()
-        open_streams.dec()
     yield {"event": "end", "data": "{}"}
 
 

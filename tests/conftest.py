@@ -104,7 +104,13 @@ def conductor(redis_url: str, tmp_path_factory: pytest.TempPathFactory) -> Itera
 def stack(services: Services, game_types: list[str], conductor: ConductorProcess) -> Iterator[dict[str, object]]:
     """One rules service per game, a gateway routing to them (open: no API keys) and a conductor."""
     running = {game: services.start(game) for game in game_types}
-    gateway = Gateway({game: svc.address for game, svc in running.items()}, redis_url=services.redis_url)
+    # Creating a game no longer waits for its bots, so the suite creates games faster than the
+    # default quota of one client allows; the limit tests configure their own small limits.
+    gateway = Gateway(
+        {game: svc.address for game, svc in running.items()},
+        redis_url=services.redis_url,
+        create_limit="500/second;1000000/hour",
+    )
     try:
         yield {"url": gateway.url, "services": running, "gateway": gateway, "conductor": conductor}
     finally:

@@ -54,7 +54,6 @@ GATEWAY_PORT = 8000
 METRICS: dict[str, tuple[str, frozenset[str]]] = {
     "chaiwala_http_requests_total": ("counter", frozenset({"method", "route", "status"})),
     "chaiwala_http_request_duration_seconds": ("histogram", frozenset({"method", "route"})),
-    "chaiwala_http_sse_streams_open": ("gauge", frozenset()),
     "chaiwala_rpc_requests_total": ("counter", frozenset({"game_type", "method", "code"})),
     "chaiwala_rpc_duration_seconds": ("histogram", frozenset({"game_type", "method"})),
     "chaiwala_moves_accepted_total": ("counter", frozenset({"game_type"})),

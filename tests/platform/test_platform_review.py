@@ -31,7 +31,8 @@ def test_seat_tokens_appear_once_at_creation_and_never_as_empty_fields(client: h
     token = created["seats"][0]["token"]
     for headers in ({}, auth(token)):
         game = client.get(f"/v1/games/{created['game_id']}", headers=headers).json()
-        assert [sorted(seat) for seat in game["seats"]] == [["bot", "name", "seat"]] * 2
+        assert all("token" not in seat for seat in game["seats"])
+        assert [sorted(seat) for seat in game["seats"]] == [["bot", "name", "open", "reserved", "resigned", "seat"]] * 2
 
 
 @pytest.mark.parametrize(
@@ -87,13 +88,13 @@ def test_docs_and_openapi_have_their_own_route_labels(client: httpx.Client) -> N
 
 def test_open_sse_streams_are_a_gauge(client: httpx.Client) -> None:
     created = create_game(client, GAME, [{"name": "Asha"}, {"name": "Bilal"}], seed=43)
-    before = _metric(client.get("/metrics").text, "chaiwala_http_sse_streams_open")
+    before = _metric(client.get("/metrics").text, "chaiwala_gateway_sse_streams")
     headers = {"Accept": "text/event-stream"}
     with client.stream("GET", f"/v1/games/{created['game_id']}/events", headers=headers) as response:
         assert response.status_code == 200
         next(sse_events(response))
-        assert _metric(client.get("/metrics").text, "chaiwala_http_sse_streams_open") == before + 1
+        assert _metric(client.get("/metrics").text, "chaiwala_gateway_sse_streams") == before + 1
     deadline = time.monotonic() + 30  # the gateway notices the disconnect on its next write or ping
-    while _metric(client.get("/metrics").text, "chaiwala_http_sse_streams_open") != before:
+    while _metric(client.get("/metrics").text, "chaiwala_gateway_sse_streams") != before:
         assert time.monotonic() < deadline, "the closed stream is still counted"
         time.sleep(0.05)

@@ -57,7 +57,8 @@ def _play_until_seat_0_took_a_tile(client: httpx.Client, game_id: str, tokens: d
             return
         seat = client.get(f"/v1/games/{game_id}").json()["to_act"][0]
         legal = client.get(f"/v1/games/{game_id}/legal-moves", headers=auth(tokens[seat])).json()
-        answer = client.post(f"/v1/games/{game_id}/moves", json={"move": legal["moves"][0]}, headers=auth(tokens[seat]))
+        body = {"move": legal["moves"][0], "expected_version": legal["version"]}
+        answer = client.post(f"/v1/games/{game_id}/moves", json=body, headers=auth(tokens[seat]))
         assert answer.status_code == 200, answer.text
     raise AssertionError("seat 0 never took a tile")
 

@@ -33,7 +33,8 @@ def client(stack: dict[str, Any]) -> httpx.Client:
 
 
 def _game(client: httpx.Client) -> tuple[str, dict[int, str]]:
-    created = create_game(client, GAME, [{"name": "Asha"}, {"name": "Bilal"}], seed=11)
+    # Asha (seat 0) starts, as the sentences below expect.
+    created = create_game(client, GAME, [{"name": "Asha"}, {"name": "Bilal"}], seed=11, options={"start_player": 0})
     return created["game_id"], {s["seat"]: s["token"] for s in created["seats"]}
 
 
@@ -55,7 +56,8 @@ def test_legal_moves_carry_text_in_english_by_default_and_spanish_on_request(cli
         assert re.findall(r"\d+", en["text"]) == re.findall(r"\d+", es["text"])
     assert len({m["text"] for m in english["moves"]}) == len(english["moves"])
     # An element of legal-moves, text included, is accepted back as is.
-    posted = client.post(f"/v1/games/{game_id}/moves", json={"move": english["moves"][0]}, headers=auth(tokens[0]))
+    body = {"move": english["moves"][0], "expected_version": english["version"]}
+    posted = client.post(f"/v1/games/{game_id}/moves", json=body, headers=auth(tokens[0]))
     assert posted.status_code == 200, posted.text
     events = posted.json()["events"]
     assert _texts(events, "start_chosen")[0].startswith("You chose a start at row ")
@@ -65,13 +67,16 @@ def test_legal_moves_carry_text_in_english_by_default_and_spanish_on_request(cli
 def test_events_json_and_sse_carry_text_per_viewer_and_language(client: httpx.Client) -> None:
     game_id, tokens = _game(client)
     first = client.get(f"/v1/games/{game_id}/legal-moves", headers=auth(tokens[0])).json()["moves"][0]
-    answer = client.post(f"/v1/games/{game_id}/moves", json={"move": first}, headers={**auth(tokens[0]), **ES})
+    body = {"move": first, "expected_version": 0}
+    answer = client.post(f"/v1/games/{game_id}/moves", json=body, headers={**auth(tokens[0]), **ES})
     assert answer.status_code == 200
     assert _texts(answer.json()["events"], "start_chosen")[0].startswith("Tú elegiste empezar en la fila ")
 
     # A batch of legal-moves elements, text included, is accepted as is too.
     second = client.get(f"/v1/games/{game_id}/legal-moves", headers=auth(tokens[1])).json()["moves"][0]
-    batch = client.post(f"/v1/games/{game_id}/moves", json={"moves": [second]}, headers=auth(tokens[1]))
+    batch = client.post(
+        f"/v1/games/{game_id}/moves", json={"moves": [second], "expected_version": 1}, headers=auth(tokens[1])
+    )
     assert batch.status_code == 200, batch.text
     owner = client.get(f"/v1/games/{game_id}/events", headers=auth(tokens[0])).json()
     other = client.get(f"/v1/games/{game_id}/events", headers=auth(tokens[1])).json()
