@@ -118,12 +118,21 @@ def play_humans_to_end(
         assert made < max_moves, f"game {game_id} not over after {max_moves} moves"
         seat = next(s for s in to_act if s in tokens)
         legal = client.get(f"/v1/games/{game_id}/legal-moves", headers=auth(tokens[seat])).json()
-        assert legal["moves"], f"seat {seat} is to act but has no legal move"
+        if not legal["moves"]:
+            # The game moved on between the two reads (a bot acted): look again.
+            answer = wait_for_humans(client, game_id, tokens)
+            status, to_act = answer["status"], answer["to_act"]
+            continue
         response = client.post(
             f"/v1/games/{game_id}/moves",
             json={"move": pick(legal["moves"]), "expected_version": legal["version"]},
             headers=auth(tokens[seat]),
         )
+        if response.status_code == 409:
+            # A bot acting at the same time (the conductor) moved first: look again and retry.
+            answer = wait_for_humans(client, game_id, tokens)
+            status, to_act = answer["status"], answer["to_act"]
+            continue
         assert response.status_code == 200, response.text
         made += 1
         answer = response.json()
