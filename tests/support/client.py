@@ -113,9 +113,10 @@ def play_humans_to_end(
     """Play the human seats with ``pick(moves)`` using only legal-moves and moves; return moves made."""
     game = wait_for_humans(client, game_id, tokens)
     status, to_act = game["status"], game["to_act"]
-    made = 0
+    made = tries = 0
     while status == "active":
-        assert made < max_moves, f"game {game_id} not over after {max_moves} moves"
+        tries += 1
+        assert made < max_moves and tries < 2 * max_moves, f"game {game_id} not over after {made} moves"
         seat = next(s for s in to_act if s in tokens)
         legal = client.get(f"/v1/games/{game_id}/legal-moves", headers=auth(tokens[seat])).json()
         if not legal["moves"]:
