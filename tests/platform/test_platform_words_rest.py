@@ -45,7 +45,9 @@ def _texts(events: list[dict[str, Any]], kind: str) -> list[str]:
 def test_legal_moves_carry_text_in_english_by_default_and_spanish_on_request(client: httpx.Client) -> None:
     game_id, tokens = _game(client)
     english = client.get(f"/v1/games/{game_id}/legal-moves", headers=auth(tokens[0])).json()
-    spanish = client.get(f"/v1/games/{game_id}/legal-moves", headers={**auth(tokens[0]), **ES}).json()
+    spanish = client.get(
+        f"/v1/games/{game_id}/legal-moves", headers={**auth(tokens[0]), "Accept-Language": "es"}
+    ).json()
     assert english["moves"] and len(english["moves"]) == len(spanish["moves"])
     assert "texts" not in english
     assert all(START_EN.match(m["text"]) for m in english["moves"]), english["moves"][:3]
@@ -91,7 +93,9 @@ def test_events_json_and_sse_carry_text_per_viewer_and_language(client: httpx.Cl
     assert _texts(spectator_es, "tile_taken")[0].startswith("Asha tomó una ficha del tablero")
     assert not re.search(VARIETY_ES, _texts(spectator_es, "tile_taken")[0])
 
-    for headers, expected in [({}, "Asha chose a start"), (ES, "Asha eligió empezar")]:
+    sse_cases = [({}, "Asha chose a start"), ({"Accept-Language": "es"}, "Asha eligió empezar")]
+    sse_cases += [({"Accept-Language": "de, en;q=0.5"}, "Asha chose a start")]
+    for headers, expected in sse_cases:
         with client.stream(
             "GET", f"/v1/games/{game_id}/events", headers={"Accept": "text/event-stream", **headers}
         ) as s:
