@@ -188,7 +188,9 @@ class RulesServicer(LobbyRpcs, ResignRpcs, rules_pb2_grpc.RulesServiceServicer):
             )
         if skip_to >= 0:
             return []
-        message = rules_pb2.GameEvent(version=entry.version, index=0, kind=entry.kind, hash=entry.hash)
+        payload = {} if entry.seat is None else {"seat": entry.seat}
+        text = self._say(self.sentences.event_text, {entry.kind: payload}, viewer, words[0], entry.seat, words[1])
+        message = rules_pb2.GameEvent(version=entry.version, index=0, kind=entry.kind, hash=entry.hash, text=text)
         if entry.seat is not None:
             message.seat = entry.seat
         return [message]

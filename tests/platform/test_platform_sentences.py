@@ -294,13 +294,15 @@ def test_a_missing_template_is_an_error_naming_game_language_and_kind(tmp_path: 
 def test_platform_entries_read_in_every_game_and_language(game: str) -> None:
     sentences = sentences_for(game)
     kinds = set(sentences_for(game).packs["en"].events) - set(_oneof_kinds(game, "Event"))
-    assert {"resigned", "timed_out"} <= kinds
-    for kind in sorted(kinds):
+    assert {"resign", "timeout", "start"} <= kinds
+    for kind in sorted(kinds - {"start"}):
         for viewer in (None, 0, 1):
             for language in LANGUAGES:
                 text = sentences.event_text({kind: {"seat": 1}}, viewer, ["Asha", "Bikram"], 1, language)
                 check_sentence(text, f"platform/{language}/events/{kind}")
                 assert ("Bikram" in text) == (viewer != 1), text
+    for language in LANGUAGES:
+        check_sentence(sentences.event_text({"start": {}}, None, ["Asha"], None, language), f"platform/{language}/start")
 
 
 def test_the_viewer_is_you_and_others_are_named_in_both_languages() -> None:
