@@ -302,7 +302,9 @@ def test_platform_entries_read_in_every_game_and_language(game: str) -> None:
                 check_sentence(text, f"platform/{language}/events/{kind}")
                 assert ("Bikram" in text) == (viewer != 1), text
     for language in LANGUAGES:
-        check_sentence(sentences.event_text({"start": {}}, None, ["Asha"], None, language), f"platform/{language}/start")
+        check_sentence(
+            sentences.event_text({"start": {}}, None, ["Asha"], None, language), f"platform/{language}/start"
+        )
 
 
 def test_the_viewer_is_you_and_others_are_named_in_both_languages() -> None:
