@@ -59,8 +59,8 @@ class Refusal:
             "RateLimit-Remaining": "0",
             "RateLimit-Reset": str(wait),
         }
-        detail = f"{self.name.replace('_', ' ')} limit of {self.item} reached; retry in {wait}s"
-        return Problem(429, "rate_limited", detail, headers=headers, limit=self.name)
+        detail = f"{self.name} limit of {self.item} reached; retry in {wait}s"
+        return Problem(429, "rate_limited", detail, headers=headers)
 
 
 class LimitMetrics:

@@ -27,9 +27,11 @@ class GatewaySettings(BaseSettings):
     # Where rate-limit counters live (shared by every gateway); empty: this process's memory.
     redis_url: str = Field(default="", validation_alias=AliasChoices("REDIS_URL", "CHAIWALA_REDIS_URL"))
     # Rates in the `limits` notation ("100/second;3000/minute"), sliding windows.
-    rate_limit_per_token: str = "100/second;3000/minute"
-    rate_limit_per_address: str = "300/second;10000/minute"
-    create_limit: str = "20/second;2000/hour"
+    # Generous defaults (a test suite plays thousands of moves a minute from one address and
+    # one token); a public deployment should lower them.
+    rate_limit_per_token: str = "200/second"
+    rate_limit_per_address: str = "1000/second"
+    create_limit: str = "100/second;20000/hour"
     # Slow clients: all request headers within this many seconds of the first byte (or of
     # connecting), the whole body within this many seconds of the headers.
     header_timeout_seconds: float = 10.0

@@ -50,7 +50,6 @@ UNAVAILABLE_ERRORS: tuple[type[BaseException], ...] = (
     redis_errors.TryAgainError,
     redis_errors.ReadOnlyError,
     redis_errors.SlotNotCoveredError,
-    OSError,
 )
 
 # KEYS: meta, state, events, idem (always a key of the game's slot, so Redis Cluster accepts it),

@@ -3,8 +3,10 @@ retries that applied twice (issue #13, items 2, 3, 7 and 9)."""
 
 from __future__ import annotations
 
+import contextlib
 import io
 import json
+import os
 import socket
 import threading
 from typing import Any
@@ -170,3 +172,32 @@ def test_retries_of_one_submission_are_applied_exactly_once(client: httpx.Client
         assert client.get(f"/v1/games/{game_id}").json()["version"] == legal["version"] + 1, statuses
         expected = {200} if pin == "idempotency_key" else {200, 409}
         assert set(statuses) <= expected and statuses.count(200) >= 1, statuses
+
+
+def test_logging_to_a_stalled_reader_never_blocks_the_caller(suite_log: Any) -> None:
+    """Nobody reads the pipe: the writer thread stalls, callers drop lines instead of waiting."""
+    from services.common import logs
+
+    read_fd, write_fd = os.pipe()
+    stalled = os.fdopen(write_fd, "w", encoding="utf-8")
+    dropped_before = logs.DROPPED[0]
+    done = threading.Event()
+
+    def flood() -> None:
+        log = structlog.get_logger(component="test")
+        for n in range(logs.QUEUE_LINES + 20_000):  # far more than the pipe and the queue hold
+            log.info("flood", n=n, padding="x" * 100)
+        done.set()
+
+    try:
+        configure_logging("json", "info", stream=stalled)
+        caller = threading.Thread(target=flood, daemon=True)
+        caller.start()
+        caller.join(timeout=120)
+        assert done.is_set(), "a caller blocked on a stalled log reader"
+        assert logs.DROPPED[0] > dropped_before
+    finally:
+        suite_log.restore()
+        os.close(read_fd)  # the stalled writer's next write fails, and it moves on
+        with contextlib.suppress(OSError):
+            stalled.close()
