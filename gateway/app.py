@@ -20,6 +20,7 @@ from gateway.docs import install_docs
 from gateway.edge import EdgeMiddleware, Metrics
 from gateway.openapi import build_openapi
 from gateway.problems import Problem, problem_response
+from gateway.route_table import flat_routes
 from gateway.routes import router
 from gateway.settings import GatewaySettings
 
@@ -57,7 +58,7 @@ def create_app(settings: GatewaySettings | None = None) -> FastAPI:
     def openapi() -> dict[str, Any]:
         if app.openapi_schema is None:
             backends: Backends = app.state.backends
-            app.openapi_schema = build_openapi(sorted(backends.stubs), backends.files)
+            app.openapi_schema = build_openapi(sorted(backends.stubs), backends.files, flat_routes(app.routes))
         return app.openapi_schema
 
     app.openapi = openapi  # type: ignore[method-assign]
