@@ -115,6 +115,7 @@ def test_docs_pages_load_their_scripts_from_the_gateway_itself(client: httpx.Cli
             asset = client.get(src)
             assert asset.status_code == 200 and len(asset.content) > 1000, src
     assert client.get("/docs/assets/swagger-ui-bundle.js").headers["content-type"].startswith("text/javascript")
+    assert b"cdn.redoc.ly" not in client.get("/docs/assets/redoc.standalone.js").content
     assert_problem(client.get("/docs/assets/..%2f..%2fpyproject.toml"), 404)
     assert_problem(client.get("/docs/assets/secrets.txt"), 404)
 
