@@ -5,10 +5,13 @@ PYTHON ?= $(shell command -v python3.11 2>/dev/null || command -v python3)
 VENV := .venv
 BIN := $(VENV)/bin
 PROTO_SRC := $(shell find proto -name '*.proto')
+# Debian's paths, as tests/support/browser.py expects them.
+CHROMIUM := /usr/bin/chromium
+CHROMEDRIVER := /usr/bin/chromedriver
 
 export PYTHONPATH := $(CURDIR):$(CURDIR)/gen
 
-.PHONY: setup proto run test test-fast lint bench clean seeds-india
+.PHONY: setup proto run test test-fast lint browser bench clean seeds-india
 
 setup: $(VENV)/.installed gen/.stamp
 
@@ -33,8 +36,20 @@ gen/.stamp: $(VENV)/.installed $(PROTO_SRC)
 run: setup
 	$(BIN)/python -m services.common.supervisor
 
+# Browser tests drive Debian's chromium through chromium-driver: install them when missing (as root,
+# with apt-get), and stop with the reason when that is impossible; browser tests never skip.
+browser:
+	@if [ -x $(CHROMIUM) ] && [ -x $(CHROMEDRIVER) ]; then exit 0; fi; \
+	if [ "$$(id -u)" != 0 ] || ! command -v apt-get >/dev/null; then \
+		echo "make browser: chromium and chromium-driver are missing and cannot be installed here (needs root and apt-get); install them, e.g. sudo apt-get install chromium chromium-driver" >&2; exit 1; fi; \
+	echo "make browser: installing chromium and chromium-driver"; \
+	(apt-get update -qq && DEBIAN_FRONTEND=noninteractive apt-get install -y -qq -o DPkg::Lock::Timeout=600 chromium chromium-driver >/dev/null) \
+		|| { echo "make browser: apt-get could not install chromium and chromium-driver" >&2; exit 1; }; \
+	[ -x $(CHROMIUM) ] && [ -x $(CHROMEDRIVER) ] \
+		|| { echo "make browser: apt-get ran but $(CHROMIUM) or $(CHROMEDRIVER) is still missing" >&2; exit 1; }
+
 # Lint first: ruff and mypy clean is part of passing.
-test: lint
+test: lint browser
 	$(BIN)/python -m pytest -n 2 --dist worksteal -q
 
 test-fast: setup

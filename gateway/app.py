@@ -22,6 +22,7 @@ from gateway.limits import Limiter, LimitMetrics, LimitsMiddleware
 from gateway.lobby_routes import router as lobby_router
 from gateway.openapi import build_openapi
 from gateway.problems import Problem, problem_response
+from gateway.route_table import flat_routes
 from gateway.routes import router
 from gateway.settings import GatewaySettings
 
@@ -60,7 +61,7 @@ def create_app(settings: GatewaySettings | None = None) -> FastAPI:
     def openapi() -> dict[str, Any]:
         if app.openapi_schema is None:
             backends: Backends = app.state.backends
-            app.openapi_schema = build_openapi(sorted(backends.stubs), backends.files)
+            app.openapi_schema = build_openapi(sorted(backends.stubs), backends.files, flat_routes(app.routes))
         return app.openapi_schema
 
     app.openapi = openapi  # type: ignore[method-assign]

@@ -2,18 +2,20 @@
 
 The JavaScript and CSS come from the pinned ``fastapi-offline`` package (Swagger UI 5,
 which renders OpenAPI 3.1, and ReDoc 2) and are served by the gateway itself under
-``/docs/assets/{name}``; no page refers to a CDN or to web fonts.  All of these are
+``/docs/assets/{name}``; no page refers to a CDN or to web fonts (ReDoc's one reference to
+its vendor's CDN, a logo, is rewritten to a packaged image; Swagger UI's validator badge is off).  All of these are
 ordinary routes, so the gateway's metrics count each under its own route label.
 """
 
 from __future__ import annotations
 
+from functools import cache
 from pathlib import Path
 
 import fastapi_offline
 from fastapi import FastAPI, Request
 from fastapi.openapi.docs import get_redoc_html, get_swagger_ui_html
-from fastapi.responses import FileResponse, HTMLResponse, JSONResponse, Response
+from fastapi.responses import HTMLResponse, JSONResponse, Response
 
 from gateway.problems import Problem
 
@@ -25,6 +27,18 @@ ASSET_TYPES = {
     "redoc.standalone.js": "text/javascript",
     "favicon.png": "image/png",
 }
+# ReDoc's sidebar shows Redocly's logo from their CDN: point it at a packaged image instead.
+REWRITES = {"redoc.standalone.js": (b"https://cdn.redoc.ly/redoc/logo-mini.svg", f"{ASSETS}/favicon.png".encode())}
+
+
+@cache
+def _asset_bytes(name: str) -> bytes:
+    """A packaged asset, with its references to other hosts rewritten (see :data:`REWRITES`)."""
+    data = (ASSET_DIR / name).read_bytes()
+    if name in REWRITES:
+        old, new = REWRITES[name]
+        data = data.replace(old, new)
+    return data
 
 
 def _root(request: Request) -> str:
@@ -45,7 +59,7 @@ def install_docs(app: FastAPI, title: str) -> None:
         media_type = ASSET_TYPES.get(name)
         if media_type is None:
             raise Problem(404, "not_found", "no such documentation asset")
-        return FileResponse(ASSET_DIR / name, media_type=media_type, headers={"Cache-Control": "public, max-age=3600"})
+        return Response(_asset_bytes(name), media_type=media_type, headers={"Cache-Control": "public, max-age=3600"})
 
     @app.get("/docs", include_in_schema=False)
     async def swagger_ui(request: Request) -> HTMLResponse:
@@ -57,7 +71,8 @@ def install_docs(app: FastAPI, title: str) -> None:
             swagger_js_url=f"{root}{ASSETS}/swagger-ui-bundle.js",
             swagger_css_url=f"{root}{ASSETS}/swagger-ui.css",
             swagger_favicon_url=f"{root}{ASSETS}/favicon.png",
-            swagger_ui_parameters={"displayOperationId": True},
+            # No validator badge: it would be fetched from swagger.io.
+            swagger_ui_parameters={"displayOperationId": True, "validatorUrl": None},
         )
 
     @app.get("/redoc", include_in_schema=False)

@@ -1,7 +1,9 @@
 """The OpenAPI document, derived from the proto descriptors so REST and gRPC cannot drift.
 
-Every schema under ``components`` is generated from a message descriptor; the
-paths only name which message each request and response carries.
+Every schema under ``components`` is generated from a message descriptor; the paths
+(:mod:`gateway.openapi_paths`) come from the application's own routes and only name which
+message each request and response carries.  Integer formats and bounds follow the proto
+types; payloads tagged with ``@type`` are ``oneOf`` unions with a ``discriminator``.
 """
 
 from __future__ import annotations
@@ -11,20 +13,27 @@ from typing import Any
 from google.protobuf.descriptor import Descriptor, FieldDescriptor
 
 from chaiwala.v1 import rest_pb2, rules_pb2
+from gateway.openapi_paths import TAGS, paths_for
+from gateway.route_table import RouteInfo
 
+UINT32 = {"type": "integer", "format": "uint32", "minimum": 0, "maximum": 2**32 - 1}
+INT32 = {"type": "integer", "format": "int32", "minimum": -(2**31), "maximum": 2**31 - 1}
+# proto3 JSON prints 64-bit integers as decimal strings (parsers accept numbers too).
+INT64 = {"type": "string", "format": "int64", "pattern": "^-?[0-9]+$"}
+UINT64 = {"type": "string", "format": "uint64", "pattern": "^[0-9]+$"}
 SCALARS: dict[int, dict[str, Any]] = {
     FieldDescriptor.TYPE_DOUBLE: {"type": "number"},
     FieldDescriptor.TYPE_FLOAT: {"type": "number"},
-    FieldDescriptor.TYPE_INT32: {"type": "integer", "format": "int32"},
-    FieldDescriptor.TYPE_SINT32: {"type": "integer", "format": "int32"},
-    FieldDescriptor.TYPE_SFIXED32: {"type": "integer", "format": "int32"},
-    FieldDescriptor.TYPE_UINT32: {"type": "integer", "format": "int32", "minimum": 0},
-    FieldDescriptor.TYPE_FIXED32: {"type": "integer", "format": "int32", "minimum": 0},
-    FieldDescriptor.TYPE_INT64: {"type": "string", "format": "int64"},
-    FieldDescriptor.TYPE_SINT64: {"type": "string", "format": "int64"},
-    FieldDescriptor.TYPE_SFIXED64: {"type": "string", "format": "int64"},
-    FieldDescriptor.TYPE_UINT64: {"type": "string", "format": "uint64"},
-    FieldDescriptor.TYPE_FIXED64: {"type": "string", "format": "uint64"},
+    FieldDescriptor.TYPE_INT32: INT32,
+    FieldDescriptor.TYPE_SINT32: INT32,
+    FieldDescriptor.TYPE_SFIXED32: INT32,
+    FieldDescriptor.TYPE_UINT32: UINT32,
+    FieldDescriptor.TYPE_FIXED32: UINT32,
+    FieldDescriptor.TYPE_INT64: INT64,
+    FieldDescriptor.TYPE_SINT64: INT64,
+    FieldDescriptor.TYPE_SFIXED64: INT64,
+    FieldDescriptor.TYPE_UINT64: UINT64,
+    FieldDescriptor.TYPE_FIXED64: UINT64,
     FieldDescriptor.TYPE_BOOL: {"type": "boolean"},
     FieldDescriptor.TYPE_STRING: {"type": "string"},
     FieldDescriptor.TYPE_BYTES: {"type": "string", "format": "byte"},
@@ -33,6 +42,7 @@ WELL_KNOWN: dict[str, dict[str, Any]] = {
     "google.protobuf.Struct": {"type": "object", "additionalProperties": True},
     "google.protobuf.Value": {},
     "google.protobuf.ListValue": {"type": "array", "items": {}},
+    "google.protobuf.Timestamp": {"type": "string", "format": "date-time"},
     "google.protobuf.Any": {
         "type": "object",
         "properties": {"@type": {"type": "string"}},
@@ -59,7 +69,15 @@ GAME_PAYLOADS: dict[tuple[str, str], str] = {
 # Request bodies: fields a client must send, and groups of which exactly one is sent.
 REQUIRED: dict[str, list[str]] = {"chaiwala.v1.CreateGameBody": ["game_type", "players"]}
 EXACTLY_ONE: dict[str, list[str]] = {"chaiwala.v1.SubmitMovesBody": ["move", "moves"]}
+# Envelope fields whose game payload is one element of legal-moves: it may carry a sentence.
+# Moves posted back are typed the same, so an element of legal-moves can be sent as is.
+LEGAL_MOVE_FIELDS = {
+    ("chaiwala.v1.LegalMoves", "moves"),
+    ("chaiwala.v1.SubmitMovesBody", "move"),
+    ("chaiwala.v1.SubmitMovesBody", "moves"),
+}
 TYPE_URL_PREFIX = "type.googleapis.com/"
+TEXT_PROPERTY = {"type": "string", "description": "the move in words, for the seat (ignored when posted back)"}
 
 
 def _ref(full_name: str) -> dict[str, Any]:
@@ -73,31 +91,42 @@ class SchemaBuilder:
         self.game_types = game_types
         self.schemas: dict[str, dict[str, Any]] = {}
 
-    def game_payload(self, kind: str, packed_only: bool) -> dict[str, Any]:
+    def game_payload(self, kind: str, packed_only: bool, legal: bool = False) -> dict[str, Any]:
         """One of the games' ``kind`` message (Options/Move/State/Event).
 
-        In responses the payload travels as ``Any``, so its JSON names its type in
-        ``@type``; the packed variants require that exact type URL, which also makes
-        the ``oneOf`` unambiguous.  Request bodies may send either form.
+        In responses, and in the move bodies (which post back elements of legal-moves),
+        the payload names its type in ``@type``: a ``oneOf`` of the games' messages with
+        that exact type URL, so a discriminator on ``@type`` tells them apart.  Options in
+        a create body may leave ``@type`` out (the game type is in the body).
         """
         names = [f"chaiwala.{game}.v1.{kind}" for game in self.game_types]
         if not names:
             return {"type": "object"}
-        packed = [_ref(self._packed(name)) for name in names]
+        suffix = "Legal" if legal else "Packed"
+        packed = {TYPE_URL_PREFIX + name: self._packed(name, suffix) for name in names}
+        variants = [_ref(component) for component in packed.values()]
+        union: dict[str, Any] = {
+            "oneOf": variants,
+            "discriminator": {
+                "propertyName": "@type",
+                "mapping": {url: _ref(component)["$ref"] for url, component in packed.items()},
+            },
+        }
         if packed_only:
-            return {"oneOf": packed, "description": f"the game's own {kind} message, with its @type"}
+            return {**union, "description": f"the game's own {kind} message, with its @type"}
         plain = [_ref(name) for name in names]
-        return {"anyOf": plain + packed, "description": f"the game's own {kind} message (@type optional)"}
+        return {"anyOf": plain + variants, "description": f"the game's own {kind} message (@type optional)"}
 
-    def _packed(self, full_name: str) -> str:
-        """Component name of ``full_name`` as printed inside an ``Any`` (with ``@type``)."""
-        packed_name = f"{full_name}.Packed"
+    def _packed(self, full_name: str, suffix: str) -> str:
+        """Component name of ``full_name`` as printed inside an ``Any`` (with ``@type``; legal moves add ``text``)."""
+        packed_name = f"{full_name}.{suffix}"
         if packed_name not in self.schemas:
             plain = self.schemas[full_name]
             type_url = {"type": "string", "const": TYPE_URL_PREFIX + full_name}
+            extra = {"text": TEXT_PROPERTY} if suffix == "Legal" else {}
             self.schemas[packed_name] = {
                 **plain,
-                "properties": {"@type": type_url, **plain["properties"]},
+                "properties": {"@type": type_url, **plain["properties"], **extra},
                 "required": ["@type"],
             }
         return packed_name
@@ -115,14 +144,17 @@ class SchemaBuilder:
     def _message(self, descriptor: Descriptor) -> dict[str, Any]:
         properties = {field.name: self._field(descriptor.full_name, field) for field in descriptor.fields}
         schema: dict[str, Any] = {"type": "object", "properties": properties, "additionalProperties": False}
+        notes = []
         if descriptor.full_name in REQUIRED:
             schema["required"] = REQUIRED[descriptor.full_name]
         if descriptor.full_name in EXACTLY_ONE:
-            schema["oneOf"] = [{"required": [name]} for name in EXACTLY_ONE[descriptor.full_name]]
+            notes.append(f"Exactly one of {', '.join(EXACTLY_ONE[descriptor.full_name])} is sent.")
         oneofs = [o for o in descriptor.oneofs if not o.name.startswith("_")]
         if oneofs:
             groups = "; ".join(f"{o.name}: one of {', '.join(f.name for f in o.fields)}" for o in oneofs)
-            schema["description"] = f"At most one field per group is set ({groups})."
+            notes.append(f"At most one field per group is set ({groups}).")
+        if notes:
+            schema["description"] = " ".join(notes)
         return schema
 
     def _field(self, owner: str, field: FieldDescriptor) -> dict[str, Any]:
@@ -137,8 +169,8 @@ class SchemaBuilder:
     def _single(self, owner: str, field: FieldDescriptor) -> dict[str, Any]:
         payload = GAME_PAYLOADS.get((owner, field.name))
         if payload is not None:
-            is_any = field.message_type is not None and field.message_type.full_name == "google.protobuf.Any"
-            return self.game_payload(payload, packed_only=is_any)
+            packed_only = payload != "Options" or _is_any(field)
+            return self.game_payload(payload, packed_only, legal=(owner, field.name) in LEGAL_MOVE_FIELDS)
         if field.type == FieldDescriptor.TYPE_MESSAGE and field.message_type is not None:
             return self.add(field.message_type)
         if field.type == FieldDescriptor.TYPE_ENUM and field.enum_type is not None:
@@ -146,11 +178,8 @@ class SchemaBuilder:
         return dict(SCALARS[field.type])
 
 
-def _json_body(ref: dict[str, Any], description: str = "") -> dict[str, Any]:
-    body: dict[str, Any] = {"content": {"application/json": {"schema": ref}}}
-    if description:
-        body["description"] = description
-    return body
+def _is_any(field: FieldDescriptor) -> bool:
+    return field.message_type is not None and field.message_type.full_name == "google.protobuf.Any"
 
 
 def _problem_responses(*statuses: int) -> dict[str, Any]:
@@ -171,124 +200,16 @@ def _add_limit_responses(paths: dict[str, Any]) -> None:
             extra = (*LIMIT_STATUSES, 408) if "requestBody" in operation else LIMIT_STATUSES
             for status, response in _problem_responses(*extra).items():
                 operation["responses"].setdefault(status, response)
-def _moves_with_text(builder: SchemaBuilder) -> None:
-    """REST legal moves: each move carries its sentence as ``text`` (gRPC's parallel ``texts``)."""
-    legal = builder.schemas["chaiwala.v1.LegalMoves"]["properties"]
-    legal.pop("texts", None)
-    text = {"type": "string", "description": "the move in words (Accept-Language: English by default, es)"}
-    listed = []
-    for game in builder.game_types:
-        packed = builder.schemas[f"chaiwala.{game}.v1.Move.Packed"]
-        name = f"chaiwala.{game}.v1.Move.Listed"
-        builder.schemas[name] = {**packed, "properties": {**packed["properties"], "text": text}}
-        listed.append(_ref(name))
-    if listed:
-        legal["moves"] = {"type": "array", "items": {"oneOf": listed}}
 
 
-def build_openapi(game_types: list[str], game_files: list[Any]) -> dict[str, Any]:
-    """The whole OpenAPI 3.1 document for the gateway."""
+def build_openapi(game_types: list[str], game_files: list[Any], routes: list[RouteInfo]) -> dict[str, Any]:
+    """The whole OpenAPI 3.1 document for the gateway: schemas from the protos, paths from ``routes``."""
     builder = SchemaBuilder(game_types)
     # Games first: the envelope's payload fields refer to their schemas.
     for file in [*game_files, rules_pb2.DESCRIPTOR, rest_pb2.DESCRIPTOR]:
         for descriptor in file.message_types_by_name.values():
             builder.add(descriptor)
-    _moves_with_text(builder)
-    game_id = {"name": "game_id", "in": "path", "required": True, "schema": {"type": "string"}}
-    ok = {"description": "OK"}
-    paths: dict[str, Any] = {
-        "/v1/game-types": {
-            "get": {
-                "summary": "The games this server plays",
-                "responses": {"200": {**ok, **_json_body({"type": "array", "items": _ref("chaiwala.v1.GameType")})}},
-            }
-        },
-        "/v1/games": {
-            "post": {
-                "summary": "Create a game (operator API key when keys are configured)",
-                "requestBody": {"required": True, **_json_body(_ref("chaiwala.v1.CreateGameBody"))},
-                "responses": {
-                    "201": {"description": "created", **_json_body(_ref("chaiwala.v1.CreateGameResponse"))},
-                    **_problem_responses(400, 401, 403, 413, 503),
-                },
-            }
-        },
-        "/v1/games/{game_id}": {
-            "get": {
-                "summary": "The game as the bearer's seat (or a spectator) may see it",
-                "parameters": [game_id],
-                "responses": {"200": {**ok, **_json_body(_ref("chaiwala.v1.Game"))}, **_problem_responses(401, 404)},
-            }
-        },
-        "/v1/games/{game_id}/legal-moves": {
-            "get": {
-                "summary": "Every legal move of the bearer's seat now",
-                "parameters": [game_id],
-                "responses": {
-                    "200": {**ok, **_json_body(_ref("chaiwala.v1.LegalMoves"))},
-                    **_problem_responses(401, 404),
-                },
-            }
-        },
-        "/v1/games/{game_id}/moves": {
-            "post": {
-                "summary": "Submit one move, or several applied atomically",
-                "parameters": [
-                    game_id,
-                    {"name": "Idempotency-Key", "in": "header", "required": False, "schema": {"type": "string"}},
-                ],
-                "requestBody": {"required": True, **_json_body(_ref("chaiwala.v1.SubmitMovesBody"))},
-                "responses": {
-                    "200": {**ok, **_json_body(_ref("chaiwala.v1.SubmitMovesResponse"))},
-                    **_problem_responses(400, 401, 403, 404, 409, 413, 422, 428),
-                },
-            }
-        },
-        "/v1/games/{game_id}/events": {
-            "get": {
-                "summary": "Events after a version; a live SSE stream with Accept: text/event-stream",
-                "parameters": [
-                    game_id,
-                    {"name": "after", "in": "query", "required": False, "schema": {"type": "integer", "minimum": 0}},
-                    {"name": "Last-Event-ID", "in": "header", "required": False, "schema": {"type": "string"}},
-                ],
-                "responses": {
-                    "200": {
-                        "description": "events (JSON list, or text/event-stream whose data is one GameEvent each)",
-                        "content": {
-                            "application/json": {"schema": {"type": "array", "items": _ref("chaiwala.v1.GameEvent")}},
-                            "text/event-stream": {"schema": {"type": "string"}},
-                        },
-                    },
-                    **_problem_responses(400, 401, 404),
-                },
-            }
-        },
-        "/v1/games/{game_id}/replay": {
-            "get": {
-                "summary": "Everything needed to recompute the game (API key while it is active)",
-                "parameters": [game_id],
-                "responses": {
-                    "200": {**ok, **_json_body(_ref("chaiwala.v1.Replay"))},
-                    **_problem_responses(401, 403, 404),
-                },
-            }
-        },
-        "/v1/games/{game_id}/abort": {
-            "post": {
-                "summary": "Abort an active game (operator API key)",
-                "parameters": [game_id],
-                "requestBody": {"required": False, **_json_body(_ref("chaiwala.v1.AbortGameBody"))},
-                "responses": {
-                    "200": {**ok, **_json_body(_ref("chaiwala.v1.Game"))},
-                    **_problem_responses(400, 401, 403, 404, 409),
-                },
-            }
-        },
-        "/healthz": {"get": {"summary": "Liveness", "responses": {"200": ok}}},
-        "/readyz": {"get": {"summary": "Readiness: every rules service serving", "responses": {"200": ok, "503": ok}}},
-        "/metrics": {"get": {"summary": "Prometheus metrics", "responses": {"200": ok}}},
-    }
+    paths = paths_for(routes)
     _add_limit_responses(paths)
     return {
         "openapi": "3.1.0",
@@ -298,6 +219,7 @@ def build_openapi(game_types: list[str], game_files: list[Any]) -> dict[str, Any
             "description": "Authoritative game server. Bodies are the proto3 JSON mapping of the chaiwala protos "
             "(proto field names). Errors are application/problem+json with a stable `code`.",
         },
+        "tags": TAGS,
         "components": {
             "schemas": builder.schemas,
             "securitySchemes": {"bearer": {"type": "http", "scheme": "bearer"}},

@@ -124,6 +124,14 @@ def _pack_game_message(game_type: str, name: str, data: dict[str, Any], code: st
         raise Problem(400, code, str(error)) from None
 
 
+def _posted_move(move: Message) -> dict[str, Any]:
+    """A posted move as JSON; the sentence an element of legal-moves carries (``text``) is ignored."""
+    data = json_format.MessageToDict(move)
+    if isinstance(data.get("text"), str):
+        del data["text"]
+    return data
+
+
 MAX_VERSION = 2**31
 
 
@@ -278,9 +286,7 @@ async def submit_moves(game_id: str, request: Request) -> Response:
     if body.HasField("move") == bool(body.moves):
         raise Problem(400, "invalid_request", "give exactly one of 'move' and 'moves'")
     raw_moves = [body.move] if body.HasField("move") else list(body.moves)
-    # A legal-moves element carries its sentence as "text": it may be posted back as is.
-    raw_dicts = [{k: v for k, v in json_format.MessageToDict(m).items() if k != "text"} for m in raw_moves]
-    moves = [_pack_game_message(game_type, "Move", data, "malformed_move") for data in raw_dicts]
+    moves = [_pack_game_message(game_type, "Move", _posted_move(m), "malformed_move") for m in raw_moves]
     grpc_request = rules_pb2.SubmitMovesRequest(
         game_id=game_id,
         moves=moves,

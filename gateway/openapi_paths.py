@@ -1,0 +1,209 @@
+"""The ``paths`` of the OpenAPI document, derived from the application's routes.
+
+Every route the app serves (``include_in_schema``) becomes an operation with a stable
+``operationId`` and a tag, so routes added later are documented without touching this
+module.  Routes this module knows get their exact request and response messages from
+:data:`OPERATIONS` (keyed by the handler's name); any other route gets an operation from
+its path, method and docstring, answering JSON or problem+json.
+"""
+
+from __future__ import annotations
+
+import re
+from typing import Any
+
+from gateway.route_table import RouteInfo
+
+PROBLEM = "chaiwala.v1.Problem"
+MAX_AFTER = 2**31
+TAGS = [
+    {"name": "Game types", "description": "The games this server plays"},
+    {"name": "Games", "description": "Create games and read them as a seat or a spectator"},
+    {"name": "Moves", "description": "Legal moves and submitting moves"},
+    {"name": "Events", "description": "The event log, live streams and stream tickets"},
+    {"name": "Operators", "description": "Replays and admin calls"},
+    {"name": "Operations", "description": "Health, readiness and metrics"},
+]
+# Last path segment -> tag, for routes under /v1/games/{game_id}/...
+SEGMENT_TAGS = {
+    "legal-moves": "Moves",
+    "moves": "Moves",
+    "events": "Events",
+    "stream-tickets": "Events",
+    "replay": "Operators",
+    "abort": "Operators",
+}
+
+
+def _ref(full_name: str) -> dict[str, Any]:
+    return {"$ref": f"#/components/schemas/{full_name}"}
+
+
+def _json(schema: dict[str, Any], description: str = "OK") -> dict[str, Any]:
+    return {"description": description, "content": {"application/json": {"schema": schema}}}
+
+
+def _body(full_name: str, required: bool = True) -> dict[str, Any]:
+    return {"required": required, "content": {"application/json": {"schema": _ref(full_name)}}}
+
+
+GAME_ID = {"name": "game_id", "in": "path", "required": True, "schema": {"type": "string"}}
+EVENTS_200 = {
+    "description": "events (JSON list, or text/event-stream whose data is one GameEvent each)",
+    "content": {
+        "application/json": {"schema": {"type": "array", "items": _ref("chaiwala.v1.GameEvent")}},
+        "text/event-stream": {"schema": {"type": "string"}},
+    },
+}
+EVENT_PARAMETERS = [
+    {
+        "name": "after",
+        "in": "query",
+        "required": False,
+        "schema": {"type": "integer", "minimum": 0, "maximum": MAX_AFTER},
+    },
+    {
+        "name": "ticket",
+        "in": "query",
+        "required": False,
+        "description": "a stream ticket (POST .../stream-tickets) in place of a bearer, for EventSource",
+        "schema": {"type": "string", "maxLength": 128},
+    },
+    {"name": "Last-Event-ID", "in": "header", "required": False, "schema": {"type": "string"}},
+]
+IDEMPOTENCY_KEY = {"name": "Idempotency-Key", "in": "header", "required": False, "schema": {"type": "string"}}
+
+# By handler name: operationId, summary and the exact messages of the routes known here.
+OPERATIONS: dict[str, dict[str, Any]] = {
+    "game_types": {
+        "operationId": "listGameTypes",
+        "summary": "The games this server plays",
+        "ok": {"200": _json({"type": "array", "items": _ref("chaiwala.v1.GameType")})},
+        "problems": [],
+    },
+    "create_game": {
+        "operationId": "createGame",
+        "summary": "Create a game (operator API key when keys are configured)",
+        "requestBody": _body("chaiwala.v1.CreateGameBody"),
+        "ok": {"201": _json(_ref("chaiwala.v1.CreateGameResponse"), "created")},
+        "problems": [400, 401, 403, 413, 415, 503],
+    },
+    "get_game": {
+        "operationId": "getGame",
+        "summary": "The game as the bearer's seat (or a spectator) may see it",
+        "ok": {"200": _json(_ref("chaiwala.v1.Game"))},
+        "problems": [401, 404],
+    },
+    "legal_moves": {
+        "operationId": "listLegalMoves",
+        "summary": "Every legal move of the bearer's seat now",
+        "ok": {"200": _json(_ref("chaiwala.v1.LegalMoves"))},
+        "problems": [401, 404],
+    },
+    "submit_moves": {
+        "operationId": "submitMoves",
+        "summary": "Submit one move, or several applied atomically",
+        "parameters": [IDEMPOTENCY_KEY],
+        "requestBody": _body("chaiwala.v1.SubmitMovesBody"),
+        "ok": {"200": _json(_ref("chaiwala.v1.SubmitMovesResponse"))},
+        "problems": [400, 401, 403, 404, 409, 413, 415, 422, 428],
+    },
+    "events": {
+        "operationId": "listEvents",
+        "summary": "Events after a version; a live SSE stream with Accept: text/event-stream",
+        "parameters": EVENT_PARAMETERS,
+        "ok": {"200": EVENTS_200},
+        "problems": [400, 401, 404],
+    },
+    "create_stream_ticket": {
+        "operationId": "createStreamTicket",
+        "summary": "A short-lived, read-only ticket of the bearer's seat for opening an event stream",
+        "ok": {"201": _json(_ref("chaiwala.v1.StreamTicket"), "created")},
+        "problems": [401, 404],
+    },
+    "replay": {
+        "operationId": "getReplay",
+        "summary": "Everything needed to recompute the game (API key while it is active)",
+        "ok": {"200": _json(_ref("chaiwala.v1.Replay"))},
+        "problems": [401, 403, 404],
+    },
+    "abort": {
+        "operationId": "abortGame",
+        "summary": "Abort an active game (operator API key)",
+        "requestBody": _body("chaiwala.v1.AbortGameBody", required=False),
+        "ok": {"200": _json(_ref("chaiwala.v1.Game"))},
+        "problems": [400, 401, 403, 404, 409, 413, 415],
+    },
+    "healthz": {"operationId": "getHealth", "summary": "Liveness", "ok": {"200": {"description": "OK"}}},
+    "readyz": {
+        "operationId": "getReadiness",
+        "summary": "Readiness: every rules service serving",
+        "ok": {"200": {"description": "OK"}, "503": {"description": "not ready"}},
+    },
+    "prometheus": {"operationId": "getMetrics", "summary": "Prometheus metrics", "ok": {"200": {"description": "OK"}}},
+}
+
+
+def _problems(statuses: list[int]) -> dict[str, Any]:
+    problem = {"content": {"application/problem+json": {"schema": _ref(PROBLEM)}}}
+    return {str(status): {"description": "problem", **problem} for status in statuses}
+
+
+def tag_of(path: str) -> str:
+    """The tag of a route: by its last segment under a game, else by its area."""
+    segments = [s for s in path.split("/") if s]
+    if segments[:1] != ["v1"]:
+        return "Operations"
+    if segments[1:2] == ["game-types"]:
+        return "Game types"
+    return SEGMENT_TAGS.get(segments[-1], "Games")
+
+
+def operation_id(name: str) -> str:
+    """A handler's name in lowerCamelCase (``create_game`` -> ``createGame``)."""
+    head, *rest = name.split("_")
+    return head + "".join(part.title() for part in rest)
+
+
+def _path_parameters(path: str) -> list[dict[str, Any]]:
+    names = re.findall(r"{([^}:]+)(?::[^}]*)?}", path)
+    return [{**GAME_ID, "name": name} for name in names]
+
+
+def _generic(route: RouteInfo, method: str) -> dict[str, Any]:
+    """An operation for a route this module does not know: JSON in (for POST), JSON or problem+json out."""
+    doc = (getattr(route.endpoint, "__doc__", None) or route.name).strip().splitlines()[0]
+    answer = {"application/json": {"schema": {}}, "application/problem+json": {"schema": _ref(PROBLEM)}}
+    spec: dict[str, Any] = {
+        "operationId": operation_id(route.name) + ("" if len(route.methods) == 1 else method.title()),
+        "summary": doc,
+        "responses": {"default": {"description": "the answer, or a problem", "content": answer}},
+    }
+    if method in ("POST", "PUT", "PATCH"):
+        spec["requestBody"] = {"required": False, "content": {"application/json": {"schema": {"type": "object"}}}}
+    return spec
+
+
+def operation(route: RouteInfo, method: str) -> dict[str, Any]:
+    """The OpenAPI operation of ``method`` on ``route``."""
+    known = OPERATIONS.get(route.name)
+    if known is None:
+        spec = _generic(route, method)
+    else:
+        spec = {key: value for key, value in known.items() if key not in ("ok", "problems", "parameters")}
+        spec["responses"] = {**known["ok"], **_problems(known.get("problems", []))}
+    parameters = _path_parameters(route.path) + list((known or {}).get("parameters", []))
+    if parameters:
+        spec["parameters"] = parameters
+    return {**spec, "tags": [tag_of(route.path)]}
+
+
+def paths_for(routes: list[RouteInfo]) -> dict[str, Any]:
+    """``paths`` for every documented route and method."""
+    paths: dict[str, Any] = {}
+    for route in routes:
+        if not route.include_in_schema:
+            continue
+        for method in route.methods:
+            paths.setdefault(route.path, {})[method.lower()] = operation(route, method)
+    return paths

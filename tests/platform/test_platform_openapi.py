@@ -1,0 +1,201 @@
+"""The served OpenAPI document as client generators and people see it.
+
+Checks operationIds and tags on every operation, integer bounds from the proto types,
+``@type`` discriminators, the offline docs pages, and generated clients: a Python client
+from ``openapi-python-client`` (pinned, dev extra) that is then used against the real
+gateway, and TypeScript types from ``openapi-typescript`` when npm is present.
+"""
+
+from __future__ import annotations
+
+import importlib
+import json
+import re
+import shutil
+import subprocess
+import sys
+from collections.abc import Iterator
+from pathlib import Path
+from typing import Any
+
+import httpx
+import pytest
+
+from gateway.openapi_paths import TAGS
+from tests.support.client import assert_problem, create_game
+
+GAME = "darjeeling"
+GAMES = ("alubari", "darjeeling", "tea_rum", "india_rails")
+STATE_REFS = {f"#/components/schemas/chaiwala.{game}.v1.State.Packed" for game in GAMES}
+OPENAPI_TYPESCRIPT = "openapi-typescript@7.13.0"
+
+
+@pytest.fixture(scope="module")
+def client(stack: dict[str, Any]) -> Iterator[httpx.Client]:
+    with httpx.Client(base_url=str(stack["url"]), timeout=60) as http:
+        yield http
+
+
+@pytest.fixture(scope="module")
+def spec(client: httpx.Client) -> dict[str, Any]:
+    response = client.get("/openapi.json")
+    assert response.status_code == 200
+    served: dict[str, Any] = response.json()
+    return served
+
+
+def _operations(spec: dict[str, Any]) -> list[tuple[str, str, dict[str, Any]]]:
+    return [(method, path, op) for path, item in spec["paths"].items() for method, op in item.items()]
+
+
+def _walk(node: Any) -> Iterator[dict[str, Any]]:
+    if isinstance(node, dict):
+        yield node
+        for value in node.values():
+            yield from _walk(value)
+    elif isinstance(node, list):
+        for value in node:
+            yield from _walk(value)
+
+
+def test_every_operation_has_a_unique_stable_operation_id_and_a_known_tag(spec: dict[str, Any]) -> None:
+    operations = _operations(spec)
+    ids = [op["operationId"] for _, _, op in operations]
+    assert len(ids) == len(set(ids)), ids
+    tags = {tag["name"] for tag in TAGS}
+    for method, path, op in operations:
+        assert re.fullmatch(r"[a-z][A-Za-z0-9]+", op["operationId"]), (method, path)
+        assert op["tags"] and set(op["tags"]) <= tags, (method, path)
+    by_route = {(method, path): op["operationId"] for method, path, op in operations}
+    assert by_route[("post", "/v1/games/{game_id}/moves")] == "submitMoves"
+    assert by_route[("get", "/v1/games/{game_id}/events")] == "listEvents"
+    assert by_route[("post", "/v1/games/{game_id}/stream-tickets")] == "createStreamTicket"
+    assert by_route[("post", "/v1/games")] == "createGame"
+
+
+def test_integers_carry_the_bounds_of_their_proto_types(spec: dict[str, Any], client: httpx.Client) -> None:
+    schemas = spec["components"]["schemas"]
+    seed = schemas["chaiwala.v1.CreateGameBody"]["properties"]["seed"]
+    assert seed == {"type": "integer", "format": "uint32", "minimum": 0, "maximum": 4294967295}
+    integers = [node for node in _walk(schemas) if node.get("type") == "integer"]
+    assert integers and all("minimum" in node and "maximum" in node for node in integers)
+    assert not [node for node in integers if node.get("format") == "int32" and node["minimum"] == 0]
+    players = [{"name": "Asha"}, {"name": "Bilal"}]
+    assert create_game(client, GAME, players, seed=4_000_000_000)["game_id"]
+    too_big = client.post("/v1/games", json={"game_type": GAME, "players": players, "seed": 4294967296})
+    assert_problem(too_big, 400)
+
+
+def test_typed_unions_carry_a_discriminator_on_at_type(spec: dict[str, Any]) -> None:
+    schemas = spec["components"]["schemas"]
+    state = schemas["chaiwala.v1.Game"]["properties"]["state"]
+    assert state["discriminator"]["propertyName"] == "@type"
+    assert set(state["discriminator"]["mapping"].values()) == STATE_REFS
+    assert state["discriminator"]["mapping"]["type.googleapis.com/chaiwala.darjeeling.v1.State"].endswith(
+        "chaiwala.darjeeling.v1.State.Packed"
+    )
+    body_move = schemas["chaiwala.v1.SubmitMovesBody"]["properties"]["move"]
+    assert body_move["discriminator"]["propertyName"] == "@type" and len(body_move["oneOf"]) == len(GAMES)
+    legal = schemas["chaiwala.v1.LegalMoves"]["properties"]["moves"]["items"]
+    assert legal["discriminator"]["propertyName"] == "@type"
+    element = schemas[legal["oneOf"][0]["$ref"].split("/")[-1]]
+    assert element["properties"]["text"]["type"] == "string"
+    assert "text" not in element.get("required", [])
+    assert body_move["oneOf"] == legal["oneOf"]  # an element of legal-moves is a valid body as is
+
+
+def test_docs_pages_load_their_scripts_from_the_gateway_itself(client: httpx.Client) -> None:
+    for page, marker in (("/docs", "SwaggerUIBundle"), ("/redoc", "<redoc")):
+        html = client.get(page)
+        assert html.status_code == 200 and marker in html.text
+        sources = re.findall(r'(?:src|href)="([^"]+)"', html.text)
+        assert sources and all(src.startswith("/docs/assets/") for src in sources), sources
+        assert "http://" not in html.text and "https://" not in html.text
+        for src in sources:
+            asset = client.get(src)
+            assert asset.status_code == 200 and len(asset.content) > 1000, src
+    assert client.get("/docs/assets/swagger-ui-bundle.js").headers["content-type"].startswith("text/javascript")
+    assert b"cdn.redoc.ly" not in client.get("/docs/assets/redoc.standalone.js").content
+    assert_problem(client.get("/docs/assets/..%2f..%2fpyproject.toml"), 404)
+    assert_problem(client.get("/docs/assets/secrets.txt"), 404)
+
+
+# --------------------------------------------------------------------------------------------------
+# generated clients
+
+
+@pytest.fixture(scope="module")
+def python_client(spec: dict[str, Any], tmp_path_factory: pytest.TempPathFactory) -> Any:
+    """A client generated by openapi-python-client from the served document, imported."""
+    root = tmp_path_factory.mktemp("pyclient")
+    (root / "spec.json").write_text(json.dumps(spec))
+    (root / "config.yaml").write_text("package_name_override: chaiwala_client\npost_hooks: []\n")
+    generator = Path(sys.executable).parent / "openapi-python-client"
+    command = [str(generator), "generate", "--path", "spec.json", "--config", "config.yaml"]
+    command += ["--meta", "none", "--output-path", "chaiwala_client", "--fail-on-warning"]
+    done = subprocess.run(command, cwd=root, capture_output=True, text=True, timeout=300)
+    assert done.returncode == 0, done.stdout + done.stderr
+    sys.path.insert(0, str(root))
+    try:
+        yield importlib.import_module("chaiwala_client")
+    finally:
+        sys.path.remove(str(root))
+
+
+def test_generated_python_client_types_the_move_body_and_the_four_states(python_client: Any) -> None:
+    models = importlib.import_module("chaiwala_client.models")
+    body = importlib.import_module("chaiwala_client.models.chaiwala_v1_submit_moves_body")
+    source = Path(body.__file__).read_text()
+    assert "move: Any" not in source and "body: Any" not in source
+    assert re.search(r"move: .*ChaiwalaDarjeelingV1MoveLegal", source)
+    submit = Path(importlib.import_module("chaiwala_client.api.moves.submit_moves").__file__).read_text()
+    assert "body: ChaiwalaV1SubmitMovesBody" in submit
+    for name in ("Alubari", "Darjeeling", "TeaRum", "IndiaRails"):
+        state = getattr(models, f"Chaiwala{name}V1State")
+        assert len(state.__annotations__) >= 5, name
+    game = Path(importlib.import_module("chaiwala_client.models.chaiwala_v1_game").__file__).read_text()
+    assert re.search(r"state: ChaiwalaAlubariV1StatePacked \| ChaiwalaDarjeelingV1StatePacked", game)
+
+
+def test_generated_python_client_plays_against_the_real_gateway(python_client: Any, client: httpx.Client) -> None:
+    from chaiwala_client import AuthenticatedClient, Client  # type: ignore[import-not-found]
+    from chaiwala_client.api.games import create_game as create  # type: ignore[import-not-found]
+    from chaiwala_client.api.moves import list_legal_moves, submit_moves  # type: ignore[import-not-found]
+    from chaiwala_client.models import (  # type: ignore[import-not-found]
+        ChaiwalaDarjeelingV1MoveLegal,
+        ChaiwalaDarjeelingV1StatePacked,
+        ChaiwalaV1CreateGameBody,
+        ChaiwalaV1PlayerSpec,
+        ChaiwalaV1SubmitMovesBody,
+    )
+
+    anonymous = Client(base_url=str(client.base_url))
+    players = [ChaiwalaV1PlayerSpec(name="Asha"), ChaiwalaV1PlayerSpec(name="Bilal")]
+    created = create.sync(client=anonymous, body=ChaiwalaV1CreateGameBody(game_type=GAME, players=players, seed=5))
+    to_act = client.get(f"/v1/games/{created.game_id}").json()["to_act"][0]
+    seat = AuthenticatedClient(base_url=str(client.base_url), token=created.seats[to_act].token)
+    legal = list_legal_moves.sync(created.game_id, client=seat)
+    move = legal.moves[0]
+    assert isinstance(move, ChaiwalaDarjeelingV1MoveLegal)
+    answer = submit_moves.sync(created.game_id, client=seat, body=ChaiwalaV1SubmitMovesBody(move=move))
+    assert answer.version == legal.version + 1
+    assert isinstance(answer.state, ChaiwalaDarjeelingV1StatePacked)
+
+
+def test_generated_typescript_types_the_move_body_and_the_four_states(
+    spec: dict[str, Any], tmp_path: Path
+) -> None:
+    npx = shutil.which("npx")
+    if npx is None:
+        pytest.skip("npm is not installed: the TypeScript half of the generated-client check needs npx")
+    (tmp_path / "spec.json").write_text(json.dumps(spec))
+    command = [npx, "--yes", OPENAPI_TYPESCRIPT, "spec.json", "--output", "api.d.ts"]
+    done = subprocess.run(command, cwd=tmp_path, capture_output=True, text=True, timeout=300)
+    assert done.returncode == 0, done.stdout + done.stderr
+    types = (tmp_path / "api.d.ts").read_text()
+    assert re.search(r"submitMoves: \{", types)
+    body = types[types.index('"chaiwala.v1.SubmitMovesBody": {') :][:600]
+    assert 'components["schemas"]["chaiwala.darjeeling.v1.Move.Legal"]' in body, body
+    for game in GAMES:
+        state = types[types.index(f'"chaiwala.{game}.v1.State": {{') :][:400]
+        assert state.count("?:") >= 3 and "unknown" not in state.split("}")[0], state
