@@ -366,8 +366,8 @@ class RulesServicer(LobbyRpcs, ResignRpcs, rules_pb2_grpc.RulesServiceServicer):
         return self._game_message(meta, self._match_of(meta, snapshot), self._viewer(meta))
 
     def _match_of(self, meta: GameMeta, snapshot: bytes) -> Match | None:
-        """The match of a started game; ``None`` while it waits for players."""
-        return None if meta.status == "waiting" else self._match(snapshot)
+        """The match of a started game; ``None`` for one that waits (or was aborted while waiting)."""
+        return None if snapshot == waiting_snapshot() else self._match(snapshot)
 
     def _check_type(self, meta: GameMeta) -> None:
         if meta.game_type != self.game_type:

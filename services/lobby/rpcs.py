@@ -21,7 +21,7 @@ from services.common import errors
 from services.common.engine import BadConfig, Engine
 from services.common.interceptors import BEARER
 from services.common.lifecycle import Lifecycle, attention_due, clocked_seats
-from services.common.runner import Match, Snapshot
+from services.common.runner import Match
 from services.common.store import Fairness, GameMeta, GameNotFound, GameStore, hash_token, new_token
 from services.lobby import listing
 from services.lobby import seats as lobby_seats
@@ -57,6 +57,9 @@ class LobbyRpcs:
     def _genesis(
         self, game_id: str, fairness: Fairness, options: dict[str, Any], players: list[dict[str, Any]], snapshot: bytes
     ) -> tuple[str, str]:
+        raise NotImplementedError
+
+    def _match_of(self, meta: GameMeta, snapshot: bytes) -> Match | None:
         raise NotImplementedError
 
     @property
@@ -113,10 +116,7 @@ class LobbyRpcs:
 
     async def _game(self, game_id: str) -> rules_pb2.Game:
         meta, snapshot = await self.store.load(game_id)
-        match = None
-        if meta.status != "waiting":
-            match = Match(engine=self.engine, snapshot=Snapshot.from_json(snapshot), canonical=self._canonical)
-        return self._game_message(meta, match, None)
+        return self._game_message(meta, self._match_of(meta, snapshot), None)
 
     async def JoinGame(
         self, request: rules_pb2.JoinGameRequest, context: aio.ServicerContext

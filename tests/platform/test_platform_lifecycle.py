@@ -164,6 +164,13 @@ def test_leave_kick_and_an_early_start_by_the_host(client: httpx.Client) -> None
     assert client.get(f"/v1/games/{game_id}", headers=auth(third["token"])).json()["viewer_seat"] == 1
     assert_problem(client.post(f"/v1/games/{game_id}/start", headers=auth(host)), 409, "game_not_waiting")
     assert client.post(f"/v1/games/{game_id}/abort", headers=auth(host)).json()["status"] == "aborted"
+    # A game aborted while waiting has no state at all, and stays readable.
+    waiting = _create(client, {"players": [{"name": "Asha"}, {"open": True}]})
+    aborted = client.post(f"/v1/games/{waiting['game_id']}/abort", headers=auth(waiting["host_token"]))
+    assert aborted.status_code == 200 and aborted.json()["status"] == "aborted"
+    assert client.get(f"/v1/games/{waiting['game_id']}").json()["status"] == "aborted"
+    joined_late = client.post(f"/v1/games/{waiting['game_id']}/join", json={"name": "Bilal"})
+    assert_problem(joined_late, 409, "game_not_waiting")
 
 
 # ---- resign -------------------------------------------------------------------------------------
