@@ -12,6 +12,7 @@ Events = list[dict[str, Any]]
 NOBODY = -1
 GAME = -2
 BLOCKED = -3
+UNMARKED = -4  # track the game laid after its ownership markers ran out
 
 
 def next_track_space(state: State) -> int | None:

@@ -65,10 +65,16 @@ def clear_up(state: State, index: int, events: Events) -> None:
 
 
 def track_is_laid(state: State, _index: int, events: Events) -> None:
-    """The game lays track at the Lay Track work rate with its own markers, scoring for nobody."""
-    count = min(state["rates"]["lay_track"], state["supply"]["game_markers"])
-    laid, _rivers = railway.lay_track(state, railway.GAME, count, events)
+    """The game lays track at the Lay Track work rate, scoring for nobody.
+
+    Its ownership markers mark the spaces while they last; once they have run out the event still
+    lays its track, unmarked (so the railway can always be completed).
+    """
+    rate = state["rates"]["lay_track"]
+    laid, _rivers = railway.lay_track(state, railway.GAME, min(rate, state["supply"]["game_markers"]), events)
     state["supply"]["game_markers"] -= laid
+    if laid < rate:
+        railway.lay_track(state, railway.UNMARKED, rate - laid, events)
 
 
 def maintenance_cost(item: int) -> dict[str, int]:

@@ -454,6 +454,22 @@ def test_clear_up_trims_the_stockyard() -> None:
     assert state["stockyard"] == {"iron_ore": 7, "stone": 4, "chai": 1}
 
 
+def test_track_is_laid_after_the_game_markers_run_out_still_lays_unmarked_track() -> None:
+    # One game marker left and a Lay Track rate of 3: the event marks its first space with it and
+    # lays the other two unmarked, so nobody holding all the steel can stop the railway.
+    from services.alubari import rondel
+
+    state = new_state(4)
+    state["rates"]["lay_track"] = 3
+    state["supply"]["game_markers"] = 1
+    events: list[dict] = []
+    rondel.track_is_laid(state, 3, events)
+    assert state["track"][:4] == [railway.GAME, railway.UNMARKED, railway.UNMARKED, railway.NOBODY]
+    assert state["supply"]["game_markers"] == 0 and railway.track_remaining(state) == len(TRACK) - 3
+    assert events == [{"track_laid": {"owner": railway.GAME, "spaces": [0], "rivers": 1}},
+                      {"track_laid": {"owner": railway.UNMARKED, "spaces": [1, 2], "rivers": 0}}]
+
+
 def test_station_building_event_completes_the_nearest_town_above_siliguri() -> None:
     from services.alubari import rondel
 
