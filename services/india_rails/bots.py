@@ -496,6 +496,9 @@ class HeuristicBot:
         upgrade = self._upgrade(state, player, kinds)
         if upgrade is not None:
             return upgrade
+        loan = self._loan(state, seat, kinds.get("borrow", []))
+        if loan is not None:
+            return loan
         builds = {(m["build_track"]["from_milepost"], m["build_track"]["to_milepost"]): m
                   for m in kinds.get("build_track", [])}
         if not builds:
@@ -523,6 +526,23 @@ class HeuristicBot:
             return min(first, key=lambda m: m["upgrade_train"]["loco"] != "fast_freight")
         if train["loco"] != "freight" and player["cash"] >= 140:
             return first[0]
+        return None
+
+    def _loan(self, state: State, seat: int, loans: list[Move]) -> Move | None:
+        """Borrow (mercy rule) the least that puts the planned demand within the building budget.
+
+        The bot never repays early: the rules take the debt from its next income anyway.
+        """
+        if not loans or state["phase"] != "build":
+            return None
+        player = state["players"][seat]
+        target = self._plan(state, seat)["target"]
+        if not target or target["cost"] <= self._budget(state, player):
+            return None
+        for move in sorted(loans, key=lambda m: m["borrow"]["amount"]):
+            cash = int(player["cash"]) + move["borrow"]["amount"]
+            if target["cost"] <= cash - self._reserve(state, cash):
+                return move
         return None
 
     @staticmethod
