@@ -147,7 +147,7 @@ class HeuristicBot:
         if "choose_lost_load" in kinds:
             return self._cheapest_load(state, seat, kinds["choose_lost_load"])
         if "answer_offer" in kinds:
-            return {"answer_offer": {"accept": False}}
+            return {"answer_offer": {"accept": self._good_price(state)}}
         if "discard_demand" in kinds:
             return min(kinds["discard_demand"], key=lambda m: self._card_value(m["discard_demand"]["card"]))
         if state["phase"] == "operations":
@@ -647,6 +647,15 @@ class HeuristicBot:
         return None
 
     # ---- small decisions -------------------------------------------------------------------
+
+    @staticmethod
+    def _good_price(state: State) -> bool:
+        """Sell a segment for at least three times its building cost; never swap (the bot cannot value track)."""
+        offer = state["offer"]
+        if offer["give_a"] >= 0:
+            return False
+        eid = BOARD.edge_between(offer["a"], offer["b"])
+        return int(offer["price"]) >= 3 * min(BOARD.build_cost[eid])
 
     @staticmethod
     def _card_value(card: int) -> int:

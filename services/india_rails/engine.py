@@ -142,11 +142,10 @@ def _segments_by_milepost(track: list[int]) -> dict[int, list[int]]:
 
 
 def _purchase_offers(seller: int, eid: int, cash: int) -> list[Move]:
-    """Cash offers for a segment: its cheaper building cost, or double that, as far as the buyer's cash goes."""
+    """Cash offers for a segment: the buyer names any whole number of millions he holds."""
     a, b = BOARD.edges[eid]
-    price = min(BOARD.build_cost[eid])
     return [{"offer_track": {"seller": seller, "a": a, "b": b, "price": amount, "give_a": -1, "give_b": -1}}
-            for amount in (price, 2 * price) if amount <= cash]
+            for amount in range(1, cash + 1)]
 
 
 def _swap_offers(seller: int, eid: int, own_by_node: dict[int, list[int]]) -> list[Move]:
