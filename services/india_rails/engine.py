@@ -82,7 +82,7 @@ def fresh_turn() -> dict[str, Any]:
 
 
 def _train(loco: str) -> dict[str, Any]:
-    return {"loco": loco, "at": -1, "prev": -1, "loads": [], "left": 0, "halved": False}
+    return {"loco": loco, "at": -1, "prev": -1, "loads": [], "left": 0}
 
 
 def _kind(move: Move) -> str:
@@ -565,10 +565,6 @@ class IndiaRailsEngine(Engine):
         train["at"] = body["milepost"]
         train["prev"] = -1
         state["turn"]["acted"] = True
-        areas = ops.weather_areas(state)
-        if not train["halved"] and any(train["at"] in a for a in areas):
-            train["left"] = ops.half_rate(train["left"])
-            train["halved"] = True
         events.append({"train_placed": {"seat": seat, "train": body["train"], "milepost": body["milepost"]}})
 
     def _do_move_train(self, state: State, seat: int, body: dict[str, Any], rng: Rng, events: list[Event]) -> None:
@@ -590,9 +586,6 @@ class IndiaRailsEngine(Engine):
         train["prev"], train["at"] = start, to
         train["left"] -= 1
         turn["acted"] = True
-        if not train["halved"] and any(to in a for a in ops.weather_areas(state)):
-            train["left"] = ops.half_rate(train["left"])
-            train["halved"] = True
         events.append({"train_moved": {"seat": seat, "train": body["train"], "from_milepost": start,
                                        "to_milepost": to, "movement_left": train["left"]}})
 

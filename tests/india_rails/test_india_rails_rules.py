@@ -8,7 +8,6 @@ from india_rails_fixtures import ENGINE, building_example, lay, neighbours, new_
 
 from services.common.runner import Match, check_move_is_illegal
 from services.india_rails.content import BOARD, CITY_MILEPOSTS, DEMAND_CARDS, EVENT_CARDS, MAJOR_CITIES
-from services.india_rails.operations import half_rate
 
 
 def build(a: int, b: int) -> dict[str, dict[str, int]]:
@@ -403,29 +402,15 @@ def test_upgrade_costs_20m_instead_of_building() -> None:
 # ---- events ------------------------------------------------------------------------------------
 
 
-def test_half_rate_rounds_fractions_up() -> None:
-    assert [half_rate(s) for s in (9, 12, 16)] == [5, 6, 8]
-    match = new_match(2, seed=1, fast_trains=True)
-    state = set_turn(match, 0, "operations")
-    monsoon = next(c for c, spec in EVENT_CARDS.items() if spec["kind"] == "monsoon")
-    centre = BOARD.cities[EVENT_CARDS[monsoon]["centre"]].anchor
-    state["active"].append({"card": monsoon, "drawer": 1, "expires": 5})
-    place(state, 0, centre)
-    state = set_turn(match, 0, "operations")
-    assert state["players"][0]["trains"][0]["left"] == 6  # fast trains freight 12, halved
+def test_the_deck_has_sand_storms_in_place_of_the_series_weather_cards() -> None:
+    from services.india_rails.content import sandstorm_mileposts
 
-
-def test_monsoon_drawn_mid_move_halves_the_remaining_movement_rounding_up() -> None:
-    from services.common.rng import Rng
-    from services.india_rails.cards import resolve_event
-
-    match = new_match(2, seed=1)
-    state = set_turn(match, 0, "operations")
-    monsoon = next(c for c, spec in EVENT_CARDS.items() if spec["kind"] == "monsoon")
-    train = place(state, 0, BOARD.cities[EVENT_CARDS[monsoon]["centre"]].anchor)
-    train["left"] = 7
-    resolve_event(state, monsoon, 0, Rng(1), [])
-    assert train["left"] == 4
+    kinds = [spec["kind"] for spec in EVENT_CARDS.values()]
+    assert len(kinds) == 20 and kinds.count("sandstorm") == 5
+    assert set(kinds) == {"derailment", "flood", "strike", "sandstorm", "tax"}
+    for card, spec in EVENT_CARDS.items():
+        if spec["kind"] == "sandstorm":
+            assert len(sandstorm_mileposts(card)) >= 10, spec["title"]
 
 
 def test_derailment_costs_a_load_and_the_next_turn() -> None:
