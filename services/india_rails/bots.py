@@ -25,6 +25,7 @@ from services.india_rails.content import (
     distances_from,
 )
 from services.india_rails.operations import TRACK_FEE, demand_matches
+from services.india_rails.operations import capacity as ops_capacity
 
 INF = 10**9
 RENT_WEIGHT = 3  # planning weight of someone else's segment (rented, not built)
@@ -147,7 +148,7 @@ class HeuristicBot:
         if "choose_lost_load" in kinds:
             return self._cheapest_load(state, seat, kinds["choose_lost_load"])
         if "answer_offer" in kinds:
-            return {"answer_offer": {"accept": False}}
+            return {"answer_offer": {"accept": self._good_price(state)}}
         if "discard_demand" in kinds:
             return min(kinds["discard_demand"], key=lambda m: self._card_value(m["discard_demand"]["card"]))
         if state["phase"] == "operations":
@@ -401,20 +402,19 @@ class HeuristicBot:
         target = plan["target"]
         return target is None or plan["score"] < -20 or target["cost"] > self._budget(state, player)
 
-    def _goal(self, state: State, seat: int, plan: dict[str, Any], train: dict[str, Any]) -> set[int]:
-        """Where this train should run: a city wanting one of its loads, else the target's source."""
+    def _goals(self, state: State, seat: int, plan: dict[str, Any], train: dict[str, Any]) -> list[set[int]]:
+        """Where this train should run, best first: cities wanting one of its loads, then the plan's target."""
         player = state["players"][seat]
         goals: set[int] = set()
         for card in player["hand"]:
             for demand in DEMAND_CARDS[card]["demands"]:
                 if any(demand_matches(demand, load, demand["city"]) for load in train["loads"]):
                     goals |= set(BOARD.cities[demand["city"]].mileposts)
-        if goals:
-            return goals
+        found = [goals] if goals else []
         target = plan["target"]
-        if target and target["source"] >= 0 and len(train["loads"]) < 2:
-            return {target["source"]}
-        return set()
+        if target and target["source"] >= 0 and len(train["loads"]) < ops_capacity(train["loco"]):
+            found.append({target["source"]})
+        return found
 
     def _next_step(self, state: State, seat: int, plan: dict[str, Any], moves: list[Move]) -> Move | None:
         if not moves:
@@ -424,19 +424,19 @@ class HeuristicBot:
         paid = set(state["turn"]["fees_paid"])
         cash = player["cash"]
         for t, train in enumerate(player["trains"]):
-            goals = self._goal(state, seat, plan, train)
-            if not goals or train["at"] in goals:
-                continue
-            first = self._first_step(train, goals, owner, seat, paid, cash)
-            if first < 0:
-                # The goal is not reachable yet: wait in the own city closest to it (trains reverse in cities).
-                staging = self._staging(player, train, goals)
-                if staging < 0 or staging == train["at"]:
-                    continue
-                first = self._first_step(train, {staging}, owner, seat, paid, cash)
-            move = {"move_train": {"train": t, "to_milepost": first}}
-            if first >= 0 and move in moves:
-                return move
+            for goals in self._goals(state, seat, plan, train):
+                if train["at"] in goals:
+                    break
+                first = self._first_step(train, goals, owner, seat, paid, cash)
+                if first < 0:
+                    # Not reachable yet: wait in the own city closest to it (trains reverse in cities).
+                    staging = self._staging(player, train, goals)
+                    if staging < 0 or staging == train["at"]:
+                        continue  # try the next goal
+                    first = self._first_step(train, {staging}, owner, seat, paid, cash)
+                move = {"move_train": {"train": t, "to_milepost": first}}
+                if first >= 0 and move in moves:
+                    return move
         return None
 
     def _staging(self, player: dict[str, Any], train: dict[str, Any], goals: set[int]) -> int:
@@ -496,6 +496,9 @@ class HeuristicBot:
         upgrade = self._upgrade(state, player, kinds)
         if upgrade is not None:
             return upgrade
+        loan = self._loan(state, seat, kinds.get("borrow", []))
+        if loan is not None:
+            return loan
         builds = {(m["build_track"]["from_milepost"], m["build_track"]["to_milepost"]): m
                   for m in kinds.get("build_track", [])}
         if not builds:
@@ -523,6 +526,23 @@ class HeuristicBot:
             return min(first, key=lambda m: m["upgrade_train"]["loco"] != "fast_freight")
         if train["loco"] != "freight" and player["cash"] >= 140:
             return first[0]
+        return None
+
+    def _loan(self, state: State, seat: int, loans: list[Move]) -> Move | None:
+        """Borrow (mercy rule) the least that puts the planned demand within the building budget.
+
+        The bot never repays early: the rules take the debt from its next income anyway.
+        """
+        if not loans or state["phase"] != "build":
+            return None
+        player = state["players"][seat]
+        target = self._plan(state, seat)["target"]
+        if not target or target["cost"] <= self._budget(state, player):
+            return None
+        for move in sorted(loans, key=lambda m: m["borrow"]["amount"]):
+            cash = int(player["cash"]) + move["borrow"]["amount"]
+            if target["cost"] <= cash - self._reserve(state, cash):
+                return move
         return None
 
     @staticmethod
@@ -627,6 +647,15 @@ class HeuristicBot:
         return None
 
     # ---- small decisions -------------------------------------------------------------------
+
+    @staticmethod
+    def _good_price(state: State) -> bool:
+        """Sell a segment for at least three times its building cost; never swap (the bot cannot value track)."""
+        offer = state["offer"]
+        if offer["give_a"] >= 0:
+            return False
+        eid = BOARD.edge_between(offer["a"], offer["b"])
+        return int(offer["price"]) >= 3 * min(BOARD.build_cost[eid])
 
     @staticmethod
     def _card_value(card: int) -> int:

@@ -76,8 +76,6 @@ def resolve_event(state: State, card: int, drawer: int, rng: Rng, events: list[E
         elif kind == "sandstorm":
             storm = sandstorm_mileposts(card)
             _erase(state, lambda eid: any(m in storm for m in BOARD.edges[eid]), card, "sandstorm", events)
-        elif kind == "monsoon":
-            _monsoon_now(state, spec, drawer)
         player = state["players"][drawer]
         state["active"].append({"card": card, "drawer": drawer, "expires": player["turns"] + 2})
 
@@ -136,20 +134,6 @@ def _erase(state: State, hits: Any, card: int, reason: str, events: list[Event])
             else:
                 keep.append(eid)
         player["track"] = keep
-
-
-def half_rate(movement: int) -> int:
-    """Half rate rounds fractions up (9 -> 5, 12 -> 6, 16 -> 8)."""
-    return (movement + 1) // 2
-
-
-def _monsoon_now(state: State, spec: dict[str, Any], drawer: int) -> None:
-    """A weather card drawn mid-move halves the drawer's remaining movement (rounded up)."""
-    area = area_around(spec["centre"], spec["radius"])
-    for train in state["players"][drawer]["trains"]:
-        if train["at"] in area and not train["halved"]:
-            train["left"] = half_rate(train["left"])
-            train["halved"] = True
 
 
 def load_json(load: list[str]) -> dict[str, str]:

@@ -65,10 +65,14 @@ FAST_GAME_PARTS = ("fast_game_start", "fast_game_discard_initial_events", "fast_
 UPGRADE_COST = int(LOCOS["upgrade_cost"])
 CROSSGRADE_COST = int(LOCOS["crossgrade_cost"])
 LOAN_LIMIT = int(COSTS["loan_limit"])
-LOAN_STEPS = (5, 10, 15, 20)
 MAX_OFFERS_PER_TURN = 3
 WAREHOUSE_TURNS = 4
 MAP_ID = "india-rails-lattice-v1"
+
+
+def loan_room(player: dict[str, Any]) -> int:
+    """How much more a player may borrow: 20M outstanding at most (the debt is twice the loans)."""
+    return LOAN_LIMIT - int(player["debt"]) // 2
 
 
 def fresh_turn() -> dict[str, Any]:
@@ -78,7 +82,7 @@ def fresh_turn() -> dict[str, Any]:
 
 
 def _train(loco: str) -> dict[str, Any]:
-    return {"loco": loco, "at": -1, "prev": -1, "loads": [], "left": 0, "halved": False}
+    return {"loco": loco, "at": -1, "prev": -1, "loads": [], "left": 0}
 
 
 def _kind(move: Move) -> str:
@@ -138,11 +142,10 @@ def _segments_by_milepost(track: list[int]) -> dict[int, list[int]]:
 
 
 def _purchase_offers(seller: int, eid: int, cash: int) -> list[Move]:
-    """Cash offers for a segment: its cheaper building cost, or double that, as far as the buyer's cash goes."""
+    """Cash offers for a segment: the buyer names any whole number of millions he holds."""
     a, b = BOARD.edges[eid]
-    price = min(BOARD.build_cost[eid])
     return [{"offer_track": {"seller": seller, "a": a, "b": b, "price": amount, "give_a": -1, "give_b": -1}}
-            for amount in (price, 2 * price) if amount <= cash]
+            for amount in range(1, cash + 1)]
 
 
 def _swap_offers(seller: int, eid: int, own_by_node: dict[int, list[int]]) -> list[Move]:
@@ -164,6 +167,7 @@ _MOVE_PHASES: dict[str, tuple[str, ...]] = {
     "place_train": ("operations",), "pick_up": ("operations",), "drop_load": ("operations",),
     "deliver": ("operations",), "discard_hand": ("operations",), "end_operations": ("operations",),
     "backtrack": ("operations",), "discard_demand": ("initial_discard",), "answer_offer": ("offer",),
+    "borrow": ("operations", *_BUILD_PHASES), "repay_loan": ("operations", *_BUILD_PHASES),
 }
 
 
@@ -256,7 +260,17 @@ def _pickup_refusal(state: State, seat: int, body: dict[str, Any]) -> IllegalMov
     return IllegalMove("that load cannot be picked up here now", code="load_unavailable")
 
 
+def _loan_refusal(state: State, seat: int, body: dict[str, Any]) -> IllegalMove | None:
+    """Loans (mercy rule) stay within 20M outstanding and are offered only when cash is short for an action."""
+    if not state["options"]["mercy_borrowing"]:
+        return IllegalMove("borrowing is a mercy rule not used in this game", code="no_borrowing")
+    if not 1 <= int(body["amount"]) <= loan_room(state["players"][seat]):
+        return IllegalMove("loans are whole millions, at most 20M outstanding", code="loan_limit")
+    return IllegalMove("a loan is taken only when the cash is short for a move", code="loan_not_needed")
+
+
 _RULE_REFUSALS: dict[str, Callable[[State, int, dict[str, Any]], IllegalMove | None]] = {
+    "borrow": _loan_refusal,
     "build_track": _build_refusal,
     "move_train": _move_refusal,
     "upgrade_train": _upgrade_refusal,
@@ -462,10 +476,39 @@ class IndiaRailsEngine(Engine):
         return moves
 
     def _loan_moves(self, state: State, seat: int) -> list[Move]:
+        """Borrowing (mercy rule): a loan when the cash is short for a step, a segment or an upgrade; repaying."""
         if not state["options"]["mercy_borrowing"]:
             return []
-        room = LOAN_LIMIT - state["players"][seat]["debt"] // 2  # a loan is repaid double
-        return [{"borrow": {"amount": a}} for a in LOAN_STEPS if a <= room]
+        player = state["players"][seat]
+        moves: list[Move] = []
+        if player["debt"] and player["cash"] >= player["debt"]:
+            moves.append({"repay_loan": {}})
+        room = loan_room(player)
+        if room > 0 and self._loan_needed(state, seat, room):
+            moves += [{"borrow": {"amount": a}} for a in range(1, room + 1)]
+        return moves
+
+    def _loan_needed(self, state: State, seat: int, room: int) -> bool:
+        """Whether the largest loan would make a step, a segment or an upgrade legal that is not legal now."""
+        player = state["players"][seat]
+        before = self._cash_options(state, seat)
+        player["cash"] += room
+        try:
+            after = self._cash_options(state, seat)
+        finally:
+            player["cash"] -= room
+        return after > before
+
+    def _cash_options(self, state: State, seat: int) -> int:
+        """How many moves of this phase that cost money are legal (track purchases aside: the buyer prices them)."""
+        if state["phase"] == "operations":
+            ctx = ops.OperationsContext(state, seat)
+            return sum(len(ops.movement_moves(ctx, t, train)) for t, train in enumerate(ctx.player["trains"]))
+        turn = state["turn"]
+        count = len(self._upgrade_moves(state, seat))
+        if not turn["upgraded"] and not turn["bought"]:
+            count += len(tracks.build_options(tracks.BuildContext(state, seat)))
+        return count
 
     def _offer_moves(self, state: State, seat: int) -> list[Move]:
         """Track purchases and swaps (challenge game): segments of others touching the buyer's reach."""
@@ -495,14 +538,20 @@ class IndiaRailsEngine(Engine):
         handler = getattr(self, f"_do_{kind}")
         if kind in PROGRESS_KINDS or (kind == "answer_offer" and body["accept"]):
             state["last_progress"] = state["round"]
+        cash = [p["cash"] for p in state["players"]]
         handler(state, seat, body, rng, events)
-        self._settle(state, rng, events)
+        self._settle(state, rng, events, [s for s, p in enumerate(state["players"])
+                                          if p["cash"] > cash[s] and not (kind == "borrow" and s == seat)])
         return state, events
 
-    def _settle(self, state: State, rng: Rng, events: list[Event]) -> None:
-        """After a step: repay loans, then end a turn an event cut short once choices are made."""
-        for seat, player in enumerate(state["players"]):
-            self._repay(state, seat, player, events)
+    def _settle(self, state: State, rng: Rng, events: list[Event], earned: list[int]) -> None:
+        """After a step: repay the loans of those who earned money, then end a turn an event cut short.
+
+        A loan is repaid (double) as soon as income — a payoff, a fee, a sale — brings the cash to the
+        debt; the loan's own money never repays it.
+        """
+        for seat in earned:
+            self._repay(state, seat, state["players"][seat], events)
         if state["pending"] or state["over"]:
             return
         if state["abort_turn"]:
@@ -516,10 +565,6 @@ class IndiaRailsEngine(Engine):
         train["at"] = body["milepost"]
         train["prev"] = -1
         state["turn"]["acted"] = True
-        areas = ops.weather_areas(state)
-        if not train["halved"] and any(train["at"] in a for a in areas):
-            train["left"] = ops.half_rate(train["left"])
-            train["halved"] = True
         events.append({"train_placed": {"seat": seat, "train": body["train"], "milepost": body["milepost"]}})
 
     def _do_move_train(self, state: State, seat: int, body: dict[str, Any], rng: Rng, events: list[Event]) -> None:
@@ -541,9 +586,6 @@ class IndiaRailsEngine(Engine):
         train["prev"], train["at"] = start, to
         train["left"] -= 1
         turn["acted"] = True
-        if not train["halved"] and any(to in a for a in ops.weather_areas(state)):
-            train["left"] = ops.half_rate(train["left"])
-            train["halved"] = True
         events.append({"train_moved": {"seat": seat, "train": body["train"], "from_milepost": start,
                                        "to_milepost": to, "movement_left": train["left"]}})
 
@@ -611,7 +653,7 @@ class IndiaRailsEngine(Engine):
         events.append({"load_delivered": {"seat": seat, "train": body["train"], "load": deck.load_json(load),
                                           "city": BOARD.city_at[train["at"]], "payout": payout, "card": card,
                                           "open_contract": body["open_contract"]}})
-        self._pay_owed(state, seat, events)
+        self._pay_owed(state, seat, train["at"], events)
         if body["open_contract"]:
             state["open_contracts"].remove(card)
             state["discard"].append(card)
@@ -620,15 +662,25 @@ class IndiaRailsEngine(Engine):
         state["discard"].append(card)
         deck.fill_hand(state, seat, rng, events)
 
-    def _pay_owed(self, state: State, seat: int, events: list[Event]) -> None:
-        """Late track fees (mercy rule) come out of the next payoff."""
+    def _pay_owed(self, state: State, seat: int, at: int, events: list[Event]) -> None:
+        """Late track fees (mercy rule) come out of a payoff earned on the creditor's track.
+
+        The delivering train stands at ``at``; fees owed to an owner of a segment meeting that
+        milepost are paid now, the others wait for a payoff on their owners' track.
+        """
         player = state["players"][seat]
-        while player["owed"] and player["cash"] >= player["owed"][0][1]:
-            payee, amount = player["owed"].pop(0)
+        owner = tracks.owners(state)
+        here = {owner[eid] for _, eid in BOARD.adjacency[at] if eid in owner}
+        keep = []
+        for payee, amount in player["owed"]:
+            if payee not in here or player["cash"] < amount:
+                keep.append([payee, amount])
+                continue
             player["cash"] -= amount
             state["players"][payee]["cash"] += amount
             events.append({"fee_paid": {"payer": seat, "payee": payee, "amount": amount, "deferred": False,
                                         "reason": "late_track_use"}})
+        player["owed"] = keep
 
     def _do_discard_hand(self, state: State, seat: int, body: dict[str, Any], rng: Rng, events: list[Event]) -> None:
         player = state["players"][seat]
@@ -662,6 +714,9 @@ class IndiaRailsEngine(Engine):
         player["cash"] += amount
         player["debt"] += 2 * amount
         events.append({"loan_taken": {"seat": seat, "amount": amount, "debt": player["debt"]}})
+
+    def _do_repay_loan(self, state: State, seat: int, body: dict[str, Any], rng: Rng, events: list[Event]) -> None:
+        self._repay(state, seat, state["players"][seat], events)
 
     def _repay(self, state: State, seat: int, player: dict[str, Any], events: list[Event]) -> None:
         if player["debt"] and player["cash"] >= player["debt"]:

@@ -5,21 +5,17 @@ from __future__ import annotations
 from typing import Any
 
 from services.common.engine import Move
-from services.india_rails.cards import active_cards, half_rate
+from services.india_rails.cards import active_cards
 from services.india_rails.content import (
     BOARD,
     CITY_MILEPOSTS,
     COSTS,
     DEMAND_CARDS,
-    EVENT_CARDS,
     LOCOS,
     PILGRIM_CITIES,
-    area_around,
     strike_mileposts,
 )
 from services.india_rails.track import flooded_rivers, owners, storm_blocked
-
-__all__ = ["half_rate"]
 
 State = dict[str, Any]
 TRACK_FEE = int(COSTS["track_fee"])
@@ -37,25 +33,15 @@ def capacity(loco: str) -> int:
     return int(LOCOS["types"][loco]["capacity"])
 
 
-def weather_areas(state: State) -> list[frozenset[int]]:
-    """Areas where trains run at half rate (active monsoon cards)."""
-    specs = [EVENT_CARDS[card] for card in active_cards(state, "monsoon")]
-    return [area_around(spec["centre"], spec["radius"]) for spec in specs]
-
-
 def struck(state: State) -> set[int]:
     """City mileposts where no load may be picked up or delivered now."""
     return {m for card in active_cards(state, "strike") for m in strike_mileposts(card)}
 
 
 def start_trains(state: State, seat: int) -> None:
-    """Give each train its movement for the turn (half rate inside bad weather, rounded up)."""
-    areas = weather_areas(state)
+    """Give each train its full movement for the turn."""
     for train in state["players"][seat]["trains"]:
-        full = speed(state, train["loco"])
-        inside = train["at"] >= 0 and any(train["at"] in a for a in areas)
-        train["left"] = half_rate(full) if inside else full
-        train["halved"] = inside
+        train["left"] = speed(state, train["loco"])
 
 
 class OperationsContext:

@@ -4,12 +4,10 @@ from __future__ import annotations
 
 import itertools
 
-import pytest
 from india_rails_fixtures import ENGINE, building_example, lay, neighbours, new_match, place, set_turn
 
-from services.common.runner import check_move_is_illegal
+from services.common.runner import Match, check_move_is_illegal
 from services.india_rails.content import BOARD, CITY_MILEPOSTS, DEMAND_CARDS, EVENT_CARDS, MAJOR_CITIES
-from services.india_rails.operations import half_rate
 
 
 def build(a: int, b: int) -> dict[str, dict[str, int]]:
@@ -286,6 +284,37 @@ def test_late_payment_mercy_lets_a_broke_train_run_and_pay_from_the_next_payoff(
     assert match.state["players"][0]["owed"] == [[1, 4]]
 
 
+def _deliverable(state: dict, seat: int, card_index: int) -> tuple[dict, int]:
+    """Load the seat's train for the first demand of one of its cards; return the move and the city milepost."""
+    card = state["players"][seat]["hand"][card_index]
+    demand = DEMAND_CARDS[card]["demands"][0]
+    city = BOARD.cities[demand["city"]]
+    state["players"][seat]["trains"][0]["loads"].append([demand["load"], "Nepal"])
+    state["tray"][demand["load"]] -= 1
+    return {"deliver": {"train": 0, "slot": 0, "card": card, "demand": 0, "open_contract": False}}, city.anchor
+
+
+def test_a_late_use_fee_is_paid_from_a_payoff_earned_on_the_owners_track() -> None:
+    match = new_match(2, seed=1, mercy_late_fees=True)
+    state = set_turn(match, 0, "operations")
+    state["players"][0]["owed"] = [[1, 4]]
+    # A payoff in a city seat 1's track does not reach leaves the debt standing.
+    move, city = _deliverable(state, 0, 0)
+    place(state, 0, city)
+    match.play(0, move)
+    assert match.state["players"][0]["owed"] == [[1, 4]]
+    # A payoff earned where the train stands on seat 1's track settles it.
+    state = set_turn(match, 0, "operations")
+    move, city = _deliverable(state, 0, 0)
+    lay(state, 1, [city, neighbours(city)[0]])
+    place(state, 0, city)
+    cash1 = state["players"][1]["cash"]
+    events = match.play(0, move)
+    assert match.state["players"][0]["owed"] == []
+    assert match.state["players"][1]["cash"] == cash1 + 4
+    assert [e["fee_paid"]["reason"] for e in events if "fee_paid" in e] == ["late_track_use"]
+
+
 def test_a_train_reverses_only_in_a_city() -> None:
     match = new_match(2, seed=1)
     delhi = BOARD.cities["Delhi"]
@@ -373,29 +402,15 @@ def test_upgrade_costs_20m_instead_of_building() -> None:
 # ---- events ------------------------------------------------------------------------------------
 
 
-def test_half_rate_rounds_fractions_up() -> None:
-    assert [half_rate(s) for s in (9, 12, 16)] == [5, 6, 8]
-    match = new_match(2, seed=1, fast_trains=True)
-    state = set_turn(match, 0, "operations")
-    monsoon = next(c for c, spec in EVENT_CARDS.items() if spec["kind"] == "monsoon")
-    centre = BOARD.cities[EVENT_CARDS[monsoon]["centre"]].anchor
-    state["active"].append({"card": monsoon, "drawer": 1, "expires": 5})
-    place(state, 0, centre)
-    state = set_turn(match, 0, "operations")
-    assert state["players"][0]["trains"][0]["left"] == 6  # fast trains freight 12, halved
+def test_the_deck_has_sand_storms_in_place_of_the_series_weather_cards() -> None:
+    from services.india_rails.content import sandstorm_mileposts
 
-
-def test_monsoon_drawn_mid_move_halves_the_remaining_movement_rounding_up() -> None:
-    from services.common.rng import Rng
-    from services.india_rails.cards import resolve_event
-
-    match = new_match(2, seed=1)
-    state = set_turn(match, 0, "operations")
-    monsoon = next(c for c, spec in EVENT_CARDS.items() if spec["kind"] == "monsoon")
-    train = place(state, 0, BOARD.cities[EVENT_CARDS[monsoon]["centre"]].anchor)
-    train["left"] = 7
-    resolve_event(state, monsoon, 0, Rng(1), [])
-    assert train["left"] == 4
+    kinds = [spec["kind"] for spec in EVENT_CARDS.values()]
+    assert len(kinds) == 20 and kinds.count("sandstorm") == 5
+    assert set(kinds) == {"derailment", "flood", "strike", "sandstorm", "tax"}
+    for card, spec in EVENT_CARDS.items():
+        if spec["kind"] == "sandstorm":
+            assert len(sandstorm_mileposts(card)) >= 10, spec["title"]
 
 
 def test_derailment_costs_a_load_and_the_next_turn() -> None:
@@ -592,18 +607,61 @@ def test_tournament_time_limit_prefers_a_connected_network_over_cash() -> None:
     assert match.state["finish_reason"] == "time_limit" and result.winners == [0] and result.ranking == [1, 2]
 
 
-@pytest.mark.parametrize("option", ["mercy_borrowing"])
-def test_borrowing_is_repaid_double_as_soon_as_possible(option: str) -> None:
-    match = new_match(2, seed=1, **{option: True})
+def _loans(match: Match, seat: int) -> list[int]:
+    return [m["borrow"]["amount"] for m in ENGINE.legal_moves(match.state, seat) if "borrow" in m]
+
+
+def test_a_loan_is_offered_only_when_the_cash_is_short_for_a_move() -> None:
+    # The train stands at the edge of Delhi with an opponent's track ahead and 3M: not enough
+    # for the 4M use fee. With 30M nothing needs a loan, so none is offered.
+    match = new_match(2, seed=1, mercy_borrowing=True)
+    delhi = BOARD.cities["Delhi"]
+    path = [delhi.mileposts[1], *_run_outward(delhi.mileposts[1], 3)]
+    state = match.state
+    lay(state, 1, path)
+    set_turn(match, 0, "operations")
+    place(state, 0, path[0])
+    state["players"][0]["cash"] = 30
+    assert _loans(match, 0) == []
+    assert check_move_is_illegal(match, 0, {"borrow": {"amount": 5}}).code == "loan_not_needed"
+    state["players"][0]["cash"] = 3
+    assert _loans(match, 0) == list(range(1, 21))
+    # Borrowing 1M (2M to repay) pays the fee; the loan's own money does not repay it.
+    match.play(0, {"borrow": {"amount": 1}})
+    assert match.state["players"][0]["cash"] == 4 and match.state["players"][0]["debt"] == 2
+    match.play(0, step(path[1]))
+    assert match.state["players"][0]["cash"] == 0 and match.state["players"][0]["debt"] == 2
+    # At most 20M may be outstanding: in the next turn, short again, 19M more.
+    state = set_turn(match, 0, "operations")
+    place(state, 0, path[0])
+    state["players"][0]["cash"] = 3
+    assert _loans(match, 0) == list(range(1, 20))
+
+
+def test_a_loan_is_repaid_double_from_the_next_income_or_earlier_by_choice() -> None:
+    match = new_match(2, seed=1, mercy_borrowing=True)
     state = set_turn(match, 0, "build")
-    state["players"][0]["cash"] = 0
-    match.play(0, {"borrow": {"amount": 20}})
+    state["players"][0]["cash"] = 2
+    assert _loans(match, 0)  # 2M buys no segment out of a major city (5M): a loan is offered
+    match.play(0, {"borrow": {"amount": 10}})
     player = match.state["players"][0]
-    assert player["cash"] == 20 and player["debt"] == 40
-    assert {"borrow": {"amount": 5}} not in ENGINE.legal_moves(match.state, 0)
-    player["cash"] = 45
-    match.play(0, {"end_turn": {}})
-    assert match.state["players"][0]["cash"] == 5 and match.state["players"][0]["debt"] == 0
+    assert (player["cash"], player["debt"]) == (12, 20)
+    assert {"repay_loan": {}} not in ENGINE.legal_moves(match.state, 0)
+    # Income that brings the cash to the debt repays it at once: here a 4M use fee received.
+    player["cash"] = 18
+    state = set_turn(match, 1, "operations")
+    delhi = BOARD.cities["Delhi"]
+    path = [delhi.mileposts[1], *_run_outward(delhi.mileposts[1], 2)]
+    lay(state, 0, path)
+    place(state, 1, path[0])
+    events = match.play(1, step(path[1]))
+    assert [e["loan_repaid"]["amount"] for e in events if "loan_repaid" in e] == [20]
+    assert (match.state["players"][0]["cash"], match.state["players"][0]["debt"]) == (2, 0)
+    # A player holding the money may also repay whenever he chooses.
+    state = set_turn(match, 0, "build")
+    state["players"][0]["cash"], state["players"][0]["debt"] = 30, 10
+    match.play(0, {"repay_loan": {}})
+    assert (match.state["players"][0]["cash"], match.state["players"][0]["debt"]) == (20, 0)
 
 
 def test_upgrades_are_limited_by_the_12_loco_cards() -> None:

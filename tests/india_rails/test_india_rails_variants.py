@@ -2,6 +2,8 @@
 
 from __future__ import annotations
 
+import copy
+
 import pytest
 from india_rails_fixtures import ENGINE, lay, neighbours, new_match, place, set_turn
 
@@ -177,7 +179,11 @@ def test_additional_trains_give_a_freight_and_a_fast_freight_that_both_move() ->
     assert places == {0, 1}
 
 
-def test_track_can_be_bought_from_another_player_who_agrees() -> None:
+def _offer(seller: int, a: int, b: int, price: int, give: tuple[int, int] = (-1, -1)) -> dict:
+    return {"offer_track": {"seller": seller, "a": a, "b": b, "price": price, "give_a": give[0], "give_b": give[1]}}
+
+
+def test_track_is_sold_for_whatever_price_the_seller_accepts_in_the_buyers_turn() -> None:
     match = new_match(2, seed=1, track_trading=True)
     state = match.state
     delhi = BOARD.cities["Delhi"]
@@ -185,19 +191,46 @@ def test_track_can_be_bought_from_another_player_who_agrees() -> None:
     out = next(v for v in neighbours(outpost) if v not in delhi.mileposts)
     lay(state, 1, [outpost, out])
     set_turn(match, 0, "build")
-    offers = [m for m in ENGINE.legal_moves(state, 0) if "offer_track" in m]
-    assert offers
-    offer = next(m for m in offers if m["offer_track"]["give_a"] == -1)
-    match.play(0, offer)
+    state["players"][0]["cash"] = 30
+    # Instead of building, the buyer may name any whole price up to his cash.
+    prices = {m["offer_track"]["price"] for m in ENGINE.legal_moves(state, 0)
+              if "offer_track" in m and m["offer_track"]["give_a"] == -1}
+    assert prices == set(range(1, 31))
+    a, b = BOARD.edges[BOARD.edge_between(outpost, out)]
+    match.play(0, _offer(1, a, b, 3))
     assert ENGINE.to_act(match.state) == [1] and match.state["phase"] == "offer"
-    cash0, cash1 = match.state["players"][0]["cash"], match.state["players"][1]["cash"]
+    events = match.play(1, {"answer_offer": {"accept": False}})
+    assert events[-1]["track_sold"]["accepted"] is False and match.state["current"] == 0
+    # A better offer in the same turn; the seller agrees and the segment changes colour.
+    match.play(0, _offer(1, a, b, 12))
     match.play(1, {"answer_offer": {"accept": True}})
-    price = offer["offer_track"]["price"]
-    eid = BOARD.edge_between(offer["offer_track"]["a"], offer["offer_track"]["b"])
+    eid = BOARD.edge_between(a, b)
     after = match.state
     assert eid in after["players"][0]["track"] and eid not in after["players"][1]["track"]
-    assert after["players"][0]["cash"] == cash0 - price and after["players"][1]["cash"] == cash1 + price
-    assert not [m for m in ENGINE.legal_moves(after, 0) if "build_track" in m]
+    assert after["players"][0]["cash"] == 18 and after["players"][1]["cash"] == 62
+    # The purchase replaced the turn's building.
+    assert not [m for m in ENGINE.legal_moves(after, 0) if "build_track" in m or "offer_track" in m]
+
+
+def test_track_may_be_traded_for_track_with_no_money() -> None:
+    match = new_match(2, seed=1, track_trading=True)
+    state = match.state
+    delhi = BOARD.cities["Delhi"]
+    path = [delhi.mileposts[1], *_line_from(delhi.mileposts[1], 3)[1:]]
+    lay(state, 1, path[:2])
+    lay(state, 0, path[1:3])
+    set_turn(match, 0, "build")
+    wanted = BOARD.edges[BOARD.edge_between(path[0], path[1])]
+    given = BOARD.edges[BOARD.edge_between(path[1], path[2])]
+    swap = _offer(1, wanted[0], wanted[1], 0, given)
+    assert swap in ENGINE.legal_moves(state, 0)
+    cash = [p["cash"] for p in state["players"]]
+    match.play(0, swap)
+    match.play(1, {"answer_offer": {"accept": True}})
+    after = match.state
+    assert after["players"][0]["track"] == [BOARD.edge_between(*wanted)]
+    assert after["players"][1]["track"] == [BOARD.edge_between(*given)]
+    assert [p["cash"] for p in after["players"]] == cash
 
 
 def test_refusals_carry_stable_codes() -> None:
@@ -206,3 +239,24 @@ def test_refusals_carry_stable_codes() -> None:
     assert check_move_is_illegal(match, 1 - seat, {"end_turn": {}}).code == "not_your_turn"
     assert check_move_is_illegal(match, seat, {"end_operations": {}}).code == "wrong_phase"
     assert check_move_is_illegal(match, seat, {"fly": {}}).code in ("illegal_move", "malformed_move")
+
+
+def test_the_heuristic_bot_sells_track_for_three_times_its_cost_and_never_swaps() -> None:
+    match = new_match(2, seed=1, track_trading=True)
+    state = match.state
+    delhi = BOARD.cities["Delhi"]
+    path = [delhi.mileposts[1], *_line_from(delhi.mileposts[1], 3)[1:]]
+    lay(state, 1, path[:2])
+    lay(state, 0, path[1:3])
+    set_turn(match, 0, "build")
+    eid = BOARD.edge_between(path[0], path[1])
+    a, b = BOARD.edges[eid]
+    cost = min(BOARD.build_cost[eid])
+    bot = ENGINE.bots()["heuristic"]
+    given = BOARD.edges[BOARD.edge_between(path[1], path[2])]
+    for offer, accepted in ((_offer(1, a, b, 3 * cost), True), (_offer(1, a, b, 3 * cost - 1), False),
+                            (_offer(1, a, b, 0, given), False)):
+        trial = new_match(2, seed=1, track_trading=True)
+        trial.snapshot.state = copy.deepcopy(match.state)
+        trial.play(0, offer)
+        assert bot.choose(ENGINE, trial.state, 1, Rng(1)) == {"answer_offer": {"accept": accepted}}
