@@ -188,7 +188,13 @@ COVERAGE_PLANS: dict[str, dict[str, Any]] = {
 }
 # Kinds the coverage game does not reach (rare positions): hand-made originals, read like any other.
 SAMPLE_EVENTS: dict[str, list[Event]] = {
-    "darjeeling": [{"collector_stayed": {"seat": 1}}],
+    "darjeeling": [
+        {"collector_stayed": {"seat": 1}},
+        {"ship_sailed": {"seat": 1, "returned": [2, 0, 1], "loaded": 1, "to_borrow": 2}},
+        {"ship_sailed": {"seat": 2, "returned": [0, 0, 0], "loaded": 0, "to_borrow": 3}},
+        {"crate_borrowed": {"seat": 1, "ship": 0, "to_borrow": 1}},
+        {"crate_borrowed": {"seat": 1, "ship": 2, "to_borrow": 0}},
+    ],
     "tea_rum": [{"automa_reshuffled": {}}],
     "india_rails": [
         {"threshold_raised": {"win_cash": 300}},
@@ -219,7 +225,7 @@ SAMPLE_EVENTS: dict[str, list[Event]] = {
     ],
 }
 SAMPLE_MOVES: dict[str, list[dict[str, Any]]] = {
-    "darjeeling": [{"stay_put": {}}],
+    "darjeeling": [{"stay_put": {}}, {"borrow_crate": {"ship": 0}}, {"borrow_crate": {"ship": 3}}],
     "india_rails": [
         {"answer_offer": {"accept": True}},
         {"answer_offer": {"accept": False}},
