@@ -195,7 +195,23 @@ SAMPLE_EVENTS: dict[str, list[Event]] = {
         {"crate_borrowed": {"seat": 1, "ship": 0, "to_borrow": 1}},
         {"crate_borrowed": {"seat": 1, "ship": 2, "to_borrow": 0}},
     ],
-    "tea_rum": [{"automa_reshuffled": {}}],
+    "tea_rum": [
+        {"automa_reshuffled": {}},
+        {"allegiance_fulfilled": {"seat": 1, "allegiance": 3}},
+        {"action_skipped": {"seat": 0, "action": "trade"}},
+        {
+            "game_over": {
+                "governors": [0],
+                "pirate_kings": [1],
+                "winners": [0],
+                "victory_colour": "blue",
+                "blue": [14, 9],
+                "red": [6, 11],
+                "allegiance_proven": [True, False],
+                "decided_early": True,
+            }
+        },
+    ],
     "india_rails": [
         {"threshold_raised": {"win_cash": 300}},
         {"victory_declared": {"seat": 2}},
@@ -225,6 +241,7 @@ SAMPLE_EVENTS: dict[str, list[Event]] = {
     ],
 }
 SAMPLE_MOVES: dict[str, list[dict[str, Any]]] = {
+    "tea_rum": [{"prove_allegiance": {}}, {"finish_final": {}}],
     "darjeeling": [{"stay_put": {}}, {"borrow_crate": {"ship": 0}}, {"borrow_crate": {"ship": 3}}],
     "india_rails": [
         {"answer_offer": {"accept": True}},
