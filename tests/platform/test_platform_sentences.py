@@ -217,6 +217,7 @@ SAMPLE_EVENTS: dict[str, list[Event]] = {
         {"victory_declared": {"seat": 2}},
         {"cash_revealed": {"cash": [120, 85, 240]}},
         {"tax_paid": {"seat": 1, "amount": 15}},
+        {"load_lost": {"seat": 1, "train": 0, "load": {"load": "Coal", "origin_region": ""}}},
         {"train_upgraded": {"seat": 0, "train": 0, "loco": "heavy_freight", "cost": 20}},
         {
             "track_sold": {
