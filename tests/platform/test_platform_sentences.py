@@ -188,13 +188,36 @@ COVERAGE_PLANS: dict[str, dict[str, Any]] = {
 }
 # Kinds the coverage game does not reach (rare positions): hand-made originals, read like any other.
 SAMPLE_EVENTS: dict[str, list[Event]] = {
-    "darjeeling": [{"collector_stayed": {"seat": 1}}],
-    "tea_rum": [{"automa_reshuffled": {}}],
+    "darjeeling": [
+        {"collector_stayed": {"seat": 1}},
+        {"ship_sailed": {"seat": 1, "returned": [2, 0, 1], "loaded": 1, "to_borrow": 2}},
+        {"ship_sailed": {"seat": 2, "returned": [0, 0, 0], "loaded": 0, "to_borrow": 3}},
+        {"crate_borrowed": {"seat": 1, "ship": 0, "to_borrow": 1}},
+        {"crate_borrowed": {"seat": 1, "ship": 2, "to_borrow": 0}},
+    ],
+    "tea_rum": [
+        {"automa_reshuffled": {}},
+        {"allegiance_fulfilled": {"seat": 1, "allegiance": 3}},
+        {"action_skipped": {"seat": 0, "action": "trade"}},
+        {
+            "game_over": {
+                "governors": [0],
+                "pirate_kings": [1],
+                "winners": [0],
+                "victory_colour": "blue",
+                "blue": [14, 9],
+                "red": [6, 11],
+                "allegiance_proven": [True, False],
+                "decided_early": True,
+            }
+        },
+    ],
     "india_rails": [
         {"threshold_raised": {"win_cash": 300}},
         {"victory_declared": {"seat": 2}},
         {"cash_revealed": {"cash": [120, 85, 240]}},
         {"tax_paid": {"seat": 1, "amount": 15}},
+        {"load_lost": {"seat": 1, "train": 0, "load": {"load": "Coal", "origin_region": ""}}},
         {"train_upgraded": {"seat": 0, "train": 0, "loco": "heavy_freight", "cost": 20}},
         {
             "track_sold": {
@@ -219,7 +242,8 @@ SAMPLE_EVENTS: dict[str, list[Event]] = {
     ],
 }
 SAMPLE_MOVES: dict[str, list[dict[str, Any]]] = {
-    "darjeeling": [{"stay_put": {}}],
+    "tea_rum": [{"prove_allegiance": {}}, {"finish_final": {}}],
+    "darjeeling": [{"stay_put": {}}, {"borrow_crate": {"ship": 0}}, {"borrow_crate": {"ship": 3}}],
     "india_rails": [
         {"answer_offer": {"accept": True}},
         {"answer_offer": {"accept": False}},
