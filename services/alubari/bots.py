@@ -80,7 +80,7 @@ def _place(seen: dict[str, Any], me: dict[str, Any], body: dict[str, Any]) -> fl
         value = 8.0 - 3.0 * already if rubble_left and me["markers"] > 0 else -5.0
     elif kind == "POST_OFFICE":
         cards = sum(1 for slot in seen["post_office"] if not slot["empty"])
-        value = 6.0 - 1.5 * len(me["contracts"]) - 3.0 * already if cards else -5.0
+        value = 7.0 - 0.5 * len(me["contracts"]) - 3.0 * already if cards else -5.0
     else:
         room = seen["chai_track_max"] - me["chai"]
         value = 2.0 + min(me["tea_leaves"], room) * 0.7 if me["tea_leaves"] and room else 1.0

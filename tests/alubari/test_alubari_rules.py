@@ -399,6 +399,7 @@ def test_maintenance_each_owner_pays_or_gives_up_each_equipment() -> None:
     assert ENGINE.view(state, 0)["maintenance_due"] == [{"seat": 1, "equipment_id": 8}, {"seat": 1, "equipment_id": 1}]
     assert ENGINE.legal_moves(state, 1) == [{"maintain_equipment": {"equipment_id": 8, "pay": True}},
                                             {"maintain_equipment": {"equipment_id": 8, "pay": False}}]
+    assert ENGINE.explain_illegal(state, 1, {"maintain_equipment": {"equipment_id": 1, "pay": True}}).code == "not_due"
     play(state, 1, {"maintain_equipment": {"equipment_id": 8, "pay": True}})
     assert state["players"][1]["iron_ore"] == 0 and state["stage"] == "MAINTENANCE"
     play(state, 1, {"maintain_equipment": {"equipment_id": 1, "pay": False}})
