@@ -11,6 +11,7 @@ from typing import Any
 from google.protobuf.descriptor import Descriptor, FieldDescriptor
 
 from chaiwala.v1 import rest_pb2, rules_pb2
+from gateway.openapi_lifecycle import lifecycle_paths, listing_operation
 
 SCALARS: dict[int, dict[str, Any]] = {
     FieldDescriptor.TYPE_DOUBLE: {"type": "number"},
@@ -260,6 +261,8 @@ def build_openapi(game_types: list[str], game_files: list[Any]) -> dict[str, Any
         "/readyz": {"get": {"summary": "Readiness: every rules service serving", "responses": {"200": ok, "503": ok}}},
         "/metrics": {"get": {"summary": "Prometheus metrics", "responses": {"200": ok}}},
     }
+    paths["/v1/games"]["get"] = listing_operation()
+    paths.update(lifecycle_paths(game_id))
     return {
         "openapi": "3.1.0",
         "info": {

@@ -347,3 +347,16 @@ def test_grpc_refuses_the_same_requests_with_the_same_codes(stack: dict[str, Any
         )
         listing = stub.ListGames(rules_pb2.ListGamesRequest(status="finished", page_size=100))
         assert all(g.game_type == GAME and g.status == "finished" for g in listing.games)
+
+
+def test_openapi_documents_every_lifecycle_route(client: httpx.Client) -> None:
+    spec = client.get("/openapi.json").json()
+    from gateway.lobby_routes import router
+
+    app_routes = {(route.path, method.lower()) for route in router.routes for method in getattr(route, "methods", ())}
+    assert len(app_routes) == 6
+    documented = {(path, method) for path, operations in spec["paths"].items() for method in operations}
+    assert app_routes <= documented, sorted(app_routes - documented)
+    schemas = spec["components"]["schemas"]
+    for name in ("chaiwala.v1.JoinGameBody", "chaiwala.v1.JoinGameResponse", "chaiwala.v1.ListGamesResponse"):
+        assert name in schemas
