@@ -273,6 +273,25 @@ def test_a_fischer_clock_and_the_abort_policy(client: httpx.Client) -> None:
     assert [e["kind"] for e in events] == ["timeout"]
 
 
+def test_the_resign_policy_resigns_a_seat_at_its_nth_timeout(client: httpx.Client) -> None:
+    created = _create(
+        client,
+        {
+            "players": [{"name": "Asha"}, {"name": "Bilal"}],
+            "clock": {"per_turn_s": 1},
+            "on_timeout": "resign",
+            "timeouts_to_resign": 1,
+        },
+    )
+    game_id = created["game_id"]
+    first = client.get(f"/v1/games/{game_id}").json()["to_act"][0]
+    final = wait_over(client, game_id, seconds=60)
+    assert final["status"] == "finished" and final["result"]["winners"] == [1 - first]
+    assert final["seats"][first]["resigned"]
+    events = client.get(f"/v1/games/{game_id}/events").json()
+    assert [(e["kind"], e["seat"]) for e in events] == [("timeout", first), ("resign", first)]
+
+
 def test_bad_lifecycle_requests_are_refused_and_change_nothing(client: httpx.Client) -> None:
     bad_bodies = [
         ({"players": [{"name": "A"}, {"name": "B"}], "clock": {"per_turn_s": 5, "bank_s": 5}}, "bad_clock"),
