@@ -68,7 +68,13 @@ class Conductor:
         metrics.CLAIMS.labels(servicer.game_type).inc()
         if claim.reclaimed:
             metrics.CLAIMS_RECLAIMED.inc()
-        return await attend(servicer, claim, self.queue)
+        try:
+            return await attend(servicer, claim, self.queue)
+        except Exception:
+            # One game that cannot be attended (e.g. Redis hiccup) must not hold up the others;
+            # its claim stays leased, so it is tried again once the lease runs out.
+            log.exception("attend_failed", game_id=claim.game_id)
+            return 0
 
     async def run(self, stop: asyncio.Event) -> None:
         """Sweep until ``stop`` is set; a failing sweep is logged and retried."""
