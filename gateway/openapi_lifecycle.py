@@ -34,7 +34,10 @@ def listing_operation() -> dict[str, Any]:
             _query("page_size", {"type": "integer", "minimum": 1, "maximum": 100}),
             _query("page_token", {"type": "string"}),
         ],
-        "responses": {"200": {"description": "OK", **_body("chaiwala.v1.ListGamesResponse")}, **_problems(400, 403)},
+        "responses": {
+            "200": {"description": "OK", **_body("chaiwala.v1.ListGamesResponse")},
+            **_problems(400, 401, 403),
+        },
     }
 
 
@@ -51,21 +54,23 @@ def lifecycle_paths(game_id: dict[str, Any]) -> dict[str, Any]:
             operation["requestBody"] = {"required": True, **_body(body)}
         return {"post": operation}
 
+    # Every lifecycle refusal is possible on every one of them (bad body, credential, game, state).
+    statuses = (400, 401, 403, 404, 409, 413, 415, 422)
     return {
         "/v1/games/{game_id}/join": post(
             "Take an open seat; the answer carries its token, once", "chaiwala.v1.JoinGameResponse",
-            "chaiwala.v1.JoinGameBody", 400, 403, 404, 409,
+            "chaiwala.v1.JoinGameBody", *statuses,
         ),
         "/v1/games/{game_id}/leave": post(
-            "Free the bearer's seat of a waiting game", "chaiwala.v1.Game", None, 401, 404, 409
+            "Free the bearer's seat of a waiting game", "chaiwala.v1.Game", None, *statuses
         ),
         "/v1/games/{game_id}/kick": post(
-            "Host: free a seat of a waiting game", "chaiwala.v1.Game", "chaiwala.v1.KickSeatBody", 400, 401, 403, 409
+            "Host: free a seat of a waiting game", "chaiwala.v1.Game", "chaiwala.v1.KickSeatBody", *statuses
         ),
         "/v1/games/{game_id}/start": post(
-            "Host: start a waiting game with the seats filled so far", "chaiwala.v1.Game", None, 401, 403, 409, 422
+            "Host: start a waiting game with the seats filled so far", "chaiwala.v1.Game", None, *statuses
         ),
         "/v1/games/{game_id}/resign": post(
-            "The bearer's seat resigns; a bot plays its remaining turns", "chaiwala.v1.Game", None, 401, 404, 409
+            "The bearer's seat resigns; a bot plays its remaining turns", "chaiwala.v1.Game", None, *statuses
         ),
     }  # fmt: skip
