@@ -13,8 +13,9 @@ from typing import Any
 from google.protobuf.descriptor import Descriptor, FieldDescriptor
 
 from chaiwala.v1 import rest_pb2, rules_pb2
-from gateway.openapi_paths import TAGS, paths_for
+from gateway.openapi_paths import GAME_ID, TAGS, paths_for
 from gateway.route_table import RouteInfo
+from gateway.openapi_lifecycle import lifecycle_paths, listing_operation
 
 UINT32 = {"type": "integer", "format": "uint32", "minimum": 0, "maximum": 2**32 - 1}
 INT32 = {"type": "integer", "format": "int32", "minimum": -(2**31), "maximum": 2**31 - 1}
@@ -202,6 +203,18 @@ def _add_limit_responses(paths: dict[str, Any]) -> None:
                 operation["responses"].setdefault(status, response)
 
 
+def _overlay_lifecycle(paths: dict[str, Any]) -> None:
+    """The lobby's exact request and answer messages over the operations derived from its routes."""
+    exact = {path: dict(item) for path, item in lifecycle_paths(GAME_ID).items()}
+    exact.setdefault("/v1/games", {})["get"] = listing_operation()
+    for path, item in exact.items():
+        for method, spec in item.items():
+            derived = paths.get(path, {}).get(method)
+            if derived is None:
+                continue
+            paths[path][method] = {**spec, "operationId": derived["operationId"], "tags": derived["tags"]}
+
+
 def build_openapi(game_types: list[str], game_files: list[Any], routes: list[RouteInfo]) -> dict[str, Any]:
     """The whole OpenAPI 3.1 document for the gateway: schemas from the protos, paths from ``routes``."""
     builder = SchemaBuilder(game_types)
@@ -210,6 +223,7 @@ def build_openapi(game_types: list[str], game_files: list[Any], routes: list[Rou
         for descriptor in file.message_types_by_name.values():
             builder.add(descriptor)
     paths = paths_for(routes)
+    _overlay_lifecycle(paths)
     _add_limit_responses(paths)
     return {
         "openapi": "3.1.0",

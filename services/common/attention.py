@@ -35,6 +35,9 @@ SHARD_TAGS: tuple[str, ...] = (
 SHARD_COUNT = len(SHARD_TAGS)
 _SHARD_OF_SLOT = {key_slot(tag.encode()): shard for shard, tag in enumerate(SHARD_TAGS)}
 LEASE_MS = 30_000
+# Published (best effort, after the commit) when a game became due now, so idle conductors
+# wake at once instead of at their next poll; the queue, not this hint, is what is durable.
+WAKE_CHANNEL = "chaiwala:attention:wake"
 
 # KEYS: queue, claims.  ARGV: now ms, lease-until ms, limit, owner.
 # Returns a flat list: game id, '1' if that game was claimed before and never released.
@@ -89,6 +92,12 @@ def new_game_id(game_type: str) -> str:
         game_id = f"{game_type}-{secrets.token_hex(12)}"
         if key_slot(game_id.encode()) in _SHARD_OF_SLOT:
             return game_id
+
+
+async def wake_conductors(client: Any, due_ms: int | None, now_ms: int) -> None:
+    """Nudge idle conductors when a game is due now (a lost nudge only costs one poll interval)."""
+    if due_ms is not None and due_ms <= now_ms:
+        await client.publish(WAKE_CHANNEL, b"")
 
 
 def score_arg(due_ms: int | None) -> str:

@@ -16,6 +16,7 @@ from grpc import aio
 from chaiwala.v1 import rules_pb2, rules_pb2_grpc
 from services.clock import clock as clocks
 from services.common import errors, metrics, protojson, sentences
+from services.common.attention import wake_conductors
 from services.common.engine import BadConfig, Engine, IllegalMove, Move, Result
 from services.common.interceptors import BEARER
 from services.common.lifecycle import (
@@ -314,6 +315,7 @@ class RulesServicer(LobbyRpcs, ResignRpcs, rules_pb2_grpc.RulesServiceServicer):
             genesis=None if match is None else self._genesis(game_id, fairness, options, players, snapshot),
         )
         game_id = await self.store.create(game)
+        await wake_conductors(self.store.redis, attention, now)
         await self.index.record(self.game_type, visibility, game.status, game_id, now)
         metrics.GAMES_CREATED.labels(self.game_type).inc()
         # Never the seed or the secret: while the game runs they would reveal every draw.
@@ -522,6 +524,7 @@ class RulesServicer(LobbyRpcs, ResignRpcs, rules_pb2_grpc.RulesServiceServicer):
         if outcome == "idempotent":
             assert isinstance(value, bytes)
             return rules_pb2.SubmitMovesResponse.FromString(value)
+        await wake_conductors(self.store.redis, attention, now)
         metrics.MOVES_ACCEPTED.labels(self.game_type).inc(len([c for c in commits if not c.kind]))
         if status != "active":
             await self.store.mark_inactive(self.game_type, meta.game_id)

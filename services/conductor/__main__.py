@@ -35,7 +35,7 @@ async def serve(settings: ConductorSettings) -> None:
     loop = asyncio.get_running_loop()
     for sig in (signal.SIGTERM, signal.SIGINT):
         loop.add_signal_handler(sig, stop.set)
-    await asyncio.gather(conductor.run(stop), conductor.report(stop))
+    await asyncio.gather(conductor.run(stop), conductor.report(stop), conductor.listen(stop))
     log.info("stopped")
     await store.close()
 

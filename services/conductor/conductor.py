@@ -15,7 +15,7 @@ import secrets
 import socket
 
 from services.clock import clock as clocks
-from services.common.attention import LEASE_MS, SHARD_COUNT, AttentionQueue, Claim
+from services.common.attention import LEASE_MS, SHARD_COUNT, WAKE_CHANNEL, AttentionQueue, Claim
 from services.common.logs import get_logger
 from services.common.registry import available_game_types, engine_for
 from services.common.service import RulesServicer
@@ -25,7 +25,9 @@ from services.conductor.work import attend
 
 log = get_logger("conductor")
 CLAIMS_PER_SHARD = 4
-IDLE_POLL_SECONDS = 0.05
+# Idle conductors poll this often (clock deadlines fire at most this late); games that become
+# due now wake them at once through WAKE_CHANNEL.
+IDLE_POLL_SECONDS = 0.25
 FAILURE_PAUSE_SECONDS = 1.0
 METRICS_EVERY_SECONDS = 2.0
 
@@ -44,6 +46,7 @@ class Conductor:
         types = game_types if game_types is not None else available_game_types()
         self.servicers = {game: RulesServicer(engine_for(game), store, frozenset()) for game in types}
         self._next_shard = 0
+        self.wake = asyncio.Event()
 
     async def sweep(self) -> int:
         """One pass over every shard; return how many log entries were committed."""
@@ -65,7 +68,13 @@ class Conductor:
         metrics.CLAIMS.labels(servicer.game_type).inc()
         if claim.reclaimed:
             metrics.CLAIMS_RECLAIMED.inc()
-        return await attend(servicer, claim, self.queue)
+        try:
+            return await attend(servicer, claim, self.queue)
+        except Exception:
+            # One game that cannot be attended (e.g. Redis hiccup) must not hold up the others;
+            # its claim stays leased, so it is tried again once the lease runs out.
+            log.exception("attend_failed", game_id=claim.game_id)
+            return 0
 
     async def run(self, stop: asyncio.Event) -> None:
         """Sweep until ``stop`` is set; a failing sweep is logged and retried."""
@@ -78,8 +87,30 @@ class Conductor:
                     await asyncio.wait_for(stop.wait(), FAILURE_PAUSE_SECONDS)
                 continue
             if not busy:
+                await self._idle(stop)
+
+    async def _idle(self, stop: asyncio.Event) -> None:
+        """Wait for a wake-up, the stop, or the poll interval, whichever comes first."""
+        self.wake.clear()
+        waits = [asyncio.ensure_future(stop.wait()), asyncio.ensure_future(self.wake.wait())]
+        await asyncio.wait(waits, timeout=IDLE_POLL_SECONDS, return_when=asyncio.FIRST_COMPLETED)
+        for waiting in waits:
+            waiting.cancel()
+
+    async def listen(self, stop: asyncio.Event) -> None:
+        """Set :attr:`wake` whenever a rules service says a game is due now (best effort)."""
+        while not stop.is_set():
+            try:
+                pubsub = self.store.redis.pubsub()
+                await pubsub.subscribe(WAKE_CHANNEL)
+                while not stop.is_set():
+                    message = await pubsub.get_message(ignore_subscribe_messages=True, timeout=1.0)
+                    if message is not None:
+                        self.wake.set()
+            except Exception:
+                log.warning("wake_channel_unavailable")  # polling alone still does all the work
                 with contextlib.suppress(TimeoutError):
-                    await asyncio.wait_for(stop.wait(), IDLE_POLL_SECONDS)
+                    await asyncio.wait_for(stop.wait(), FAILURE_PAUSE_SECONDS * 5)
 
     async def report(self, stop: asyncio.Event) -> None:
         """Keep the queue depth and lag gauges current."""

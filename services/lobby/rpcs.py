@@ -18,6 +18,7 @@ from grpc import aio
 from chaiwala.v1 import rules_pb2
 from services.clock import clock as clocks
 from services.common import errors
+from services.common.attention import wake_conductors
 from services.common.engine import BadConfig, Engine
 from services.common.interceptors import BEARER
 from services.common.lifecycle import Lifecycle, attention_due, clocked_seats
@@ -110,7 +111,8 @@ class LobbyRpcs:
         genesis = self._genesis(meta.game_id, meta.fairness, options, players, snapshot)
         return fields, Start(snapshot, attention_due(players, lifecycle, match.to_act(), now), genesis)
 
-    async def _started(self, meta: GameMeta) -> None:
+    async def _started(self, meta: GameMeta, start: Start) -> None:
+        await wake_conductors(self.store.redis, start.attention_ms, clocks.now_ms())
         await self.store.mark_active(self.game_type, meta.game_id)
         await self.index.record(self.game_type, meta.visibility, "active", meta.game_id, meta.created_ms)
 
@@ -142,7 +144,7 @@ class LobbyRpcs:
                 return rules_pb2.JoinGameResponse(seat=seat, token=token, status="waiting")
             fields, start = self._start_plan(joined)
             await self.lobby.update(meta, fields, start)
-            await self._started(meta)
+            await self._started(meta, start)
             return rules_pb2.JoinGameResponse(seat=seat, token=token, status="active")
 
         return await self._with_retries(request.game_id, join)
@@ -200,7 +202,7 @@ class LobbyRpcs:
             self._require_host(meta, "starting a game")
             fields, plan = self._start_plan(meta)
             await self.lobby.update(meta, fields, plan)
-            await self._started(meta)
+            await self._started(meta, plan)
 
         await self._with_retries(request.game_id, start)
         return await self._game(request.game_id)

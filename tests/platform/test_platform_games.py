@@ -22,7 +22,7 @@ from tests.support.client import auth, create_game, play_humans_to_end, wait_ove
 PLANS: dict[str, dict[str, Any]] = {
     "india_rails": {
         "bot": "heuristic",
-        "options": {"fast_game": True, "time_limit_rounds": 12},
+        "options": {"fast_game": True, "time_limit_rounds": 6},
         "players": [2, 3, 4, 5, 6],
     },
 }

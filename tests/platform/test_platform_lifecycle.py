@@ -273,6 +273,25 @@ def test_a_fischer_clock_and_the_abort_policy(client: httpx.Client) -> None:
     assert [e["kind"] for e in events] == ["timeout"]
 
 
+def test_the_resign_policy_resigns_a_seat_at_its_nth_timeout(client: httpx.Client) -> None:
+    created = _create(
+        client,
+        {
+            "players": [{"name": "Asha"}, {"name": "Bilal"}],
+            "clock": {"per_turn_s": 1},
+            "on_timeout": "resign",
+            "timeouts_to_resign": 1,
+        },
+    )
+    game_id = created["game_id"]
+    first = client.get(f"/v1/games/{game_id}").json()["to_act"][0]
+    final = wait_over(client, game_id, seconds=60)
+    assert final["status"] == "finished" and final["result"]["winners"] == [1 - first]
+    assert final["seats"][first]["resigned"]
+    events = client.get(f"/v1/games/{game_id}/events").json()
+    assert [(e["kind"], e["seat"]) for e in events] == [("timeout", first), ("resign", first)]
+
+
 def test_bad_lifecycle_requests_are_refused_and_change_nothing(client: httpx.Client) -> None:
     bad_bodies = [
         ({"players": [{"name": "A"}, {"name": "B"}], "clock": {"per_turn_s": 5, "bank_s": 5}}, "bad_clock"),
@@ -347,3 +366,16 @@ def test_grpc_refuses_the_same_requests_with_the_same_codes(stack: dict[str, Any
         )
         listing = stub.ListGames(rules_pb2.ListGamesRequest(status="finished", page_size=100))
         assert all(g.game_type == GAME and g.status == "finished" for g in listing.games)
+
+
+def test_openapi_documents_every_lifecycle_route(client: httpx.Client) -> None:
+    spec = client.get("/openapi.json").json()
+    from gateway.lobby_routes import router
+
+    app_routes = {(route.path, method.lower()) for route in router.routes for method in getattr(route, "methods", ())}
+    assert len(app_routes) == 6
+    documented = {(path, method) for path, operations in spec["paths"].items() for method in operations}
+    assert app_routes <= documented, sorted(app_routes - documented)
+    schemas = spec["components"]["schemas"]
+    for name in ("chaiwala.v1.JoinGameBody", "chaiwala.v1.JoinGameResponse", "chaiwala.v1.ListGamesResponse"):
+        assert name in schemas
