@@ -417,23 +417,24 @@ class HeuristicBot:
         return found
 
     def _next_step(self, state: State, seat: int, plan: dict[str, Any], moves: list[Move]) -> Move | None:
+        """The next milepost for a train: towards the first goal it can reach, else to wait near one."""
         if not moves:
             return None
         player = state["players"][seat]
         owner = tracks.owners(state)
         paid = set(state["turn"]["fees_paid"])
-        cash = player["cash"]
         for t, train in enumerate(player["trains"]):
-            for goals in self._goals(state, seat, plan, train):
-                if train["at"] in goals:
-                    break
-                first = self._first_step(train, goals, owner, seat, paid, cash)
-                if first < 0:
-                    # Not reachable yet: wait in the own city closest to it (trains reverse in cities).
-                    staging = self._staging(player, train, goals)
-                    if staging < 0 or staging == train["at"]:
-                        continue  # try the next goal
-                    first = self._first_step(train, {staging}, owner, seat, paid, cash)
+            goals = self._goals(state, seat, plan, train)
+            if any(train["at"] in g for g in goals):
+                continue
+            steps = [self._first_step(train, g, owner, seat, paid, player["cash"]) for g in goals]
+            if all(first < 0 for first in steps):
+                # Nothing reachable yet: wait in the own city closest to a goal (trains reverse in
+                # cities), going there over own or already paid track only — waiting is not worth a fee.
+                stagings = [self._staging(player, train, g) for g in goals]
+                staging = next((m for m in stagings if m >= 0 and m != train["at"]), -1)
+                steps = [self._first_step(train, {staging}, owner, seat, paid, 0)] if staging >= 0 else []
+            for first in steps:
                 move = {"move_train": {"train": t, "to_milepost": first}}
                 if first >= 0 and move in moves:
                     return move
