@@ -88,6 +88,13 @@ def test_docs_and_openapi_have_their_own_route_labels(client: httpx.Client) -> N
 
 def test_open_sse_streams_are_a_gauge(client: httpx.Client) -> None:
     created = create_game(client, GAME, [{"name": "Asha"}, {"name": "Bilal"}], seed=43)
+    # One move first, so the stream has an event to deliver at once.
+    game_id = created["game_id"]
+    seat = client.get(f"/v1/games/{game_id}").json()["to_act"][0]
+    token = created["seats"][seat]["token"]
+    legal = client.get(f"/v1/games/{game_id}/legal-moves", headers=auth(token)).json()
+    body = {"move": legal["moves"][0], "expected_version": legal["version"]}
+    assert client.post(f"/v1/games/{game_id}/moves", json=body, headers=auth(token)).status_code == 200
     before = _metric(client.get("/metrics").text, "chaiwala_gateway_sse_streams")
     headers = {"Accept": "text/event-stream"}
     with client.stream("GET", f"/v1/games/{created['game_id']}/events", headers=headers) as response:
