@@ -68,7 +68,7 @@ def _replay_matches_snapshot(
     replay = client.get(f"/v1/games/{game_id}/replay").json()
     engine = engine_for(GAME)
     options = {k: v for k, v in replay["options"].items() if k != "@type"}
-    match = Match.start(engine, len(replay["players"]), replay["seed"], options)
+    match = Match.start(engine, len(replay["players"]), int(replay["seed"]), options)
     for entry in replay["moves"]:
         if not entry["kind"]:
             match.play(entry["seat"], {k: v for k, v in entry["move"].items() if k != "@type"})
@@ -216,9 +216,10 @@ def test_moving_after_resigning_is_refused(client: httpx.Client) -> None:
     game = client.get(f"/v1/games/{game_id}").json()
     seat = game["to_act"][0]
     token = created["seats"][seat]["token"]
-    move = client.get(f"/v1/games/{game_id}/legal-moves", headers=auth(token)).json()["moves"][0]
+    legal = client.get(f"/v1/games/{game_id}/legal-moves", headers=auth(token)).json()
     assert client.post(f"/v1/games/{game_id}/resign", headers=auth(token)).status_code == 200
-    refused = client.post(f"/v1/games/{game_id}/moves", json={"move": move}, headers=auth(token))
+    body = {"move": legal["moves"][0], "expected_version": legal["version"] + 1}  # the resign entry took one
+    refused = client.post(f"/v1/games/{game_id}/moves", json=body, headers=auth(token))
     assert_problem(refused, 403, "seat_resigned")
 
 

@@ -177,14 +177,13 @@ def test_generated_python_client_plays_against_the_real_gateway(python_client: A
     legal = list_legal_moves.sync(created.game_id, client=seat)
     move = legal.moves[0]
     assert isinstance(move, ChaiwalaDarjeelingV1MoveLegal)
-    answer = submit_moves.sync(created.game_id, client=seat, body=ChaiwalaV1SubmitMovesBody(move=move))
+    body = ChaiwalaV1SubmitMovesBody(move=move, expected_version=legal.version)
+    answer = submit_moves.sync(created.game_id, client=seat, body=body)
     assert answer.version == legal.version + 1
     assert isinstance(answer.state, ChaiwalaDarjeelingV1StatePacked)
 
 
-def test_generated_typescript_types_the_move_body_and_the_four_states(
-    spec: dict[str, Any], tmp_path: Path
-) -> None:
+def test_generated_typescript_types_the_move_body_and_the_four_states(spec: dict[str, Any], tmp_path: Path) -> None:
     npx = shutil.which("npx")
     if npx is None:
         pytest.skip("npm is not installed: the TypeScript half of the generated-client check needs npx")

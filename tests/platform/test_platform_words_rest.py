@@ -14,7 +14,9 @@ from typing import Any
 import grpc
 import httpx
 import pytest
+from google.protobuf import any_pb2
 
+from chaiwala.darjeeling.v1 import darjeeling_pb2
 from chaiwala.v1 import rules_pb2, rules_pb2_grpc
 from tests.support.client import auth, create_game, sse_events
 
@@ -112,7 +114,9 @@ def test_grpc_carries_texts_parallel_to_moves_and_text_on_events(stack: dict[str
     with grpc.insecure_channel(stack["services"][GAME].address) as channel:
         stub = rules_pb2_grpc.RulesServiceStub(channel)
         players = [rules_pb2.PlayerSpec(name="Asha"), rules_pb2.PlayerSpec(name="Bilal")]
-        created = stub.CreateGame(rules_pb2.CreateGameRequest(players=players, seed=5))
+        options = any_pb2.Any()
+        options.Pack(darjeeling_pb2.Options(start_player=0))  # Asha (seat 0) starts
+        created = stub.CreateGame(rules_pb2.CreateGameRequest(players=players, seed=5, options=options))
         seat0 = (("authorization", f"Bearer {created.seats[0].token}"),)
         request = rules_pb2.ListLegalMovesRequest(game_id=created.game_id)
         english = stub.ListLegalMoves(request, metadata=seat0)
@@ -120,7 +124,8 @@ def test_grpc_carries_texts_parallel_to_moves_and_text_on_events(stack: dict[str
         assert len(english.texts) == len(english.moves) == len(spanish.texts) > 0
         assert all(START_EN.match(t) for t in english.texts) and all(START_ES.match(t) for t in spanish.texts)
         stub.SubmitMoves(
-            rules_pb2.SubmitMovesRequest(game_id=created.game_id, moves=[english.moves[0]]), metadata=seat0
+            rules_pb2.SubmitMovesRequest(game_id=created.game_id, moves=[english.moves[0]], expected_version=0),
+            metadata=seat0,
         )
         listing = rules_pb2.ListEventsRequest(game_id=created.game_id)
         spectator = stub.ListEvents(listing, metadata=(("accept-language", "fr, es;q=0.8"),)).events
