@@ -13,9 +13,9 @@ from typing import Any
 from google.protobuf.descriptor import Descriptor, FieldDescriptor
 
 from chaiwala.v1 import rest_pb2, rules_pb2
+from gateway.openapi_lifecycle import lifecycle_paths, listing_operation
 from gateway.openapi_paths import GAME_ID, TAGS, paths_for
 from gateway.route_table import RouteInfo
-from gateway.openapi_lifecycle import lifecycle_paths, listing_operation
 
 UINT32 = {"type": "integer", "format": "uint32", "minimum": 0, "maximum": 2**32 - 1}
 INT32 = {"type": "integer", "format": "int32", "minimum": -(2**31), "maximum": 2**31 - 1}

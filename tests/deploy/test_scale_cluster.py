@@ -327,10 +327,15 @@ def scaled_stack(redis_url: str, tmp_path_factory: pytest.TempPathFactory) -> It
             instance.process.stop()
 
 
+# Drawn afresh for every game (its committed secret) or chained from it: they differ between two
+# runs of the same seed and moves by design (README "Fairness").
+PER_GAME = frozenset({"seed_commitment", "server_secret", "log_head", "genesis_hash", "hash"})
+
+
 def strip_ids(value: Any, game_id: str) -> Any:
-    """``value`` with the game id replaced, so two runs of the same game compare equal."""
+    """``value`` with the game id and per-game secrets replaced, so two runs of the same game compare equal."""
     if isinstance(value, dict):
-        return {k: strip_ids(v, game_id) for k, v in value.items()}
+        return {k: "<per-game>" if k in PER_GAME else strip_ids(v, game_id) for k, v in value.items()}
     if isinstance(value, list):
         return [strip_ids(v, game_id) for v in value]
     if isinstance(value, str):
