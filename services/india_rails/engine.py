@@ -56,6 +56,7 @@ OPTION_DEFAULTS: dict[str, Any] = {
     "four_card_hands": False,
     "time_limit_rounds": 0,
     "stall_rounds": 25,
+    "round_limit": 400,
     "stall_ending": "time_limit",
 }
 STALL_ENDINGS = ("time_limit", "no_winner")
@@ -309,8 +310,9 @@ class IndiaRailsEngine(Engine):
                 raise BadConfig(f"option {key} must be an integer", code="bad_option_type")
         if not 0 <= merged["time_limit_rounds"] <= 1000:
             raise BadConfig("time_limit_rounds must be between 0 and 1000", code="bad_time_limit")
-        if not 0 <= merged["stall_rounds"] <= 1000:
-            raise BadConfig("stall_rounds must be between 0 and 1000", code="bad_stall_rounds")
+        for key in ("stall_rounds", "round_limit"):
+            if not 0 <= merged[key] <= 1000:
+                raise BadConfig(f"{key} must be between 0 and 1000", code=f"bad_{key}")
         if merged["stall_ending"] not in STALL_ENDINGS:
             raise BadConfig(f"stall_ending must be one of {', '.join(STALL_ENDINGS)}", code="bad_stall_ending")
         if merged["fast_game"]:
@@ -942,6 +944,10 @@ class IndiaRailsEngine(Engine):
         limit = state["options"]["time_limit_rounds"]
         if limit and state["round"] >= limit:
             self._game_over(state, self._time_limit_winners(state), "time_limit", events)
+            return True
+        cap = state["options"].get("round_limit", 0)
+        if cap and state["round"] >= cap:
+            self._game_over(state, self._time_limit_winners(state), "round_limit", events)
             return True
         return self._stall_end(state, events)
 
