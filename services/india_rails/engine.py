@@ -172,6 +172,17 @@ _MOVE_PHASES: dict[str, tuple[str, ...]] = {
 }
 
 
+def _check_option_type(key: str, default: Any, value: Any) -> None:
+    """An option keeps the type of its default (flags, counts, names)."""
+    if isinstance(default, bool) and not isinstance(value, bool):
+        raise BadConfig(f"option {key} must be true or false", code="bad_option_type")
+    if isinstance(default, str) and not isinstance(value, str):
+        raise BadConfig(f"option {key} must be a string", code="bad_option_type")
+    is_count = isinstance(default, int) and not isinstance(default, bool)
+    if is_count and (isinstance(value, bool) or not isinstance(value, int)):
+        raise BadConfig(f"option {key} must be an integer", code="bad_option_type")
+
+
 def _unplaced(player: dict[str, Any]) -> bool:
     """Whether a train of the player has not been put on the board yet (his first turn to run)."""
     return any(train["at"] < 0 for train in player["trains"])
@@ -300,14 +311,7 @@ class IndiaRailsEngine(Engine):
         """Check types and ranges; ``fast_game`` switches on its four parts."""
         merged = super().validate_options(players, options)
         for key, default in OPTION_DEFAULTS.items():
-            value = merged[key]
-            if isinstance(default, bool) and not isinstance(value, bool):
-                raise BadConfig(f"option {key} must be true or false", code="bad_option_type")
-            if isinstance(default, str) and not isinstance(value, str):
-                raise BadConfig(f"option {key} must be a string", code="bad_option_type")
-            is_count = isinstance(default, int) and not isinstance(default, bool)
-            if is_count and (isinstance(value, bool) or not isinstance(value, int)):
-                raise BadConfig(f"option {key} must be an integer", code="bad_option_type")
+            _check_option_type(key, default, merged[key])
         if not 0 <= merged["time_limit_rounds"] <= 1000:
             raise BadConfig("time_limit_rounds must be between 0 and 1000", code="bad_time_limit")
         for key in ("stall_rounds", "round_limit"):
