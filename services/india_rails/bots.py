@@ -29,6 +29,7 @@ from services.india_rails.operations import capacity as ops_capacity
 
 INF = 10**9
 RENT_WEIGHT = 3  # planning weight of someone else's segment (rented, not built)
+LASTING_REFUSALS = frozenset({"blocking", "city_full", "city_entry_limit", "bridge_reserved"})
 
 
 def _out_edges() -> list[list[tuple[int, int, int, bool]]]:
@@ -607,19 +608,25 @@ class HeuristicBot:
 
     def _note_refusals(self, state: State, seat: int, route: list[int],
                        builds: dict[tuple[int, int], Move]) -> None:
-        """Remember free segments of the route, next to own track, that the rules do not allow now."""
+        """Remember free segments of the route, next to own track, that the rules refuse for good.
+
+        Blocking and entry limits last; budget, the two-from-a-major limit and events pass.
+        """
         owner = tracks.owners(state)
         reach = tracks.network(state["players"][seat]["track"]) | MAJOR_MILEPOSTS
         refused = self._refused.setdefault(self._who(state, seat), set())
+        ctx = tracks.BuildContext(state, seat)
         for a, b in itertools.pairwise(route):
-            if a < 0 or b < 0:
+            if a < 0 or b < 0 or (a, b) in builds or (b, a) in builds:
                 continue
             eid = BOARD.edge_between(a, b)
             if eid in owner or eid in BOARD.red_area or eid in BOARD.inside_major:
                 continue
-            fresh = state["turn"]["spent"] == 0 and state["turn"]["major_segments"] == 0
-            if fresh and a in reach and (a, b) not in builds and (b not in reach or (b, a) not in builds):
-                refused.add(eid)
+            for start, end in ((a, b), (b, a)):
+                if start in reach:
+                    problem = tracks.build_problem(ctx, start, end)
+                    if problem and problem[0] in LASTING_REFUSALS:
+                        refused.add(eid)
 
     def _watch_progress(self, state: State, seat: int, plan: dict[str, Any]) -> None:
         """A target that brings no money for many turns is given up (until the hand changes)."""

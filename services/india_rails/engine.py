@@ -56,6 +56,7 @@ OPTION_DEFAULTS: dict[str, Any] = {
     "four_card_hands": False,
     "time_limit_rounds": 0,
     "stall_rounds": 25,
+    "round_limit": 400,
     "stall_ending": "time_limit",
 }
 STALL_ENDINGS = ("time_limit", "no_winner")
@@ -169,6 +170,17 @@ _MOVE_PHASES: dict[str, tuple[str, ...]] = {
     "backtrack": ("operations",), "discard_demand": ("initial_discard",), "answer_offer": ("offer",),
     "borrow": ("operations", *_BUILD_PHASES), "repay_loan": ("operations", *_BUILD_PHASES),
 }
+
+
+def _check_option_type(key: str, default: Any, value: Any) -> None:
+    """An option keeps the type of its default (flags, counts, names)."""
+    if isinstance(default, bool) and not isinstance(value, bool):
+        raise BadConfig(f"option {key} must be true or false", code="bad_option_type")
+    if isinstance(default, str) and not isinstance(value, str):
+        raise BadConfig(f"option {key} must be a string", code="bad_option_type")
+    is_count = isinstance(default, int) and not isinstance(default, bool)
+    if is_count and (isinstance(value, bool) or not isinstance(value, int)):
+        raise BadConfig(f"option {key} must be an integer", code="bad_option_type")
 
 
 def _unplaced(player: dict[str, Any]) -> bool:
@@ -299,18 +311,12 @@ class IndiaRailsEngine(Engine):
         """Check types and ranges; ``fast_game`` switches on its four parts."""
         merged = super().validate_options(players, options)
         for key, default in OPTION_DEFAULTS.items():
-            value = merged[key]
-            if isinstance(default, bool) and not isinstance(value, bool):
-                raise BadConfig(f"option {key} must be true or false", code="bad_option_type")
-            if isinstance(default, str) and not isinstance(value, str):
-                raise BadConfig(f"option {key} must be a string", code="bad_option_type")
-            is_count = isinstance(default, int) and not isinstance(default, bool)
-            if is_count and (isinstance(value, bool) or not isinstance(value, int)):
-                raise BadConfig(f"option {key} must be an integer", code="bad_option_type")
+            _check_option_type(key, default, merged[key])
         if not 0 <= merged["time_limit_rounds"] <= 1000:
             raise BadConfig("time_limit_rounds must be between 0 and 1000", code="bad_time_limit")
-        if not 0 <= merged["stall_rounds"] <= 1000:
-            raise BadConfig("stall_rounds must be between 0 and 1000", code="bad_stall_rounds")
+        for key in ("stall_rounds", "round_limit"):
+            if not 0 <= merged[key] <= 1000:
+                raise BadConfig(f"{key} must be between 0 and 1000", code=f"bad_{key}")
         if merged["stall_ending"] not in STALL_ENDINGS:
             raise BadConfig(f"stall_ending must be one of {', '.join(STALL_ENDINGS)}", code="bad_stall_ending")
         if merged["fast_game"]:
@@ -942,6 +948,10 @@ class IndiaRailsEngine(Engine):
         limit = state["options"]["time_limit_rounds"]
         if limit and state["round"] >= limit:
             self._game_over(state, self._time_limit_winners(state), "time_limit", events)
+            return True
+        cap = state["options"].get("round_limit", 0)
+        if cap and state["round"] >= cap:
+            self._game_over(state, self._time_limit_winners(state), "round_limit", events)
             return True
         return self._stall_end(state, events)
 

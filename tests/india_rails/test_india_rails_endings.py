@@ -65,3 +65,19 @@ def test_stall_options_are_validated() -> None:
         ENGINE.validate_options(2, {"stall_rounds": -3})
     assert bad.value.code == "bad_stall_rounds"
     assert ENGINE.default_options()["stall_rounds"] == 25
+
+
+def test_a_game_still_going_after_the_round_limit_ends_as_at_a_time_limit() -> None:
+    # Someone is still earning (so the table is not stalled), but 400 rounds is the platform's cap.
+    match = new_match(2, seed=4)
+    state = set_turn(match, 0, "operations")
+    state["round"], state["last_progress"] = 399, 399
+    state["players"][0]["cash"], state["players"][1]["cash"] = 90, 140
+    match.play(0, {"end_operations": {}})
+    match.play(0, {"end_turn": {}})
+    assert not ENGINE.is_over(match.state)
+    match.play(1, {"end_operations": {}})
+    match.play(1, {"end_turn": {}})
+    state = match.state
+    assert state["finish_reason"] == "round_limit" and state["winners"] == [1]
+    assert ENGINE.default_options()["round_limit"] == 400

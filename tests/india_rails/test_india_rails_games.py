@@ -38,6 +38,26 @@ def test_heuristic_bots_finish_a_fast_game(players: int) -> None:
     assert match.state["players"][winner]["cash"] >= 250 and result.ranking[winner] == 1
 
 
+@pytest.mark.parametrize("players", [2, 3, 5])
+def test_the_heuristic_bot_beats_random_bots_with_the_standard_rules(players: int) -> None:
+    # Default options, one heuristic seat among random ones; the game must end within the budget.
+    # A sample of the in-process measurement recorded in the seeds README (every count, 2-6).
+    match = new_match(players, seed=300 + players)
+    seat = players // 2
+    heuristic = ENGINE.bots()["heuristic"]
+    bots = {s: heuristic if s == seat else RandomBot() for s in range(players)}
+    play_out(match, bots, max_moves=15_000)
+    assert match.state["winners"] == [seat]
+
+
+def test_a_table_of_heuristic_and_random_bots_ends_with_the_standard_rules() -> None:
+    match = new_match(4, seed=77)
+    heuristic = ENGINE.bots()["heuristic"]
+    bots = {0: heuristic, 1: RandomBot(), 2: heuristic, 3: RandomBot()}
+    play_out(match, bots, max_moves=15_000)
+    assert match.state["finish_reason"] in ("victory", "stalled") and match.state["winners"][0] in (0, 2)
+
+
 @pytest.mark.parametrize("players", [2, 3, 4, 5, 6])
 def test_random_bots_play_to_the_end_with_valid_messages(players: int) -> None:
     match = new_match(players, seed=players)
