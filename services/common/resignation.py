@@ -7,7 +7,7 @@ Mixed into the ``RulesService``.  A resignation is an entry of the game's log
 
 from __future__ import annotations
 
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 from grpc import aio
 
@@ -29,21 +29,20 @@ class ResignRpcs:
     store: GameStore
     game_type: str
 
-    def _check_type(self, meta: GameMeta) -> None:
-        raise NotImplementedError
+    # Provided by RulesServicer, which mixes this class in; declared for the type checker.
+    if TYPE_CHECKING:
 
-    def _seat_viewer(self, meta: GameMeta) -> int:
-        raise NotImplementedError
+        def _check_type(self, meta: GameMeta) -> None: ...
 
-    def match(self, snapshot: bytes) -> Match:
-        raise NotImplementedError
+        def _seat_viewer(self, meta: GameMeta) -> int: ...
 
-    def _game_message(self, meta: GameMeta, match: Match | None, seat: int | None) -> rules_pb2.Game:
-        raise NotImplementedError
+        def match(self, snapshot: bytes) -> Match: ...
 
-    async def commit_entries(self, meta: GameMeta, match: Match, commits: list[Commit], seat: int | None,
-                             key: str = "", lifecycle: Lifecycle | None = None) -> Any:  # fmt: skip
-        raise NotImplementedError
+        def _game_message(self, meta: GameMeta, match: Match | None, seat: int | None) -> rules_pb2.Game: ...
+
+        async def commit_entries(self, meta: GameMeta, match: Match, commits: list[Commit], seat: int | None,
+                                 key: str = "", lifecycle: Lifecycle | None = None) -> Any:  # fmt: skip
+            ...
 
     async def ResignGame(self, request: rules_pb2.ResignGameRequest, context: aio.ServicerContext) -> rules_pb2.Game:
         """The caller's seat resigns (once); the answer is the game after it."""

@@ -10,7 +10,7 @@ from __future__ import annotations
 
 from collections.abc import Awaitable, Callable
 from dataclasses import replace
-from typing import Any, TypeVar
+from typing import TYPE_CHECKING, Any, TypeVar
 
 import grpc
 from grpc import aio
@@ -43,25 +43,27 @@ class LobbyRpcs:
     index: GameIndex
     game_type: str
 
-    def _check_type(self, meta: GameMeta) -> None:
-        raise NotImplementedError
+    # Provided by RulesServicer, which mixes this class in; declared for the type checker.
+    if TYPE_CHECKING:
 
-    def _is_operator(self) -> bool:
-        raise NotImplementedError
+        def _check_type(self, meta: GameMeta) -> None: ...
 
-    def _canonical(self, move: dict[str, Any]) -> bytes:
-        raise NotImplementedError
+        def _is_operator(self) -> bool: ...
 
-    def _game_message(self, meta: GameMeta, match: Match | None, seat: int | None) -> rules_pb2.Game:
-        raise NotImplementedError
+        def _canonical(self, move: dict[str, Any]) -> bytes: ...
 
-    def _genesis(
-        self, game_id: str, fairness: Fairness, options: dict[str, Any], players: list[dict[str, Any]], snapshot: bytes
-    ) -> tuple[str, str]:
-        raise NotImplementedError
+        def _game_message(self, meta: GameMeta, match: Match | None, seat: int | None) -> rules_pb2.Game: ...
 
-    def _match_of(self, meta: GameMeta, snapshot: bytes) -> Match | None:
-        raise NotImplementedError
+        def _genesis(
+            self,
+            game_id: str,
+            fairness: Fairness,
+            options: dict[str, Any],
+            players: list[dict[str, Any]],
+            snapshot: bytes,
+        ) -> tuple[str, str]: ...
+
+        def _match_of(self, meta: GameMeta, snapshot: bytes) -> Match | None: ...
 
     @property
     def lobby(self) -> LobbyStore:
