@@ -215,6 +215,14 @@ def _overlay_lifecycle(paths: dict[str, Any]) -> None:
             paths[path][method] = {**spec, "operationId": derived["operationId"], "tags": derived["tags"]}
 
 
+def documented_paths(routes: list[RouteInfo]) -> dict[str, Any]:
+    """The document's ``paths``: one operation per route and method, with exact messages where known."""
+    paths = paths_for(routes)
+    _overlay_lifecycle(paths)
+    _add_limit_responses(paths)
+    return paths
+
+
 def build_openapi(game_types: list[str], game_files: list[Any], routes: list[RouteInfo]) -> dict[str, Any]:
     """The whole OpenAPI 3.1 document for the gateway: schemas from the protos, paths from ``routes``."""
     builder = SchemaBuilder(game_types)
@@ -222,9 +230,7 @@ def build_openapi(game_types: list[str], game_files: list[Any], routes: list[Rou
     for file in [*game_files, rules_pb2.DESCRIPTOR, rest_pb2.DESCRIPTOR]:
         for descriptor in file.message_types_by_name.values():
             builder.add(descriptor)
-    paths = paths_for(routes)
-    _overlay_lifecycle(paths)
-    _add_limit_responses(paths)
+    paths = documented_paths(routes)
     return {
         "openapi": "3.1.0",
         "info": {

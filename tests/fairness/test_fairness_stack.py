@@ -193,3 +193,23 @@ def test_an_operator_seed_is_marked_and_client_seeds_do_not_fix_the_seed(client:
         json={"game_type": "darjeeling", "players": [{"name": "a"}, {"name": "b"}], "client_seed": "x" * 65},
     )
     assert too_long.status_code == 400 and too_long.json()["code"] == "bad_client_seed"
+
+
+def test_the_cli_verifies_by_game_id_and_exports_replays_with_transcripts(
+    client: httpx.Client, stack: dict[str, Any], tmp_path: Path
+) -> None:
+    _, final = _bot_game(client, "darjeeling")
+    game_id, server = final["game_id"], str(stack["url"])
+    runner = CliRunner()
+    checked = runner.invoke(app, ["verify", "--game-id", game_id, "--server", server])
+    assert checked.exit_code == 0 and "entries verified" in checked.output, checked.output
+    exported = runner.invoke(
+        app, ["replay", "export", game_id, "--out", str(tmp_path), "--transcript", "--server", server]
+    )
+    assert exported.exit_code == 0, exported.output
+    assert verify_replay(orjson.loads((tmp_path / f"{game_id}.json").read_bytes())).ok
+    transcript = (tmp_path / f"{game_id}.txt").read_text().splitlines()
+    assert len(transcript) >= len(final["state"]) and all("{" not in line for line in transcript[:50])
+    assert any("scored" in line for line in transcript)
+    missing = runner.invoke(app, ["verify", "--game-id", "darjeeling-" + "0" * 24, "--server", server])
+    assert missing.exit_code == 2 and "game_not_found" in missing.output

@@ -37,7 +37,7 @@ from hypothesis import strategies as st
 from schemathesis import GenerationMode
 
 from gateway.app import create_app
-from gateway.openapi_paths import paths_for
+from gateway.openapi import documented_paths
 from gateway.route_table import flat_routes
 from tests.support.client import assert_problem, auth, create_game
 
@@ -182,7 +182,7 @@ def _documented_operations() -> list[tuple[str, str, list[GenerationMode]]]:
     Negative mode needs something to negate: a body or a query parameter.
     """
     found = []
-    for path, item in paths_for(flat_routes(create_app().routes)).items():
+    for path, item in documented_paths(flat_routes(create_app().routes)).items():
         for method, spec in item.items():
             negatable = "requestBody" in spec or any(p["in"] == "query" for p in spec.get("parameters", []))
             found.append((method.upper(), path, [POSITIVE, NEGATIVE] if negatable else [POSITIVE]))
