@@ -16,7 +16,7 @@ from fastapi.responses import Response
 
 from chaiwala.v1 import rest_pb2, rules_pb2
 from gateway.problems import Problem
-from gateway.routes import JSON, _backends, _call, _parse, _read_json, _rpc, _settings, _stub_for
+from gateway.routes import JSON, _backends, _call, _forward, _parse, _read_json, _rpc, _settings, _stub_for
 from services.common import protojson
 from services.lobby.listing import encode_cursor
 
@@ -91,9 +91,7 @@ async def join(game_id: str, request: Request) -> Response:
 @router.post("/v1/games/{game_id}/leave")
 async def leave(game_id: str, request: Request) -> Response:
     """Free the bearer's seat of a waiting game."""
-    stub = _stub_for(request, game_id)
-    answer = await _rpc(stub.LeaveGame(rules_pb2.LeaveGameRequest(game_id=game_id), **_call(request)))
-    return JSON(protojson.to_dict(answer))
+    return await _forward(request, game_id, "LeaveGame", rules_pb2.LeaveGameRequest(game_id=game_id))
 
 
 @router.post("/v1/games/{game_id}/kick")
@@ -109,14 +107,10 @@ async def kick(game_id: str, request: Request) -> Response:
 @router.post("/v1/games/{game_id}/start")
 async def start(game_id: str, request: Request) -> Response:
     """Host: start a waiting game with the seats filled so far."""
-    stub = _stub_for(request, game_id)
-    answer = await _rpc(stub.StartGame(rules_pb2.StartGameRequest(game_id=game_id), **_call(request)))
-    return JSON(protojson.to_dict(answer))
+    return await _forward(request, game_id, "StartGame", rules_pb2.StartGameRequest(game_id=game_id))
 
 
 @router.post("/v1/games/{game_id}/resign")
 async def resign(game_id: str, request: Request) -> Response:
     """The bearer's seat resigns; a bot plays its remaining turns."""
-    stub = _stub_for(request, game_id)
-    answer = await _rpc(stub.ResignGame(rules_pb2.ResignGameRequest(game_id=game_id), **_call(request)))
-    return JSON(protojson.to_dict(answer))
+    return await _forward(request, game_id, "ResignGame", rules_pb2.ResignGameRequest(game_id=game_id))

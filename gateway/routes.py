@@ -180,7 +180,7 @@ def _stub_for(request: Request, game_id: str) -> Any:
 
 
 async def _forward(request: Request, game_id: str, method: str, message: Message) -> Response:
-    """Pass one read-only call through to the game's rules service and render its answer."""
+    """Pass one call with no body through to the game's rules service and render its answer."""
     stub = _stub_for(request, game_id)
     answer = await _rpc(getattr(stub, method)(message, **_call(request)))
     return JSON(protojson.to_dict(answer))
