@@ -459,7 +459,8 @@ def test_create_game_with_hostile_json_never_fails_the_server(http: httpx.Client
         assert created["game_type"] == GAME and created["status"] in ("active", "finished")
         assert created["seats"] and all(seat["token"] for seat in created["seats"] if not seat["bot"])
         game = http.get(f"/v1/games/{created['game_id']}")
-        assert game.status_code == 200 and game.json()["version"] == created["version"]
+        # The conductor may already have played a bot that is to act first.
+        assert game.status_code == 200 and game.json()["version"] >= created["version"]
 
 
 @given(body=RAW_BODIES, content_type=CONTENT_TYPES)
