@@ -588,9 +588,9 @@ class RulesServicer(LobbyRpcs, ResignRpcs, rules_pb2_grpc.RulesServiceServicer):
         """Seed, options, players and every move; unfinished games need an operator key."""
         meta = await self.store.meta(request.game_id)
         self._check_type(meta)
-        if not _over(meta.status):
+        over = _over(meta.status)
+        if not over:
             self._require_operator("the replay of an unfinished game")
-        over = meta.status != "active"
         replay = rules_pb2.Replay(
             game_id=meta.game_id,
             game_type=self.game_type,

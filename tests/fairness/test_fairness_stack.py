@@ -213,3 +213,16 @@ def test_the_cli_verifies_by_game_id_and_exports_replays_with_transcripts(
     assert any("scored" in line for line in transcript)
     missing = runner.invoke(app, ["verify", "--game-id", "darjeeling-" + "0" * 24, "--server", server])
     assert missing.exit_code == 2 and "game_not_found" in missing.output
+
+
+def test_a_waiting_game_keeps_its_secret_until_it_is_over(client: httpx.Client) -> None:
+    created = create_game(client, "darjeeling", [{"name": "Asha"}, {"open": True}])
+    game_id = created["game_id"]
+    assert client.get(f"/v1/games/{game_id}").json()["status"] == "waiting"
+    replay = client.get(f"/v1/games/{game_id}/replay").json()  # the open stack treats everyone as operator
+    assert not replay.get("server_secret") and int(replay.get("seed", 0)) == 0
+    assert len(replay["seed_commitment"]) == 64
+    joined = client.post(f"/v1/games/{game_id}/join", json={"name": "Bilal"}).json()
+    assert joined["status"] == "active"
+    replay = client.get(f"/v1/games/{game_id}/replay").json()
+    assert not replay.get("server_secret") and replay["genesis_hash"] == replay["log_head"]
