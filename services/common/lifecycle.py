@@ -110,6 +110,15 @@ def last_seat_standing(seats: int, lifecycle: Lifecycle) -> Result | None:
     return Result(scores=scores, ranking=ranking, winners=list(playing))
 
 
+def settled_result(engine_result: Result | None, seats: int, lifecycle: Lifecycle) -> Result | None:
+    """The game's result as the platform settles it: the last seat standing wins, else the
+    engine's result (``None`` while it plays on) with resigned seats ranked below the others."""
+    alone = last_seat_standing(seats, lifecycle)
+    if alone is not None:
+        return alone
+    return None if engine_result is None else rank_with_resignations(engine_result, lifecycle.resigned)
+
+
 def attention_due(
     players: Sequence[dict[str, Any]], lifecycle: Lifecycle, to_act: Sequence[int], now: int
 ) -> int | None:

@@ -19,13 +19,7 @@ from services.common import errors, metrics, protojson, sentences
 from services.common.attention import wake_conductors
 from services.common.engine import BadConfig, Engine, IllegalMove, Move, Result
 from services.common.interceptors import BEARER
-from services.common.lifecycle import (
-    Lifecycle,
-    attention_due,
-    clocked_seats,
-    last_seat_standing,
-    rank_with_resignations,
-)
+from services.common.lifecycle import Lifecycle, attention_due, clocked_seats, settled_result
 from services.common.logs import get_logger
 from services.common.resignation import ResignRpcs
 from services.common.runner import Match, Snapshot
@@ -448,9 +442,7 @@ class RulesServicer(LobbyRpcs, ResignRpcs, rules_pb2_grpc.RulesServiceServicer):
                 if refusal.code == "not_your_turn":
                     raise errors.forbidden(refusal.code, refusal.message) from None
                 raise errors.illegal(refusal.code, refusal.message) from None
-            commits.append(
-                Commit(seat=seat, bot="", move=move, events=events, state_digest=chain.digest(match.snapshot.to_json()))
-            )
+            commits.append(Commit(seat=seat, bot="", move=move, events=events, state_digest=chain.state_digest(match)))
             if self.engine.is_over(match.state) and len(commits) < len(moves):
                 raise errors.illegal("game_over", "the game ended before the last moves of the batch")
         return await self.commit_entries(meta, match, commits, seat, key, language=language)
@@ -460,10 +452,7 @@ class RulesServicer(LobbyRpcs, ResignRpcs, rules_pb2_grpc.RulesServiceServicer):
         or the last seat standing's win, or ``aborted`` when a timeout policy aborted it."""
         if meta.status == "aborted":
             return None, "aborted"
-        result = last_seat_standing(len(meta.players), lifecycle)
-        if result is None:
-            engine_result = self.engine.result(match.state)
-            result = None if engine_result is None else rank_with_resignations(engine_result, lifecycle.resigned)
+        result = settled_result(self.engine.result(match.state), len(meta.players), lifecycle)
         return result, "finished" if result is not None else "active"
 
     async def commit_entries(

@@ -29,11 +29,6 @@ BOT_BATCH = 32
 BATCH_SECONDS = 0.5
 
 
-def state_digest(match: Match) -> str:
-    """The digest of the match's snapshot, which the entry's chain hash covers."""
-    return chain.digest(match.snapshot.to_json())
-
-
 def bot_commit(servicer: RulesServicer, match: Match, seat: int, bot_name: str, salt: int) -> Commit:
     """Let ``bot_name`` play ``seat``; a bot that fails or cheats is replaced by the random bot for that move."""
     bots = servicer.engine.bots()
@@ -48,7 +43,7 @@ def bot_commit(servicer: RulesServicer, match: Match, seat: int, bot_name: str, 
         events = match.play(seat, move)
     metrics.BOT_MOVE_LATENCY.labels(servicer.game_type).observe(time.perf_counter() - started)
     servicer.count_bot_move(bot_name)
-    return Commit(seat=seat, bot=bot_name, move=move, events=events, state_digest=state_digest(match))
+    return Commit(seat=seat, bot=bot_name, move=move, events=events, state_digest=chain.state_digest(match))
 
 
 def fire_timeouts(
@@ -62,7 +57,7 @@ def fire_timeouts(
         if seat not in match.to_act() or seat in lifecycle.resigned:
             continue
         commits.append(
-            Commit(seat=seat, bot="", move=None, events=[], kind="timeout", state_digest=state_digest(match))
+            Commit(seat=seat, bot="", move=None, events=[], kind="timeout", state_digest=chain.state_digest(match))
         )
         count = lifecycle.count_timeout(seat)
         metrics.TIMEOUTS.labels(servicer.game_type, lifecycle.on_timeout).inc()
@@ -72,7 +67,7 @@ def fire_timeouts(
         if lifecycle.on_timeout == "resign" and count >= lifecycle.timeouts_to_resign:
             lifecycle.resigned.append(seat)
             commits.append(
-                Commit(seat=seat, bot="", move=None, events=[], kind="resign", state_digest=state_digest(match))
+                Commit(seat=seat, bot="", move=None, events=[], kind="resign", state_digest=chain.state_digest(match))
             )
             continue  # from now on the stand-in bot plays it like any resigned seat
         bot = stand_in_bot(sorted(servicer.engine.bots()))

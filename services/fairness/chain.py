@@ -22,6 +22,7 @@ from typing import Any
 import orjson
 
 from services.common import protojson
+from services.common.runner import Match
 from services.common.store import Commit
 
 _GENESIS_TAG = "chaiwala/log/v1"
@@ -30,6 +31,11 @@ _GENESIS_TAG = "chaiwala/log/v1"
 def digest(data: bytes) -> str:
     """SHA-256 of ``data`` in hex."""
     return hashlib.sha256(data).hexdigest()
+
+
+def state_digest(match: Match) -> str:
+    """The digest of a match's snapshot, as an entry's chain hash covers it."""
+    return digest(match.snapshot.to_json())
 
 
 def _hash(payload: dict[str, Any]) -> str:

@@ -23,8 +23,8 @@ from typing import Any
 from google.protobuf import json_format
 
 from services.common import protojson
-from services.common.engine import IllegalMove, Move, Result
-from services.common.lifecycle import Lifecycle, last_seat_standing, rank_with_resignations
+from services.common.engine import IllegalMove, Move
+from services.common.lifecycle import Lifecycle, settled_result
 from services.common.registry import ENGINES, engine_for
 from services.common.runner import Match
 from services.fairness import chain, seeding
@@ -117,7 +117,7 @@ def _start(replay: dict[str, Any], seed: int) -> tuple[Match, str]:
         replay.get("seed_commitment", ""),
         chain.message_digest(game_type, "Options", options),
         players,
-        chain.digest(match.snapshot.to_json()),
+        chain.state_digest(match),
     )
     return match, genesis
 
@@ -149,28 +149,19 @@ def _replay_entry(
         except protojson.BadMessage as error:
             raise _Diverged(version, f"the move is malformed: {error}") from None
         move_digest = chain.message_digest(game_type, "Move", move)
-    state_digest = chain.digest(match.snapshot.to_json())
+    state_digest = chain.state_digest(match)
     _require(entry.get("state_digest") == state_digest, version, "the state digest differs from the recomputed state")
     entry_hash = chain.link(previous, version, seat, kind, move_digest, state_digest)
     _require(entry.get("hash") == entry_hash, version, "the chain hash differs from the recomputed one")
     return entry_hash
 
 
-def _settled(match: Match, seats: int, resigned: list[int]) -> Result | None:
-    """The result as the platform settles it: resigned seats rank last; a lone seat left wins."""
-    lifecycle = Lifecycle(resigned=resigned)
-    alone = last_seat_standing(seats, lifecycle)
-    if alone is not None:
-        return alone
-    result = match.engine.result(match.state)
-    return None if result is None else rank_with_resignations(result, resigned)
-
-
 def _check_result(match: Match, replay: dict[str, Any], version: int, resigned: list[int]) -> None:
     if replay.get("status") == "aborted":
         _require(replay.get("result") is None, version, "an aborted game states a result")
         return
-    result = _settled(match, len(replay.get("players") or []), resigned)
+    seats = len(replay.get("players") or [])
+    result = settled_result(match.engine.result(match.state), seats, Lifecycle(resigned=resigned))
     stated: dict[str, Any] | None = replay.get("result")
     if result is None:
         _require(stated is None, version, "the replay states a result but the game is not over")
