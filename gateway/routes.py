@@ -34,6 +34,7 @@ from services.common.logs import get_logger
 from services.common.store import game_type_of
 
 log = get_logger("gateway")
+LANGUAGES = ("en", "es")  # the values ?lang= may take
 router = APIRouter()
 
 
@@ -46,8 +47,13 @@ class JSON(JSONResponse):
 
 
 def _language(request: Request) -> tuple[tuple[str, str], ...]:
-    """``Accept-Language`` as gRPC metadata (the rules service picks English or Spanish from it)."""
-    header = request.headers.get("accept-language", "")[:256]
+    """``?lang=`` or else ``Accept-Language`` as gRPC metadata (the rules service picks English or Spanish).
+
+    ``lang`` is for ``EventSource``, which cannot set headers (the browser sends its own
+    ``Accept-Language``, which may not be the language the page was switched to).
+    """
+    chosen = request.query_params.get("lang", "")
+    header = (chosen if chosen in LANGUAGES else request.headers.get("accept-language", ""))[:256]
     if not header or not (header.isascii() and header.isprintable()):
         return ()
     return (("accept-language", header),)

@@ -14,7 +14,7 @@ from grpc import aio
 from grpc_health.v1 import health, health_pb2, health_pb2_grpc
 from prometheus_client import start_http_server
 
-from chaiwala.v1 import rules_pb2, rules_pb2_grpc
+from chaiwala.v1 import rules_pb2, rules_pb2_grpc, tables_pb2, tables_pb2_grpc
 from services.common import metrics, protojson
 from services.common.exposure import check_exposure
 from services.common.interceptors import AuthInterceptor, ErrorInterceptor, ObservabilityInterceptor
@@ -24,8 +24,10 @@ from services.common.registry import engine_for
 from services.common.service import RulesServicer
 from services.common.settings import ServiceSettings
 from services.common.store import GameStore
+from services.tables.service import TableServicer
 
 SERVICE_NAME = rules_pb2.DESCRIPTOR.services_by_name["RulesService"].full_name
+TABLE_SERVICE_NAME = tables_pb2.DESCRIPTOR.services_by_name["TableService"].full_name
 log = get_logger("server")
 
 
@@ -52,9 +54,10 @@ async def create_server(
     )
     servicer = RulesServicer(engine, store, api_keys)
     rules_pb2_grpc.add_RulesServiceServicer_to_server(servicer, server)
+    tables_pb2_grpc.add_TableServiceServicer_to_server(TableServicer(servicer), server)
     health_servicer = health.aio.HealthServicer()
     health_pb2_grpc.add_HealthServicer_to_server(health_servicer, server)
-    enable_reflection((SERVICE_NAME, health.SERVICE_NAME), server)
+    enable_reflection((SERVICE_NAME, TABLE_SERVICE_NAME, health.SERVICE_NAME), server)
     port = server.add_insecure_port(addr)
     await server.start()
     for name in ("", SERVICE_NAME):

@@ -82,6 +82,7 @@ def test_every_service_reports_serving_and_offers_reflection(stack: dict[str, An
             names = {s.name for s in answers[0].list_services_response.service}
             assert names == {
                 "chaiwala.v1.RulesService",
+                "chaiwala.v1.TableService",
                 "grpc.health.v1.Health",
                 "grpc.reflection.v1.ServerReflection",
                 "grpc.reflection.v1alpha.ServerReflection",

@@ -1,0 +1,50 @@
+"""Routes for drawing tables: a game at a past version (the replay viewer) and static boards.
+
+They forward to ``chaiwala.v1.TableService`` on the game's rules service (the gateway has no
+game logic).  A board never changes while a deployment runs, so its answer carries an
+``ETag`` (the board's digest) and may be cached for an hour; ``If-None-Match`` gets a 304.
+"""
+
+from __future__ import annotations
+
+from fastapi import APIRouter, Request
+from fastapi.responses import Response
+
+from chaiwala.v1 import tables_pb2, tables_pb2_grpc
+from gateway.problems import Problem
+from gateway.routes import JSON, MAX_VERSION, _backends, _call, _counter, _game_type, _rpc
+from services.common import protojson
+
+router = APIRouter()
+BOARD_CACHE = "public, max-age=3600"
+
+
+def _tables(request: Request, game_type: str) -> tables_pb2_grpc.TableServiceStub:
+    channel = _backends(request).channels.get(game_type)
+    if channel is None:
+        raise Problem(404, "unknown_game_type", f"unknown game type {game_type!r}")
+    return tables_pb2_grpc.TableServiceStub(channel)
+
+
+@router.get("/v1/games/{game_id}/versions/{version}")
+async def game_at_version(game_id: str, version: str, request: Request) -> Response:
+    """The game right after one version (0 = set-up) as the bearer may see it; finished games (operators: any)."""
+    number = _counter(version)
+    if number is None:
+        raise Problem(400, "bad_version", f"the version must be a number from 0 to {MAX_VERSION}")
+    stub = _tables(request, _game_type(game_id))
+    call = stub.GetGameAtVersion(tables_pb2.GetGameAtVersionRequest(game_id=game_id, version=number), **_call(request))
+    answer = await _rpc(call)
+    return JSON(protojson.to_dict(answer))
+
+
+@router.get("/v1/game-types/{game_type}/board")
+async def board(game_type: str, request: Request) -> Response:
+    """The game type's static board (India Rails: the milepost map) as JSON, cacheable."""
+    stub = _tables(request, game_type)
+    answer = await _rpc(stub.GetBoard(tables_pb2.GetBoardRequest(), **_call(request)))
+    etag = f'"{answer.digest}"'
+    headers = {"ETag": etag, "Cache-Control": BOARD_CACHE}
+    if request.headers.get("if-none-match", "") == etag:
+        return Response(status_code=304, headers=headers)
+    return Response(answer.json, media_type="application/json", headers=headers)

@@ -1,0 +1,1 @@
+"""What frontends need to draw tables beyond the RulesService: past versions and static boards."""

@@ -1,0 +1,156 @@
+"""Driving the reference web client (``web/``) in a real browser: open a table, click through a game.
+
+Shared by every table's tests (``tests/web/``).  The page's element ids are the shell's
+contract (see ``web/README.md``): ``#board``, ``#moves``, ``#log``, ``#turn``, ``#clocks``,
+``#result``, ``#lobby``; every clickable legal move, on the board or as a button, carries
+``data-move-index``.
+"""
+
+from __future__ import annotations
+
+import json
+import random
+import time
+from pathlib import Path
+from typing import Any
+
+from tests.support.browser import console_errors
+
+ROOT = Path(__file__).resolve().parents[2]
+ARTIFACTS = ROOT / "test-artifacts" / "web"  # git-ignored: screenshots of every table test
+LEGAL = "#board [data-move-index], #moves [data-move-index]"
+
+
+def remember_seat(driver: Any, game_id: str, game_type: str, seat: int, token: str) -> None:
+    """Put a seat token into the page's "my games" (localStorage), as the lobby does after a join."""
+    script = """
+const [gameId, gameType, seat, token] = arguments;
+const games = JSON.parse(localStorage.getItem("chaiwala.games") || "[]");
+let game = games.find((g) => g.gameId === gameId);
+if (!game) {
+  game = {gameId, gameType, seats: {}, hostToken: null, name: "", at: new Date().toISOString()};
+  games.unshift(game);
+}
+game.seats[String(seat)] = token;
+localStorage.setItem("chaiwala.games", JSON.stringify(games));
+"""
+    driver.execute_script(script, game_id, game_type, seat, token)
+
+
+def page_url(base_url: str, hash_route: str, api: str | None = None) -> str:
+    """The client's URL at ``base_url`` (served under ``/play/``), optionally against another origin's API."""
+    query = f"?api={api}" if api else ""
+    return f"{base_url}/play/{query}#/{hash_route}"
+
+
+def open_table(
+    driver: Any, base_url: str, game_id: str, token: str | None, seat: int = 0, api: str | None = None
+) -> None:
+    """Open a game's table as the seat holding ``token`` (a spectator when ``token`` is None)."""
+    driver.get(page_url(base_url, "", api))
+    if token is None:
+        driver.get(page_url(base_url, f"watch/{game_id}", api))
+    else:
+        remember_seat(driver, game_id, game_id.rsplit("-", 1)[0], seat, token)
+        driver.get(page_url(base_url, f"game/{game_id}/{seat}", api))
+    wait_for(driver, lambda: driver.execute_script("return document.body.dataset.version !== undefined"), 30)
+
+
+def wait_for(driver: Any, predicate: Any, timeout: float, what: str = "condition") -> Any:
+    """Poll ``predicate()`` until it is truthy; fail with the page's console errors after ``timeout``."""
+    deadline = time.monotonic() + timeout
+    while True:
+        value = predicate()
+        if value:
+            return value
+        if time.monotonic() > deadline:
+            raise AssertionError(f"timed out waiting for {what}; console: {console_errors(driver)}")
+        time.sleep(0.05)
+
+
+def result_visible(driver: Any) -> bool:
+    """``#result`` is shown (the game is over)."""
+    return bool(driver.execute_script("const r = document.getElementById('result'); return !!r && !r.hidden;"))
+
+
+def _clickables(driver: Any) -> list[Any]:
+    found = driver.find_elements("css selector", LEGAL)
+    return [element for element in found if element.is_displayed()]
+
+
+def _click(driver: Any, element: Any) -> None:
+    """A real click on the element (scrolled into view); SVG elements under a label get a DOM click."""
+    driver.execute_script("arguments[0].scrollIntoView({block: 'center', inline: 'center'});", element)
+    from selenium.common.exceptions import WebDriverException
+
+    try:
+        element.click()
+    except WebDriverException:  # intercepted, or not clickable at its centre (SVG): dispatch the click instead
+        driver.execute_script(
+            "arguments[0].dispatchEvent(new MouseEvent('click', {bubbles: true, cancelable: true}));", element
+        )
+
+
+def play_to_result(driver: Any, timeout: float, seed: int = 0, on_click: Any = None) -> int:
+    """Click a random offered move (board or button) whenever there is one, until ``#result`` shows.
+
+    Returns the number of clicks.  Fails on a browser console error or when the game does not
+    end within ``timeout`` seconds.  ``on_click(n)`` is called after the n-th click (screenshots).
+    """
+    chooser = random.Random(seed)
+    deadline = time.monotonic() + timeout
+    clicks = 0
+    errors: list[str] = []
+    while not result_visible(driver):
+        assert time.monotonic() < deadline, f"no result after {timeout}s and {clicks} clicks"
+        errors += console_errors(driver)
+        assert not errors, f"browser console errors: {errors}"
+        offered = _clickables(driver)
+        if not offered:
+            time.sleep(0.05)
+            continue
+        version = driver.execute_script("return document.body.dataset.version")
+        _click(driver, chooser.choice(offered))
+        clicks += 1
+        if on_click is not None:
+            on_click(clicks)
+        _wait_after_click(driver, version)
+    errors += console_errors(driver)
+    assert not errors, f"browser console errors: {errors}"
+    return clicks
+
+
+def _wait_after_click(driver: Any, version: str) -> None:
+    """Until the page shows a newer version, a result, or an offer that the click left standing (a table form)."""
+    deadline = time.monotonic() + 10
+    while time.monotonic() < deadline:
+        if result_visible(driver) or driver.execute_script("return document.body.dataset.version") != version:
+            return
+        time.sleep(0.05)
+
+
+def log_lines(driver: Any) -> list[tuple[str, str]]:
+    """The log as shown: ``(event id, sentence)`` per line, in order."""
+    script = "return [...document.querySelectorAll('#log li')].map((li) => [li.dataset.eventId, li.textContent]);"
+    return [(str(i), str(t)) for i, t in driver.execute_script(script)]
+
+
+def result_rows(driver: Any) -> dict[str, Any]:
+    """``#result`` as data: the winner seats and, per row, seat, rank and score as shown."""
+    script = """
+const r = document.getElementById('result');
+const cell = (tr, name) => tr.querySelector(name).textContent;
+const rows = [...r.querySelectorAll('tr[data-seat]')].map((tr) =>
+  ({seat: Number(tr.dataset.seat), rank: cell(tr, '.rank'), score: cell(tr, '.score')}));
+return JSON.stringify({winners: r.dataset.winners, rows});
+"""
+    data: dict[str, Any] = json.loads(driver.execute_script(script))
+    return data
+
+
+def screenshot(driver: Any, name: str) -> Path:
+    """Save a PNG of the page under ``test-artifacts/web/`` (git-ignored) and return its path."""
+    ARTIFACTS.mkdir(parents=True, exist_ok=True)
+    path = ARTIFACTS / f"{name}.png"
+    driver.save_screenshot(str(path))
+    return path

@@ -1,0 +1,196 @@
+// The lobby (`#lobby`): create a game with bots and open seats, join an open seat, watch a
+// running game, and "my games" from localStorage.
+import { html, render, useEffect, useState } from "../vendor/htm-preact-standalone.js";
+import { call } from "./api.js";
+import { myGames, remember } from "./mygames.js";
+import { T } from "./i18n.js";
+
+function optionInput(key, value, onChange) {
+  if (typeof value === "boolean") {
+    return html`<input type="checkbox" name=${key} checked=${value} onChange=${(e) => onChange(key, e.target.checked)} />`;
+  }
+  if (typeof value === "number") {
+    return html`<input type="number" name=${key} value=${value} onInput=${(e) => onChange(key, Number(e.target.value))} />`;
+  }
+  if (typeof value === "string") {
+    return html`<input type="text" name=${key} value=${value} onInput=${(e) => onChange(key, e.target.value)} />`;
+  }
+  return html`<code>${JSON.stringify(value)}</code>`;
+}
+
+/** The request body of a new game: every seat is `me`, `open` or `bot:<name>`. */
+function createBody(type, seats, name, options) {
+  const players = seats.map((kind, i) => {
+    if (kind === "me") return { name: name || T("you") };
+    if (kind === "open") return { open: true };
+    const bot = kind.slice(4);
+    return { name: `${bot} ${i + 1}`, bot };
+  });
+  const changed = Object.fromEntries(
+    Object.entries(options).filter(([key, value]) => key !== "@type" && value !== type.options[key]),
+  );
+  return { game_type: type.id, players, ...(Object.keys(changed).length ? { options: changed } : {}) };
+}
+
+function CreateForm({ types }) {
+  const [typeId, setTypeId] = useState(types[0].id);
+  const type = types.find((t) => t.id === typeId);
+  const defaultSeats = (t) => Array.from({ length: t.min_players }, (_, i) => (i === 0 ? "me" : `bot:${t.bots[0]}`));
+  const [seats, setSeats] = useState(defaultSeats(type));
+  const [options, setOptions] = useState({ ...type.options });
+  const [name, setName] = useState(localStorage.getItem("chaiwala.name") || "");
+  const [error, setError] = useState("");
+
+  function pick(id) {
+    const next = types.find((t) => t.id === id);
+    setTypeId(id);
+    setSeats(defaultSeats(next));
+    setOptions({ ...next.options });
+  }
+  function count(n) {
+    setSeats(Array.from({ length: n }, (_, i) => seats[i] || `bot:${type.bots[0]}`));
+  }
+  async function submit(event) {
+    event.preventDefault();
+    localStorage.setItem("chaiwala.name", name);
+    try {
+      const created = await call("POST", "/v1/games", { body: createBody(type, seats, name, options) });
+      seats.forEach((kind, i) => {
+        if (kind === "me") remember(created.game_id, type.id, i, created.seats[i].token, { name });
+      });
+      remember(created.game_id, type.id, null, null, { hostToken: created.host_token, name });
+      location.hash = `#/game/${created.game_id}`;
+    } catch (failure) {
+      setError(String(failure.message || failure));
+    }
+  }
+  const kinds = [["me", T("you")], ["open", T("open")], ...type.bots.map((b) => [`bot:${b}`, `${T("bot")}: ${b}`])];
+  const counts = [];
+  for (let n = type.min_players; n <= type.max_players; n += 1) counts.push(n);
+  const optionKeys = Object.keys(type.options).filter((k) => k !== "@type");
+  return html`<form id="create" onSubmit=${submit}>
+    <h2>${T("new_game")}</h2>
+    <label>${T("game_type")}
+      <select id="game-type" value=${typeId} onChange=${(e) => pick(e.target.value)}>
+        ${types.map((t) => html`<option value=${t.id}>${t.name}</option>`)}
+      </select>
+    </label>
+    <label>${T("your_name")} <input id="player-name" value=${name} maxlength="64" onInput=${(e) => setName(e.target.value)} /></label>
+    <label>${T("players")}
+      <select id="player-count" value=${seats.length} onChange=${(e) => count(Number(e.target.value))}>
+        ${counts.map((n) => html`<option value=${n}>${n}</option>`)}
+      </select>
+    </label>
+    <ol id="seats">
+      ${seats.map(
+        (kind, i) => html`<li>
+          <select class="seat-kind" data-seat=${i} value=${kind}
+            onChange=${(e) => setSeats(seats.map((k, j) => (j === i ? e.target.value : k)))}>
+            ${kinds.map(([value, label]) => html`<option value=${value}>${label}</option>`)}
+          </select>
+        </li>`,
+      )}
+    </ol>
+    ${optionKeys.length
+      ? html`<fieldset id="options"><legend>${T("options")}</legend>
+          ${optionKeys.map(
+            (key) => html`<label class="option">${key} ${optionInput(key, options[key], (k, v) => setOptions({ ...options, [k]: v }))}</label>`,
+          )}
+        </fieldset>`
+      : null}
+    <button type="submit" id="create-game">${T("create")}</button>
+    <p class="error" id="create-error">${error}</p>
+  </form>`;
+}
+
+function seatNames(game) {
+  return game.seats.map((s) => (s.open ? `(${T("open_seat")})` : s.name)).join(", ");
+}
+
+function Listing({ id, title, games, join }) {
+  return html`<section id=${id}>
+    <h2>${title}</h2>
+    ${games.length === 0 ? html`<p class="empty">${T("none")}</p>` : null}
+    <ul>
+      ${games.map(
+        (g) => html`<li data-game-id=${g.game_id}>
+          <span class="type">${g.game_type}</span> <span class="seats">${seatNames(g)}</span>
+          ${join ? html`<button type="button" class="join" onClick=${() => join(g)}>${T("join")}</button>` : null}
+          <a class="watch" href=${`#/watch/${g.game_id}`}>${T("watch")}</a>
+        </li>`,
+      )}
+    </ul>
+  </section>`;
+}
+
+function MyGames() {
+  const games = myGames().filter((g) => Object.keys(g.seats).length);
+  return html`<section id="my-games">
+    <h2>${T("my_games")}</h2>
+    ${games.length === 0 ? html`<p class="empty">${T("none")}</p>` : null}
+    <ul>
+      ${games.map(
+        (g) => html`<li data-game-id=${g.gameId}>
+          <span class="type">${g.gameType}</span> <code>${g.gameId.slice(-8)}</code>
+          <a class="play" href=${`#/game/${g.gameId}`}>${T("open_table")}</a>
+          <a class="replay" href=${`#/replay/${g.gameId}`}>${T("replay")}</a>
+        </li>`,
+      )}
+    </ul>
+  </section>`;
+}
+
+function Lobby() {
+  const [types, setTypes] = useState(null);
+  const [open, setOpen] = useState([]);
+  const [running, setRunning] = useState([]);
+  const [error, setError] = useState("");
+
+  async function load() {
+    try {
+      const [found, waiting, active] = await Promise.all([
+        types ? Promise.resolve(types) : call("GET", "/v1/game-types"),
+        call("GET", "/v1/games?status=waiting&open_seats=true&page_size=20"),
+        call("GET", "/v1/games?status=active&page_size=20"),
+      ]);
+      setTypes(found);
+      setOpen(waiting.games || []);
+      setRunning(active.games || []);
+    } catch (failure) {
+      setError(String(failure.message || failure));
+    }
+  }
+  useEffect(() => {
+    load();
+    const timer = setInterval(load, 5000);
+    return () => clearInterval(timer);
+  }, []);
+
+  async function join(game) {
+    const name = localStorage.getItem("chaiwala.name") || T("you");
+    try {
+      const joined = await call("POST", `/v1/games/${game.game_id}/join`, { body: { name } });
+      remember(game.game_id, game.game_type, joined.seat, joined.token, { name });
+      location.hash = `#/game/${game.game_id}`;
+    } catch (failure) {
+      setError(String(failure.message || failure));
+      load();
+    }
+  }
+
+  return html`<div class="lobby-grid">
+    ${types ? html`<${CreateForm} types=${types} />` : html`<p>…</p>`}
+    <div class="lists">
+      <p class="error">${error}</p>
+      <${Listing} id="open-games" title=${T("open_games")} games=${open} join=${join} />
+      <${Listing} id="running-games" title=${T("running_games")} games=${running} />
+      <${MyGames} />
+    </div>
+  </div>`;
+}
+
+/** Show the lobby at `root` (an element with id `lobby`). */
+export function showLobby(root) {
+  render(html`<section id="lobby"><${Lobby} /></section>`, root);
+  return () => render(null, root);
+}

@@ -1,0 +1,358 @@
+// The table page: one game, as one seat (or a spectator) sees it, live.
+//
+// The shell owns everything around the board: the log in words (`#log`, from the SSE stream),
+// whose turn it is (`#turn`), the clocks (`#clocks`), the moves the board did not place
+// (`#moves`, one button per legal move), the result (`#result`).  The board (`#board`) is
+// drawn by the game's table module, `web/tables/<game_type>.js`:
+//
+//   export function drawTable(host, table) -> { placed: Set<number> }
+//
+// `table` is `{gameType, view, seat, players, legal, act, words}` (see web/README.md).  Every
+// element with `data-move-index` inside the board is clickable: the shell posts that legal move
+// (with expected_version and an Idempotency-Key); a table may also call `act(i)` itself, e.g.
+// at the end of a small form.  Only one move is posted per legal-move list.
+import { html, render } from "../vendor/htm-preact-standalone.js";
+import { ApiError, call, followEvents, words } from "./api.js";
+import { hostTokenOf, remember, seatsIn } from "./mygames.js";
+import { T } from "./i18n.js";
+
+const TABLES = new Set(["darjeeling", "india_rails", "alubari", "tea_rum"]);
+const modules = new Map();
+
+/** The table module of a game type (the generic one when it has none). */
+export async function tableModule(gameType) {
+  if (!modules.has(gameType)) {
+    let loaded = null;
+    if (TABLES.has(gameType)) {
+      try {
+        loaded = await import(`../tables/${gameType}.js`);
+      } catch (error) {
+        console.warn(`no table for ${gameType}, using the generic one`, error);
+      }
+    }
+    modules.set(gameType, loaded || (await import("../tables/generic.js")));
+  }
+  return modules.get(gameType);
+}
+
+function names(game) {
+  return game.seats.map((s) => s.name || `${T("seat")} ${s.seat + 1}`);
+}
+
+function skeleton(root, gameId, spectator) {
+  render(
+    html`<section id="table-page" class=${spectator ? "spectator" : "player"}>
+      <header class="table-head">
+        <a href="#/" class="back">${T("lobby")}</a>
+        <span id="game-title">${gameId}</span>
+        <span id="stream-state"></span>
+        <a id="replay-link" href=${`#/replay/${gameId}`} hidden>${T("replay")}</a>
+      </header>
+      <div class="table-layout">
+        <div id="board" class="board"></div>
+        <aside class="side">
+          <div id="turn"></div>
+          <div id="clocks"></div>
+          <div id="notice" role="status"></div>
+          <div id="moves"></div>
+          <div id="waiting"></div>
+          <div id="result" hidden></div>
+          <ol id="log" aria-live="polite"></ol>
+        </aside>
+      </div>
+    </section>`,
+    root,
+  );
+  return (id) => root.querySelector(`#${id}`);
+}
+
+/** `#turn`: whose turn it is, in words. */
+function showTurn(el, game, seat) {
+  const who = names(game);
+  el.dataset.toAct = (game.to_act || []).join(",");
+  if (game.status === "finished") el.textContent = T("game_over");
+  else if (game.status === "aborted") el.textContent = T("aborted");
+  else if (game.status === "waiting") el.textContent = T("waiting_players");
+  else if (seat !== null && game.to_act.includes(seat)) el.textContent = T("your_turn");
+  else el.textContent = `${T("waiting_for")} ${game.to_act.map((s) => who[s]).join(", ")}`;
+  el.classList.toggle("mine", seat !== null && game.status === "active" && game.to_act.includes(seat));
+}
+
+function clockText(seconds) {
+  const s = Math.max(0, Math.floor(seconds));
+  const h = Math.floor(s / 3600);
+  const mm = String(Math.floor((s % 3600) / 60)).padStart(h ? 2 : 1, "0");
+  const ss = String(s % 60).padStart(2, "0");
+  return h ? `${h}:${mm}:${ss}` : `${mm}:${ss}`;
+}
+
+/** `#clocks`: each seat's remaining time; the seats to act count down between refreshes. */
+function showClocks(el, game, readAt) {
+  const who = names(game);
+  if (!game.clock) {
+    render(html`<span class="no-clock">${T("no_clock")}</span>`, el);
+    return;
+  }
+  const remaining = game.clock.remaining_s || {};
+  const running = new Set(game.status === "active" ? game.to_act : []);
+  const elapsed = (Date.now() - readAt) / 1000;
+  render(
+    html`<ul>
+      ${game.seats.map((s) => {
+        const left = (remaining[String(s.seat)] ?? 0) - (running.has(s.seat) ? elapsed : 0);
+        return html`<li data-seat=${s.seat} class=${running.has(s.seat) ? "running" : ""}>
+          <span class="who">${who[s.seat]}</span> <span class="time">${clockText(left)}</span>
+        </li>`;
+      })}
+    </ul>`,
+    el,
+  );
+}
+
+/** `#result`: a row per player with rank and score; `data-winners` lists the winner seats. */
+function showResult(el, game) {
+  if (game.status !== "finished" && game.status !== "aborted") {
+    el.hidden = true;
+    return;
+  }
+  el.hidden = false;
+  const who = names(game);
+  const result = game.result || { scores: [], ranking: [], winners: [] };
+  const winners = result.winners || [];
+  el.dataset.winners = winners.join(",");
+  const order = game.seats.map((s) => s.seat).sort((a, b) => (result.ranking[a] ?? 99) - (result.ranking[b] ?? 99));
+  let heading = T("aborted");
+  if (game.status === "finished") {
+    heading =
+      winners.length > 1
+        ? `${T("winners")}: ${winners.map((s) => who[s]).join(` ${T("and")} `)}`
+        : `${T("winner")}: ${winners.map((s) => who[s]).join("")}`;
+  }
+  render(
+    html`<h2 class=${winners.length > 1 ? "shared-win" : ""}>${heading}</h2>
+      <table class="result-table">
+        <thead><tr><th>${T("rank")}</th><th>${T("player")}</th><th>${T("score")}</th></tr></thead>
+        <tbody>
+          ${order.map(
+            (s) => html`<tr data-seat=${s} class=${winners.includes(s) ? "winner" : ""}>
+              <td class="rank">${result.ranking[s] ?? "–"}</td>
+              <td class="name">${who[s]}</td>
+              <td class="score">${result.scores[s] ?? "–"}</td>
+            </tr>`,
+          )}
+        </tbody>
+      </table>
+      <p><a href=${`#/replay/${game.game_id}`}>${T("watch_replay")}</a> · <a href="#/">${T("lobby")}</a></p>`,
+    el,
+  );
+}
+
+/** `#moves`: the legal moves the board did not place, one button each (text = the move's sentence). */
+function showMoves(el, legal, placed, act) {
+  if (!legal) {
+    render(null, el);
+    return;
+  }
+  const rest = legal.moves.map((_, i) => i).filter((i) => !placed.has(i));
+  render(
+    html`${placed.size ? html`<p class="hint">${T("or_click_board")}</p>` : null}
+      ${rest.map(
+        (i) => html`<button type="button" class="move" data-move-index=${i} onClick=${() => act(i)}>
+          ${legal.texts[i] || `#${i}`}
+        </button>`,
+      )}`,
+    el,
+  );
+}
+
+/** `#waiting`: a waiting game's seats, a join form for open seats, and start for the host. */
+function showWaiting(el, game, { onJoin, onStart, host }) {
+  if (game.status !== "waiting") {
+    render(null, el);
+    return;
+  }
+  const open = game.seats.filter((s) => s.open);
+  render(
+    html`<ul class="seats">
+        ${game.seats.map(
+          (s) => html`<li data-seat=${s.seat} class=${s.open ? "open" : ""}>
+            ${s.open ? T("open_seat") : s.name}${s.bot ? ` (${s.bot})` : ""}
+          </li>`,
+        )}
+      </ul>
+      ${open.length
+        ? html`<form id="join-form" onSubmit=${(e) => (e.preventDefault(), onJoin(e.target.elements.name.value))}>
+            <input name="name" required maxlength="64" placeholder=${T("your_name")} />
+            <button type="submit" id="join-seat">${T("join")}</button>
+          </form>`
+        : null}
+      ${host ? html`<button type="button" id="start-game" onClick=${onStart}>${T("start_now")}</button>` : null}`,
+    el,
+  );
+}
+
+/** Show one game at `root`; `seatWanted` picks among this browser's seats, `spectator` uses none. */
+export function showTable(root, gameId, { spectator = false, seatWanted = null } = {}) {
+  const el = skeleton(root, gameId, spectator);
+  const held = seatsIn(gameId);
+  const chosen = spectator ? null : held.find(([s]) => seatWanted === null || s === seatWanted) || null;
+  let token = chosen ? chosen[1] : null;
+  let game = null;
+  let legal = null;
+  let readAt = Date.now();
+  let acted = null; // the legal list a move was posted for
+  let busy = false;
+  let again = false;
+  let stream = null;
+  let module = null;
+  let disposed = false;
+
+  const board = el("board");
+  board.addEventListener("click", (event) => {
+    const target = event.target.closest("[data-move-index]");
+    if (target && board.contains(target)) act(Number(target.dataset.moveIndex));
+  });
+
+  function notice(text) {
+    el("notice").textContent = text || "";
+  }
+
+  async function act(index) {
+    const list = legal;
+    if (!list || acted === list || !(index >= 0 && index < list.moves.length)) return;
+    acted = list;
+    el("moves").classList.add("busy");
+    const body = { move: list.moves[index], expected_version: list.version };
+    try {
+      await call("POST", `/v1/games/${gameId}/moves`, { token, body, idempotent: true });
+      notice("");
+    } catch (error) {
+      // A race lost to a clock or a resignation is normal: the board is simply redrawn.
+      notice(error instanceof ApiError && error.status === 409 ? T("state_moved_on") : String(error.message || error));
+    } finally {
+      el("moves").classList.remove("busy");
+      refresh();
+    }
+  }
+
+  function draw() {
+    const seat = token ? (game.viewer_seat ?? null) : null;
+    document.body.dataset.version = String(game.version);
+    document.body.dataset.status = game.status;
+    el("game-title").textContent = `${game.game_type} · ${gameId}`;
+    el("replay-link").hidden = game.status !== "finished";
+    showTurn(el("turn"), game, seat);
+    showClocks(el("clocks"), game, readAt);
+    showResult(el("result"), game);
+    showWaiting(el("waiting"), game, { onJoin: join, onStart: start, host: Boolean(hostTokenOf(gameId)) });
+    let placed = new Set();
+    board.replaceChildren();
+    if (game.state) {
+      const drawn = module.drawTable(board, {
+        gameType: game.game_type,
+        view: game.state,
+        seat,
+        players: names(game),
+        legal,
+        act,
+        words: words(),
+      });
+      placed = (drawn && drawn.placed) || new Set();
+    }
+    showMoves(el("moves"), legal, placed, act);
+  }
+
+  async function load() {
+    const current = await call("GET", `/v1/games/${gameId}`, { token });
+    let moves = null;
+    const seat = current.viewer_seat ?? null;
+    if (token && current.status === "active" && seat !== null && current.to_act.includes(seat)) {
+      moves = await call("GET", `/v1/games/${gameId}/legal-moves`, { token });
+      moves.moves = moves.moves || [];
+      moves.texts = moves.moves.map((move) => move.text || ""); // REST puts each sentence in its move
+      if (moves.version !== current.version) {
+        again = true; // a move landed in between: read both again
+        return;
+      }
+    }
+    if (!module) module = await tableModule(current.game_type);
+    game = current;
+    legal = moves;
+    readAt = Date.now();
+    if (!disposed) draw();
+  }
+
+  async function refresh() {
+    if (busy) {
+      again = true;
+      return;
+    }
+    busy = true;
+    try {
+      do {
+        again = false;
+        await load();
+      } while (again && !disposed);
+    } catch (error) {
+      notice(String(error.message || error));
+    } finally {
+      busy = false;
+    }
+  }
+
+  async function join(name) {
+    try {
+      const joined = await call("POST", `/v1/games/${gameId}/join`, { body: { name } });
+      remember(gameId, game.game_type, joined.seat, joined.token, { name });
+      token = joined.token;
+      startStream();
+      refresh();
+    } catch (error) {
+      notice(String(error.message || error));
+    }
+  }
+
+  async function start() {
+    try {
+      await call("POST", `/v1/games/${gameId}/start`, { token: hostTokenOf(gameId) });
+    } catch (error) {
+      notice(String(error.message || error));
+    }
+    refresh();
+  }
+
+  let pending = null;
+  function onEvent(id, event) {
+    const line = document.createElement("li");
+    line.dataset.eventId = id;
+    if (event.kind) line.dataset.kind = event.kind;
+    line.textContent = event.text || event.kind || id;
+    const log = el("log");
+    log.append(line);
+    log.scrollTop = log.scrollHeight;
+    // Many events arrive together (a move and the bots' replies): redraw once for them.
+    if (pending === null) pending = setTimeout(() => ((pending = null), refresh()), 30);
+  }
+
+  function startStream() {
+    if (stream) stream.close();
+    el("log").replaceChildren();
+    stream = followEvents(gameId, token, onEvent, {
+      onState: (state) => (el("stream-state").dataset.state = state),
+      onEnd: refresh,
+    });
+  }
+
+  const ticker = setInterval(() => {
+    if (game && game.clock && game.status === "active") showClocks(el("clocks"), game, readAt);
+    if (game && game.status === "waiting") refresh(); // the start arrives as an event too; polling covers a quiet stream
+  }, 1000);
+
+  startStream();
+  refresh();
+  return () => {
+    disposed = true;
+    clearInterval(ticker);
+    if (stream) stream.close();
+  };
+}

@@ -1,0 +1,1 @@
+export { drawTable } from "./generic.js";
