@@ -11,6 +11,7 @@ from __future__ import annotations
 import json
 import random
 import time
+from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
 
@@ -154,3 +155,121 @@ def screenshot(driver: Any, name: str) -> Path:
     path = ARTIFACTS / f"{name}.png"
     driver.save_screenshot(str(path))
     return path
+
+
+# ---- Choosing moves (webtables) ---------------------------------------------------------------
+# Random clicking plays games of hundreds of moves; these helpers let a test choose each move
+# from the seat's legal-move list (read from the API, as the page reads it) and then click the
+# page's element for exactly that move, on the board when the table placed it there.
+
+
+@dataclass
+class Played:
+    """What :func:`play_choosing` clicked: every move kind, and those clicked on the board."""
+
+    clicks: int = 0
+    kinds: list[str] = field(default_factory=list)
+    on_board: list[str] = field(default_factory=list)
+
+
+def move_kind(move: dict[str, Any]) -> str:
+    """The kind of a legal move as the API lists it (its one field besides ``@type`` and ``text``)."""
+    return next(key for key in move if key not in ("@type", "text"))
+
+
+def offered_element(driver: Any, index: int) -> tuple[Any, bool] | None:
+    """The page's clickable element for legal move ``index`` and whether it is on the board."""
+    from selenium.common.exceptions import StaleElementReferenceException
+
+    for where, on_board in (("#board", True), ("#moves", False)):
+        selector = f'{where} [data-move-index="{index}"]'
+        try:
+            shown = [element for element in driver.find_elements("css selector", selector) if element.is_displayed()]
+        except StaleElementReferenceException:  # redrawn while looking
+            return None
+        if shown:
+            return shown[0], on_board
+    return None
+
+
+def _click_fresh(driver: Any, element: Any) -> bool:
+    """Click ``element``; False when the page redrew it first (the caller looks again)."""
+    from selenium.common.exceptions import StaleElementReferenceException
+
+    try:
+        _click(driver, element)
+    except StaleElementReferenceException:
+        return False
+    return True
+
+
+def play_choosing(
+    driver: Any,
+    api_url: str,
+    game_id: str,
+    token: str,
+    choose: Any,
+    timeout: float,
+    on_click: Any = None,
+) -> Played:
+    """Play the seat of ``token`` to ``#result`` by clicking, each time, the move ``choose(moves)`` picks.
+
+    ``choose`` gets the legal moves (API JSON) of the version the page shows and returns an
+    index; the page must offer that move (on the board or as a button).  Fails on a console
+    error, on a move the page does not offer, or when the game is not over in ``timeout`` s.
+    """
+    import httpx
+
+    played = Played()
+    deadline = time.monotonic() + timeout
+    with httpx.Client(base_url=api_url, headers={"Authorization": f"Bearer {token}"}, timeout=30) as api:
+        while not result_visible(driver):
+            assert time.monotonic() < deadline, f"no result after {timeout}s and {played.clicks} clicks"
+            errors = console_errors(driver)
+            assert not errors, f"browser console errors: {errors}"
+            version = driver.execute_script("return document.body.dataset.version")
+            if not driver.execute_script(f"return document.querySelector('{LEGAL}') !== null"):
+                time.sleep(0.03)
+                continue
+            legal = api.get(f"/v1/games/{game_id}/legal-moves").json()
+            if str(legal.get("version")) != version or not legal.get("moves"):
+                time.sleep(0.03)
+                continue
+            index = choose(legal["moves"])
+            found = offered_element(driver, index)
+            if found is None or not _click_fresh(driver, found[0]):  # the page is between two drawings
+                time.sleep(0.03)
+                continue
+            kind = move_kind(legal["moves"][index])
+            played.clicks += 1
+            played.kinds.append(kind)
+            if found[1]:
+                played.on_board.append(kind)
+            if on_click is not None:
+                on_click(played.clicks)
+            _wait_after_click(driver, version)
+    errors = console_errors(driver)
+    assert not errors, f"browser console errors: {errors}"
+    return played
+
+
+def create_game(api_url: str, game_type: str, players: list[dict[str, str]], seed: int) -> dict[str, Any]:
+    """Create a game through the API (``players`` as the API takes them); the answer holds the seat tokens."""
+    import httpx
+
+    body = {"game_type": game_type, "players": players, "seed": seed}
+    answer = httpx.post(f"{api_url}/v1/games", json=body, timeout=30)
+    assert answer.status_code == 201, answer.text
+    created: dict[str, Any] = answer.json()
+    return created
+
+
+def api_game(api_url: str, game_id: str, token: str | None = None) -> dict[str, Any]:
+    """``GET /v1/games/{id}`` as the seat of ``token`` (a spectator without one)."""
+    import httpx
+
+    headers = {"Authorization": f"Bearer {token}"} if token else {}
+    answer = httpx.get(f"{api_url}/v1/games/{game_id}", headers=headers, timeout=30)
+    assert answer.status_code == 200, answer.text
+    game: dict[str, Any] = answer.json()
+    return game

@@ -7,7 +7,7 @@
 
 import { drawSections, text } from "./drawing.js";
 import { drawAreas, drawEstates, drawRailway, drawTracks } from "./alubari/board.js";
-import { drawDesk, drawPlayers } from "./alubari/panels.js";
+import { drawDesk, drawPlayers, drawScoreSheet } from "./alubari/panels.js";
 import { wordsFor } from "./alubari/words.js";
 
 /** Fill `host` with the Alubari board for `table`; returns the legal moves placed on it. */
@@ -16,7 +16,7 @@ export function drawTable(host, table) {
     game: "alubari",
     width: 1200,
     wordsFor,
-    sections: [drawStatus, drawAreas, drawTracks, drawRailway, drawEstates, drawDesk, drawPlayers],
+    sections: [drawStatus, drawScoreSheet, drawAreas, drawTracks, drawRailway, drawEstates, drawDesk, drawPlayers],
   });
 }
 

@@ -92,22 +92,20 @@ export function findOffer(list, placed, kind, match = () => true) {
 
 /**
  * Make `node` (a group whose first shape has class `hit`) the board element of a legal move:
- * class `legal`, `data-move-index`, a tooltip with the move's sentence, and a click that acts.
+ * class `legal`, `data-move-index` (the shell posts the move on a click), a tooltip with the
+ * move's sentence, and Enter/Space from the keyboard.
  */
 export function offer(node, found, table, placed) {
   if (!found) return false;
   node.classList.add("legal");
   node.setAttribute("data-move-index", String(found.index));
   node.setAttribute("tabindex", "0");
-  const sentence = table.legal?.texts?.[found.index] ?? table.legal?.moves?.[found.index]?.text;
+  const sentence = table.legal?.texts?.[found.index];
   if (sentence) el("title", {}, node).textContent = sentence;
-  const act = (event) => {
+  node.addEventListener("keydown", (event) => {
+    if (event.key !== "Enter" && event.key !== " ") return;
     event.preventDefault();
     table.act(found.index);
-  };
-  node.addEventListener("click", act);
-  node.addEventListener("keydown", (event) => {
-    if (event.key === "Enter" || event.key === " ") act(event);
   });
   placed.add(found.index);
   return true;
@@ -121,11 +119,11 @@ export function chip(parent, x, y, width, height, label, attrs = {}) {
   return node;
 }
 
-/** The display name of a seat: the player's name, else "Seat n". */
+/** The display name of a seat: the player's name (`table.players` is the names by seat), else "Seat n". */
 export function seatName(table, seat, words) {
-  const player = (table.players || []).find((p) => p.seat === seat) ?? table.players?.[seat];
-  if (player && player.name) return player.name;
-  return `${words.seat} ${seat + 1}`;
+  const player = table.players?.[seat];
+  const name = typeof player === "string" ? player : player?.name;
+  return name || `${words.seat} ${seat + 1}`;
 }
 
 /** Draw one panel per item side by side from (12, y); returns the y below the tallest. */

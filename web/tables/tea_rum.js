@@ -10,7 +10,7 @@
 import { drawSections, seatName, text } from "./drawing.js";
 import { drawActionBoards, drawRounds, drawShips } from "./tea_rum/boards.js";
 import { drawBuildings, drawCaptains, drawMarket } from "./tea_rum/market.js";
-import { drawAutomaAndSupply, drawPlayers, drawReputation } from "./tea_rum/players.js";
+import { drawAutomaAndSupply, drawFinal, drawPlayers, drawReputation } from "./tea_rum/players.js";
 import { drawTrade } from "./tea_rum/trade.js";
 import { wordsFor } from "./tea_rum/words.js";
 
@@ -20,7 +20,7 @@ export function drawTable(host, table) {
     game: "tea_rum",
     width: 1200,
     wordsFor,
-    sections: [drawStatus, drawRounds, drawActionBoards, drawTrade, drawShips, drawMarket, drawCaptains,
+    sections: [drawStatus, drawFinal, drawRounds, drawActionBoards, drawTrade, drawShips, drawMarket, drawCaptains,
       drawBuildings, drawReputation, drawAutomaAndSupply, drawPlayers],
   });
 }

@@ -121,3 +121,21 @@ function drawHeldContracts(parent, ctx, p, y) {
     }
   });
 }
+
+const SHEET_COLUMNS = ["estates", "stations", "track", "contracts", "chai", "tea_leaves", "equipment", "total"];
+
+/** The final score sheets, one row per player (once the game is over). */
+export function drawScoreSheet(svg, ctx, y) {
+  const { view, w, table } = ctx;
+  if (!view.final_scores.length) return y;
+  const g = group(svg, 12, y, { "data-panel": "final-scores" });
+  const height = 30 + view.final_scores.length * 20;
+  box(g, 0, 0, 1176, height, { fill: "#fef9e7", stroke: "#b7950b", "stroke-width": 2 });
+  text(g, 8, 18, w.final, { "font-weight": 600 });
+  SHEET_COLUMNS.forEach((column, c) => text(g, 220 + c * 110, 18, w.sheet[column], { "font-size": 11, "font-weight": 600 }));
+  view.final_scores.forEach((row, r) => {
+    text(g, 8, 38 + r * 20, seatName(table, row.seat, w), { fill: seatColour(row.seat), "font-weight": 600 });
+    SHEET_COLUMNS.forEach((column, c) => text(g, 220 + c * 110, 38 + r * 20, row[column], { "font-size": 11 }));
+  });
+  return y + height + 6;
+}

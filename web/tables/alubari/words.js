@@ -47,6 +47,8 @@ const EN = {
   res: { iron_ore: "iron ore", stone: "stone", rubble: "rubble", steel: "steel", chai: "chai", tea_leaves: "leaves" },
   legend: "I iron ore · S stone · R rubble · St steel · C chai · L leaves",
   final: "Final scores",
+  sheet: { estates: "estates", stations: "stations", track: "track", contracts: "contracts", chai: "chai",
+    tea_leaves: "leaves", equipment: "equipment", total: "total" },
 };
 
 const ES = {
@@ -97,6 +99,8 @@ const ES = {
   res: { iron_ore: "mineral", stone: "piedra", rubble: "escombros", steel: "acero", chai: "chai", tea_leaves: "hojas" },
   legend: "I mineral · S piedra · R escombros · St acero · C chai · L hojas",
   final: "Puntuación final",
+  sheet: { estates: "plantaciones", stations: "estaciones", track: "vía", contracts: "contratos", chai: "chai",
+    tea_leaves: "hojas", equipment: "equipo", total: "total" },
 };
 
 /** The labels for language `words` ("en" by default). */

@@ -59,7 +59,7 @@ function playerLines(p, w, table) {
   const wishes = `${w.wishes}: ${Object.entries(p.wishes).map(([k, v]) => `${w.symbols[k] ?? k} ${v}`).join(", ")}`;
   const allegiance = p.allegiance ? `#${p.allegiance}${p.allegiance_fulfilled ? ` (${w.fulfilled})` : ""}` : w.none;
   const lines = [
-    `${w.buildings}: ${p.buildings.join(", ") || "—"}`,
+    ...wrap(`${w.buildings} (${p.buildings.length}): ${p.buildings.join(", ") || "—"}`, 52),
     `${w.contracts}: ${p.contracts.length} · ${w.allegiance}: ${allegiance}`,
     `${w.workers}: ${p.workers_on_boards}${p.ships_passed ? ` · ${w.passed}` : ""}`,
     wishes,
@@ -68,6 +68,17 @@ function playerLines(p, w, table) {
     lines.push(`${w.exchanged}: ${p.exchanged_blue} ${w.colours.blue}, ${p.exchanged_red} ${w.colours.red}`);
   }
   return lines;
+}
+
+/** `line` cut at spaces into lines of at most `width` characters. */
+function wrap(line, width) {
+  const out = [""];
+  for (const word of line.split(" ")) {
+    const last = out[out.length - 1];
+    if (last && last.length + word.length + 1 > width) out.push(`  ${word}`);
+    else out[out.length - 1] = last ? `${last} ${word}` : word;
+  }
+  return out;
 }
 
 function drawWarehouse(parent, ctx, p, x, y) {
@@ -111,4 +122,19 @@ export function drawAutomaAndSupply(svg, ctx, y) {
     text(g, 640, 20, `${w.automa}: ${a.tokens_left} ${w.automaTokens} · ${w.drawn}: ${drawn} · ${a.victory_cards_face_down} ${w.faceDown}`, { "font-size": 11 });
   }
   return y + 36;
+}
+
+/** The end of the game: Governor(s), Pirate King(s), the winners (two in 3–4 players), final VP. */
+export function drawFinal(svg, ctx, y) {
+  const { view, w, table } = ctx;
+  const final = view.final;
+  if (!final) return y;
+  const g = group(svg, 12, y, { "data-panel": "final", "data-winners": final.winners.join(",") });
+  box(g, 0, 0, 1176, 56, { fill: "#fef9e7", stroke: "#b7950b", "stroke-width": 2 });
+  const names = (seats) => seats.map((s) => seatName(table, s, w)).join(", ") || "—";
+  const colour = final.victory_colour ? ` · ${w.victory}: ${w.colours[final.victory_colour] ?? final.victory_colour}` : "";
+  const heading = final.winners.length > 1 ? w.twoWinners : w.winners;
+  text(g, 8, 20, `${w.final}: ${w.governor}: ${names(final.governors)} · ${w.pirateKing}: ${names(final.pirate_kings)}${colour}`, { "font-weight": 600 });
+  text(g, 8, 44, `${heading}: ${names(final.winners)} · ${final.blue.map((b, s) => `${seatName(table, s, w)} ${b}/${final.red[s]}`).join(" · ")}`, { "data-final-winners": "" });
+  return y + 62;
 }

@@ -74,7 +74,10 @@ const EN = {
   stars: "★",
   actions: { trade: "trade", build: "build", contract: "contract", captain: "captain" },
   final: "Final result",
-  winners: "winners",
+  winners: "Winner",
+  twoWinners: "Two winners",
+  governor: "Governor",
+  pirateKing: "Pirate King",
 };
 
 const ES = {
@@ -146,7 +149,10 @@ const ES = {
   pop: "pobl.",
   actions: { trade: "comerciar", build: "construir", contract: "contrato", captain: "capitán" },
   final: "Resultado final",
-  winners: "ganadores",
+  winners: "Ganador",
+  twoWinners: "Dos ganadores",
+  governor: "Gobernador",
+  pirateKing: "Rey pirata",
 };
 
 /** The labels for language `words` ("en" by default). */

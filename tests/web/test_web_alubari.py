@@ -1,0 +1,84 @@
+"""The Alubari table in a real browser against the real stack (gateway, rules services, conductor).
+
+A person's seat plays a whole 2-player game against the heuristic bot only by clicking what the
+page offers (worker placements and stations on the board, the rest as buttons) up to the result
+screen, with no console errors.  The moves are chosen from the seat's legal-move list so the game
+stays short (the seat places its workers where the action runs by itself).  A spectator's page
+of the same game offers nothing to click.  Screenshots go to ``test-artifacts/web/``.
+"""
+
+from __future__ import annotations
+
+from typing import Any
+
+from tests.support.browser import chromium
+from tests.support.webplay import (
+    api_game,
+    create_game,
+    move_kind,
+    offered_element,
+    open_table,
+    play_choosing,
+    result_rows,
+    result_visible,
+    screenshot,
+    wait_for,
+)
+
+# Lay Track and Excavation run by themselves at the full work rate: the game ends in few clicks.
+AREA_ORDER = "DBEACFG"
+PREFERRED = ("decline_temp_worker", "finish_contracts", "build_station", "take_cube", "buy_equipment")
+SEED = 7
+
+
+def choose(moves: list[dict[str, Any]]) -> int:
+    """A short game's move: a worker where the action runs by itself, no chai, no upkeep, then the end."""
+    kinds = [move_kind(move) for move in moves]
+    if "place_worker" in kinds:
+        spaces = [i for i, kind in enumerate(kinds) if kind == "place_worker"]
+        return min(
+            spaces,
+            key=lambda i: (AREA_ORDER.index(moves[i]["place_worker"]["area"]), moves[i]["place_worker"]["space"]),
+        )
+    for kind in PREFERRED:
+        if kind in kinds:
+            return kinds.index(kind)
+    for i, kind in enumerate(kinds):
+        body = moves[i][kind]
+        if kind == "chai_boost" and not body.get("use"):
+            return i
+        if kind == "maintain_equipment" and not body.get("pay"):
+            return i
+    return kinds.index("end_action") if "end_action" in kinds else 0
+
+
+def test_a_seat_plays_alubari_against_a_bot_to_the_result(stack: dict[str, Any]) -> None:
+    url = str(stack["url"])
+    created = create_game(url, "alubari", [{"name": "Asha"}, {"name": "Chai bot", "bot": "heuristic"}], SEED)
+    game_id, token = created["game_id"], created["seats"][0]["token"]
+    with chromium() as driver:
+        driver.set_window_size(1400, 1600)
+        open_table(driver, url, game_id, token)
+        wait_for(driver, lambda: offered_element(driver, 0) is not None, 30, "the first move offered")
+        assert driver.find_elements("css selector", '#board svg[data-game="alubari"]'), "the Alubari board is drawn"
+        screenshot(driver, "alubari-start")
+        middle = {"taken": False}
+
+        def shoot(clicks: int) -> None:
+            if clicks == 16 and not middle["taken"]:
+                middle["taken"] = True
+                screenshot(driver, "alubari-middle")
+
+        played = play_choosing(driver, url, game_id, token, choose, timeout=120, on_click=shoot)
+        screenshot(driver, "alubari-end")
+        assert result_visible(driver)
+        final = api_game(url, game_id, token)
+        assert final["status"] == "finished"
+        shown = result_rows(driver)
+        assert shown["winners"] == ",".join(str(s) for s in final["result"]["winners"])
+        assert sorted(row["seat"] for row in shown["rows"]) == [0, 1]
+        # Every worker went onto the board's action spaces by a click on the board itself.
+        placements = [kind for kind in played.kinds if kind == "place_worker"]
+        assert placements and placements == [kind for kind in played.on_board if kind == "place_worker"]
+        # The finished board still draws the whole table, with nothing left to click.
+        assert not driver.find_elements("css selector", "#board [data-move-index]")
