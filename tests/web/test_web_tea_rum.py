@@ -1,0 +1,178 @@
+"""The Tea & Rum table in a real browser against the real stack (gateway, rules services, conductor).
+
+A person's seat plays a whole 2-player game against the heuristic bot only by clicking what the
+page offers, to the result screen, with no console errors, while a spectator's browser watches
+the same game: once the seat's 8th blue VP closes its chest, the spectator's table shows the
+chest as hidden and none of the seat's VP, while the seat's own table shows them.  A 3-player
+game of bots ends with two winners (a Governor and a Pirate King), and the result screen and the
+table both show the two.  Screenshots go to ``test-artifacts/web/``.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Iterator
+from typing import Any
+
+import pytest
+
+from tests.support.browser import chromium
+from tests.support.webplay import (
+    api_game,
+    create_game,
+    move_kind,
+    offered_element,
+    open_table,
+    play_choosing,
+    result_rows,
+    result_visible,
+    screenshot,
+    wait_for,
+)
+
+# Seeds whose course is known (engine seed + the bots' derived randomness): with the policy below,
+# seat 0's chest closes after a few clicks and the game ends in about forty; the 3-player game of
+# bots crowns a Governor and a Pirate King in different seats.
+SEED_2P = 23
+SEED_3P_TWO_WINNERS = 2
+LAZY = ("pass_ships", "end_turn", "finish_final", "skip_action", "trade_confirm")
+NEVER = ("discard_resource", "expand_warehouse", "trade_buy", "trade_plate", "trade_sell")
+
+
+def eager(move: dict[str, Any]) -> int:
+    """Worth of a move while the seat races to its 8th blue VP: ships, blue contracts, buildings."""
+    kind = move_kind(move)
+    body = move[kind]
+    worth = {
+        "fulfill_contract": 50,
+        "build": 90,
+        "trade_confirm": 85,
+        "buy_ship": 45,
+        "pass_ships": 40,
+        "end_turn": 20,
+        "finish_final": 20,
+        "skip_action": 15,
+        "trade_sell": 35,
+    }
+    if kind == "fulfill_contract":
+        return 100 if body["colour"] == "blue" else 50
+    if kind == "worker_action":
+        if body.get("alternative"):
+            return 10
+        return {"governor": 80, "builders": 70}.get(body["board"], 30)
+    if kind == "choose_option":
+        return 60 - int(body.get("option", 0))
+    if kind == "exchange_vp":
+        return 5 + int(body.get("blue", 0))
+    return 0 if kind in NEVER else worth.get(kind, 1)
+
+
+def lazy(move: dict[str, Any]) -> int:
+    """Worth of a move once the chest is closed: end the game in as few clicks as possible."""
+    kind = move_kind(move)
+    body = move[kind]
+    if kind in LAZY:
+        return 100 - LAZY.index(kind)
+    if kind == "worker_action" and body.get("alternative"):
+        return 50
+    if kind == "exchange_vp":
+        return 40 - int(body.get("blue", 0)) - int(body.get("red", 0))
+    return 0 if kind in NEVER else 1
+
+
+@pytest.fixture(scope="module")
+def spectator() -> Iterator[Any]:
+    """A second browser, with no seat token at all: it can only watch."""
+    with chromium() as driver:
+        driver.set_window_size(1400, 1600)
+        yield driver
+
+
+def vp_line(driver: Any, seat: int) -> dict[str, str]:
+    """The VP line the table draws for ``seat``: its text and whether it is drawn as hidden."""
+    script = (
+        "const t = document.querySelector(`#board [data-vp-seat='${arguments[0]}']`);"
+        "return t ? {text: t.textContent, hidden: t.dataset.hidden} : null;"
+    )
+    line: dict[str, str] = driver.execute_script(script, seat)
+    return line
+
+
+def board_text(driver: Any) -> str:
+    """Every text of the table (SVG and HTML) as one string."""
+    text: str = driver.execute_script("return document.getElementById('board').textContent")
+    return text
+
+
+def test_a_seat_plays_tea_and_rum_while_a_spectator_sees_its_chest_hidden(
+    stack: dict[str, Any], spectator: Any
+) -> None:
+    url = str(stack["url"])
+    created = create_game(url, "tea_rum", [{"name": "Asha"}, {"name": "Rum bot", "bot": "heuristic"}], SEED_2P)
+    game_id, token = created["game_id"], created["seats"][0]["token"]
+    open_table(spectator, url, game_id, None)
+    checked: dict[str, Any] = {}
+    with chromium() as driver:
+        driver.set_window_size(1400, 1600)
+        open_table(driver, url, game_id, token)
+        wait_for(driver, lambda: offered_element(driver, 0) is not None, 30, "the first move offered")
+        screenshot(driver, "tea_rum-start")
+
+        def choose(moves: list[dict[str, Any]]) -> int:
+            worth = lazy if checked else eager
+            return max(range(len(moves)), key=lambda i: worth(moves[i]))
+
+        def after_click(clicks: int) -> None:
+            if checked:
+                return
+            mine = api_game(url, game_id, token)["state"]["players"][0]
+            if not mine["chest"]:
+                return
+            checked.update(clicks=clicks, blue=mine["blue_vp"], red=mine["red_vp"])
+            own = wait_for(
+                driver, lambda: (vp_line(driver, 0) or {}).get("hidden") == "false" and vp_line(driver, 0), 20
+            )
+            seen = wait_for(
+                spectator, lambda: (vp_line(spectator, 0) or {}).get("hidden") == "true" and vp_line(spectator, 0), 20
+            )
+            checked.update(own=own["text"], seen=seen["text"], spectator_text=board_text(spectator))
+            screenshot(driver, "tea_rum-middle")
+            screenshot(spectator, "tea_rum-middle-spectator")
+
+        played = play_choosing(driver, url, game_id, token, choose, timeout=150, on_click=after_click)
+        screenshot(driver, "tea_rum-end")
+        assert checked, f"seat 0's chest never closed in {played.clicks} clicks"
+        # The seat sees its own chest; the spectator sees that it is closed, and nothing of what is in it.
+        assert f"{checked['blue']} " in checked["own"] and f"{checked['red']} " in checked["own"]
+        assert checked["seen"] != checked["own"] and not any(ch.isdigit() for ch in checked["seen"])
+        assert checked["own"] not in checked["spectator_text"]
+        assert api_game(url, game_id)["state"]["players"][0]["blue_vp"] > 0  # over now: everything is revealed
+        final = api_game(url, game_id, token)
+        shown = result_rows(driver)
+        assert shown["winners"] == ",".join(str(s) for s in final["result"]["winners"])
+        assert played.on_board, "some moves were clicked on the board itself"
+        wait_for(spectator, lambda: result_visible(spectator), 30, "the spectator's result")
+        assert vp_line(spectator, 0)["hidden"] == "false"
+
+
+def test_the_two_winner_ending_is_shown_as_two_winners(stack: dict[str, Any], spectator: Any) -> None:
+    url = str(stack["url"])
+    bots = [{"name": name, "bot": "heuristic"} for name in ("Governor bot", "Pirate bot", "Trader bot")]
+    created = create_game(url, "tea_rum", bots, SEED_3P_TWO_WINNERS)
+    game_id = created["game_id"]
+    open_table(spectator, url, game_id, None)
+    wait_for(spectator, lambda: result_visible(spectator), 60, "the result of a game of bots")
+    final = api_game(url, game_id)
+    winners = final["result"]["winners"]
+    governors, kings = final["state"]["final"]["governors"], final["state"]["final"]["pirate_kings"]
+    assert len(winners) == 2 and set(winners) == set(governors) | set(kings)
+    shown = result_rows(spectator)
+    assert shown["winners"] == ",".join(str(s) for s in winners)
+    heading = spectator.find_element("css selector", "#result h2")
+    assert "shared-win" in heading.get_attribute("class")
+    names = [bots[s]["name"] for s in winners]
+    assert all(name in heading.text for name in names)
+    # The table says who is Governor and who is Pirate King, and that there are two winners.
+    panel = spectator.find_element("css selector", '#board [data-panel="final"]')
+    assert panel.get_attribute("data-winners") == ",".join(str(s) for s in winners)
+    assert "Two winners" in panel.text and all(name in panel.text for name in names)
+    screenshot(spectator, "tea_rum-two-winners")
