@@ -116,15 +116,15 @@ def test_lobby_creates_with_a_bot_and_an_open_seat_and_another_person_joins(
     game_id = browser.current_url.split("#/game/")[1].split("/")[0]
     wait_for(browser, lambda: browser.execute_script("return document.body.dataset.status") == "waiting", 20)
     seats = webgames.game(url, game_id)["seats"]
-    assert [s["name"] for s in seats][0] == "Asha" and seats[1]["open"] and seats[2]["bot"] == "random"
+    assert seats[0]["name"] == "Asha" and seats[1]["open"] and seats[2]["bot"] == "random"
 
     second_browser.get(f"{url}/play/")
     listed = f"#open-games li[data-game-id='{game_id}'] button.join"
     wait_for(second_browser, lambda: second_browser.find_elements("css selector", listed), 20, "the open game")
     second_browser.find_element("css selector", listed).click()
     wait_for(second_browser, lambda: f"#/game/{game_id}" in second_browser.current_url, 20, "joining")
-    wait_for(browser, lambda: browser.execute_script("return document.body.dataset.status") == "active", 30)
-    wait_for(second_browser, lambda: second_browser.execute_script("return document.body.dataset.status") == "active", 30)
+    for person in (browser, second_browser):
+        wait_for(person, lambda p=person: p.execute_script("return document.body.dataset.status") == "active", 30)
     assert not webgames.game(url, game_id)["seats"][1]["open"]
 
     kept = json.loads(browser.execute_script("return localStorage.getItem('chaiwala.games')"))

@@ -82,7 +82,8 @@ def test_darjeeling_played_by_clicks_to_the_result_with_a_spectator(
 
     # The replay viewer: the result links to it; it steps through the game move by move.
     browser.find_element("css selector", "#result a[href*='#/replay/']").click()
-    wait_for(browser, lambda: browser.execute_script("return document.body.dataset.version === '0'"), 20, "replay start")
+    at_start = "return document.body.dataset.version === '0'"
+    wait_for(browser, lambda: browser.execute_script(at_start), 20, "the replay's start")
     for _ in range(3):
         browser.find_element("id", "replay-forward").click()
     wait_for(browser, lambda: browser.execute_script("return document.body.dataset.version === '3'"), 20, "move 3")
