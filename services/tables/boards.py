@@ -3,7 +3,8 @@
 Only games whose board is not in the state have one: the India Rails map is 2,000-odd
 mileposts that never change, so it is served once per game type (and cached by browsers)
 instead of in every view.  The document is a subset of ``seeds/india_rails/map.json``
-(what a drawing needs: mileposts with x/y in km and terrain, cities, rivers, deserts).
+(what a drawing needs: mileposts with x/y in km and terrain, cities, rivers as lon/lat lines
+and the projection that puts them on the same km grid, deserts).
 """
 
 from __future__ import annotations
@@ -19,7 +20,7 @@ SEEDS = Path(__file__).resolve().parents[2] / "seeds"
 BOARDS = {
     "india_rails": (
         "india_rails/map.json",
-        ("provenance", "spacing_km", "mileposts", "cities", "river_lines", "desert_areas"),
+        ("provenance", "spacing_km", "projection", "mileposts", "cities", "river_lines", "desert_areas"),
     ),
 }
 

@@ -75,21 +75,32 @@ def result_visible(driver: Any) -> bool:
 
 
 def _clickables(driver: Any) -> list[Any]:
-    found = driver.find_elements("css selector", LEGAL)
-    return [element for element in found if element.is_displayed()]
+    """The offered moves that are displayed now (read in one script: the page redraws often)."""
+    script = "return [...document.querySelectorAll(arguments[0])].filter((e) => e.getClientRects().length > 0);"
+    found: list[Any] = driver.execute_script(script, LEGAL)
+    return found
 
 
-def _click(driver: Any, element: Any) -> None:
-    """A real click on the element (scrolled into view); SVG elements under a label get a DOM click."""
-    driver.execute_script("arguments[0].scrollIntoView({block: 'center', inline: 'center'});", element)
-    from selenium.common.exceptions import WebDriverException
+def _click(driver: Any, element: Any) -> bool:
+    """A real click on the element (scrolled into view); where that is refused (SVG), a DOM click.
+
+    Returns False when the page redrew the element away before the click (nothing was clicked).
+    """
+    from selenium.common.exceptions import StaleElementReferenceException, WebDriverException
 
     try:
-        element.click()
-    except WebDriverException:  # intercepted, or not clickable at its centre (SVG): dispatch the click instead
-        driver.execute_script(
-            "arguments[0].dispatchEvent(new MouseEvent('click', {bubbles: true, cancelable: true}));", element
-        )
+        driver.execute_script("arguments[0].scrollIntoView({block: 'center', inline: 'center'});", element)
+        try:
+            element.click()
+        except StaleElementReferenceException:
+            raise
+        except WebDriverException:  # intercepted, or not clickable at its centre: dispatch the click instead
+            driver.execute_script(
+                "arguments[0].dispatchEvent(new MouseEvent('click', {bubbles: true, cancelable: true}));", element
+            )
+    except StaleElementReferenceException:
+        return False
+    return True
 
 
 def play_to_result(driver: Any, timeout: float, seed: int = 0, on_click: Any = None) -> int:
@@ -111,7 +122,8 @@ def play_to_result(driver: Any, timeout: float, seed: int = 0, on_click: Any = N
             time.sleep(0.05)
             continue
         version = driver.execute_script("return document.body.dataset.version")
-        _click(driver, chooser.choice(offered))
+        if not _click(driver, chooser.choice(offered)):
+            continue
         clicks += 1
         if on_click is not None:
             on_click(clicks)

@@ -12,8 +12,9 @@ const TEXT = {
     new_game: "New game", game_type: "Game", players: "Players", options: "Options", create: "Create",
     you: "You", open: "Open seat", bot: "Bot", open_games: "Open games", running_games: "Running games",
     my_games: "My games", watch: "Watch", open_table: "Play", none: "None yet.", shared_win: "shared victory",
-    step_back: "◀ Back", step_forward: "Forward ▶", first: "⏮ Start", last: "End ⏭", version: "Move",
+    step_back: "◀ Back", step_forward: "Forward ▶", first: "|◀ Start", last: "End ▶|", version: "Move",
     seat_of: "your seat", refresh: "Refresh", language: "Language",
+    replay_after_end: "The replay opens once the game is over.",
   },
   es: {
     lobby: "Sala", replay: "Repetición", seat: "Asiento", game_over: "Fin de la partida", aborted: "Partida anulada",
@@ -25,8 +26,9 @@ const TEXT = {
     new_game: "Nueva partida", game_type: "Juego", players: "Jugadores", options: "Opciones", create: "Crear",
     you: "Tú", open: "Asiento libre", bot: "Bot", open_games: "Partidas abiertas", running_games: "Partidas en curso",
     my_games: "Mis partidas", watch: "Mirar", open_table: "Jugar", none: "Ninguna todavía.", shared_win: "victoria compartida",
-    step_back: "◀ Atrás", step_forward: "Adelante ▶", first: "⏮ Inicio", last: "Final ⏭", version: "Jugada",
+    step_back: "◀ Atrás", step_forward: "Adelante ▶", first: "|◀ Inicio", last: "Final ▶|", version: "Jugada",
     seat_of: "tu asiento", refresh: "Actualizar", language: "Idioma",
+    replay_after_end: "La repetición se abre cuando termina la partida.",
   },
 };
 

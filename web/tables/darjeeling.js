@@ -1,1 +1,197 @@
-export { drawTable } from "./generic.js";
+// Darjeeling: the region's tile grid (tea tiles, cities, collectors with their facing), the
+// wharf (ships by multiplier with each seat's crates, water tiles), the demand chute, the scoring
+// track, my screen (my tiles and action tiles) and the others' screens as counts.
+//
+// Placed on the board: starting positions (an arrow per allowed facing), collector moves (the
+// destination space), borrowing a crate (the ship it comes from).  Everything else (taking an
+// action tile, laying out, playing actions, loading, ending the turn) is a button of the shell.
+import { el, kindOf, legal, SEAT_COLOURS, svg } from "./svg.js";
+
+const CELL = 56;
+const PAD = 8;
+const TEA = { BLACK: "#3a3a3a", GREEN: "#4f9a4f", WHITE: "#efe9d2", RED: "#b8453b" };
+const INK = { BLACK: "#fff", GREEN: "#fff", WHITE: "#333", RED: "#fff" };
+const STEP = { NORTH: [-1, 0], EAST: [0, 1], SOUTH: [1, 0], WEST: [0, -1] };
+const DIRECTIONS = ["NORTH", "EAST", "SOUTH", "WEST"];
+const TURN_OFFSET = { STRAIGHT: 0, TURN_UNSPECIFIED: 0, RIGHT: 1, BACK: 2, LEFT: 3 };
+const WORDS = {
+  en: { wharf: "Wharf", water: "water tiles", chute: "Demand", score: "Score", goal: "goal", screen: "Your screen",
+    tiles: "tiles", actions: "action tiles", bag: "bag", supply: "crates", shipment: "Laid out", city: "city",
+    warehouse: "Warehouse", hidden: "behind the screen" },
+  es: { wharf: "Muelle", water: "losetas de agua", chute: "Demanda", score: "Puntos", goal: "meta", screen: "Tu pantalla",
+    tiles: "losetas", actions: "losetas de acción", bag: "bolsa", supply: "cajas", shipment: "Expuesto", city: "ciudad",
+    warehouse: "Almacén", hidden: "tras la pantalla" },
+};
+
+function turned(facing, turn) {
+  const i = DIRECTIONS.indexOf(facing);
+  return DIRECTIONS[(i + (TURN_OFFSET[turn] ?? 0)) % 4];
+}
+
+function centre(row, col) {
+  return [PAD + col * CELL + CELL / 2, PAD + row * CELL + CELL / 2];
+}
+
+function arrow(row, col, facing, size) {
+  const [cx, cy] = centre(row, col);
+  const [dr, dc] = STEP[facing] || [0, -1];
+  const tip = [cx + dc * size, cy + dr * size];
+  const left = [cx - dr * size * 0.55 + dc * size * 0.1, cy + dc * size * 0.55 + dr * size * 0.1];
+  const right = [cx + dr * size * 0.55 + dc * size * 0.1, cy - dc * size * 0.55 + dr * size * 0.1];
+  return [tip, left, right].map((p) => p.join(",")).join(" ");
+}
+
+function tileShape(space) {
+  const [x, y] = [PAD + (space.col ?? 0) * CELL, PAD + (space.row ?? 0) * CELL];
+  const group = svg("g", { class: `space ${String(space.kind).toLowerCase()}`, "data-row": space.row ?? 0, "data-col": space.col ?? 0 });
+  if (space.kind === "CITY") {
+    group.append(svg("rect", { x: x + 2, y: y + 2, width: CELL - 4, height: CELL - 4, rx: 6, fill: "#c9b38a", stroke: "#7a6642" }));
+    group.append(svg("path", { d: `M${x + 16} ${y + 38} v-14 l12 -10 l12 10 v14 z`, fill: "#7a6642" }));
+    return group;
+  }
+  if (space.kind !== "TILE" || !space.tile) {
+    group.append(svg("rect", { x: x + 2, y: y + 2, width: CELL - 4, height: CELL - 4, rx: 6, fill: "#e9e4d6", stroke: "#cfc8b6" }));
+    return group;
+  }
+  const variety = space.tile.variety;
+  group.dataset.variety = variety;
+  group.append(svg("rect", { x: x + 2, y: y + 2, width: CELL - 4, height: CELL - 4, rx: 6, fill: TEA[variety] || "#999", stroke: "#555" }));
+  for (let h = 0; h < (space.tile.halves || 0); h += 1) {
+    group.append(svg("circle", { cx: x + 16 + h * 12, cy: y + CELL - 14, r: 4.5, fill: INK[variety] || "#fff" }));
+  }
+  return group;
+}
+
+function collectors(view) {
+  return (view.player_states || [])
+    .filter((p) => p.collector && p.collector.placed)
+    .map((p) => {
+      const c = p.collector;
+      const [cx, cy] = centre(c.row ?? 0, c.col ?? 0);
+      const colour = SEAT_COLOURS[p.seat ?? 0];
+      return svg(
+        "g",
+        { class: "collector", "data-seat": p.seat ?? 0 },
+        svg("circle", { cx, cy: cy - 4, r: 13, fill: colour, stroke: "#fff", "stroke-width": 2 }),
+        svg("polygon", { points: arrow(c.row ?? 0, c.col ?? 0, c.facing, 24), fill: colour, stroke: "#fff", "stroke-width": 1 }),
+      );
+    });
+}
+
+/** Clickable places for the legal moves that have one; their indexes go into `placed`. */
+function placeMoves(view, table, placed) {
+  const shapes = [];
+  if (!table.legal) return shapes;
+  const me = (view.player_states || []).find((p) => (p.seat ?? 0) === table.seat);
+  table.legal.moves.forEach((move, i) => {
+    const kind = kindOf(move);
+    const body = move[kind] || {};
+    if (kind === "choose_start") {
+      const shape = svg("polygon", { points: arrow(body.row ?? 0, body.col ?? 0, body.facing, 22), fill: "rgba(255,200,0,.85)" });
+      shapes.push(legal(shape, i, placed, table.legal.texts[i]));
+    } else if (kind === "move_collector" && me && me.collector && me.collector.placed) {
+      const facing = turned(me.collector.facing, body.turn || "STRAIGHT");
+      const [dr, dc] = STEP[facing];
+      const row = (me.collector.row ?? 0) + dr * (body.distance ?? 0);
+      const col = (me.collector.col ?? 0) + dc * (body.distance ?? 0);
+      const shape = svg("rect", {
+        x: PAD + col * CELL + 5, y: PAD + row * CELL + 5, width: CELL - 10, height: CELL - 10, rx: 8, fill: "rgba(255,200,0,.35)",
+      });
+      shapes.push(legal(shape, i, placed, table.legal.texts[i]));
+    }
+  });
+  return shapes;
+}
+
+function wharf(view, table, placed, x0) {
+  const t = WORDS[table.words] || WORDS.en;
+  const ships = view.ships || [];
+  const group = svg("g", { class: "wharf" }, svg("text", { x: x0, y: PAD + 14, text: t.wharf, "font-weight": "bold" }));
+  const borrow = new Map();
+  (table.legal ? table.legal.moves : []).forEach((move, i) => {
+    if (kindOf(move) === "borrow_crate") borrow.set(move.borrow_crate.ship ?? 0, i);
+  });
+  // The top berth is drawn at the top: ships are listed from the bottom berth.
+  ships.forEach((ship, index) => {
+    const y = PAD + 24 + (ships.length - 1 - index) * 70;
+    const hull = svg("rect", { x: x0, y, width: 150, height: 60, rx: 10, fill: "#8a6a43", stroke: "#4a3620", class: "ship", "data-ship": index });
+    group.append(hull, svg("text", { x: x0 + 8, y: y + 18, fill: "#fff", text: `×${ship.multiplier ?? 0}` }));
+    let slot = 0;
+    (ship.crates || []).forEach((count, seat) => {
+      for (let c = 0; c < count; c += 1, slot += 1) {
+        group.append(svg("rect", { x: x0 + 8 + (slot % 10) * 13, y: y + 26 + Math.floor(slot / 10) * 14, width: 11, height: 11, fill: SEAT_COLOURS[seat], stroke: "#fff", class: "crate", "data-seat": seat }));
+      }
+    });
+    if (borrow.has(index)) group.append(legal(svg("rect", { x: x0 - 3, y: y - 3, width: 156, height: 66, rx: 12, fill: "rgba(255,200,0,.25)" }), borrow.get(index), placed, table.legal.texts[borrow.get(index)]));
+  });
+  const below = PAD + 24 + ships.length * 70;
+  group.append(svg("text", { x: x0, y: below + 4, text: `${view.water_tiles ?? 0} ${t.water}`, "font-size": 13 }));
+  group.append(svg("text", { x: x0, y: below + 30, text: t.chute, "font-weight": "bold" }));
+  (view.chute || []).forEach((variety, i) => {
+    group.append(svg("rect", { x: x0 + (i % 8) * 19, y: below + 38 + Math.floor(i / 8) * 19, width: 16, height: 16, rx: 3, fill: TEA[variety] || "#999", stroke: "#555", class: "demand", "data-variety": variety }));
+  });
+  return group;
+}
+
+function tileChip(tile) {
+  return el("span", { class: `dj-tile dj-${String(tile.variety).toLowerCase()}`, title: `${tile.variety} ${tile.halves}` }, "●".repeat(tile.halves || 0));
+}
+
+function panels(view, table) {
+  const t = WORDS[table.words] || WORDS.en;
+  const players = view.player_states || [];
+  const goal = view.goal || 100;
+  const scores = el(
+    "div",
+    { class: "panel dj-scores" },
+    el("strong", { text: `${t.score} (${t.goal} ${goal})` }),
+    ...players.map((p) =>
+      el(
+        "div",
+        { class: "dj-score", "data-seat": p.seat ?? 0 },
+        el("span", { class: "dot", style: `background:${SEAT_COLOURS[p.seat ?? 0]}` }),
+        ` ${table.players[p.seat ?? 0]}: ${p.score ?? 0}`,
+        el("span", { class: "bar", style: `width:${Math.max(0, Math.min(100, ((p.score ?? 0) / goal) * 100))}%;background:${SEAT_COLOURS[p.seat ?? 0]}` }),
+      ),
+    ),
+  );
+  const screens = players.map((p) => {
+    const mine = table.seat !== null && (p.seat ?? 0) === table.seat;
+    const tiles = p.tiles || [];
+    const actions = p.action_tiles || [];
+    return el(
+      "div",
+      { class: `panel dj-screen${mine ? " mine" : ""}`, "data-seat": p.seat ?? 0 },
+      el("strong", { text: mine ? t.screen : table.players[p.seat ?? 0] }),
+      el("div", { class: "dj-counts", text: `${p.tile_count ?? 0} ${t.tiles}, ${p.action_tile_count ?? 0} ${t.actions}, ${p.crates_in_supply ?? 0} ${t.supply}` }),
+      tiles.length ? el("div", { class: "dj-tiles" }, ...tiles.map((tile) => tileChip(tile))) : null,
+      actions.length ? el("div", { class: "dj-actions", text: actions.map((a) => (a.faces || []).join("/")).join(", ") }) : null,
+    );
+  });
+  const shipment = view.shipment && (view.shipment.tiles || []).length
+    ? el("div", { class: "panel dj-shipment" }, el("strong", { text: `${t.shipment}: ` }), ...(view.shipment.tiles || []).map((tile) => tileChip(tile)))
+    : null;
+  const extra = el("div", { class: "panel dj-supply", text: `${t.bag}: ${view.bag_count ?? 0} · ${t.warehouse}: ${(view.warehouse || []).length}` });
+  return el("div", { class: "dj-panels" }, scores, shipment, ...screens, extra);
+}
+
+/** Draw a Darjeeling table (see web/README.md for the contract). */
+export function drawTable(host, table) {
+  const view = table.view;
+  const placed = new Set();
+  const rows = view.rows || 0;
+  const cols = view.cols || 0;
+  const gridWidth = PAD * 2 + cols * CELL;
+  const width = gridWidth + 170;
+  const height = Math.max(PAD * 2 + rows * CELL, PAD + 24 + (view.ships || []).length * 70 + 110);
+  const board = svg(
+    "svg",
+    { viewBox: `0 0 ${width} ${height}`, class: "dj-board", role: "img", "aria-label": `Darjeeling ${view.region || ""}` },
+    (view.spaces || []).map(tileShape),
+    collectors(view),
+    placeMoves(view, table, placed),
+    wharf(view, table, placed, gridWidth + 6),
+  );
+  host.append(board, panels(view, table));
+  return { placed };
+}

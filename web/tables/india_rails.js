@@ -1,1 +1,164 @@
-export { drawTable } from "./generic.js";
+// India Rails: the milepost map (from GET /v1/game-types/india_rails/board, fetched once when
+// this module loads), each player's track in their colour, trains, cities with their goods; the
+// players' cash (or "hidden"), trains and loads, demand cards as the view shows them (the
+// engine's view decides what is hidden), events in play, the load tray and this turn's spending.
+//
+// Placed on the board: building a segment (its midpoint), placing a train and moving a train
+// (the milepost).  Everything else (pick up, deliver, drop, upgrade, discard, end the turn, ...)
+// is a button of the shell.  The map zooms to where the choices are; "whole map" shows all of it.
+import { API } from "../js/api.js";
+import { el, kindOf, legal, SEAT_COLOURS, svg } from "./svg.js";
+
+const BOARD = await (await fetch(`${API}/v1/game-types/india_rails/board`)).json();
+const POSTS = new Map(BOARD.mileposts.map((p) => [p.id, p]));
+const TOP = Math.max(...BOARD.mileposts.map((p) => p.y)) + 60;
+const MIN_X = Math.min(...BOARD.mileposts.map((p) => p.x)) - 60;
+const MAX_X = Math.max(...BOARD.mileposts.map((p) => p.x)) + 60;
+const BOTTOM = Math.min(...BOARD.mileposts.map((p) => p.y)) - 60;
+const TERRAIN = { clear: "#9a9a8a", mountain: "#8b5a2b", alpine: "#5b6f8a", desert: "#d9b45a", salt_flat: "#c9c9c9", city: "#c0392b", major: "#8e1b10" };
+const WORDS = {
+  en: { whole: "Whole map", zoom: "Zoom to choices", cash: "cash", hidden: "hidden", debt: "debt", track: "segments", hand: "Demand cards",
+    events: "Events in play", none: "none", trains: "train", spent: "spent this turn", win: "to win", phase: "phase", round: "round", tray: "Loads left" },
+  es: { whole: "Mapa entero", zoom: "Acercar a las opciones", cash: "dinero", hidden: "oculto", debt: "deuda", track: "tramos", hand: "Cartas de demanda",
+    events: "Eventos en juego", none: "ninguno", trains: "tren", spent: "gastado este turno", win: "para ganar", phase: "fase", round: "ronda", tray: "Cargas restantes" },
+};
+let wholeMap = false; // the reader's choice, kept across redraws
+
+function point(id) {
+  const post = POSTS.get(id);
+  return post ? [post.x, TOP - post.y] : [0, 0];
+}
+
+function project([lon, lat]) {
+  const p = BOARD.projection;
+  return [(lon - p.lon_origin) * p.km_per_deg_lon, TOP - (lat - p.lat_origin) * p.km_per_deg_lat];
+}
+
+let baseMap = null; // the static map, built once and cloned into each drawing
+function mapLayer() {
+  if (baseMap) return baseMap.cloneNode(true);
+  const rivers = Object.entries(BOARD.river_lines || {}).flatMap(([name, lines]) =>
+    lines.map((line) => svg("polyline", { points: line.map((c) => project(c).join(",")).join(" "), fill: "none", stroke: "#6aa5d8", "stroke-width": 8, class: "river", "data-river": name })),
+  );
+  const posts = BOARD.mileposts.map((p) => {
+    const [x, y] = point(p.id);
+    const major = p.terrain === "major" || p.terrain === "city";
+    return svg(major ? "rect" : "circle", major
+      ? { x: x - 11, y: y - 11, width: 22, height: 22, fill: TERRAIN[p.terrain], class: "milepost", "data-milepost": p.id }
+      : { cx: x, cy: y, r: p.terrain === "clear" ? 5 : 8, fill: TERRAIN[p.terrain] || "#999", class: "milepost", "data-milepost": p.id });
+  });
+  const cities = BOARD.cities.map((c) => {
+    const [x, y] = point(c.milepost);
+    return svg("g", { class: `city ${c.size}`, "data-city": c.name },
+      svg("circle", { cx: x, cy: y, r: c.size === "major" ? 30 : 18, fill: "none", stroke: "#8e1b10", "stroke-width": 4 }),
+      svg("text", { x: x + 24, y: y - 16, "font-size": c.size === "major" ? 44 : 34, "font-weight": c.size === "major" ? "bold" : "normal", text: c.name }),
+      (c.goods || []).length ? svg("text", { x: x + 24, y: y + 20, "font-size": 26, fill: "#555", text: c.goods.join(", ") }) : null);
+  });
+  baseMap = svg("g", { class: "ir-map" }, rivers, posts, cities);
+  return baseMap.cloneNode(true);
+}
+
+function trackLayer(view) {
+  return (view.players || []).flatMap((p) =>
+    (p.track || []).map((s) => {
+      const [x1, y1] = point(s.a ?? 0);
+      const [x2, y2] = point(s.b ?? 0);
+      return svg("line", { x1, y1, x2, y2, stroke: SEAT_COLOURS[p.seat ?? 0], "stroke-width": 12, "stroke-linecap": "round", class: "track", "data-seat": p.seat ?? 0 });
+    }),
+  );
+}
+
+function trainLayer(view) {
+  return (view.players || []).flatMap((p) =>
+    (p.trains || []).filter((t) => (t.milepost ?? -1) >= 0).map((t, i) => {
+      const [x, y] = point(t.milepost);
+      return svg("g", { class: "train", "data-seat": p.seat ?? 0, "data-train": i },
+        svg("circle", { cx: x, cy: y, r: 26, fill: SEAT_COLOURS[p.seat ?? 0], stroke: "#fff", "stroke-width": 5 }),
+        svg("text", { x: x - 11, y: y + 11, "font-size": 32, fill: "#fff", text: "T" }));
+    }),
+  );
+}
+
+/** Clickable places for builds, train placements and train moves; returns [shapes, their points]. */
+function placeMoves(table, placed) {
+  const shapes = [];
+  const points = [];
+  if (!table.legal) return [shapes, points];
+  table.legal.moves.forEach((move, i) => {
+    const kind = kindOf(move);
+    const body = move[kind] || {};
+    if (kind === "build_track") {
+      const [x1, y1] = point(body.from_milepost ?? 0);
+      const [x2, y2] = point(body.to_milepost ?? 0);
+      const target = svg("g", {},
+        svg("line", { x1, y1, x2, y2, stroke: "rgba(255,190,0,.9)", "stroke-width": 10, "stroke-dasharray": "12 8" }),
+        svg("circle", { cx: (x1 + x2) / 2, cy: (y1 + y2) / 2, r: 16, fill: "rgba(255,190,0,.9)", stroke: "#333", "stroke-width": 2 }));
+      shapes.push(legal(target, i, placed, table.legal.texts[i]));
+      points.push([x1, y1], [x2, y2]);
+    } else if (kind === "place_train" || kind === "move_train") {
+      const [x, y] = point(kind === "place_train" ? body.milepost ?? 0 : body.to_milepost ?? 0);
+      const target = svg("circle", { cx: x, cy: y, r: 20, fill: "rgba(255,190,0,.75)", stroke: "#333", "stroke-width": 3 });
+      shapes.push(legal(target, i, placed, table.legal.texts[i]));
+      points.push([x, y]);
+    }
+  });
+  return [shapes, points];
+}
+
+function viewBox(points) {
+  if (wholeMap || points.length === 0) return `${MIN_X} 0 ${MAX_X - MIN_X} ${TOP - BOTTOM}`;
+  const xs = points.map((p) => p[0]);
+  const ys = points.map((p) => p[1]);
+  const [cx, cy] = [(Math.min(...xs) + Math.max(...xs)) / 2, (Math.min(...ys) + Math.max(...ys)) / 2];
+  const size = Math.max(900, Math.max(...xs) - Math.min(...xs) + 400, Math.max(...ys) - Math.min(...ys) + 400);
+  return `${cx - size / 2} ${cy - size / 2} ${size} ${size}`;
+}
+
+function demandCard(card) {
+  return el("div", { class: "ir-card", "data-card": card.id ?? 0 },
+    ...(card.demands || []).map((d) => el("div", { class: "ir-demand", text: `${d.load} → ${d.city}: ${d.payout}M` })));
+}
+
+function playerPanel(view, table, p) {
+  const t = WORDS[table.words] || WORDS.en;
+  const seat = p.seat ?? 0;
+  const mine = table.seat !== null && seat === table.seat;
+  const cash = p.cash_hidden ? t.hidden : `${p.cash ?? 0}M`;
+  const trains = (p.trains || []).map((train, i) =>
+    el("div", { class: "ir-train", "data-train": i, text: `${t.trains} ${i + 1}: ${train.loco} (${train.speed ?? 0}/${train.capacity ?? 0}) ${(train.loads || []).map((l) => l.load).join(", ")}` }));
+  return el("div", { class: `panel ir-player${mine ? " mine" : ""}`, "data-seat": seat },
+    el("strong", {}, el("span", { class: "dot", style: `background:${SEAT_COLOURS[seat]}` }), ` ${table.players[seat]}`),
+    el("div", { class: "ir-cash", "data-hidden": p.cash_hidden ? "true" : "false", text: `${t.cash}: ${cash}${p.debt ? ` · ${t.debt} ${p.debt}M` : ""} · ${(p.track || []).length} ${t.track}` }),
+    ...trains,
+    (p.hand || []).length ? el("div", { class: "ir-hand" }, el("em", { text: t.hand }), ...(p.hand || []).map(demandCard)) : null);
+}
+
+function panels(view, table) {
+  const t = WORDS[table.words] || WORDS.en;
+  const toggle = el("button", { type: "button", class: "ir-zoom", text: wholeMap ? t.zoom : t.whole });
+  toggle.addEventListener("click", () => {
+    wholeMap = !wholeMap;
+    const svgNode = toggle.closest(".ir-table").querySelector("svg");
+    svgNode.setAttribute("viewBox", wholeMap ? viewBox([]) : svgNode.dataset.zoomed);
+    toggle.textContent = wholeMap ? t.zoom : t.whole;
+  });
+  const events = (view.active_events || []).map((e) => (e.card ? e.card.title : "")).filter(Boolean);
+  const turn = view.turn || {};
+  const status = el("div", { class: "panel ir-status",
+    text: `${t.phase}: ${view.phase || ""} · ${t.round} ${view.round ?? 0} · ${t.spent}: ${turn.spent ?? 0}M · ${view.win_cash ?? 0}M ${t.win}` });
+  const eventPanel = el("div", { class: "panel ir-events", text: `${t.events}: ${events.length ? events.join(", ") : t.none}` });
+  const tray = el("div", { class: "panel ir-tray", text: `${t.tray}: ${(view.tray || []).map((l) => `${l.load} ${l.available ?? 0}`).join(", ")}` });
+  return el("div", { class: "ir-panels" }, toggle, status, ...(view.players || []).map((p) => playerPanel(view, table, p)), eventPanel, tray);
+}
+
+/** Draw an India Rails table (see web/README.md for the contract). */
+export function drawTable(host, table) {
+  const view = table.view;
+  const placed = new Set();
+  const [targets, points] = placeMoves(table, placed);
+  const zoomed = viewBox(points);
+  const board = svg("svg", { viewBox: wholeMap ? viewBox([]) : zoomed, class: "ir-board", role: "img", "aria-label": "India Rails", "data-zoomed": zoomed },
+    mapLayer(), trackLayer(view), trainLayer(view), targets);
+  host.append(el("div", { class: "ir-table" }, board, panels(view, table)));
+  return { placed };
+}

@@ -1,0 +1,32 @@
+"""Games for the web client tests, created and read through the REST API."""
+
+from __future__ import annotations
+
+from typing import Any
+
+import httpx
+
+
+def create(base_url: str, game_type: str, players: list[dict[str, Any]], **extra: Any) -> dict[str, Any]:
+    """POST /v1/games; the answer (with each filled seat's token)."""
+    answer = httpx.post(f"{base_url}/v1/games", json={"game_type": game_type, "players": players, **extra}, timeout=30)
+    assert answer.status_code == 201, answer.text
+    created: dict[str, Any] = answer.json()
+    return created
+
+
+def game(base_url: str, game_id: str, token: str | None = None) -> dict[str, Any]:
+    """GET /v1/games/{id} as a seat or a spectator."""
+    headers = {"Authorization": f"Bearer {token}"} if token else {}
+    answer = httpx.get(f"{base_url}/v1/games/{game_id}", headers=headers, timeout=30)
+    assert answer.status_code == 200, answer.text
+    found: dict[str, Any] = answer.json()
+    return found
+
+
+def event_lines(base_url: str, game_id: str, token: str | None = None) -> list[tuple[str, str]]:
+    """Every event as ``(version:index, sentence)``, as the seat of ``token`` (or a spectator) sees it."""
+    headers = {"Accept-Language": "en", **({"Authorization": f"Bearer {token}"} if token else {})}
+    answer = httpx.get(f"{base_url}/v1/games/{game_id}/events", headers=headers, timeout=30)
+    assert answer.status_code == 200, answer.text
+    return [(f"{e.get('version', 0)}:{e.get('index', 0)}", e.get("text") or e.get("kind", "")) for e in answer.json()]

@@ -1,0 +1,128 @@
+"""Darjeeling and India Rails in the browser: a person's seat plays a whole game against a bot only
+by clicking what the page offers, while a second browser watches as a spectator.
+
+Real stack (rules services, gateway, conductor, Redis), real headless Chromium.  Each test writes
+screenshots of its table (start, middle, end) under ``test-artifacts/web/``.
+"""
+
+from __future__ import annotations
+
+from typing import Any
+
+from tests.support import webgames
+from tests.support.webplay import (
+    log_lines,
+    open_table,
+    play_to_result,
+    result_rows,
+    result_visible,
+    screenshot,
+    wait_for,
+)
+
+MIDDLE_CLICK = 10
+
+
+def _status(driver: Any) -> str:
+    return str(driver.execute_script("return document.body.dataset.status || ''"))
+
+
+def _count(driver: Any, selector: str) -> int:
+    return int(driver.execute_script("return document.querySelectorAll(arguments[0]).length", selector))
+
+
+def _same_logs(url: str, game_id: str, token: str, player: Any, spectator: Any) -> None:
+    """Each page's log is exactly the API's events for its viewer; the spectator's are among the player's."""
+    seat_lines = webgames.event_lines(url, game_id, token)
+    public_lines = webgames.event_lines(url, game_id)
+    wait_for(player, lambda: len(log_lines(player)) >= len(seat_lines), 20, "the player's log")
+    wait_for(spectator, lambda: len(log_lines(spectator)) >= len(public_lines), 20, "the spectator's log")
+    assert log_lines(player) == seat_lines
+    assert log_lines(spectator) == public_lines
+    assert {i for i, _ in public_lines} <= {i for i, _ in seat_lines}
+
+
+def _check_result(url: str, game_id: str, driver: Any) -> None:
+    result = webgames.game(url, game_id)["result"]
+    shown = result_rows(driver)
+    assert shown["winners"] == ",".join(str(s) for s in result["winners"])
+    for row in shown["rows"]:
+        assert row["rank"] == str(result["ranking"][row["seat"]])
+        assert float(row["score"]) == result["scores"][row["seat"]]
+
+
+def test_darjeeling_played_by_clicks_to_the_result_with_a_spectator(
+    stack: dict[str, Any], browser: Any, second_browser: Any
+) -> None:
+    url = str(stack["url"])
+    created = webgames.create(url, "darjeeling", [{"name": "Asha"}, {"name": "Bot", "bot": "random"}], seed=11)
+    game_id, token = created["game_id"], created["seats"][0]["token"]
+    open_table(browser, url, game_id, token)
+    open_table(second_browser, url, game_id, None)
+    wait_for(browser, lambda: _count(browser, "#board svg .space") > 0, 20, "the Darjeeling board")
+    screenshot(browser, "darjeeling-start")
+    seen = {"own_tiles": False}
+
+    def each_click(clicks: int) -> None:
+        # While the game goes on, tiles behind a screen are drawn for their owner only.
+        if _status(second_browser) == "active":
+            assert _count(second_browser, ".dj-screen .dj-tile") == 0
+        if _status(browser) == "active" and _count(browser, ".dj-screen.mine .dj-tile") > 0:
+            seen["own_tiles"] = True
+        if clicks == MIDDLE_CLICK:
+            screenshot(browser, "darjeeling-middle")
+            screenshot(second_browser, "darjeeling-spectator")
+
+    clicks = play_to_result(browser, 150, seed=1, on_click=each_click)
+    screenshot(browser, "darjeeling-end")
+    assert clicks > MIDDLE_CLICK and seen["own_tiles"]
+    _check_result(url, game_id, browser)
+    wait_for(second_browser, lambda: result_visible(second_browser), 30, "the spectator's result")
+    _same_logs(url, game_id, token, browser, second_browser)
+
+    # The replay viewer: the result links to it; it steps through the game move by move.
+    browser.find_element("css selector", "#result a[href*='#/replay/']").click()
+    at_start = "return document.body.dataset.version === '0'"
+    wait_for(browser, lambda: browser.execute_script(at_start), 20, "the replay's start")
+    for _ in range(3):
+        browser.find_element("id", "replay-forward").click()
+    wait_for(browser, lambda: browser.execute_script("return document.body.dataset.version === '3'"), 20, "move 3")
+    wait_for(browser, lambda: _count(browser, "#board svg .collector") > 0, 20, "the replayed board")
+    early = [line for line in webgames.event_lines(url, game_id, token) if int(line[0].split(":")[0]) <= 3]
+    assert log_lines(browser) == early
+    screenshot(browser, "darjeeling-replay")
+
+
+def test_india_rails_played_by_clicks_to_the_result_with_a_spectator(
+    stack: dict[str, Any], browser: Any, second_browser: Any
+) -> None:
+    url = str(stack["url"])
+    players = [{"name": "Asha"}, {"name": "Bot", "bot": "random"}]
+    # One round (the platform's round limit) keeps the game short; the map and every phase stay.
+    created = webgames.create(url, "india_rails", players, seed=5, options={"round_limit": 1})
+    game_id, token = created["game_id"], created["seats"][0]["token"]
+    open_table(browser, url, game_id, token)
+    open_table(second_browser, url, game_id, None)
+    wait_for(browser, lambda: _count(browser, "#board svg .milepost") > 2000, 30, "the milepost map")
+    screenshot(browser, "india_rails-start")
+    seen = {"placed": 0}
+
+    def each_click(clicks: int) -> None:
+        # Cash behind the screen: the seat sees its own, the spectator sees it hidden.
+        if _status(second_browser) == "active":
+            hidden = second_browser.execute_script("return document.querySelector('.ir-cash').dataset.hidden")
+            assert hidden == "true"
+        assert browser.execute_script("return document.querySelector('.ir-player.mine .ir-cash').dataset.hidden") == (
+            "false"
+        )
+        seen["placed"] += _count(browser, "#board [data-move-index]")
+        if clicks == MIDDLE_CLICK:
+            screenshot(browser, "india_rails-middle")
+            screenshot(second_browser, "india_rails-spectator")
+
+    clicks = play_to_result(browser, 150, seed=2, on_click=each_click)
+    screenshot(browser, "india_rails-end")
+    assert clicks > MIDDLE_CLICK and seen["placed"] > 0  # track was built by clicking the map
+    _check_result(url, game_id, browser)
+    wait_for(second_browser, lambda: result_visible(second_browser), 30, "the spectator's result")
+    _same_logs(url, game_id, token, browser, second_browser)
