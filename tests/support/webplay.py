@@ -189,30 +189,21 @@ def move_kind(move: dict[str, Any]) -> str:
     return next(key for key in move if key not in ("@type", "text"))
 
 
+OFFERED = """
+const index = arguments[0];
+for (const [where, onBoard] of [["#board", true], ["#moves", false]]) {
+  for (const element of document.querySelectorAll(`${where} [data-move-index="${index}"]`)) {
+    if (element.getClientRects().length > 0) return [element, onBoard];
+  }
+}
+return null;
+"""
+
+
 def offered_element(driver: Any, index: int) -> tuple[Any, bool] | None:
-    """The page's clickable element for legal move ``index`` and whether it is on the board."""
-    from selenium.common.exceptions import StaleElementReferenceException
-
-    for where, on_board in (("#board", True), ("#moves", False)):
-        selector = f'{where} [data-move-index="{index}"]'
-        try:
-            shown = [element for element in driver.find_elements("css selector", selector) if element.is_displayed()]
-        except StaleElementReferenceException:  # redrawn while looking
-            return None
-        if shown:
-            return shown[0], on_board
-    return None
-
-
-def _click_fresh(driver: Any, element: Any) -> bool:
-    """Click ``element``; False when the page redrew it first (the caller looks again)."""
-    from selenium.common.exceptions import StaleElementReferenceException
-
-    try:
-        _click(driver, element)
-    except StaleElementReferenceException:
-        return False
-    return True
+    """The page's shown element for legal move ``index`` (the board's first) and whether it is on the board."""
+    found = driver.execute_script(OFFERED, index)  # one script: the page redraws often
+    return (found[0], bool(found[1])) if found else None
 
 
 def play_choosing(
@@ -249,7 +240,7 @@ def play_choosing(
                 continue
             index = choose(legal["moves"])
             found = offered_element(driver, index)
-            if found is None or not _click_fresh(driver, found[0]):  # the page is between two drawings
+            if found is None or not _click(driver, found[0]):  # the page is between two drawings
                 time.sleep(0.03)
                 continue
             kind = move_kind(legal["moves"][index])
@@ -263,25 +254,3 @@ def play_choosing(
     errors = console_errors(driver)
     assert not errors, f"browser console errors: {errors}"
     return played
-
-
-def create_game(api_url: str, game_type: str, players: list[dict[str, str]], seed: int) -> dict[str, Any]:
-    """Create a game through the API (``players`` as the API takes them); the answer holds the seat tokens."""
-    import httpx
-
-    body = {"game_type": game_type, "players": players, "seed": seed}
-    answer = httpx.post(f"{api_url}/v1/games", json=body, timeout=30)
-    assert answer.status_code == 201, answer.text
-    created: dict[str, Any] = answer.json()
-    return created
-
-
-def api_game(api_url: str, game_id: str, token: str | None = None) -> dict[str, Any]:
-    """``GET /v1/games/{id}`` as the seat of ``token`` (a spectator without one)."""
-    import httpx
-
-    headers = {"Authorization": f"Bearer {token}"} if token else {}
-    answer = httpx.get(f"{api_url}/v1/games/{game_id}", headers=headers, timeout=30)
-    assert answer.status_code == 200, answer.text
-    game: dict[str, Any] = answer.json()
-    return game

@@ -4,17 +4,16 @@ A person's seat plays a whole 2-player game against the heuristic bot only by cl
 page offers (worker placements and stations on the board, the rest as buttons) up to the result
 screen, with no console errors.  The moves are chosen from the seat's legal-move list so the game
 stays short (the seat places its workers where the action runs by itself).  A spectator's page
-of the same game offers nothing to click.  Screenshots go to ``test-artifacts/web/``.
+of the same game shows the same board and result.  Screenshots go to ``test-artifacts/web/``.
 """
 
 from __future__ import annotations
 
 from typing import Any
 
+from tests.support import webgames
 from tests.support.browser import chromium
 from tests.support.webplay import (
-    api_game,
-    create_game,
     move_kind,
     offered_element,
     open_table,
@@ -54,7 +53,7 @@ def choose(moves: list[dict[str, Any]]) -> int:
 
 def test_a_seat_plays_alubari_against_a_bot_to_the_result(stack: dict[str, Any]) -> None:
     url = str(stack["url"])
-    created = create_game(url, "alubari", [{"name": "Asha"}, {"name": "Chai bot", "bot": "heuristic"}], SEED)
+    created = webgames.create(url, "alubari", [{"name": "Asha"}, {"name": "Chai bot", "bot": "heuristic"}], seed=SEED)
     game_id, token = created["game_id"], created["seats"][0]["token"]
     with chromium() as driver:
         driver.set_window_size(1400, 1600)
@@ -72,7 +71,7 @@ def test_a_seat_plays_alubari_against_a_bot_to_the_result(stack: dict[str, Any])
         played = play_choosing(driver, url, game_id, token, choose, timeout=120, on_click=shoot)
         screenshot(driver, "alubari-end")
         assert result_visible(driver)
-        final = api_game(url, game_id, token)
+        final = webgames.game(url, game_id, token)
         assert final["status"] == "finished"
         shown = result_rows(driver)
         assert shown["winners"] == ",".join(str(s) for s in final["result"]["winners"])
@@ -82,3 +81,9 @@ def test_a_seat_plays_alubari_against_a_bot_to_the_result(stack: dict[str, Any])
         assert placements and placements == [kind for kind in played.on_board if kind == "place_worker"]
         # The finished board still draws the whole table, with nothing left to click.
         assert not driver.find_elements("css selector", "#board [data-move-index]")
+        assert driver.find_elements("css selector", '#board [data-panel="final-scores"]')
+        # A spectator (no token) sees the same board and the same result; Alubari hides nothing.
+        open_table(driver, url, game_id, None)
+        wait_for(driver, lambda: result_visible(driver), 30, "the spectator's result")
+        assert driver.find_elements("css selector", '#board svg[data-game="alubari"]')
+        assert result_rows(driver)["winners"] == shown["winners"]

@@ -1,12 +1,13 @@
-// A small SVG kit shared by the Alubari and Tea & Rum tables: elements, seat colours, and the
-// link between a legal move and the board element that offers it.
+// A small SVG kit shared by the Alubari and Tea & Rum tables: elements, layout in sections, and
+// the link between a legal move and the board element that offers it.  Seat colours and move
+// kinds come from `svg.js` (shared by every table), so a seat has one colour in the whole client.
 //
 // A table draws everything from the view it is given; this kit holds no state of its own.
 
+import { kindOf, SEAT_COLOURS } from "./svg.js";
+
 const NS = "http://www.w3.org/2000/svg";
 
-// Seat colours (colour-blind friendly enough, and distinct from the legal-move highlight).
-export const SEAT_COLOURS = ["#c0392b", "#2e86c1", "#d4ac0d", "#7d3c98", "#1e8449"];
 export const NOBODY = "#f4f1ea";
 
 /** The fill of a seat's pieces; negative seats (the game, an automa) are grey. */
@@ -62,14 +63,6 @@ export function svgRoot(host, width, height, label) {
   return svg;
 }
 
-/** The kind of a legal move (its one field that is not `@type` or `text`) and its body. */
-export function moveKind(move) {
-  for (const [key, value] of Object.entries(move)) {
-    if (key !== "@type" && key !== "text") return [key, value ?? {}];
-  }
-  return ["", {}];
-}
-
 /**
  * The legal moves as `{index, kind, body}`, so a table can find the ones it offers on its board.
  * `legal` may be null (not this viewer's turn, a spectator).
@@ -77,8 +70,8 @@ export function moveKind(move) {
 export function offers(legal) {
   if (!legal || !Array.isArray(legal.moves)) return [];
   return legal.moves.map((move, index) => {
-    const [kind, body] = moveKind(move);
-    return { index, kind, body };
+    const kind = kindOf(move) ?? "";
+    return { index, kind, body: move[kind] ?? {} };
   });
 }
 
