@@ -102,7 +102,7 @@ function drawWarehouse(parent, ctx, p, x, y) {
 function drawCaptains(parent, ctx, p, y) {
   const { w } = ctx;
   p.captains.forEach((held, k) => {
-    const node = chip(parent, 6, y + k * 26, PLAYER_WIDTH - 12, 22, `${w.captains} #${held.captain}${held.face_up ? "" : " ↓"}`, { fill: "#f2f4f4" });
+    const node = chip(parent, 6, y + k * 26, PLAYER_WIDTH - 12, 22, `${w.captain} #${held.captain}${held.face_up ? "" : " ↓"}`, { fill: "#f2f4f4" });
     if (p.seat !== ctx.table.seat) return;
     const found = findOffer(ctx.offers, ctx.placed, "activate_captain", (b) => Number(b.captain) === held.captain);
     offer(node, found, ctx.table, ctx.placed);
