@@ -62,6 +62,8 @@ COPY proto ./proto
 COPY seeds ./seeds
 COPY services ./services
 COPY gateway ./gateway
+# The reference web client, served by the gateway at /play/ (static files, no build step).
+COPY web ./web
 COPY deploy/healthcheck.py ./deploy/healthcheck.py
 # Byte-compile now: the root filesystem is read-only at run time (Kubernetes readOnlyRootFilesystem).
 RUN python -m compileall -q /app/services /app/gateway /app/gen /app/deploy
