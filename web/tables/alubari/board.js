@@ -28,6 +28,11 @@ function drawActionSpace(parent, ctx, area, space, x, y) {
   });
   node.setAttribute("data-seat", String(space.seat));
   if (taken) el("circle", { cx: 56, cy: 12, r: 6, fill: "#fff", class: "pin" }, node);
+  const worker = ctx.view.worker;
+  if (worker && worker.area === area.area && worker.space === space.number) {
+    // The worker being resolved now.
+    el("rect", { x: -3, y: -3, width: 74, height: 50, rx: 6, fill: "none", stroke: "#000", "stroke-width": 3, class: "pin" }, node);
+  }
   const found = findOffer(offers, placed, "place_worker", (b) => b.area === area.area && Number(b.space) === space.number);
   offer(node, found, table, placed);
 }

@@ -31,9 +31,12 @@ function drawSide(parent, ctx, scale, side, x) {
   const plate = scale[`${side}_plate`];
   text(g, 8, 16, `${side === "sell" ? w.sell : w.buy} · ${w.plate}: ${plate ? w.res[plate] : "—"}`, { "font-size": 11, "font-weight": 600 });
   const kind = side === "sell" ? "trade_sell" : "trade_buy";
+  // Beside each count on the scale: what the trader holds (sell side) or the market has (buy side).
+  const trader = ctx.view.players.find((p) => p.seat === ctx.view.decision.seat);
+  const stock = side === "sell" ? trader?.warehouse ?? {} : ctx.view.supply;
   RESOURCES.forEach((r, i) => {
     const units = scale[side][r] ?? 0;
-    const node = chip(g, 8 + i * 94, 26, 88, 40, `${units} ${w.res[r]}`, { fill: RESOURCE_COLOURS[r], "fill-opacity": 0.35 });
+    const node = chip(g, 8 + i * 94, 26, 88, 40, `${units}/${stock[r] ?? 0} ${w.res[r]}`, { fill: RESOURCE_COLOURS[r], "fill-opacity": 0.35 });
     node.setAttribute("data-resource", r);
     offer(node, findOffer(ctx.offers, ctx.placed, kind, (b) => b.resource === r), ctx.table, ctx.placed);
     const plateChip = chip(g, 8 + i * 94, 74, 88, 30, `${w.plate}`, { fill: plate === r ? "#f9e79f" : "#fdfefe" });
