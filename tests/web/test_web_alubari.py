@@ -12,7 +12,7 @@ from __future__ import annotations
 from typing import Any
 
 from tests.support import webgames
-from tests.support.browser import chromium
+from tests.support.browser import chromium, console_errors
 from tests.support.webplay import (
     move_kind,
     offered_element,
@@ -87,3 +87,4 @@ def test_a_seat_plays_alubari_against_a_bot_to_the_result(stack: dict[str, Any])
         wait_for(driver, lambda: result_visible(driver), 30, "the spectator's result")
         assert driver.find_elements("css selector", '#board svg[data-game="alubari"]')
         assert result_rows(driver)["winners"] == shown["winners"]
+        assert not console_errors(driver)

@@ -17,7 +17,7 @@ from typing import Any
 import pytest
 
 from tests.support import webgames
-from tests.support.browser import chromium
+from tests.support.browser import chromium, console_errors
 from tests.support.webplay import (
     move_kind,
     offered_element,
@@ -154,6 +154,7 @@ def test_a_seat_plays_tea_and_rum_while_a_spectator_sees_its_chest_hidden(
         assert {"worker_action", "buy_ship", "trade_sell", "trade_confirm"} <= set(played.on_board), played.kinds
         wait_for(spectator, lambda: result_visible(spectator), 30, "the spectator's result")
         assert vp_line(spectator, 0)["hidden"] == "false"
+        assert not console_errors(spectator)
 
 
 def test_the_two_winner_ending_is_shown_as_two_winners(stack: dict[str, Any], spectator: Any) -> None:
@@ -178,3 +179,4 @@ def test_the_two_winner_ending_is_shown_as_two_winners(stack: dict[str, Any], sp
     assert panel.get_attribute("data-winners") == ",".join(str(s) for s in winners)
     assert "Two winners" in panel.text and all(name in panel.text for name in names)
     screenshot(spectator, "tea_rum-two-winners")
+    assert not console_errors(spectator)
