@@ -86,7 +86,7 @@ function clockText(seconds) {
   return h ? `${h}:${mm}:${ss}` : `${mm}:${ss}`;
 }
 
-/** `#clocks`: each seat's remaining time; the seats to act count down between refreshes. */
+/** `#clocks`: each clocked seat's remaining time; the seats to act count down between refreshes. */
 function showClocks(el, game, readAt) {
   const who = names(game);
   if (!game.clock) {
@@ -98,7 +98,7 @@ function showClocks(el, game, readAt) {
   const elapsed = (Date.now() - readAt) / 1000;
   render(
     html`<ul>
-      ${game.seats.map((s) => {
+      ${game.seats.filter((s) => String(s.seat) in remaining).map((s) => {
         const left = (remaining[String(s.seat)] ?? 0) - (running.has(s.seat) ? elapsed : 0);
         return html`<li data-seat=${s.seat} class=${running.has(s.seat) ? "running" : ""}>
           <span class="who">${who[s.seat]}</span> <span class="time">${clockText(left)}</span>
