@@ -12,9 +12,10 @@ from typing import Any
 
 from google.protobuf.descriptor import Descriptor, FieldDescriptor
 
-from chaiwala.v1 import rest_pb2, rules_pb2
+from chaiwala.v1 import rest_pb2, rules_pb2, tables_pb2
 from gateway.openapi_lifecycle import lifecycle_paths, listing_operation
 from gateway.openapi_paths import GAME_ID, TAGS, paths_for
+from gateway.openapi_tables import table_paths
 from gateway.route_table import RouteInfo
 
 UINT32 = {"type": "integer", "format": "uint32", "minimum": 0, "maximum": 2**32 - 1}
@@ -204,8 +205,8 @@ def _add_limit_responses(paths: dict[str, Any]) -> None:
 
 
 def _overlay_lifecycle(paths: dict[str, Any]) -> None:
-    """The lobby's exact request and answer messages over the operations derived from its routes."""
-    exact = {path: dict(item) for path, item in lifecycle_paths(GAME_ID).items()}
+    """The lobby's (and the table routes') exact messages over the operations derived from their routes."""
+    exact = {path: dict(item) for path, item in {**lifecycle_paths(GAME_ID), **table_paths(GAME_ID)}.items()}
     exact.setdefault("/v1/games", {})["get"] = listing_operation()
     for path, item in exact.items():
         for method, spec in item.items():
@@ -227,7 +228,7 @@ def build_openapi(game_types: list[str], game_files: list[Any], routes: list[Rou
     """The whole OpenAPI 3.1 document for the gateway: schemas from the protos, paths from ``routes``."""
     builder = SchemaBuilder(game_types)
     # Games first: the envelope's payload fields refer to their schemas.
-    for file in [*game_files, rules_pb2.DESCRIPTOR, rest_pb2.DESCRIPTOR]:
+    for file in [*game_files, rules_pb2.DESCRIPTOR, rest_pb2.DESCRIPTOR, tables_pb2.DESCRIPTOR]:
         for descriptor in file.message_types_by_name.values():
             builder.add(descriptor)
     paths = documented_paths(routes)

@@ -6,9 +6,13 @@ from __future__ import annotations
 import time
 from typing import Any
 
+import grpc
 import httpx
+import pytest
 
+from chaiwala.v1 import rules_pb2, rules_pb2_grpc, tables_pb2, tables_pb2_grpc
 from tests.support import webgames
+from tests.support.stack import Services
 
 BOTS = [{"name": "A", "bot": "random"}, {"name": "B", "bot": "random"}]
 
@@ -86,3 +90,29 @@ def test_lang_picks_the_words_of_an_event_stream_that_cannot_send_headers(stack:
     spanish = httpx.get(f"{url}/v1/games/{game['game_id']}/events?lang=es", headers={"Accept-Language": "en"}).json()
     english = httpx.get(f"{url}/v1/games/{game['game_id']}/events", headers={"Accept-Language": "en"}).json()
     assert len(spanish) == len(english) and spanish[0]["text"] != english[0]["text"]
+
+
+def test_past_positions_of_an_active_game_need_an_operator_key(redis_url: str) -> None:
+    """A seat may not read back its opponents' old positions while the game goes on; an operator may."""
+    keyed = Services(redis_url, api_keys=frozenset({"operator-key"}))
+    service = keyed.start("darjeeling")
+    operator = (("authorization", "Bearer operator-key"),)
+    try:
+        with grpc.insecure_channel(service.address) as channel:
+            rules = rules_pb2_grpc.RulesServiceStub(channel)
+            tables = tables_pb2_grpc.TableServiceStub(channel)
+            players = [rules_pb2.PlayerSpec(name="a"), rules_pb2.PlayerSpec(name="b")]
+            created = rules.CreateGame(rules_pb2.CreateGameRequest(players=players), metadata=operator)
+            ask = tables_pb2.GetGameAtVersionRequest(game_id=created.game_id, version=0)
+            seat = (("authorization", f"Bearer {created.seats[0].token}"),)
+            with pytest.raises(grpc.RpcError) as as_seat:
+                tables.GetGameAtVersion(ask, metadata=seat)
+            assert as_seat.value.code() == grpc.StatusCode.PERMISSION_DENIED
+            with pytest.raises(grpc.RpcError) as anonymous:
+                tables.GetGameAtVersion(ask)
+            assert anonymous.value.code() == grpc.StatusCode.UNAUTHENTICATED
+            at_start = tables.GetGameAtVersion(ask, metadata=operator)
+            assert at_start.version == 0 and not at_start.HasField("viewer_seat")  # an operator sees the spectator view
+    finally:
+        keyed.stop(service)
+        keyed.close()

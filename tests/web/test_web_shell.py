@@ -7,6 +7,7 @@ from __future__ import annotations
 
 import functools
 import json
+import re
 import threading
 from collections.abc import Iterator
 from http.server import SimpleHTTPRequestHandler, ThreadingHTTPServer
@@ -82,7 +83,8 @@ def test_a_dropped_stream_resumes_without_losing_or_repeating_a_line(
 
 def test_a_phone_sized_table_scales_and_keeps_its_controls_reachable(stack: dict[str, Any]) -> None:
     url = str(stack["url"])
-    created = webgames.create(url, "darjeeling", [{"name": "Asha"}, RANDOM_BOT], seed=31)
+    clock = {"per_turn_s": 600}
+    created = webgames.create(url, "darjeeling", [{"name": "Asha"}, RANDOM_BOT], seed=31, clock=clock)
     with chromium() as phone:
         phone.set_window_size(390, 844)
         open_table(phone, url, created["game_id"], created["seats"][0]["token"])
@@ -92,6 +94,12 @@ def test_a_phone_sized_table_scales_and_keeps_its_controls_reachable(stack: dict
         board = phone.execute_script("return document.querySelector('#board svg').getBoundingClientRect().width")
         assert 300 <= board <= viewport
         screenshot(phone, "darjeeling-phone")
+        # Each seat's clock, the seat to act's counting down from ten minutes.
+        clocks = phone.execute_script(
+            "return [...document.querySelectorAll('#clocks li')].map((li) => [li.dataset.seat, li.textContent]);"
+        )
+        assert [seat for seat, _ in clocks] == ["0", "1"]
+        assert re.search(r"\b(10:00|9:[0-5]\d)\b", clocks[0][1]) and "Asha" in clocks[0][1]
         for _ in range(3):  # starting position on the board, then whatever comes: all real taps
             _click_first_offer(phone)
         assert console_errors(phone) == []

@@ -32,9 +32,9 @@ export class ApiError extends Error {
 
 /**
  * One API call. `token` is a seat or host token (sent as a bearer), `body` a JSON object,
- * `idempotent` adds an Idempotency-Key so a retried submission is applied once.
+ * `idempotent` adds an Idempotency-Key (or `key` gives one) so a retried submission is applied once.
  */
-export async function call(method, path, { token = null, body = undefined, idempotent = false } = {}) {
+export async function call(method, path, { token = null, body = undefined, idempotent = false, key = null } = {}) {
   const headers = { "Accept-Language": words() };
   if (token) headers.Authorization = `Bearer ${token}`;
   const init = { method, headers };
@@ -42,12 +42,17 @@ export async function call(method, path, { token = null, body = undefined, idemp
     headers["Content-Type"] = "application/json";
     init.body = JSON.stringify(body);
   }
-  if (idempotent) headers["Idempotency-Key"] = crypto.randomUUID();
+  if (idempotent || key) headers["Idempotency-Key"] = key || crypto.randomUUID();
   const response = await fetch(API + path, init);
   const text = await response.text();
   const answer = text ? JSON.parse(text) : {};
   if (!response.ok) throw new ApiError(response.status, answer);
   return answer;
+}
+
+/** Whether `error` is the network failing (no answer at all), not a refusal or a bug. */
+export function isNetworkError(error) {
+  return error instanceof TypeError && /fetch|network/i.test(error.message);
 }
 
 /** The bare game type name of a message's `@type` (`type.googleapis.com/chaiwala.x.v1.State` → `State`). */
@@ -100,12 +105,23 @@ export function followEvents(gameId, token, onEvent, { onEnd = () => {}, onState
       lastVersion = Math.max(lastVersion, event.version);
       onEvent(message.lastEventId, event);
     });
+    let failed = false; // the server reported a failure (event "error") before ending the stream
     source.addEventListener("end", () => {
       source.close();
+      if (failed && !stopped) {
+        // e.g. the rules service restarted: the game goes on, so follow it again.
+        onState("retrying");
+        setTimeout(open, Math.min((retry *= 2), 8000));
+        return;
+      }
       onState("ended");
       onEnd();
     });
-    source.onerror = () => {
+    source.onerror = (event) => {
+      if (event instanceof MessageEvent) {
+        failed = true; // an `event: error` from the server; its `end` follows
+        return;
+      }
       if (source.readyState === EventSource.CLOSED && !stopped) {
         // The browser gave up (e.g. 401 for an expired ticket): reopen with a fresh ticket.
         onState("retrying");

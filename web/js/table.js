@@ -12,7 +12,7 @@
 // (with expected_version and an Idempotency-Key); a table may also call `act(i)` itself, e.g.
 // at the end of a small form.  Only one move is posted per legal-move list.
 import { html, render } from "../vendor/htm-preact-standalone.js";
-import { ApiError, call, followEvents, words } from "./api.js";
+import { ApiError, call, followEvents, isNetworkError, words } from "./api.js";
 import { hostTokenOf, remember, seatsIn } from "./mygames.js";
 import { T } from "./i18n.js";
 
@@ -86,7 +86,7 @@ function clockText(seconds) {
   return h ? `${h}:${mm}:${ss}` : `${mm}:${ss}`;
 }
 
-/** `#clocks`: each seat's remaining time; the seats to act count down between refreshes. */
+/** `#clocks`: each clocked seat's remaining time; the seats to act count down between refreshes. */
 function showClocks(el, game, readAt) {
   const who = names(game);
   if (!game.clock) {
@@ -98,7 +98,7 @@ function showClocks(el, game, readAt) {
   const elapsed = (Date.now() - readAt) / 1000;
   render(
     html`<ul>
-      ${game.seats.map((s) => {
+      ${game.seats.filter((s) => String(s.seat) in remaining).map((s) => {
         const left = (remaining[String(s.seat)] ?? 0) - (running.has(s.seat) ? elapsed : 0);
         return html`<li data-seat=${s.seat} class=${running.has(s.seat) ? "running" : ""}>
           <span class="who">${who[s.seat]}</span> <span class="time">${clockText(left)}</span>
@@ -223,8 +223,15 @@ export function showTable(root, gameId, { spectator = false, seatWanted = null }
     acted = list;
     el("moves").classList.add("busy");
     const body = { move: list.moves[index], expected_version: list.version };
+    const key = crypto.randomUUID();
     try {
-      await call("POST", `/v1/games/${gameId}/moves`, { token, body, idempotent: true });
+      try {
+        await call("POST", `/v1/games/${gameId}/moves`, { token, body, key });
+      } catch (error) {
+        if (!isNetworkError(error)) throw error;
+        // No answer: the same key again gets the first answer, so the move is applied once.
+        await call("POST", `/v1/games/${gameId}/moves`, { token, body, key });
+      }
       notice("");
     } catch (error) {
       // A race lost to a clock or a resignation is normal: the board is simply redrawn.
@@ -295,6 +302,9 @@ export function showTable(root, gameId, { spectator = false, seatWanted = null }
       } while (again && !disposed);
     } catch (error) {
       notice(String(error.message || error));
+      // A refusal of the API is shown; anything else is a bug of the page or its table.
+      if (isNetworkError(error)) setTimeout(refresh, 1000); // read again once the network is back
+      else if (!(error instanceof ApiError)) console.error(error);
     } finally {
       busy = false;
     }

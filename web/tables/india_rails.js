@@ -34,9 +34,9 @@ function project([lon, lat]) {
   return [(lon - p.lon_origin) * p.km_per_deg_lon, TOP - (lat - p.lat_origin) * p.km_per_deg_lat];
 }
 
-let baseMap = null; // the static map, built once and cloned into each drawing
+let baseMap = null; // the static map, built once; each drawing moves it into its new SVG
 function mapLayer() {
-  if (baseMap) return baseMap.cloneNode(true);
+  if (baseMap) return baseMap;
   const rivers = Object.entries(BOARD.river_lines || {}).flatMap(([name, lines]) =>
     lines.map((line) => svg("polyline", { points: line.map((c) => project(c).join(",")).join(" "), fill: "none", stroke: "#6aa5d8", "stroke-width": 8, class: "river", "data-river": name })),
   );
@@ -55,7 +55,7 @@ function mapLayer() {
       (c.goods || []).length ? svg("text", { x: x + 24, y: y + 20, "font-size": 26, fill: "#555", text: c.goods.join(", ") }) : null);
   });
   baseMap = svg("g", { class: "ir-map" }, rivers, posts, cities);
-  return baseMap.cloneNode(true);
+  return baseMap;
 }
 
 function trackLayer(view) {

@@ -1,0 +1,42 @@
+"""OpenAPI paths of the routes for drawing tables (past versions, static boards): exact answers."""
+
+from __future__ import annotations
+
+from typing import Any
+
+PROBLEM = {"content": {"application/problem+json": {"schema": {"$ref": "#/components/schemas/chaiwala.v1.Problem"}}}}
+
+
+def _problems(*statuses: int) -> dict[str, Any]:
+    return {str(s): {"description": "problem", **PROBLEM} for s in statuses}
+
+
+def table_paths(game_id: dict[str, Any]) -> dict[str, Any]:
+    """``GET /v1/games/{game_id}/versions/{version}`` and ``GET /v1/game-types/{game_type}/board``."""
+    version = {"name": "version", "in": "path", "required": True, "schema": {"type": "integer", "minimum": 0}}
+    game_type = {"name": "game_type", "in": "path", "required": True, "schema": {"type": "string"}}
+    at_version = {"$ref": "#/components/schemas/chaiwala.v1.GameAtVersion"}
+    return {
+        "/v1/games/{game_id}/versions/{version}": {
+            "get": {
+                "summary": "The game right after one version (0 = set-up) as the bearer may see it; "
+                "finished or aborted games (operators: any started game)",
+                "parameters": [game_id, version],
+                "responses": {
+                    "200": {"description": "OK", "content": {"application/json": {"schema": at_version}}},
+                    **_problems(400, 401, 403, 404, 422),
+                },
+            }
+        },
+        "/v1/game-types/{game_type}/board": {
+            "get": {
+                "summary": "The game type's static board as JSON (India Rails: the milepost map); ETag, cacheable",
+                "parameters": [game_type],
+                "responses": {
+                    "200": {"description": "OK", "content": {"application/json": {"schema": {"type": "object"}}}},
+                    "304": {"description": "not modified (If-None-Match matched the ETag)"},
+                    **_problems(404),
+                },
+            }
+        },
+    }
