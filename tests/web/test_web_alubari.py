@@ -58,7 +58,7 @@ def test_a_seat_plays_alubari_against_a_bot_to_the_result(stack: dict[str, Any])
     with chromium() as driver:
         driver.set_window_size(1400, 1600)
         open_table(driver, url, game_id, token)
-        wait_for(driver, lambda: offered_element(driver, 0) is not None, 30, "the first move offered")
+        wait_for(driver, lambda: offered_element(driver, 0) is not None, 60, "the first move offered")
         assert driver.find_elements("css selector", '#board svg[data-game="alubari"]'), "the Alubari board is drawn"
         screenshot(driver, "alubari-start")
         middle = {"taken": False}
@@ -68,7 +68,7 @@ def test_a_seat_plays_alubari_against_a_bot_to_the_result(stack: dict[str, Any])
                 middle["taken"] = True
                 screenshot(driver, "alubari-middle")
 
-        played = play_choosing(driver, url, game_id, token, choose, timeout=120, on_click=shoot)
+        played = play_choosing(driver, url, game_id, token, choose, timeout=300, on_click=shoot)
         screenshot(driver, "alubari-end")
         assert result_visible(driver)
         final = webgames.game(url, game_id, token)
@@ -84,7 +84,7 @@ def test_a_seat_plays_alubari_against_a_bot_to_the_result(stack: dict[str, Any])
         assert driver.find_elements("css selector", '#board [data-panel="final-scores"]')
         # A spectator (no token) sees the same board and the same result; Alubari hides nothing.
         open_table(driver, url, game_id, None)
-        wait_for(driver, lambda: result_visible(driver), 30, "the spectator's result")
+        wait_for(driver, lambda: result_visible(driver), 60, "the spectator's result")
         assert driver.find_elements("css selector", '#board svg[data-game="alubari"]')
         assert result_rows(driver)["winners"] == shown["winners"]
         assert not console_errors(driver)

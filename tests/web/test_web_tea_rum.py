@@ -114,7 +114,7 @@ def test_a_seat_plays_tea_and_rum_while_a_spectator_sees_its_chest_hidden(
     with chromium() as driver:
         driver.set_window_size(1400, 1600)
         open_table(driver, url, game_id, token)
-        wait_for(driver, lambda: offered_element(driver, 0) is not None, 30, "the first move offered")
+        wait_for(driver, lambda: offered_element(driver, 0) is not None, 60, "the first move offered")
         screenshot(driver, "tea_rum-start")
 
         def choose(moves: list[dict[str, Any]]) -> int:
@@ -129,16 +129,16 @@ def test_a_seat_plays_tea_and_rum_while_a_spectator_sees_its_chest_hidden(
                 return
             checked.update(clicks=clicks, blue=mine["blue_vp"])
             own = wait_for(
-                driver, lambda: "(chest)" in (vp_line(driver, 0) or {}).get("text", "") and vp_line(driver, 0), 20
+                driver, lambda: "(chest)" in (vp_line(driver, 0) or {}).get("text", "") and vp_line(driver, 0), 60
             )
             seen = wait_for(
-                spectator, lambda: (vp_line(spectator, 0) or {}).get("hidden") == "true" and vp_line(spectator, 0), 20
+                spectator, lambda: (vp_line(spectator, 0) or {}).get("hidden") == "true" and vp_line(spectator, 0), 60
             )
             checked.update(own=own["text"], seen=seen["text"], spectator_text=board_text(spectator))
             screenshot(driver, "tea_rum-middle")
             screenshot(spectator, "tea_rum-middle-spectator")
 
-        played = play_choosing(driver, url, game_id, token, choose, timeout=150, on_click=after_click)
+        played = play_choosing(driver, url, game_id, token, choose, timeout=300, on_click=after_click)
         screenshot(driver, "tea_rum-end")
         assert checked, f"seat 0's chest never closed in {played.clicks} clicks"
         # The seat sees its own chest; the spectator sees that it is closed, and nothing of what is in it.
@@ -152,7 +152,7 @@ def test_a_seat_plays_tea_and_rum_while_a_spectator_sees_its_chest_hidden(
         assert shown["winners"] == ",".join(str(s) for s in final["result"]["winners"])
         # Workers, ships and a whole trade (a unit onto the sell side, then confirm) went by the board itself.
         assert {"worker_action", "buy_ship", "trade_sell", "trade_confirm"} <= set(played.on_board), played.kinds
-        wait_for(spectator, lambda: result_visible(spectator), 30, "the spectator's result")
+        wait_for(spectator, lambda: result_visible(spectator), 60, "the spectator's result")
         assert vp_line(spectator, 0)["hidden"] == "false"
         assert not console_errors(spectator)
 
@@ -163,7 +163,7 @@ def test_the_two_winner_ending_is_shown_as_two_winners(stack: dict[str, Any], sp
     created = webgames.create(url, "tea_rum", bots, seed=SEED_3P_TWO_WINNERS)
     game_id = created["game_id"]
     open_table(spectator, url, game_id, None)
-    wait_for(spectator, lambda: result_visible(spectator), 60, "the result of a game of bots")
+    wait_for(spectator, lambda: result_visible(spectator), 120, "the result of a game of bots")
     final = webgames.game(url, game_id)
     winners = final["result"]["winners"]
     governors, kings = final["state"]["final"]["governors"], final["state"]["final"]["pirate_kings"]
