@@ -114,8 +114,11 @@ function drawHeldContracts(parent, ctx, p, y) {
   const { w, offers, placed, table } = ctx;
   p.contracts.forEach((held, k) => {
     const label = `${contractText(held.contract, w)}${held.used ? ` (${w.used})` : ""}`;
-    const node = chip(parent, 6, y + k * 32, PLAYER_WIDTH - 12, 28, label, { fill: held.used ? "#eee" : "#fdfefe" });
+    // The panel is narrow: a long card is cut, and its whole text is the tooltip.
+    const short = label.length > 46 ? `${label.slice(0, 45)}…` : label;
+    const node = chip(parent, 6, y + k * 32, PLAYER_WIDTH - 12, 28, short, { fill: held.used ? "#eee" : "#fdfefe" });
     node.querySelector("text").setAttribute("font-size", 9);
+    if (short !== label) el("title", {}, node).textContent = label;
     if (p.seat === table.seat) {
       offer(node, findOffer(offers, placed, "play_contract", (b) => Number(b.contract_id) === held.contract.id), table, placed);
     }
