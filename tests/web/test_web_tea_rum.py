@@ -5,7 +5,7 @@ page offers, to the result screen, with no console errors, while a spectator's b
 the same game: once the seat's 8th blue VP closes its chest, the spectator's table shows the
 chest as hidden and none of the seat's VP, while the seat's own table shows them.  A 3-player
 game of bots ends with two winners (a Governor and a Pirate King), and the result screen and the
-table both show the two.  Screenshots go to ``test-artifacts/web/``.
+table both show the two (in English and in Spanish).  Screenshots go to ``test-artifacts/web/``.
 """
 
 from __future__ import annotations
@@ -179,4 +179,11 @@ def test_the_two_winner_ending_is_shown_as_two_winners(stack: dict[str, Any], sp
     assert panel.get_attribute("data-winners") == ",".join(str(s) for s in winners)
     assert "Two winners" in panel.text and all(name in panel.text for name in names)
     screenshot(spectator, "tea_rum-two-winners")
+    # In Spanish the table says the same.
+    spectator.execute_script("localStorage.setItem('chaiwala.words', 'es')")
+    open_table(spectator, url, game_id, None)
+    wait_for(spectator, lambda: result_visible(spectator), 60, "the result in Spanish")
+    panel = spectator.find_element("css selector", '#board [data-panel="final"]')
+    assert "Dos ganadores" in panel.text and "Gobernador" in panel.text and "Rey pirata" in panel.text
+    spectator.execute_script("localStorage.removeItem('chaiwala.words')")
     assert not console_errors(spectator)
