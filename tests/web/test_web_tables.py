@@ -21,6 +21,7 @@ from tests.support.webplay import (
 )
 
 MIDDLE_CLICK = 10
+PLAY_TIMEOUT = 400  # a cap for a loaded machine; a quiet one plays each game in well under a minute
 
 
 def _status(driver: Any) -> str:
@@ -55,7 +56,8 @@ def test_darjeeling_played_by_clicks_to_the_result_with_a_spectator(
     stack: dict[str, Any], browser: Any, second_browser: Any
 ) -> None:
     url = str(stack["url"])
-    created = webgames.create(url, "darjeeling", [{"name": "Asha"}, {"name": "Bot", "bot": "random"}], seed=11)
+    # The heuristic bot races to the goal, which keeps the game short against random clicks.
+    created = webgames.create(url, "darjeeling", [{"name": "Asha"}, {"name": "Bot", "bot": "heuristic"}], seed=11)
     game_id, token = created["game_id"], created["seats"][0]["token"]
     open_table(browser, url, game_id, token)
     open_table(second_browser, url, game_id, None)
@@ -73,7 +75,7 @@ def test_darjeeling_played_by_clicks_to_the_result_with_a_spectator(
             screenshot(browser, "darjeeling-middle")
             screenshot(second_browser, "darjeeling-spectator")
 
-    clicks = play_to_result(browser, 150, seed=1, on_click=each_click)
+    clicks = play_to_result(browser, PLAY_TIMEOUT, seed=1, on_click=each_click)
     screenshot(browser, "darjeeling-end")
     assert clicks > MIDDLE_CLICK and seen["own_tiles"]
     _check_result(url, game_id, browser)
@@ -120,7 +122,7 @@ def test_india_rails_played_by_clicks_to_the_result_with_a_spectator(
             screenshot(browser, "india_rails-middle")
             screenshot(second_browser, "india_rails-spectator")
 
-    clicks = play_to_result(browser, 150, seed=2, on_click=each_click)
+    clicks = play_to_result(browser, PLAY_TIMEOUT, seed=2, on_click=each_click)
     screenshot(browser, "india_rails-end")
     assert clicks > MIDDLE_CLICK and seen["placed"] > 0  # track was built by clicking the map
     _check_result(url, game_id, browser)
