@@ -97,6 +97,17 @@ def vp_line(driver: Any, seat: int) -> dict[str, str]:
     return line
 
 
+def shown_element(driver: Any, selector: str) -> dict[str, str]:
+    """An element's text, class and ``data-winners`` read in one script (the page redraws often)."""
+    script = (
+        "const e = document.querySelector(arguments[0]);"
+        "return e ? {text: e.textContent, class: e.getAttribute('class') || '', winners: e.dataset.winners || ''}"
+        " : {text: '', class: '', winners: ''};"
+    )
+    found: dict[str, str] = driver.execute_script(script, selector)
+    return found
+
+
 def board_text(driver: Any) -> str:
     """Every text of the table (SVG and HTML) as one string."""
     text: str = driver.execute_script("return document.getElementById('board').textContent")
@@ -170,20 +181,24 @@ def test_the_two_winner_ending_is_shown_as_two_winners(stack: dict[str, Any], sp
     assert len(winners) == 2 and set(winners) == set(governors) | set(kings)
     shown = result_rows(spectator)
     assert shown["winners"] == ",".join(str(s) for s in winners)
-    heading = spectator.find_element("css selector", "#result h2")
-    assert "shared-win" in heading.get_attribute("class")
+    heading = shown_element(spectator, "#result h2")
+    assert "shared-win" in heading["class"]
     names = [bots[s]["name"] for s in winners]
-    assert all(name in heading.text for name in names)
+    assert all(name in heading["text"] for name in names)
     # The table says who is Governor and who is Pirate King, and that there are two winners.
-    panel = spectator.find_element("css selector", '#board [data-panel="final"]')
-    assert panel.get_attribute("data-winners") == ",".join(str(s) for s in winners)
-    assert "Two winners" in panel.text and all(name in panel.text for name in names)
+    panel = shown_element(spectator, '#board [data-panel="final"]')
+    assert panel["winners"] == ",".join(str(s) for s in winners)
+    assert "Two winners" in panel["text"] and all(name in panel["text"] for name in names)
     screenshot(spectator, "tea_rum-two-winners")
     # In Spanish the table says the same.
     spectator.execute_script("localStorage.setItem('chaiwala.words', 'es')")
     open_table(spectator, url, game_id, None)
     wait_for(spectator, lambda: result_visible(spectator), 60, "the result in Spanish")
-    panel = spectator.find_element("css selector", '#board [data-panel="final"]')
-    assert "Dos ganadores" in panel.text and "Gobernador" in panel.text and "Rey pirata" in panel.text
+    spanish = wait_for(
+        spectator, lambda: "Dos ganadores" in shown_element(spectator, '#board [data-panel="final"]')["text"], 60
+    )
+    assert spanish
+    text = shown_element(spectator, '#board [data-panel="final"]')["text"]
+    assert "Gobernador" in text and "Rey pirata" in text
     spectator.execute_script("localStorage.removeItem('chaiwala.words')")
     assert not console_errors(spectator)
