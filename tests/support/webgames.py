@@ -24,9 +24,11 @@ def game(base_url: str, game_id: str, token: str | None = None) -> dict[str, Any
     return found
 
 
-def event_lines(base_url: str, game_id: str, token: str | None = None) -> list[tuple[str, str]]:
+def event_lines(
+    base_url: str, game_id: str, token: str | None = None, language: str = "en"
+) -> list[tuple[str, str]]:
     """Every event as ``(version:index, sentence)``, as the seat of ``token`` (or a spectator) sees it."""
-    headers = {"Accept-Language": "en", **({"Authorization": f"Bearer {token}"} if token else {})}
+    headers = {"Accept-Language": language, **({"Authorization": f"Bearer {token}"} if token else {})}
     answer = httpx.get(f"{base_url}/v1/games/{game_id}/events", headers=headers, timeout=30)
     assert answer.status_code == 200, answer.text
     return [(f"{e.get('version', 0)}:{e.get('index', 0)}", e.get("text") or e.get("kind", "")) for e in answer.json()]

@@ -175,12 +175,19 @@ def test_the_page_works_from_another_origin(stack: dict[str, Any], browser: Any,
         script = """
 const [gameId, token] = arguments;
 localStorage.setItem("chaiwala.games", JSON.stringify([{gameId, gameType: "darjeeling", seats: {"0": token}}]));
+localStorage.setItem("chaiwala.words", "es");
 """
         browser.execute_script(script, created["game_id"], created["seats"][0]["token"])
         browser.get(f"{other_origin}/web/index.html?api={gateway.url}#/game/{created['game_id']}")
         for _ in range(2):
             _click_first_offer(browser)
         wait_for(browser, lambda: len(log_lines(browser)) > 0, 20, "events over the ticketed stream")
+        wait_for(browser, lambda: _my_turn(browser), 30, "the bot's reply")
+        # In Spanish, as chosen on the page: the stream's words come with ?lang= (no headers in EventSource).
+        spanish = webgames.event_lines(gateway.url, created["game_id"], created["seats"][0]["token"], "es")
+        wait_for(browser, lambda: len(log_lines(browser)) >= len(spanish), 20, "the whole log")
+        assert log_lines(browser) == spanish
+        assert browser.find_element("id", "turn").text == "Tu turno"
         assert console_errors(browser) == []
     finally:
         gateway.stop()
