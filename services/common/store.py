@@ -153,6 +153,9 @@ class GameMeta:
     visibility: str = "public"
     created_ms: int = 0
     lobby_rev: int = 0
+    # Ratings (services/rating/): whether the game is rated, and its tournament table if any.
+    rated: bool = False
+    tournament: str = ""
 
     def is_host(self, token: str) -> bool:
         """Whether ``token`` is this game's host token."""
@@ -221,6 +224,8 @@ class NewGame:
     attention_ms: int | None
     fairness: Fairness
     genesis: tuple[str, str] | None
+    rated: bool = False
+    tournament: str = ""
 
     @property
     def game_type(self) -> str:
@@ -337,6 +342,8 @@ class GameStore:
                     "seed_source": game.fairness.seed_source,
                     "client_seed": game.fairness.client_seed,
                     "log_head": game.genesis[0] if game.genesis else "",
+                    "rated": "1" if game.rated else "",
+                    "tournament": game.tournament,
                 },
             )
             pipe.set(state_key, game.snapshot)
@@ -393,6 +400,8 @@ class GameStore:
             visibility=data.get("visibility") or "public",
             created_ms=int(data.get("created_ms") or 0),
             lobby_rev=int(data.get("lobby_rev") or 0),
+            rated=data.get("rated") == "1",
+            tournament=data.get("tournament", ""),
         )
 
     async def commit(
