@@ -165,6 +165,8 @@ class Tournament:
         met = meetings(self.finished_rounds())
         if self.format == "round_robin":
             groups = [self.active_ids(g) for g in self.groups()]
+            if pairing.round_robin_done(groups, met):
+                return None
             return pairing.round_robin_round(groups, met, self._byes_had(), self._seat_counts(), self.table_size)
         order = self.active_ids([s.external_id for s in self.standings(with_ratings=False)])
         points = {s.external_id: s.points for s in self.standings(with_ratings=False)}

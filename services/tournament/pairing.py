@@ -25,7 +25,7 @@ import itertools
 from collections.abc import Mapping, Sequence
 from dataclasses import dataclass
 
-SEARCH_BUDGET = 20_000
+SEARCH_BUDGET = 3_000
 _REPEAT_WEIGHT = 1_000_000
 _POINTS_WEIGHT = 1_000
 _MIN_WINDOW = 8
@@ -169,8 +169,11 @@ def round_robin_done(groups: Sequence[Sequence[str]], met: Met) -> bool:
 def round_robin_schedule_length(groups: Sequence[Sequence[str]], size: int, limit: int = 64) -> int:
     """How many rounds the greedy schedule needs for every pair to meet (results never change it)."""
     met: dict[frozenset[str], int] = {}
+    byes: dict[str, int] = {}
     for number in range(1, limit + 1):
-        plan = round_robin_round(groups, met, {}, {}, size)
+        plan = round_robin_round(groups, met, byes, {}, size)
+        for player in plan.byes:
+            byes[player] = byes.get(player, 0) + 1
         for table in plan.tables:
             for a, b in itertools.combinations(table, 2):
                 met[frozenset((a, b))] = met.get(frozenset((a, b)), 0) + 1
