@@ -42,6 +42,7 @@ from services.lobby import seats as lobby_seats
 from services.lobby.creation import lifecycle_from, rating_fields, seat_credentials, waiting_snapshot
 from services.lobby.listing import GameIndex
 from services.lobby.rpcs import LobbyRpcs
+from services.outbox import events as outbox_events
 
 log = get_logger("service")
 
@@ -501,6 +502,7 @@ class RulesServicer(LobbyRpcs, ResignRpcs, rules_pb2_grpc.RulesServiceServicer):
             lifecycle=lifecycle.to_dict(),
             attention_ms=attention,
             previous_head=meta.log_head,
+            outbox=outbox_events.for_commit(meta, status, result_dict(result), commits, lifecycle.to_dict(), now),
         )
         if outcome == "idempotent":
             assert isinstance(value, bytes)
@@ -614,7 +616,8 @@ class RulesServicer(LobbyRpcs, ResignRpcs, rules_pb2_grpc.RulesServiceServicer):
         if not meta.is_host(BEARER.get()):
             self._require_operator("aborting a game")
         try:
-            await self.store.set_status(request.game_id, self.game_type, "aborted")
+            aborted = outbox_events.game_aborted(meta, meta.version, clocks.now_ms())
+            await self.store.set_status(request.game_id, self.game_type, "aborted", [aborted])
         except GameNotActive as error:
             raise errors.illegal("game_not_active", f"the game is {error.status}") from None
         await self.index.record(self.game_type, meta.visibility, "aborted", meta.game_id, meta.created_ms)
