@@ -1,12 +1,13 @@
 """Ratings in Redis: one hash tag per game type, updated once per finished rated game.
 
-Keys of game type ``T`` (one Redis Cluster slot, so one MULTI covers a whole update):
+Keys of game type ``T`` (prefix ``rating:{S}:T`` where ``S`` is the hash tag of one outbox
+shard, so one MULTI covers a whole update and its event, on Redis Cluster too):
 
-* ``rating:{T}:player:<external_id>`` – hash: ``name``, ``mu``, ``sigma``, ``games``.
-* ``rating:{T}:board`` – sorted set of external ids by ordinal (the leaderboard).
-* ``rating:{T}:recent:<external_id>`` – list, newest first, of the player's last
+* ``rating:{S}:T:player:<external_id>`` – hash: ``name``, ``mu``, ``sigma``, ``games``.
+* ``rating:{S}:T:board`` – sorted set of external ids by ordinal (the leaderboard).
+* ``rating:{S}:T:recent:<external_id>`` – list, newest first, of the player's last
   :data:`RECENT_GAMES` rated games (JSON: game id, place, seats, mu before and after).
-* ``rating:{T}:rated:<game_id>`` – the per-game marker: present once the game's ratings are in.
+* ``rating:{S}:T:rated:<game_id>`` – the per-game marker: present once the game's ratings are in.
 
 An update WATCHes the marker and every player's hash, computes the new ratings in Python
 (:mod:`services.rating.model`), and writes the marker, the ratings, the leaderboard, the
@@ -16,9 +17,7 @@ recent games and the ``rating.updated`` outbox event in one MULTI, so a game del
 
 from __future__ import annotations
 
-import base64
-import binascii
-from collections.abc import Callable, Sequence
+from collections.abc import Sequence
 from dataclasses import dataclass
 from typing import Any
 
@@ -26,8 +25,11 @@ import orjson
 from redis import asyncio as aioredis
 from redis import exceptions as redis_errors
 from redis.asyncio.cluster import RedisCluster
+from redis.crc import key_slot
 
-from services.common import errors
+from services import outbox
+from services.common.attention import SHARD_COUNT, SHARD_TAGS
+from services.common.offsets import check_page_size, decode_offset, encode_offset
 from services.rating import model
 from services.rating.identity import rated_id
 
@@ -35,12 +37,12 @@ RECENT_GAMES = 20
 MAX_PAGE_SIZE = 100
 DEFAULT_PAGE_SIZE = 20
 Redis = aioredis.Redis | RedisCluster
-# emit(pipeline, event type, data): queues an outbox event on a MULTI pipeline.
-Emit = Callable[[Any, str, dict[str, Any]], None]
+RATING_UPDATED = "rating.updated"
 
 
 def _tag(game_type: str) -> str:
-    return f"rating:{{{game_type}}}"
+    # The hash tag of one outbox shard, so an update and its rating.updated event share a slot.
+    return f"rating:{{{SHARD_TAGS[key_slot(game_type.encode()) % SHARD_COUNT]}}}:{game_type}"
 
 
 def player_key(game_type: str, external_id: str) -> str:
@@ -151,9 +153,8 @@ def rating_dict(rating: model.Rating) -> dict[str, Any]:
 class Ledger:
     """Reads and updates ratings."""
 
-    def __init__(self, redis: Redis, emit: Emit | None = None) -> None:
+    def __init__(self, redis: Redis) -> None:
         self.redis = redis
-        self.emit = emit
 
     async def record(self, game: FinishedGame) -> list[model.Rating] | None:
         """Apply ``game`` once; ``None`` when it was applied before (or rates nobody)."""
@@ -181,8 +182,9 @@ class Ledger:
         after = model.rate(before, [places[i] for i in ids])
         pipe.multi()
         _queue_update(pipe, game, before, after, places)
-        if self.emit is not None:
-            self.emit(pipe, "rating.updated", updated_event(game, after))
+        # The event commits with the ratings (same MULTI, same slot); its id is the fact's.
+        event_id = f"evt_rating_{game.game_id}"
+        await outbox.emit(pipe, RATING_UPDATED, updated_event(game, after), marker, event_id=event_id)
         await pipe.execute()
         return after
 
@@ -193,9 +195,8 @@ class Ledger:
 
     async def leaderboard(self, game_type: str, page_size: int, page_token: str) -> tuple[list[model.Rating], str]:
         """One page of the leaderboard, best ordinal first, and the next page's token ("" at the end)."""
-        if not 1 <= page_size <= MAX_PAGE_SIZE:
-            raise errors.invalid("bad_page_size", f"page_size is a number from 1 to {MAX_PAGE_SIZE}")
-        offset = decode_page_token(page_token)
+        check_page_size(page_size, MAX_PAGE_SIZE)
+        offset = decode_offset("r1", page_token)
         ids = [_text(i) for i in await self.redis.zrevrange(board_key(game_type), offset, offset + page_size)]
         more = len(ids) > page_size
         ids = ids[:page_size]
@@ -204,27 +205,8 @@ class Ledger:
                 pipe.hgetall(player_key(game_type, external_id))
             raws = await pipe.execute()
         ratings = [_rating_of(i, "", raw) for i, raw in zip(ids, raws, strict=True)]
-        return ratings, encode_page_token(offset + page_size) if more else ""
+        return ratings, encode_offset("r1", offset + page_size) if more else ""
 
     async def recent(self, game_type: str, external_id: str, count: int = 10) -> list[dict[str, Any]]:
         """A player's newest rated games of one type."""
         return [orjson.loads(raw) for raw in await self.redis.lrange(recent_key(game_type, external_id), 0, count - 1)]
-
-
-def encode_page_token(offset: int) -> str:
-    """An opaque cursor for the leaderboard's next page."""
-    return base64.urlsafe_b64encode(f"r1:{offset}".encode()).decode().rstrip("=")
-
-
-def decode_page_token(token: str) -> int:
-    """The offset a page token names (0 for none); a malformed one is ``bad_page_token``."""
-    if not token:
-        return 0
-    try:
-        text = base64.urlsafe_b64decode(token + "=" * (-len(token) % 4)).decode()
-    except (binascii.Error, UnicodeDecodeError, ValueError):
-        raise errors.invalid("bad_page_token", "page_token is not one this server issued") from None
-    prefix, _, digits = text.partition(":")
-    if prefix != "r1" or not digits.isdigit() or len(digits) > 9:
-        raise errors.invalid("bad_page_token", "page_token is not one this server issued")
-    return int(digits)

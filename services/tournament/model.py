@@ -67,12 +67,15 @@ class Tournament:
     entrants: list[Entrant]
     seed: int
     seed_source: str
+    # Key of the entrant tokens (services.tournament.seeds); never leaves the director.
+    secret: str = ""
     rounds_planned: int = 0
     advance: int = 1
     group_size: int = 0
     options: dict[str, Any] = field(default_factory=dict)
     clock: dict[str, int] | None = None
     on_timeout: str = ""
+    timeouts_to_resign: int = 0
     status: str = "running"
     created_ms: int = 0
     finished_ms: int = 0
@@ -209,7 +212,8 @@ class Tournament:
             if table.game_id == game_id and table.ranking is None:
                 table.ranking = list(ranking)
                 table.status = "finished"
-                if all(t.ranking is not None for t in played.tables):
+                # A round still being seated ends when its last game is noted (see director).
+                if played.status == "playing" and all(t.ranking is not None for t in played.tables):
                     played.status = "finished"
                 return True
         return False

@@ -204,6 +204,38 @@ class ConductorProcess:
         self.log.close()
 
 
+class DirectorProcess(ConductorProcess):
+    """A real tournament director: ``python -m services.tournament`` in its own process (killed,
+    stopped and scraped like a conductor)."""
+
+    def __init__(  # the conductor's __init__ starts a conductor: not called
+        self, redis_url: str, services: dict[str, str], log_path: Path, api_keys: str = ""
+    ) -> None:
+        self.log_path = log_path
+        self.log = log_path.open("ab")
+        self.port = free_port()
+        self.metrics_port = free_port()
+        env = {
+            **os.environ,
+            "REDIS_URL": redis_url,
+            "CHAIWALA_GRPC_HOST": "127.0.0.1",
+            "CHAIWALA_GRPC_PORT": str(self.port),
+            "CHAIWALA_METRICS_PORT": str(self.metrics_port),
+            "CHAIWALA_LOG_FORMAT": "console",
+            "CHAIWALA_LOG_LEVEL": "warning",
+            "CHAIWALA_API_KEYS": api_keys,
+            **{f"CHAIWALA_SERVICE_{game.upper()}": address for game, address in services.items()},
+        }
+        self.process = subprocess.Popen(
+            [sys.executable, "-m", "services.tournament"], env=env, cwd=ROOT, stdout=self.log, stderr=self.log
+        )
+
+    @property
+    def address(self) -> str:
+        """host:port of its gRPC server."""
+        return f"127.0.0.1:{self.port}"
+
+
 def free_port() -> int:
     """A TCP port free right now on 127.0.0.1."""
     with socket.socket() as sock:
