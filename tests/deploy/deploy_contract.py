@@ -14,6 +14,8 @@ GAME_TYPES: tuple[str, ...] = ("alubari", "darjeeling", "tea_rum", "india_rails"
 RULES_SERVICE_MODULE = "services.common.server"
 GATEWAY_MODULE = "gateway"
 CONDUCTOR_MODULE = "services.conductor"
+DIRECTOR_MODULE = "services.tournament"
+DIRECTOR_SERVICE_NAMES = ("chaiwala.tournament.v1.TournamentService", "chaiwala.rating.v1.RatingService")
 RULES_SERVICE_NAME = "chaiwala.v1.RulesService"
 
 # Environment variables by consumer.
@@ -38,11 +40,14 @@ ENV_GATEWAY: frozenset[str] = frozenset(
         "CHAIWALA_HTTP_PORT",
         "CHAIWALA_CORS_ORIGINS",
         *(f"CHAIWALA_SERVICE_{game.upper()}" for game in GAME_TYPES),
+        "CHAIWALA_SERVICE_TOURNAMENT",
     }
 )
 # The conductor reads the rules services' settings (it commits like them) but checks no API keys.
 ENV_CONDUCTOR: frozenset[str] = (ENV_RULES - {"CHAIWALA_API_KEYS"}) | {"CHAIWALA_CONDUCTOR_LEASE_MS"}
-ENV_ALL: frozenset[str] = ENV_RULES | ENV_GATEWAY | ENV_CONDUCTOR
+# The tournament director: a rules service's settings plus where the rules services are (it creates games).
+ENV_DIRECTOR: frozenset[str] = ENV_RULES | {f"CHAIWALA_SERVICE_{game.upper()}" for game in GAME_TYPES}
+ENV_ALL: frozenset[str] = ENV_RULES | ENV_GATEWAY | ENV_CONDUCTOR | ENV_DIRECTOR
 DEFAULTS: dict[str, str] = {
     "CHAIWALA_GRPC_PORT": "50051",
     "CHAIWALA_METRICS_PORT": "9090",
@@ -74,6 +79,12 @@ METRICS: dict[str, tuple[str, frozenset[str]]] = {
     "chaiwala_conductor_claims_total": ("counter", frozenset({"game_type"})),
     "chaiwala_conductor_claims_reclaimed_total": ("counter", frozenset()),
     "chaiwala_conductor_commits_dropped_total": ("counter", frozenset({"game_type"})),
+    # The tournament director's own (services/tournament/metrics.py).
+    "chaiwala_tournaments_running": ("gauge", frozenset()),
+    "chaiwala_tournaments_created_total": ("counter", frozenset({"game_type", "format"})),
+    "chaiwala_tournament_rounds_started_total": ("counter", frozenset({"game_type"})),
+    "chaiwala_tournament_games_created_total": ("counter", frozenset({"game_type"})),
+    "chaiwala_ratings_updated_total": ("counter", frozenset({"game_type"})),
 }
 HISTOGRAM_SUFFIXES = ("_bucket", "_sum", "_count")
 

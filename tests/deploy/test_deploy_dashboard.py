@@ -207,9 +207,11 @@ def test_rules_service_registry_matches_the_contract() -> None:
 
     from services.common import metrics as rules_metrics
     from services.conductor import metrics as conductor_metrics
+    from services.tournament import metrics as director_metrics
 
     registered: dict[str, tuple[str, frozenset[str]]] = {}
-    for value in [*vars(rules_metrics).values(), *vars(conductor_metrics).values()]:
+    modules = [rules_metrics, conductor_metrics, director_metrics]
+    for value in [value for module in modules for value in vars(module).values()]:
         if isinstance(value, MetricWrapperBase):
             kind = str(value._type)
             name = value._name + ("_total" if kind == "counter" else "")

@@ -17,8 +17,10 @@ import yaml
 
 from tests.deploy.deploy_contract import (
     CONDUCTOR_MODULE,
+    DIRECTOR_MODULE,
     ENV_ALL,
     ENV_CONDUCTOR,
+    ENV_DIRECTOR,
     ENV_GATEWAY,
     ENV_RULES,
     GAME_TYPES,
@@ -99,6 +101,8 @@ def role(deployment: Resource) -> tuple[str, str | None]:
         return "rules", command[3]
     if command == ["python", "-m", CONDUCTOR_MODULE]:
         return "conductor", None
+    if command == ["python", "-m", DIRECTOR_MODULE]:
+        return "director", None
     assert command == ["python", "-m", GATEWAY_MODULE], command
     return "gateway", None
 
@@ -233,12 +237,15 @@ def test_env_names_follow_the_contract(rendered: tuple[str, list[Resource]]) -> 
         kind, _ = role(deployment)
         (container,) = pod_spec(deployment)["containers"]
         env = container_env(container, resources)
-        allowed = {"rules": ENV_RULES, "conductor": ENV_CONDUCTOR}.get(kind, ENV_GATEWAY)
+        allowed = {"rules": ENV_RULES, "conductor": ENV_CONDUCTOR, "director": ENV_DIRECTOR}.get(kind, ENV_GATEWAY)
         if kind == "conductor":
             env = {key: value for key, value in env.items() if key not in ENV_RULES - ENV_CONDUCTOR}
             assert "CHAIWALA_API_KEYS" not in env, "the conductor checks no API keys"
             assert {"REDIS_URL", "CHAIWALA_METRICS_PORT"} <= set(env)
         assert set(env) <= allowed, f"{target}/{name}: {sorted(set(env) - allowed)}"
+        if kind == "director":
+            assert env.get("CHAIWALA_API_KEYS") == "<secret>", f"{target}/{name}"
+            assert {"REDIS_URL", "CHAIWALA_GRPC_PORT", "CHAIWALA_METRICS_PORT"} <= set(env)
         if kind == "rules":
             # The rules services check operator keys; the gateway only passes the bearer on.
             assert env.get("CHAIWALA_API_KEYS") == "<secret>", f"{target}/{name}"

@@ -82,6 +82,8 @@ def test_supervisor_starts_everything_and_ctrl_c_stops_it(tmp_path: Path) -> Non
         "CHAIWALA_RUN_GRPC_PORTS": ",".join(map(str, grpc_ports)),
         "CHAIWALA_RUN_METRICS_PORTS": ",".join(map(str, metrics_ports)),
         "CHAIWALA_RUN_CONDUCTOR_METRICS_PORT": str(conductor_metrics),
+        "CHAIWALA_RUN_TOURNAMENT_PORT": str(free_port()),
+        "CHAIWALA_RUN_TOURNAMENT_METRICS_PORT": str(free_port()),
         "CHAIWALA_REDIS_PORT": str(free_port()),
         "CHAIWALA_VAR_DIR": str(tmp_path),
         "CHAIWALA_LOG_LEVEL": "warning",
@@ -104,6 +106,8 @@ def test_supervisor_starts_everything_and_ctrl_c_stops_it(tmp_path: Path) -> Non
         )
         assert created.status_code == 201
         _wait_finished(url, created.json()["game_id"])
+        # The tournament director is up and the gateway reaches it.
+        assert httpx.get(f"{url}/v1/tournaments", timeout=60).status_code == 200
         scraped = httpx.get(f"http://127.0.0.1:{metrics_ports[GAME_ORDER.index('darjeeling')]}/metrics", timeout=5).text
         assert 'chaiwala_games_created_total{game_type="darjeeling"} 1.0' in scraped
         conducted = httpx.get(f"http://127.0.0.1:{conductor_metrics}/metrics", timeout=5).text
