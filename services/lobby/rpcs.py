@@ -93,7 +93,7 @@ class LobbyRpcs:
             raise errors.illegal(
                 "too_few_players", f"{self.engine.name} needs {self.engine.min_players} players, {len(filled)} joined"
             )
-        players = [{"name": meta.players[s]["name"], "bot": meta.players[s].get("bot", "")} for s in filled]
+        players = [lobby_seats.started_player(meta.players[s]) for s in filled]
         lifecycle = Lifecycle.from_dict(meta.lifecycle)
         lifecycle.timeouts = [0] * len(players)
         clocks.renumber(lifecycle.clock, len(players))

@@ -82,6 +82,14 @@ def players_from(specs: Sequence[rules_pb2.PlayerSpec], bots: Sequence[str], vis
     return players
 
 
+def started_player(player: Player) -> Player:
+    """A filled seat as a started game keeps it: name, bot and external id (no lobby fields)."""
+    kept: Player = {"name": player["name"], "bot": player.get("bot", "")}
+    if player.get("external_id"):
+        kept["external_id"] = player["external_id"]
+    return kept
+
+
 def is_open(player: Player) -> bool:
     """Whether the seat is still to be filled."""
     return bool(player.get("open"))

@@ -15,8 +15,9 @@ import orjson
 from redis import Redis
 
 from services.outbox import outbox_keys
+from tests.support.client import assert_problem, auth
 
-WAIT_SECONDS = 240.0
+WAIT_SECONDS = 60.0
 
 
 def _create(client: httpx.Client, body: dict[str, Any]) -> dict[str, Any]:
@@ -144,3 +145,113 @@ def director_stack_redis(director_stack: dict[str, Any]) -> str:
     service = next(iter(director_stack["services"].values()))
     kwargs = service.store.redis.connection_pool.connection_kwargs
     return f"redis://{kwargs['host']}:{kwargs['port']}/{kwargs.get('db', 0)}"
+
+
+def test_round_robin_in_pairs_meets_everyone_once(client: httpx.Client) -> None:
+    body = {"game_type": "darjeeling", "format": "round_robin", "table_size": 2,
+            "entrants": _bots("rr", 4), "seed": 7}  # fmt: skip
+    created = _create(client, body)
+    tournament = _wait_finished(client, created["tournament_id"])
+    assert tournament["rounds_planned"] == 3 and tournament["round"] == 3
+    rounds = _rounds(client, created["tournament_id"])
+    met = _pairs(rounds)
+    assert len(met) == 6 and set(met.values()) == {1}  # every pair of the group, once
+    _check_tables_against_games(client, rounds)
+    standings = client.get(f"/v1/tournaments/{created['tournament_id']}/standings").json()["standings"]
+    assert sum(line["points"] for line in standings) == 6.0
+
+
+def test_knockout_with_a_withdrawal_and_entrant_tokens(client: httpx.Client) -> None:
+    """A human entrant sees its table through its token (game, stream ticket), withdraws, and its seat resigns."""
+    entrants = [{"external_id": "ko-human", "name": "Asha"}, *_bots("ko", 3)]
+    body = {"game_type": "darjeeling", "format": "knockout", "table_size": 2, "entrants": entrants, "seed": 11}
+    created = _create(client, body)
+    tournament_id = created["tournament_id"]
+    token = created["entrants"][0]["token"]
+    table: dict[str, Any] = {}
+    deadline = time.monotonic() + WAIT_SECONDS
+    while not table.get("game_id"):
+        assert time.monotonic() < deadline
+        table = client.get(f"/v1/tournaments/{tournament_id}/table", headers=auth(token)).json()
+    assert table["round"] == 1 and table["external_id"] == "ko-human"
+    game = client.get(f"/v1/games/{table['game_id']}", headers=auth(token)).json()
+    assert game["viewer_seat"] == table["seat"] and game["seats"][table["seat"]]["external_id"] == "ko-human"
+    ticket = client.post(f"/v1/games/{table['game_id']}/stream-tickets", headers=auth(token))
+    assert ticket.status_code == 201, ticket.text
+    assert_problem(client.get(f"/v1/tournaments/{tournament_id}/table", headers=auth("nope")), 401, "unauthenticated")
+    withdrawn = client.post(f"/v1/tournaments/{tournament_id}/withdraw", headers=auth(token))
+    assert withdrawn.status_code == 200, withdrawn.text
+    assert [e["withdrawn"] for e in withdrawn.json()["entrants"]] == [True, False, False, False]
+    again = client.post(f"/v1/tournaments/{tournament_id}/withdraw", headers=auth(token))
+    assert_problem(again, 422, "already_withdrawn")
+    _wait_finished(client, tournament_id)
+    rounds = _rounds(client, tournament_id)
+    assert [len(r["tables"]) for r in rounds] == [2, 1]  # two semi-finals, one final
+    resigned = client.get(f"/v1/games/{table['game_id']}").json()
+    assert resigned["seats"][table["seat"]]["resigned"] is True
+    assert resigned["result"]["ranking"][table["seat"]] == 2  # a resigned seat ranks last
+    final = {s["external_id"] for s in rounds[1]["tables"][0]["seats"]}
+    assert "ko-human" not in final
+    standings = client.get(f"/v1/tournaments/{tournament_id}/standings").json()["standings"]
+    champion = standings[0]["external_id"]
+    final_places = {s["external_id"]: s["place"] for s in rounds[1]["tables"][0]["seats"]}
+    assert final_places[champion] == 1 and standings[0]["last_round"] == 2
+
+
+def test_a_casual_rated_game_rates_external_ids_and_bots_once(client: httpx.Client) -> None:
+    players = [{"open": True}, {"name": "Bot", "bot": "heuristic"}]
+    created = client.post("/v1/games", json={"game_type": "darjeeling", "players": players, "rated": True})
+    assert created.status_code == 201, created.text
+    game_id = created.json()["game_id"]
+    refused = client.post(f"/v1/games/{game_id}/join", json={"name": "Ravi"})
+    assert_problem(refused, 400, "external_id_required")
+    joined = client.post(f"/v1/games/{game_id}/join", json={"name": "Ravi", "external_id": "casual-ravi"})
+    assert joined.status_code == 200, joined.text
+    token = joined.json()["token"]
+    resign = client.post(f"/v1/games/{game_id}/resign", headers=auth(token))  # the bot wins at once
+    assert resign.status_code == 200, resign.text
+    deadline = time.monotonic() + WAIT_SECONDS
+    while client.get("/v1/players/casual-ravi").status_code != 200:
+        assert time.monotonic() < deadline, "the rated game was never rated"
+        time.sleep(0.1)
+    player = client.get("/v1/players/casual-ravi").json()
+    (rating,) = player["ratings"]
+    assert rating["games"] == 1 and rating["mu"] < 25.0  # resigned: ranked last, so it lost rating
+    (recent,) = player["recent_games"]
+    assert recent["game_id"] == game_id and recent["place"] == 2
+    assert [s["external_id"] for s in recent["seats"]] == ["casual-ravi", "bot:heuristic"]
+    board = client.get("/v1/ratings/darjeeling", params={"page_size": 100}).json()["ratings"]
+    assert "bot:heuristic" in {line["external_id"] for line in board}
+    unrated = client.post("/v1/games", json={"game_type": "darjeeling", "rated": True,
+                                             "players": [{"name": "A"}, {"name": "B", "bot": "random"}]})  # fmt: skip
+    assert_problem(unrated, 400, "external_id_required")
+    claimed = [{"name": "A", "external_id": "bot:me"}, {"name": "B"}]
+    reserved = client.post("/v1/games", json={"game_type": "darjeeling", "players": claimed})
+    assert_problem(reserved, 400, "bad_external_id")
+
+
+def test_refusals_are_problems(client: httpx.Client) -> None:
+    base = {"game_type": "darjeeling", "format": "swiss", "table_size": 3, "entrants": _bots("x", 3)}
+    cases = [
+        ({**base, "format": "ladder"}, "bad_format"),
+        ({**base, "table_size": 9}, "bad_table_size"),
+        ({**base, "game_type": "chess"}, "unknown_game_type"),
+        ({**base, "entrants": _bots("x", 2)}, "bad_entrants"),
+        ({**base, "entrants": [*_bots("x", 2), _bots("x", 1)[0]]}, "duplicate_entrant"),
+        ({**base, "entrants": [{"external_id": "a b", "name": "A"}, *_bots("x", 2)]}, "bad_external_id"),
+        ({**base, "entrants": [{"external_id": "a", "name": "A", "bot": "genius"}, *_bots("x", 2)]}, "unknown_bot"),
+        ({**base, "rounds": 0}, "bad_rounds"),
+        ({**base, "format": "knockout", "advance": 3}, "bad_advance"),
+        ({**base, "clock": {"per_turn_s": 1, "bank_s": 5}}, "bad_clock"),
+        ({**base, "options": {"region": 7}}, "bad_options"),
+        ({**base, "surprise": 1}, "invalid_request"),
+    ]
+    for body, code in cases:
+        assert_problem(client.post("/v1/tournaments", json=body), 400, code)
+    assert_problem(client.get("/v1/tournaments/tournament-00"), 404, "tournament_not_found")
+    assert_problem(client.get("/v1/tournaments/tournament-00/standings"), 404, "tournament_not_found")
+    assert_problem(client.get("/v1/ratings/chess"), 400, "unknown_game_type")
+    assert_problem(client.get("/v1/ratings/darjeeling", params={"page_token": "garbage"}), 400, "bad_page_token")
+    assert_problem(client.get("/v1/players/nobody-at-all"), 404, "player_not_found")
+    assert_problem(client.get("/v1/players/bad%20id"), 400, "bad_external_id")
+    assert_problem(client.get("/v1/tournaments", params={"status": "paused"}), 400, "bad_status")
