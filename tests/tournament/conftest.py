@@ -19,7 +19,7 @@ def director_stack(stack: dict[str, Any], tmp_path_factory: pytest.TempPathFacto
     gateway = Gateway(services, redis_url=_redis_url(stack), create_limit="500/second;1000000/hour",
                       service_tournament=director.address)  # fmt: skip
     try:
-        yield {"url": gateway.url, "director": director, "services": stack["services"]}
+        yield {"url": gateway.url, "director": director, "services": stack["services"], "redis_url": _redis_url(stack)}
     finally:
         gateway.stop()
         director.stop()

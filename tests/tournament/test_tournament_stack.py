@@ -133,18 +133,12 @@ def test_swiss_of_nine_bots_at_tables_of_three_runs_to_the_end_reproducibly(
     assert ordinals == sorted(ordinals, reverse=True)
     assert set(board["ratings"][0]) == {"external_id", "name", "ordinal", "mu", "sigma", "games"}
     # the outbox: one round_started per round, one tournament.finished, one rating.updated per game
-    events = _outbox(director_stack_redis(director_stack))
+    events = _outbox(director_stack["redis_url"])
     mine = [e for e in events if e["data"].get("tournament_id") == first["tournament_id"]]
     assert sorted(e["type"] for e in mine) == ["tournament.finished"] + ["tournament.round_started"] * 3
     games = {t["game_id"] for r in rounds for t in r["tables"]}
     rated = [e for e in events if e["type"] == "rating.updated" and e["data"]["game_id"] in games]
     assert len(rated) == 9 and len({e["data"]["game_id"] for e in rated}) == 9
-
-
-def director_stack_redis(director_stack: dict[str, Any]) -> str:
-    service = next(iter(director_stack["services"].values()))
-    kwargs = service.store.redis.connection_pool.connection_kwargs
-    return f"redis://{kwargs['host']}:{kwargs['port']}/{kwargs.get('db', 0)}"
 
 
 def test_round_robin_in_pairs_meets_everyone_once(client: httpx.Client) -> None:
