@@ -249,3 +249,19 @@ def test_refusals_are_problems(client: httpx.Client) -> None:
     assert_problem(client.get("/v1/players/nobody-at-all"), 404, "player_not_found")
     assert_problem(client.get("/v1/players/bad%20id"), 400, "bad_external_id")
     assert_problem(client.get("/v1/tournaments", params={"status": "paused"}), 400, "bad_status")
+
+
+def test_an_absent_entrant_is_resigned_by_the_game_clock(client: httpx.Client) -> None:
+    """Time controls go through the game clocks: a human who never moves times out, resigns and loses."""
+    entrants = [{"external_id": "clock-human", "name": "Absent"}, *_bots("clock", 1)]
+    body = {"game_type": "darjeeling", "format": "swiss", "rounds": 1, "table_size": 2, "entrants": entrants,
+            "seed": 3, "clock": {"per_turn_s": 1}, "on_timeout": "resign", "timeouts_to_resign": 1}  # fmt: skip
+    created = _create(client, body)
+    _wait_finished(client, created["tournament_id"])
+    (played,) = _rounds(client, created["tournament_id"])
+    (table,) = played["tables"]
+    game = client.get(f"/v1/games/{table['game_id']}").json()
+    human = next(s for s in game["seats"] if s["external_id"] == "clock-human")
+    assert human["resigned"] is True and game["result"]["ranking"][human["seat"]] == 2
+    standings = client.get(f"/v1/tournaments/{created['tournament_id']}/standings").json()["standings"]
+    assert [line["external_id"] for line in standings] == ["clock0", "clock-human"]
