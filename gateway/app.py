@@ -25,6 +25,8 @@ from gateway.problems import Problem, problem_response
 from gateway.route_table import flat_routes
 from gateway.routes import router
 from gateway.settings import GatewaySettings
+from gateway.webhook_routes import close_channel as close_webhook_channel
+from gateway.webhook_routes import router as webhook_router
 
 
 async def _on_problem(request: Request, problem: Exception) -> Response:
@@ -53,6 +55,7 @@ def create_app(settings: GatewaySettings | None = None) -> FastAPI:
         app.state.backends = Backends(settings)
         yield
         await app.state.backends.close()
+        await close_webhook_channel(app)
 
     app = FastAPI(title="Chaiwala", lifespan=lifespan, openapi_url=None, docs_url=None, redoc_url=None)
     app.state.settings = settings
@@ -74,6 +77,7 @@ def create_app(settings: GatewaySettings | None = None) -> FastAPI:
     app.add_middleware(limited, limiter=app.state.limiter)
     install_docs(app, "Chaiwala")
     app.include_router(lobby_router)
+    app.include_router(webhook_router)
     wrapped: Callable[..., Any] = EdgeMiddleware  # keeps mypy quiet about the middleware factory type
     app.add_middleware(wrapped, metrics=app.state.metrics)  # outside the limits, so it counts refusals too
     install_cors(app, parse_origins(settings.cors_origins))  # outermost: even a last-resort 500 is readable
