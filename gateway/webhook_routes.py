@@ -1,8 +1,9 @@
 """REST routes of webhooks: ``/v1/webhooks`` and its delivery log, forwarded to the WebhookService.
 
 The webhook dispatcher (``python -m services.webhook``, address ``CHAIWALA_SERVICE_WEBHOOK``)
-decides everything, so REST and gRPC refuse the same requests with the same codes.  Calls do
-not wait for a dispatcher that is down: they answer 503 at once.
+decides everything, so REST and gRPC refuse the same requests with the same codes.  A call waits
+for a dispatcher that is (re)starting for at most :data:`WAIT_SECONDS`, then answers 504: an
+operator call, never a hang.
 """
 
 from __future__ import annotations
@@ -20,6 +21,9 @@ from gateway.routes import JSON, _metadata, _parse, _read_json, _rpc, _settings
 from services.common import protojson
 
 router = APIRouter()
+WAIT_SECONDS = 10.0
+# Reconnect soon after a dispatcher restart (gRPC's default back-off grows to two minutes).
+CHANNEL = [*CHANNEL_OPTIONS, ("grpc.initial_reconnect_backoff_ms", 200), ("grpc.max_reconnect_backoff_ms", 2000)]
 
 
 def _stub(request: Request) -> webhooks_pb2_grpc.WebhookServiceStub:
@@ -27,7 +31,7 @@ def _stub(request: Request) -> webhooks_pb2_grpc.WebhookServiceStub:
     state = request.app.state
     stub: webhooks_pb2_grpc.WebhookServiceStub | None = getattr(state, "webhook_stub", None)
     if stub is None:
-        channel = grpc.aio.insecure_channel(_target(_settings(request).service_webhook), options=CHANNEL_OPTIONS)
+        channel = grpc.aio.insecure_channel(_target(_settings(request).service_webhook), options=CHANNEL)
         stub = webhooks_pb2_grpc.WebhookServiceStub(channel)
         state.webhook_channel, state.webhook_stub = channel, stub
     return stub
@@ -41,7 +45,8 @@ async def close_channel(app: Any) -> None:
 
 
 def _options(request: Request) -> dict[str, Any]:
-    return {"metadata": _metadata(request), "timeout": _settings(request).rpc_timeout_seconds, "wait_for_ready": False}
+    timeout = min(_settings(request).rpc_timeout_seconds, WAIT_SECONDS)
+    return {"metadata": _metadata(request), "timeout": timeout, "wait_for_ready": True}
 
 
 async def _call(request: Request, method: str, message: Any, status_code: int = 200) -> Response:

@@ -203,6 +203,10 @@ def free_port() -> int:
         return port
 
 
+# The operator key of the test webhook dispatchers' WebhookService (the rules services stay open).
+WEBHOOK_OPERATOR_KEY = "test-webhook-operator-key-0123456789"
+
+
 class WebhookProcess:
     """A real webhook dispatcher: ``python -m services.webhook`` in its own process, over one Redis.
 
@@ -229,7 +233,7 @@ class WebhookProcess:
             "CHAIWALA_WEBHOOK_RETRY_WINDOW_S": "8",
             "CHAIWALA_WEBHOOK_LEASE_MS": "2000",
             "CHAIWALA_WEBHOOK_TIMEOUT_S": "10",
-            "CHAIWALA_WEBHOOK_POLL_S": "0.05",
+            "CHAIWALA_WEBHOOK_POLL_S": "0.1",
             **{f"CHAIWALA_WEBHOOK_{name.upper()}": value for name, value in settings.items()},
         }
         self.start()

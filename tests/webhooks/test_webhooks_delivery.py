@@ -8,7 +8,6 @@ from __future__ import annotations
 import asyncio
 import time
 from collections.abc import Callable, Iterator
-from pathlib import Path
 from typing import Any
 
 import grpc
@@ -23,11 +22,11 @@ from services.webhook.store import Delivery
 from services.webhook.targets import TargetPolicy, TargetRefused, check_target
 from tests.support import secrets
 from tests.support.client import assert_problem, auth, wait_over
-from tests.support.stack import Gateway, Services, WebhookProcess
+from tests.support.stack import WEBHOOK_OPERATOR_KEY, WebhookProcess
 from tests.support.webhook_receiver import Receiver
 
 GAME = "darjeeling"
-OPERATOR_KEY = "test-webhook-operator-key-0123456789"
+OPERATOR_KEY = WEBHOOK_OPERATOR_KEY
 WAIT_SECONDS = 90.0
 SECRET = "whsec_MDEyMzQ1Njc4OWFiY2RlZjAxMjM0NTY3ODlhYmNkZWY="
 
@@ -35,18 +34,10 @@ SECRET = "whsec_MDEyMzQ1Njc4OWFiY2RlZjAxMjM0NTY3ODlhYmNkZWY="
 class WebhookStack:
     """A dispatcher, a gateway routing to it and to the session's rules services, a receiver."""
 
-    def __init__(self, stack: dict[str, Any], services: Services, log_dir: Path) -> None:
-        secrets.remember(OPERATOR_KEY)
-        self.dispatcher = WebhookProcess(services.redis_url, log_dir / "webhook.log", api_key=OPERATOR_KEY)
-        addresses = {game: svc.address for game, svc in stack["services"].items()}
-        self.gateway = Gateway(
-            addresses,
-            redis_url=services.redis_url,
-            create_limit="500/second;1000000/hour",
-            service_webhook=self.dispatcher.address,
-        )
+    def __init__(self, stack: dict[str, Any]) -> None:
+        self.dispatcher: WebhookProcess = stack["webhook"]
         self.receiver = Receiver()
-        self.http = httpx.Client(base_url=self.gateway.url, timeout=120)
+        self.http = httpx.Client(base_url=str(stack["url"]), timeout=120)
 
     def subscribe(self, path: str, events: list[str], secret: str = "") -> dict[str, Any]:
         """POST /v1/webhooks for a receiver path; the receiver learns the secret."""
@@ -70,17 +61,13 @@ class WebhookStack:
     def close(self) -> None:
         self.http.close()
         self.receiver.stop()
-        self.gateway.stop()
-        self.dispatcher.stop()
 
 
 @pytest.fixture(scope="module")
-def hooks(
-    stack: dict[str, Any], services: Services, tmp_path_factory: pytest.TempPathFactory
-) -> Iterator[WebhookStack]:
+def hooks(stack: dict[str, Any]) -> Iterator[WebhookStack]:
     if GAME not in stack["services"]:
         pytest.skip("darjeeling has no generated protos in this checkout")
-    running = WebhookStack(stack, services, tmp_path_factory.mktemp("webhooks"))
+    running = WebhookStack(stack)
     try:
         yield running
     finally:
