@@ -37,6 +37,8 @@ class Receiver:
         self.secrets: dict[str, str] = {}
         self.received: list[Received] = []
         self.in_flight = 0
+        # webhook-ids of the requests being held or answered right now.
+        self.in_flight_ids: list[str] = []
         self.lock = threading.Lock()
         self._fail = 0
         self._hold_s = 0.0
@@ -100,6 +102,7 @@ class Receiver:
         headers = {k.lower(): v for k, v in request.headers.items()}
         with self.lock:
             self.in_flight += 1
+            self.in_flight_ids.append(headers.get("webhook-id", ""))
         try:
             if self._hold_s:
                 time.sleep(self._hold_s)
@@ -113,6 +116,7 @@ class Receiver:
         finally:
             with self.lock:
                 self.in_flight -= 1
+                self.in_flight_ids.remove(headers.get("webhook-id", ""))
 
     def _verify(self, path: str, body: bytes, headers: dict[str, str]) -> bool:
         secret = self.secrets.get(path)
