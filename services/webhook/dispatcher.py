@@ -100,8 +100,7 @@ class Dispatcher:
         for subscription in subscriptions:
             wanted = [new_delivery(subscription, e, now) for e in events if matches(subscription, e)]
             if wanted:
-                added = await self.store.enqueue(subscription.webhook_id, wanted, now)
-                for item in wanted[:added]:
+                for item in await self.store.enqueue(subscription.webhook_id, wanted, now):
                     metrics.FANNED_OUT.labels(item.event["type"]).inc()
         await ack(self.redis, GROUP, events)
         return len(events)

@@ -83,14 +83,14 @@ class Delivery:
 
 
 # KEYS: deliveries, due, log of the subscription.  ARGV: now ms, log limit, then per delivery: id, record.
-# A delivery that exists already is left alone (the same event fanned out twice).
+# A delivery that exists already is left alone (the same event fanned out twice).  Returns the new ids.
 _ENQUEUE = """
-local added = 0
+local added = {}
 for i = 3, #ARGV, 2 do
   if redis.call('HSETNX', KEYS[1], ARGV[i], ARGV[i + 1]) == 1 then
     redis.call('ZADD', KEYS[2], ARGV[1], ARGV[i])
     redis.call('ZADD', KEYS[3], ARGV[1], ARGV[i])
-    added = added + 1
+    table.insert(added, ARGV[i])
   end
 end
 local excess = redis.call('ZCARD', KEYS[3]) - tonumber(ARGV[2])
@@ -178,13 +178,16 @@ class WebhookStore:
         done = await self._delete(keys=[SUBS, DELIVERIES, DUE, log_key(webhook_id)], args=[webhook_id])
         return bool(done)
 
-    async def enqueue(self, webhook_id: str, deliveries: list[Delivery], now_ms: int) -> int:
-        """Add new deliveries for one subscription, due now; return how many were new."""
+    async def enqueue(self, webhook_id: str, deliveries: list[Delivery], now_ms: int) -> list[Delivery]:
+        """Add new deliveries for one subscription, due now; return those that were new."""
         args: list[Any] = [now_ms, LOG_LIMIT]
         for item in deliveries:
             args += [item.delivery_id, item.to_json()]
-        added = await self._enqueue(keys=[DELIVERIES, DUE, log_key(webhook_id)], args=args)
-        return int(added)
+        added = {
+            item.decode() if isinstance(item, bytes) else str(item)
+            for item in await self._enqueue(keys=[DELIVERIES, DUE, log_key(webhook_id)], args=args)
+        }
+        return [item for item in deliveries if item.delivery_id in added]
 
     async def claim(self, now_ms: int, lease_ms: int, limit: int) -> list[Delivery]:
         """Claim up to ``limit`` due deliveries until ``now_ms + lease_ms``."""

@@ -6,6 +6,7 @@ verifies every signature with ``standardwebhooks``.
 from __future__ import annotations
 
 import asyncio
+import random
 import time
 from collections.abc import Callable, Iterator
 from typing import Any
@@ -13,16 +14,19 @@ from typing import Any
 import grpc
 import httpx
 import pytest
+from redis import asyncio as aioredis
 from standardwebhooks.webhooks import Webhook, WebhookVerificationError
 
 from chaiwala.v1 import webhooks_pb2, webhooks_pb2_grpc
 from services.common.errors import error_detail_from_metadata
-from services.webhook.delivery import attempt
-from services.webhook.store import Delivery
+from services.outbox import new_event
+from services.webhook.delivery import RetryPolicy, attempt
+from services.webhook.dispatcher import new_delivery
+from services.webhook.store import Delivery, Subscription, WebhookStore
 from services.webhook.targets import TargetPolicy, TargetRefused, check_target
 from tests.support import secrets
 from tests.support.client import assert_problem, auth, wait_over
-from tests.support.stack import WEBHOOK_OPERATOR_KEY, WebhookProcess
+from tests.support.stack import WEBHOOK_OPERATOR_KEY, Services, WebhookProcess
 from tests.support.webhook_receiver import Receiver
 
 GAME = "darjeeling"
@@ -273,3 +277,44 @@ def test_the_guard_runs_again_before_every_attempt(hooks: WebhookStack) -> None:
     outcome = asyncio.run(once())
     assert outcome.outcome == "refused" and outcome.status_code == 0
     assert len(hooks.receiver.seen(path)) == before
+
+
+def test_fanning_one_event_out_twice_makes_one_delivery(services: Services) -> None:
+    """A dispatcher killed between fan-out and acknowledging the outbox fans the event out again: the
+    delivery id (from event and subscription) makes that a no-op."""
+
+    async def twice() -> tuple[int, int, int]:
+        redis = aioredis.Redis.from_url(services.redis_url)
+        try:
+            store = WebhookStore(redis)
+            subscription = Subscription("wh_twice", "http://127.0.0.1:9/x", ["game.started"], SECRET, 0)
+            event = new_event("game.started", {"game_id": "g"}, event_id="evt_twice")
+            first = await store.enqueue(subscription.webhook_id, [new_delivery(subscription, event, 1)], 1)
+            again = await store.enqueue(subscription.webhook_id, [new_delivery(subscription, event, 2)], 2)
+            kept = len(await store.log_page(subscription.webhook_id, 0, 10))
+            await redis.delete("chaiwala:webhooks:{webhooks}:log:wh_twice")
+            await redis.hdel("chaiwala:webhooks:{webhooks}:deliveries", first[0].delivery_id)
+            await redis.zrem("chaiwala:webhooks:{webhooks}:due", first[0].delivery_id)
+            return len(first), len(again), kept
+        finally:
+            await redis.aclose()
+
+    assert asyncio.run(twice()) == (1, 0, 1)
+
+
+def test_backoff_doubles_with_jitter_until_the_window_is_spent() -> None:
+    policy = RetryPolicy(base_s=5, cap_s=3600, window_s=24 * 3600)
+    rng = random.Random(1)
+    delivery = Delivery("msg_x", "wh_x", {}, created_ms=0, window_ms=0)
+    now, delays = 0, []
+    while True:
+        delivery.attempts += 1
+        due = policy.next_due(delivery, now, rng)
+        if due is None:
+            break
+        delays.append((due - now) / 1000)
+        now = due
+    nominal = [min(3600, 5 * 2 ** (n - 1)) for n in range(1, len(delays) + 1)]
+    assert all(0.5 * d <= got <= d for got, d in zip(delays, nominal, strict=True))
+    assert delays[0] < delays[3] < delays[6] and max(delays) <= 3600  # it grows, up to the cap
+    assert now <= 24 * 3600 * 1000 and 20 <= len(delays) <= 60  # about a day of retries, then dead
