@@ -20,6 +20,8 @@ from dataclasses import dataclass
 from urllib.parse import urlsplit
 
 MAX_URL_LENGTH = 2048
+# A resolver that does not answer is a refusal, not a hung API call.
+RESOLVE_TIMEOUT_S = 5.0
 
 
 class TargetRefused(Exception):
@@ -76,8 +78,8 @@ async def _addresses(host: str, port: int) -> list[ipaddress.IPv4Address | ipadd
         pass
     loop = asyncio.get_running_loop()
     try:
-        infos = await loop.getaddrinfo(host, port, type=socket.SOCK_STREAM)
-    except (socket.gaierror, UnicodeError):
+        infos = await asyncio.wait_for(loop.getaddrinfo(host, port, type=socket.SOCK_STREAM), RESOLVE_TIMEOUT_S)
+    except (socket.gaierror, UnicodeError, TimeoutError):
         raise TargetRefused("unresolvable_url", f"the host {host!r} does not resolve") from None
     return [ipaddress.ip_address(str(info[4][0]).split("%", 1)[0]) for info in infos]
 
