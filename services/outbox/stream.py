@@ -172,15 +172,16 @@ async def ensure_group(redis: Any, group: str, start: str = "0") -> None:
 
 
 async def _read_shard(
-    redis: Any, group: str, consumer: str, shard: int, count: int, claim_idle_ms: int, recover: bool
+    redis: Any, group: str, consumer: str, shard: int, count: int, claim_idle_ms: int | None, recover: bool
 ) -> list[OutboxEvent]:
     key = outbox_key(shard)
     found: list[tuple[Any, Any]] = []
     if recover:  # this consumer's own entries left unacknowledged by its previous life
         for _stream, items in await redis.xreadgroup(group, consumer, {key: "0"}, count=count) or []:
             found += items
-    claimed = await redis.xautoclaim(key, group, consumer, claim_idle_ms, start_id="0-0", count=count)
-    found += claimed[1] if claimed and len(claimed) > 1 else []
+    if claim_idle_ms is not None:
+        claimed = await redis.xautoclaim(key, group, consumer, claim_idle_ms, start_id="0-0", count=count)
+        found += claimed[1] if claimed and len(claimed) > 1 else []
     for _stream, items in await redis.xreadgroup(group, consumer, {key: ">"}, count=count) or []:
         found += items
     events: list[OutboxEvent] = []
@@ -203,13 +204,14 @@ async def read_outbox(
     group: str,
     consumer: str,
     count: int = DEFAULT_BATCH,
-    claim_idle_ms: int = DEFAULT_CLAIM_IDLE_MS,
+    claim_idle_ms: int | None = DEFAULT_CLAIM_IDLE_MS,
     recover: bool = False,
 ) -> list[OutboxEvent]:
     """The next events for ``consumer`` of ``group``, over every shard, oldest first per shard.
 
     Each shard contributes up to ``count`` entries: new ones, entries another consumer left
-    unacknowledged for ``claim_idle_ms`` (claimed for this one), and — with ``recover``, which a
+    unacknowledged for ``claim_idle_ms`` (claimed for this one; ``None`` skips that look, which a
+    busy poller need not take on every call), and — with ``recover``, which a
     consumer passes on its first read after starting — its own unacknowledged ones.  Never
     blocks (one call per shard, so it works on Redis Cluster); an empty answer means "poll
     again later".  Acknowledge processed events with :func:`ack`.

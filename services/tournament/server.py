@@ -29,7 +29,7 @@ class DirectorSettings(ServiceSettings):
 
     model_config = SettingsConfigDict(env_prefix="CHAIWALA_", extra="ignore")
 
-    grpc_port: int = 50060
+    grpc_port: int = 50061
     service_alubari: str = "127.0.0.1:50051"
     service_darjeeling: str = "127.0.0.1:50052"
     service_tea_rum: str = "127.0.0.1:50053"

@@ -23,11 +23,15 @@ from tests.deploy.deploy_contract import (
     ENV_DIRECTOR,
     ENV_GATEWAY,
     ENV_RULES,
+    ENV_WEBHOOK,
     GAME_TYPES,
     GATEWAY_MODULE,
     GATEWAY_PORT,
     ROOT,
     RULES_SERVICE_MODULE,
+    WEBHOOK_GRPC_PORT,
+    WEBHOOK_MODULE,
+    WEBHOOK_SERVICE_NAME,
 )
 
 COMPOSE_PATH = ROOT / "docker-compose.yml"
@@ -85,6 +89,9 @@ def conductor_services(services: dict[str, dict[str, Any]]) -> list[str]:
 def director_services(services: dict[str, dict[str, Any]]) -> list[str]:
     """Compose services running the tournament director."""
     return [name for name, service in services.items() if command_of(service) == ["python", "-m", DIRECTOR_MODULE]]
+def webhook_services(services: dict[str, dict[str, Any]]) -> list[str]:
+    """Compose services running the webhook dispatcher."""
+    return [name for name, service in services.items() if command_of(service) == ["python", "-m", WEBHOOK_MODULE]]
 
 
 def host_path(source: str) -> Path:
@@ -110,6 +117,7 @@ def test_compose_has_every_tier(services: dict[str, dict[str, Any]]) -> None:
     assert len(gateway_services(services)) == 1
     assert len(conductor_services(services)) == 1
     assert len(director_services(services)) == 1
+    assert len(webhook_services(services)) == 1
     images = {name: str(service.get("image", "")) for name, service in services.items()}
     assert any(image.startswith("redis:") for image in images.values())
     assert any(image.startswith("prom/prometheus:") for image in images.values())
@@ -169,6 +177,8 @@ def test_environment_names_follow_the_contract(services: dict[str, dict[str, Any
             assert set(env) <= ENV_CONDUCTOR, f"{name}: {sorted(set(env) - ENV_CONDUCTOR)}"
         if name in director_services(services):
             assert set(env) <= ENV_DIRECTOR, f"{name}: {sorted(set(env) - ENV_DIRECTOR)}"
+        if name in webhook_services(services):
+            assert set(env) <= ENV_WEBHOOK, f"{name}: {sorted(set(env) - ENV_WEBHOOK)}"
 
 
 def port_of(env: dict[str, str], variable: str) -> int:
@@ -199,14 +209,19 @@ def test_rules_services(services: dict[str, dict[str, Any]]) -> None:
     assert len(published_hosts) == len(rules_services(services)), "host ports must not collide"
 
 
+def assert_waits_for_compose_redis(services: dict[str, dict[str, Any]], service: dict[str, Any]) -> None:
+    """``service``'s REDIS_URL names the compose Redis, and it starts once Redis is healthy."""
+    url = urlparse(environment_of(service)["REDIS_URL"])
+    assert url.scheme == "redis" and str(services[url.hostname or ""].get("image", "")).startswith("redis:")
+    assert service["depends_on"][url.hostname]["condition"] == "service_healthy"
+
+
 def test_conductor(services: dict[str, dict[str, Any]]) -> None:
     """The conductor reaches the compose Redis, waits for it, and is health-checked on its metrics port."""
     (name,) = conductor_services(services)
     conductor = services[name]
     env = environment_of(conductor)
-    url = urlparse(env["REDIS_URL"])
-    assert url.scheme == "redis" and str(services[url.hostname or ""].get("image", "")).startswith("redis:")
-    assert conductor["depends_on"][url.hostname]["condition"] == "service_healthy"
+    assert_waits_for_compose_redis(services, conductor)
     metrics_port = port_of(env, "CHAIWALA_METRICS_PORT")
     assert str(metrics_port) in [str(p) for p in conductor.get("expose", [])]
     test = conductor["healthcheck"]["test"]
@@ -234,6 +249,23 @@ def test_director(services: dict[str, dict[str, Any]]) -> None:
         assert int(port) == port_of(environment_of(services[host]), "CHAIWALA_GRPC_PORT")
     (gateway,) = gateway_services(services)
     assert environment_of(services[gateway])["CHAIWALA_SERVICE_TOURNAMENT"] == f"{name}:{grpc_port}"
+def test_webhook_dispatcher(services: dict[str, dict[str, Any]]) -> None:
+    """The dispatcher reaches the compose Redis, is health-checked on its gRPC service, keeps the SSRF
+    guard's defaults (no private or loopback targets), and the gateway routes /v1/webhooks to it."""
+    (name,) = webhook_services(services)
+    webhook = services[name]
+    env = environment_of(webhook)
+    assert_waits_for_compose_redis(services, webhook)
+    grpc_port = int(env["CHAIWALA_GRPC_PORT"])
+    assert grpc_port == WEBHOOK_GRPC_PORT
+    assert {str(grpc_port), str(port_of(env, "CHAIWALA_METRICS_PORT"))} <= {str(p) for p in webhook["expose"]}
+    test = webhook["healthcheck"]["test"]
+    assert f"127.0.0.1:{grpc_port}" in test and WEBHOOK_SERVICE_NAME in test, test
+    assert env["CHAIWALA_WEBHOOK_ALLOW_PRIVATE"].endswith("false}")
+    assert env["CHAIWALA_WEBHOOK_ALLOW_LOOPBACK"].endswith("false}")
+    assert "ports" not in webhook, "operators reach webhooks through the gateway"
+    (gateway,) = gateway_services(services)
+    assert environment_of(services[gateway])["CHAIWALA_SERVICE_WEBHOOK"] == f"{name}:{grpc_port}"
 
 
 def test_gateway(services: dict[str, dict[str, Any]]) -> None:
@@ -312,7 +344,8 @@ def test_prometheus_scrapes_every_metrics_port(services: dict[str, dict[str, Any
     }
     expected |= {
         f"{svc}:{port_of(environment_of(services[svc]), 'CHAIWALA_METRICS_PORT')}"
-        for svc in [*rules_services(services), *conductor_services(services), *director_services(services)]
+        for svc in [*rules_services(services), *conductor_services(services), *webhook_services(services),
+                    *director_services(services)]  # fmt: skip
     }
     assert targets == expected
 

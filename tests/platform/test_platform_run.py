@@ -84,6 +84,8 @@ def test_supervisor_starts_everything_and_ctrl_c_stops_it(tmp_path: Path) -> Non
         "CHAIWALA_RUN_CONDUCTOR_METRICS_PORT": str(conductor_metrics),
         "CHAIWALA_RUN_TOURNAMENT_PORT": str(free_port()),
         "CHAIWALA_RUN_TOURNAMENT_METRICS_PORT": str(free_port()),
+        "CHAIWALA_RUN_WEBHOOK_GRPC_PORT": str(free_port()),
+        "CHAIWALA_RUN_WEBHOOK_METRICS_PORT": str(free_port()),
         "CHAIWALA_REDIS_PORT": str(free_port()),
         "CHAIWALA_VAR_DIR": str(tmp_path),
         "CHAIWALA_LOG_LEVEL": "warning",
@@ -114,6 +116,9 @@ def test_supervisor_starts_everything_and_ctrl_c_stops_it(tmp_path: Path) -> Non
         assert 'chaiwala_games_finished_total{game_type="darjeeling"} 1.0' in conducted
         assert "chaiwala_rpc_duration_seconds_bucket" in scraped
         assert (tmp_path / "redis" / "appendonly.aof").exists() or any((tmp_path / "redis").glob("appendonly*"))
+        # The webhook dispatcher runs too, and make run's default allows a loopback receiver.
+        hook = {"url": "http://127.0.0.1:9/hook", "events": ["game.finished"]}
+        assert httpx.post(f"{url}/v1/webhooks", json=hook, timeout=60).status_code == 201
         _kill_redis_and_see_it_come_back(process, url)
         process.send_signal(signal.SIGINT)
         assert process.wait(timeout=30) == 0

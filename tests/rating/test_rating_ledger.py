@@ -87,7 +87,10 @@ async def _deliver(
         await redis.aclose()
 
 
-@settings(max_examples=25, deadline=None, suppress_health_check=[HealthCheck.function_scoped_fixture, HealthCheck.too_slow])
+SLOW_OK = [HealthCheck.function_scoped_fixture, HealthCheck.too_slow]
+
+
+@settings(max_examples=25, deadline=None, suppress_health_check=SLOW_OK)
 @given(finished_games(), st.lists(st.integers(1, 3), min_size=7, max_size=7), st.integers(0, 2**16))
 def test_each_finished_game_moves_ratings_exactly_once(
     redis_url: str, loop: LoopThread, games: list[FinishedGame], copies: list[int], seed: int
