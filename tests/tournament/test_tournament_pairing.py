@@ -26,6 +26,7 @@ def _play(tournament: Tournament, rng: random.Random) -> None:
         played = tournament.start_round(plan)
         for number, table in enumerate(played.tables):
             table.game_id = f"g{played.number}-{number}"
+        played.status = "playing"  # as the director marks it once every table has its game
         for table in played.tables:
             assert tournament.record(table.game_id, list(_random_ranking(rng, len(table.players))))
         assert played.status == "finished"
