@@ -345,7 +345,7 @@ def test_prometheus_scrapes_every_metrics_port(services: dict[str, dict[str, Any
     expected |= {
         f"{svc}:{port_of(environment_of(services[svc]), 'CHAIWALA_METRICS_PORT')}"
         for svc in [*rules_services(services), *conductor_services(services), *webhook_services(services),
-                    *director_services(services)]  # fmt: skip
+                    *director_services(services)]
     }
     assert targets == expected
 
