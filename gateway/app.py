@@ -26,7 +26,10 @@ from gateway.route_table import flat_routes
 from gateway.routes import router
 from gateway.settings import GatewaySettings
 from gateway.table_routes import router as table_router
+from gateway.tournament_routes import router as tournament_router
 from gateway.webclient import install_web_client
+from gateway.webhook_routes import close_channel as close_webhook_channel
+from gateway.webhook_routes import router as webhook_router
 
 
 async def _on_problem(request: Request, problem: Exception) -> Response:
@@ -55,6 +58,7 @@ def create_app(settings: GatewaySettings | None = None) -> FastAPI:
         app.state.backends = Backends(settings)
         yield
         await app.state.backends.close()
+        await close_webhook_channel(app)
 
     app = FastAPI(title="Chaiwala", lifespan=lifespan, openapi_url=None, docs_url=None, redoc_url=None)
     app.state.settings = settings
@@ -78,6 +82,8 @@ def create_app(settings: GatewaySettings | None = None) -> FastAPI:
     app.include_router(lobby_router)
     app.include_router(table_router)
     install_web_client(app)  # the reference web client at /play/ (static files, not in the OpenAPI)
+    app.include_router(tournament_router)
+    app.include_router(webhook_router)
     wrapped: Callable[..., Any] = EdgeMiddleware  # keeps mypy quiet about the middleware factory type
     app.add_middleware(wrapped, metrics=app.state.metrics)  # outside the limits, so it counts refusals too
     install_cors(app, parse_origins(settings.cors_origins))  # outermost: even a last-resort 500 is readable

@@ -7,6 +7,8 @@ from typing import Any
 
 import grpc
 
+from chaiwala.rating.v1 import rating_pb2_grpc
+from chaiwala.tournament.v1 import tournament_pb2_grpc
 from chaiwala.v1 import rules_pb2_grpc
 from gateway.problems import Problem
 from gateway.settings import GatewaySettings
@@ -46,6 +48,10 @@ class Backends:
             self.channels[game_type] = channel
             self.stubs[game_type] = rules_pb2_grpc.RulesServiceStub(channel)
             self.files.append(protojson.message_class(game_type, "State").DESCRIPTOR.file)
+        # The tournament director: not a game type, so not in ``stubs`` (nor in /readyz).
+        self.director_channel = grpc.aio.insecure_channel(_target(settings.service_tournament), options=CHANNEL_OPTIONS)
+        self.tournaments = tournament_pb2_grpc.TournamentServiceStub(self.director_channel)
+        self.ratings = rating_pb2_grpc.RatingServiceStub(self.director_channel)
 
     def stub(self, game_type: str) -> rules_pb2_grpc.RulesServiceStub:
         """The stub for ``game_type``; unknown types are a 404 for ids, a 400 for bodies."""
@@ -56,4 +62,4 @@ class Backends:
 
     async def close(self) -> None:
         """Close every channel."""
-        await asyncio.gather(*(channel.close() for channel in self.channels.values()))
+        await asyncio.gather(*(channel.close() for channel in [*self.channels.values(), self.director_channel]))

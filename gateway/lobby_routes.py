@@ -81,7 +81,9 @@ async def join(game_id: str, request: Request) -> Response:
     stub = _stub_for(request, game_id)
     options = _call(request)
     body = await _body(request, rest_pb2.JoinGameBody())
-    grpc_request = rules_pb2.JoinGameRequest(game_id=game_id, name=body.name, invite=body.invite)
+    grpc_request = rules_pb2.JoinGameRequest(
+        game_id=game_id, name=body.name, invite=body.invite, external_id=body.external_id
+    )
     if body.HasField("seat"):
         grpc_request.seat = body.seat
     answer = await _rpc(stub.JoinGame(grpc_request, **options))

@@ -251,6 +251,7 @@ async def create_game(request: Request) -> Response:
         visibility=body.visibility,
         on_timeout=body.on_timeout,
         timeouts_to_resign=body.timeouts_to_resign,
+        rated=body.rated,
     )
     if body.HasField("clock"):
         grpc_request.clock.CopyFrom(body.clock)

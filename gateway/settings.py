@@ -18,6 +18,10 @@ class GatewaySettings(BaseSettings):
     service_darjeeling: str = "127.0.0.1:50052"
     service_tea_rum: str = "127.0.0.1:50053"
     service_india_rails: str = "127.0.0.1:50054"
+    # The tournament director (tournaments and ratings, services/tournament/).
+    service_tournament: str = "127.0.0.1:50061"
+    # The webhook dispatcher's WebhookService (python -m services.webhook), behind /v1/webhooks.
+    service_webhook: str = "127.0.0.1:50060"
     # Comma-separated list of game types to route; empty means all four.
     games: str = ""
     log_format: str = "json"

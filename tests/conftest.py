@@ -15,7 +15,7 @@ from services.common.embedded_redis import start_redis
 from services.common.logs import configure_logging, flush_logs
 from services.common.registry import available_game_types
 from tests.support import secrets
-from tests.support.stack import ConductorProcess, Gateway, Services
+from tests.support.stack import WEBHOOK_OPERATOR_KEY, ConductorProcess, Gateway, Services, WebhookProcess
 
 
 @dataclass
@@ -101,8 +101,22 @@ def conductor(redis_url: str, tmp_path_factory: pytest.TempPathFactory) -> Itera
 
 
 @pytest.fixture(scope="session")
-def stack(services: Services, game_types: list[str], conductor: ConductorProcess) -> Iterator[dict[str, object]]:
-    """One rules service per game, a gateway routing to them (open: no API keys) and a conductor."""
+def webhook_dispatcher(redis_url: str, tmp_path_factory: pytest.TempPathFactory) -> Iterator[WebhookProcess]:
+    """One real webhook dispatcher over the session's Redis (its WebhookService needs WEBHOOK_OPERATOR_KEY)."""
+    secrets.remember(WEBHOOK_OPERATOR_KEY)
+    process = WebhookProcess(redis_url, tmp_path_factory.mktemp("webhook") / "webhook.log", WEBHOOK_OPERATOR_KEY)
+    try:
+        yield process
+    finally:
+        process.stop()
+
+
+@pytest.fixture(scope="session")
+def stack(
+    services: Services, game_types: list[str], conductor: ConductorProcess, webhook_dispatcher: WebhookProcess
+) -> Iterator[dict[str, object]]:
+    """One rules service per game, a gateway routing to them (open: no API keys) and to a webhook
+    dispatcher (operator key required), and a conductor."""
     running = {game: services.start(game) for game in game_types}
     # Creating a game no longer waits for its bots, so the suite creates games faster than the
     # default quota of one client allows; the limit tests configure their own small limits.
@@ -110,9 +124,16 @@ def stack(services: Services, game_types: list[str], conductor: ConductorProcess
         {game: svc.address for game, svc in running.items()},
         redis_url=services.redis_url,
         create_limit="500/second;1000000/hour",
+        service_webhook=webhook_dispatcher.address,
     )
     try:
-        yield {"url": gateway.url, "services": running, "gateway": gateway, "conductor": conductor}
+        yield {
+            "url": gateway.url,
+            "services": running,
+            "gateway": gateway,
+            "conductor": conductor,
+            "webhook": webhook_dispatcher,
+        }
     finally:
         gateway.stop()
         for svc in running.values():

@@ -39,9 +39,10 @@ from services.common.store import (
 from services.common.tickets import StreamTickets
 from services.fairness import chain, seeding
 from services.lobby import seats as lobby_seats
-from services.lobby.creation import lifecycle_from, waiting_snapshot
+from services.lobby.creation import lifecycle_from, rating_fields, seat_credentials, waiting_snapshot
 from services.lobby.listing import GameIndex
 from services.lobby.rpcs import LobbyRpcs
+from services.outbox import events as outbox_events
 
 log = get_logger("service")
 
@@ -285,7 +286,8 @@ class RulesServicer(LobbyRpcs, ResignRpcs, rules_pb2_grpc.RulesServiceServicer):
                 match = Match.start(self.engine, len(players), seed, options, canonical=self._canonical)
         except BadConfig as error:
             raise errors.invalid(error.code, error.message) from None
-        tokens = ["" if lobby_seats.is_open(p) else new_token() for p in players]
+        tokens, token_hashes = seat_credentials(request.players, players)
+        rated, tournament = rating_fields(request, players)
         host_token = new_token()
         attention = None
         if match is not None:
@@ -297,7 +299,7 @@ class RulesServicer(LobbyRpcs, ResignRpcs, rules_pb2_grpc.RulesServiceServicer):
             seed=seed,
             options=options,
             players=players,
-            token_hashes=[hash_token(t) if t else "" for t in tokens],
+            token_hashes=token_hashes,
             host_hash=hash_token(host_token),
             status="waiting" if waiting else "active",
             snapshot=snapshot,
@@ -307,30 +309,21 @@ class RulesServicer(LobbyRpcs, ResignRpcs, rules_pb2_grpc.RulesServiceServicer):
             attention_ms=attention,
             fairness=fairness,
             genesis=None if match is None else self._genesis(game_id, fairness, options, players, snapshot),
+            rated=rated,
+            tournament=tournament,
         )
         game_id = await self.store.create(game)
         await wake_conductors(self.store.redis, attention, now)
         await self.index.record(self.game_type, visibility, game.status, game_id, now)
         metrics.GAMES_CREATED.labels(self.game_type).inc()
         # Never the seed or the secret: while the game runs they would reveal every draw.
-        log.info(
-            "game_created",
-            game_type=self.game_type,
-            game_id=game_id,
-            players=len(players),
-            seed_source=fairness.seed_source,
-        )
+        log.info("game_created", game_type=self.game_type, game_id=game_id, players=len(players),
+                 seed_source=fairness.seed_source)  # fmt: skip
         seats = lobby_seats.seat_messages(players, [])
         for seat, token in zip(seats, tokens, strict=True):
             seat.token = token
-        return rules_pb2.CreateGameResponse(
-            game_id=game_id,
-            game_type=self.game_type,
-            status=game.status,
-            version=0,
-            seats=seats,
-            host_token=host_token,
-        )
+        return rules_pb2.CreateGameResponse(game_id=game_id, game_type=self.game_type, status=game.status, version=0,
+                                            seats=seats, host_token=host_token)  # fmt: skip
 
     def _seed_for(self, request: rules_pb2.CreateGameRequest, game_id: str) -> tuple[Fairness, int]:
         """Draw and commit the server secret; the seed is derived from it unless an operator gives one."""
@@ -509,6 +502,7 @@ class RulesServicer(LobbyRpcs, ResignRpcs, rules_pb2_grpc.RulesServiceServicer):
             lifecycle=lifecycle.to_dict(),
             attention_ms=attention,
             previous_head=meta.log_head,
+            outbox=outbox_events.for_commit(meta, status, result_dict(result), commits, lifecycle.to_dict(), now),
         )
         if outcome == "idempotent":
             assert isinstance(value, bytes)
@@ -591,7 +585,7 @@ class RulesServicer(LobbyRpcs, ResignRpcs, rules_pb2_grpc.RulesServiceServicer):
             client_seed=meta.fairness.client_seed,
             log_head=meta.log_head,
             options=self._pack("Options", meta.options),
-            players=[rules_pb2.PlayerSpec(name=p["name"], bot=p.get("bot", "")) for p in meta.players],
+            players=[lobby_seats.replay_player(p) for p in meta.players],
             status=meta.status,
         )
         for entry in await self.store.entries(request.game_id, -1):
@@ -622,7 +616,8 @@ class RulesServicer(LobbyRpcs, ResignRpcs, rules_pb2_grpc.RulesServiceServicer):
         if not meta.is_host(BEARER.get()):
             self._require_operator("aborting a game")
         try:
-            await self.store.set_status(request.game_id, self.game_type, "aborted")
+            aborted = outbox_events.game_aborted(meta, meta.version, clocks.now_ms())
+            await self.store.set_status(request.game_id, self.game_type, "aborted", [aborted])
         except GameNotActive as error:
             raise errors.illegal("game_not_active", f"the game is {error.status}") from None
         await self.index.record(self.game_type, meta.visibility, "aborted", meta.game_id, meta.created_ms)

@@ -15,7 +15,9 @@ script never crosses shards):
 
 A per-game-type set ``chaiwala:active:<type>`` indexes active games for metrics; the
 conductor's work queue (:mod:`services.common.attention`) and the lobby's listing
-index (:mod:`services.lobby.listing`) live beside them.
+index (:mod:`services.lobby.listing`) live beside them, and so does the outbox
+(:mod:`services.outbox`): every commit that starts, ends or times out a game writes its
+domain event to the game's outbox shard in the same atomic step.
 """
 
 from __future__ import annotations
@@ -35,6 +37,8 @@ from redis.backoff import NoBackoff
 
 from services.common.attention import keys_for_game, score_arg
 from services.common.attention import new_game_id as new_game_id
+from services.outbox import events as outbox_events
+from services.outbox import stream as outbox_stream
 
 IDEMPOTENCY_TTL_SECONDS = 24 * 3600
 # Redis unreachable: fail fast and try once more on a fresh connection (a pooled one may be
@@ -58,7 +62,10 @@ UNAVAILABLE_ERRORS: tuple[type[BaseException], ...] = (
 #       use idem ('1'/'0'), lifecycle json, attention score ('' = none), game id,
 #       previous log head, new log head,
 #       then per entry: seat, bot, move json, events json, kind, chain hash, state digest
-_COMMIT = """
+# Outbox block (services.outbox): KEYS[7] = the game's outbox shard; after the entries, the outbox
+#       events (services.outbox.stream.lua_args), written only when the commit is.
+_COMMIT = (
+    """
 local use_idem = ARGV[8] == '1'
 if use_idem then
   local earlier = redis.call('GET', KEYS[4])
@@ -85,18 +92,28 @@ redis.call('HSET', KEYS[1], 'version', version, 'status', ARGV[3], 'result', ARG
 if use_idem then redis.call('SET', KEYS[4], ARGV[5], 'EX', tonumber(ARGV[6])) end
 redis.call('HDEL', KEYS[6], ARGV[11])
 if ARGV[10] == '' then redis.call('ZREM', KEYS[5], ARGV[11]) else redis.call('ZADD', KEYS[5], ARGV[10], ARGV[11]) end
+"""
+    + outbox_stream.lua_block("KEYS[7]", "14 + count * 7")
+    + """
 return {'ok', tostring(version)}
 """
+)
 
-# KEYS: meta, attention queue.  ARGV: new status, game id.  Waiting or active games only.
-_SET_STATUS = """
+# KEYS: meta, attention queue, outbox shard.  ARGV: new status, game id, then the outbox events
+# (services.outbox.stream.lua_args).  Waiting or active games only.
+_SET_STATUS = (
+    """
 local status = redis.call('HGET', KEYS[1], 'status')
 if not status then return {'missing', ''} end
 if status ~= 'active' and status ~= 'waiting' then return {'not_active', status} end
 redis.call('HSET', KEYS[1], 'status', ARGV[1])
 redis.call('ZREM', KEYS[2], ARGV[2])
+"""
+    + outbox_stream.lua_block("KEYS[3]", "3")
+    + """
 return {'ok', status}
 """
+)
 
 
 class StoreError(Exception):
@@ -153,6 +170,9 @@ class GameMeta:
     visibility: str = "public"
     created_ms: int = 0
     lobby_rev: int = 0
+    # Ratings (services/rating/): whether the game is rated, and its tournament table if any.
+    rated: bool = False
+    tournament: str = ""
 
     def is_host(self, token: str) -> bool:
         """Whether ``token`` is this game's host token."""
@@ -221,6 +241,8 @@ class NewGame:
     attention_ms: int | None
     fairness: Fairness
     genesis: tuple[str, str] | None
+    rated: bool = False
+    tournament: str = ""
 
     @property
     def game_type(self) -> str:
@@ -337,6 +359,8 @@ class GameStore:
                     "seed_source": game.fairness.seed_source,
                     "client_seed": game.fairness.client_seed,
                     "log_head": game.genesis[0] if game.genesis else "",
+                    "rated": "1" if game.rated else "",
+                    "tournament": game.tournament,
                 },
             )
             pipe.set(state_key, game.snapshot)
@@ -345,6 +369,9 @@ class GameStore:
                 pipe.xadd(events_key, {**creation, "hash": game.genesis[0], "digest": game.genesis[1]}, id="0-1")
             if game.attention_ms is not None:
                 pipe.zadd(queue, {game_id: game.attention_ms})
+            if game.status == "active":  # the outbox event commits with the game (services.outbox)
+                started = outbox_events.game_started(game_id, game.game_type, game.players, game.created_ms)
+                outbox_stream.append(pipe, started, game_id)
             await pipe.execute()
         if game.status == "active":
             await self.redis.sadd(_active_index(game.game_type), game_id)
@@ -393,6 +420,8 @@ class GameStore:
             visibility=data.get("visibility") or "public",
             created_ms=int(data.get("created_ms") or 0),
             lobby_rev=int(data.get("lobby_rev") or 0),
+            rated=data.get("rated") == "1",
+            tournament=data.get("tournament", ""),
         )
 
     async def commit(
@@ -408,11 +437,13 @@ class GameStore:
         lifecycle: dict[str, Any] | None = None,
         attention_ms: int | None = None,
         previous_head: str = "",
+        outbox: Sequence[outbox_stream.OutboxEvent] = (),
     ) -> tuple[str, int | bytes]:
         """Append moves atomically if the game is still at ``expected_version``.
 
         ``commits`` are sealed (chain hash and state digest set) on top of ``previous_head``,
-        the head stored with ``expected_version``.
+        the head stored with ``expected_version``.  ``outbox`` events are written in the same
+        atomic step (only if the commit is).
 
         Returns ``("ok", new_version)`` or ``("idempotent", first_answer)``; raises
         :class:`VersionConflict`, :class:`GameNotActive` or :class:`GameNotFound`.
@@ -436,9 +467,10 @@ class GameStore:
         for item in commits:
             move = orjson.dumps(item.move) if item.move is not None else ""
             args += [item.seat, item.bot, move, orjson.dumps(item.events), item.kind, item.hash, item.state_digest]
+        args += outbox_stream.lua_args(outbox)
         # Without an idempotency key a placeholder of the same slot keeps the script single-slot.
         idem = idempotency_key or f"game:{{{game_id}}}:idem:-"
-        keys = [meta_key, state_key, events_key, idem, *keys_for_game(game_id)]
+        keys = [meta_key, state_key, events_key, idem, *keys_for_game(game_id), outbox_stream.outbox_key_for(game_id)]
         outcome, value = await self._commit(keys=keys, args=args)
         outcome = _decode(outcome)
         if outcome == "ok":
@@ -462,10 +494,16 @@ class GameStore:
         value: Any = await self.redis.get(self.idempotency_key(game_id, seat, key))
         return value if value is None or isinstance(value, bytes) else str(value).encode()
 
-    async def set_status(self, game_id: str, game_type: str, status: str) -> str:
-        """Move a waiting or active game to ``status`` (e.g. aborted); return its former status."""
+    async def set_status(
+        self, game_id: str, game_type: str, status: str, outbox: Sequence[outbox_stream.OutboxEvent] = ()
+    ) -> str:
+        """Move a waiting or active game to ``status`` (e.g. aborted); return its former status.
+
+        ``outbox`` events are written in the same atomic step (only if the status changes).
+        """
         queue, _ = keys_for_game(game_id)
-        outcome, value = await self._set_status(keys=[_keys(game_id)[0], queue], args=[status, game_id])
+        keys = [_keys(game_id)[0], queue, outbox_stream.outbox_key_for(game_id)]
+        outcome, value = await self._set_status(keys=keys, args=[status, game_id, *outbox_stream.lua_args(outbox)])
         outcome = _decode(outcome)
         if outcome == "missing":
             raise GameNotFound(game_id)

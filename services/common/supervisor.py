@@ -2,7 +2,11 @@
 
 Starts an embedded Redis (unless ``REDIS_URL`` is set), one rules service per game
 whose engine is present, one conductor (bots and clocks; metrics on
-``CHAIWALA_RUN_CONDUCTOR_METRICS_PORT``, default 9100) and the gateway on http://127.0.0.1:8000.  A child that
+``CHAIWALA_RUN_CONDUCTOR_METRICS_PORT``, default 9100), the webhook dispatcher (gRPC on
+``CHAIWALA_RUN_WEBHOOK_GRPC_PORT``, default 50060, metrics on ``CHAIWALA_RUN_WEBHOOK_METRICS_PORT``,
+default 9160; loopback receivers allowed, for local testing), the tournament director (gRPC on
+``CHAIWALA_RUN_TOURNAMENT_PORT``, 50061; metrics on ``CHAIWALA_RUN_TOURNAMENT_METRICS_PORT``, 9099)
+and the gateway on http://127.0.0.1:8000.  A child that
 dies is restarted with a growing back-off; Ctrl-C (or SIGTERM) stops them all.
 """
 
@@ -106,6 +110,7 @@ def _children(redis_url: str, games: list[str]) -> list[Child]:
         "CHAIWALA_HTTP_PORT": base.get("CHAIWALA_HTTP_PORT", "8000"),
         "CHAIWALA_GAMES": ",".join(games),
         **{f"CHAIWALA_SERVICE_{g.upper()}": f"127.0.0.1:{grpc_ports[g]}" for g in games},
+        "CHAIWALA_SERVICE_WEBHOOK": f"127.0.0.1:{_webhook_grpc_port()}",
     }
     conductor_env = {
         **base,
@@ -114,8 +119,46 @@ def _children(redis_url: str, games: list[str]) -> list[Child]:
         "CHAIWALA_METRICS_PORT": os.environ.get("CHAIWALA_RUN_CONDUCTOR_METRICS_PORT", "9100"),
     }
     children.append(Child("conductor", [python, "-m", "services.conductor"], conductor_env))
+    children.append(_director_child(base, redis_url, games, grpc_ports))
+    gateway_env["CHAIWALA_SERVICE_TOURNAMENT"] = f"127.0.0.1:{_director_port()}"
+    children.append(Child("webhook", [python, "-m", "services.webhook"], _webhook_env(base, redis_url)))
     children.append(Child("gateway", [python, "-m", "gateway"], gateway_env))
     return children
+
+
+def _director_port() -> int:
+    return int(os.environ.get("CHAIWALA_RUN_TOURNAMENT_PORT", "50061"))
+
+
+def _director_child(base: dict[str, str], redis_url: str, games: list[str], grpc_ports: dict[str, int]) -> Child:
+    """The tournament director (tournaments and ratings): gRPC on ``CHAIWALA_RUN_TOURNAMENT_PORT``
+    (50061), metrics on ``CHAIWALA_RUN_TOURNAMENT_METRICS_PORT`` (9099)."""
+    env = {
+        **base,
+        "REDIS_URL": redis_url,
+        "CHAIWALA_GRPC_HOST": "127.0.0.1",
+        "CHAIWALA_GRPC_PORT": str(_director_port()),
+        "CHAIWALA_METRICS_PORT": os.environ.get("CHAIWALA_RUN_TOURNAMENT_METRICS_PORT", "9099"),
+        **{f"CHAIWALA_SERVICE_{g.upper()}": f"127.0.0.1:{grpc_ports[g]}" for g in games},
+    }
+    return Child("tournament", [sys.executable, "-m", "services.tournament"], env)
+
+
+def _webhook_grpc_port() -> str:
+    return os.environ.get("CHAIWALA_RUN_WEBHOOK_GRPC_PORT", "50060")
+
+
+def _webhook_env(base: dict[str, str], redis_url: str) -> dict[str, str]:
+    """The webhook dispatcher's settings under ``make run``: loopback receivers allowed by default, so a
+    developer can point a webhook at a receiver on this machine (private ranges stay refused)."""
+    return {
+        **base,
+        "REDIS_URL": redis_url,
+        "CHAIWALA_GRPC_HOST": "127.0.0.1",
+        "CHAIWALA_GRPC_PORT": _webhook_grpc_port(),
+        "CHAIWALA_METRICS_PORT": os.environ.get("CHAIWALA_RUN_WEBHOOK_METRICS_PORT", "9160"),
+        "CHAIWALA_WEBHOOK_ALLOW_LOOPBACK": base.get("CHAIWALA_WEBHOOK_ALLOW_LOOPBACK", "true"),
+    }
 
 
 @dataclass

@@ -2,12 +2,19 @@
 
 from __future__ import annotations
 
+import re
+from collections.abc import Sequence
+from typing import Any
+
 from chaiwala.v1 import rules_pb2
 from services.clock import clock as clocks
 from services.common import errors
 from services.common.lifecycle import DEFAULT_TIMEOUTS_TO_RESIGN, ON_TIMEOUT, Lifecycle
+from services.common.store import hash_token, new_token
 
 MAX_TIMEOUTS_TO_RESIGN = 100
+MAX_TOURNAMENT_REF = 128
+_SHA256_HEX = re.compile(r"[0-9a-f]{64}")
 
 
 def lifecycle_from(request: rules_pb2.CreateGameRequest, seats: int) -> Lifecycle:
@@ -35,3 +42,43 @@ def lifecycle_from(request: rules_pb2.CreateGameRequest, seats: int) -> Lifecycl
 def waiting_snapshot() -> bytes:
     """The snapshot stored while a game waits for players: nothing is set up yet."""
     return b"{}"
+
+
+def seat_credentials(
+    specs: Sequence[rules_pb2.PlayerSpec], players: Sequence[dict[str, Any]]
+) -> tuple[list[str], list[str]]:
+    """Each filled seat's token (returned once) and stored hash; open seats have neither.
+
+    A seat whose spec names a ``token_sha256`` (the tournament director's entrant tokens) keeps
+    that hash and returns no token: the entrant's own token is its credential.
+    """
+    tokens, hashes = [], []
+    for spec, player in zip(specs, players, strict=True):
+        if player.get("open"):
+            tokens.append("")
+            hashes.append("")
+        elif spec.token_sha256:
+            if not _SHA256_HEX.fullmatch(spec.token_sha256):
+                raise errors.invalid("bad_player", "token_sha256 is 64 lowercase hex digits")
+            tokens.append("")
+            hashes.append(spec.token_sha256)
+        else:
+            token = new_token()
+            tokens.append(token)
+            hashes.append(hash_token(token))
+    return tokens, hashes
+
+
+def rating_fields(request: rules_pb2.CreateGameRequest, players: Sequence[dict[str, Any]]) -> tuple[bool, str]:
+    """Whether the game is rated, and the tournament table it is ("" for none), checked.
+
+    A rated game needs an external id on every filled human seat (bots without one are rated
+    as ``bot:<bot>``); its open seats get theirs when a player joins.
+    """
+    ref = request.tournament
+    if len(ref) > MAX_TOURNAMENT_REF or not ref.isprintable():
+        raise errors.invalid("bad_tournament", f"tournament is at most {MAX_TOURNAMENT_REF} printable characters")
+    rated = request.rated or bool(ref)
+    if rated and any(not p.get("open") and not p.get("bot") and not p.get("external_id") for p in players):
+        raise errors.invalid("external_id_required", "every human seat of a rated game needs an external_id")
+    return rated, ref

@@ -28,6 +28,7 @@ from services.lobby import listing
 from services.lobby import seats as lobby_seats
 from services.lobby.listing import GameIndex
 from services.lobby.store import LobbyConflict, LobbyStore, NotWaiting, Start
+from services.rating.identity import check_external_id
 
 LOBBY_RETRIES = 8
 DEFAULT_PAGE_SIZE = 20
@@ -92,7 +93,7 @@ class LobbyRpcs:
             raise errors.illegal(
                 "too_few_players", f"{self.engine.name} needs {self.engine.min_players} players, {len(filled)} joined"
             )
-        players = [{"name": meta.players[s]["name"], "bot": meta.players[s].get("bot", "")} for s in filled]
+        players = [lobby_seats.started_player(meta.players[s]) for s in filled]
         lifecycle = Lifecycle.from_dict(meta.lifecycle)
         lifecycle.timeouts = [0] * len(players)
         clocks.renumber(lifecycle.clock, len(players))
@@ -130,12 +131,15 @@ class LobbyRpcs:
         if not name:
             raise errors.invalid("bad_player", "a name is required to join")
         wanted = request.seat if request.HasField("seat") else None
+        external_id = check_external_id(request.external_id)
         token = new_token()
 
         async def join(meta: GameMeta) -> rules_pb2.JoinGameResponse:
+            if meta.rated and not external_id:
+                raise errors.invalid("external_id_required", "joining a rated game needs an external_id")
             seat = lobby_seats.choose_seat(meta.players, request.invite, wanted)
             players = [dict(p) for p in meta.players]
-            players[seat] = {"name": name, "bot": ""}
+            players[seat] = {"name": name, "bot": "", **({"external_id": external_id} if external_id else {})}
             if meta.players[seat].get("invite_hash"):
                 players[seat]["invite_hash"] = meta.players[seat]["invite_hash"]
             hashes = list(meta.token_hashes)

@@ -19,6 +19,7 @@ from typing import Any
 from chaiwala.v1 import rules_pb2
 from services.common import errors
 from services.common.store import hash_token
+from services.rating.identity import check_external_id
 
 MAX_PLAYER_NAME = 64
 MAX_INVITE = 128
@@ -53,8 +54,8 @@ def visibility_of(raw: str) -> str:
 
 
 def _open_seat(spec: rules_pb2.PlayerSpec, visibility: str) -> Player:
-    if spec.name or spec.bot:
-        raise errors.invalid("bad_player", "an open seat has no name and no bot")
+    if spec.name or spec.bot or spec.external_id or spec.token_sha256:
+        raise errors.invalid("bad_player", "an open seat has no name, bot, external_id or token_sha256")
     if visibility == "private" and not spec.invite:
         raise errors.invalid("invite_required", "every open seat of a private game needs an invite code")
     seat: Player = {"name": "", "bot": "", "open": True}
@@ -74,8 +75,19 @@ def players_from(specs: Sequence[rules_pb2.PlayerSpec], bots: Sequence[str], vis
             raise errors.invalid("bad_player", "only open seats take an invite code")
         if spec.bot and spec.bot not in bots:
             raise errors.invalid("unknown_bot", f"no bot named {spec.bot!r}; choose from {sorted(bots)}")
-        players.append({"name": player_name(spec.name, f"Player {index + 1}"), "bot": spec.bot})
+        player: Player = {"name": player_name(spec.name, f"Player {index + 1}"), "bot": spec.bot}
+        if spec.external_id:
+            player["external_id"] = check_external_id(spec.external_id, spec.bot)
+        players.append(player)
     return players
+
+
+def started_player(player: Player) -> Player:
+    """A filled seat as a started game keeps it: name, bot and external id (no lobby fields)."""
+    kept: Player = {"name": player["name"], "bot": player.get("bot", "")}
+    if player.get("external_id"):
+        kept["external_id"] = player["external_id"]
+    return kept
 
 
 def is_open(player: Player) -> bool:
@@ -145,6 +157,13 @@ def seat_messages(players: Sequence[Player], resigned: Sequence[int]) -> list[ru
             open=is_open(p),
             reserved=is_open(p) and bool(p.get("invite_hash")),
             resigned=i in resigned,
+            external_id=p.get("external_id", ""),
         )
         for i, p in enumerate(players)
     ]
+
+
+def replay_player(player: Player) -> rules_pb2.PlayerSpec:
+    """A seat as a replay lists it: name, bot and external id (never an invite or token)."""
+    external_id = player.get("external_id", "")
+    return rules_pb2.PlayerSpec(name=player["name"], bot=player.get("bot", ""), external_id=external_id)

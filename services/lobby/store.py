@@ -1,9 +1,10 @@
 """Lobby changes to a waiting game, each one compare-and-set on the game's lobby revision.
 
 Joins, leaves and kicks rewrite the seats; the start also writes the first
-snapshot, the ``0-1`` stream entry (kind ``start``) and the game's first attention,
-all in one script on the game's slot, so two joins racing for the last seat can
-never both win and a started game always has its work queued.
+snapshot, the ``0-1`` stream entry (kind ``start``), the game's first attention
+and its ``game.started`` outbox event (:mod:`services.outbox`), all in one script
+on the game's slot, so two joins racing for the last seat can never both win and
+a started game always has its work queued and its start announced.
 """
 
 from __future__ import annotations
@@ -13,13 +14,18 @@ from typing import Any
 
 import orjson
 
+from services.clock import clock as clocks
 from services.common.attention import keys_for_game, score_arg
 from services.common.store import GameMeta, game_keys
+from services.outbox import events as outbox_events
+from services.outbox import stream as outbox_stream
 
-# KEYS: meta, state, events, attention queue.
+# KEYS: meta, state, events, attention queue, outbox shard.
 # ARGV: expected lobby rev, snapshot ('' = none: not a start), attention ('' = none), game id, field count,
-#       genesis hash, set-up digest (starts only), then field, value pairs.
-_LOBBY_CAS = """
+#       genesis hash, set-up digest (starts only), then field, value pairs,
+#       then the outbox events (services.outbox.stream.lua_args; a start's game.started).
+_LOBBY_CAS = (
+    """
 local meta = redis.call('HMGET', KEYS[1], 'lobby_rev', 'status')
 if not meta[2] then return {'missing', ''} end
 if meta[2] ~= 'waiting' then return {'not_waiting', meta[2]} end
@@ -36,8 +42,12 @@ if ARGV[2] ~= '' then
   redis.call('HSET', KEYS[1], 'status', 'active', 'log_head', ARGV[6])
 end
 if ARGV[3] ~= '' then redis.call('ZADD', KEYS[4], ARGV[3], ARGV[4]) end
+"""
+    + outbox_stream.lua_block("KEYS[5]", "8 + count * 2")
+    + """
 return {'ok', ''}
 """
+)
 
 
 class LobbyConflict(Exception):
@@ -86,9 +96,19 @@ class LobbyStore:
         ]
         for name, value in fields.items():
             args += [name, value if isinstance(value, str | bytes) else orjson.dumps(value)]
-        outcome, value = await self._cas(keys=[meta_key, state_key, events_key, queue], args=args)
+        args += outbox_stream.lua_args(_started_events(meta, fields, start))
+        keys = [meta_key, state_key, events_key, queue, outbox_stream.outbox_key_for(meta.game_id)]
+        outcome, value = await self._cas(keys=keys, args=args)
         outcome = _decode(outcome)
         if outcome == "conflict":
             raise LobbyConflict(meta.game_id)
         if outcome != "ok":
             raise NotWaiting(_decode(value) or "gone")
+
+
+def _started_events(meta: GameMeta, fields: dict[str, Any], start: Start | None) -> list[outbox_stream.OutboxEvent]:
+    """A start's ``game.started`` (with the seats as renumbered for the start); nothing otherwise."""
+    if start is None:
+        return []
+    players = fields.get("players", meta.players)
+    return [outbox_events.game_started(meta.game_id, meta.game_type, players, clocks.now_ms())]

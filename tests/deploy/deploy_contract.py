@@ -14,6 +14,11 @@ GAME_TYPES: tuple[str, ...] = ("alubari", "darjeeling", "tea_rum", "india_rails"
 RULES_SERVICE_MODULE = "services.common.server"
 GATEWAY_MODULE = "gateway"
 CONDUCTOR_MODULE = "services.conductor"
+DIRECTOR_MODULE = "services.tournament"
+DIRECTOR_SERVICE_NAMES = ("chaiwala.tournament.v1.TournamentService", "chaiwala.rating.v1.RatingService")
+WEBHOOK_MODULE = "services.webhook"
+WEBHOOK_SERVICE_NAME = "chaiwala.v1.WebhookService"
+WEBHOOK_GRPC_PORT = 50060
 RULES_SERVICE_NAME = "chaiwala.v1.RulesService"
 
 # Environment variables by consumer.
@@ -38,11 +43,28 @@ ENV_GATEWAY: frozenset[str] = frozenset(
         "CHAIWALA_HTTP_PORT",
         "CHAIWALA_CORS_ORIGINS",
         *(f"CHAIWALA_SERVICE_{game.upper()}" for game in GAME_TYPES),
+        "CHAIWALA_SERVICE_TOURNAMENT",
+        "CHAIWALA_SERVICE_WEBHOOK",
     }
 )
 # The conductor reads the rules services' settings (it commits like them) but checks no API keys.
 ENV_CONDUCTOR: frozenset[str] = (ENV_RULES - {"CHAIWALA_API_KEYS"}) | {"CHAIWALA_CONDUCTOR_LEASE_MS"}
-ENV_ALL: frozenset[str] = ENV_RULES | ENV_GATEWAY | ENV_CONDUCTOR
+# The webhook dispatcher: a service's settings plus its delivery policy (services/webhook/settings.py).
+ENV_WEBHOOK: frozenset[str] = ENV_RULES | {
+    "CHAIWALA_WEBHOOK_ALLOW_PRIVATE",
+    "CHAIWALA_WEBHOOK_ALLOW_LOOPBACK",
+    "CHAIWALA_WEBHOOK_RETRY_BASE_S",
+    "CHAIWALA_WEBHOOK_RETRY_CAP_S",
+    "CHAIWALA_WEBHOOK_RETRY_WINDOW_S",
+    "CHAIWALA_WEBHOOK_TIMEOUT_S",
+    "CHAIWALA_WEBHOOK_CONCURRENCY",
+    "CHAIWALA_WEBHOOK_LEASE_MS",
+    "CHAIWALA_WEBHOOK_POLL_S",
+    "CHAIWALA_WEBHOOK_CONSUMER",
+}
+# The tournament director: a rules service's settings plus where the rules services are (it creates games).
+ENV_DIRECTOR: frozenset[str] = ENV_RULES | {f"CHAIWALA_SERVICE_{game.upper()}" for game in GAME_TYPES}
+ENV_ALL: frozenset[str] = ENV_RULES | ENV_GATEWAY | ENV_CONDUCTOR | ENV_WEBHOOK | ENV_DIRECTOR
 DEFAULTS: dict[str, str] = {
     "CHAIWALA_GRPC_PORT": "50051",
     "CHAIWALA_METRICS_PORT": "9090",
@@ -74,6 +96,20 @@ METRICS: dict[str, tuple[str, frozenset[str]]] = {
     "chaiwala_conductor_claims_total": ("counter", frozenset({"game_type"})),
     "chaiwala_conductor_claims_reclaimed_total": ("counter", frozenset()),
     "chaiwala_conductor_commits_dropped_total": ("counter", frozenset({"game_type"})),
+    # The tournament director's own (services/tournament/metrics.py).
+    "chaiwala_tournaments_running": ("gauge", frozenset()),
+    "chaiwala_tournaments_created_total": ("counter", frozenset({"game_type", "format"})),
+    "chaiwala_tournament_rounds_started_total": ("counter", frozenset({"game_type"})),
+    "chaiwala_tournament_games_created_total": ("counter", frozenset({"game_type"})),
+    "chaiwala_ratings_updated_total": ("counter", frozenset({"game_type"})),
+    # The webhook dispatcher's own.
+    "chaiwala_webhook_deliveries_total": ("counter", frozenset({"outcome"})),
+    "chaiwala_webhook_delivery_seconds": ("histogram", frozenset()),
+    "chaiwala_webhook_pending": ("gauge", frozenset()),
+    "chaiwala_webhook_dead_letters": ("gauge", frozenset()),
+    "chaiwala_webhook_fanned_out_total": ("counter", frozenset({"event_type"})),
+    "chaiwala_outbox_lag_events": ("gauge", frozenset({"group"})),
+    "chaiwala_outbox_lag_seconds": ("gauge", frozenset({"group"})),
 }
 HISTOGRAM_SUFFIXES = ("_bucket", "_sum", "_count")
 

@@ -17,15 +17,21 @@ import yaml
 from tests.deploy.deploy_contract import (
     CONDUCTOR_MODULE,
     DEFAULTS,
+    DIRECTOR_MODULE,
     ENV_ALL,
     ENV_CONDUCTOR,
+    ENV_DIRECTOR,
     ENV_GATEWAY,
     ENV_RULES,
+    ENV_WEBHOOK,
     GAME_TYPES,
     GATEWAY_MODULE,
     GATEWAY_PORT,
     ROOT,
     RULES_SERVICE_MODULE,
+    WEBHOOK_GRPC_PORT,
+    WEBHOOK_MODULE,
+    WEBHOOK_SERVICE_NAME,
 )
 
 COMPOSE_PATH = ROOT / "docker-compose.yml"
@@ -80,6 +86,14 @@ def conductor_services(services: dict[str, dict[str, Any]]) -> list[str]:
     return [name for name, service in services.items() if command_of(service) == ["python", "-m", CONDUCTOR_MODULE]]
 
 
+def director_services(services: dict[str, dict[str, Any]]) -> list[str]:
+    """Compose services running the tournament director."""
+    return [name for name, service in services.items() if command_of(service) == ["python", "-m", DIRECTOR_MODULE]]
+def webhook_services(services: dict[str, dict[str, Any]]) -> list[str]:
+    """Compose services running the webhook dispatcher."""
+    return [name for name, service in services.items() if command_of(service) == ["python", "-m", WEBHOOK_MODULE]]
+
+
 def host_path(source: str) -> Path:
     """A bind-mount source relative to the compose file."""
     return (COMPOSE_PATH.parent / source).resolve()
@@ -102,6 +116,8 @@ def test_compose_has_every_tier(services: dict[str, dict[str, Any]]) -> None:
     assert sorted(rules_services(services).values()) == sorted(GAME_TYPES)
     assert len(gateway_services(services)) == 1
     assert len(conductor_services(services)) == 1
+    assert len(director_services(services)) == 1
+    assert len(webhook_services(services)) == 1
     images = {name: str(service.get("image", "")) for name, service in services.items()}
     assert any(image.startswith("redis:") for image in images.values())
     assert any(image.startswith("prom/prometheus:") for image in images.values())
@@ -136,7 +152,8 @@ def test_depends_on_waits_for_health(services: dict[str, dict[str, Any]]) -> Non
 
 def test_chaiwala_images_build_from_the_dockerfile(services: dict[str, dict[str, Any]]) -> None:
     """The gateway and every rules service run the project image built from the root Dockerfile."""
-    for name in [*rules_services(services), *gateway_services(services), *conductor_services(services)]:
+    for name in [*rules_services(services), *gateway_services(services), *conductor_services(services),
+                 *director_services(services)]:  # fmt: skip
         build = services[name]["build"]
         context = build if isinstance(build, str) else build["context"]
         dockerfile = "Dockerfile" if isinstance(build, str) else build.get("dockerfile", "Dockerfile")
@@ -158,6 +175,10 @@ def test_environment_names_follow_the_contract(services: dict[str, dict[str, Any
             assert set(env) <= ENV_GATEWAY, f"{name}: {sorted(set(env) - ENV_GATEWAY)}"
         if name in conductor_services(services):
             assert set(env) <= ENV_CONDUCTOR, f"{name}: {sorted(set(env) - ENV_CONDUCTOR)}"
+        if name in director_services(services):
+            assert set(env) <= ENV_DIRECTOR, f"{name}: {sorted(set(env) - ENV_DIRECTOR)}"
+        if name in webhook_services(services):
+            assert set(env) <= ENV_WEBHOOK, f"{name}: {sorted(set(env) - ENV_WEBHOOK)}"
 
 
 def port_of(env: dict[str, str], variable: str) -> int:
@@ -188,19 +209,63 @@ def test_rules_services(services: dict[str, dict[str, Any]]) -> None:
     assert len(published_hosts) == len(rules_services(services)), "host ports must not collide"
 
 
+def assert_waits_for_compose_redis(services: dict[str, dict[str, Any]], service: dict[str, Any]) -> None:
+    """``service``'s REDIS_URL names the compose Redis, and it starts once Redis is healthy."""
+    url = urlparse(environment_of(service)["REDIS_URL"])
+    assert url.scheme == "redis" and str(services[url.hostname or ""].get("image", "")).startswith("redis:")
+    assert service["depends_on"][url.hostname]["condition"] == "service_healthy"
+
+
 def test_conductor(services: dict[str, dict[str, Any]]) -> None:
     """The conductor reaches the compose Redis, waits for it, and is health-checked on its metrics port."""
     (name,) = conductor_services(services)
     conductor = services[name]
     env = environment_of(conductor)
-    url = urlparse(env["REDIS_URL"])
-    assert url.scheme == "redis" and str(services[url.hostname or ""].get("image", "")).startswith("redis:")
-    assert conductor["depends_on"][url.hostname]["condition"] == "service_healthy"
+    assert_waits_for_compose_redis(services, conductor)
     metrics_port = port_of(env, "CHAIWALA_METRICS_PORT")
     assert str(metrics_port) in [str(p) for p in conductor.get("expose", [])]
     test = conductor["healthcheck"]["test"]
     assert f"http://127.0.0.1:{metrics_port}/metrics" in test, test
     assert "ports" not in conductor, "the conductor serves no one outside"
+
+
+def test_director(services: dict[str, dict[str, Any]]) -> None:
+    """The tournament director reaches Redis and every rules service, is health-checked on its gRPC port and
+    serves only inside the compose network; the gateway routes to it."""
+    rules = rules_services(services)
+    (name,) = director_services(services)
+    director = services[name]
+    env = environment_of(director)
+    url = urlparse(env["REDIS_URL"])
+    assert director["depends_on"][url.hostname]["condition"] == "service_healthy"
+    grpc_port = port_of(env, "CHAIWALA_GRPC_PORT")
+    metrics_port = port_of(env, "CHAIWALA_METRICS_PORT")
+    assert {str(grpc_port), str(metrics_port)} <= {str(p) for p in director.get("expose", [])}
+    assert f"127.0.0.1:{grpc_port}" in director["healthcheck"]["test"]
+    assert "ports" not in director
+    for game in GAME_TYPES:
+        host, port = env[f"CHAIWALA_SERVICE_{game.upper()}"].rsplit(":", 1)
+        assert rules.get(host) == game and director["depends_on"][host]["condition"] == "service_healthy"
+        assert int(port) == port_of(environment_of(services[host]), "CHAIWALA_GRPC_PORT")
+    (gateway,) = gateway_services(services)
+    assert environment_of(services[gateway])["CHAIWALA_SERVICE_TOURNAMENT"] == f"{name}:{grpc_port}"
+def test_webhook_dispatcher(services: dict[str, dict[str, Any]]) -> None:
+    """The dispatcher reaches the compose Redis, is health-checked on its gRPC service, keeps the SSRF
+    guard's defaults (no private or loopback targets), and the gateway routes /v1/webhooks to it."""
+    (name,) = webhook_services(services)
+    webhook = services[name]
+    env = environment_of(webhook)
+    assert_waits_for_compose_redis(services, webhook)
+    grpc_port = int(env["CHAIWALA_GRPC_PORT"])
+    assert grpc_port == WEBHOOK_GRPC_PORT
+    assert {str(grpc_port), str(port_of(env, "CHAIWALA_METRICS_PORT"))} <= {str(p) for p in webhook["expose"]}
+    test = webhook["healthcheck"]["test"]
+    assert f"127.0.0.1:{grpc_port}" in test and WEBHOOK_SERVICE_NAME in test, test
+    assert env["CHAIWALA_WEBHOOK_ALLOW_PRIVATE"].endswith("false}")
+    assert env["CHAIWALA_WEBHOOK_ALLOW_LOOPBACK"].endswith("false}")
+    assert "ports" not in webhook, "operators reach webhooks through the gateway"
+    (gateway,) = gateway_services(services)
+    assert environment_of(services[gateway])["CHAIWALA_SERVICE_WEBHOOK"] == f"{name}:{grpc_port}"
 
 
 def test_gateway(services: dict[str, dict[str, Any]]) -> None:
@@ -228,7 +293,8 @@ def test_gateway(services: dict[str, dict[str, Any]]) -> None:
 def test_healthcheck_script_is_in_the_image(services: dict[str, dict[str, Any]]) -> None:
     """The health-check script the compose file calls exists and the Dockerfile copies it there."""
     dockerfile = (ROOT / "Dockerfile").read_text(encoding="utf-8")
-    for name in [*rules_services(services), *gateway_services(services), *conductor_services(services)]:
+    for name in [*rules_services(services), *gateway_services(services), *conductor_services(services),
+                 *director_services(services)]:  # fmt: skip
         test = services[name]["healthcheck"]["test"]
         script = next(part for part in test if part.endswith(".py"))
         assert script.startswith("/app/")
@@ -278,7 +344,8 @@ def test_prometheus_scrapes_every_metrics_port(services: dict[str, dict[str, Any
     }
     expected |= {
         f"{svc}:{port_of(environment_of(services[svc]), 'CHAIWALA_METRICS_PORT')}"
-        for svc in [*rules_services(services), *conductor_services(services)]
+        for svc in [*rules_services(services), *conductor_services(services), *webhook_services(services),
+                    *director_services(services)]
     }
     assert targets == expected
 

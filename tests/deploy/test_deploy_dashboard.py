@@ -199,17 +199,20 @@ def test_source_dirs_exist_for_the_grep() -> None:
 
 
 def test_rules_service_registry_matches_the_contract() -> None:
-    """Import the rules services' and the conductor's metrics modules: every contract metric is registered, typed,
-    labelled."""
+    """Import the rules services', the conductor's and the webhook dispatcher's metrics modules: every contract
+    metric is registered, typed, labelled."""
     if not METRICS_MODULE.exists():
         pytest.skip("services/common/metrics.py does not exist yet")
     from prometheus_client.metrics import MetricWrapperBase
 
     from services.common import metrics as rules_metrics
     from services.conductor import metrics as conductor_metrics
+    from services.tournament import metrics as director_metrics
+    from services.webhook import metrics as webhook_metrics
 
     registered: dict[str, tuple[str, frozenset[str]]] = {}
-    for value in [*vars(rules_metrics).values(), *vars(conductor_metrics).values()]:
+    modules = (rules_metrics, conductor_metrics, webhook_metrics, director_metrics)
+    for value in [value for module in modules for value in vars(module).values()]:
         if isinstance(value, MetricWrapperBase):
             kind = str(value._type)
             name = value._name + ("_total" if kind == "counter" else "")

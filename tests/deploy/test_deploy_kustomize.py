@@ -17,15 +17,21 @@ import yaml
 
 from tests.deploy.deploy_contract import (
     CONDUCTOR_MODULE,
+    DIRECTOR_MODULE,
     ENV_ALL,
     ENV_CONDUCTOR,
+    ENV_DIRECTOR,
     ENV_GATEWAY,
     ENV_RULES,
+    ENV_WEBHOOK,
     GAME_TYPES,
     GATEWAY_MODULE,
     ROOT,
     RULES_SERVICE_MODULE,
     RULES_SERVICE_NAME,
+    WEBHOOK_GRPC_PORT,
+    WEBHOOK_MODULE,
+    WEBHOOK_SERVICE_NAME,
 )
 from tests.deploy.kustomize_lite import Resource, by_kind, render
 
@@ -91,7 +97,7 @@ def resolve_port(container: dict[str, Any], port: int | str) -> int:
 
 
 def role(deployment: Resource) -> tuple[str, str | None]:
-    """('rules', game), ('conductor', None) or ('gateway', None) from the container command."""
+    """('rules', game), ('conductor', None), ('webhook', None) or ('gateway', None) from the container command."""
     (container,) = pod_spec(deployment)["containers"]
     command = [*container.get("command", []), *container.get("args", [])]
     if command[:3] == ["python", "-m", RULES_SERVICE_MODULE]:
@@ -99,6 +105,10 @@ def role(deployment: Resource) -> tuple[str, str | None]:
         return "rules", command[3]
     if command == ["python", "-m", CONDUCTOR_MODULE]:
         return "conductor", None
+    if command == ["python", "-m", DIRECTOR_MODULE]:
+        return "director", None
+    if command == ["python", "-m", WEBHOOK_MODULE]:
+        return "webhook", None
     assert command == ["python", "-m", GATEWAY_MODULE], command
     return "gateway", None
 
@@ -130,6 +140,7 @@ def test_one_deployment_per_game_and_a_gateway(rendered: tuple[str, list[Resourc
     assert sorted(game for kind, game in roles if kind == "rules") == sorted(GAME_TYPES)  # type: ignore[type-var]
     assert [kind for kind, _ in roles].count("gateway") == 1
     assert [kind for kind, _ in roles].count("conductor") == 1
+    assert [kind for kind, _ in roles].count("webhook") == 1
 
 
 def test_pods_are_locked_down(rendered: tuple[str, list[Resource]]) -> None:
@@ -233,14 +244,18 @@ def test_env_names_follow_the_contract(rendered: tuple[str, list[Resource]]) -> 
         kind, _ = role(deployment)
         (container,) = pod_spec(deployment)["containers"]
         env = container_env(container, resources)
-        allowed = {"rules": ENV_RULES, "conductor": ENV_CONDUCTOR}.get(kind, ENV_GATEWAY)
+        roles = {"rules": ENV_RULES, "conductor": ENV_CONDUCTOR, "webhook": ENV_WEBHOOK, "director": ENV_DIRECTOR}
+        allowed = roles.get(kind, ENV_GATEWAY)
         if kind == "conductor":
             env = {key: value for key, value in env.items() if key not in ENV_RULES - ENV_CONDUCTOR}
             assert "CHAIWALA_API_KEYS" not in env, "the conductor checks no API keys"
             assert {"REDIS_URL", "CHAIWALA_METRICS_PORT"} <= set(env)
         assert set(env) <= allowed, f"{target}/{name}: {sorted(set(env) - allowed)}"
-        if kind == "rules":
-            # The rules services check operator keys; the gateway only passes the bearer on.
+        if kind == "director":
+            assert env.get("CHAIWALA_API_KEYS") == "<secret>", f"{target}/{name}"
+            assert {"REDIS_URL", "CHAIWALA_GRPC_PORT", "CHAIWALA_METRICS_PORT"} <= set(env)
+        if kind in ("rules", "webhook"):
+            # The rules services and the webhook service check operator keys; the gateway only passes the bearer on.
             assert env.get("CHAIWALA_API_KEYS") == "<secret>", f"{target}/{name}"
             for item in container["env"]:
                 if item["name"] == "CHAIWALA_API_KEYS":
@@ -286,6 +301,29 @@ def test_gateway_reaches_every_rules_service(rendered: tuple[str, list[Resource]
         (container,) = pod_spec(deployment)["containers"]
         target_port = resolve_port(container, service_port.get("targetPort", service_port["port"]))
         assert target_port == int(container_env(container, resources)["CHAIWALA_GRPC_PORT"])
+
+
+def test_webhook_dispatcher_probes_ports_and_gateway_route(rendered: tuple[str, list[Resource]]) -> None:
+    """gRPC probes on the WebhookService port, scrape annotations, the SSRF guard's defaults kept, and the
+    gateway's CHAIWALA_SERVICE_WEBHOOK naming its Service on that port."""
+    target, resources = rendered
+    deployments = by_kind(resources, "Deployment")
+    (webhook,) = [d for d in deployments.values() if role(d)[0] == "webhook"]
+    (container,) = pod_spec(webhook)["containers"]
+    env = container_env(container, resources)
+    grpc_port = int(env["CHAIWALA_GRPC_PORT"])
+    assert grpc_port == WEBHOOK_GRPC_PORT and resolve_port(container, "grpc") == grpc_port, target
+    for probe_name in ("readinessProbe", "livenessProbe", "startupProbe"):
+        assert container[probe_name]["grpc"]["port"] == grpc_port, f"{target} {probe_name}"
+    assert container["readinessProbe"]["grpc"].get("service") == WEBHOOK_SERVICE_NAME
+    assert env["CHAIWALA_WEBHOOK_ALLOW_PRIVATE"] == "false" and env["CHAIWALA_WEBHOOK_ALLOW_LOOPBACK"] == "false"
+    annotations = webhook["spec"]["template"]["metadata"].get("annotations", {})
+    assert int(annotations["prometheus.io/port"]) == int(env["CHAIWALA_METRICS_PORT"])
+    (gateway,) = [d for d in deployments.values() if role(d)[0] == "gateway"]
+    host, port = container_env(pod_spec(gateway)["containers"][0], resources)["CHAIWALA_SERVICE_WEBHOOK"].rsplit(":", 1)
+    assert deployments[host] is webhook and int(port) == grpc_port
+    (service_port,) = [p for p in by_kind(resources, "Service")[host]["spec"]["ports"] if p["port"] == grpc_port]
+    assert resolve_port(container, service_port["targetPort"]) == grpc_port
 
 
 def test_redis_is_external(rendered: tuple[str, list[Resource]]) -> None:

@@ -82,6 +82,10 @@ def test_supervisor_starts_everything_and_ctrl_c_stops_it(tmp_path: Path) -> Non
         "CHAIWALA_RUN_GRPC_PORTS": ",".join(map(str, grpc_ports)),
         "CHAIWALA_RUN_METRICS_PORTS": ",".join(map(str, metrics_ports)),
         "CHAIWALA_RUN_CONDUCTOR_METRICS_PORT": str(conductor_metrics),
+        "CHAIWALA_RUN_TOURNAMENT_PORT": str(free_port()),
+        "CHAIWALA_RUN_TOURNAMENT_METRICS_PORT": str(free_port()),
+        "CHAIWALA_RUN_WEBHOOK_GRPC_PORT": str(free_port()),
+        "CHAIWALA_RUN_WEBHOOK_METRICS_PORT": str(free_port()),
         "CHAIWALA_REDIS_PORT": str(free_port()),
         "CHAIWALA_VAR_DIR": str(tmp_path),
         "CHAIWALA_LOG_LEVEL": "warning",
@@ -104,12 +108,17 @@ def test_supervisor_starts_everything_and_ctrl_c_stops_it(tmp_path: Path) -> Non
         )
         assert created.status_code == 201
         _wait_finished(url, created.json()["game_id"])
+        # The tournament director is up and the gateway reaches it.
+        assert httpx.get(f"{url}/v1/tournaments", timeout=60).status_code == 200
         scraped = httpx.get(f"http://127.0.0.1:{metrics_ports[GAME_ORDER.index('darjeeling')]}/metrics", timeout=5).text
         assert 'chaiwala_games_created_total{game_type="darjeeling"} 1.0' in scraped
         conducted = httpx.get(f"http://127.0.0.1:{conductor_metrics}/metrics", timeout=5).text
         assert 'chaiwala_games_finished_total{game_type="darjeeling"} 1.0' in conducted
         assert "chaiwala_rpc_duration_seconds_bucket" in scraped
         assert (tmp_path / "redis" / "appendonly.aof").exists() or any((tmp_path / "redis").glob("appendonly*"))
+        # The webhook dispatcher runs too, and make run's default allows a loopback receiver.
+        hook = {"url": "http://127.0.0.1:9/hook", "events": ["game.finished"]}
+        assert httpx.post(f"{url}/v1/webhooks", json=hook, timeout=60).status_code == 201
         _kill_redis_and_see_it_come_back(process, url)
         process.send_signal(signal.SIGINT)
         assert process.wait(timeout=30) == 0

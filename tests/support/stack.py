@@ -181,16 +181,7 @@ class ConductorProcess:
 
     def metric(self, name: str) -> float:
         """The sum of one metric's samples on the conductor's Prometheus endpoint (0 if absent)."""
-        import httpx
-        from prometheus_client.parser import text_string_to_metric_families
-
-        text = httpx.get(f"http://127.0.0.1:{self.metrics_port}/metrics", timeout=10).text
-        return sum(
-            sample.value
-            for family in text_string_to_metric_families(text)
-            for sample in family.samples
-            if sample.name == name
-        )
+        return metric_sum(self.metrics_port, name)
 
     def kill(self) -> None:
         """SIGKILL: no clean-up at all, as when a machine dies."""
@@ -204,9 +195,134 @@ class ConductorProcess:
         self.log.close()
 
 
+class DirectorProcess(ConductorProcess):
+    """A real tournament director: ``python -m services.tournament`` in its own process (killed,
+    stopped and scraped like a conductor)."""
+
+    def __init__(  # the conductor's __init__ starts a conductor: not called
+        self, redis_url: str, services: dict[str, str], log_path: Path, api_keys: str = ""
+    ) -> None:
+        self.log_path = log_path
+        self.log = log_path.open("ab")
+        self.port = free_port()
+        self.metrics_port = free_port()
+        env = {
+            **os.environ,
+            "REDIS_URL": redis_url,
+            "CHAIWALA_GRPC_HOST": "127.0.0.1",
+            "CHAIWALA_GRPC_PORT": str(self.port),
+            "CHAIWALA_METRICS_PORT": str(self.metrics_port),
+            "CHAIWALA_LOG_FORMAT": "console",
+            "CHAIWALA_LOG_LEVEL": "warning",
+            "CHAIWALA_API_KEYS": api_keys,
+            **{f"CHAIWALA_SERVICE_{game.upper()}": address for game, address in services.items()},
+        }
+        self.process = subprocess.Popen(
+            [sys.executable, "-m", "services.tournament"], env=env, cwd=ROOT, stdout=self.log, stderr=self.log
+        )
+
+    @property
+    def address(self) -> str:
+        """host:port of its gRPC server."""
+        return f"127.0.0.1:{self.port}"
+
+
 def free_port() -> int:
     """A TCP port free right now on 127.0.0.1."""
     with socket.socket() as sock:
         sock.bind(("127.0.0.1", 0))
         port: int = sock.getsockname()[1]
         return port
+
+
+# The operator key of the test webhook dispatchers' WebhookService (the rules services stay open).
+WEBHOOK_OPERATOR_KEY = "test-webhook-operator-key-0123456789"
+
+
+class WebhookProcess:
+    """A real webhook dispatcher: ``python -m services.webhook`` in its own process, over one Redis.
+
+    Retries are fast and the lease short, so tests see backoff, dead letters and recovery from a
+    SIGKILL in seconds; loopback targets are allowed (the receiver runs on 127.0.0.1).
+    """
+
+    def __init__(self, redis_url: str, log_path: Path, api_key: str = "", **settings: str) -> None:
+        self.log_path = log_path
+        self.grpc_port = free_port()
+        self.metrics_port = free_port()
+        self.env = {
+            **os.environ,
+            "REDIS_URL": redis_url,
+            "CHAIWALA_GRPC_HOST": "127.0.0.1",
+            "CHAIWALA_GRPC_PORT": str(self.grpc_port),
+            "CHAIWALA_METRICS_PORT": str(self.metrics_port),
+            "CHAIWALA_API_KEYS": api_key,
+            "CHAIWALA_LOG_FORMAT": "console",
+            "CHAIWALA_LOG_LEVEL": "info",
+            "CHAIWALA_WEBHOOK_ALLOW_LOOPBACK": "true",
+            "CHAIWALA_WEBHOOK_RETRY_BASE_S": "0.2",
+            "CHAIWALA_WEBHOOK_RETRY_CAP_S": "1",
+            "CHAIWALA_WEBHOOK_RETRY_WINDOW_S": "8",
+            "CHAIWALA_WEBHOOK_LEASE_MS": "2000",
+            "CHAIWALA_WEBHOOK_TIMEOUT_S": "10",
+            "CHAIWALA_WEBHOOK_POLL_S": "0.1",
+            **{f"CHAIWALA_WEBHOOK_{name.upper()}": value for name, value in settings.items()},
+        }
+        self.start()
+
+    @property
+    def address(self) -> str:
+        """host:port of its WebhookService."""
+        return f"127.0.0.1:{self.grpc_port}"
+
+    def start(self) -> None:
+        """Start (or restart) the process on the same ports."""
+        self.log = self.log_path.open("ab")
+        self.process = subprocess.Popen(
+            [sys.executable, "-m", "services.webhook"], env=self.env, cwd=ROOT, stdout=self.log, stderr=self.log
+        )
+        wait_for_grpc(self.address, self.process)
+
+    def metric(self, name: str, **labels: str) -> float:
+        """The sum of one metric's samples (with these labels) on its Prometheus endpoint."""
+        return metric_sum(self.metrics_port, name, **labels)
+
+    # A dispatcher is killed and stopped as a conductor is.
+    kill = ConductorProcess.kill
+    stop = ConductorProcess.stop
+
+
+def metric_sum(port: int, name: str, **labels: str) -> float:
+    """The sum of one metric's samples (with these labels) on a Prometheus endpoint (0 if absent)."""
+    import httpx
+    from prometheus_client.parser import text_string_to_metric_families
+
+    text = httpx.get(f"http://127.0.0.1:{port}/metrics", timeout=10).text
+    return sum(
+        sample.value
+        for family in text_string_to_metric_families(text)
+        for sample in family.samples
+        if sample.name == name and all(sample.labels.get(k) == v for k, v in labels.items())
+    )
+
+
+def wait_for_grpc(address: str, process: subprocess.Popen[bytes], seconds: float = 60) -> None:
+    """Wait until a gRPC server answers health checks as SERVING (fail if its process exits)."""
+    import grpc
+    from grpc_health.v1 import health_pb2, health_pb2_grpc
+
+    deadline = time.monotonic() + seconds
+    with grpc.insecure_channel(address) as channel:
+        stub = health_pb2_grpc.HealthStub(channel)
+        while True:
+            if process.poll() is not None:
+                raise RuntimeError(f"the process serving {address} exited with {process.returncode}")
+            try:
+                answer = stub.Check(health_pb2.HealthCheckRequest(), timeout=2)
+                if answer.status == health_pb2.HealthCheckResponse.SERVING:
+                    return
+            except grpc.RpcError:
+                pass
+            if time.monotonic() > deadline:
+                raise RuntimeError(f"nothing serving on {address} after {seconds}s")
+            time.sleep(0.05)

@@ -1,0 +1,105 @@
+"""REST routes of webhooks: ``/v1/webhooks`` and its delivery log, forwarded to the WebhookService.
+
+The webhook dispatcher (``python -m services.webhook``, address ``CHAIWALA_SERVICE_WEBHOOK``)
+decides everything, so REST and gRPC refuse the same requests with the same codes.  A call waits
+for a dispatcher that is (re)starting for at most :data:`WAIT_SECONDS`, then answers 504: an
+operator call, never a hang.
+"""
+
+from __future__ import annotations
+
+from typing import Any
+
+import grpc
+from fastapi import APIRouter, Request
+from fastapi.responses import Response
+
+from chaiwala.v1 import webhooks_pb2, webhooks_pb2_grpc
+from gateway.backends import CHANNEL_OPTIONS, _target
+from gateway.problems import Problem
+from gateway.routes import JSON, _metadata, _parse, _read_json, _rpc, _settings
+from services.common import protojson
+
+router = APIRouter()
+WAIT_SECONDS = 10.0
+# Reconnect soon after a dispatcher restart (gRPC's default back-off grows to two minutes).
+CHANNEL = [*CHANNEL_OPTIONS, ("grpc.initial_reconnect_backoff_ms", 200), ("grpc.max_reconnect_backoff_ms", 2000)]
+
+
+def _stub(request: Request) -> webhooks_pb2_grpc.WebhookServiceStub:
+    """The WebhookService stub, on one channel opened with the first call."""
+    state = request.app.state
+    stub: webhooks_pb2_grpc.WebhookServiceStub | None = getattr(state, "webhook_stub", None)
+    if stub is None:
+        channel = grpc.aio.insecure_channel(_target(_settings(request).service_webhook), options=CHANNEL)
+        stub = webhooks_pb2_grpc.WebhookServiceStub(channel)
+        state.webhook_channel, state.webhook_stub = channel, stub
+    return stub
+
+
+async def close_channel(app: Any) -> None:
+    """Close the WebhookService channel, if a call opened one (the app's lifespan calls this)."""
+    channel = getattr(app.state, "webhook_channel", None)
+    if channel is not None:
+        await channel.close()
+
+
+def _options(request: Request) -> dict[str, Any]:
+    timeout = min(_settings(request).rpc_timeout_seconds, WAIT_SECONDS)
+    return {"metadata": _metadata(request), "timeout": timeout, "wait_for_ready": True}
+
+
+async def _call(request: Request, method: str, message: Any, status_code: int = 200) -> Response:
+    answer = await _rpc(getattr(_stub(request), method)(message, **_options(request)))
+    return JSON(protojson.to_dict(answer), status_code=status_code)
+
+
+def _page_size(request: Request) -> int:
+    text = request.query_params.get("page_size", "0")
+    if not (text.isascii() and text.isdigit()) or len(text) > 6:
+        raise Problem(400, "bad_page_size", "page_size is a number")
+    return int(text)
+
+
+@router.post("/v1/webhooks", status_code=201)
+async def create_webhook(request: Request) -> Response:
+    """Subscribe a URL to event types (operators); the answer carries the signing secret, only here."""
+    body = _parse(await _read_json(request, _settings(request).max_body_bytes), webhooks_pb2.CreateWebhookRequest())
+    return await _call(request, "CreateWebhook", body, status_code=201)
+
+
+@router.get("/v1/webhooks")
+async def list_webhooks(request: Request) -> Response:
+    """Every subscription (operators)."""
+    return await _call(request, "ListWebhooks", webhooks_pb2.ListWebhooksRequest())
+
+
+@router.get("/v1/webhooks/{webhook_id}")
+async def get_webhook(webhook_id: str, request: Request) -> Response:
+    """One subscription (operators); never its secret."""
+    return await _call(request, "GetWebhook", webhooks_pb2.GetWebhookRequest(webhook_id=webhook_id))
+
+
+@router.delete("/v1/webhooks/{webhook_id}")
+async def delete_webhook(webhook_id: str, request: Request) -> Response:
+    """Remove a subscription with its delivery log and pending deliveries (operators)."""
+    return await _call(request, "DeleteWebhook", webhooks_pb2.DeleteWebhookRequest(webhook_id=webhook_id))
+
+
+@router.get("/v1/webhooks/{webhook_id}/deliveries")
+async def list_deliveries(webhook_id: str, request: Request) -> Response:
+    """A subscription's deliveries, newest first; ``status`` = pending, delivered or dead (operators)."""
+    message = webhooks_pb2.ListDeliveriesRequest(
+        webhook_id=webhook_id,
+        status=request.query_params.get("status", ""),
+        page_size=_page_size(request),
+        page_token=request.query_params.get("page_token", ""),
+    )
+    return await _call(request, "ListDeliveries", message)
+
+
+@router.post("/v1/webhooks/{webhook_id}/deliveries/{delivery_id}/redeliver")
+async def redeliver(webhook_id: str, delivery_id: str, request: Request) -> Response:
+    """Deliver one delivery again now, with the same webhook-id and a fresh retry window (operators)."""
+    message = webhooks_pb2.RedeliverRequest(webhook_id=webhook_id, delivery_id=delivery_id)
+    return await _call(request, "Redeliver", message, status_code=202)

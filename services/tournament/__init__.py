@@ -1,0 +1,1 @@
+"""Tournaments: the director process, pairings, standings (README "Tournaments and ratings")."""

@@ -1,0 +1,99 @@
+"""Bootstrap of the tournament director: gRPC (TournamentService, RatingService), health,
+reflection, metrics, and the director's loops (outbox consumer, sweep)."""
+
+from __future__ import annotations
+
+import asyncio
+import contextlib
+
+from grpc import aio
+from grpc_health.v1 import health, health_pb2, health_pb2_grpc
+from pydantic_settings import SettingsConfigDict
+
+from chaiwala.rating.v1 import rating_pb2, rating_pb2_grpc
+from chaiwala.tournament.v1 import tournament_pb2, tournament_pb2_grpc
+from services.common.interceptors import AuthInterceptor, ErrorInterceptor, ObservabilityInterceptor
+from services.common.reflection import enable_reflection
+from services.common.settings import ServiceSettings
+from services.common.store import GameStore
+from services.tournament.director import Director
+from services.tournament.rpcs import RatingServicer, TournamentServicer
+from services.tournament.tables import RulesClients
+
+TOURNAMENT_SERVICE = tournament_pb2.DESCRIPTOR.services_by_name["TournamentService"].full_name
+RATING_SERVICE = rating_pb2.DESCRIPTOR.services_by_name["RatingService"].full_name
+
+
+class DirectorSettings(ServiceSettings):
+    """A rules service's settings (Redis, bind, metrics, keys, logs) plus where the rules services are."""
+
+    model_config = SettingsConfigDict(env_prefix="CHAIWALA_", extra="ignore")
+
+    grpc_port: int = 50061
+    service_alubari: str = "127.0.0.1:50051"
+    service_darjeeling: str = "127.0.0.1:50052"
+    service_tea_rum: str = "127.0.0.1:50053"
+    service_india_rails: str = "127.0.0.1:50054"
+
+    def service_addresses(self) -> dict[str, str]:
+        """game_type -> host:port of its rules service."""
+        return {
+            "alubari": self.service_alubari,
+            "darjeeling": self.service_darjeeling,
+            "tea_rum": self.service_tea_rum,
+            "india_rails": self.service_india_rails,
+        }
+
+    def operator_key(self) -> str:
+        """The key the director presents to the rules services ("" when none are configured)."""
+        keys = sorted(self.api_key_set())
+        return keys[0] if keys else ""
+
+
+async def create_server(director: Director, addr: str, api_keys: frozenset[str]) -> tuple[aio.Server, int]:
+    """Build and start the director's gRPC server on ``addr`` (port 0 = ephemeral); return it and its port."""
+    server = aio.server(interceptors=[AuthInterceptor(), ObservabilityInterceptor("tournament"), ErrorInterceptor()])
+    tournament_pb2_grpc.add_TournamentServiceServicer_to_server(TournamentServicer(director, api_keys), server)
+    rating_pb2_grpc.add_RatingServiceServicer_to_server(RatingServicer(director), server)
+    health_servicer = health.aio.HealthServicer()
+    health_pb2_grpc.add_HealthServicer_to_server(health_servicer, server)
+    enable_reflection((TOURNAMENT_SERVICE, RATING_SERVICE, health.SERVICE_NAME), server)
+    port = server.add_insecure_port(addr)
+    await server.start()
+    for name in ("", TOURNAMENT_SERVICE, RATING_SERVICE):
+        await health_servicer.set(name, health_pb2.HealthCheckResponse.SERVING)
+    return server, port
+
+
+class RunningDirector:
+    """A director with its server and loops, until :meth:`stop`."""
+
+    def __init__(self, settings: DirectorSettings) -> None:
+        self.settings = settings
+        self.store = GameStore.from_url(settings.redis_url, cluster=settings.redis_cluster)
+        self.rules = RulesClients(settings.service_addresses(), settings.operator_key())
+        self.director = Director(self.store, self.rules)
+        self.stop_event = asyncio.Event()
+        self.loops: list[asyncio.Task[None]] = []
+        self.server: aio.Server | None = None
+        self.port = 0
+
+    async def start(self) -> None:
+        """Serve and run the loops."""
+        addr = f"{self.settings.grpc_host}:{self.settings.grpc_port}"
+        self.server, self.port = await create_server(self.director, addr, self.settings.api_key_set())
+        self.loops = [
+            asyncio.create_task(self.director.consume(self.stop_event)),
+            asyncio.create_task(self.director.sweep(self.stop_event)),
+        ]
+
+    async def stop(self) -> None:
+        """Stop the loops, drain calls, close connections."""
+        self.stop_event.set()
+        for loop in self.loops:
+            with contextlib.suppress(asyncio.CancelledError):
+                await loop
+        if self.server is not None:
+            await self.server.stop(grace=5)
+        await self.rules.close()
+        await self.store.close()

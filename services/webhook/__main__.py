@@ -1,0 +1,78 @@
+"""``python -m services.webhook``: the webhook dispatcher (WebhookService over gRPC, fan-out, deliveries)."""
+
+from __future__ import annotations
+
+import asyncio
+import signal
+
+from grpc import aio
+from grpc_health.v1 import health, health_pb2, health_pb2_grpc
+from prometheus_client import start_http_server
+
+from chaiwala.v1 import webhooks_pb2, webhooks_pb2_grpc
+from services.common.exposure import check_exposure
+from services.common.interceptors import AuthInterceptor, ErrorInterceptor, ObservabilityInterceptor
+from services.common.logs import configure_logging, get_logger
+from services.common.reflection import enable_reflection
+from services.common.store import GameStore
+from services.webhook.dispatcher import Dispatcher
+from services.webhook.rpcs import WebhookServicer
+from services.webhook.settings import WebhookSettings
+
+SERVICE_NAME = webhooks_pb2.DESCRIPTOR.services_by_name["WebhookService"].full_name
+log = get_logger("webhook")
+
+
+async def start_server(dispatcher: Dispatcher, settings: WebhookSettings) -> tuple[aio.Server, int]:
+    """The WebhookService (with health and reflection) on the configured address."""
+    server = aio.server(interceptors=[AuthInterceptor(), ObservabilityInterceptor("webhook"), ErrorInterceptor()])
+    servicer = WebhookServicer(dispatcher.store, settings.api_key_set(), dispatcher.targets)
+    webhooks_pb2_grpc.add_WebhookServiceServicer_to_server(servicer, server)
+    health_servicer = health.aio.HealthServicer()
+    health_pb2_grpc.add_HealthServicer_to_server(health_servicer, server)
+    enable_reflection((SERVICE_NAME, health.SERVICE_NAME), server)
+    port = server.add_insecure_port(f"{settings.grpc_host}:{settings.grpc_port}")
+    await server.start()
+    for name in ("", SERVICE_NAME):
+        await health_servicer.set(name, health_pb2.HealthCheckResponse.SERVING)
+    return server, port
+
+
+async def serve(settings: WebhookSettings) -> None:
+    """Serve and dispatch until SIGTERM/SIGINT; finish the attempts in flight, then stop."""
+    if not settings.redis_url:
+        raise SystemExit("REDIS_URL is not set (make run starts an embedded Redis and sets it)")
+    check_exposure("the webhook service", settings.grpc_host, bool(settings.api_key_set()), settings.insecure_open, log)
+    # The game store's connection settings (fail fast, one retry; cluster or not).
+    redis = GameStore.from_url(settings.redis_url, cluster=settings.redis_cluster).redis
+    dispatcher = Dispatcher(redis, settings)
+    server, port = await start_server(dispatcher, settings)
+    start_http_server(settings.metrics_port, addr=settings.grpc_host)
+    log.info(
+        "dispatching",
+        port=port,
+        metrics_port=settings.metrics_port,
+        consumer=dispatcher.consumer,
+        allow_loopback=settings.webhook_allow_loopback,
+        allow_private=settings.webhook_allow_private,
+    )
+    stop = asyncio.Event()
+    loop = asyncio.get_running_loop()
+    for sig in (signal.SIGTERM, signal.SIGINT):
+        loop.add_signal_handler(sig, stop.set)
+    await asyncio.gather(dispatcher.run(stop), dispatcher.report(stop))
+    log.info("stopping")
+    await server.stop(grace=5)
+    await dispatcher.close()
+    await redis.aclose()
+
+
+def main() -> None:
+    """Entry point."""
+    settings = WebhookSettings()
+    configure_logging(settings.log_format, settings.log_level)
+    asyncio.run(serve(settings))
+
+
+if __name__ == "__main__":
+    main()

@@ -1,0 +1,140 @@
+"""A real local HTTP receiver for webhook tests: verifies every delivery with ``standardwebhooks``.
+
+It runs ``http.server`` on 127.0.0.1 in a thread of the test process.  Tests steer it:
+``fail_next(n)`` answers 500 to the next ``n`` deliveries, ``stop()``/``start()`` take it down
+and bring it back on the same port, ``hold(seconds)`` keeps requests waiting before the
+answer (so a dispatcher can be killed mid-delivery).  Every request is recorded with whether
+its signature verified; :meth:`unique` deduplicates by ``webhook-id`` as a receiver should.
+"""
+
+from __future__ import annotations
+
+import json
+import threading
+import time
+from dataclasses import dataclass
+from http.server import BaseHTTPRequestHandler, ThreadingHTTPServer
+from typing import Any
+
+from standardwebhooks.webhooks import Webhook, WebhookVerificationError
+
+
+@dataclass(frozen=True)
+class Received:
+    """One request as it arrived."""
+
+    path: str
+    headers: dict[str, str]
+    body: bytes
+    verified: bool
+    answered: int
+
+
+class Receiver:
+    """The receiver; one signing secret per path (a path per subscription)."""
+
+    def __init__(self) -> None:
+        self.secrets: dict[str, str] = {}
+        self.received: list[Received] = []
+        self.in_flight = 0
+        # webhook-ids of the requests being held or answered right now.
+        self.in_flight_ids: list[str] = []
+        self.lock = threading.Lock()
+        self._fail = 0
+        self._hold_s = 0.0
+        self._always_fail: set[str] = set()
+        self.server: ThreadingHTTPServer | None = None
+        self.port = 0
+        self.start()
+
+    def url(self, path: str) -> str:
+        """The URL of one path."""
+        return f"http://127.0.0.1:{self.port}{path}"
+
+    def start(self) -> None:
+        """Listen (again, on the same port once it had one)."""
+        receiver = self
+
+        class Handler(BaseHTTPRequestHandler):
+            def do_POST(self) -> None:
+                receiver._handle(self)
+
+            def log_message(self, format: str, *args: Any) -> None:
+                return  # quiet
+
+        self.server = ThreadingHTTPServer(("127.0.0.1", self.port), Handler)
+        self.server.daemon_threads = True
+        self.port = self.server.server_address[1]
+        threading.Thread(target=self.server.serve_forever, daemon=True).start()
+
+    def stop(self) -> None:
+        """Go down: connections are refused until :meth:`start`."""
+        if self.server is not None:
+            self.server.shutdown()
+            self.server.server_close()
+            self.server = None
+
+    def fail_next(self, count: int) -> None:
+        """Answer 500 to the next ``count`` requests."""
+        with self.lock:
+            self._fail = count
+
+    def always_fail(self, path: str, failing: bool = True) -> None:
+        """Answer 500 to every request on ``path`` (or stop doing so)."""
+        with self.lock:
+            (self._always_fail.add if failing else self._always_fail.discard)(path)
+
+    def hold(self, seconds: float) -> None:
+        """Keep each request this long before answering (0: answer at once)."""
+        self._hold_s = seconds
+
+    def _status(self, path: str) -> int:
+        with self.lock:
+            if path in self._always_fail:
+                return 500
+            if self._fail > 0:
+                self._fail -= 1
+                return 500
+        return 200
+
+    def _handle(self, request: BaseHTTPRequestHandler) -> None:
+        body = request.rfile.read(int(request.headers.get("content-length", "0")))
+        headers = {k.lower(): v for k, v in request.headers.items()}
+        with self.lock:
+            self.in_flight += 1
+            self.in_flight_ids.append(headers.get("webhook-id", ""))
+        try:
+            if self._hold_s:
+                time.sleep(self._hold_s)
+            status = self._status(request.path)
+            record = Received(request.path, headers, body, self._verify(request.path, body, headers), status)
+            with self.lock:
+                self.received.append(record)
+            request.send_response(status)
+            request.send_header("content-length", "0")
+            request.end_headers()
+        finally:
+            with self.lock:
+                self.in_flight -= 1
+                self.in_flight_ids.remove(headers.get("webhook-id", ""))
+
+    def _verify(self, path: str, body: bytes, headers: dict[str, str]) -> bool:
+        secret = self.secrets.get(path)
+        if secret is None:
+            return False
+        try:
+            Webhook(secret).verify(body, headers)
+        except WebhookVerificationError:
+            return False
+        return True
+
+    def unique(self, path: str) -> dict[str, dict[str, Any]]:
+        """Successfully answered, verified deliveries on ``path``, deduplicated by ``webhook-id``."""
+        with self.lock:
+            items = list(self.received)
+        return {r.headers["webhook-id"]: json.loads(r.body) for r in items if r.path == path and r.answered == 200}
+
+    def seen(self, path: str) -> list[Received]:
+        """Every request on ``path``, in arrival order."""
+        with self.lock:
+            return [r for r in self.received if r.path == path]
