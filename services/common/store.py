@@ -22,6 +22,7 @@ from __future__ import annotations
 
 import hashlib
 import secrets
+import zlib
 from collections.abc import AsyncIterator, Sequence
 from dataclasses import dataclass, field
 from typing import Any
@@ -153,6 +154,8 @@ class GameMeta:
     visibility: str = "public"
     created_ms: int = 0
     lobby_rev: int = 0
+    # Compacted by the retention policy (services.retention.archive): a compressed snapshot, no stream.
+    archived: bool = False
 
     def is_host(self, token: str) -> bool:
         """Whether ``token`` is this game's host token."""
@@ -359,7 +362,8 @@ class GameStore:
             raw_meta, snapshot = await pipe.execute()
         if not raw_meta or snapshot is None:
             raise GameNotFound(game_id)
-        return self._meta(game_id, raw_meta), snapshot
+        meta = self._meta(game_id, raw_meta)
+        return meta, zlib.decompress(snapshot) if meta.archived else snapshot
 
     async def meta(self, game_id: str) -> GameMeta:
         """Metadata only."""
@@ -393,6 +397,7 @@ class GameStore:
             visibility=data.get("visibility") or "public",
             created_ms=int(data.get("created_ms") or 0),
             lobby_rev=int(data.get("lobby_rev") or 0),
+            archived=data.get("archived") == "1",
         )
 
     async def commit(
