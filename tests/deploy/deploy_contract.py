@@ -28,6 +28,9 @@ ENV_RULES: frozenset[str] = frozenset(
         "CHAIWALA_INSECURE_OPEN",
         "CHAIWALA_LOG_FORMAT",
         "CHAIWALA_LOG_LEVEL",
+        # Processes sharing the gRPC port (services.common.workers) and the idle limit (services.retention).
+        "CHAIWALA_GRPC_PROCESSES",
+        "CHAIWALA_IDLE_ABORT_SECONDS",
     }
 )
 ENV_GATEWAY: frozenset[str] = frozenset(
@@ -37,11 +40,19 @@ ENV_GATEWAY: frozenset[str] = frozenset(
         "CHAIWALA_HTTP_HOST",
         "CHAIWALA_HTTP_PORT",
         "CHAIWALA_CORS_ORIGINS",
+        "CHAIWALA_HTTP_WORKERS",
         *(f"CHAIWALA_SERVICE_{game.upper()}" for game in GAME_TYPES),
     }
 )
 # The conductor reads the rules services' settings (it commits like them) but checks no API keys.
-ENV_CONDUCTOR: frozenset[str] = (ENV_RULES - {"CHAIWALA_API_KEYS"}) | {"CHAIWALA_CONDUCTOR_LEASE_MS"}
+ENV_CONDUCTOR: frozenset[str] = (ENV_RULES - {"CHAIWALA_API_KEYS"}) | {
+    "CHAIWALA_CONDUCTOR_LEASE_MS",
+    # The retention policy the conductor applies (services.retention.policy).
+    "CHAIWALA_RETENTION_FULL_LOG_SECONDS",
+    "CHAIWALA_RETENTION_MODE",
+    "CHAIWALA_RETENTION_SWEEP_SECONDS",
+    "CHAIWALA_RETENTION_BATCH",
+}
 ENV_ALL: frozenset[str] = ENV_RULES | ENV_GATEWAY | ENV_CONDUCTOR
 DEFAULTS: dict[str, str] = {
     "CHAIWALA_GRPC_PORT": "50051",
@@ -74,6 +85,8 @@ METRICS: dict[str, tuple[str, frozenset[str]]] = {
     "chaiwala_conductor_claims_total": ("counter", frozenset({"game_type"})),
     "chaiwala_conductor_claims_reclaimed_total": ("counter", frozenset()),
     "chaiwala_conductor_commits_dropped_total": ("counter", frozenset({"game_type"})),
+    "chaiwala_conductor_idle_aborts_total": ("counter", frozenset({"game_type"})),
+    "chaiwala_conductor_games_compacted_total": ("counter", frozenset({"mode"})),
 }
 HISTOGRAM_SUFFIXES = ("_bucket", "_sum", "_count")
 
