@@ -2,11 +2,14 @@
 
 from __future__ import annotations
 
+import socket
+
 import uvicorn
 
 from gateway.app import create_app
 from gateway.server import uvicorn_config
 from gateway.settings import GatewaySettings
+from services.common import workers
 from services.common.exposure import check_exposure, host_of, is_loopback
 from services.common.logs import configure_logging, get_logger
 
@@ -22,8 +25,27 @@ def main() -> None:
     remote = all(not is_loopback(host_of(address)) for address in settings.service_addresses().values())
     guarded = bool(settings.api_keys.strip()) or remote
     check_exposure("the gateway", settings.http_host, guarded, settings.insecure_open, log)
+    count = workers.process_count(settings.http_workers)
+    if count > 1 and not workers.is_worker():
+        log.info("serving_group", workers=count, port=settings.http_port)
+        raise SystemExit(workers.supervise(workers.start_workers(count, "gateway")))
     server = uvicorn.Server(uvicorn_config(create_app(settings), settings, timeout_graceful_shutdown=5))
-    server.run()
+    if workers.is_worker():
+        server.run(sockets=[shared_socket(settings.http_host, settings.http_port)])
+    else:
+        server.run()
+
+
+def shared_socket(host: str, port: int) -> socket.socket:
+    """A listening socket on ``host:port`` that the group's other workers bind too (SO_REUSEPORT)."""
+    family = socket.AF_INET6 if ":" in host else socket.AF_INET
+    sock = socket.socket(family, socket.SOCK_STREAM)
+    sock.setsockopt(socket.SOL_SOCKET, socket.SO_REUSEADDR, 1)
+    sock.setsockopt(socket.SOL_SOCKET, socket.SO_REUSEPORT, 1)
+    sock.bind((host, port))
+    sock.listen(2048)
+    sock.set_inheritable(True)
+    return sock
 
 
 if __name__ == "__main__":

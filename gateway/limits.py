@@ -72,6 +72,7 @@ class LimitMetrics:
             "Configured gateway limits (requests per window, seconds, or streams)",
             ["limit", "window"],
             registry=registry,
+            multiprocess_mode="max",  # the same configuration in every worker
         )
         self.refused = Counter(
             "chaiwala_gateway_limited", "Requests refused by a gateway limit", ["limit"], registry=registry
@@ -79,7 +80,10 @@ class LimitMetrics:
         self.errors = Counter(
             "chaiwala_gateway_limit_errors", "Limit checks skipped because the limit store failed", registry=registry
         )
-        self.streams = Gauge("chaiwala_gateway_sse_streams", "Open SSE streams in this process", registry=registry)
+        self.streams = Gauge(
+            "chaiwala_gateway_sse_streams", "Open SSE streams (summed over workers)", registry=registry,
+            multiprocess_mode="livesum",
+        )
         for name, text in settings.rate_limits().items():
             for item in limits.parse_many(text):
                 self.configured.labels(name, f"{item.multiples} {item.GRANULARITY.name}").set(item.amount)

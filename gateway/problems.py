@@ -35,6 +35,8 @@ CODE_STATUS = {
     "seat_taken": 409,
     "seat_open": 409,
     "already_resigned": 409,
+    # A compacted game's event log is gone for good; its replay remains (services.retention).
+    "game_compacted": 410,
 }
 TITLES = {
     400: "Bad request",
@@ -43,6 +45,7 @@ TITLES = {
     404: "Not found",
     405: "Method not allowed",
     409: "Conflict",
+    410: "Gone",
     413: "Request body too large",
     415: "Unsupported media type",
     422: "Illegal move",

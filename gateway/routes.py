@@ -32,6 +32,7 @@ from gateway.stream_tickets import ticket_body, ticket_param
 from services.common import protojson
 from services.common.logs import get_logger
 from services.common.store import game_type_of
+from services.common.workers import scrape_registry
 
 log = get_logger("gateway")
 LANGUAGES = ("en", "es")  # the values ?lang= may take
@@ -220,7 +221,8 @@ async def readyz(request: Request) -> Response:
 async def prometheus(request: Request) -> Response:
     """The gateway's Prometheus metrics."""
     metrics: Metrics = request.app.state.metrics
-    return Response(generate_latest(metrics.registry), media_type=CONTENT_TYPE_LATEST)
+    # With several workers, the sum over all of them (services.common.workers).
+    return Response(generate_latest(scrape_registry(metrics.registry)), media_type=CONTENT_TYPE_LATEST)
 
 
 @router.get("/v1/game-types")

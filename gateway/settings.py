@@ -14,6 +14,8 @@ class GatewaySettings(BaseSettings):
     # Loopback unless told otherwise; see gateway.exposure for binding anything wider.
     http_host: str = "127.0.0.1"
     http_port: int = 8000
+    # uvicorn worker processes sharing the port (0 = one per core; services.common.workers).
+    http_workers: int = 0
     service_alubari: str = "127.0.0.1:50051"
     service_darjeeling: str = "127.0.0.1:50052"
     service_tea_rum: str = "127.0.0.1:50053"

@@ -22,6 +22,7 @@ from typing import Any
 
 from services.clock import clock as clocks
 from services.common.engine import Result
+from services.retention.policy import idle_abort_ms
 
 ON_TIMEOUT = ("bot", "resign", "abort")
 DEFAULT_TIMEOUTS_TO_RESIGN = 3
@@ -36,6 +37,8 @@ class Lifecycle:
     clock: clocks.Clock | None = None
     on_timeout: str = "bot"
     timeouts_to_resign: int = DEFAULT_TIMEOUTS_TO_RESIGN
+    # When the game's log last grew (Unix ms; 0 = not since it started): what idle aborts count from.
+    touched_ms: int = 0
 
     @staticmethod
     def from_dict(data: dict[str, Any]) -> Lifecycle:
@@ -46,6 +49,7 @@ class Lifecycle:
             clock=data.get("clock"),
             on_timeout=data.get("on_timeout", "bot"),
             timeouts_to_resign=int(data.get("timeouts_to_resign", DEFAULT_TIMEOUTS_TO_RESIGN)),
+            touched_ms=int(data.get("touched_ms", 0)),
         )
 
     def to_dict(self) -> dict[str, Any]:
@@ -56,6 +60,7 @@ class Lifecycle:
             "clock": self.clock,
             "on_timeout": self.on_timeout,
             "timeouts_to_resign": self.timeouts_to_resign,
+            "touched_ms": self.touched_ms,
         }
 
     def count_timeout(self, seat: int) -> int:
@@ -122,8 +127,18 @@ def settled_result(engine_result: Result | None, seats: int, lifecycle: Lifecycl
 def attention_due(
     players: Sequence[dict[str, Any]], lifecycle: Lifecycle, to_act: Sequence[int], now: int
 ) -> int | None:
-    """When the conductor must look at an active game: now for a bot to act, else the earliest deadline."""
+    """When the conductor must look at an active game: now for a bot to act, else the earliest
+    deadline, at the latest when it has been idle too long (see :mod:`services.retention.policy`)."""
     if any(players[seat].get("bot") or seat in lifecycle.resigned for seat in to_act):
         return now
-    deadlines = clocks.deadlines(lifecycle.clock)
-    return min(deadlines.values()) if deadlines else None
+    deadlines = list(clocks.deadlines(lifecycle.clock).values())
+    idle_limit = idle_abort_ms()
+    if idle_limit:
+        deadlines.append((lifecycle.touched_ms or now) + idle_limit)
+    return min(deadlines) if deadlines else None
+
+
+def idle_too_long(lifecycle: Lifecycle, started_ms: int, now: int) -> bool:
+    """Whether an active game went without a log entry for longer than the idle limit."""
+    idle_limit = idle_abort_ms()
+    return bool(idle_limit) and now - (lifecycle.touched_ms or started_ms) >= idle_limit

@@ -17,7 +17,10 @@ MOVES_REJECTED = Counter("chaiwala_moves_rejected", "Moves refused, by stable er
 BOT_MOVES = Counter("chaiwala_bot_moves", "Moves played by server-side bots", ["game_type", "bot"])
 GAMES_CREATED = Counter("chaiwala_games_created", "Games created", ["game_type"])
 GAMES_FINISHED = Counter("chaiwala_games_finished", "Games that reached their end", ["game_type"])
-GAMES_ACTIVE = Gauge("chaiwala_games_active", "Games created and not yet finished or aborted", ["game_type"])
+# Every process reads the same count from Redis: with several processes the scrape takes the max.
+GAMES_ACTIVE = Gauge(
+    "chaiwala_games_active", "Games created and not yet finished or aborted", ["game_type"], multiprocess_mode="max"
+)
 GAME_LENGTH = Histogram(
     "chaiwala_game_length_moves",
     "Moves in a finished game",

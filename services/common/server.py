@@ -12,10 +12,10 @@ import sys
 
 from grpc import aio
 from grpc_health.v1 import health, health_pb2, health_pb2_grpc
-from prometheus_client import start_http_server
+from prometheus_client import CollectorRegistry, start_http_server
 
 from chaiwala.v1 import rules_pb2, rules_pb2_grpc, tables_pb2, tables_pb2_grpc
-from services.common import metrics, protojson
+from services.common import metrics, protojson, workers
 from services.common.exposure import check_exposure
 from services.common.interceptors import AuthInterceptor, ErrorInterceptor, ObservabilityInterceptor
 from services.common.logs import configure_logging, get_logger
@@ -50,6 +50,8 @@ async def create_server(
             # Clients reconnect now and then, so calls rebalance onto new or scaled-out instances.
             ("grpc.max_connection_age_ms", 5 * 60 * 1000),
             ("grpc.max_connection_age_grace_ms", 60 * 1000),
+            # Every process of a service binds the same port (services.common.workers).
+            ("grpc.so_reuseport", 1),
         ],
     )
     servicer = RulesServicer(engine, store, api_keys)
@@ -86,7 +88,8 @@ async def serve(game_type: str, settings: ServiceSettings) -> None:
         f"{settings.grpc_host}:{settings.grpc_port}",
         settings.api_key_set(),
     )
-    start_http_server(settings.metrics_port, addr=settings.grpc_host)
+    if not workers.is_worker():
+        start_http_server(settings.metrics_port, addr=settings.grpc_host)  # a group's parent serves the sum
     log.info("serving", game_type=game_type, port=port, metrics_port=settings.metrics_port)
     gauge = asyncio.create_task(_refresh_active_gauge(game_type, store))
     stop = asyncio.Event()
@@ -106,7 +109,20 @@ def main(argv: list[str]) -> None:
         raise SystemExit("usage: python -m services.common.server <game_type>")
     settings = ServiceSettings()
     configure_logging(settings.log_format, settings.log_level)
+    count = workers.process_count(settings.grpc_processes)
+    if count > 1 and not workers.is_worker():
+        raise SystemExit(serve_group(argv[0], settings, count))
     asyncio.run(serve(argv[0], settings))
+
+
+def serve_group(game_type: str, settings: ServiceSettings, count: int) -> int:
+    """Run ``count`` processes of the service on one port; serve their summed metrics (see workers)."""
+    group = workers.start_workers(count, "services.common.server", [game_type])
+    registry = workers.scrape_registry(CollectorRegistry())
+    start_http_server(settings.metrics_port, addr=settings.grpc_host, registry=registry)
+    log.info("serving_group", game_type=game_type, processes=count, port=settings.grpc_port,
+             metrics_port=settings.metrics_port)
+    return workers.supervise(group)
 
 
 if __name__ == "__main__":

@@ -43,6 +43,7 @@ from services.lobby.creation import lifecycle_from, rating_fields, seat_credenti
 from services.lobby.listing import GameIndex
 from services.lobby.rpcs import LobbyRpcs
 from services.outbox import events as outbox_events
+from services.retention import archive
 
 log = get_logger("service")
 
@@ -469,6 +470,7 @@ class RulesServicer(LobbyRpcs, ResignRpcs, rules_pb2_grpc.RulesServiceServicer):
         result, status = self.settle(meta, match, lifecycle)
         to_act = match.to_act() if status == "active" else []
         now = clocks.now_ms()
+        lifecycle.touched_ms = now  # idle aborts count from the last entry (services.retention)
         movers = [item.seat for item in commits if not item.kind]
         clocks.advance(lifecycle.clock, movers, to_act, clocked_seats(meta.players, lifecycle), now)
         attention = attention_due(meta.players, lifecycle, to_act, now) if status == "active" else None
@@ -523,6 +525,7 @@ class RulesServicer(LobbyRpcs, ResignRpcs, rules_pb2_grpc.RulesServiceServicer):
         meta = await self.store.meta(request.game_id)
         self._check_type(meta)
         viewer = await self._event_viewer(meta, request.ticket)
+        archive.refuse_events(meta)
         after, skip = _resume_point(request.after, request.after_index if request.HasField("after_index") else None)
         response = rules_pb2.ListEventsResponse(version=meta.version)
         words = _words(meta, context)
@@ -538,6 +541,7 @@ class RulesServicer(LobbyRpcs, ResignRpcs, rules_pb2_grpc.RulesServiceServicer):
         meta = await self.store.meta(request.game_id)
         self._check_type(meta)
         viewer = await self._event_viewer(meta, request.ticket)
+        archive.refuse_events(meta)
         after, skip = _resume_point(request.after, request.after_index if request.HasField("after_index") else None)
         delivered = after
         words = _words(meta, context)
@@ -588,7 +592,7 @@ class RulesServicer(LobbyRpcs, ResignRpcs, rules_pb2_grpc.RulesServiceServicer):
             players=[lobby_seats.replay_player(p) for p in meta.players],
             status=meta.status,
         )
-        for entry in await self.store.entries(request.game_id, -1):
+        for entry in await archive.replay_entries(self.store, meta):
             if entry.version == 0:
                 replay.genesis_hash = entry.hash
             if entry.seat is None:

@@ -24,6 +24,7 @@ from __future__ import annotations
 
 import hashlib
 import secrets
+import zlib
 from collections.abc import AsyncIterator, Sequence
 from dataclasses import dataclass, field
 from typing import Any
@@ -173,6 +174,8 @@ class GameMeta:
     # Ratings (services/rating/): whether the game is rated, and its tournament table if any.
     rated: bool = False
     tournament: str = ""
+    # Compacted by the retention policy (services.retention.archive): a compressed snapshot, no stream.
+    archived: bool = False
 
     def is_host(self, token: str) -> bool:
         """Whether ``token`` is this game's host token."""
@@ -386,7 +389,8 @@ class GameStore:
             raw_meta, snapshot = await pipe.execute()
         if not raw_meta or snapshot is None:
             raise GameNotFound(game_id)
-        return self._meta(game_id, raw_meta), snapshot
+        meta = self._meta(game_id, raw_meta)
+        return meta, zlib.decompress(snapshot) if meta.archived else snapshot
 
     async def meta(self, game_id: str) -> GameMeta:
         """Metadata only."""
@@ -422,6 +426,7 @@ class GameStore:
             lobby_rev=int(data.get("lobby_rev") or 0),
             rated=data.get("rated") == "1",
             tournament=data.get("tournament", ""),
+            archived=data.get("archived") == "1",
         )
 
     async def commit(

@@ -12,6 +12,8 @@ from services.common.logs import configure_logging, get_logger
 from services.common.settings import ServiceSettings
 from services.common.store import GameStore
 from services.conductor.conductor import Conductor
+from services.retention import sweeper
+from services.retention.policy import MODES, RetentionSettings
 
 log = get_logger("conductor")
 
@@ -35,7 +37,12 @@ async def serve(settings: ConductorSettings) -> None:
     loop = asyncio.get_running_loop()
     for sig in (signal.SIGTERM, signal.SIGINT):
         loop.add_signal_handler(sig, stop.set)
-    await asyncio.gather(conductor.run(stop), conductor.report(stop), conductor.listen(stop))
+    retention = RetentionSettings()
+    if retention.mode not in MODES:
+        raise SystemExit(f"CHAIWALA_RETENTION_MODE must be one of {', '.join(MODES)}")
+    await asyncio.gather(
+        conductor.run(stop), conductor.report(stop), conductor.listen(stop), sweeper.run(store, retention, stop)
+    )
     log.info("stopped")
     await store.close()
 

@@ -14,7 +14,14 @@ from dataclasses import replace
 
 from services.clock import clock as clocks
 from services.common.attention import AttentionQueue, Claim
-from services.common.lifecycle import Lifecycle, attention_due, bot_of_seat, last_seat_standing, stand_in_bot
+from services.common.lifecycle import (
+    Lifecycle,
+    attention_due,
+    bot_of_seat,
+    idle_too_long,
+    last_seat_standing,
+    stand_in_bot,
+)
 from services.common.logs import get_logger
 from services.common.runner import Match
 from services.common.service import RulesServicer
@@ -75,6 +82,24 @@ def fire_timeouts(
     return meta
 
 
+def abort_if_idle(
+    servicer: RulesServicer, meta: GameMeta, match: Match, lifecycle: Lifecycle, commits: list[Commit], now: int
+) -> GameMeta:
+    """Abort a game nobody moved in for the idle limit, with an ``idle`` entry naming the seat it waited for.
+
+    Returns ``meta`` with status ``aborted`` when it does (see :mod:`services.retention.policy`).
+    """
+    if not idle_too_long(lifecycle, meta.created_ms, now):
+        return meta
+    waiting_for = next(iter(match.to_act()), 0)
+    commits.append(
+        Commit(seat=waiting_for, bot="", move=None, events=[], kind="idle", state_digest=chain.state_digest(match))
+    )
+    metrics.IDLE_ABORTS.labels(servicer.game_type).inc()
+    log.info("idle_abort", game_type=servicer.game_type, game_id=meta.game_id, seat=waiting_for)
+    return replace(meta, status="aborted")
+
+
 def _over(servicer: RulesServicer, meta: GameMeta, match: Match, lifecycle: Lifecycle) -> bool:
     return servicer.engine.is_over(match.state) or last_seat_standing(len(meta.players), lifecycle) is not None
 
@@ -111,6 +136,8 @@ async def attend(servicer: RulesServicer, claim: Claim, queue: AttentionQueue) -
     meta = fire_timeouts(servicer, meta, match, lifecycle, commits, clocks.now_ms())
     if meta.status == "active":
         play_bots(servicer, meta, match, lifecycle, commits)
+    if not commits:
+        meta = abort_if_idle(servicer, meta, match, lifecycle, commits, clocks.now_ms())
     if not commits:
         await queue.release(claim, attention_due(meta.players, lifecycle, match.to_act(), clocks.now_ms()))
         return 0

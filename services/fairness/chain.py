@@ -97,7 +97,7 @@ def seal(game_type: str, previous: str, first_version: int, commits: Sequence[Co
     sealed = []
     for offset, item in enumerate(commits):
         move_digest = message_digest(game_type, "Move", item.move) if item.move is not None else ""
-        entry_hash = link(previous, first_version + offset, item.seat, "", move_digest, item.state_digest)
+        entry_hash = link(previous, first_version + offset, item.seat, item.kind, move_digest, item.state_digest)
         sealed.append(replace(item, hash=entry_hash))
         previous = entry_hash
     return sealed

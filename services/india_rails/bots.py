@@ -10,6 +10,7 @@ from __future__ import annotations
 import heapq
 import itertools
 from collections import deque
+from collections.abc import Sequence
 from typing import Any
 
 from services.common.engine import Engine, Move, State
@@ -49,11 +50,32 @@ OUT_EDGES = _out_edges()
 
 def dijkstra(sources: set[int] | list[int], owner: dict[int, int], seat: int,
              rent: int = RENT_WEIGHT, closed: frozenset[int] = frozenset(),
-             refused: frozenset[int] | set[int] = frozenset()) -> tuple[list[int], list[int]]:
+             refused: frozenset[int] | set[int] = frozenset()) -> tuple[Sequence[int], Sequence[int]]:
     """Cheapest building cost from ``sources`` to every milepost (own track and red areas free).
 
-    Someone else's segment weighs ``rent`` (``INF`` to avoid it).
+    Someone else's segment weighs ``rent`` (``INF`` to avoid it).  A bot turn asks the same
+    question several times (planning in the operations phase, again in the building phase, and
+    again on the next step of either), so answers are remembered by their inputs; the tables
+    are tuples, shared by every caller that asks the same question.
     """
+    key = (frozenset(sources), frozenset(owner.items()), seat, rent, frozenset(closed), frozenset(refused))
+    found = _SEARCHES.get(key)
+    if found is None:
+        found = _search(sources, owner, seat, rent, closed, refused)
+        if len(_SEARCHES) >= SEARCH_MEMO_SIZE:
+            _SEARCHES.clear()  # bounded; a miss only costs a new search, never a different answer
+        _SEARCHES[key] = found
+    return found
+
+
+# Searches by all their inputs: a pure function's memo, so a bot decides the same with or without it.
+SEARCH_MEMO_SIZE = 128
+_SEARCHES: dict[tuple[Any, ...], tuple[tuple[int, ...], tuple[int, ...]]] = {}
+
+
+def _search(sources: set[int] | list[int], owner: dict[int, int], seat: int, rent: int,
+            closed: frozenset[int], refused: frozenset[int] | set[int]) -> tuple[tuple[int, ...], tuple[int, ...]]:
+    """The Dijkstra search behind :func:`dijkstra` (ties settle by milepost number, as ``heapq`` orders them)."""
     dist = [INF] * BOARD.count
     parent = [-1] * BOARD.count
     heap: list[tuple[int, int]] = []
@@ -61,32 +83,31 @@ def dijkstra(sources: set[int] | list[int], owner: dict[int, int], seat: int,
         dist[s] = 0
         heap.append((0, s))
     heapq.heapify(heap)
-    get = owner.get
+    # Owned and refused edges weigh differently from the building cost; every other edge costs it.
+    special: dict[int, int] = {eid: (0 if holder == seat else rent) for eid, holder in owner.items()}
+    special.update(dict.fromkeys(refused, -1))
+    weight = special.get
     pop, push = heapq.heappop, heapq.heappush
     while heap:
         d, u = pop(heap)
         if d > dist[u]:
             continue
         for v, eid, cost, red in OUT_EDGES[u]:
-            if v in closed or eid in refused:
+            w = weight(eid, 0 if red else cost)
+            if w < 0 or v in closed:
                 continue
-            if red:
-                w = 0
-            else:
-                holder = get(eid)
-                w = cost if holder is None else (0 if holder == seat else rent)
             nd = d + w
             if nd < dist[v]:
                 dist[v] = nd
                 parent[v] = u
                 push(heap, (nd, v))
-    return dist, parent
+    return tuple(dist), tuple(parent)
 
 
-_STATIC: dict[int, tuple[list[int], list[int]]] = {}
+_STATIC: dict[int, tuple[Sequence[int], Sequence[int]]] = {}
 
 
-def static_costs(milepost: int) -> tuple[list[int], list[int]]:
+def static_costs(milepost: int) -> tuple[Sequence[int], Sequence[int]]:
     """Building cost on an empty board from ``milepost`` (cached for the process)."""
     table = _STATIC.get(milepost)
     if table is None:
@@ -110,11 +131,75 @@ def closed_cities(owner: dict[int, int], seat: int, players: int) -> frozenset[i
     return frozenset(closed)
 
 
-def _path(parent: list[int], end: int) -> list[int]:
+def _path(parent: Sequence[int], end: int) -> list[int]:
     path = [end]
     while parent[path[-1]] >= 0:
         path.append(parent[path[-1]])
     return path
+
+
+def _usable(owner: dict[int, int], seat: int, paid: frozenset[int], fee_ok: bool) -> frozenset[int]:
+    """Edges a train of ``seat`` may run over: red areas, own track, and others' track it paid for or can pay for."""
+    return BOARD.red_area | {eid for eid, holder in owner.items()
+                             if holder == seat or holder in paid or fee_ok}
+
+
+def _runs_to(goals: frozenset[int], usable: frozenset[int]) -> dict[tuple[int, int], int]:
+    """Steps from each train position (milepost, previous milepost) to the nearest goal, obeying the reversing rule.
+
+    A breadth-first search backwards from the goals over positions; a train reverses only in a city.
+    """
+    runs: dict[tuple[int, int], int] = {}
+    queue: deque[tuple[int, int]] = deque()
+    for goal in sorted(goals):
+        for x, eid in BOARD.adjacency[goal]:
+            if eid in usable:
+                runs[(goal, x)] = 0
+                queue.append((goal, x))
+    while queue:
+        y, x = queue.popleft()
+        if x in goals:
+            continue  # a run stops at the first goal it reaches
+        steps = runs[(y, x)] + 1
+        for w, eid in BOARD.adjacency[x]:
+            if eid not in usable or (w == y and not BOARD.city_at[x]) or (x, w) in runs:
+                continue
+            runs[(x, w)] = steps
+            queue.append((x, w))
+    return runs
+
+
+# Run tables by all their inputs: a train's whole operations turn (same goals, same fees) reuses one.
+RUN_MEMO_SIZE = 64
+_RUNS: dict[tuple[Any, ...], dict[tuple[int, int], int]] = {}
+
+
+def _step_towards(train: dict[str, Any], goals: set[int], owner: dict[int, int], seat: int,
+                  paid: set[int], cash: int) -> int:
+    """The first milepost of the shortest run to a goal, exactly as :meth:`HeuristicBot._first_step` finds it.
+
+    The forward search returns the first neighbour, in map order, that starts a shortest run; so does
+    this, from a table of run lengths shared by every step of the turn.
+    """
+    at, prev = train["at"], train["prev"]
+    if at in goals:
+        return -1
+    fee_ok = cash >= TRACK_FEE
+    key = (frozenset(goals), frozenset(owner.items()), seat, frozenset(paid), fee_ok)
+    runs = _RUNS.get(key)
+    if runs is None:
+        runs = _runs_to(frozenset(goals), _usable(owner, seat, frozenset(paid), fee_ok))
+        if len(_RUNS) >= RUN_MEMO_SIZE:
+            _RUNS.clear()
+        _RUNS[key] = runs
+    best, shortest = -1, INF
+    for y, _eid in BOARD.adjacency[at]:
+        if y == prev and not BOARD.city_at[at]:
+            continue
+        length = runs.get((y, at))
+        if length is not None and length < shortest:
+            best, shortest = y, length
+    return best
 
 
 class HeuristicBot:
@@ -250,7 +335,7 @@ class HeuristicBot:
         owner = tracks.owners(state)
         closed = closed_cities(owner, seat, len(state["players"]))
         reach, reach_parent = dijkstra(set(MAJOR_MILEPOSTS), owner, seat, rent=INF, closed=closed)
-        lines: dict[int, tuple[list[int], list[int]]] = {}
+        lines: dict[int, tuple[Sequence[int], Sequence[int]]] = {}
         best: tuple[float, dict[str, Any]] | None = None
         for card, demand, source, _ in self._candidates(state, seat):
             dest = BOARD.cities[demand["city"]].anchor
@@ -428,13 +513,13 @@ class HeuristicBot:
             goals = self._goals(state, seat, plan, train)
             if any(train["at"] in g for g in goals):
                 continue
-            steps = [self._first_step(train, g, owner, seat, paid, player["cash"]) for g in goals]
+            steps = [_step_towards(train, g, owner, seat, paid, player["cash"]) for g in goals]
             if all(first < 0 for first in steps):
                 # Nothing reachable yet: wait in the own city closest to a goal (trains reverse in
                 # cities), going there over own or already paid track only — waiting is not worth a fee.
                 stagings = [self._staging(player, train, g) for g in goals]
                 staging = next((m for m in stagings if m >= 0 and m != train["at"]), -1)
-                steps = [self._first_step(train, {staging}, owner, seat, paid, 0)] if staging >= 0 else []
+                steps = [_step_towards(train, {staging}, owner, seat, paid, 0)] if staging >= 0 else []
             for first in steps:
                 move = {"move_train": {"train": t, "to_milepost": first}}
                 if first >= 0 and move in moves:

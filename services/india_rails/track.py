@@ -102,6 +102,23 @@ class BuildContext:
         self.money = min(limit, state["players"][seat]["cash"])
         self.major_left = MAJOR_SEGMENTS_PER_TURN - turn["major_segments"]
         self.players = len(state["players"])
+        self._blocked: dict[int, frozenset[int]] = {}
+
+    def blocked_for(self, p: int) -> frozenset[int]:
+        """Segments ``p`` may never use: those other players own."""
+        blocked = self._blocked.get(p)
+        if blocked is None:
+            blocked = self._blocked[p] = frozenset(e for e, holder in self.owner.items() if holder != p)
+        return blocked
+
+    def listing_key(self) -> tuple[Any, ...]:
+        """Every state part a build listing reads, as an immutable key."""
+        state = self.state
+        turn = state["turn"]
+        return (self.seat, self.money, turn["spent"], turn["major_segments"],
+                tuple(tuple(p["track"]) for p in state["players"]),
+                tuple(a["card"] for a in state["active"]),
+                tuple(sorted(self.reserved.items())))
 
 
 def build_problem(ctx: BuildContext, start: int, end: int) -> tuple[str, str] | None:
@@ -265,19 +282,60 @@ def _separates_cities(ctx: BuildContext, p: int, eid: int, u: int, v: int) -> bo
 
 
 def build_options(ctx: BuildContext) -> list[tuple[int, int]]:
-    """Every (from, to) segment ``ctx.seat`` may build now."""
+    """Every (from, to) segment ``ctx.seat`` may build now.
+
+    The same as asking :func:`build_problem` of every free segment next to the seat's reach (a
+    property test holds the two together), but listed in one pass with the cheap checks first and
+    the blocking search last; a listing is remembered by the state parts it reads, so the bot's
+    listing and the legality check of the same step share one computation.
+    """
     if ctx.money <= 0:
         return []
+    key = ctx.listing_key()
+    listed = _LISTINGS.get(key)
+    if listed is None:
+        listed = tuple(_list_builds(ctx))
+        if len(_LISTINGS) >= LISTING_MEMO_SIZE:
+            _LISTINGS.clear()  # bounded; a miss only costs a recomputation, never a different answer
+        _LISTINGS[key] = listed
+    return list(listed)
+
+
+def _buildable() -> list[list[tuple[int, int, int]]]:
+    """Per milepost: (neighbour, edge id, cost to build into the neighbour) for every edge track may use."""
+    closed = BOARD.inside_major | BOARD.red_area
+    return [[(end, eid, BOARD.cost_into(eid, end)) for end, eid in BOARD.adjacency[start] if eid not in closed]
+            for start in range(BOARD.count)]
+
+
+BUILDABLE = _buildable()
+# Listings by ``BuildContext.listing_key``: a pure function's memo (the key holds every input).
+LISTING_MEMO_SIZE = 512
+_LISTINGS: dict[tuple[Any, ...], tuple[tuple[int, int], ...]] = {}
+
+
+def _list_builds(ctx: BuildContext) -> list[tuple[int, int]]:
+    """The listing itself: :func:`build_problem`'s checks in one loop, each segment's blocking search once."""
     starts = set(ctx.mine)
     if ctx.major_left > 0:
         starts |= MAJOR_MILEPOSTS
+    owner, money = ctx.owner, ctx.money
+    blocking: dict[int, bool] = {}
     result = []
     for start in sorted(starts):
-        for end, eid in BOARD.adjacency[start]:
-            if eid in ctx.owner or eid in BOARD.inside_major or eid in BOARD.red_area:
+        from_major = start in MAJOR_MILEPOSTS
+        if from_major and ctx.major_left <= 0:
+            continue  # only own track may be built from once the two major-city segments are used
+        for end, eid, cost in BUILDABLE[start]:
+            if cost > money or eid in owner:
                 continue
-            if BOARD.cost_into(eid, end) > ctx.money:
+            if _event_problem(ctx, eid, start, end):
                 continue
-            if build_problem(ctx, start, end) is None:
+            if _entry_problem(ctx, eid, start) or _entry_problem(ctx, eid, end):
+                continue
+            blocked = blocking.get(eid)
+            if blocked is None:
+                blocked = blocking[eid] = _blocks_someone(ctx, eid)
+            if not blocked:
                 result.append((start, end))
     return result

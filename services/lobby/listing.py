@@ -15,8 +15,11 @@ from __future__ import annotations
 
 import base64
 import binascii
+import time
 from collections.abc import Sequence
 from typing import Any
+
+from services.retention.policy import note_ended
 
 STATUSES = ("waiting", "active", "finished", "aborted")
 Cursor = tuple[int, str]
@@ -66,6 +69,12 @@ class GameIndex:
             if other != status:
                 await self.redis.zrem(index_key(game_type, visibility, other), game_id)
         await self.redis.zadd(index_key(game_type, visibility, status), {game_id: created_ms})
+        await note_ended(self.redis, game_id, status, int(time.time() * 1000))
+
+    async def forget(self, game_type: str, visibility: str, game_id: str) -> None:
+        """Drop a game from every status of the listing (a deleted game)."""
+        for status in STATUSES:
+            await self.redis.zrem(index_key(game_type, visibility, status), game_id)
 
     async def page(
         self, game_type: str, visibility: str, statuses: Sequence[str], limit: int, after: Cursor | None

@@ -33,6 +33,9 @@ ENV_RULES: frozenset[str] = frozenset(
         "CHAIWALA_INSECURE_OPEN",
         "CHAIWALA_LOG_FORMAT",
         "CHAIWALA_LOG_LEVEL",
+        # Processes sharing the gRPC port (services.common.workers) and the idle limit (services.retention).
+        "CHAIWALA_GRPC_PROCESSES",
+        "CHAIWALA_IDLE_ABORT_SECONDS",
     }
 )
 ENV_GATEWAY: frozenset[str] = frozenset(
@@ -42,13 +45,21 @@ ENV_GATEWAY: frozenset[str] = frozenset(
         "CHAIWALA_HTTP_HOST",
         "CHAIWALA_HTTP_PORT",
         "CHAIWALA_CORS_ORIGINS",
+        "CHAIWALA_HTTP_WORKERS",
         *(f"CHAIWALA_SERVICE_{game.upper()}" for game in GAME_TYPES),
         "CHAIWALA_SERVICE_TOURNAMENT",
         "CHAIWALA_SERVICE_WEBHOOK",
     }
 )
 # The conductor reads the rules services' settings (it commits like them) but checks no API keys.
-ENV_CONDUCTOR: frozenset[str] = (ENV_RULES - {"CHAIWALA_API_KEYS"}) | {"CHAIWALA_CONDUCTOR_LEASE_MS"}
+ENV_CONDUCTOR: frozenset[str] = (ENV_RULES - {"CHAIWALA_API_KEYS"}) | {
+    "CHAIWALA_CONDUCTOR_LEASE_MS",
+    # The retention policy the conductor applies (services.retention.policy).
+    "CHAIWALA_RETENTION_FULL_LOG_SECONDS",
+    "CHAIWALA_RETENTION_MODE",
+    "CHAIWALA_RETENTION_SWEEP_SECONDS",
+    "CHAIWALA_RETENTION_BATCH",
+}
 # The webhook dispatcher: a service's settings plus its delivery policy (services/webhook/settings.py).
 ENV_WEBHOOK: frozenset[str] = ENV_RULES | {
     "CHAIWALA_WEBHOOK_ALLOW_PRIVATE",
@@ -110,6 +121,8 @@ METRICS: dict[str, tuple[str, frozenset[str]]] = {
     "chaiwala_webhook_fanned_out_total": ("counter", frozenset({"event_type"})),
     "chaiwala_outbox_lag_events": ("gauge", frozenset({"group"})),
     "chaiwala_outbox_lag_seconds": ("gauge", frozenset({"group"})),
+    "chaiwala_conductor_idle_aborts_total": ("counter", frozenset({"game_type"})),
+    "chaiwala_conductor_games_compacted_total": ("counter", frozenset({"mode"})),
 }
 HISTOGRAM_SUFFIXES = ("_bucket", "_sum", "_count")
 

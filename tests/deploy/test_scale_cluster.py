@@ -108,6 +108,7 @@ def start_rules(name: str, redis_url: str, cluster: bool, log_dir: Path) -> Rule
         "CHAIWALA_GRPC_HOST": "127.0.0.1",
         "CHAIWALA_GRPC_PORT": str(grpc_port),
         "CHAIWALA_METRICS_PORT": str(metrics_port),
+        "CHAIWALA_GRPC_PROCESSES": "1",  # one process per instance: this test scales by instances
     }
     process = spawn(name, ["-m", "services.common.server", GAME], env, log_dir)
     return RulesInstance(process, grpc_port, metrics_port)
@@ -136,6 +137,7 @@ def start_gateway(name: str, rules: RulesInstance, log_dir: Path) -> GatewayInst
         "CHAIWALA_HTTP_PORT": str(port),
         "CHAIWALA_SERVICE_DARJEELING": rules.address,
         "CHAIWALA_GAMES": GAME,
+        "CHAIWALA_HTTP_WORKERS": "1",
     }
     return GatewayInstance(spawn(name, ["-m", "gateway"], env, log_dir), port)
 

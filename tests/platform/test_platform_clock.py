@@ -2,12 +2,19 @@
 
 from __future__ import annotations
 
+import pytest
 from redis.crc import key_slot
 
 from services.clock import clock as clocks
 from services.common import attention
 from services.common.engine import Result
-from services.common.lifecycle import Lifecycle, attention_due, last_seat_standing, rank_with_resignations
+from services.common.lifecycle import (
+    Lifecycle,
+    attention_due,
+    idle_too_long,
+    last_seat_standing,
+    rank_with_resignations,
+)
 
 
 def test_a_fischer_bank_charges_the_move_and_adds_the_increment() -> None:
@@ -64,7 +71,8 @@ def test_the_last_seat_standing_wins_and_a_solo_game_is_not_over() -> None:
     assert won is not None and won.winners == [0] and won.ranking == [1, 2]
 
 
-def test_attention_is_due_now_for_a_bot_or_resigned_seat_else_at_the_deadline() -> None:
+def test_attention_is_due_now_for_a_bot_or_resigned_seat_else_at_the_deadline(monkeypatch: pytest.MonkeyPatch) -> None:
+    monkeypatch.setenv("CHAIWALA_IDLE_ABORT_SECONDS", "0")  # no idle limit: only bots and clocks
     players = [{"name": "a", "bot": ""}, {"name": "b", "bot": "random"}]
     assert attention_due(players, Lifecycle(), [1], now=7) == 7
     assert attention_due(players, Lifecycle(resigned=[0]), [0], now=7) == 7
@@ -72,6 +80,23 @@ def test_attention_is_due_now_for_a_bot_or_resigned_seat_else_at_the_deadline() 
     clock = clocks.new_clock(5, 0, 0, 2)
     clocks.advance(clock, (), [0], {0}, now=100)
     assert attention_due(players, Lifecycle(clock=clock), [0], now=100) == 5_100
+
+
+def test_an_idle_limit_makes_every_active_game_due_when_it_runs_out(monkeypatch: pytest.MonkeyPatch) -> None:
+    players = [{"name": "a", "bot": ""}, {"name": "b", "bot": "random"}]
+    monkeypatch.setenv("CHAIWALA_IDLE_ABORT_SECONDS", "60")
+    # Counted from the last log entry (or from now, for a game with none since it started).
+    assert attention_due(players, Lifecycle(touched_ms=1_000), [0], now=5_000) == 61_000
+    assert attention_due(players, Lifecycle(), [0], now=5_000) == 65_000
+    assert attention_due(players, Lifecycle(touched_ms=1_000), [1], now=5_000) == 5_000  # a bot first
+    clock = clocks.new_clock(5, 0, 0, 2)
+    clocks.advance(clock, (), [0], {0}, now=100)
+    assert attention_due(players, Lifecycle(clock=clock, touched_ms=100), [0], now=100) == 5_100  # the earlier
+    assert idle_too_long(Lifecycle(touched_ms=1_000), 0, now=61_000)
+    assert not idle_too_long(Lifecycle(touched_ms=1_000), 0, now=60_999)
+    assert idle_too_long(Lifecycle(), 500, now=60_500)  # never moved: counted from the start
+    monkeypatch.setenv("CHAIWALA_IDLE_ABORT_SECONDS", "0")
+    assert not idle_too_long(Lifecycle(touched_ms=1), 0, now=10**12)
 
 
 def test_queue_shards_share_the_hash_slots_of_their_games() -> None:

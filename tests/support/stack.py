@@ -156,7 +156,14 @@ class Gateway:
 class ConductorProcess:
     """A real conductor: ``python -m services.conductor`` in its own process, over one Redis."""
 
-    def __init__(self, redis_url: str, log_path: Path, cluster: bool = False, lease_ms: int = 30_000) -> None:
+    def __init__(
+        self,
+        redis_url: str,
+        log_path: Path,
+        cluster: bool = False,
+        lease_ms: int = 30_000,
+        extra_env: dict[str, str] | None = None,
+    ) -> None:
         self.log_path = log_path
         self.log = log_path.open("ab")
         env = {
@@ -168,6 +175,7 @@ class ConductorProcess:
             "CHAIWALA_LOG_FORMAT": "console",
             "CHAIWALA_LOG_LEVEL": "warning",
             "CHAIWALA_CONDUCTOR_LEASE_MS": str(lease_ms),
+            **(extra_env or {}),
         }
         self.metrics_port = int(env["CHAIWALA_METRICS_PORT"])
         self.process = subprocess.Popen(

@@ -1,0 +1,143 @@
+"""Compaction: an ended game's full log becomes its replay record, compressed.
+
+A compacted game keeps its ``meta`` hash (status, players, seed and fairness fields, result, log
+head: what the listing, ``GET /v1/games/{id}`` and the replay read), marked ``archived`` = ``1``,
+and gains ``game:{G}:archive``: zlib-compressed JSON of every log entry without its events —
+version, seat, bot, move, kind, chain hash, state digest: what the replay serves and
+``chaiwala verify`` recomputes (the events are the engine's to recompute from the moves).
+
+The snapshot stays under ``game:{G}:state``, zlib-compressed (``GET /v1/games/{id}`` still shows the
+final position); the event stream is deleted.  Event listings of a compacted game answer
+``game_compacted`` (410): its replay remains.  In ``delete`` mode every key of the game goes, and the
+game leaves the listing.
+
+The write is one script over the game's own slot, guarded by the version read, so a conductor
+that compacts a game another conductor compacted (or that changed since) writes nothing.
+"""
+
+from __future__ import annotations
+
+import zlib
+from dataclasses import dataclass
+from typing import Any
+
+import orjson
+
+from services.common import errors
+from services.common.store import GameMeta, GameNotFound, GameStore, LogEntry, game_keys
+from services.lobby.listing import GameIndex
+from services.retention.policy import ENDED_INDEX, ENDED_STATUSES
+
+COMPRESSION_LEVEL = 6
+
+# KEYS: meta, state, events, archive.  ARGV: version read, compressed entries, compressed snapshot.
+_COMPACT = """
+local meta = redis.call('HMGET', KEYS[1], 'version', 'archived', 'status')
+if not meta[1] then return 'missing' end
+if meta[2] == '1' then return 'done' end
+if meta[1] ~= ARGV[1] or (meta[3] ~= 'finished' and meta[3] ~= 'aborted') then return 'changed' end
+redis.call('HSET', KEYS[1], 'archived', '1')
+redis.call('SET', KEYS[4], ARGV[2])
+redis.call('SET', KEYS[2], ARGV[3])
+redis.call('DEL', KEYS[3])
+return 'ok'
+"""
+
+
+@dataclass(frozen=True)
+class Outcome:
+    """What one retention step did to one game: ``compacted``, ``deleted``, or why not."""
+
+    game_id: str
+    action: str
+
+
+def archive_key(game_id: str) -> str:
+    """The compressed replay record of a compacted game (in the game's slot)."""
+    return f"game:{{{game_id}}}:archive"
+
+
+def pack_entries(entries: list[LogEntry]) -> bytes:
+    """The archive field: every entry's replay fields, compressed."""
+    rows = [[e.version, e.seat, e.bot, e.move, e.kind, e.hash, e.state_digest] for e in entries]
+    return zlib.compress(orjson.dumps(rows), COMPRESSION_LEVEL)
+
+
+def unpack_entries(archive: bytes) -> list[LogEntry]:
+    """The entries of an archive field (without events)."""
+    rows = orjson.loads(zlib.decompress(archive))
+    return [
+        LogEntry(version=v, seat=seat, bot=bot, move=move, events=[], kind=kind, hash=chain_hash, state_digest=digest)
+        for v, seat, bot, move, kind, chain_hash, digest in rows
+    ]
+
+
+async def archived_entries(store: GameStore, game_id: str) -> list[LogEntry]:
+    """Every log entry of a compacted game, creation included (events empty)."""
+    raw: Any = await store.redis.get(archive_key(game_id))
+    if raw is None:
+        raise GameNotFound(game_id)
+    return unpack_entries(raw)
+
+
+def refuse_events(meta: GameMeta) -> None:
+    """Event listings of a compacted game: its events are gone, its replay remains (410 over REST)."""
+    if meta.archived:
+        raise errors.illegal("game_compacted", "this game's event log was compacted; its replay remains")
+
+
+async def replay_entries(store: GameStore, meta: GameMeta) -> list[LogEntry]:
+    """The log entries a replay serves, whether or not the game was compacted."""
+    if meta.archived:
+        return await archived_entries(store, meta.game_id)
+    return await store.entries(meta.game_id, -1)
+
+
+async def compact(store: GameStore, game_id: str) -> Outcome:
+    """Replace an ended game's stream by its compressed replay record, and compress its snapshot."""
+    try:
+        meta, snapshot = await store.load(game_id)
+    except GameNotFound:
+        return Outcome(game_id, "missing")
+    if meta.archived:
+        return Outcome(game_id, "done")
+    if meta.status not in ENDED_STATUSES:
+        return Outcome(game_id, "changed")
+    entries = await store.entries(game_id, -1)
+    script = store.redis.register_script(_COMPACT)
+    answer = await script(
+        keys=[*game_keys(game_id), archive_key(game_id)],
+        args=[meta.version, pack_entries(entries), zlib.compress(snapshot, COMPRESSION_LEVEL)],
+    )
+    return Outcome(game_id, "compacted" if _text(answer) == "ok" else _text(answer))
+
+
+async def delete(store: GameStore, game_id: str) -> Outcome:
+    """Remove every key of an ended game and its place in the listing."""
+    try:
+        meta = await store.meta(game_id)
+    except GameNotFound:
+        return Outcome(game_id, "missing")
+    if meta.status not in ENDED_STATUSES:
+        return Outcome(game_id, "changed")
+    await GameIndex(store.redis).forget(meta.game_type, meta.visibility, game_id)
+    await store.redis.delete(*game_keys(game_id), archive_key(game_id))
+    return Outcome(game_id, "deleted")
+
+
+async def due_games(store: GameStore, now_ms: int, full_log_ms: int, limit: int) -> list[str]:
+    """Ended games whose full-log time is over, oldest first."""
+    raw: Any = await store.redis.zrangebyscore(ENDED_INDEX, "-inf", now_ms - full_log_ms, start=0, num=limit)
+    return [_text(member) for member in raw]
+
+
+async def apply_policy(store: GameStore, game_id: str, mode: str) -> Outcome:
+    """Compact or delete one due game, then take it off the retention index."""
+    outcome = await (delete(store, game_id) if mode == "delete" else compact(store, game_id))
+    if outcome.action != "changed":
+        await store.redis.zrem(ENDED_INDEX, game_id)
+    return outcome
+
+
+def _text(value: bytes | str) -> str:
+    return value.decode() if isinstance(value, bytes) else value

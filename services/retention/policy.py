@@ -1,0 +1,59 @@
+"""The retention policy, from settings (``CHAIWALA_RETENTION_*``, ``CHAIWALA_IDLE_ABORT_SECONDS``).
+
+* A finished or aborted game keeps its full log (snapshot, event stream) for
+  ``CHAIWALA_RETENTION_FULL_LOG_SECONDS`` (default 7 days); then the conductor compacts it to its
+  replay record (``CHAIWALA_RETENTION_MODE=compact``, the default) or deletes it (``delete``).
+* An active game nobody moved in for ``CHAIWALA_IDLE_ABORT_SECONDS`` (default 30 days; 0 = never)
+  is aborted by the conductor, with an ``idle`` entry in its log.
+
+Every process that commits (rules services, conductors) reads the idle limit, because each
+commit schedules the game's next attention (:func:`services.common.lifecycle.attention_due`).
+"""
+
+from __future__ import annotations
+
+import os
+from typing import Any
+
+from pydantic_settings import BaseSettings, SettingsConfigDict
+
+DAY_SECONDS = 24 * 3600
+MODES = ("compact", "delete")
+
+
+class RetentionSettings(BaseSettings):
+    """The conductor's retention settings."""
+
+    model_config = SettingsConfigDict(env_prefix="CHAIWALA_RETENTION_", extra="ignore")
+
+    full_log_seconds: float = 7 * DAY_SECONDS
+    mode: str = "compact"
+    # How often a conductor looks for games due for compaction, and how many it takes per look.
+    sweep_seconds: float = 60.0
+    batch: int = 100
+
+    def full_log_ms(self) -> int:
+        """How long an ended game keeps its full log, in ms."""
+        return int(self.full_log_seconds * 1000)
+
+
+def idle_abort_ms() -> int:
+    """How long an active game may go without a log entry before the conductor aborts it (0 = never).
+
+    Read from the environment on every call (a dictionary look-up), so that every process that
+    schedules attention agrees with the conductors without wiring a setting through each of them.
+    """
+    raw = os.environ.get("CHAIWALA_IDLE_ABORT_SECONDS", "")
+    seconds = float(raw) if raw.strip() else 30.0 * DAY_SECONDS
+    return max(0, int(seconds * 1000))
+
+
+# Ended (finished or aborted) games still holding their full log, scored by when they ended (Unix ms).
+ENDED_INDEX = "chaiwala:retention:ended"
+ENDED_STATUSES = frozenset({"finished", "aborted"})
+
+
+async def note_ended(client: Any, game_id: str, status: str, now_ms: int) -> None:
+    """Start a game's retention clock when it ends (the listing index calls this on every status change)."""
+    if status in ENDED_STATUSES:
+        await client.zadd(ENDED_INDEX, {game_id: now_ms}, nx=True)

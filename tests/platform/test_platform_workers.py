@@ -1,0 +1,112 @@
+"""All cores: a gateway of 2 uvicorn workers and a rules service of 2 processes, each group on one port.
+
+Real processes (``python -m gateway``, ``python -m services.common.server``) over a private
+Redis: games play correctly through them, and each group's single scrape sums every process.
+"""
+
+from __future__ import annotations
+
+import os
+import subprocess
+import sys
+import time
+from collections.abc import Iterator
+from pathlib import Path
+
+import httpx
+import psutil
+import pytest
+from prometheus_client.parser import text_string_to_metric_families
+
+from services.common.embedded_redis import free_port, start_redis
+from services.common.processes import stop_process
+from tests.support.client import auth, two_humans
+
+ROOT = Path(__file__).resolve().parents[2]
+GAME = "darjeeling"
+
+
+def _metric(url: str, name: str) -> float:
+    text = httpx.get(url, timeout=10).text
+    return sum(s.value for f in text_string_to_metric_families(text) for s in f.samples if s.name == name)
+
+
+def _wait(url: str, process: subprocess.Popen[bytes], seconds: float = 90) -> None:
+    deadline = time.monotonic() + seconds
+    while time.monotonic() < deadline:
+        assert process.poll() is None, "the process group exited early"
+        try:
+            if httpx.get(url, timeout=2).status_code == 200:
+                return
+        except httpx.HTTPError:
+            pass
+        time.sleep(0.2)
+    raise AssertionError(f"{url} did not answer")
+
+
+@pytest.fixture(scope="module")
+def groups(tmp_path_factory: pytest.TempPathFactory) -> Iterator[dict[str, object]]:
+    tmp = tmp_path_factory.mktemp("workers")
+    server = start_redis(tmp / "redis", appendonly=False)
+    grpc_port, metrics_port, http_port = free_port(), free_port(), free_port()
+    base = {**os.environ, "REDIS_URL": server.url, "CHAIWALA_LOG_FORMAT": "console", "CHAIWALA_LOG_LEVEL": "warning"}
+    log = (tmp / "groups.log").open("ab")
+    service = subprocess.Popen(
+        [sys.executable, "-m", "services.common.server", GAME], cwd=ROOT, stdout=log, stderr=log,
+        env={**base, "CHAIWALA_GRPC_PROCESSES": "2", "CHAIWALA_GRPC_PORT": str(grpc_port),
+             "CHAIWALA_METRICS_PORT": str(metrics_port)},
+    )
+    gateway = subprocess.Popen(
+        [sys.executable, "-m", "gateway"], cwd=ROOT, stdout=log, stderr=log,
+        env={**base, "CHAIWALA_HTTP_WORKERS": "2", "CHAIWALA_HTTP_PORT": str(http_port), "CHAIWALA_GAMES": GAME,
+             f"CHAIWALA_SERVICE_{GAME.upper()}": f"127.0.0.1:{grpc_port}"},
+    )
+    try:
+        _wait(f"http://127.0.0.1:{metrics_port}/metrics", service)
+        _wait(f"http://127.0.0.1:{http_port}/readyz", gateway)
+        yield {"url": f"http://127.0.0.1:{http_port}", "metrics": f"http://127.0.0.1:{metrics_port}/metrics",
+               "service": service, "gateway": gateway}
+    finally:
+        stop_process(gateway)
+        stop_process(service)
+        log.close()
+        server.stop()
+
+
+def _workers(process: subprocess.Popen[bytes]) -> list[psutil.Process]:
+    return [child for child in psutil.Process(process.pid).children() if child.is_running()]
+
+
+def test_each_group_runs_two_processes_on_one_port(groups: dict[str, object]) -> None:
+    for name in ("service", "gateway"):
+        process = groups[name]
+        assert isinstance(process, subprocess.Popen)
+        assert len(_workers(process)) == 2, name
+
+
+def test_games_play_through_the_groups_and_one_scrape_sums_every_process(groups: dict[str, object]) -> None:
+    url, metrics = str(groups["url"]), str(groups["metrics"])
+    moves = 0
+    requests = 0
+    for seed in (1, 2, 3):
+        # A fresh client (so a fresh connection) per game: the kernel spreads them over the workers.
+        with httpx.Client(base_url=url, timeout=30) as client:
+            game_id, tokens = two_humans(client, GAME, seed=seed)
+            requests += 1
+            for _ in range(6):
+                game = client.get(f"/v1/games/{game_id}").json()
+                seat = game["to_act"][0]
+                legal = client.get(f"/v1/games/{game_id}/legal-moves", headers=auth(tokens[seat])).json()
+                answer = client.post(f"/v1/games/{game_id}/moves", headers=auth(tokens[seat]),
+                                     json={"move": legal["moves"][0], "expected_version": legal["version"]})
+                assert answer.status_code == 200, answer.text
+                assert answer.json()["version"] == legal["version"] + 1
+                moves += 1
+                requests += 3
+            events = client.get(f"/v1/games/{game_id}/events").json()
+            requests += 1
+            assert [e["version"] for e in events][-1] == 6
+    # Counters are summed over both rules processes and both gateway workers.
+    assert _metric(metrics, "chaiwala_moves_accepted_total") == moves
+    assert _metric(metrics, "chaiwala_games_created_total") == 3
+    assert _metric(f"{url}/metrics", "chaiwala_http_requests_total") >= requests
