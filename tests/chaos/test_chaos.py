@@ -167,6 +167,7 @@ def _audit_logs(fleet: Fleet, tables: list[Table]) -> list[str]:
 
 
 @pytest.mark.chaos
+@pytest.mark.timeout(1800)  # the long plan's own deadline (900 s) bounds the players; this bounds the rest
 def test_acknowledged_moves_survive_every_kind_of_kill_exactly_once(tmp_path: Path) -> None:
     plan = PLANS[os.environ.get("CHAIWALA_CHAOS", "slice")]
     began = time.monotonic()
