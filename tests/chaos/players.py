@@ -65,8 +65,8 @@ class Observations:
         self.unexpected: list[str] = []
         # (since, seen): a human submission last sent at ``since`` acknowledged at ``seen``, or a
         # bot move that was not there at ``since`` and was at ``seen`` (monotonic seconds).
-        self.acks: list[tuple[float, float]] = []
-        self.bot_moves: list[tuple[float, float]] = []
+        self.acks: list[tuple[float, float, str]] = []  # (since, seen, game type)
+        self.bot_moves: list[tuple[float, float, str]] = []
 
     def answer(self, label: str, detail: str) -> None:
         """Count one answer (a status code, or ``transport``)."""
@@ -75,21 +75,23 @@ class Observations:
             if label not in EXPECTED:
                 self.unexpected.append(f"{label}: {detail[:300]}")
 
-    def acked(self, sent: float) -> None:
+    def acked(self, sent: float, game_type: str) -> None:
         """A human submission sent at ``sent`` was acknowledged just now."""
         with self.lock:
-            self.acks.append((sent, time.monotonic()))
+            self.acks.append((sent, time.monotonic(), game_type))
 
-    def bot_moved(self, absent: float) -> None:
+    def bot_moved(self, absent: float, game_type: str) -> None:
         """A bot's move, not there at ``absent``, was seen just now."""
         with self.lock:
-            self.bot_moves.append((absent, time.monotonic()))
+            self.bot_moves.append((absent, time.monotonic(), game_type))
 
-    def first_after(self, moment: float, bots: bool = False) -> float | None:
+    def first_after(self, moment: float, bots: bool = False, game_type: str = "") -> float | None:
         """Seconds from ``moment`` to the first move certainly made after it: a human submission
-        sent after it and acknowledged, or a bot move that was not there yet after it."""
+        sent after it and acknowledged, or a bot move that was not there yet after it (of
+        ``game_type`` only, if given)."""
         with self.lock:
-            later = [seen for since, seen in (self.bot_moves if bots else self.acks) if since > moment]
+            moves = self.bot_moves if bots else self.acks
+            later = [seen for since, seen, game in moves if since > moment and game_type in ("", game)]
         return min(later) - moment if later else None
 
 
@@ -194,7 +196,7 @@ class Player(threading.Thread):
         while True:
             game = self._game(table)
             if game["version"] != version:
-                self.seen.bot_moved(absent)
+                self.seen.bot_moved(absent, self.game_type)
                 return game
             absent = self.sent  # the bot had not moved when this read was sent
             if time.monotonic() > self.deadline:
@@ -218,7 +220,7 @@ class Player(threading.Thread):
         response = self._request("POST", f"{path}/moves", json=body, headers=headers)
         if response.status_code != 200:
             return None  # 409 (counted as expected) or a counted bug: read the game again
-        self.seen.acked(self.sent)
+        self.seen.acked(self.sent, self.game_type)
         answer: dict[str, Any] = response.json()
         intent.acked = answer["version"]
         return answer

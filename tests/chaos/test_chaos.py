@@ -80,9 +80,11 @@ class Fault:
     first_bot_move_s: float | None = None  # from the kill until the first bot move a player saw
 
     def measure(self, seen: Observations) -> None:
-        """Fill in the figures from what the players saw (after the run, so late bot moves count)."""
-        self.first_ack_s = _rounded(seen.first_after(self.killed))
-        self.first_bot_move_s = _rounded(seen.first_after(self.killed, bots=True))
+        """Fill in the figures from what the players saw (after the run, so late bot moves count);
+        a rules service's fault counts only the moves of its own game type."""
+        game_type = self.component.partition("rules:")[2]
+        self.first_ack_s = _rounded(seen.first_after(self.killed, game_type=game_type))
+        self.first_bot_move_s = _rounded(seen.first_after(self.killed, bots=True, game_type=game_type))
 
 
 def _seats(index: int) -> tuple[list[dict[str, str]], bool]:
@@ -116,9 +118,9 @@ def _shake(plan: Plan, fleet: Fleet, seen: Observations) -> list[Fault]:
         for component in plan.faults(round_number):
             time.sleep(plan.calm_seconds)
             killed, serving = fleet.kill_and_restart(component)
-            bots = component == "conductor"
-            _until(lambda k=killed, b=bots: seen.first_after(k, bots=b) is not None, RECOVERY_SECONDS,
-                   f"a move acknowledged after killing {component}")
+            bots, game_type = component == "conductor", component.partition("rules:")[2]
+            _until(lambda k=killed, b=bots, g=game_type: seen.first_after(k, bots=b, game_type=g) is not None,
+                   RECOVERY_SECONDS, f"a move acknowledged after killing {component}")
             faults.append(Fault(component, round_number, killed, round(serving - killed, 3)))
     return faults
 
