@@ -11,7 +11,7 @@ CHROMEDRIVER := /usr/bin/chromedriver
 
 export PYTHONPATH := $(CURDIR):$(CURDIR)/gen
 
-.PHONY: setup proto run test test-fast lint browser bench clean seeds-india
+.PHONY: setup proto run test test-fast lint browser bench clean seeds-india chaos
 
 setup: $(VENV)/.installed gen/.stamp
 
@@ -61,6 +61,11 @@ lint: setup
 
 bench: setup
 	$(BIN)/python -m bench
+
+# The long chaos plan (make test runs the small slice): kill -9 Redis, rules services, the gateway
+# and the conductor in turn under load; the report goes to chaos-results/ (git-ignored).
+chaos: setup
+	CHAIWALA_CHAOS=long $(BIN)/python -m pytest tests/chaos -m chaos -q -s
 
 clean:
 	rm -rf gen $(VENV) var .pytest_cache .mypy_cache .ruff_cache

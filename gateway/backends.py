@@ -19,7 +19,15 @@ log = get_logger("gateway")
 
 # Spread calls over every address the name resolves to (e.g. a headless Kubernetes Service);
 # the rules services cap connection age, so new pods are picked up as connections renew.
-CHANNEL_OPTIONS = [("grpc.lb_policy_name", "round_robin"), ("grpc.enable_retries", 1)]
+# A restarted rules service is found again within a second: gRPC's default reconnect back-off
+# grows to minutes, during which every call would wait although the service is back.
+CHANNEL_OPTIONS = [
+    ("grpc.lb_policy_name", "round_robin"),
+    ("grpc.enable_retries", 1),
+    ("grpc.initial_reconnect_backoff_ms", 100),
+    ("grpc.min_reconnect_backoff_ms", 100),
+    ("grpc.max_reconnect_backoff_ms", 1000),
+]
 
 
 def _target(address: str) -> str:

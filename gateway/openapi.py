@@ -69,8 +69,28 @@ GAME_PAYLOADS: dict[tuple[str, str], str] = {
 
 
 # Request bodies: fields a client must send, and groups of which exactly one is sent.
-REQUIRED: dict[str, list[str]] = {"chaiwala.v1.CreateGameBody": ["game_type", "players"]}
+REQUIRED: dict[str, list[str]] = {
+    "chaiwala.v1.CreateGameBody": ["game_type", "players"],
+    "chaiwala.v1.JoinGameBody": ["name"],
+}
 EXACTLY_ONE: dict[str, list[str]] = {"chaiwala.v1.SubmitMovesBody": ["move", "moves"]}
+# The limits the services check on request fields, as JSON Schema keywords (the values are the
+# services' constants: services/lobby/seats.py, services/common/service.py and fairness/seeding.py).
+# Names must also be printable (str.isprintable), which the descriptions say: a pattern for it
+# would list some 700 Unicode ranges.
+MAX_PLAYER_NAME, MAX_INVITE, MAX_MOVES_PER_SUBMIT, MAX_CLIENT_SEED = 64, 128, 200, 64
+PRINTABLE = "printable characters only (no control, format or separator characters but the space)"
+FIELD_LIMITS: dict[tuple[str, str], dict[str, Any]] = {
+    ("chaiwala.v1.PlayerSpec", "name"): {"maxLength": MAX_PLAYER_NAME, "description": PRINTABLE},
+    ("chaiwala.v1.PlayerSpec", "invite"): {"maxLength": MAX_INVITE, "description": PRINTABLE},
+    ("chaiwala.v1.JoinGameBody", "name"): {"minLength": 1, "maxLength": MAX_PLAYER_NAME, "description": PRINTABLE},
+    ("chaiwala.v1.JoinGameBody", "invite"): {"maxLength": MAX_INVITE, "description": PRINTABLE},
+    ("chaiwala.v1.CreateGameBody", "players"): {"minItems": 1},
+    ("chaiwala.v1.CreateGameBody", "client_seed"): {"maxLength": MAX_CLIENT_SEED, "description": PRINTABLE},
+    ("chaiwala.v1.CreateGameBody", "visibility"): {"enum": ["", "public", "private"]},
+    ("chaiwala.v1.CreateGameBody", "on_timeout"): {"enum": ["", "bot", "resign", "abort"]},
+    ("chaiwala.v1.SubmitMovesBody", "moves"): {"minItems": 1, "maxItems": MAX_MOVES_PER_SUBMIT},
+}
 # Envelope fields whose game payload is one element of legal-moves: it may carry a sentence.
 # Moves posted back are typed the same, so an element of legal-moves can be sent as is.
 LEGAL_MOVE_FIELDS = {
@@ -146,15 +166,22 @@ class SchemaBuilder:
     def _message(self, descriptor: Descriptor) -> dict[str, Any]:
         properties = {field.name: self._field(descriptor.full_name, field) for field in descriptor.fields}
         schema: dict[str, Any] = {"type": "object", "properties": properties, "additionalProperties": False}
-        notes = []
+        notes, forbidden = [], []
         if descriptor.full_name in REQUIRED:
             schema["required"] = REQUIRED[descriptor.full_name]
         if descriptor.full_name in EXACTLY_ONE:
-            notes.append(f"Exactly one of {', '.join(EXACTLY_ONE[descriptor.full_name])} is sent.")
+            group = EXACTLY_ONE[descriptor.full_name]
+            notes.append(f"Exactly one of {', '.join(group)} is sent.")
+            forbidden += [*_pairs(group), {"not": {"anyOf": [{"required": [name]} for name in group]}}]
         oneofs = [o for o in descriptor.oneofs if not o.name.startswith("_")]
         if oneofs:
-            groups = "; ".join(f"{o.name}: one of {', '.join(f.name for f in o.fields)}" for o in oneofs)
-            notes.append(f"At most one field per group is set ({groups}).")
+            listed = "; ".join(f"{o.name}: one of {', '.join(f.name for f in o.fields)}" for o in oneofs)
+            notes.append(f"At most one field per group is set ({listed}).")
+            forbidden += [pair for o in oneofs for pair in _pairs([f.name for f in o.fields])]
+        if forbidden:
+            # As a `not`, which validators apply and client generators leave alone (a oneOf here
+            # would turn every message with a proto oneof into a union type).
+            schema["not"] = {"anyOf": forbidden}
         if notes:
             schema["description"] = " ".join(notes)
         return schema
@@ -164,9 +191,16 @@ class SchemaBuilder:
             value_field = field.message_type.fields_by_name["value"]
             return {"type": "object", "additionalProperties": self._single(owner, value_field)}
         single = self._single(owner, field)
+        limits = self._limits(owner, field.name)
         if field.is_repeated:
-            return {"type": "array", "items": single}
-        return single
+            return {"type": "array", "items": single, **limits}
+        return {**single, **limits} if limits else single
+
+    def _limits(self, owner: str, name: str) -> dict[str, Any]:
+        """The checked limits of one request field (the game type is one of the games served)."""
+        if (owner, name) == ("chaiwala.v1.CreateGameBody", "game_type") and self.game_types:
+            return {"enum": list(self.game_types)}
+        return dict(FIELD_LIMITS.get((owner, name), {}))
 
     def _single(self, owner: str, field: FieldDescriptor) -> dict[str, Any]:
         payload = GAME_PAYLOADS.get((owner, field.name))
@@ -178,6 +212,11 @@ class SchemaBuilder:
         if field.type == FieldDescriptor.TYPE_ENUM and field.enum_type is not None:
             return {"type": "string", "enum": [v.name for v in field.enum_type.values]}
         return dict(SCALARS[field.type])
+
+
+def _pairs(names: list[str]) -> list[dict[str, Any]]:
+    """Schemas matching an object that sets two of ``names`` (forbidden for a proto oneof)."""
+    return [{"required": [a, b]} for index, a in enumerate(names) for b in names[index + 1 :]]
 
 
 def _is_any(field: FieldDescriptor) -> bool:
@@ -224,6 +263,13 @@ def documented_paths(routes: list[RouteInfo]) -> dict[str, Any]:
     return paths
 
 
+def _list_game_types(paths: dict[str, Any], game_types: list[str]) -> None:
+    """The listing's ``game_type`` filter is one of the games served (or empty: all of them)."""
+    for parameter in paths.get("/v1/games", {}).get("get", {}).get("parameters", []):
+        if parameter["name"] == "game_type" and game_types:
+            parameter["schema"] = {"type": "string", "enum": ["", *game_types]}
+
+
 def build_openapi(game_types: list[str], game_files: list[Any], routes: list[RouteInfo]) -> dict[str, Any]:
     """The whole OpenAPI 3.1 document for the gateway: schemas from the protos, paths from ``routes``."""
     builder = SchemaBuilder(game_types)
@@ -232,6 +278,7 @@ def build_openapi(game_types: list[str], game_files: list[Any], routes: list[Rou
         for descriptor in file.message_types_by_name.values():
             builder.add(descriptor)
     paths = documented_paths(routes)
+    _list_game_types(paths, game_types)
     return {
         "openapi": "3.1.0",
         "info": {

@@ -27,10 +27,11 @@ def listing_operation() -> dict[str, Any]:
     return {
         "summary": "Games newest first, filtered, cursor-paginated (private ones for operators only)",
         "parameters": [
+            # Empty filters are no filters (build_openapi lists the game types served).
             _query("game_type", {"type": "string"}),
-            _query("status", {"type": "string", "enum": ["waiting", "active", "finished", "aborted"]}),
+            _query("status", {"type": "string", "enum": ["", "waiting", "active", "finished", "aborted"]}),
             _query("open_seats", {"type": "boolean"}),
-            _query("visibility", {"type": "string", "enum": ["public", "private"]}),
+            _query("visibility", {"type": "string", "enum": ["", "public", "private"]}),
             _query("page_size", {"type": "integer", "minimum": 1, "maximum": 100}),
             _query("page_token", {"type": "string"}),
         ],

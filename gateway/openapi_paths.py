@@ -16,6 +16,11 @@ from gateway.route_table import RouteInfo
 
 PROBLEM = "chaiwala.v1.Problem"
 MAX_AFTER = 2**31
+# A version or event index in ASCII digits from 0 to MAX_AFTER (2147483648), leading zeros allowed.
+COUNTER = (
+    "(?:[0-9]{1,9}|[01][0-9]{9}|20[0-9]{8}|21[0-3][0-9]{7}|214[0-6][0-9]{6}|2147[0-3][0-9]{5}"
+    "|21474[0-7][0-9]{4}|214748[0-2][0-9]{3}|2147483[0-5][0-9]{2}|21474836[0-3][0-9]|214748364[0-8])"
+)
 TAGS = [
     {"name": "Game types", "description": "The games this server plays"},
     {"name": "Games", "description": "Create games and read them as a seat or a spectator"},
@@ -69,9 +74,20 @@ EVENT_PARAMETERS = [
         "description": "a stream ticket (POST .../stream-tickets) in place of a bearer, for EventSource",
         "schema": {"type": "string", "maxLength": 128},
     },
-    {"name": "Last-Event-ID", "in": "header", "required": False, "schema": {"type": "string"}},
+    {
+        "name": "Last-Event-ID",
+        "in": "header",
+        "required": False,
+        "description": "an SSE event id, '<version>:<index>' (or '<version>'), each from 0 to 2147483648",
+        "schema": {"type": "string", "pattern": f"^{COUNTER}(:{COUNTER})?$"},
+    },
 ]
-IDEMPOTENCY_KEY = {"name": "Idempotency-Key", "in": "header", "required": False, "schema": {"type": "string"}}
+IDEMPOTENCY_KEY = {
+    "name": "Idempotency-Key",
+    "in": "header",
+    "required": False,
+    "schema": {"type": "string", "maxLength": 128},
+}
 
 # By handler name: operationId, summary and the exact messages of the routes known here.
 OPERATIONS: dict[str, dict[str, Any]] = {

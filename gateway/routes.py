@@ -151,7 +151,12 @@ def _counter(text: str) -> int | None:
 
 
 def _last_event(request: Request) -> tuple[int, int | None]:
-    """Resume point from ``Last-Event-ID`` ("<version>:<index>") or ``?after=<version>``."""
+    """Resume point from ``Last-Event-ID`` ("<version>:<index>") or ``?after=<version>``.
+
+    ``after`` is checked even when ``Last-Event-ID`` wins, so a bad one is never silently ignored."""
+    after = _counter(request.query_params.get("after", "0"))
+    if after is None:
+        raise Problem(400, "bad_after", f"'after' must be a version number from 0 to {MAX_VERSION}")
     last = request.headers.get("last-event-id", "").strip()
     if last:
         version_text, separator, index_text = last.partition(":")
@@ -160,9 +165,6 @@ def _last_event(request: Request) -> tuple[int, int | None]:
         if version is None or (separator and index is None):
             raise Problem(400, "bad_last_event_id", "Last-Event-ID must look like '<version>:<index>'")
         return version, index
-    after = _counter(request.query_params.get("after", "0"))
-    if after is None:
-        raise Problem(400, "bad_after", f"'after' must be a version number from 0 to {MAX_VERSION}")
     return after, None
 
 

@@ -117,46 +117,106 @@ def test_corrupt_moves_and_options_are_refused_never_crash(channels: dict[str, g
     assert outcomes.get("INVALID_ARGUMENT", 0) > 0, outcomes
 
 
+RULES_SERVICE = rules_pb2.DESCRIPTOR.services_by_name["RulesService"]
+FLIPS_PER_RPC = 12
+
+
+def _waiting_game(stub: rules_pb2_grpc.RulesServiceStub) -> tuple[str, str]:
+    """A game with an open seat (for the lobby's RPCs): its id and host token."""
+    players = [rules_pb2.PlayerSpec(name="a"), rules_pb2.PlayerSpec(open=True)]
+    created = stub.CreateGame(rules_pb2.CreateGameRequest(players=players, seed=4), timeout=60)
+    return created.game_id, created.host_token
+
+
+def _human_game_one_move_in(stub: rules_pb2_grpc.RulesServiceStub) -> tuple[str, str]:
+    """A two-human game after its first move (so a watch from version 0 has an event to send at
+    once): its id and the token of a seat to act."""
+    players = [rules_pb2.PlayerSpec(name="a"), rules_pb2.PlayerSpec(name="b")]
+    created = stub.CreateGame(rules_pb2.CreateGameRequest(players=players, seed=3), timeout=60)
+    tokens = {seat.seat: seat.token for seat in created.seats}
+    game = stub.GetGame(rules_pb2.GetGameRequest(game_id=created.game_id), timeout=30)
+    seat_auth = (("authorization", f"Bearer {tokens[game.to_act[0]]}"),)
+    legal = stub.ListLegalMoves(rules_pb2.ListLegalMovesRequest(game_id=created.game_id), metadata=seat_auth)
+    first = [legal.moves[0]]
+    request = rules_pb2.SubmitMovesRequest(game_id=created.game_id, moves=first, expected_version=legal.version)
+    after = stub.SubmitMoves(request, metadata=seat_auth, timeout=30)
+    return created.game_id, tokens[after.to_act[0]]
+
+
+def _requests(game: str, game_id: str, waiting_id: str, legal: Any) -> dict[str, Message]:
+    """A well-formed request for every RPC of the rules service, on a real game."""
+    return {
+        "GetGameType": rules_pb2.GetGameTypeRequest(),
+        "CreateGame": rules_pb2.CreateGameRequest(
+            players=[rules_pb2.PlayerSpec(name="a"), rules_pb2.PlayerSpec(name="b", bot="random")],
+            options=protojson.pack(game, "Options", {}),
+            seed=5,
+        ),
+        "GetGame": rules_pb2.GetGameRequest(game_id=game_id),
+        "ListLegalMoves": rules_pb2.ListLegalMovesRequest(game_id=game_id),
+        "SubmitMoves": rules_pb2.SubmitMovesRequest(
+            game_id=game_id, moves=list(legal.moves[:2]), expected_version=legal.version
+        ),
+        "ListEvents": rules_pb2.ListEventsRequest(game_id=game_id, after=0),
+        "WatchEvents": rules_pb2.WatchEventsRequest(game_id=game_id, after=0, after_index=1),
+        "GetReplay": rules_pb2.GetReplayRequest(game_id=game_id),
+        "AbortGame": rules_pb2.AbortGameRequest(game_id=waiting_id, reason="fuzz"),
+        "CreateStreamTicket": rules_pb2.CreateStreamTicketRequest(game_id=game_id),
+        "JoinGame": rules_pb2.JoinGameRequest(game_id=waiting_id, name="c", seat=1),
+        "LeaveGame": rules_pb2.LeaveGameRequest(game_id=waiting_id),
+        "KickSeat": rules_pb2.KickSeatRequest(game_id=waiting_id, seat=1),
+        "StartGame": rules_pb2.StartGameRequest(game_id=waiting_id),
+        "ResignGame": rules_pb2.ResignGameRequest(game_id=game_id),
+        "ListGames": rules_pb2.ListGamesRequest(status="active", open_seats=True, visibility="public", page_size=5),
+    }
+
+
+def _call_raw(channel: grpc.Channel, method: Any, raw: bytes, token: str) -> grpc.StatusCode:
+    """Send raw request bytes to ``method``; a server stream is read for its first message only."""
+    path = f"/{RULES_SERVICE.full_name}/{method.name}"
+    metadata = (("authorization", f"Bearer {token}"),) if token else ()
+    try:
+        if method.server_streaming:
+            stream = channel.unary_stream(path)(raw, metadata=metadata, timeout=1)
+            next(iter(stream), None)
+            stream.cancel()
+        else:
+            channel.unary_unary(path)(raw, metadata=metadata, timeout=30)
+    except grpc.RpcError as error:
+        code: grpc.StatusCode = error.code()
+        # A live stream that waited for its next event until the deadline is not a refusal.
+        return grpc.StatusCode.OK if code == grpc.StatusCode.DEADLINE_EXCEEDED and method.server_streaming else code
+    return grpc.StatusCode.OK
+
+
+def test_every_rpc_of_the_rules_service_has_a_request_to_fuzz() -> None:
+    requests = _requests("darjeeling", "g", "w", rules_pb2.LegalMoves())
+    assert set(requests) == {method.name for method in RULES_SERVICE.methods}
+
+
 def test_bit_flipped_requests_that_still_decode_are_refused_never_crash(channels: dict[str, grpc.Channel]) -> None:
+    """Every RPC of every game's service (lobby, resign and stream tickets included), bit-flipped."""
     rng = random.Random(29)
-    sent = 0
+    sent: dict[str, int] = {}
     for game, channel in sorted(channels.items()):
         stub = rules_pb2_grpc.RulesServiceStub(channel)
-        game_id, token = _human_game(stub)
+        waiting_id, host = _waiting_game(stub)
+        game_id, token = _human_game_one_move_in(stub)
         legal = stub.ListLegalMoves(
             rules_pb2.ListLegalMovesRequest(game_id=game_id), metadata=(("authorization", f"Bearer {token}"),)
         )
-        originals: list[tuple[str, type[Message], bytes]] = [
-            (
-                "SubmitMoves",
-                rules_pb2.SubmitMovesRequest,
-                rules_pb2.SubmitMovesRequest(
-                    game_id=game_id, moves=list(legal.moves[:2]), expected_version=legal.version
-                ).SerializeToString(),
-            ),
-            (
-                "CreateGame",
-                rules_pb2.CreateGameRequest,
-                rules_pb2.CreateGameRequest(
-                    players=[rules_pb2.PlayerSpec(name="a"), rules_pb2.PlayerSpec(name="b", bot="random")],
-                    options=protojson.pack(game, "Options", {}),
-                    seed=5,
-                ).SerializeToString(),
-            ),
-            ("GetGame", rules_pb2.GetGameRequest, rules_pb2.GetGameRequest(game_id=game_id).SerializeToString()),
-            (
-                "ListEvents",
-                rules_pb2.ListEventsRequest,
-                rules_pb2.ListEventsRequest(game_id=game_id, after=0).SerializeToString(),
-            ),
-        ]
-        for method, cls, raw in originals:
-            call = channel.unary_unary(f"/chaiwala.v1.RulesService/{method}")  # bytes in, bytes out
-            for _ in range(ROUNDS):
+        originals = _requests(game, game_id, waiting_id, legal)
+        for method in RULES_SERVICE.methods:
+            # An empty request gets an unknown field, so that its flips have bytes to work on.
+            raw = originals[method.name].SerializeToString() or b"\x08\x01"
+            cls = type(originals[method.name])
+            # The lobby's calls on the waiting game go with its host token, the others with a seat's.
+            credential = host if getattr(originals[method.name], "game_id", "") == waiting_id else token
+            for _ in range(FLIPS_PER_RPC):
                 flipped = _flip(raw, rng, rng.randrange(1, 4))
                 if not _decodes(cls, flipped):
                     continue
-                sent += 1
-                code = _call(call, flipped, token)
-                assert code not in CRASHES, (game, method, flipped.hex())
-    assert sent > 100
+                sent[method.name] = sent.get(method.name, 0) + 1
+                code = _call_raw(channel, method, flipped, credential)
+                assert code not in CRASHES, (game, method.name, flipped.hex())
+    assert set(sent) == {method.name for method in RULES_SERVICE.methods}, sent

@@ -165,13 +165,16 @@ def test_generated_python_client_plays_against_the_real_gateway(python_client: A
         ChaiwalaDarjeelingV1MoveLegal,
         ChaiwalaDarjeelingV1StatePacked,
         ChaiwalaV1CreateGameBody,
+        ChaiwalaV1CreateGameBodyGameType,
         ChaiwalaV1PlayerSpec,
         ChaiwalaV1SubmitMovesBody,
     )
 
     anonymous = Client(base_url=str(client.base_url))
     players = [ChaiwalaV1PlayerSpec(name="Asha"), ChaiwalaV1PlayerSpec(name="Bilal")]
-    created = create.sync(client=anonymous, body=ChaiwalaV1CreateGameBody(game_type=GAME, players=players, seed=5))
+    created = create.sync(client=anonymous, body=ChaiwalaV1CreateGameBody(
+        game_type=ChaiwalaV1CreateGameBodyGameType(GAME), players=players, seed=5  # the game types served: an enum
+    ))
     to_act = client.get(f"/v1/games/{created.game_id}").json()["to_act"][0]
     seat = AuthenticatedClient(base_url=str(client.base_url), token=created.seats[to_act].token)
     legal = list_legal_moves.sync(created.game_id, client=seat)
