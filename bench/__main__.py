@@ -12,6 +12,7 @@ with its error, and the others still run.
 from __future__ import annotations
 
 import argparse
+import contextlib
 import importlib
 import json
 import pkgutil
@@ -22,6 +23,7 @@ from dataclasses import replace
 from pathlib import Path
 
 import bench
+from bench import procs
 from bench.config import FULL, QUICK, Config
 from bench.results import RESULTS_DIR, Row, compare, document, print_table, write
 
@@ -63,9 +65,17 @@ def main(argv: list[str]) -> dict[str, object]:
     args = parse(argv)
     config = replace(QUICK if args.quick else FULL, workers=args.workers)
     rows: list[Row] = []
-    for name in args.suites or SUITES:
-        print(f"[bench] {name} ...", file=sys.stderr, flush=True)
-        rows += run_suite(name, config)
+    quick_stack = None
+    if config.quick:  # the quick slice: every server once, in threads (bench.inprocess)
+        from bench.inprocess import InProcessStack
+
+        quick_stack = InProcessStack(workers=config.workers)
+    with procs.shared(quick_stack) if quick_stack is not None else contextlib.nullcontext() as running:
+        if running is not None:
+            running.prestart(config.game)
+        for name in args.suites or SUITES:
+            print(f"[bench] {name} ...", file=sys.stderr, flush=True)
+            rows += run_suite(name, config)
     settings = {"quick": config.quick, "workers": config.workers, "game": config.game, "seconds": config.seconds}
     doc = document(rows, settings)
     if args.compare is not None:

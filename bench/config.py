@@ -30,7 +30,7 @@ class Config:
 FULL = Config()
 QUICK = replace(
     FULL,
-    seconds=0.6,
+    seconds=0.5,
     warmup=0.2,
     rest_games=(4,),
     grpc_games=4,

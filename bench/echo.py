@@ -19,13 +19,19 @@ async def _echo(request: bytes, context: aio.ServicerContext) -> bytes:
     return request
 
 
-async def serve(port: int) -> None:
-    """Serve the echo method on ``port`` until killed."""
+async def start(port: int) -> aio.Server:
+    """The echo server, started on ``port``."""
     server = aio.server()
     handler = grpc.unary_unary_rpc_method_handler(_echo)  # bytes in, bytes out: no (de)serializers
     server.add_generic_rpc_handlers((grpc.method_handlers_generic_handler("bench.Echo", {"Echo": handler}),))
     server.add_insecure_port(f"127.0.0.1:{port}")
     await server.start()
+    return server
+
+
+async def serve(port: int) -> None:
+    """Serve the echo method on ``port`` until killed."""
+    server = await start(port)
     await server.wait_for_termination()
 
 

@@ -19,6 +19,7 @@ import time
 from collections.abc import Iterator
 from dataclasses import dataclass, field
 from pathlib import Path
+from typing import Any
 
 import grpc
 import httpx
@@ -144,6 +145,8 @@ class Stack:
     work: Path = field(default_factory=lambda: Path(tempfile.mkdtemp(prefix="chaiwala-bench-")))
     redis: EmbeddedRedis | None = None
     children: list[Child] = field(default_factory=list)
+    # Started but not yet seen ready, by name; running ones are reused by name (a shared stack).
+    starting: dict[str, Any] = field(default_factory=dict)
 
     @property
     def redis_url(self) -> str:
@@ -156,10 +159,23 @@ class Stack:
         return {"REDIS_URL": self.redis_url, "CHAIWALA_LOG_LEVEL": "warning", "CHAIWALA_WORKERS": str(self.workers)}
 
     def _serve(self, name: str, module: list[str], env: dict[str, str], port: int, ready: object) -> Child:
+        for child in self.children:
+            if child.name == name:  # already running (a shared stack): reuse it
+                self._ready(child)
+                return child
         child = _spawn(name, [sys.executable, "-m", *module], {**self._env(), **env}, port, self.work)
         self.children.append(child)
-        _wait(child, ready)
+        self.starting[name] = ready
+        self._ready(child)
         return child
+
+    def _ready(self, child: Child) -> None:
+        ready = self.starting.pop(child.name, None)
+        if ready is not None:
+            _wait(child, ready)
+
+    def prestart(self, game_type: str) -> None:
+        """Start what the suites use up front (a process stack starts each when first asked)."""
 
     def rules(self, game_type: str) -> Child:
         """A rules service process for ``game_type`` (``python -m services.common.server``)."""
@@ -196,11 +212,28 @@ class Stack:
             self.redis = None
 
 
+SHARED: list[Stack] = []
+
+
 @contextlib.contextmanager
 def stack(workers: int = 1) -> Iterator[Stack]:
-    """A :class:`Stack` that is closed however the block ends."""
+    """A :class:`Stack` that is closed however the block ends, or the shared one (:func:`shared`)."""
+    if SHARED:
+        yield SHARED[0]
+        return
     running = Stack(workers=workers)
     try:
         yield running
     finally:
+        running.close()
+
+
+@contextlib.contextmanager
+def shared(running: Stack) -> Iterator[Stack]:
+    """``running`` serves every suite run inside the block (the quick slice); closed at its end."""
+    SHARED.append(running)
+    try:
+        yield running
+    finally:
+        SHARED.remove(running)
         running.close()

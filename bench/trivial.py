@@ -22,7 +22,8 @@ PAYLOAD = b"x" * 2048  # about one small game snapshot
 
 @asynccontextmanager
 async def _lifespan(app: FastAPI) -> AsyncIterator[None]:
-    app.state.redis = aioredis.Redis.from_url(os.environ["REDIS_URL"])
+    # The in-process quick slice (bench.inprocess) sets the URL on the app; a process reads REDIS_URL.
+    app.state.redis = aioredis.Redis.from_url(getattr(app.state, "redis_url", "") or os.environ["REDIS_URL"])
     yield
     await app.state.redis.aclose()
 
