@@ -2,7 +2,8 @@
 
 Every case is measured beside its baseline in the same run and reported as a ratio; the run
 is printed as a table and written to ``bench/results/`` (git-ignored) as JSON and Markdown.
-Suites: ``engines`` (steps per game vs the fastest game), ``rest`` (move path vs a trivial
+Suites: ``engines`` (steps per game vs the fastest game), ``render`` (the REST/SSE JSON renderer
+vs ``json_format``), ``rest`` (move path vs a trivial
 FastAPI + Redis endpoint), ``grpc`` (SubmitMoves vs a bare echo), ``sse`` (delivery latency vs a
 bare Redis XADD→XREAD), ``memory`` (Redis bytes per game and per move), ``micro`` (each game
 module's own cases, vs a Darjeeling engine step).  A suite that fails is reported as a row
@@ -28,9 +29,9 @@ from bench.config import FULL, QUICK, Config
 from bench.results import RESULTS_DIR, Row, compare, document, print_table, write
 
 Suite = Callable[[Config], list[Row]]
-SUITES = ("engines", "rest", "grpc", "sse", "memory", "micro")
-MODULES = {"engines": "engines", "rest": "rest_path", "grpc": "grpc_path", "sse": "sse_delivery",
-           "memory": "redis_memory", "micro": "micro"}  # fmt: skip
+SUITES = ("engines", "render", "rest", "grpc", "sse", "memory", "micro")
+MODULES = {"engines": "engines", "render": "rendering", "rest": "rest_path", "grpc": "grpc_path",
+           "sse": "sse_delivery", "memory": "redis_memory", "micro": "micro"}  # fmt: skip
 
 
 def bench_modules() -> list[str]:

@@ -61,6 +61,22 @@ class Players:
         game = _checked(await self.client.get(f"/v1/games/{created['game_id']}", headers=_bearer(tokens[0])))
         self.games[index] = Seat(created["game_id"], tokens, game["version"], game["to_act"])
 
+    async def start(self, games: int, at_once: int = 16, attempts: int = 3) -> None:
+        """Create ``games`` games before the timing, ``at_once`` at a time, retrying a failed creation."""
+        gate = asyncio.Semaphore(at_once)
+
+        async def create(index: int) -> None:
+            async with gate:
+                for attempt in range(attempts):
+                    try:
+                        return await self.new_game(index)
+                    except (httpx.HTTPError, Refused):
+                        if attempt == attempts - 1:
+                            raise
+                        await asyncio.sleep(0.5)
+
+        await asyncio.gather(*(create(i) for i in range(games)))
+
     async def move(self, index: int) -> None:
         """One move of client ``index``: legal moves of the seat to act, then a random one of them."""
         game = self.games.get(index)
@@ -106,7 +122,7 @@ async def _measure(running: Stack, config: Config, gateway: Child, rules: Child,
             base, (base_cpu,) = await _timed([trivial], closed_loop(request, games, config.seconds, config.warmup))
         async with _client(gateway.port, games) as client:
             players = Players(client, config.game)
-            await asyncio.gather(*(players.new_game(i) for i in range(games)))
+            await players.start(games)
             moves, (gateway_cpu, rules_cpu) = await _timed(
                 [gateway, rules], closed_loop(players.move, games, config.seconds, config.warmup)
             )

@@ -150,7 +150,7 @@ async def _throughput(gateway: Child, game: str, config: Config) -> dict[str, An
     async with httpx.AsyncClient(base_url=f"http://127.0.0.1:{gateway.port}", timeout=30) as client:
         players = Players(client, game, seed=7)
         try:
-            await asyncio.gather(*(players.new_game(i) for i in range(THROUGHPUT_GAMES)))
+            await players.start(THROUGHPUT_GAMES)
         except Exception as error:
             return {"rate": 0.0, "errors": 1, "error_kinds": {error_kind(error): 1}}
         tally = await closed_loop(players.move, THROUGHPUT_GAMES, config.seconds, config.warmup)

@@ -20,7 +20,7 @@ from bench.harness import Case, measure
 from bench.results import Row, compare, markdown
 from services.common.registry import engine_for
 
-SUITES = ["engines", "rest", "grpc", "sse", "memory"]
+SUITES = ["engines", "render", "rest", "grpc", "sse", "memory"]
 
 
 @pytest.fixture(scope="module")
