@@ -12,12 +12,12 @@ import orjson
 from google.protobuf import json_format
 
 from bench.config import Config
+from bench.engine_cases import random_position
 from bench.harness import rate
 from bench.results import Row
 from chaiwala.v1 import rules_pb2
 from services.common import protojson, protorender
 from services.common.registry import engine_for
-from services.common.runner import Match
 
 SUITE = "render"
 
@@ -25,14 +25,7 @@ SUITE = "render"
 def answer(game: str = "darjeeling", players: int = 4, moves: int = 40) -> rules_pb2.SubmitMovesResponse:
     """A SubmitMoves answer after ``moves`` random moves, as seat 0 would get it."""
     engine = engine_for(game)
-    match = Match.start(engine, players, 3)
-    bot = engine.bots()["random"]
-    events: list[dict[str, object]] = []
-    for step in range(moves):
-        if engine.is_over(match.state):
-            break
-        seat = match.to_act()[0]
-        events = match.play(seat, match.bot_move(bot, seat, step))
+    match, events = random_position(engine, players, moves, seed=3)
     message = rules_pb2.SubmitMovesResponse(version=moves, status="active", to_act=match.to_act())
     message.state.CopyFrom(protojson.pack_engine(game, "State", engine.view(match.state, 0)))
     for index, event in enumerate(events):

@@ -15,10 +15,10 @@ import pytest
 from google.protobuf import any_pb2, json_format, struct_pb2, timestamp_pb2, wrappers_pb2
 from google.protobuf.message import Message
 
+from bench.engine_cases import random_position
 from chaiwala.v1 import rules_pb2
 from services.common import protojson, protorender
 from services.common.registry import engine_for
-from services.common.runner import Match
 
 GAMES = {"darjeeling": 4, "alubari": 3, "tea_rum": 2, "india_rails": 3}
 
@@ -36,14 +36,7 @@ def _same(message: Message) -> None:
 def _played(game: str, players: int, moves: int, seed: int) -> list[Message]:
     """Envelopes of one random game after ``moves`` moves: every viewer's state, the events, legal moves."""
     engine = engine_for(game)
-    match = Match.start(engine, players, seed)
-    bot = engine.bots()["random"]
-    events: list[dict[str, object]] = []
-    for step in range(moves):
-        if engine.is_over(match.state):
-            break
-        seat = match.to_act()[0]
-        events = match.play(seat, match.bot_move(bot, seat, step))
+    match, events = random_position(engine, players, moves, seed)
     out: list[Message] = []
     for viewer in (None, *range(players)):
         answer = rules_pb2.SubmitMovesResponse(version=moves, status="active", to_act=match.to_act())
