@@ -380,15 +380,19 @@ class RulesServicer(LobbyRpcs, ResignRpcs, rules_pb2_grpc.RulesServiceServicer):
         self, request: rules_pb2.SubmitMovesRequest, context: aio.ServicerContext
     ) -> rules_pb2.SubmitMovesResponse:
         """Apply the caller's moves atomically, then let bots answer."""
-        meta, snapshot = await self.store.load(request.game_id)
-        self._check_type(meta)
-        seat = self._seat_viewer(meta)
         key = request.idempotency_key
         if len(key) > MAX_IDEMPOTENCY_KEY:
             raise errors.invalid(
                 "bad_idempotency_key", f"idempotency keys are at most {MAX_IDEMPOTENCY_KEY} characters"
             )
-        earlier = await self.store.idempotent_answer(request.game_id, seat, key)
+        # A keyed retry is answered before anything else; its first answer is read with the game
+        # (one round trip): the seat is not known yet, so the key of every possible seat is read.
+        seats = range(self.engine.max_players) if key else range(0)
+        keys = [self.store.idempotency_key(request.game_id, seat, key) for seat in seats]
+        meta, snapshot, answers_by_seat = await self.store.load_with(request.game_id, keys)
+        self._check_type(meta)
+        seat = self._seat_viewer(meta)
+        earlier = answers_by_seat[seat] if seat < len(answers_by_seat) else None
         if earlier is not None:
             return rules_pb2.SubmitMovesResponse.FromString(earlier)
         moves = self._unpack_moves(request.moves)
