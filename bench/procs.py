@@ -28,7 +28,10 @@ from grpc_health.v1 import health_pb2, health_pb2_grpc
 from services.common.embedded_redis import EmbeddedRedis, free_port, start_redis
 from services.common.processes import stop_process
 
-ROOT = Path(__file__).resolve().parents[1]
+# Where the servers' code comes from: this checkout, or (A/B runs) another checkout of the project
+# with its gen/ built, e.g. ``BENCH_SERVER_ROOT=/tmp/old python -m bench rest`` then ``--compare``.
+HERE = Path(__file__).resolve().parents[1]
+ROOT = Path(os.environ.get("BENCH_SERVER_ROOT") or HERE)
 CLOCK_TICKS = os.sysconf("SC_CLK_TCK")
 # Limits that protect a public deployment would throttle a load test from one address.
 UNLIMITED = {
@@ -102,11 +105,11 @@ class Child:
         return ""
 
 
-def _spawn(name: str, args: list[str], env: dict[str, str], port: int, work: Path) -> Child:
+def _spawn(name: str, args: list[str], env: dict[str, str], port: int, work: Path, root: Path = ROOT) -> Child:
     log_path = work / f"{name}.log"
     with log_path.open("wb") as log:
-        environment = {**os.environ, "PYTHONPATH": f"{ROOT}:{ROOT / 'gen'}", **env}
-        process = subprocess.Popen(args, env=environment, cwd=ROOT, stdout=log, stderr=log)
+        environment = {**os.environ, "PYTHONPATH": f"{root}:{root / 'gen'}", **env}
+        process = subprocess.Popen(args, env=environment, cwd=root, stdout=log, stderr=log)
     return Child(name, process, port, log_path)
 
 
@@ -158,12 +161,14 @@ class Stack:
     def _env(self) -> dict[str, str]:
         return {"REDIS_URL": self.redis_url, "CHAIWALA_LOG_LEVEL": "warning", "CHAIWALA_WORKERS": str(self.workers)}
 
-    def _serve(self, name: str, module: list[str], env: dict[str, str], port: int, ready: object) -> Child:
+    def _serve(
+        self, name: str, module: list[str], env: dict[str, str], port: int, ready: object, root: Path = ROOT
+    ) -> Child:
         for child in self.children:
             if child.name == name:  # already running (a shared stack): reuse it
                 self._ready(child)
                 return child
-        child = _spawn(name, [sys.executable, "-m", *module], {**self._env(), **env}, port, self.work)
+        child = _spawn(name, [sys.executable, "-m", *module], {**self._env(), **env}, port, self.work, root)
         self.children.append(child)
         self.starting[name] = ready
         self._ready(child)
@@ -195,12 +200,12 @@ class Stack:
         """The trivial FastAPI + Redis endpoint (:mod:`bench.trivial`), same worker count."""
         port = free_port()
         return self._serve("trivial", ["bench.trivial"], {"BENCH_PORT": str(port)}, port,
-                           lambda: _http_ready(port, "/trivial"))  # fmt: skip
+                           lambda: _http_ready(port, "/trivial"), HERE)  # fmt: skip
 
     def echo(self) -> Child:
         """The bare grpc.aio echo server (:mod:`bench.echo`)."""
         port = free_port()
-        return self._serve("echo", ["bench.echo"], {"BENCH_PORT": str(port)}, port, lambda: _port_open(port))
+        return self._serve("echo", ["bench.echo"], {"BENCH_PORT": str(port)}, port, lambda: _port_open(port), HERE)
 
     def close(self) -> None:
         """Stop every child, then Redis."""

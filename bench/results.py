@@ -39,8 +39,11 @@ class Row:
 
     @property
     def ratio(self) -> float | None:
-        """``value / baseline_value`` (``None`` when the baseline measured nothing)."""
-        return self.value / self.baseline_value if self.baseline_value else None
+        """``value / baseline_value``; ``None`` when either side measured nothing (``details["failed"]``
+        says why for the case: e.g. no event was delivered, so there is no latency to compare)."""
+        if not self.baseline_value or self.details.get("failed"):
+            return None
+        return self.value / self.baseline_value
 
     @property
     def met(self) -> bool | None:

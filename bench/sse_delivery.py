@@ -205,11 +205,15 @@ async def _redis_floor(redis_url: str, events: int) -> dict[str, float]:
 def _rows(case: dict[str, Any], floor: dict[str, float], quiet: dict[str, Any]) -> list[Row]:
     count = case["listeners"]
     goal_note = {"goal_p99_ms": 15} if count == 1000 else {}
+    if not case["deliveries"]:
+        goal_note["failed"] = "no event delivered"
+    moves_note = {"failed": "no move played"} if not case["moves_per_s"] else {}
     return [
         Row(SUITE, f"delivery_p99_{count}_listeners", "ms", case["p99_ms"], "redis_xadd_xread_p99", floor["p99_ms"],
             better="lower", details={**case, "redis_p50_ms": floor["p50_ms"], **goal_note}),
         Row(SUITE, f"moves_with_{count}_listeners", "moves/s", case["moves_per_s"], "moves_without_listeners",
-            quiet["rate"], goal=0.8, details={"move_errors": case["move_errors"], "quiet_errors": quiet["errors"]}),
+            quiet["rate"], goal=0.8,
+            details={"move_errors": case["move_errors"], "quiet_errors": quiet["errors"], **moves_note}),
     ]  # fmt: skip
 
 

@@ -8,16 +8,24 @@ which need a converter, how an ``Any`` unpacks), and produces exactly what
 produces — same keys, same order, same values (``tests/platform/test_platform_render.py`` checks
 that on every game's real messages).  The well-known types other than ``Any`` (Timestamp, Struct,
 wrappers, ...) are rare in our answers and are handed to ``MessageToDict`` itself.
+
+The games' payloads (``Any``: states, events, moves) are rendered once per distinct payload: the
+JSON of the last few thousand is kept by ``(type URL, bytes)`` and a repeat is parsed back with
+``orjson`` (a fresh dict each time, callers may change it), many times faster than walking the
+message again.  Repeats are common: the same legal moves position after position, the same event
+for every spectator of a game, the same state for every poll of an idle game.
 """
 
 from __future__ import annotations
 
 import base64
 import math
+from collections import OrderedDict
 from collections.abc import Callable
 from functools import cache
 from typing import Any
 
+import orjson
 from google.protobuf import json_format, symbol_database
 from google.protobuf.descriptor import Descriptor, EnumDescriptor, FieldDescriptor
 from google.protobuf.internal import type_checkers
@@ -26,6 +34,10 @@ from google.protobuf.message import Message
 Convert = Callable[[Any], Any]
 _ANY = "google.protobuf.Any"
 _INT64 = {FieldDescriptor.CPPTYPE_INT64, FieldDescriptor.CPPTYPE_UINT64}
+# Rendered payloads kept (JSON by (type URL, payload bytes)): at most 2,048 of at most 16 KiB each.
+PAYLOADS_KEPT = 2048
+PAYLOAD_MAX_JSON = 16 * 1024
+_rendered: OrderedDict[tuple[str, bytes], bytes] = OrderedDict()
 
 
 def to_dict(message: Message) -> dict[str, Any]:
@@ -189,12 +201,32 @@ def _render_any(message: Message) -> dict[str, Any]:
     if not message.ListFields():
         return {}
     type_url: str = message.type_url  # type: ignore[attr-defined]
+    value: bytes = message.value  # type: ignore[attr-defined]
+    kept = _rendered.get((type_url, value))
+    if kept is not None:
+        _rendered.move_to_end((type_url, value))
+        return orjson.loads(kept)  # type: ignore[no-any-return]
+    out = _render_payload(message, type_url, value)
+    rendered = orjson.dumps(out)
+    if len(rendered) <= PAYLOAD_MAX_JSON:
+        _rendered[(type_url, value)] = rendered
+        if len(_rendered) > PAYLOADS_KEPT:
+            _rendered.popitem(last=False)
+    return out
+
+
+def forget_rendered() -> None:
+    """Drop every kept payload (the render benchmark times a cold renderer with it)."""
+    _rendered.clear()
+
+
+def _render_payload(message: Message, type_url: str, value: bytes) -> dict[str, Any]:
     try:
         cls = _class_of(type_url)
     except KeyError:
         return _by_json_format(message)  # an unknown type: json_format words the error
     inner = cls()
-    inner.ParseFromString(message.value)  # type: ignore[attr-defined]
+    inner.ParseFromString(value)
     inner_type = inner.DESCRIPTOR
     if _plan(inner_type) is _by_json_format:
         return _by_json_format(message)

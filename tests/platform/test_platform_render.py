@@ -30,7 +30,13 @@ def _reference(message: Message) -> bytes:
 
 
 def _same(message: Message) -> None:
-    assert orjson.dumps(protorender.to_dict(message)) == _reference(message)
+    protorender.forget_rendered()
+    cold = protorender.to_dict(message)
+    assert orjson.dumps(cold) == _reference(message)
+    warm = protorender.to_dict(message)  # payloads now come from the kept renderings
+    assert orjson.dumps(warm) == _reference(message)
+    if cold:
+        assert warm is not cold and warm == cold  # a fresh dict each time: callers may change theirs
 
 
 def _played(game: str, players: int, moves: int, seed: int) -> list[Message]:
