@@ -19,7 +19,8 @@ from services.common.runner import Canonical, Match, Snapshot
 from services.common.store import GameMeta
 
 Name = tuple[str, int, str]
-DEFAULT_CAPACITY = 2048
+# A parsed state is some tens of KB of Python objects: 512 positions stay within ~25 MB per process.
+DEFAULT_CAPACITY = 512
 
 
 class Positions:
