@@ -61,6 +61,12 @@ def error_kind(error: BaseException) -> str:
     return f"http_{error.status}" if isinstance(error, Refused) else type(error).__name__
 
 
+# However busy the machine, a run goes on past its window until this many units are measured
+# (or OVERTIME more seconds pass): a rate of 0 would say "broken" when it only means "slow".
+MIN_UNITS = 3
+OVERTIME = 30.0
+
+
 async def closed_loop(body: Body, loops: int, seconds: float, warmup: float = 0.0, pace: float = 0.0) -> Tally:
     """Run ``body(loop_index)`` in ``loops`` concurrent loops; measure for ``seconds`` after ``warmup``.
 
@@ -84,7 +90,7 @@ async def closed_loop(body: Body, loops: int, seconds: float, warmup: float = 0.
             if pace and next_start > now:
                 await asyncio.sleep(next_start - now)
             began = time.perf_counter()
-            if began >= stop_at:
+            if began >= stop_at and (tally.done >= MIN_UNITS or began >= stop_at + OVERTIME):
                 return
             next_start = max(next_start + pace, began) if pace else began
             try:

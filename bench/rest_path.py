@@ -137,6 +137,9 @@ async def _measure(running: Stack, config: Config, gateway: Child, rules: Child,
             }
             rows.append(Row(SUITE, f"move_path_{games}_games", "moves/s", moves.rate, "trivial_get_set",
                             base.rate, goal=0.35 if games == 32 else None, details=details))  # fmt: skip
+            per_move = details["gateway_cpu_ms_per_move"] + details["rules_cpu_ms_per_move"]
+            rows.append(Row(SUITE, f"cpu_per_move_{games}_games", "CPU ms", per_move, "trivial_cpu_per_request",
+                            details["trivial_cpu_ms_per_request"], better="lower"))  # fmt: skip
             if games == min(config.rest_games) and moves.rate > 0:
                 rows.append(await _half_saturation(players, games, moves, config))
     return rows
