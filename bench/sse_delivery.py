@@ -128,12 +128,13 @@ async def _drive(players: Players, listeners: Listeners, config: Config, deadlin
             post_errors[error_kind(error)] += 1
             continue
         version = players.games[0].version
-        await _delivered(listeners, version, listeners.open, 2.0 if not warm else 10.0)
+        live = listeners.open - listeners.ended  # a stream that already ended gets nothing more
+        await _delivered(listeners, version, live, 10.0)  # ends as soon as every live listener has it
         arrivals = listeners.arrivals.get(version, [])
         if not warm:  # the first move only proves the streams are live
             latencies += [arrival - sent for arrival in arrivals]
-            expected += listeners.open
-            missed += max(0, listeners.open - len(arrivals))
+            expected += live
+            missed += max(0, live - len(arrivals))
         warm = False
     return {
         "p50_ms": round(percentile(latencies, 0.5) * 1000, 2),

@@ -63,7 +63,7 @@ def _played(game: str, players: int, moves: int, seed: int) -> list[Message]:
 
 @pytest.mark.parametrize("game", sorted(GAMES))
 def test_every_game_message_renders_byte_for_byte_as_json_format(game: str) -> None:
-    for moves, seed in ((0, 1), (7, 2), (40, 3), (150, 4)):
+    for moves, seed in ((0, 1), (40, 3), (150, 4)):
         for message in _played(game, GAMES[game], moves, seed):
             _same(message)
 
