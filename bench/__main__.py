@@ -1,36 +1,90 @@
-"""Run every benchmark: ``make bench`` (or ``python -m bench [name ...]``).
+"""Run the benchmarks: ``make bench`` (or ``python -m bench [--quick] [--workers N] [--compare old.json] [suite ...]``).
 
-Each ``bench/<name>.py`` module offers ``cases() -> list[Case]``; results are printed
-as JSON lines with the ratio to a baseline timed in the same run.
+Every case is measured beside its baseline in the same run and reported as a ratio; the run
+is printed as a table and written to ``bench/results/`` (git-ignored) as JSON and Markdown.
+Suites: ``engines`` (steps per game vs the fastest game), ``render`` (the REST/SSE JSON renderer
+vs ``json_format``), ``rest`` (move path vs a trivial
+FastAPI + Redis endpoint), ``grpc`` (SubmitMoves vs a bare echo), ``sse`` (delivery latency vs a
+bare Redis XADD→XREAD), ``memory`` (Redis bytes per game and per move), ``micro`` (each game
+module's own cases, vs a Darjeeling engine step).  A suite that fails is reported as a row
+with its error, and the others still run.
 """
 
 from __future__ import annotations
 
+import argparse
+import contextlib
 import importlib
 import json
 import pkgutil
 import sys
+import traceback
+from collections.abc import Callable
+from dataclasses import replace
+from pathlib import Path
 
 import bench
-from bench.harness import measure
+from bench import procs
+from bench.config import FULL, QUICK, Config
+from bench.results import RESULTS_DIR, Row, compare, document, print_table, write
+
+Suite = Callable[[Config], list[Row]]
+SUITES = ("engines", "render", "rest", "grpc", "sse", "memory", "micro")
+MODULES = {"engines": "engines", "render": "rendering", "rest": "rest_path", "grpc": "grpc_path",
+           "sse": "sse_delivery", "memory": "redis_memory", "micro": "micro"}  # fmt: skip
 
 
 def bench_modules() -> list[str]:
-    """Names of the modules in ``bench/`` that offer ``cases()`` (helpers such as the harness do not)."""
+    """Names of the modules in ``bench/`` that offer ``cases()`` (the ``micro`` suite runs them)."""
     names = (m.name for m in pkgutil.iter_modules(bench.__path__) if not m.name.startswith("_"))
     return sorted(name for name in names if hasattr(importlib.import_module(f"bench.{name}"), "cases"))
 
 
-def main(argv: list[str]) -> None:
-    """Time the named benchmark modules (all of them when none is named)."""
-    for name in argv or bench_modules():
-        module = importlib.import_module(f"bench.{name}")
-        try:
-            for row in measure(module.cases()):
-                print(json.dumps({"bench": name, **row}), flush=True)
-        finally:
-            if hasattr(module, "teardown"):
-                module.teardown()
+def run_suite(name: str, config: Config) -> list[Row]:
+    """The rows of one suite; a suite that fails gives one row saying how (the run goes on)."""
+    suite: Suite = importlib.import_module(f"bench.{MODULES[name]}").run
+    try:
+        return suite(config)
+    except Exception as error:
+        traceback.print_exc()
+        return [Row(name, "suite_failed", "error", 0.0, "", 0.0, details={"error": f"{type(error).__name__}: {error}"})]
+
+
+def parse(argv: list[str]) -> argparse.Namespace:
+    """The command line."""
+    parser = argparse.ArgumentParser(prog="python -m bench", description=__doc__.split("\n\n")[0])
+    parser.add_argument("suites", nargs="*", choices=[*SUITES, []], help="suites to run (default: all)")
+    parser.add_argument("--quick", action="store_true", help="a tiny slice in seconds (CI): checks, not figures")
+    parser.add_argument("--workers", type=int, default=1, help="server processes per service (CHAIWALA_WORKERS)")
+    parser.add_argument("--compare", type=Path, help="an earlier results JSON to compare ratios with")
+    parser.add_argument("--out", type=Path, default=RESULTS_DIR, help="where the JSON and Markdown go")
+    return parser.parse_args(argv)
+
+
+def main(argv: list[str]) -> dict[str, object]:
+    """Run the chosen suites, print the table, write the files; return the JSON document."""
+    args = parse(argv)
+    config = replace(QUICK if args.quick else FULL, workers=args.workers)
+    rows: list[Row] = []
+    quick_stack = None
+    if config.quick:  # the quick slice: every server once, in threads (bench.inprocess)
+        from bench.inprocess import InProcessStack
+
+        quick_stack = InProcessStack(workers=config.workers)
+    with procs.shared(quick_stack) if quick_stack is not None else contextlib.nullcontext() as running:
+        if running is not None:
+            running.prestart(config.game)
+        for name in args.suites or SUITES:
+            print(f"[bench] {name} ...", file=sys.stderr, flush=True)
+            rows += run_suite(name, config)
+    settings = {"quick": config.quick, "workers": config.workers, "game": config.game, "seconds": config.seconds}
+    doc = document(rows, settings)
+    if args.compare is not None:
+        compare(doc, json.loads(args.compare.read_text()))
+    print_table(doc)
+    json_path, md_path = write(doc, args.out)
+    print(f"[bench] wrote {json_path} and {md_path}", file=sys.stderr)
+    return doc
 
 
 if __name__ == "__main__":

@@ -32,6 +32,19 @@ class Stepper:
         self.moves += 1
 
 
+def random_position(engine: Engine, players: int, moves: int, seed: int) -> tuple[Match, list[dict[str, Any]]]:
+    """A game after up to ``moves`` random-bot moves (fewer if it ends), and the last move's events."""
+    match = Match.start(engine, players, seed)
+    bot = engine.bots()["random"]
+    events: list[dict[str, Any]] = []
+    for step in range(moves):
+        if engine.is_over(match.state):
+            break
+        seat = match.to_act()[0]
+        events = match.play(seat, match.bot_move(bot, seat, step))
+    return match, events
+
+
 def step_case(engine: Engine, players: int, bot: str = "random", options: Mapping[str, Any] | None = None) -> Case:
     """Engine steps per second at ``players`` seats."""
     return Case(f"{engine.game_type}-{bot}-step-{players}p", Stepper(engine, players, bot, options), unit="step")

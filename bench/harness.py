@@ -1,7 +1,8 @@
 """Timing harness: every case runs beside a baseline in the same process and run.
 
 Absolute numbers depend on the machine; the ratio to a baseline measured at the
-same moment is what we compare across runs.  Nothing here asserts on time.
+same moment is what we compare across runs.  Nothing here asserts on time.  The default
+baseline is one Darjeeling engine step (a comparable operation, not a loop of arithmetic).
 """
 
 from __future__ import annotations
@@ -19,10 +20,10 @@ class Case:
     run: Callable[[], object]
     unit: str = "op"
     # A name from BASELINES, or (name, callable) for a baseline of the case's own kind.
-    baseline: str | tuple[str, Callable[[], object]] = "python-loop"
+    baseline: str | tuple[str, Callable[[], object]] = "darjeeling-step"
 
 
-def _rate(fn: Callable[[], object], min_seconds: float) -> float:
+def rate(fn: Callable[[], object], min_seconds: float) -> float:
     """Calls per second of ``fn``, measured for at least ``min_seconds``."""
     calls = 0
     start = time.perf_counter()
@@ -34,15 +35,15 @@ def _rate(fn: Callable[[], object], min_seconds: float) -> float:
     return calls / elapsed
 
 
-def python_loop() -> int:
-    """A fixed chunk of plain Python work: the default baseline."""
-    total = 0
-    for i in range(1000):
-        total += i * i
-    return total
+def darjeeling_step() -> Callable[[], object]:
+    """One random move of a 4-player Darjeeling game per call, as :mod:`bench.engines` times it."""
+    from bench.engine_cases import Stepper  # late: engine_cases imports this module
+    from services.common.registry import engine_for
+
+    return Stepper(engine_for("darjeeling"), 4)
 
 
-BASELINES: dict[str, Callable[[], object]] = {"python-loop": python_loop}
+BASELINES: dict[str, Callable[[], Callable[[], object]]] = {"darjeeling-step": darjeeling_step}
 
 
 def measure(cases: list[Case], min_seconds: float = 1.0) -> list[dict[str, object]]:
@@ -52,17 +53,17 @@ def measure(cases: list[Case], min_seconds: float = 1.0) -> list[dict[str, objec
         if isinstance(case.baseline, tuple):
             baseline_name, baseline_fn = case.baseline
         else:
-            baseline_name, baseline_fn = case.baseline, BASELINES[case.baseline]
-        base = _rate(baseline_fn, min_seconds / 2)
-        rate = _rate(case.run, min_seconds)
+            baseline_name, baseline_fn = case.baseline, BASELINES[case.baseline]()
+        base = rate(baseline_fn, min_seconds / 2)
+        per_second = rate(case.run, min_seconds)
         rows.append(
             {
                 "case": case.name,
                 "unit": case.unit,
-                "per_second": round(rate, 2),
+                "per_second": round(per_second, 2),
                 "baseline": baseline_name,
                 "baseline_per_second": round(base, 2),
-                "ratio_to_baseline": round(rate / base, 6),
+                "ratio_to_baseline": round(per_second / base, 6),
             }
         )
     return rows

@@ -221,8 +221,11 @@ def arena(
     console.print("\n".join([*bot_table(summary), "", *seat_table(summary)]))
 
 
+SUITES_HELP = "Benchmark suites (default: all): engines render rest grpc sse memory micro."
+
+
 @app.command()
-def bench(names: Annotated[list[str] | None, typer.Argument(help="Benchmark modules (default: all).")] = None) -> None:
+def bench(names: Annotated[list[str] | None, typer.Argument(help=SUITES_HELP)] = None) -> None:
     """Run the benchmarks of make bench (each a ratio to a baseline timed in the same run)."""
     root = Path(__file__).resolve().parents[2]
     env = {**os.environ, "PYTHONPATH": f"{root}{os.pathsep}{root / 'gen'}"}

@@ -1,8 +1,8 @@
-"""Server interceptors: auth, error mapping, metrics and structured logging.
+"""The server interceptor: bearer, error mapping, metrics and structured logging.
 
-Each wraps the RPC behaviour itself (not just the lookup), so context variables set
-by the auth interceptor are visible to the handler, and the metrics and logging
-interceptors see the final status of every call, streaming ones included.
+It wraps the RPC behaviour itself (not just the lookup), so the bearer it publishes is
+visible to the handler, and its bookkeeping sees the final status of every call,
+streaming ones included.
 """
 
 from __future__ import annotations
@@ -77,31 +77,6 @@ def _bearer(context: aio.ServicerContext) -> str:
     return ""
 
 
-class AuthInterceptor(_BehaviourInterceptor):
-    """Expose the call's bearer token to handlers through :data:`BEARER`.
-
-    Whether the token is a seat token or an operator key is decided per game by the
-    handler, since seat tokens are stored with the game.
-    """
-
-    def unary(self, behaviour: UnaryBehaviour, method: str) -> UnaryBehaviour:
-        """Publish the bearer for a unary call."""
-        async def call(request: Any, context: aio.ServicerContext) -> Any:
-            BEARER.set(_bearer(context))
-            return await behaviour(request, context)
-
-        return call
-
-    def stream(self, behaviour: StreamBehaviour, method: str) -> StreamBehaviour:
-        """Publish the bearer for a streaming call."""
-        async def call(request: Any, context: aio.ServicerContext) -> AsyncIterator[Any]:
-            BEARER.set(_bearer(context))
-            async for item in behaviour(request, context):
-                yield item
-
-        return call
-
-
 def _as_service_error(error: Exception) -> ServiceError | None:
     """Map store refusals to service refusals; anything unknown stays unknown."""
     if isinstance(error, ServiceError):
@@ -118,44 +93,6 @@ def _as_service_error(error: Exception) -> ServiceError | None:
     return None
 
 
-class ErrorInterceptor(_BehaviourInterceptor):
-    """Turn refusals into rich gRPC statuses; anything unexpected becomes INTERNAL, logged."""
-
-    async def _abort(self, context: aio.ServicerContext, error: Exception, method: str) -> None:
-        mapped = _as_service_error(error)
-        if mapped is None:
-            log.exception("rpc_failed", method=method)
-            mapped = ServiceError(grpc.StatusCode.INTERNAL, "internal", "internal error")
-        status = mapped.to_grpc_status()
-        context.set_details(mapped.code)
-        await context.abort(status.code, status.details, status.trailing_metadata)
-
-    def unary(self, behaviour: UnaryBehaviour, method: str) -> UnaryBehaviour:
-        """Map a unary call's exception to a rich status."""
-        async def call(request: Any, context: aio.ServicerContext) -> Any:
-            try:
-                return await behaviour(request, context)
-            except aio.AbortError:
-                raise
-            except Exception as error:
-                await self._abort(context, error, method)
-
-        return call
-
-    def stream(self, behaviour: StreamBehaviour, method: str) -> StreamBehaviour:
-        """Map a streaming call's exception to a rich status, after what was already sent."""
-        async def call(request: Any, context: aio.ServicerContext) -> AsyncIterator[Any]:
-            try:
-                async for item in behaviour(request, context):
-                    yield item
-            except aio.AbortError:
-                raise
-            except Exception as error:
-                await self._abort(context, error, method)
-
-        return call
-
-
 def _code_name(context: aio.ServicerContext) -> str:
     """The status name the call ended with (aio reports an enum or its integer)."""
     code = context.code()
@@ -169,11 +106,26 @@ def _code_name(context: aio.ServicerContext) -> str:
     return str(code)
 
 
-class ObservabilityInterceptor(_BehaviourInterceptor):
-    """Count and time every RPC, and log one structured line per call."""
+class RpcInterceptor(_BehaviourInterceptor):
+    """Every RPC's bookkeeping in one layer: publish the bearer, map refusals to rich statuses
+    (anything unexpected becomes INTERNAL, logged), count and time the call.
+
+    One wrapper instead of three stacked ones: each layer was an extra coroutine (or async
+    generator) per call and per streamed item.  The per-call log line is at debug level;
+    per-move and per-game facts are logged at info by the service.
+    """
 
     def __init__(self, game_type: str) -> None:
         self.game_type = game_type
+
+    async def _abort(self, context: aio.ServicerContext, error: Exception, method: str) -> None:
+        mapped = _as_service_error(error)
+        if mapped is None:
+            log.exception("rpc_failed", method=method)
+            mapped = ServiceError(grpc.StatusCode.INTERNAL, "internal", "internal error")
+        status = mapped.to_grpc_status()
+        context.set_details(mapped.code)
+        await context.abort(status.code, status.details, status.trailing_metadata)
 
     def _record(self, method: str, context: aio.ServicerContext, started: float, failed: bool) -> None:
         elapsed = time.perf_counter() - started
@@ -182,31 +134,43 @@ class ObservabilityInterceptor(_BehaviourInterceptor):
             code = "CANCELLED"
         metrics.RPC_REQUESTS.labels(self.game_type, method, code).inc()
         metrics.RPC_DURATION.labels(self.game_type, method).observe(elapsed)
-        log.info("rpc", game_type=self.game_type, method=method, code=code, ms=round(elapsed * 1000, 2))
+        log.debug("rpc", game_type=self.game_type, method=method, code=code, ms=round(elapsed * 1000, 2))
 
     def unary(self, behaviour: UnaryBehaviour, method: str) -> UnaryBehaviour:
-        """Time and count a unary call."""
+        """Wrap a unary call."""
+
         async def call(request: Any, context: aio.ServicerContext) -> Any:
+            BEARER.set(_bearer(context))
             started = time.perf_counter()
             failed = True
             try:
                 result = await behaviour(request, context)
                 failed = False
                 return result
+            except aio.AbortError:
+                raise
+            except Exception as error:
+                await self._abort(context, error, method)
             finally:
                 self._record(method, context, started, failed)
 
         return call
 
     def stream(self, behaviour: StreamBehaviour, method: str) -> StreamBehaviour:
-        """Time and count a streaming call over its whole life."""
+        """Wrap a streaming call over its whole life (a refusal comes after what was already sent)."""
+
         async def call(request: Any, context: aio.ServicerContext) -> AsyncIterator[Any]:
+            BEARER.set(_bearer(context))
             started = time.perf_counter()
             failed = True
             try:
                 async for item in behaviour(request, context):
                     yield item
                 failed = False
+            except aio.AbortError:
+                raise
+            except Exception as error:
+                await self._abort(context, error, method)
             finally:
                 self._record(method, context, started, failed)
 

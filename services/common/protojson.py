@@ -15,6 +15,8 @@ from typing import Any
 from google.protobuf import any_pb2, json_format, symbol_database
 from google.protobuf.message import DecodeError, Message
 
+from services.common import protorender
+
 
 class BadMessage(ValueError):
     """JSON that does not fit the message it claims to be."""
@@ -65,12 +67,12 @@ def identity(game_type: str, name: str, data: dict[str, Any]) -> bytes:
 
 
 def to_dict(message: Message) -> dict[str, Any]:
-    """A message as proto3 JSON with proto field names and every field printed."""
-    return json_format.MessageToDict(
-        message,
-        preserving_proto_field_name=True,
-        always_print_fields_with_no_presence=True,
-    )
+    """A message as proto3 JSON with proto field names and every field printed.
+
+    Exactly ``json_format.MessageToDict(message, preserving_proto_field_name=True,
+    always_print_fields_with_no_presence=True)``, several times faster (see :mod:`protorender`).
+    """
+    return protorender.to_dict(message)
 
 
 def canonical(game_type: str, name: str, data: dict[str, Any]) -> dict[str, Any]:

@@ -59,10 +59,10 @@ class ResignRpcs:
             match = self.match(snapshot)
             entry = Commit(seat=seat, bot="", move=None, events=[], kind="resign", state_digest=chain.digest(snapshot))
             try:
-                await self.commit_entries(meta, match, [entry], None, lifecycle=lifecycle)
+                _, after = await self.commit_entries(meta, match, [entry], None, lifecycle=lifecycle)
             except VersionConflict:
                 continue  # a move got in first: resign from the new state
             log.info("seat_resigned", game_type=self.game_type, game_id=meta.game_id, seat=seat)
-            meta, snapshot = await self.store.load(request.game_id)
-            return self._game_message(meta, self.match(snapshot), seat)
+            assert after is not None  # only a keyed retry answers without it, and this commit has no key
+            return self._game_message(after, match, seat)  # the commit knows the game after it: no reload
         raise errors.conflict(meta.version)

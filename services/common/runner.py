@@ -26,20 +26,33 @@ def json_key(move: Move) -> bytes:
 
 @dataclass
 class Snapshot:
-    """Everything needed to continue a game: engine state and RNG state."""
+    """Everything needed to continue a game: engine state and RNG state.
+
+    Treated as immutable once made (:meth:`Match.play` makes a new one), so its JSON is
+    rendered at most once: the chain's state digest and the commit share the same bytes.
+    """
 
     state: State
     rng: str
+    _json: bytes | None = field(default=None, repr=False, compare=False)
+
+    def __setattr__(self, name: str, value: Any) -> None:
+        # Replacing the state or the RNG (tests and benchmarks do) makes the rendered JSON stale.
+        object.__setattr__(self, name, value)
+        if name in ("state", "rng"):
+            object.__setattr__(self, "_json", None)
 
     def to_json(self) -> bytes:
-        """Serialise for storage."""
-        return orjson.dumps({"state": self.state, "rng": self.rng})
+        """Serialise for storage (once per snapshot)."""
+        if self._json is None:
+            self._json = orjson.dumps({"state": self.state, "rng": self.rng})
+        return self._json
 
     @staticmethod
     def from_json(raw: bytes | str) -> Snapshot:
         """Inverse of :meth:`to_json`."""
         data = orjson.loads(raw)
-        return Snapshot(state=data["state"], rng=data["rng"])
+        return Snapshot(state=data["state"], rng=data["rng"], _json=raw if isinstance(raw, bytes) else None)
 
 
 @dataclass
@@ -49,6 +62,14 @@ class Match:
     engine: Engine
     snapshot: Snapshot
     canonical: Canonical = field(default=json_key)
+    # Legal moves of the current snapshot by seat, each keyed by its JSON (see :meth:`legal_moves`);
+    # may be shared with :class:`services.common.positions.Positions` for the same position.
+    legal: dict[int, dict[bytes, Move]] = field(default_factory=dict, repr=False, compare=False)
+    legal_of: object = field(default=None, repr=False, compare=False)
+
+    def __post_init__(self) -> None:
+        if self.legal_of is None:
+            self.legal_of = self.state
 
     @classmethod
     def start(
@@ -74,6 +95,19 @@ class Match:
         """Seats that must decide now."""
         return self.engine.to_act(self.state)
 
+    def legal_moves(self, seat: int) -> list[Move]:
+        """The engine's legal moves of ``seat`` in this position, computed once per position."""
+        return list(self._legal_by_key(seat).values())
+
+    def _legal_by_key(self, seat: int) -> dict[bytes, Move]:
+        if self.legal_of is not self.state:  # the state was replaced: what is known is of another position
+            self.legal, self.legal_of = {}, self.state
+        known = self.legal.get(seat)
+        if known is None:
+            known = {json_key(move): move for move in self.engine.legal_moves(self.state, seat)}
+            self.legal[seat] = known
+        return known
+
     def find_legal(self, seat: int, move: Move) -> Move:
         """The engine's own legal move equal to ``move``, or raise :class:`IllegalMove`.
 
@@ -83,14 +117,13 @@ class Match:
         """
         if seat not in self.engine.to_act(self.state):
             raise self.engine.explain_illegal(self.state, seat, move)
-        legal_moves = self.engine.legal_moves(self.state, seat)
-        wanted = json_key(move)
-        for legal in legal_moves:
-            if json_key(legal) == wanted:
-                return legal
+        legal_moves = self._legal_by_key(seat)
+        found = legal_moves.get(json_key(move))
+        if found is not None:
+            return found
         if self.canonical is not json_key:
             wanted = self.canonical(move)
-            for legal in legal_moves:
+            for legal in legal_moves.values():
                 if self.canonical(legal) == wanted:
                     return legal
         raise self.engine.explain_illegal(self.state, seat, move)
@@ -100,10 +133,11 @@ class Match:
         legal = self.find_legal(seat, move)
         # A JSON round trip is a deep copy (several times faster than copy.deepcopy) and makes
         # an in-process match see exactly what the service sees after reloading a snapshot.
-        state = orjson.loads(orjson.dumps(self.snapshot.state))
+        state = orjson.loads(self.snapshot.to_json())["state"]
         rng = Rng.from_state(self.snapshot.rng)
         new_state, events = self.engine.apply(state, seat, legal, rng)
         self.snapshot = Snapshot(state=new_state, rng=rng.state)
+        self.legal, self.legal_of = {}, new_state
         return events
 
     def bot_move(self, bot: Bot, seat: int, salt: int) -> Move:

@@ -33,12 +33,14 @@ not fail a request over a sentence: it logs ``text_missing`` and sends an empty 
 from __future__ import annotations
 
 import json
+from collections import OrderedDict
 from collections.abc import Callable, Mapping, Sequence
 from dataclasses import dataclass, field
 from functools import cache
 from pathlib import Path
 from typing import Any
 
+import orjson
 import yaml
 from jinja2 import StrictUndefined, Template, TemplateError
 from jinja2.sandbox import SandboxedEnvironment
@@ -46,6 +48,8 @@ from jinja2.sandbox import SandboxedEnvironment
 SEEDS = Path(__file__).resolve().parents[2] / "seeds"
 LANGUAGES = ("en", "es")
 DEFAULT_LANGUAGE = "en"
+# Sentences kept per game (see Sentences._text): a few thousand short strings.
+SAID_CAPACITY = 8192
 
 _ENV = SandboxedEnvironment(undefined=StrictUndefined, autoescape=False, trim_blocks=True, lstrip_blocks=True)
 _ENV.filters["capital"] = lambda text: str(text)[:1].upper() + str(text)[1:]
@@ -304,6 +308,9 @@ class Sentences:
     def __init__(self, game_type: str, seeds: Path = SEEDS) -> None:
         self.game_type = game_type
         self.packs = {language: load_pack(game_type, language, seeds) for language in LANGUAGES}
+        # A sentence depends only on what it is rendered from, and a template takes a millisecond
+        # or two: the same legal moves and events are listed again and again, so keep the words.
+        self._said: OrderedDict[tuple[Any, ...], str] = OrderedDict()
 
     def _pack(self, language: str) -> Pack:
         return self.packs.get(language) or self.packs[DEFAULT_LANGUAGE]
@@ -317,12 +324,19 @@ class Sentences:
         actor: int | None,
         language: str,
     ) -> str:
+        key = (section, orjson.dumps(message, option=orjson.OPT_SORT_KEYS), viewer, tuple(players), actor, language)
+        said = self._said.get(key)
+        if said is not None:
+            return said
         pack = self._pack(language)
         kind, payload = _kind(message)
         template = pack.template(section, kind)
         if template is None:
             raise TextError(f"{self.game_type}/{pack.language}: no template for {section[:-1]} {kind!r}")
-        return _render(template, Speaker(pack, viewer, players), payload, actor)
+        said = self._said[key] = _render(template, Speaker(pack, viewer, players), payload, actor)
+        if len(self._said) > SAID_CAPACITY:
+            self._said.popitem(last=False)
+        return said
 
     def event_text(
         self,

@@ -17,7 +17,7 @@ from prometheus_client import CollectorRegistry, start_http_server
 from chaiwala.v1 import rules_pb2, rules_pb2_grpc, tables_pb2, tables_pb2_grpc
 from services.common import metrics, protojson, workers
 from services.common.exposure import check_exposure
-from services.common.interceptors import AuthInterceptor, ErrorInterceptor, ObservabilityInterceptor
+from services.common.interceptors import RpcInterceptor
 from services.common.logs import configure_logging, get_logger
 from services.common.reflection import enable_reflection
 from services.common.registry import engine_for
@@ -44,7 +44,7 @@ async def create_server(
     engine = engine_for(game_type)
     protojson.load_game_protos(game_type)
     server = aio.server(
-        interceptors=[AuthInterceptor(), ObservabilityInterceptor(game_type), ErrorInterceptor()],
+        interceptors=[RpcInterceptor(game_type)],
         options=[
             ("grpc.max_receive_message_length", 4 * 1024 * 1024),
             # Clients reconnect now and then, so calls rebalance onto new or scaled-out instances.

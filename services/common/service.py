@@ -8,6 +8,7 @@ from __future__ import annotations
 
 import secrets
 from collections.abc import AsyncIterator, Sequence
+from dataclasses import replace
 from typing import Any
 
 from google.protobuf import any_pb2
@@ -15,12 +16,13 @@ from grpc import aio
 
 from chaiwala.v1 import rules_pb2, rules_pb2_grpc
 from services.clock import clock as clocks
-from services.common import errors, metrics, protojson, sentences
+from services.common import answers, errors, metrics, protojson, sentences
 from services.common.attention import wake_conductors
 from services.common.engine import BadConfig, Engine, IllegalMove, Move, Result
 from services.common.interceptors import BEARER
 from services.common.lifecycle import Lifecycle, attention_due, clocked_seats, settled_result
 from services.common.logs import get_logger
+from services.common.positions import Positions
 from services.common.resignation import ResignRpcs
 from services.common.runner import Match, Snapshot
 from services.common.store import (
@@ -52,20 +54,6 @@ MAX_IDEMPOTENCY_KEY = 128
 RETRIES_WITHOUT_EXPECTED_VERSION = 5
 
 
-def result_dict(result: Result | None) -> dict[str, Any] | None:
-    """A result as stored in the game's metadata."""
-    if result is None:
-        return None
-    return {"scores": result.scores, "ranking": result.ranking, "winners": result.winners}
-
-
-def result_message(result: dict[str, Any] | None) -> rules_pb2.GameResult | None:
-    """A stored result as its proto message."""
-    if result is None:
-        return None
-    return rules_pb2.GameResult(scores=result["scores"], ranking=result["ranking"], winners=result["winners"])
-
-
 class RulesServicer(LobbyRpcs, ResignRpcs, rules_pb2_grpc.RulesServiceServicer):
     """RulesService for one engine, backed by a :class:`GameStore`.
 
@@ -82,6 +70,7 @@ class RulesServicer(LobbyRpcs, ResignRpcs, rules_pb2_grpc.RulesServiceServicer):
         self.tickets = StreamTickets(store.redis)
         self.index = GameIndex(store.redis)
         self.text_errors: set[str] = set()
+        self.positions = Positions(engine, self._canonical)
 
     # ---- helpers ---------------------------------------------------------------
 
@@ -94,6 +83,10 @@ class RulesServicer(LobbyRpcs, ResignRpcs, rules_pb2_grpc.RulesServiceServicer):
 
     def _match(self, snapshot: bytes) -> Match:
         return Match(engine=self.engine, snapshot=Snapshot.from_json(snapshot), canonical=self._canonical)
+
+    def position(self, meta: GameMeta, snapshot: bytes) -> Match:
+        """The match of a started game's current position, parsed and legal moves computed once per position."""
+        return self.positions.match(meta, snapshot)
 
     def _pack(self, name: str, data: dict[str, Any]) -> any_pb2.Any:
         return protojson.pack_engine(self.game_type, name, data)
@@ -153,8 +146,8 @@ class RulesServicer(LobbyRpcs, ResignRpcs, rules_pb2_grpc.RulesServiceServicer):
         if match is not None:
             game.state.CopyFrom(self._pack("State", self.engine.view(match.state, seat)))
         if lifecycle.clock is not None:
-            game.clock.CopyFrom(_clock_message(lifecycle.clock, meta.status))
-        result = result_message(meta.result)
+            game.clock.CopyFrom(answers.clock_message(lifecycle.clock, meta.status))
+        result = answers.result_message(meta.result)
         if result is not None:
             game.result.CopyFrom(result)
         if seat is not None:
@@ -357,7 +350,7 @@ class RulesServicer(LobbyRpcs, ResignRpcs, rules_pb2_grpc.RulesServiceServicer):
 
     def _match_of(self, meta: GameMeta, snapshot: bytes) -> Match | None:
         """The match of a started game; ``None`` for one that waits (or was aborted while waiting)."""
-        return None if snapshot == waiting_snapshot() else self._match(snapshot)
+        return None if snapshot == waiting_snapshot() else self.position(meta, snapshot)
 
     def _check_type(self, meta: GameMeta) -> None:
         if meta.game_type != self.game_type:
@@ -372,8 +365,8 @@ class RulesServicer(LobbyRpcs, ResignRpcs, rules_pb2_grpc.RulesServiceServicer):
         seat = self._seat_viewer(meta)
         if meta.status != "active" or seat in Lifecycle.from_dict(meta.lifecycle).resigned:
             return rules_pb2.LegalMoves(version=meta.version)
-        moves = self.engine.legal_moves(self._match(snapshot).state, seat)
-        names, language = _words(meta, context)
+        moves = self.position(meta, snapshot).legal_moves(seat)
+        names, language = answers.words(meta, context)
         texts = [self._say(self.sentences.move_text, m, seat, names, language) for m in moves]
         return rules_pb2.LegalMoves(version=meta.version, moves=[self._pack("Move", m) for m in moves], texts=texts)
 
@@ -381,15 +374,19 @@ class RulesServicer(LobbyRpcs, ResignRpcs, rules_pb2_grpc.RulesServiceServicer):
         self, request: rules_pb2.SubmitMovesRequest, context: aio.ServicerContext
     ) -> rules_pb2.SubmitMovesResponse:
         """Apply the caller's moves atomically, then let bots answer."""
-        meta, snapshot = await self.store.load(request.game_id)
-        self._check_type(meta)
-        seat = self._seat_viewer(meta)
         key = request.idempotency_key
         if len(key) > MAX_IDEMPOTENCY_KEY:
             raise errors.invalid(
                 "bad_idempotency_key", f"idempotency keys are at most {MAX_IDEMPOTENCY_KEY} characters"
             )
-        earlier = await self.store.idempotent_answer(request.game_id, seat, key)
+        # A keyed retry is answered before anything else; its first answer is read with the game
+        # (one round trip): the seat is not known yet, so the key of every possible seat is read.
+        seats = range(self.engine.max_players) if key else range(0)
+        keys = [self.store.idempotency_key(request.game_id, seat, key) for seat in seats]
+        meta, snapshot, answers_by_seat = await self.store.load_with(request.game_id, keys)
+        self._check_type(meta)
+        seat = self._seat_viewer(meta)
+        earlier = answers_by_seat[seat] if seat < len(answers_by_seat) else None
         if earlier is not None:
             return rules_pb2.SubmitMovesResponse.FromString(earlier)
         moves = self._unpack_moves(request.moves)
@@ -398,7 +395,8 @@ class RulesServicer(LobbyRpcs, ResignRpcs, rules_pb2_grpc.RulesServiceServicer):
         attempts = 0
         while True:
             try:
-                response = await self._submit_once(meta, snapshot, seat, moves, expected, key, _language(context))
+                language = answers.language(context)
+                response = await self._submit_once(meta, snapshot, seat, moves, expected, key, language)
                 break
             except VersionConflict as error:
                 # Keyed but unpinned: re-check on the new state.  Safe, because the commit script
@@ -425,7 +423,7 @@ class RulesServicer(LobbyRpcs, ResignRpcs, rules_pb2_grpc.RulesServiceServicer):
             raise errors.forbidden("seat_resigned", "this seat resigned; a bot plays it now")
         if expected is not None and expected != meta.version:
             raise errors.conflict(meta.version)
-        match = self._match(snapshot)
+        match = self.position(meta, snapshot)
         commits = []
         for move in moves:
             try:
@@ -439,7 +437,8 @@ class RulesServicer(LobbyRpcs, ResignRpcs, rules_pb2_grpc.RulesServiceServicer):
             commits.append(Commit(seat=seat, bot="", move=move, events=events, state_digest=chain.state_digest(match)))
             if self.engine.is_over(match.state) and len(commits) < len(moves):
                 raise errors.illegal("game_over", "the game ended before the last moves of the batch")
-        return await self.commit_entries(meta, match, commits, seat, key, language=language)
+        response, _ = await self.commit_entries(meta, match, commits, seat, key, language=language)
+        return response
 
     def settle(self, meta: GameMeta, match: Match, lifecycle: Lifecycle) -> tuple[Result | None, str]:
         """The result and status after a commit: the engine's result re-ranked for resignations,
@@ -458,12 +457,16 @@ class RulesServicer(LobbyRpcs, ResignRpcs, rules_pb2_grpc.RulesServiceServicer):
         key: str = "",
         lifecycle: Lifecycle | None = None,
         language: str = sentences.DEFAULT_LANGUAGE,
-    ) -> rules_pb2.SubmitMovesResponse:
+    ) -> tuple[rules_pb2.SubmitMovesResponse, GameMeta | None]:
         """Seal and commit ``commits`` against ``meta.version``: snapshot, status, result, clock and
         the game's next attention (bot due now, or a clock deadline), all in one atomic step.
 
         ``meta.status == "aborted"`` asks for an abort (a timeout policy); ``seat`` is the
         submitting seat (``None`` for the conductor), whose answer carries its view and events.
+
+        Answers the submitting seat's response and the game's metadata after the commit, so a
+        caller that shows the game next needs no reload (``None`` when a keyed retry got its
+        first answer instead).
         """
         commits = chain.seal(self.game_type, meta.log_head, meta.version + 1, commits)
         lifecycle = lifecycle or Lifecycle.from_dict(meta.lifecycle)
@@ -479,7 +482,7 @@ class RulesServicer(LobbyRpcs, ResignRpcs, rules_pb2_grpc.RulesServiceServicer):
         if seat is not None:
             # Only a seat's own submission needs the view and events; bots' moves skip the work.
             response.state.CopyFrom(self._pack("State", self.engine.view(match.state, seat)))
-            words = (_names(meta), language)
+            words = (answers.names(meta), language)
             for offset, item in enumerate(commits):
                 entry = LogEntry(
                     meta.version + offset + 1,
@@ -497,26 +500,42 @@ class RulesServicer(LobbyRpcs, ResignRpcs, rules_pb2_grpc.RulesServiceServicer):
             meta.version,
             match.snapshot.to_json(),
             status,
-            result_dict(result),
+            answers.result_dict(result),
             commits,
             idempotency_key=idem_key,
-            answer=response.SerializeToString(),
+            # The answer is kept only for a keyed retry; without a key nothing reads it.
+            answer=response.SerializeToString() if idem_key else b"",
             lifecycle=lifecycle.to_dict(),
             attention_ms=attention,
             previous_head=meta.log_head,
-            outbox=outbox_events.for_commit(meta, status, result_dict(result), commits, lifecycle.to_dict(), now),
+            outbox=outbox_events.for_commit(
+                meta, status, answers.result_dict(result), commits, lifecycle.to_dict(), now
+            ),
         )
         if outcome == "idempotent":
             assert isinstance(value, bytes)
-            return rules_pb2.SubmitMovesResponse.FromString(value)
+            return rules_pb2.SubmitMovesResponse.FromString(value), None
+        head = commits[-1].hash if commits else meta.log_head
+        self.positions.remember(meta.game_id, new_version, head, match)
+        after = replace(
+            meta,
+            version=new_version,
+            status=status,
+            result=answers.result_dict(result),
+            lifecycle=lifecycle.to_dict(),
+            log_head=head,
+        )
         await wake_conductors(self.store.redis, attention, now)
-        metrics.MOVES_ACCEPTED.labels(self.game_type).inc(len([c for c in commits if not c.kind]))
+        metrics.MOVES_ACCEPTED.labels(self.game_type).inc(len(movers))
+        # One line per commit (not per RPC), and only what every seat may see: who, which version.
+        log.info("committed", game_type=self.game_type, game_id=meta.game_id, version=new_version, seats=movers,
+                 kinds=[c.kind for c in commits if c.kind], status=status)  # fmt: skip
         if status != "active":
             await self.store.mark_inactive(self.game_type, meta.game_id)
             await self.index.record(self.game_type, meta.visibility, status, meta.game_id, meta.created_ms)
         if result is not None:
             self._record_finish(meta, result, new_version)
-        return response
+        return response, after
 
     async def ListEvents(
         self, request: rules_pb2.ListEventsRequest, context: aio.ServicerContext
@@ -528,7 +547,7 @@ class RulesServicer(LobbyRpcs, ResignRpcs, rules_pb2_grpc.RulesServiceServicer):
         archive.refuse_events(meta)
         after, skip = _resume_point(request.after, request.after_index if request.HasField("after_index") else None)
         response = rules_pb2.ListEventsResponse(version=meta.version)
-        words = _words(meta, context)
+        words = answers.words(meta, context)
         for entry in await self.store.entries(request.game_id, after):
             skip_to = skip if entry.version == request.after else -1
             response.events.extend(self._entry_messages(entry, viewer, skip_to, words=words))
@@ -544,7 +563,7 @@ class RulesServicer(LobbyRpcs, ResignRpcs, rules_pb2_grpc.RulesServiceServicer):
         archive.refuse_events(meta)
         after, skip = _resume_point(request.after, request.after_index if request.HasField("after_index") else None)
         delivered = after
-        words = _words(meta, context)
+        words = answers.words(meta, context)
         async for entry in self.store.follow(request.game_id, after, block_ms=2_000):
             if entry is None:
                 meta = await self.store.meta(request.game_id)
@@ -608,7 +627,7 @@ class RulesServicer(LobbyRpcs, ResignRpcs, rules_pb2_grpc.RulesServiceServicer):
             if entry.move is not None:
                 move.move.CopyFrom(self._pack("Move", entry.move))
             replay.moves.append(move)
-        result = result_message(meta.result)
+        result = answers.result_message(meta.result)
         if result is not None:
             replay.result.CopyFrom(result)
         return replay
@@ -647,42 +666,8 @@ def _over(status: str) -> bool:
     return status in ("finished", "aborted")
 
 
-def _clock_message(clock: clocks.Clock, status: str) -> rules_pb2.Clock:
-    """The clock as every viewer sees it: remaining time per seat and the deadlines of seats to act."""
-    now = clocks.now_ms()
-    message = rules_pb2.Clock()
-    for seat, left in clocks.remaining_s(clock, now).items():
-        message.remaining_s[seat] = left
-    if status != "active":
-        return message
-    running = clocks.deadlines(clock)
-    for clocked, deadline in running.items():
-        message.deadlines[str(clocked)] = clocks.rfc3339(deadline)
-    if running:
-        message.deadline = clocks.rfc3339(min(running.values()))
-    return message
-
-
 def _resume_point(after: int, after_index: int | None) -> tuple[int, int]:
     """Translate (version, index) resume positions into (entries after, skip up to index)."""
     if after_index is None:
         return after, -1
     return after - 1, after_index
-
-
-def _language(context: aio.ServicerContext) -> str:
-    """The call's language, from its ``accept-language`` metadata (English when absent)."""
-    for key, value in context.invocation_metadata() or ():
-        if key == "accept-language":
-            return sentences.pick_language(str(value))
-    return sentences.DEFAULT_LANGUAGE
-
-
-def _names(meta: GameMeta) -> list[str]:
-    """The players' names, by seat."""
-    return [str(player["name"]) for player in meta.players]
-
-
-def _words(meta: GameMeta, context: aio.ServicerContext) -> tuple[list[str], str]:
-    """What sentences need besides the event: the players' names and the call's language."""
-    return _names(meta), _language(context)

@@ -382,15 +382,23 @@ class GameStore:
 
     async def load(self, game_id: str) -> tuple[GameMeta, bytes]:
         """Metadata and snapshot, read together atomically."""
+        meta, snapshot, _ = await self.load_with(game_id, ())
+        return meta, snapshot
+
+    async def load_with(self, game_id: str, keys: Sequence[str]) -> tuple[GameMeta, bytes, list[bytes | None]]:
+        """:meth:`load`, plus the values of ``keys`` (keys of the same game, e.g. idempotency keys),
+        all in one round trip: a request that needs them pays no second one."""
         meta_key, state_key, _ = _keys(game_id)
         async with self.redis.pipeline(transaction=True) as pipe:
             pipe.hgetall(meta_key)
             pipe.get(state_key)
-            raw_meta, snapshot = await pipe.execute()
+            for key in keys:
+                pipe.get(key)
+            raw_meta, snapshot, *values = await pipe.execute()
         if not raw_meta or snapshot is None:
             raise GameNotFound(game_id)
         meta = self._meta(game_id, raw_meta)
-        return meta, zlib.decompress(snapshot) if meta.archived else snapshot
+        return meta, zlib.decompress(snapshot) if meta.archived else snapshot, values
 
     async def meta(self, game_id: str) -> GameMeta:
         """Metadata only."""
@@ -491,13 +499,6 @@ class GameStore:
     def idempotency_key(self, game_id: str, seat: int, key: str) -> str:
         """The Redis key that remembers the first answer to ``key`` from ``seat``."""
         return f"game:{{{game_id}}}:idem:{seat}:{key}" if key else ""
-
-    async def idempotent_answer(self, game_id: str, seat: int, key: str) -> bytes | None:
-        """The stored first answer for this idempotency key, if any."""
-        if not key:
-            return None
-        value: Any = await self.redis.get(self.idempotency_key(game_id, seat, key))
-        return value if value is None or isinstance(value, bytes) else str(value).encode()
 
     async def set_status(
         self, game_id: str, game_type: str, status: str, outbox: Sequence[outbox_stream.OutboxEvent] = ()

@@ -20,8 +20,9 @@ from grpc import aio
 
 from chaiwala.v1 import tables_pb2, tables_pb2_grpc
 from services.common import errors
+from services.common.answers import words as call_words
 from services.common.runner import Match, Snapshot
-from services.common.service import RulesServicer, _words
+from services.common.service import RulesServicer
 from services.common.store import GameMeta, LogEntry
 from services.lobby.creation import waiting_snapshot
 from services.tables.boards import board_json
@@ -73,7 +74,7 @@ class TableServicer(tables_pb2_grpc.TableServiceServicer):
         if rules.engine.result(match.state) is None and not ended_here:
             answer.to_act.extend(match.to_act())
         answer.state.CopyFrom(rules._pack("State", rules.engine.view(match.state, viewer)))
-        words = _words(meta, context)
+        words = call_words(meta, context)
         for entry in entries:
             if entry.version == request.version:
                 answer.events.extend(rules._entry_messages(entry, viewer, words=words))

@@ -12,7 +12,7 @@ from pydantic_settings import SettingsConfigDict
 
 from chaiwala.rating.v1 import rating_pb2, rating_pb2_grpc
 from chaiwala.tournament.v1 import tournament_pb2, tournament_pb2_grpc
-from services.common.interceptors import AuthInterceptor, ErrorInterceptor, ObservabilityInterceptor
+from services.common.interceptors import RpcInterceptor
 from services.common.reflection import enable_reflection
 from services.common.settings import ServiceSettings
 from services.common.store import GameStore
@@ -52,7 +52,7 @@ class DirectorSettings(ServiceSettings):
 
 async def create_server(director: Director, addr: str, api_keys: frozenset[str]) -> tuple[aio.Server, int]:
     """Build and start the director's gRPC server on ``addr`` (port 0 = ephemeral); return it and its port."""
-    server = aio.server(interceptors=[AuthInterceptor(), ObservabilityInterceptor("tournament"), ErrorInterceptor()])
+    server = aio.server(interceptors=[RpcInterceptor("tournament")])
     tournament_pb2_grpc.add_TournamentServiceServicer_to_server(TournamentServicer(director, api_keys), server)
     rating_pb2_grpc.add_RatingServiceServicer_to_server(RatingServicer(director), server)
     health_servicer = health.aio.HealthServicer()

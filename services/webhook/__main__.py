@@ -11,7 +11,7 @@ from prometheus_client import start_http_server
 
 from chaiwala.v1 import webhooks_pb2, webhooks_pb2_grpc
 from services.common.exposure import check_exposure
-from services.common.interceptors import AuthInterceptor, ErrorInterceptor, ObservabilityInterceptor
+from services.common.interceptors import RpcInterceptor
 from services.common.logs import configure_logging, get_logger
 from services.common.reflection import enable_reflection
 from services.common.store import GameStore
@@ -25,7 +25,7 @@ log = get_logger("webhook")
 
 async def start_server(dispatcher: Dispatcher, settings: WebhookSettings) -> tuple[aio.Server, int]:
     """The WebhookService (with health and reflection) on the configured address."""
-    server = aio.server(interceptors=[AuthInterceptor(), ObservabilityInterceptor("webhook"), ErrorInterceptor()])
+    server = aio.server(interceptors=[RpcInterceptor("webhook")])
     servicer = WebhookServicer(dispatcher.store, settings.api_key_set(), dispatcher.targets)
     webhooks_pb2_grpc.add_WebhookServiceServicer_to_server(servicer, server)
     health_servicer = health.aio.HealthServicer()

@@ -1,11 +1,84 @@
-"""The benchmark harness reports each case beside its baseline (no timing is asserted)."""
+"""The benchmarks run end to end and report well-formed rows beside their baselines.
+
+No timing is asserted: the quick slice (``python -m bench --quick``) runs every suite but the
+micro one on a real Redis with the servers in threads, and these tests check what it reports
+(ratios, verdicts, error counts, the files) and that the load it generated was real (moves
+were played, every SSE listener got every event).
+"""
 
 from __future__ import annotations
 
-from bench.__main__ import bench_modules
+import json
+from pathlib import Path
+from typing import Any
+
+import pytest
+
+from bench.__main__ import bench_modules, main
 from bench.engine_cases import game_case, step_case
 from bench.harness import Case, measure
+from bench.results import Row, compare, markdown
 from services.common.registry import engine_for
+
+SUITES = ["engines", "render", "rest", "grpc", "sse", "memory"]
+
+
+@pytest.fixture(scope="module")
+def quick_run(tmp_path_factory: pytest.TempPathFactory) -> tuple[dict[str, Any], Path]:
+    out = tmp_path_factory.mktemp("bench")
+    return main(["--quick", "--out", str(out), *SUITES]), out  # type: ignore[return-value]
+
+
+def _rows(doc: dict[str, Any], suite: str) -> dict[str, dict[str, Any]]:
+    return {row["case"]: row for row in doc["rows"] if row["suite"] == suite}
+
+
+def test_the_quick_slice_reports_every_suite_beside_its_baseline(quick_run: tuple[dict[str, Any], Path]) -> None:
+    doc, out = quick_run
+    assert {row["suite"] for row in doc["rows"]} == set(SUITES)
+    assert not [row for row in doc["rows"] if row["case"] == "suite_failed"]
+    for row in doc["rows"]:
+        assert row["value"] >= 0 and row["baseline_value"] > 0, row
+        assert row["ratio"] == pytest.approx(row["value"] / row["baseline_value"], rel=1e-3, abs=1e-4)
+        assert row["met"] in (None, True, False) and (row["met"] is None) == (row["goal"] is None)
+    written = json.loads(next(out.glob("*.json")).read_text())
+    assert written["rows"] == doc["rows"] and written["machine"]["cores"] >= 1
+    assert next(out.glob("*.md")).read_text().count("\n| ") == len(doc["rows"]) + 1  # header + one line per row
+
+
+def test_the_load_was_real_and_nothing_failed(quick_run: tuple[dict[str, Any], Path]) -> None:
+    doc, _ = quick_run
+    rest = _rows(doc, "rest")["move_path_4_games"]
+    assert rest["details"]["done"] > 0 and rest["details"]["errors"] == 0
+    assert _rows(doc, "grpc")["submit_moves_4_games"]["details"]["errors"] == 0
+    delivery = _rows(doc, "sse")["delivery_p99_3_listeners"]["details"]
+    # Every open listener got every measured move's event, none failed to connect.
+    assert delivery["open"] == 3 and delivery["connect_errors"] == 0
+    assert delivery["missed"] == 0 and delivery["deliveries"] == delivery["expected"] > 0
+    memory = _rows(doc, "memory")
+    assert memory["darjeeling_snapshot_and_meta"]["value"] > 0
+    assert memory["darjeeling_bytes_per_logged_move"]["details"]["stream_bytes"] > 0
+    engines = _rows(doc, "engines")
+    fastest = [row for case, row in engines.items() if case != "india_rails_vs_darjeeling_steps"]
+    assert max(row["ratio"] for row in fastest) == pytest.approx(1.0)  # the fastest game is its own baseline
+
+
+def test_compare_adds_the_earlier_ratio_and_the_change() -> None:
+    rows = [Row("rest", "a", "moves/s", 50, "trivial", 100, goal=0.35), Row("sse", "b", "ms", 10, "redis", 2, "lower")]
+    earlier = {"date": "then", "rows": [{**rows[0].to_json(), "ratio": 0.25}]}
+    current = {"date": "now", "machine": {"cpu": "x", "cores": 2, "python": "3.11", "commit": "c", "load_average": []},
+               "settings": {}, "rows": [row.to_json() for row in rows]}  # fmt: skip
+    compare(current, earlier)
+    assert current["rows"][0]["earlier_ratio"] == 0.25 and current["rows"][0]["change"] == 2.0
+    assert "earlier_ratio" not in current["rows"][1]
+    assert current["rows"][0]["met"] is True and current["rows"][1]["met"] is None
+    assert "| rest | a | 50 |" in markdown(current)
+
+
+def test_a_lower_is_better_goal_is_met_at_or_under_it() -> None:
+    assert Row("memory", "m", "bytes", 300, "budget", 300, better="lower", goal=1.0).met is True
+    assert Row("memory", "m", "bytes", 301, "budget", 300, better="lower", goal=1.0).met is False
+    assert Row("rest", "r", "moves/s", 1, "trivial", 0).ratio is None
 
 
 def test_measure_reports_a_ratio_to_the_baseline_timed_in_the_same_run() -> None:
@@ -14,7 +87,7 @@ def test_measure_reports_a_ratio_to_the_baseline_timed_in_the_same_run() -> None
         min_seconds=0.02,
     )
     assert [row["case"] for row in rows] == ["noop", "own-baseline"]
-    assert rows[1]["baseline"] == "noop"
+    assert rows[0]["baseline"] == "darjeeling-step" and rows[1]["baseline"] == "noop"
     assert all(float(row["ratio_to_baseline"]) > 0 for row in rows)  # type: ignore[arg-type]
 
 
@@ -29,5 +102,5 @@ def test_shared_engine_cases_play_real_moves_and_games() -> None:
 
 def test_make_bench_runs_only_modules_that_offer_cases() -> None:
     names = bench_modules()
-    assert "platform" in names and "darjeeling" in names
-    assert not {"__main__", "harness", "engine_cases"} & set(names)
+    assert {"darjeeling", "conductor", "india_rails"} <= set(names)
+    assert not {"__main__", "harness", "engine_cases", "procs", "results", "load"} & set(names)

@@ -1,0 +1,43 @@
+"""How long and how wide a benchmark run is: the full run (``make bench``) or the quick slice.
+
+The quick slice (``--quick``; what ``tests/platform/test_platform_bench.py`` runs) only checks that
+every case runs and reports well-formed numbers; its figures mean little.
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass, replace
+
+
+@dataclass(frozen=True)
+class Config:
+    """The knobs of every suite."""
+
+    workers: int = 1
+    game: str = "darjeeling"
+    seconds: float = 8.0
+    warmup: float = 2.0
+    rest_games: tuple[int, ...] = (32, 256)
+    grpc_games: int = 32
+    sse_listeners: tuple[int, ...] = (10, 1000, 5000)
+    sse_moves: int = 30
+    sse_deadline: float = 90.0
+    memory_moves: int = 400
+    engine_seconds: float = 2.0
+    quick: bool = False
+
+
+FULL = Config()
+QUICK = replace(
+    FULL,
+    seconds=0.5,
+    warmup=0.2,
+    rest_games=(4,),
+    grpc_games=4,
+    sse_listeners=(3,),
+    sse_moves=3,
+    sse_deadline=15.0,
+    memory_moves=12,
+    engine_seconds=0.05,
+    quick=True,
+)

@@ -1,0 +1,144 @@
+"""The quick slice's stack: the same servers, in threads of the benchmark process itself.
+
+Booting four Python servers on a busy two-core machine takes longer than the whole quick
+slice; threads start in a moment.  The figures of such a run mean nothing (client and servers
+share one interpreter, and "CPU per move" counts them all) — the quick slice only proves that
+every case runs end to end and reports well-formed rows.  Redis is still a real server.
+"""
+
+from __future__ import annotations
+
+import os
+import threading
+import time
+from collections.abc import Callable
+from dataclasses import dataclass, field
+from typing import Any
+
+import uvicorn
+
+from bench import echo, trivial
+from bench.procs import UNLIMITED, Child, Stack, cpu_seconds
+from services.common.embedded_redis import free_port
+from services.common.logs import configure_logging
+from tests.support.stack import Gateway, Services
+
+
+@dataclass
+class ThreadServer(Child):
+    """A server running in a thread of this process."""
+
+    halt: Callable[[], None] = field(default=lambda: None)
+
+    @property
+    def pid(self) -> int:
+        """This process."""
+        return os.getpid()
+
+    def processes(self) -> int:
+        """One: this process."""
+        return 1
+
+    def cpu(self) -> float:
+        """This whole process's CPU seconds (servers and client together)."""
+        return cpu_seconds(self.pid)
+
+    def stop(self) -> None:
+        """Stop the server."""
+        self.halt()
+
+
+def _settings_of(env: dict[str, str]) -> dict[str, Any]:
+    return {name.removeprefix("CHAIWALA_").lower(): value for name, value in env.items()}
+
+
+@dataclass
+class InProcessStack(Stack):
+    """:class:`~bench.procs.Stack` with every server in a thread (Redis stays a process)."""
+
+    services: Services | None = None
+
+    def __post_init__(self) -> None:
+        configure_logging("console", "warning")  # servers share this process: no per-call lines
+
+    def _loop(self) -> Services:
+        if self.services is None:
+            self.services = Services(self.redis_url)
+        return self.services
+
+    def _found(self, name: str) -> Child | None:
+        return next((child for child in self.children if child.name == name), None)
+
+    def rules(self, game_type: str) -> Child:
+        """The rules service on the shared background loop."""
+        found = self._found(f"rules-{game_type}")
+        if found is not None:
+            return found
+        services = self._loop()
+        running = services.start(game_type)
+        child = ThreadServer(f"rules-{game_type}", None, running.port, self.work / "none",  # type: ignore[arg-type]
+                             halt=lambda: services.stop(running))  # fmt: skip
+        self.children.append(child)
+        return child
+
+    def gateway(self, services: dict[str, Child]) -> Child:
+        """The gateway under uvicorn in a thread."""
+        found = self._found("gateway")
+        if found is not None:
+            return found
+        addresses = {game: f"127.0.0.1:{child.port}" for game, child in services.items()}
+        gateway = Gateway(addresses, **_settings_of(UNLIMITED))
+        child = ThreadServer("gateway", None, gateway.port, self.work / "none", halt=gateway.stop)  # type: ignore[arg-type]
+        self.children.append(child)
+        return child
+
+    def trivial(self) -> Child:
+        """The trivial endpoint under uvicorn in a thread."""
+        found = self._found("trivial")
+        if found is not None:
+            return found
+        port = free_port()
+        trivial.app.state.redis_url = self.redis_url
+        server = uvicorn.Server(uvicorn.Config(trivial.app, host="127.0.0.1", port=port, log_level="warning"))
+        thread = threading.Thread(target=server.run, daemon=True)
+        thread.start()
+        while not server.started and thread.is_alive():
+            time.sleep(0.02)
+
+        def halt() -> None:
+            server.should_exit = True
+            thread.join(timeout=10)
+
+        child = ThreadServer("trivial", None, port, self.work / "none", halt=halt)  # type: ignore[arg-type]
+        self.children.append(child)
+        return child
+
+    def echo(self) -> Child:
+        """The echo server on the shared background loop."""
+        found = self._found("echo")
+        if found is not None:
+            return found
+        port = free_port()
+        loop = self._loop().loops
+        server = loop.run(echo.start(port))
+        child = ThreadServer("echo", None, port, self.work / "none",  # type: ignore[arg-type]
+                             halt=lambda: loop.run(server.stop(None)))  # fmt: skip
+        self.children.append(child)
+        return child
+
+    def prestart(self, game_type: str) -> None:
+        """Start everything the suites use (threads start at once: nothing to overlap)."""
+        rules = self.rules(game_type)
+        self.gateway({game_type: rules})
+        self.trivial()
+        self.echo()
+
+    def close(self) -> None:
+        """Stop every server, the loop, then Redis."""
+        for child in reversed(self.children):
+            child.stop()
+        self.children.clear()
+        if self.services is not None:
+            self.services.close()
+            self.services = None
+        super().close()

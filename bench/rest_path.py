@@ -1,0 +1,163 @@
+"""REST move path against a trivial FastAPI + Redis endpoint, same uvicorn worker count, same client.
+
+Each of N concurrent clients plays its own two-seat game by random legal moves, closed loop:
+``GET /legal-moves`` for the seat to act, then ``POST /moves`` with the expected version (a
+new game when one ends).  One unit is one move (both requests).  The baseline's unit is one
+request to an endpoint that does one Redis GET and one SET.  Also measured: the move path's
+latency at half of its saturation rate (paced, same games), and CPU milliseconds per move
+in the gateway and the rules service (from ``/proc``), beside the trivial endpoint's.
+"""
+
+from __future__ import annotations
+
+import asyncio
+import random
+from dataclasses import dataclass
+from typing import Any
+
+import httpx
+
+from bench.config import Config
+from bench.load import Refused, Tally, closed_loop
+from bench.procs import Child, Stack, stack
+from bench.results import Row
+
+SUITE = "rest"
+
+
+@dataclass
+class Seat:
+    """One client's game: its id, the seat tokens, the version and who is to act."""
+
+    game_id: str
+    tokens: list[str]
+    version: int
+    to_act: list[int]
+    active: bool = True
+
+
+def _checked(answer: httpx.Response) -> Any:
+    if answer.status_code >= 400:
+        raise Refused(answer.status_code, answer.text)
+    return answer.json()
+
+
+class Players:
+    """Clients that each play one game of ``game_type`` through the gateway."""
+
+    def __init__(self, client: httpx.AsyncClient, game_type: str, seed: int = 1) -> None:
+        self.client = client
+        self.game_type = game_type
+        self.games: dict[int, Seat] = {}
+        self.random = random.Random(seed)
+        self.created = 0
+
+    async def new_game(self, index: int) -> None:
+        """Create a fresh two-seat game for client ``index``."""
+        self.created += 1
+        body = {"game_type": self.game_type, "players": [{"name": "a"}, {"name": "b"}], "seed": self.created}
+        created = _checked(await self.client.post("/v1/games", json=body))
+        tokens = [seat["token"] for seat in created["seats"]]
+        game = _checked(await self.client.get(f"/v1/games/{created['game_id']}", headers=_bearer(tokens[0])))
+        self.games[index] = Seat(created["game_id"], tokens, game["version"], game["to_act"])
+
+    async def start(self, games: int, at_once: int = 16, attempts: int = 3) -> None:
+        """Create ``games`` games before the timing, ``at_once`` at a time, retrying a failed creation."""
+        gate = asyncio.Semaphore(at_once)
+
+        async def create(index: int) -> None:
+            async with gate:
+                for attempt in range(attempts):
+                    try:
+                        return await self.new_game(index)
+                    except (httpx.HTTPError, Refused):
+                        if attempt == attempts - 1:
+                            raise
+                        await asyncio.sleep(0.5)
+
+        await asyncio.gather(*(create(i) for i in range(games)))
+
+    async def move(self, index: int) -> None:
+        """One move of client ``index``: legal moves of the seat to act, then a random one of them."""
+        game = self.games.get(index)
+        if game is None or not game.active or not game.to_act:
+            await self.new_game(index)
+            game = self.games[index]
+        headers = _bearer(game.tokens[game.to_act[0]])
+        listing = _checked(await self.client.get(f"/v1/games/{game.game_id}/legal-moves", headers=headers))
+        if not listing["moves"]:
+            raise Refused(0, "no legal move for the seat to act")
+        body = {"move": self.random.choice(listing["moves"]), "expected_version": listing["version"]}
+        answer = _checked(await self.client.post(f"/v1/games/{game.game_id}/moves", json=body, headers=headers))
+        game.version, game.to_act, game.active = answer["version"], answer["to_act"], answer["status"] == "active"
+
+
+def _bearer(token: str) -> dict[str, str]:
+    return {"authorization": f"Bearer {token}"}
+
+
+def _client(port: int, connections: int) -> httpx.AsyncClient:
+    limits = httpx.Limits(max_connections=connections, max_keepalive_connections=connections)
+    return httpx.AsyncClient(base_url=f"http://127.0.0.1:{port}", limits=limits, timeout=30)
+
+
+async def _timed(children: list[Child], run: Any) -> tuple[Tally, list[float]]:
+    before = [child.cpu() for child in children]
+    tally: Tally = await run
+    return tally, [child.cpu() - used for child, used in zip(children, before, strict=True)]
+
+
+def _cpu_ms(cpu: float, units: int) -> float:
+    return round(cpu * 1000 / units, 3) if units else 0.0
+
+
+async def _measure(running: Stack, config: Config, gateway: Child, rules: Child, trivial: Child) -> list[Row]:
+    rows: list[Row] = []
+    for games in config.rest_games:
+        async with _client(trivial.port, games) as client:
+
+            async def request(_: int, client: httpx.AsyncClient = client) -> None:
+                _checked(await client.get("/trivial"))
+
+            base, (base_cpu,) = await _timed([trivial], closed_loop(request, games, config.seconds, config.warmup))
+        async with _client(gateway.port, games) as client:
+            players = Players(client, config.game)
+            await players.start(games)
+            moves, (gateway_cpu, rules_cpu) = await _timed(
+                [gateway, rules], closed_loop(players.move, games, config.seconds, config.warmup)
+            )
+            details = {
+                **moves.summary(),
+                "baseline_p99_ms": base.summary()["p99_ms"],
+                "gateway_cpu_ms_per_move": _cpu_ms(gateway_cpu, moves.done),
+                "rules_cpu_ms_per_move": _cpu_ms(rules_cpu, moves.done),
+                "trivial_cpu_ms_per_request": _cpu_ms(base_cpu, base.done),
+                "baseline_errors": sum(base.errors.values()),
+                "processes": f"gateway {gateway.processes()}, rules {rules.processes()}, trivial {trivial.processes()}",
+            }
+            rows.append(Row(SUITE, f"move_path_{games}_games", "moves/s", moves.rate, "trivial_get_set",
+                            base.rate, goal=0.35 if games == 32 else None, details=details))  # fmt: skip
+            per_move = details["gateway_cpu_ms_per_move"] + details["rules_cpu_ms_per_move"]
+            rows.append(Row(SUITE, f"cpu_per_move_{games}_games", "CPU ms", per_move, "trivial_cpu_per_request",
+                            details["trivial_cpu_ms_per_request"], better="lower"))  # fmt: skip
+            if games == min(config.rest_games) and moves.rate > 0:
+                rows.append(await _half_saturation(players, games, moves, config))
+    return rows
+
+
+async def _half_saturation(players: Players, games: int, saturated: Tally, config: Config) -> Row:
+    """p99 latency of a move when moves arrive at half the saturated rate (paced, same games)."""
+    pace = games / (saturated.rate / 2)
+    paced = await closed_loop(players.move, games, config.seconds, config.warmup, pace=pace)
+    return Row(SUITE, f"move_p99_at_half_saturation_{games}_games", "ms", paced.summary()["p99_ms"],
+               "goal_ms", 25.0, better="lower", goal=1.0,
+               details={**paced.summary(), "offered_moves_per_s": round(saturated.rate / 2, 1)})  # fmt: skip
+
+
+def run(config: Config) -> list[Row]:
+    """Start Redis, the rules service, the gateway and the trivial endpoint; measure every game count."""
+    with stack(config.workers) as running:
+        rules = running.rules(config.game)
+        gateway = running.gateway({config.game: rules})
+        trivial = running.trivial()
+        return asyncio.run(_measure(running, config, gateway, rules, trivial))

@@ -1,0 +1,66 @@
+"""What the rules service's answers are made of besides the engine's own messages.
+
+Results as stored and as sent, the clock as every viewer sees it, and the words of a call
+(players' names and the caller's language).  Kept apart from :mod:`services.common.service`
+so the servicer stays about RPCs.
+"""
+
+from __future__ import annotations
+
+from typing import Any
+
+from grpc import aio
+
+from chaiwala.v1 import rules_pb2
+from services.clock import clock as clocks
+from services.common import sentences
+from services.common.engine import Result
+from services.common.store import GameMeta
+
+
+def result_dict(result: Result | None) -> dict[str, Any] | None:
+    """A result as stored in the game's metadata."""
+    if result is None:
+        return None
+    return {"scores": result.scores, "ranking": result.ranking, "winners": result.winners}
+
+
+def result_message(result: dict[str, Any] | None) -> rules_pb2.GameResult | None:
+    """A stored result as its proto message."""
+    if result is None:
+        return None
+    return rules_pb2.GameResult(scores=result["scores"], ranking=result["ranking"], winners=result["winners"])
+
+
+def clock_message(clock: clocks.Clock, status: str) -> rules_pb2.Clock:
+    """The clock as every viewer sees it: remaining time per seat and the deadlines of seats to act."""
+    now = clocks.now_ms()
+    message = rules_pb2.Clock()
+    for seat, left in clocks.remaining_s(clock, now).items():
+        message.remaining_s[seat] = left
+    if status != "active":
+        return message
+    running = clocks.deadlines(clock)
+    for clocked, deadline in running.items():
+        message.deadlines[str(clocked)] = clocks.rfc3339(deadline)
+    if running:
+        message.deadline = clocks.rfc3339(min(running.values()))
+    return message
+
+
+def language(context: aio.ServicerContext) -> str:
+    """The call's language, from its ``accept-language`` metadata (English when absent)."""
+    for key, value in context.invocation_metadata() or ():
+        if key == "accept-language":
+            return sentences.pick_language(str(value))
+    return sentences.DEFAULT_LANGUAGE
+
+
+def names(meta: GameMeta) -> list[str]:
+    """The players' names, by seat."""
+    return [str(player["name"]) for player in meta.players]
+
+
+def words(meta: GameMeta, context: aio.ServicerContext) -> tuple[list[str], str]:
+    """What sentences need besides the event: the players' names and the call's language."""
+    return names(meta), language(context)

@@ -1,0 +1,110 @@
+"""The lean move path: a position is parsed and its legal moves computed once, sentences are
+kept, a snapshot is rendered to JSON once, and none of it can serve a stale position.
+
+Real engines throughout; the counting engine only counts the real Darjeeling engine's calls.
+"""
+
+from __future__ import annotations
+
+from typing import Any
+
+import orjson
+
+from services.common.engine import Move, State
+from services.common.positions import Positions
+from services.common.runner import Match, json_key
+from services.common.sentences import Sentences
+from services.common.store import GameMeta
+from services.darjeeling.engine import DarjeelingEngine
+
+
+class CountingEngine(DarjeelingEngine):
+    """The Darjeeling engine, counting how often legal moves are computed."""
+
+    listings = 0
+
+    def legal_moves(self, state: State, seat: int) -> list[Move]:
+        """The real legal moves, counted."""
+        self.listings += 1
+        return super().legal_moves(state, seat)
+
+
+def _meta(version: int, head: str) -> GameMeta:
+    return GameMeta("darjeeling-" + "0" * 24, "darjeeling", 1, {}, [], [], "active", version, None, log_head=head)
+
+
+def _started(engine: CountingEngine) -> Match:
+    return Match.start(engine, 2, seed=5)
+
+
+def test_listing_then_submitting_computes_the_legal_moves_once() -> None:
+    engine = CountingEngine()
+    positions = Positions(engine, json_key)
+    snapshot = _started(engine).snapshot.to_json()
+    listing = positions.match(_meta(0, "h0"), snapshot)  # GET legal-moves
+    seat = listing.to_act()[0]
+    moves = listing.legal_moves(seat)
+    submitting = positions.match(_meta(0, "h0"), snapshot)  # POST moves, same position
+    submitting.play(seat, moves[0])
+    assert engine.listings == 1
+    assert submitting.snapshot is not listing.snapshot  # playing made a new snapshot, the filed one is intact
+    assert positions.match(_meta(0, "h0"), snapshot).snapshot.to_json() == snapshot
+
+
+def test_a_committed_position_is_filed_under_its_new_name_and_needs_no_parse() -> None:
+    engine = CountingEngine()
+    positions = Positions(engine, json_key)
+    match = _started(engine)
+    seat = match.to_act()[0]
+    match.play(seat, match.legal_moves(seat)[0])
+    positions.remember("darjeeling-" + "0" * 24, 1, "h1", match)
+    found = positions.match(_meta(1, "h1"), b"not json: must not be parsed")
+    assert found.snapshot is match.snapshot
+
+
+def test_another_version_or_head_or_a_waiting_game_is_never_served_from_the_cache() -> None:
+    engine = CountingEngine()
+    positions = Positions(engine, json_key)
+    first = _started(engine).snapshot.to_json()
+    other = Match.start(engine, 2, seed=6).snapshot.to_json()
+    positions.match(_meta(0, "h0"), first)
+    assert positions.match(_meta(0, "h0-other"), other).snapshot.to_json() == other
+    assert positions.match(_meta(1, "h0"), other).snapshot.to_json() == other
+    positions.match(_meta(0, ""), first)  # a game waiting for players has no head: not filed
+    assert len(positions) == 3 - 1 + 1  # h0, h0-other, (1, h0); nothing for the headless one
+
+
+def test_the_cache_is_bounded() -> None:
+    engine = CountingEngine()
+    positions = Positions(engine, json_key, capacity=2)
+    snapshot = _started(engine).snapshot.to_json()
+    for version in range(5):
+        positions.match(_meta(version, "h"), snapshot)
+    assert len(positions) == 2
+
+
+def test_replacing_a_matchs_state_forgets_its_legal_moves_and_its_json() -> None:
+    engine = CountingEngine()
+    match = _started(engine)
+    match.legal_moves(match.to_act()[0])
+    rendered = match.snapshot.to_json()
+    later = Match.start(engine, 2, seed=9)
+    seat = later.to_act()[0]
+    match.snapshot.state = later.state  # what tests and benchmarks do to set a position up
+    assert match.snapshot.to_json() != rendered
+    assert orjson.loads(match.snapshot.to_json())["state"] == later.state
+    assert match.legal_moves(seat) == engine.legal_moves(later.state, seat)
+    assert engine.listings == 3  # the replaced state's moves were computed afresh, not served from the memo
+
+
+def test_a_sentence_is_rendered_once_and_its_words_follow_the_names() -> None:
+    sentences = Sentences("darjeeling")
+    engine = DarjeelingEngine()
+    match = _started(engine)  # type: ignore[arg-type]
+    seat = match.to_act()[0]
+    move: dict[str, Any] = match.legal_moves(seat)[0]
+    first = sentences.move_text(move, seat, ["Asha", "Bo"])
+    assert sentences.move_text(move, seat, ["Asha", "Bo"]) == first
+    assert len(sentences._said) == 1
+    sentences.move_text(move, seat, ["Chandra", "Dev"])
+    assert len(sentences._said) == 2
