@@ -22,7 +22,8 @@ def main() -> None:
     remote = all(not is_loopback(host_of(address)) for address in settings.service_addresses().values())
     guarded = bool(settings.api_keys.strip()) or remote
     check_exposure("the gateway", settings.http_host, guarded, settings.insecure_open, log)
-    server = uvicorn.Server(uvicorn_config(create_app(settings), settings, timeout_graceful_shutdown=5))
+    grace = settings.shutdown_grace_seconds  # open SSE streams are closed after this, never wait forever
+    server = uvicorn.Server(uvicorn_config(create_app(settings), settings, timeout_graceful_shutdown=grace))
     server.run()
 
 

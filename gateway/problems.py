@@ -35,6 +35,10 @@ CODE_STATUS = {
     "seat_taken": 409,
     "seat_open": 409,
     "already_resigned": 409,
+    # Live events (services.streaming): a limit reached, or a stopping service; retry shortly.
+    "too_many_watched_games": 503,
+    "slow_consumer": 503,
+    "shutting_down": 503,
 }
 TITLES = {
     400: "Bad request",
