@@ -117,7 +117,12 @@ class Gateway:
     """The FastAPI gateway served by a real uvicorn on an ephemeral port."""
 
     def __init__(
-        self, addresses: dict[str, str], customise: Any = None, redis_url: str = "", **overrides: Any
+        self,
+        addresses: dict[str, str],
+        customise: Any = None,
+        redis_url: str = "",
+        send_buffer: int | None = None,
+        **overrides: Any,
     ) -> None:
         settings = GatewaySettings(
             games=",".join(addresses),
@@ -129,6 +134,8 @@ class Gateway:
         )
         self.sock = socket.socket()
         self.sock.setsockopt(socket.SOL_SOCKET, socket.SO_REUSEADDR, 1)
+        if send_buffer is not None:  # accepted connections inherit it: a client that stops reading stalls sooner
+            self.sock.setsockopt(socket.SOL_SOCKET, socket.SO_SNDBUF, send_buffer)
         self.sock.bind(("127.0.0.1", 0))
         self.port = self.sock.getsockname()[1]
         app = create_app(settings)
