@@ -8,18 +8,29 @@ not disturb the other games of its type; limits answer 503, never 500.
 from __future__ import annotations
 
 import asyncio
+import contextlib
 import os
 import re
+import signal
 import socket
+import subprocess
+import sys
+import time
 from collections.abc import Iterator
+from pathlib import Path
 from typing import Any
 
+import grpc
 import httpx
 import orjson
 import pytest
 
-from tests.support.client import auth, sse_events_async, sse_line
-from tests.support.stack import Gateway, RunningService
+from chaiwala.v1 import rules_pb2, rules_pb2_grpc
+from services.common.processes import stop_process
+from services.streaming.hub import HubLimits
+from services.streaming.watch import OPEN_MARKER
+from tests.support.client import assert_problem, auth, create_game, sse_events_async, sse_line
+from tests.support.stack import ROOT, Gateway, RunningService, Services, free_port
 
 GAME = "darjeeling"
 SSE = {"Accept": "text/event-stream"}
@@ -265,3 +276,154 @@ def test_hundreds_of_spectators_on_one_game_do_not_disturb_the_other_games(gatew
             assert _rpc_failures(GAME) == failures
 
     asyncio.run(scenario())
+
+
+# ---- limits: 503, never 500 -----------------------------------------------------------------------
+
+
+async def _hold(service: RunningService, count: int) -> list[Any]:
+    """Take ``count`` connections out of the service's Redis pool (as that many stuck calls would)."""
+    pool = service.store.redis.connection_pool
+    return [await pool.get_connection() for _ in range(count)]
+
+
+async def _give_back(service: RunningService, held: list[Any]) -> None:
+    for connection in held:
+        await service.store.redis.connection_pool.release(connection)
+
+
+def _watch(address: str, game_id: str) -> grpc.StatusCode:
+    """The status a gRPC WatchEvents of ``game_id`` is refused with (or OK when it opens)."""
+    with grpc.insecure_channel(address) as channel:
+        call = rules_pb2_grpc.RulesServiceStub(channel).WatchEvents(rules_pb2.WatchEventsRequest(game_id=game_id))
+        try:
+            metadata = dict(call.initial_metadata())
+            if metadata.get(OPEN_MARKER[0]) == OPEN_MARKER[1]:
+                return grpc.StatusCode.OK
+            next(call)
+        except grpc.RpcError as error:
+            return error.code()  # type: ignore[no-any-return]
+        finally:
+            call.cancel()
+    raise AssertionError("the watch neither opened nor failed")
+
+
+def test_reaching_a_pool_limit_answers_503_with_retry_after(services: Services) -> None:
+    service = services.start(GAME, live_limits=HubLimits(readers=1), max_connections=4, pool_timeout=0.3)
+    gateway = Gateway({GAME: service.address}, sse_upstreams_per_process=2)
+    try:
+        with httpx.Client(base_url=gateway.url, timeout=60) as client, contextlib.ExitStack() as streams:
+            first, second = (create_game(client, GAME, [{"name": "Asha"}, {"name": "Bilal"}]) for _ in range(2))
+            a, b = first["game_id"], second["game_id"]
+            spectating = streams.enter_context(client.stream("GET", f"/v1/games/{a}/events", headers=SSE))
+            assert spectating.status_code == 200
+            # The service follows one game at most: a second one is refused, calls still work.
+            refused = client.get(f"/v1/games/{b}/events", headers=SSE)
+            assert_problem(refused, 503, "too_many_watched_games")
+            assert int(refused.headers["retry-after"]) >= 1
+            assert _watch(service.address, b) == grpc.StatusCode.RESOURCE_EXHAUSTED
+            assert client.get(f"/v1/games/{b}").status_code == 200
+            # The gateway keeps at most two upstreams: a seat's stream takes the second, one more is refused.
+            seat = streams.enter_context(
+                client.stream("GET", f"/v1/games/{a}/events", headers={**SSE, **auth(first["seats"][0]["token"])})
+            )
+            assert seat.status_code == 200
+            other = client.get(f"/v1/games/{a}/events", headers={**SSE, **auth(first["seats"][1]["token"])})
+            assert_problem(other, 503, "too_many_streams")
+            # Every Redis connection of the calls' pool busy: 503 store_unavailable after a short wait.
+            held = services.loops.run(_hold(service, 4))
+            try:
+                busy = client.get(f"/v1/games/{a}")
+                assert_problem(busy, 503, "store_unavailable")
+                assert int(busy.headers["retry-after"]) >= 1
+            finally:
+                services.loops.run(_give_back(service, held))
+            assert client.get(f"/v1/games/{a}").status_code == 200
+    finally:
+        gateway.stop()
+        services.stop(service)
+
+
+# ---- SIGTERM with streams open ---------------------------------------------------------------------
+
+GRACE_SECONDS = 2
+# Starting and stopping Python itself takes a moment beyond the grace period.
+EXIT_SLACK_SECONDS = 5
+
+
+def _spawn(module: list[str], log: Path, **env: str) -> subprocess.Popen[bytes]:
+    clean = {k: v for k, v in os.environ.items() if not k.startswith("CHAIWALA_")}
+    settings = {"CHAIWALA_LOG_FORMAT": "console", "CHAIWALA_SHUTDOWN_GRACE_SECONDS": str(GRACE_SECONDS), **env}
+    with log.open("ab") as out:
+        command = [sys.executable, "-m", *module]
+        return subprocess.Popen(command, cwd=ROOT, env={**clean, **settings}, stdout=out, stderr=out)
+
+
+def _stops_in_time(process: subprocess.Popen[bytes]) -> None:
+    process.send_signal(signal.SIGTERM)
+    try:
+        process.wait(timeout=GRACE_SECONDS + EXIT_SLACK_SECONDS)
+    except subprocess.TimeoutExpired:
+        process.kill()
+        raise AssertionError("still running after its grace period, with streams open") from None
+
+
+def test_a_rules_service_stops_within_its_grace_period_with_watches_open(redis_url: str, tmp_path: Path) -> None:
+    port = free_port()
+    process = _spawn(
+        ["services.common.server", GAME],
+        tmp_path / "service.log",
+        REDIS_URL=redis_url,
+        CHAIWALA_GRPC_PORT=str(port),
+        CHAIWALA_METRICS_PORT=str(free_port()),
+    )
+    address = f"127.0.0.1:{port}"
+    try:
+        with grpc.insecure_channel(address) as channel:
+            grpc.channel_ready_future(channel).result(timeout=60)
+            stub = rules_pb2_grpc.RulesServiceStub(channel)
+            players = [rules_pb2.PlayerSpec(name="Asha"), rules_pb2.PlayerSpec(name="Bilal")]
+            games = [stub.CreateGame(rules_pb2.CreateGameRequest(players=players)).game_id for _ in range(3)]
+            watches = [stub.WatchEvents(rules_pb2.WatchEventsRequest(game_id=g)) for g in games for _ in range(4)]
+            assert all(dict(w.initial_metadata()).get(OPEN_MARKER[0]) == OPEN_MARKER[1] for w in watches)
+            _stops_in_time(process)
+            for watch in watches:
+                with pytest.raises(grpc.RpcError) as ended:
+                    next(watch)
+                assert ended.value.code() in (grpc.StatusCode.UNAVAILABLE, grpc.StatusCode.CANCELLED)
+    finally:
+        stop_process(process)
+
+
+def test_the_gateway_stops_within_its_grace_period_with_streams_open(stack: dict[str, Any], tmp_path: Path) -> None:
+    port = free_port()
+    services: dict[str, RunningService] = stack["services"]  # type: ignore[assignment]
+    process = _spawn(
+        ["gateway"],
+        tmp_path / "gateway.log",
+        CHAIWALA_HTTP_PORT=str(port),
+        CHAIWALA_GAMES=GAME,
+        CHAIWALA_SERVICE_DARJEELING=services[GAME].address,
+    )
+    url = f"http://127.0.0.1:{port}"
+    try:
+        with httpx.Client(base_url=url, timeout=60) as client, contextlib.ExitStack() as streams:
+            deadline = time.monotonic() + 60
+            while not _answers(client):
+                assert time.monotonic() < deadline and process.poll() is None, "the gateway did not start"
+                time.sleep(0.1)
+            created = create_game(client, GAME, [{"name": "Asha"}, {"name": "Bilal"}])
+            for headers in ({}, {}, auth(created["seats"][0]["token"])):
+                path = f"/v1/games/{created['game_id']}/events"
+                opened = streams.enter_context(client.stream("GET", path, headers={**SSE, **headers}))
+                assert opened.status_code == 200
+            _stops_in_time(process)
+    finally:
+        stop_process(process)
+
+
+def _answers(client: httpx.Client) -> bool:
+    try:
+        return client.get("/healthz").status_code == 200
+    except httpx.TransportError:
+        return False
