@@ -21,6 +21,9 @@ sharing it:
 * **Slow clients** more than ``sse_client_buffer`` events behind are dropped: their stream ends
   with an ``error`` event (code ``slow_consumer``) after the last event they got, whose id resumes
   the stream (``Last-Event-ID``).  The upstream never waits for a client.
+* **Restarts are ridden out.**  An upstream failing with UNAVAILABLE (its rules service restarting
+  or stopping, a connection recycled) is reopened after the last event it relayed, up to
+  :data:`RESUMES` times in a row; its clients see no gap and no repeat.
 * **Nothing lingers.**  A departed client leaves at once; the last one leaving cancels the
   upstream; an upstream that ends (game over, service restart) ends every client's stream, with an
   ``error`` event when it failed.  At most ``sse_upstreams_per_process`` upstreams run (503
@@ -56,7 +59,13 @@ log = get_logger("gateway")
 
 Position = tuple[int, int]
 Relayed = tuple[Position, bytes]  # an event's (version, index) and its SSE bytes
-OpenCall = Callable[[], Any]  # starts the upstream WatchEvents call (a grpc.aio UnaryStreamCall)
+# Starts the upstream WatchEvents call (a grpc.aio UnaryStreamCall): from where the route chose
+# (``None``), or, to resume after a failure, after the last event relayed.
+OpenCall = Callable[[Position | None], Any]
+# An upstream that fails with UNAVAILABLE (a rules service restarting, shutting down, a recycled
+# connection) is reopened after its last event this many times in a row, so clients see nothing.
+RESUMES = 3
+RESUME_PAUSE_SECONDS = 0.25
 END = ServerSentEvent(event="end", data="{}").encode()
 PING_SECONDS = 15
 
@@ -186,12 +195,23 @@ class LiveEvents:
     async def _relay(self, upstream: _Upstream, open_call: OpenCall) -> None:
         """Open the upstream, then offer each event to every client; see the module docstring."""
         self.metrics.upstreams.inc()
-        call = open_call()
+        calls = [open_call(None)]  # the current call is the last
         try:
-            await self._opened(call)
+            await self._opened(calls[-1])
             upstream.opened.set_result(None)
-            while (event := await call.read()) is not grpc.aio.EOF:
-                self.metrics.dropped.inc(upstream.offer(sse_bytes(event)))
+            last: Position | None = None
+            for attempt in range(RESUMES + 1):
+                try:
+                    while (event := await calls[-1].read()) is not grpc.aio.EOF:
+                        last = (event.version, event.index)
+                        self.metrics.dropped.inc(upstream.offer(sse_bytes(event)))
+                    break
+                except grpc.aio.AioRpcError as error:
+                    if error.code() != grpc.StatusCode.UNAVAILABLE or attempt == RESUMES:
+                        raise
+                await asyncio.sleep(RESUME_PAUSE_SECONDS * (attempt + 1))
+                calls.append(open_call(last))
+                await self._opened(calls[-1])
             upstream.end()
         except grpc.aio.AioRpcError as error:
             self._fail(upstream, problem_from_rpc(error))
@@ -201,7 +221,8 @@ class LiveEvents:
             upstream.end()
             raise
         finally:
-            call.cancel()
+            for call in calls:
+                call.cancel()
             self.metrics.upstreams.dec()
             if self.upstreams.get(upstream.key) is upstream:
                 del self.upstreams[upstream.key]

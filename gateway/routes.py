@@ -315,13 +315,16 @@ async def events(game_id: str, request: Request) -> Response:
     # a new shared upstream starts.  Open streams are counted and capped by the limits middleware.
     check = rules_pb2.ListEventsRequest(game_id=game_id, after=MAX_VERSION, ticket=ticket)
     probe = await _rpc(stub.ListEvents(check, **_call(request)))
-    watch = rules_pb2.WatchEventsRequest(game_id=game_id, after=probe.version, ticket=ticket)
     watcher = _backends(request).watch_stub(_game_type(game_id))
+
+    def open_watch(resume: tuple[int, int] | None) -> Any:
+        watch = rules_pb2.WatchEventsRequest(game_id=game_id, after=probe.version, ticket=ticket)
+        if resume is not None:
+            watch.after, watch.after_index = resume
+        return watcher.WatchEvents(watch, metadata=metadata, wait_for_ready=True)
+
     live: LiveEvents = request.app.state.live_events
-    subscription = await live.subscribe(
-        ViewerKey.of(game_id, metadata, ticket),
-        lambda: watcher.WatchEvents(watch, metadata=metadata, wait_for_ready=True),
-    )
+    subscription = await live.subscribe(ViewerKey.of(game_id, metadata, ticket), open_watch)
     try:
         history = await _rpc(stub.ListEvents(listing, **_call(request)))  # after subscribing: see gateway.fanout
     except BaseException:

@@ -56,6 +56,9 @@ DROPPED = Counter(
 REFUSED = Counter("chaiwala_stream_refused", "Watches refused because every reader slot was taken", ["game_type"])
 
 
+CLOSE_SECONDS = 1.0  # how long close() waits for readers and connections to go
+
+
 class TooManyWatchedGames(Exception):
     """Every reader slot of this process is taken."""
 
@@ -177,6 +180,8 @@ class EventHub:
         tasks = [feed.task for feed in self.feeds.values() if feed.task is not None]
         for task in tasks:
             task.cancel()
-        await asyncio.gather(*tasks, return_exceptions=True)
+        if tasks:  # bounded: a reader stuck on a dead connection must not hold a shutdown up
+            await asyncio.wait(tasks, timeout=CLOSE_SECONDS)
         if self.owns_client:
-            await self.client.aclose()
+            with contextlib.suppress(Exception):
+                await asyncio.wait_for(self.client.aclose(), CLOSE_SECONDS)

@@ -427,3 +427,31 @@ def _answers(client: httpx.Client) -> bool:
         return client.get("/healthz").status_code == 200
     except httpx.TransportError:
         return False
+
+
+def test_open_streams_ride_out_a_rules_service_restart(services: Services) -> None:
+    service = services.start(GAME)
+    port = service.port
+    gateway = Gateway({GAME: service.address})
+    try:
+
+        async def scenario() -> None:
+            nonlocal service
+            async with httpx.AsyncClient(base_url=gateway.url, timeout=120) as client:
+                created = await _create(client, [{"name": "Asha"}, {"name": "Bilal"}])
+                game_id, tokens = created["game_id"], {s["seat"]: s["token"] for s in created["seats"]}
+                opened: asyncio.Queue[int] = asyncio.Queue()
+                listener = asyncio.create_task(_listen(client, f"/v1/games/{game_id}/events", {}, opened))
+                await _open_all([listener], opened)
+                assert all(status == 200 for status in await _play(client, game_id, tokens, 2))
+                # SIGTERM's path: every watch ends with UNAVAILABLE shutting_down; then it is back.
+                await asyncio.to_thread(services.stop, service)
+                service = await asyncio.to_thread(services.start, GAME, port)
+                assert all(status == 200 for status in await _play(client, game_id, tokens, 2))
+                await client.post(f"/v1/games/{game_id}/abort", headers=auth(created["host_token"]))
+                assert _events(await listener) == await _logged(client, game_id, {})
+
+        asyncio.run(scenario())
+    finally:
+        gateway.stop()
+        services.stop(service)
