@@ -11,7 +11,7 @@ CHROMEDRIVER := /usr/bin/chromedriver
 
 export PYTHONPATH := $(CURDIR):$(CURDIR)/gen
 
-.PHONY: setup proto run test test-fast lint browser bench clean seeds-india chaos
+.PHONY: setup proto run test test-fast lint browser bench clean seeds-india chaos scale
 
 setup: $(VENV)/.installed gen/.stamp
 
@@ -66,6 +66,10 @@ bench: setup
 # and the conductor in turn under load; the report goes to chaos-results/ (git-ignored).
 chaos: setup
 	CHAIWALA_CHAOS=long $(BIN)/python -m pytest tests/chaos -m chaos -q -s
+# The live-event fan-out at full size: 500 SSE spectators on one game while other games play
+# (`make test` runs the same test with 150).
+scale: setup
+	CHAIWALA_SCALE_SPECTATORS=500 $(BIN)/python -m pytest -q tests/platform/test_platform_fanout.py -k spectators
 
 clean:
 	rm -rf gen $(VENV) var .pytest_cache .mypy_cache .ruff_cache

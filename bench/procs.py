@@ -159,7 +159,10 @@ class Stack:
         return self.redis.url
 
     def _env(self) -> dict[str, str]:
-        return {"REDIS_URL": self.redis_url, "CHAIWALA_LOG_LEVEL": "warning", "CHAIWALA_WORKERS": str(self.workers),
+        return {
+            "REDIS_URL": self.redis_url,
+            "CHAIWALA_LOG_LEVEL": "warning",
+            "CHAIWALA_WORKERS": str(self.workers),
             # What the gateway and the rules services read (services/common/workers.py).
             "CHAIWALA_HTTP_WORKERS": str(self.workers),
             "CHAIWALA_GRPC_PROCESSES": str(self.workers),

@@ -29,7 +29,8 @@ def main() -> None:
     if count > 1 and not workers.is_worker():
         log.info("serving_group", workers=count, port=settings.http_port)
         raise SystemExit(workers.supervise(workers.start_workers(count, "gateway")))
-    server = uvicorn.Server(uvicorn_config(create_app(settings), settings, timeout_graceful_shutdown=5))
+    grace = settings.shutdown_grace_seconds  # open SSE streams are closed after this, never wait forever
+    server = uvicorn.Server(uvicorn_config(create_app(settings), settings, timeout_graceful_shutdown=grace))
     if workers.is_worker():
         server.run(sockets=[shared_socket(settings.http_host, settings.http_port)])
     else:

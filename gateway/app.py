@@ -18,6 +18,7 @@ from gateway.backends import Backends
 from gateway.cors import install_cors, parse_origins
 from gateway.docs import install_docs
 from gateway.edge import EdgeMiddleware, Metrics
+from gateway.fanout import FanoutMetrics, LiveEvents
 from gateway.limits import Limiter, LimitMetrics, LimitsMiddleware
 from gateway.lobby_routes import router as lobby_router
 from gateway.openapi import build_openapi
@@ -56,13 +57,16 @@ def create_app(settings: GatewaySettings | None = None) -> FastAPI:
     @asynccontextmanager
     async def lifespan(app: FastAPI) -> AsyncIterator[None]:
         app.state.backends = Backends(settings)
+        app.state.live_events = LiveEvents(settings, app.state.fanout_metrics)
         yield
+        await app.state.live_events.close()
         await app.state.backends.close()
         await close_webhook_channel(app)
 
     app = FastAPI(title="Chaiwala", lifespan=lifespan, openapi_url=None, docs_url=None, redoc_url=None)
     app.state.settings = settings
     app.state.metrics = Metrics()
+    app.state.fanout_metrics = FanoutMetrics(app.state.metrics.registry)
 
     def openapi() -> dict[str, Any]:
         if app.openapi_schema is None:

@@ -28,6 +28,10 @@ CHANNEL_OPTIONS = [
     ("grpc.min_reconnect_backoff_ms", 100),
     ("grpc.max_reconnect_backoff_ms", 1000),
 ]
+# Live-event upstreams (gateway.fanout) get a channel of their own per game type: a local subchannel
+# pool makes it a separate HTTP/2 connection, so long-lived streams and their concurrent-stream
+# budget never compete with ordinary calls.
+WATCH_CHANNEL_OPTIONS = [*CHANNEL_OPTIONS, ("grpc.use_local_subchannel_pool", 1)]
 
 
 def _target(address: str) -> str:
@@ -45,6 +49,8 @@ class Backends:
         self.addresses = settings.service_addresses()
         self.channels: dict[str, grpc.aio.Channel] = {}
         self.stubs: dict[str, rules_pb2_grpc.RulesServiceStub] = {}
+        self.watch_channels: dict[str, grpc.aio.Channel] = {}
+        self.watch_stubs: dict[str, rules_pb2_grpc.RulesServiceStub] = {}
         self.files: list[Any] = []
         for game_type, address in self.addresses.items():
             try:
@@ -55,6 +61,9 @@ class Backends:
             channel = grpc.aio.insecure_channel(_target(address), options=CHANNEL_OPTIONS)
             self.channels[game_type] = channel
             self.stubs[game_type] = rules_pb2_grpc.RulesServiceStub(channel)
+            watch_channel = grpc.aio.insecure_channel(_target(address), options=WATCH_CHANNEL_OPTIONS)
+            self.watch_channels[game_type] = watch_channel
+            self.watch_stubs[game_type] = rules_pb2_grpc.RulesServiceStub(watch_channel)
             self.files.append(protojson.message_class(game_type, "State").DESCRIPTOR.file)
         # The tournament director: not a game type, so not in ``stubs`` (nor in /readyz).
         self.director_channel = grpc.aio.insecure_channel(_target(settings.service_tournament), options=CHANNEL_OPTIONS)
@@ -68,6 +77,12 @@ class Backends:
             raise Problem(404, "game_not_found", "no such game")
         return stub
 
+    def watch_stub(self, game_type: str) -> rules_pb2_grpc.RulesServiceStub:
+        """The stub for live-event upstreams of ``game_type`` (its own connection)."""
+        self.stub(game_type)  # the same refusal for an unknown type
+        return self.watch_stubs[game_type]
+
     async def close(self) -> None:
         """Close every channel."""
-        await asyncio.gather(*(channel.close() for channel in [*self.channels.values(), self.director_channel]))
+        channels = [*self.channels.values(), *self.watch_channels.values(), self.director_channel]
+        await asyncio.gather(*(channel.close() for channel in channels))

@@ -37,6 +37,10 @@ CODE_STATUS = {
     "already_resigned": 409,
     # A compacted game's event log is gone for good; its replay remains (services.retention).
     "game_compacted": 410,
+    # Live events (services.streaming): a limit reached, or a stopping service; retry shortly.
+    "too_many_watched_games": 503,
+    "slow_consumer": 503,
+    "shutting_down": 503,
 }
 TITLES = {
     400: "Bad request",

@@ -9,7 +9,7 @@ module-level functions; what they share (settings, channels, metrics) lives on
 from __future__ import annotations
 
 import asyncio
-from collections.abc import AsyncIterator, Awaitable
+from collections.abc import Awaitable
 from typing import Any
 
 import grpc
@@ -20,12 +20,12 @@ from google.protobuf import json_format
 from google.protobuf.message import Message
 from grpc_health.v1 import health_pb2, health_pb2_grpc
 from prometheus_client import CONTENT_TYPE_LATEST, generate_latest
-from sse_starlette.sse import EventSourceResponse
 
 from chaiwala.v1 import rest_pb2, rules_pb2
 from gateway import jsonbody
 from gateway.backends import Backends
 from gateway.edge import Metrics
+from gateway.fanout import LiveEvents, LiveResponse, ViewerKey
 from gateway.problems import Problem, problem_from_rpc
 from gateway.settings import GatewaySettings
 from gateway.stream_tickets import ticket_body, ticket_param
@@ -311,43 +311,37 @@ async def submit_moves(game_id: str, request: Request) -> Response:
 
 @router.get("/v1/games/{game_id}/events")
 async def events(game_id: str, request: Request) -> Response:
-    """Events after a version: a JSON list, or a live SSE stream when asked for one."""
+    """Events after a version: a JSON list, or a live SSE stream when asked for one (gateway.fanout)."""
     stub = _stub_for(request, game_id)
     metadata = _metadata(request)
     ticket = ticket_param(request)
     after, index = _last_event(request)
+    listing = rules_pb2.ListEventsRequest(game_id=game_id, after=after, ticket=ticket)
+    if index is not None:
+        listing.after_index = index
     if "text/event-stream" not in request.headers.get("accept", ""):
-        listing = rules_pb2.ListEventsRequest(game_id=game_id, after=after, ticket=ticket)
-        if index is not None:
-            listing.after_index = index
         answer = await _rpc(stub.ListEvents(listing, **_call(request)))
         return JSON([protojson.to_dict(e) for e in answer.events])
-    # Check the id and the credential before committing to a 200 stream.
+    # Check the id and the credential before committing to a 200 stream; its version is where
+    # a new shared upstream starts.  Open streams are counted and capped by the limits middleware.
     check = rules_pb2.ListEventsRequest(game_id=game_id, after=MAX_VERSION, ticket=ticket)
-    await _rpc(stub.ListEvents(check, **_call(request)))
-    watch = rules_pb2.WatchEventsRequest(game_id=game_id, after=after, ticket=ticket)
-    if index is not None:
-        watch.after_index = index
-    call = stub.WatchEvents(watch, metadata=metadata, wait_for_ready=True)
-    # Open streams are counted (and capped) by the limits middleware: chaiwala_gateway_sse_streams.
-    return EventSourceResponse(_sse(call), ping=15)
+    probe = await _rpc(stub.ListEvents(check, **_call(request)))
+    watcher = _backends(request).watch_stub(_game_type(game_id))
 
+    def open_watch(resume: tuple[int, int] | None) -> Any:
+        watch = rules_pb2.WatchEventsRequest(game_id=game_id, after=probe.version, ticket=ticket)
+        if resume is not None:
+            watch.after, watch.after_index = resume
+        return watcher.WatchEvents(watch, metadata=metadata, wait_for_ready=True)
 
-async def _sse(call: Any) -> AsyncIterator[dict[str, str]]:
-    """Relay a WatchEvents stream as SSE; a failure becomes an ``error`` event, then ``end``."""
+    live: LiveEvents = request.app.state.live_events
+    subscription = await live.subscribe(ViewerKey.of(game_id, metadata, ticket), open_watch)
     try:
-        async for event in call:
-            yield {
-                "id": f"{event.version}:{event.index}",
-                "event": "game_event",
-                "data": orjson.dumps(protojson.to_dict(event)).decode(),
-            }
-    except grpc.aio.AioRpcError as error:
-        problem = problem_from_rpc(error)
-        yield {"event": "error", "data": orjson.dumps({"code": problem.code, "detail": problem.detail}).decode()}
-    finally:
-        call.cancel()
-    yield {"event": "end", "data": "{}"}
+        history = await _rpc(stub.ListEvents(listing, **_call(request)))  # after subscribing: see gateway.fanout
+    except BaseException:
+        subscription.close()
+        raise
+    return LiveResponse(subscription, list(history.events), (after, MAX_VERSION if index is None else index))
 
 
 @router.post("/v1/games/{game_id}/stream-tickets", status_code=201)

@@ -47,6 +47,12 @@ class GatewaySettings(BaseSettings):
     sse_streams_per_token: int = 8
     sse_streams_per_address: int = 200
     sse_streams_per_process: int = 5000
+    # Live-event fan-out (gateway.fanout): upstream WatchEvents calls per process (one per game
+    # and viewer, shared by its SSE clients), and how many events a client may fall behind.
+    sse_upstreams_per_process: int = 2000
+    sse_client_buffer: int = 256
+    # SIGTERM: how long open connections (SSE streams too) get before they are closed.
+    shutdown_grace_seconds: float = 5.0
     # Binding a non-loopback address while operator calls are open needs this set to 1.
     insecure_open: bool = False
     # Whether operator API keys guard the rules services (only their presence is read here).
@@ -70,6 +76,8 @@ class GatewaySettings(BaseSettings):
             "sse_streams_per_token": self.sse_streams_per_token,
             "sse_streams_per_address": self.sse_streams_per_address,
             "sse_streams_per_process": self.sse_streams_per_process,
+            "sse_upstreams_per_process": self.sse_upstreams_per_process,
+            "sse_client_buffer": self.sse_client_buffer,
         }
     # Browser origins allowed by CORS, comma-separated ("*" = any, as `make run` sets); empty = none.
     cors_origins: str = ""

@@ -24,6 +24,7 @@ from services.common.registry import engine_for
 from services.common.service import RulesServicer
 from services.common.settings import ServiceSettings
 from services.common.store import GameStore
+from services.streaming.hub import EventHub, HubLimits
 from services.tables.service import TableServicer
 
 SERVICE_NAME = rules_pb2.DESCRIPTOR.services_by_name["RulesService"].full_name
@@ -36,10 +37,12 @@ async def create_server(
     store: GameStore,
     addr: str = "127.0.0.1:0",
     api_keys: frozenset[str] = frozenset(),
+    live_limits: HubLimits | None = None,
 ) -> tuple[aio.Server, int, RulesServicer]:
     """Build and start a rules service for ``game_type`` on ``addr``; return it and its bound port.
 
-    ``addr`` may use port 0 for an ephemeral port (tests do).
+    ``addr`` may use port 0 for an ephemeral port (tests do); ``live_limits`` bound the
+    live-event fan-out (:mod:`services.streaming.hub`).
     """
     engine = engine_for(game_type)
     protojson.load_game_protos(game_type)
@@ -54,7 +57,7 @@ async def create_server(
             ("grpc.so_reuseport", 1),
         ],
     )
-    servicer = RulesServicer(engine, store, api_keys)
+    servicer = RulesServicer(engine, store, api_keys, live=EventHub.for_store(store, game_type, live_limits))
     rules_pb2_grpc.add_RulesServiceServicer_to_server(servicer, server)
     tables_pb2_grpc.add_TableServiceServicer_to_server(TableServicer(servicer), server)
     health_servicer = health.aio.HealthServicer()
@@ -81,12 +84,18 @@ async def serve(game_type: str, settings: ServiceSettings) -> None:
         raise SystemExit("REDIS_URL is not set (make run starts an embedded Redis and sets it)")
     check_exposure(f"the {game_type} rules service", settings.grpc_host, bool(settings.api_key_set()),
                    settings.insecure_open, log)
-    store = GameStore.from_url(settings.redis_url, cluster=settings.redis_cluster)
-    server, port, _ = await create_server(
+    store = GameStore.from_url(
+        settings.redis_url,
+        cluster=settings.redis_cluster,
+        max_connections=settings.redis_max_connections,
+        pool_timeout=settings.redis_pool_timeout_seconds,
+    )
+    server, port, servicer = await create_server(
         game_type,
         store,
         f"{settings.grpc_host}:{settings.grpc_port}",
         settings.api_key_set(),
+        settings.hub_limits(),
     )
     if not workers.is_worker():
         start_http_server(settings.metrics_port, addr=settings.grpc_host)  # a group's parent serves the sum
@@ -97,9 +106,16 @@ async def serve(game_type: str, settings: ServiceSettings) -> None:
     for sig in (signal.SIGTERM, signal.SIGINT):
         loop.add_signal_handler(sig, stop.set)
     await stop.wait()
-    log.info("stopping", game_type=game_type)
+    log.info("stopping", game_type=game_type, watched_games=len(servicer.live.feeds))
     gauge.cancel()
-    await server.stop(grace=5)
+    await shutdown(server, servicer, store, settings.shutdown_grace_seconds)
+
+
+async def shutdown(server: aio.Server, servicer: RulesServicer, store: GameStore, grace: float | None) -> None:
+    """Stop serving: end every open watch at once (its client reconnects elsewhere), give unary
+    calls ``grace`` seconds, then close the store.  Open streams never hold a stop up."""
+    await servicer.live.close()
+    await server.stop(grace=grace)
     await store.close()
 
 

@@ -46,6 +46,8 @@ from services.lobby.listing import GameIndex
 from services.lobby.rpcs import LobbyRpcs
 from services.outbox import events as outbox_events
 from services.retention import archive
+from services.streaming.hub import EventHub
+from services.streaming.watch import watch_events
 
 log = get_logger("service")
 
@@ -61,9 +63,13 @@ class RulesServicer(LobbyRpcs, ResignRpcs, rules_pb2_grpc.RulesServiceServicer):
     and a conductor (``services.conductor``) plays the bots and clock timeouts.
     """
 
-    def __init__(self, engine: Engine, store: GameStore, api_keys: frozenset[str]) -> None:
+    def __init__(
+        self, engine: Engine, store: GameStore, api_keys: frozenset[str], live: EventHub | None = None
+    ) -> None:
         self.engine = engine
         self.store = store
+        # Live events: one reader per watched game, shared by every WatchEvents call (services.streaming).
+        self.live = live or EventHub.for_store(store, engine.game_type)
         self.api_keys = api_keys
         self.game_type = engine.game_type
         self.sentences = sentences.sentences_for(engine.game_type)
@@ -556,28 +562,20 @@ class RulesServicer(LobbyRpcs, ResignRpcs, rules_pb2_grpc.RulesServiceServicer):
     async def WatchEvents(
         self, request: rules_pb2.WatchEventsRequest, context: aio.ServicerContext
     ) -> AsyncIterator[rules_pb2.GameEvent]:
-        """Events after a version, then live, until the game is over and all is delivered."""
+        """Events after a version, then live, until the game is over and all is delivered (services.streaming)."""
         meta = await self.store.meta(request.game_id)
         self._check_type(meta)
         viewer = await self._event_viewer(meta, request.ticket)
         archive.refuse_events(meta)
         after, skip = _resume_point(request.after, request.after_index if request.HasField("after_index") else None)
-        delivered = after
         words = answers.words(meta, context)
-        async for entry in self.store.follow(request.game_id, after, block_ms=2_000):
-            if entry is None:
-                meta = await self.store.meta(request.game_id)
-                if _over(meta.status) and delivered >= meta.version:
-                    return
-                continue
-            delivered = entry.version
+
+        def render(entry: LogEntry) -> list[rules_pb2.GameEvent]:
             skip_to = skip if entry.version == request.after else -1
-            for message in self._entry_messages(entry, viewer, skip_to, words=words):
-                yield message
-            if entry.version >= meta.version:
-                meta = await self.store.meta(request.game_id)
-                if _over(meta.status) and delivered >= meta.version:
-                    return
+            return self._entry_messages(entry, viewer, skip_to, words=words)
+
+        async for message in watch_events(self.live, self.store, request.game_id, after, render, context):
+            yield message
 
     async def CreateStreamTicket(
         self, request: rules_pb2.CreateStreamTicketRequest, context: aio.ServicerContext

@@ -5,6 +5,8 @@ from __future__ import annotations
 from pydantic import AliasChoices, Field
 from pydantic_settings import BaseSettings, SettingsConfigDict
 
+from services.streaming.hub import HubLimits
+
 
 class ServiceSettings(BaseSettings):
     """Settings of one rules service process."""
@@ -24,6 +26,20 @@ class ServiceSettings(BaseSettings):
     insecure_open: bool = False
     log_format: str = "json"
     log_level: str = "info"
+    # Redis connections for calls (per node on a cluster), and how long a call waits for a free
+    # one before it fails as unavailable (503 store_unavailable, Retry-After).
+    redis_max_connections: int = 100
+    redis_pool_timeout_seconds: float = 2.0
+    # Live events (services.streaming): games one process follows at once (one Redis connection
+    # each, apart from the calls' pool), and how many log entries a watcher may fall behind.
+    stream_readers: int = 1000
+    stream_buffer: int = 1024
+    # SIGTERM: open watches end at once (UNAVAILABLE shutting_down), in-flight calls get this long.
+    shutdown_grace_seconds: float = 5.0
+
+    def hub_limits(self) -> HubLimits:
+        """The live-event fan-out's limits."""
+        return HubLimits(readers=self.stream_readers, buffer=self.stream_buffer)
 
     def api_key_set(self) -> frozenset[str]:
         """The configured operator keys; empty means the service is open (local dev)."""

@@ -25,7 +25,7 @@ from __future__ import annotations
 import hashlib
 import secrets
 import zlib
-from collections.abc import AsyncIterator, Sequence
+from collections.abc import Sequence
 from dataclasses import dataclass, field
 from typing import Any
 
@@ -47,6 +47,9 @@ IDEMPOTENCY_TTL_SECONDS = 24 * 3600
 # succeeds instead of sleeping through a retry schedule.
 CONNECT_TIMEOUT_SECONDS = 2.0
 STORE_RETRIES = 1
+# Connections per store client (per node on a cluster), and how long a call waits for a free one.
+DEFAULT_MAX_CONNECTIONS = 100
+DEFAULT_POOL_TIMEOUT_SECONDS = 2.0
 # Errors that mean "the store is not answering now", as opposed to a refusal or a bug.
 UNAVAILABLE_ERRORS: tuple[type[BaseException], ...] = (
     redis_errors.ConnectionError,
@@ -306,27 +309,60 @@ def _entry(fields: dict[Any, Any], entry_id: bytes | str) -> LogEntry:
     )
 
 
+def _client(
+    url: str, cluster: bool, max_connections: int, pool_timeout: float | None
+) -> aioredis.Redis | RedisCluster:
+    """A Redis (or Redis Cluster) client with a bounded pool; ``pool_timeout=None`` waits as long as needed."""
+    if cluster:
+        return RedisCluster.from_url(
+            url, socket_connect_timeout=CONNECT_TIMEOUT_SECONDS, max_connections=max_connections
+        )
+    retry = Retry(NoBackoff(), STORE_RETRIES)
+    pool = aioredis.BlockingConnectionPool.from_url(
+        url,
+        max_connections=max_connections,
+        timeout=pool_timeout,
+        socket_connect_timeout=CONNECT_TIMEOUT_SECONDS,
+        retry=retry,
+        retry_on_error=[redis_errors.ConnectionError, redis_errors.TimeoutError],
+    )
+    return aioredis.Redis(connection_pool=pool)
+
+
 class GameStore:
     """Async access to games in Redis (single server or Redis Cluster)."""
 
     def __init__(self, client: aioredis.Redis | RedisCluster) -> None:
         self.redis = client
+        self._source: tuple[str, bool] | None = None
         self._commit = client.register_script(_COMMIT)
         self._set_status = client.register_script(_SET_STATUS)
 
     @classmethod
-    def from_url(cls, url: str, cluster: bool = False) -> GameStore:
-        """Connect to ``url``; ``cluster`` selects the Redis Cluster client."""
-        if cluster:
-            return cls(RedisCluster.from_url(url, socket_connect_timeout=CONNECT_TIMEOUT_SECONDS))
-        retry = Retry(NoBackoff(), STORE_RETRIES)
-        client = aioredis.Redis.from_url(
-            url,
-            socket_connect_timeout=CONNECT_TIMEOUT_SECONDS,
-            retry=retry,
-            retry_on_error=[redis_errors.ConnectionError, redis_errors.TimeoutError],
-        )
-        return cls(client)
+    def from_url(
+        cls,
+        url: str,
+        cluster: bool = False,
+        max_connections: int = DEFAULT_MAX_CONNECTIONS,
+        pool_timeout: float = DEFAULT_POOL_TIMEOUT_SECONDS,
+    ) -> GameStore:
+        """Connect to ``url``; ``cluster`` selects the Redis Cluster client.
+
+        At most ``max_connections`` connections (per node on a cluster); a call finding them all
+        busy waits up to ``pool_timeout`` seconds for one, then fails as unavailable (503), so a
+        burst queues briefly instead of failing at once.
+        """
+        store = cls(_client(url, cluster, max_connections, pool_timeout))
+        store._source = (url, cluster)
+        return store
+
+    def blocking_client(self, max_connections: int) -> aioredis.Redis | RedisCluster:
+        """A client of its own for blocking reads (live-event readers), so they never hold the
+        connections calls need; this store's own client when it was not made from a URL."""
+        if self._source is None:
+            return self.redis
+        url, cluster = self._source
+        return _client(url, cluster, max_connections, pool_timeout=None)
 
     async def close(self) -> None:
         """Release connections."""
@@ -536,23 +572,27 @@ class GameStore:
         raw: Any = await self.redis.xrange(_keys(game_id)[2], min=start, max="+")
         return [_entry(fields, entry_id) for entry_id, fields in raw or []]
 
-    async def follow(self, game_id: str, after: int, block_ms: int = 10_000) -> AsyncIterator[LogEntry | None]:
-        """Entries after version ``after``, then new ones as they are appended.
 
-        Yields ``None`` whenever ``block_ms`` passes with nothing new, so the caller
-        can decide whether to keep waiting (e.g. stop once the game is over).
-        """
-        last_id = f"{after}-1" if after >= 0 else "0-0"
-        events_key = _keys(game_id)[2]
-        for entry in await self.entries(game_id, after):
-            last_id = f"{entry.version}-1"
-            yield entry
-        while True:
-            answer: Any = await self.redis.xread({events_key: last_id}, block=block_ms, count=100)
-            if not answer:
-                yield None
-                continue
-            for _stream, items in answer or []:
-                for entry_id, fields in items:
-                    last_id = _decode(entry_id)
-                    yield _entry(fields, entry_id)
+# ---- live readers (services.streaming) ------------------------------------------------------
+# Plain reads on any client, so the readers of services.streaming.hub can use a client of their own.
+
+
+async def last_logged_version(client: aioredis.Redis | RedisCluster, game_id: str) -> int:
+    """The version of the game's last log entry (-1 while it has none: a waiting game)."""
+    raw: Any = await client.xrevrange(_keys(game_id)[2], max="+", min="-", count=1)
+    return int(_decode(raw[0][0]).split("-")[0]) if raw else -1
+
+
+async def read_log(
+    client: aioredis.Redis | RedisCluster, game_id: str, after: int, block_ms: int, count: int = 100
+) -> list[LogEntry]:
+    """Entries after version ``after``, waiting up to ``block_ms`` for the first ([] if none came)."""
+    last_id = f"{after}-1" if after >= 0 else "0-0"
+    answer: Any = await client.xread({_keys(game_id)[2]: last_id}, block=block_ms, count=count)
+    return [_entry(fields, entry_id) for _stream, items in answer or [] for entry_id, fields in items]
+
+
+async def progress(client: aioredis.Redis | RedisCluster, game_id: str) -> tuple[str, int]:
+    """The game's status and version ("" and -1 for an unknown game)."""
+    status, version = await client.hmget(_keys(game_id)[0], ["status", "version"])
+    return _decode(status), int(_decode(version) or -1)

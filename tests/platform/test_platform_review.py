@@ -99,9 +99,21 @@ def test_open_sse_streams_are_a_gauge(client: httpx.Client) -> None:
     headers = {"Accept": "text/event-stream"}
     with client.stream("GET", f"/v1/games/{created['game_id']}/events", headers=headers) as response:
         assert response.status_code == 200
-        next(sse_events(response))
-        assert _metric(client.get("/metrics").text, "chaiwala_gateway_sse_streams") == before + 1
+        stream = sse_events(response)
+        first = next(stream)
+        # The stream ends (and is no longer counted) only after an ``error`` or ``end`` event: say which.
+        assert first["event"] == "game_event", first
+        counted = _metric(client.get("/metrics").text, "chaiwala_gateway_sse_streams")
+        assert counted == before + 1, f"the open stream is not counted; it went on with {_next_or_timeout(stream)}"
     deadline = time.monotonic() + 30  # the gateway notices the disconnect on its next write or ping
     while _metric(client.get("/metrics").text, "chaiwala_gateway_sse_streams") != before:
         assert time.monotonic() < deadline, "the closed stream is still counted"
         time.sleep(0.05)
+
+
+def _next_or_timeout(stream: Iterator[dict[str, str]]) -> object:
+    """The stream's next message, or the read timeout when it is (rightly) still waiting."""
+    try:
+        return next(stream, "the end of the response")
+    except httpx.ReadTimeout as timeout:
+        return timeout

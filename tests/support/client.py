@@ -3,7 +3,7 @@
 from __future__ import annotations
 
 import time
-from collections.abc import Callable, Iterator
+from collections.abc import AsyncIterator, Callable, Iterator
 from typing import Any
 
 import httpx
@@ -67,15 +67,33 @@ def sse_events(response: httpx.Response) -> Iterator[dict[str, str]]:
     """Parse a text/event-stream response into ``{"id", "event", "data"}`` messages."""
     message: dict[str, str] = {}
     for line in response.iter_lines():
-        if not line:
-            if "data" in message:
-                yield message
+        done = sse_line(message, line)
+        if done is not None:
+            if "data" in done:
+                yield done
             message = {}
-            continue
-        if line.startswith(":"):
-            continue
-        name, _, value = line.partition(":")
-        message[name] = value[1:] if value.startswith(" ") else value
+
+
+async def sse_events_async(response: httpx.Response) -> AsyncIterator[dict[str, str]]:
+    """:func:`sse_events` for an ``httpx.AsyncClient`` stream."""
+    message: dict[str, str] = {}
+    async for line in response.aiter_lines():
+        done = sse_line(message, line)
+        if done is not None:
+            if "data" in done:
+                yield done
+            message = {}
+
+
+def sse_line(message: dict[str, str], line: str) -> dict[str, str] | None:
+    """Add one line of an event stream to ``message``; the finished message at a blank line (else ``None``)."""
+    if not line:
+        return message
+    if line.startswith(":"):
+        return None
+    name, _, value = line.partition(":")
+    message[name] = value[1:] if value.startswith(" ") else value
+    return None
 
 
 def wait_for_game(

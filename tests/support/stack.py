@@ -28,9 +28,10 @@ from gateway.app import create_app
 from gateway.server import uvicorn_config
 from gateway.settings import GatewaySettings
 from services.common.processes import stop_process
-from services.common.server import create_server
+from services.common.server import create_server, shutdown
 from services.common.service import RulesServicer
 from services.common.store import GameStore
+from services.streaming.hub import HubLimits
 from tests.support import secrets
 
 T = TypeVar("T")
@@ -85,12 +86,16 @@ class Services:
         for key in self.api_keys:
             secrets.remember(key)
 
-    def start(self, game_type: str, port: int = 0) -> RunningService:
-        """Start a rules service for ``game_type`` (port 0 = ephemeral)."""
+    def start(
+        self, game_type: str, port: int = 0, live_limits: HubLimits | None = None, **pool: Any
+    ) -> RunningService:
+        """Start a rules service for ``game_type`` (port 0 = ephemeral); ``live_limits`` bound its
+        live-event fan-out, ``pool`` (``max_connections``, ``pool_timeout``) its Redis pool."""
 
         async def boot() -> RunningService:
-            store = GameStore.from_url(self.redis_url, cluster=self.cluster)
-            server, bound, servicer = await create_server(game_type, store, f"127.0.0.1:{port}", self.api_keys)
+            store = GameStore.from_url(self.redis_url, cluster=self.cluster, **pool)
+            address = f"127.0.0.1:{port}"
+            server, bound, servicer = await create_server(game_type, store, address, self.api_keys, live_limits)
             return RunningService(game_type, server, bound, servicer, store)
 
         return self.loops.run(boot())
@@ -99,8 +104,7 @@ class Services:
         """Stop a service and close its Redis connections."""
 
         async def halt() -> None:
-            await service.server.stop(grace)
-            await service.store.close()
+            await shutdown(service.server, service.servicer, service.store, grace)
 
         self.loops.run(halt())
 
@@ -113,7 +117,12 @@ class Gateway:
     """The FastAPI gateway served by a real uvicorn on an ephemeral port."""
 
     def __init__(
-        self, addresses: dict[str, str], customise: Any = None, redis_url: str = "", **overrides: Any
+        self,
+        addresses: dict[str, str],
+        customise: Any = None,
+        redis_url: str = "",
+        send_buffer: int | None = None,
+        **overrides: Any,
     ) -> None:
         settings = GatewaySettings(
             games=",".join(addresses),
@@ -125,6 +134,8 @@ class Gateway:
         )
         self.sock = socket.socket()
         self.sock.setsockopt(socket.SOL_SOCKET, socket.SO_REUSEADDR, 1)
+        if send_buffer is not None:  # accepted connections inherit it: a client that stops reading stalls sooner
+            self.sock.setsockopt(socket.SOL_SOCKET, socket.SO_SNDBUF, send_buffer)
         self.sock.bind(("127.0.0.1", 0))
         self.port = self.sock.getsockname()[1]
         app = create_app(settings)

@@ -1,0 +1,292 @@
+"""The gateway's live-event fan-out: SSE clients of one game and one viewer share one upstream watch.
+
+Before, each SSE client opened its own gRPC ``WatchEvents``; 5,000 listeners meant 5,000 gRPC
+streams (and, in the rules service, 5,000 Redis connections).  Now each gateway process keeps
+one upstream ``WatchEvents`` per :class:`ViewerKey` and relays every event it receives, rendered
+once as SSE bytes, to the bounded :class:`~services.streaming.mailbox.Mailbox` of every client
+sharing it:
+
+* **Who shares.**  Events are redacted per viewer by the rules service, so a key is the game,
+  the SHA-256 of the ``Authorization`` header and of the stream ticket, and the language of the
+  sentences.  Every spectator without a credential shares one upstream; a seat's stream is only
+  ever shared by requests carrying that very credential, so no spectator (or other seat) can get
+  a seat's events.  Each client is still checked by the rules service (the route's
+  ``ListEvents`` probe) before it joins, so an expired ticket or a kicked seat's token cannot
+  ride on an upstream opened earlier.
+* **Joining mid-game.**  A client subscribes first, then reads its history (``ListEvents`` from
+  its resume point), then relays live events newer than the last one it sent, by
+  ``(version, index)``: the upstream delivers everything after the version the route saw before
+  subscribing, and the history read afterwards covers at least as far, so nothing is lost or
+  repeated.
+* **Slow clients** more than ``sse_client_buffer`` events behind are dropped: their stream ends
+  with an ``error`` event (code ``slow_consumer``) after the last event they got, whose id resumes
+  the stream (``Last-Event-ID``).  The upstream never waits for a client.
+* **Restarts are ridden out.**  An upstream failing with UNAVAILABLE (its rules service restarting
+  or stopping, a connection recycled) is reopened after the last event it relayed, up to
+  :data:`RESUMES` times in a row; its clients see no gap and no repeat.
+* **Nothing lingers.**  A departed client leaves at once; the last one leaving cancels the
+  upstream; an upstream that ends (game over, service restart) ends every client's stream, with an
+  ``error`` event when it failed.  At most ``sse_upstreams_per_process`` upstreams run (503
+  ``too_many_streams`` with ``Retry-After`` past it), on a channel of their own per game type
+  (:class:`gateway.backends.Backends`), so long-lived streams never queue behind or in front of
+  ordinary calls on one HTTP/2 connection.
+"""
+
+from __future__ import annotations
+
+import asyncio
+import hashlib
+from collections.abc import AsyncIterator, Callable
+from dataclasses import dataclass
+from typing import Any
+
+import grpc
+import orjson
+from prometheus_client import CollectorRegistry, Counter, Gauge
+from sse_starlette import EventSourceResponse, ServerSentEvent
+from starlette.types import Receive, Scope, Send
+
+from chaiwala.v1 import rules_pb2
+from gateway.limits import STREAM_RETRY_AFTER
+from gateway.problems import Problem, problem_from_rpc
+from gateway.settings import GatewaySettings
+from services.common import protojson
+from services.common.logs import get_logger
+from services.streaming.mailbox import Broadcast, Mailbox, SlowConsumer
+from services.streaming.watch import OPEN_MARKER
+
+log = get_logger("gateway")
+
+Position = tuple[int, int]
+Relayed = tuple[Position, bytes]  # an event's (version, index) and its SSE bytes
+# Starts the upstream WatchEvents call (a grpc.aio UnaryStreamCall): from where the route chose
+# (``None``), or, to resume after a failure, after the last event relayed.
+OpenCall = Callable[[Position | None], Any]
+# An upstream that fails with UNAVAILABLE (a rules service restarting, shutting down, a recycled
+# connection) is reopened after its last event this many times in a row, so clients see nothing.
+RESUMES = 3
+RESUME_PAUSE_SECONDS = 0.25
+END = ServerSentEvent(event="end", data="{}").encode()
+PING_SECONDS = 15
+
+
+@dataclass(frozen=True)
+class ViewerKey:
+    """Which SSE clients may share an upstream: same game, same credential, same language."""
+
+    game_id: str
+    credential: str
+    ticket: str
+    language: str
+
+    @classmethod
+    def of(cls, game_id: str, metadata: tuple[tuple[str, str], ...], ticket: str) -> ViewerKey:
+        """The key of a request, from the gRPC metadata the route forwards (secrets only as hashes)."""
+        found = dict(metadata)
+        return cls(game_id, _digest(found.get("authorization", "")), _digest(ticket), found.get("accept-language", ""))
+
+
+def _digest(secret: str) -> str:
+    return hashlib.sha256(secret.encode()).hexdigest() if secret else ""
+
+
+def sse_bytes(event: rules_pb2.GameEvent) -> Relayed:
+    """One event as the SSE message every client of its upstream gets (rendered once)."""
+    data = orjson.dumps(protojson.to_dict(event)).decode()
+    message = ServerSentEvent(id=f"{event.version}:{event.index}", event="game_event", data=data)
+    return (event.version, event.index), message.encode()
+
+
+def error_bytes(code: str, detail: str, **extra: str) -> bytes:
+    """An SSE ``error`` event (the stream ends after it)."""
+    data = orjson.dumps({"code": code, "detail": detail, **extra}).decode()
+    return ServerSentEvent(event="error", data=data).encode()
+
+
+class _Upstream(Broadcast[Relayed]):
+    """One upstream WatchEvents and the mailboxes of the clients sharing it."""
+
+    def __init__(self, key: ViewerKey) -> None:
+        super().__init__()
+        self.key = key
+
+
+class FanoutMetrics:
+    """Upstreams open, clients attached, slow clients dropped."""
+
+    def __init__(self, registry: CollectorRegistry) -> None:
+        self.upstreams = Gauge(
+            "chaiwala_gateway_sse_upstreams", "Upstream WatchEvents calls shared by SSE clients", registry=registry
+        )
+        self.clients = Gauge(
+            "chaiwala_gateway_sse_subscribers", "SSE clients attached to an upstream", registry=registry
+        )
+        self.dropped = Counter(
+            "chaiwala_gateway_sse_dropped_slow_consumers",
+            "SSE clients dropped for falling a whole buffer behind",
+            registry=registry,
+        )
+
+
+class Subscription:
+    """One SSE client's place on an upstream."""
+
+    def __init__(self, hub: LiveEvents, upstream: _Upstream, mailbox: Mailbox[Relayed]) -> None:
+        self.hub = hub
+        self.upstream = upstream
+        self.mailbox = mailbox
+        self.closed = False
+
+    def close(self) -> None:
+        """Leave the upstream now; the last client leaving cancels it."""
+        if self.closed:
+            return
+        self.closed = True
+        self.hub.metrics.clients.dec()
+        self.mailbox.close()
+        self.upstream.mailboxes.discard(self.mailbox)
+        self.hub.release(self.upstream)
+
+
+class LiveEvents:
+    """Every upstream watch of one gateway process."""
+
+    def __init__(self, settings: GatewaySettings, metrics: FanoutMetrics) -> None:
+        self.settings = settings
+        self.metrics = metrics
+        self.upstreams: dict[ViewerKey, _Upstream] = {}
+
+    async def subscribe(self, key: ViewerKey, open_call: OpenCall) -> Subscription:
+        """A place on the upstream of ``key``, opened with ``open_call`` when there is none yet.
+
+        Raises the upstream's refusal as a :class:`Problem` (e.g. 503 when the rules service
+        follows too many games, 404, 401) before the client gets a 200.
+        """
+        upstream = self.upstreams.get(key) or self._start(key, open_call)
+        mailbox: Mailbox[Relayed] = Mailbox(self.settings.sse_client_buffer)
+        upstream.mailboxes.add(mailbox)
+        self.metrics.clients.inc()
+        subscription = Subscription(self, upstream, mailbox)
+        try:
+            await asyncio.shield(upstream.opened)
+        except BaseException:
+            subscription.close()
+            raise
+        return subscription
+
+    def _start(self, key: ViewerKey, open_call: OpenCall) -> _Upstream:
+        cap = self.settings.sse_upstreams_per_process
+        if len(self.upstreams) >= cap:
+            detail = f"too many open event streams (upstreams per process: {cap})"
+            raise Problem(503, "too_many_streams", detail, headers={"Retry-After": str(STREAM_RETRY_AFTER)})
+        upstream = _Upstream(key)
+        self.upstreams[key] = upstream
+        upstream.task = asyncio.create_task(self._relay(upstream, open_call), name=f"sse:{key.game_id}")
+        return upstream
+
+    def release(self, upstream: _Upstream) -> None:
+        """Cancel ``upstream`` if nobody is left on it."""
+        if upstream.mailboxes or self.upstreams.get(upstream.key) is not upstream:
+            return
+        del self.upstreams[upstream.key]  # a client arriving now opens a fresh one
+        if upstream.task is not None:
+            upstream.task.cancel()
+
+    async def _relay(self, upstream: _Upstream, open_call: OpenCall) -> None:
+        """Open the upstream, then offer each event to every client; see the module docstring."""
+        self.metrics.upstreams.inc()
+        calls = [open_call(None)]  # the current call is the last
+        try:
+            await self._opened(calls[-1])
+            upstream.opened.set_result(None)
+            last: Position | None = None
+            for attempt in range(RESUMES + 1):
+                try:
+                    while (event := await calls[-1].read()) is not grpc.aio.EOF:
+                        last = (event.version, event.index)
+                        self.metrics.dropped.inc(upstream.offer(sse_bytes(event)))
+                    break
+                except grpc.aio.AioRpcError as error:
+                    if error.code() != grpc.StatusCode.UNAVAILABLE or attempt == RESUMES:
+                        raise
+                await asyncio.sleep(RESUME_PAUSE_SECONDS * (attempt + 1))
+                calls.append(open_call(last))
+                await self._opened(calls[-1])
+            upstream.end()
+        except grpc.aio.AioRpcError as error:
+            self._fail(upstream, problem_from_rpc(error))
+        except Problem as problem:
+            self._fail(upstream, problem)
+        except asyncio.CancelledError:
+            upstream.end()
+            raise
+        finally:
+            for call in calls:
+                call.cancel()
+            self.metrics.upstreams.dec()
+            if self.upstreams.get(upstream.key) is upstream:
+                del self.upstreams[upstream.key]
+            upstream.fail_opening(Problem(503, "service_unavailable", "the event stream closed"))
+
+    async def _opened(self, call: Any) -> None:
+        """Wait until the rules service subscribed the watch (its initial metadata), or raise why not."""
+        try:
+            async with asyncio.timeout(self.settings.rpc_timeout_seconds):
+                metadata = await call.initial_metadata()
+        except TimeoutError:
+            raise Problem(504, "timeout", "the rules service did not open the event stream in time") from None
+        if metadata.get(OPEN_MARKER[0]) != OPEN_MARKER[1]:
+            await call.read()  # a refused watch has no marker: this raises its status
+            raise Problem(502, "upstream_error", "the rules service ended the event stream before opening it")
+
+    def _fail(self, upstream: _Upstream, problem: Problem) -> None:
+        upstream.fail_opening(problem)
+        upstream.end(problem)
+
+    async def close(self) -> None:
+        """Cancel every upstream (the gateway is stopping)."""
+        tasks = [u.task for u in self.upstreams.values() if u.task is not None]
+        for task in tasks:
+            task.cancel()
+        await asyncio.gather(*tasks, return_exceptions=True)
+
+
+async def relay(subscription: Subscription, history: list[rules_pb2.GameEvent], last: Position) -> AsyncIterator[bytes]:
+    """One client's SSE stream: its history, then live events newer than the last one sent, then ``end``.
+
+    ``last`` is the client's resume point; a failure or a drop becomes an ``error`` event.
+    """
+    try:
+        for event in history:
+            position, message = sse_bytes(event)
+            if position > last:
+                last = position
+                yield message
+        async for position, message in subscription.mailbox:
+            if position > last:
+                last = position
+                yield message
+    except SlowConsumer as dropped:
+        resume = f"{last[0]}:{last[1]}"
+        yield error_bytes("slow_consumer", f"dropped: {dropped}; reconnect with Last-Event-ID", last_event_id=resume)
+    except Problem as problem:
+        yield error_bytes(problem.code, problem.detail)
+    finally:
+        subscription.close()
+    yield END
+
+
+class LiveResponse(EventSourceResponse):
+    """The SSE response of one client; however it ends (even before its first event), the client
+    leaves its upstream."""
+
+    def __init__(self, subscription: Subscription, history: list[rules_pb2.GameEvent], last: Position) -> None:
+        super().__init__(relay(subscription, history, last), ping=PING_SECONDS)
+        self.subscription = subscription
+
+    async def __call__(self, scope: Scope, receive: Receive, send: Send) -> None:
+        """Stream, then release the subscription."""
+        try:
+            await super().__call__(scope, receive, send)
+        finally:
+            self.subscription.close()
