@@ -15,7 +15,14 @@ from services.common.embedded_redis import start_redis
 from services.common.logs import configure_logging, flush_logs
 from services.common.registry import available_game_types
 from tests.support import secrets
-from tests.support.stack import WEBHOOK_OPERATOR_KEY, ConductorProcess, Gateway, Services, WebhookProcess
+from tests.support.stack import (
+    WEBHOOK_OPERATOR_KEY,
+    ConductorProcess,
+    DirectorProcess,
+    Gateway,
+    Services,
+    WebhookProcess,
+)
 
 
 @dataclass
@@ -113,11 +120,18 @@ def webhook_dispatcher(redis_url: str, tmp_path_factory: pytest.TempPathFactory)
 
 @pytest.fixture(scope="session")
 def stack(
-    services: Services, game_types: list[str], conductor: ConductorProcess, webhook_dispatcher: WebhookProcess
+    services: Services,
+    game_types: list[str],
+    conductor: ConductorProcess,
+    webhook_dispatcher: WebhookProcess,
+    tmp_path_factory: pytest.TempPathFactory,
 ) -> Iterator[dict[str, object]]:
     """One rules service per game, a gateway routing to them (open: no API keys) and to a webhook
     dispatcher (operator key required), and a conductor."""
     running = {game: services.start(game) for game in game_types}
+    # A tournament director too, so every documented route has its backend (the fuzz tests call them all).
+    addresses = {game: svc.address for game, svc in running.items()}
+    director = DirectorProcess(services.redis_url, addresses, tmp_path_factory.mktemp("director") / "director.log")
     # Creating a game no longer waits for its bots, so the suite creates games faster than the
     # default quota of one client allows; the limit tests configure their own small limits.
     gateway = Gateway(
@@ -125,6 +139,7 @@ def stack(
         redis_url=services.redis_url,
         create_limit="500/second;1000000/hour",
         service_webhook=webhook_dispatcher.address,
+        service_tournament=director.address,
     )
     try:
         yield {
@@ -136,5 +151,6 @@ def stack(
         }
     finally:
         gateway.stop()
+        director.stop()
         for svc in running.values():
             services.stop(svc)

@@ -39,7 +39,7 @@ class Positions:
         if known is not None:
             self._known.move_to_end(name)  # type: ignore[arg-type]
             return self._copy(known)
-        match = Match(engine=self.engine, snapshot=Snapshot.from_json(snapshot), canonical=self.canonical)
+        match = Match(engine=self.engine, snapshot=Snapshot.from_json(snapshot), canonical=self.canonical, trusted=True)
         if name is not None:
             self._file(name, match)
         return self._copy(match)
@@ -62,7 +62,9 @@ class Positions:
     def _copy(self, match: Match) -> Match:
         # The snapshot is never changed in place (Match.play makes a new one), so sharing it is
         # safe; the legal-move memo is shared too, so what one request computes the next reuses.
-        return Match(engine=self.engine, snapshot=match.snapshot, canonical=self.canonical, legal=match.legal)
+        return Match(
+            engine=self.engine, snapshot=match.snapshot, canonical=self.canonical, legal=match.legal, trusted=True
+        )
 
 
 def _name(game_id: str, version: int, log_head: str) -> Name | None:

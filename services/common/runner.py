@@ -66,6 +66,10 @@ class Match:
     # may be shared with :class:`services.common.positions.Positions` for the same position.
     legal: dict[int, dict[bytes, Move]] = field(default_factory=dict, repr=False, compare=False)
     legal_of: object = field(default=None, repr=False, compare=False)
+    # Whether the state is never changed in place (the service's matches, made from stored snapshots):
+    # only then are legal moves remembered and the snapshot's rendered JSON reused. Tests and tools
+    # that edit ``match.state`` to set up a position get a fresh look at every call.
+    trusted: bool = field(default=False, repr=False, compare=False)
 
     def __post_init__(self) -> None:
         if self.legal_of is None:
@@ -100,6 +104,8 @@ class Match:
         return list(self._legal_by_key(seat).values())
 
     def _legal_by_key(self, seat: int) -> dict[bytes, Move]:
+        if not self.trusted:
+            return {json_key(move): move for move in self.engine.legal_moves(self.state, seat)}
         if self.legal_of is not self.state:  # the state was replaced: what is known is of another position
             self.legal, self.legal_of = {}, self.state
         known = self.legal.get(seat)
@@ -133,7 +139,8 @@ class Match:
         legal = self.find_legal(seat, move)
         # A JSON round trip is a deep copy (several times faster than copy.deepcopy) and makes
         # an in-process match see exactly what the service sees after reloading a snapshot.
-        state = orjson.loads(self.snapshot.to_json())["state"]
+        rendered = self.snapshot.to_json() if self.trusted else orjson.dumps({"state": self.state})
+        state = orjson.loads(rendered)["state"]
         rng = Rng.from_state(self.snapshot.rng)
         new_state, events = self.engine.apply(state, seat, legal, rng)
         self.snapshot = Snapshot(state=new_state, rng=rng.state)

@@ -88,7 +88,7 @@ class RulesServicer(LobbyRpcs, ResignRpcs, rules_pb2_grpc.RulesServiceServicer):
         return self._match(snapshot)
 
     def _match(self, snapshot: bytes) -> Match:
-        return Match(engine=self.engine, snapshot=Snapshot.from_json(snapshot), canonical=self._canonical)
+        return Match(engine=self.engine, snapshot=Snapshot.from_json(snapshot), canonical=self._canonical, trusted=True)
 
     def position(self, meta: GameMeta, snapshot: bytes) -> Match:
         """The match of a started game's current position, parsed and legal moves computed once per position."""

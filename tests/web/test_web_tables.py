@@ -111,8 +111,11 @@ def test_india_rails_played_by_clicks_to_the_result_with_a_spectator(
 
     def each_click(clicks: int) -> None:
         # Cash behind the screen: the seat sees its own, the spectator sees it hidden.
-        if _status(second_browser) == "active":
-            hidden = second_browser.execute_script("return document.querySelector('.ir-cash').dataset.hidden")
+        # Status and cash are read in one script: the page may redraw (the game ending) between two reads.
+        status, hidden = second_browser.execute_script(
+            "return [document.body.dataset.status || '', document.querySelector('.ir-cash').dataset.hidden]"
+        )
+        if status == "active":
             assert hidden == "true"
         assert browser.execute_script("return document.querySelector('.ir-player.mine .ir-cash').dataset.hidden") == (
             "false"
