@@ -32,7 +32,8 @@ def test_seat_tokens_appear_once_at_creation_and_never_as_empty_fields(client: h
     for headers in ({}, auth(token)):
         game = client.get(f"/v1/games/{created['game_id']}", headers=headers).json()
         assert all("token" not in seat for seat in game["seats"])
-        assert [sorted(seat) for seat in game["seats"]] == [["bot", "external_id", "name", "open", "reserved", "resigned", "seat"]] * 2
+        fields = ["bot", "external_id", "name", "open", "reserved", "resigned", "seat"]
+        assert [sorted(seat) for seat in game["seats"]] == [fields] * 2
 
 
 @pytest.mark.parametrize(
