@@ -29,7 +29,6 @@ from gateway.settings import GatewaySettings
 from gateway.table_routes import router as table_router
 from gateway.tournament_routes import router as tournament_router
 from gateway.webclient import install_web_client
-from gateway.webhook_routes import close_channel as close_webhook_channel
 from gateway.webhook_routes import router as webhook_router
 
 
@@ -61,7 +60,6 @@ def create_app(settings: GatewaySettings | None = None) -> FastAPI:
         yield
         await app.state.live_events.close()
         await app.state.backends.close()
-        await close_webhook_channel(app)
 
     app = FastAPI(title="Chaiwala", lifespan=lifespan, openapi_url=None, docs_url=None, redoc_url=None)
     app.state.settings = settings

@@ -9,7 +9,7 @@ import grpc
 
 from chaiwala.rating.v1 import rating_pb2_grpc
 from chaiwala.tournament.v1 import tournament_pb2_grpc
-from chaiwala.v1 import rules_pb2_grpc
+from chaiwala.v1 import rules_pb2_grpc, webhooks_pb2_grpc
 from gateway.problems import Problem
 from gateway.settings import GatewaySettings
 from services.common import protojson
@@ -69,6 +69,9 @@ class Backends:
         self.director_channel = grpc.aio.insecure_channel(_target(settings.service_tournament), options=CHANNEL_OPTIONS)
         self.tournaments = tournament_pb2_grpc.TournamentServiceStub(self.director_channel)
         self.ratings = rating_pb2_grpc.RatingServiceStub(self.director_channel)
+        # The webhook dispatcher's WebhookService (operator calls only), likewise outside ``stubs``.
+        self.webhook_channel = grpc.aio.insecure_channel(_target(settings.service_webhook), options=CHANNEL_OPTIONS)
+        self.webhooks = webhooks_pb2_grpc.WebhookServiceStub(self.webhook_channel)
 
     def stub(self, game_type: str) -> rules_pb2_grpc.RulesServiceStub:
         """The stub for ``game_type``; unknown types are a 404 for ids, a 400 for bodies."""
@@ -84,5 +87,5 @@ class Backends:
 
     async def close(self) -> None:
         """Close every channel."""
-        channels = [*self.channels.values(), *self.watch_channels.values(), self.director_channel]
+        channels = [*self.channels.values(), *self.watch_channels.values(), self.director_channel, self.webhook_channel]
         await asyncio.gather(*(channel.close() for channel in channels))

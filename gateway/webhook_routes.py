@@ -10,38 +10,21 @@ from __future__ import annotations
 
 from typing import Any
 
-import grpc
 from fastapi import APIRouter, Request
 from fastapi.responses import Response
 
 from chaiwala.v1 import webhooks_pb2, webhooks_pb2_grpc
-from gateway.backends import CHANNEL_OPTIONS, _target
 from gateway.problems import Problem
-from gateway.routes import JSON, _metadata, _parse, _read_json, _rpc, _settings
+from gateway.routes import JSON, _backends, _metadata, _parse, _read_json, _rpc, _settings
 from services.common import protojson
 
 router = APIRouter()
 WAIT_SECONDS = 10.0
-# Reconnect soon after a dispatcher restart (gRPC's default back-off grows to two minutes).
-CHANNEL = [*CHANNEL_OPTIONS, ("grpc.initial_reconnect_backoff_ms", 200), ("grpc.max_reconnect_backoff_ms", 2000)]
 
 
 def _stub(request: Request) -> webhooks_pb2_grpc.WebhookServiceStub:
-    """The WebhookService stub, on one channel opened with the first call."""
-    state = request.app.state
-    stub: webhooks_pb2_grpc.WebhookServiceStub | None = getattr(state, "webhook_stub", None)
-    if stub is None:
-        channel = grpc.aio.insecure_channel(_target(_settings(request).service_webhook), options=CHANNEL)
-        stub = webhooks_pb2_grpc.WebhookServiceStub(channel)
-        state.webhook_channel, state.webhook_stub = channel, stub
-    return stub
-
-
-async def close_channel(app: Any) -> None:
-    """Close the WebhookService channel, if a call opened one (the app's lifespan calls this)."""
-    channel = getattr(app.state, "webhook_channel", None)
-    if channel is not None:
-        await channel.close()
+    """The WebhookService stub, on the gateway's channel to the dispatcher (gateway.backends)."""
+    return _backends(request).webhooks
 
 
 def _options(request: Request) -> dict[str, Any]:
