@@ -9,7 +9,8 @@ script never crosses shards):
 * ``game:{G}:events`` – stream, one entry per accepted move with ID ``<version>-1``
   (creation, or the start of a game that waited for players, is ``0-1``): seat, bot,
   move, the unredacted events and a kind ("" for a move; "timeout", "resign" for
-  lifecycle entries without a move).  This is the
+  lifecycle entries without a move), with its chain hash and state digest; stored as
+  :mod:`services.eventlog.codec` says (binary hashes, a compressed body).  This is the
   log of truth; the snapshot is only a cache of replaying it.
 * ``game:{G}:idem:<seat>:<key>`` – the first answer to an idempotent submission.
 
@@ -38,6 +39,7 @@ from redis.backoff import NoBackoff
 
 from services.common.attention import keys_for_game, score_arg
 from services.common.attention import new_game_id as new_game_id
+from services.eventlog import codec
 from services.outbox import events as outbox_events
 from services.outbox import stream as outbox_stream
 
@@ -68,6 +70,9 @@ UNAVAILABLE_ERRORS: tuple[type[BaseException], ...] = (
 #       then per entry: seat, bot, move json, events json, kind, chain hash, state digest
 # Outbox block (services.outbox): KEYS[7] = the game's outbox shard; after the entries, the outbox
 #       events (services.outbox.stream.lua_args), written only when the commit is.
+# Format-2 entries (services.eventlog.codec): after the outbox events, their count, then per entry
+#       the binary chain hash, the binary state digest and the compressed body (fields h, d, z).
+#       The commit writes its entries there, with the entry count of ARGV[7] (format 1) = 0.
 _COMMIT = (
     """
 local use_idem = ARGV[8] == '1'
@@ -90,6 +95,16 @@ for i = 0, count - 1 do
              'move', ARGV[base + 2], 'events', ARGV[base + 3], 'kind', ARGV[base + 4],
              'hash', ARGV[base + 5], 'digest', ARGV[base + 6])
 end
+-- ---- format-2 entries (services.eventlog.codec): after the outbox events ----
+local compact_at = 14 + count * 7
+compact_at = compact_at + 2 + tonumber(ARGV[compact_at] or '0') * 4
+local compact_count = tonumber(ARGV[compact_at] or '0')
+for i = 0, compact_count - 1 do
+  local base = compact_at + 1 + i * 3
+  version = version + 1
+  redis.call('XADD', KEYS[3], version .. '-1', 'h', ARGV[base], 'd', ARGV[base + 1], 'z', ARGV[base + 2])
+end
+-- ---- end format-2 entries ----
 redis.call('SET', KEYS[2], ARGV[2])
 redis.call('HSET', KEYS[1], 'version', version, 'status', ARGV[3], 'result', ARGV[4], 'lifecycle', ARGV[9],
            'log_head', ARGV[13])
@@ -293,12 +308,16 @@ def _decode(value: bytes | str | None) -> str:
     return value.decode() if isinstance(value, bytes) else value
 
 
-def _entry(fields: dict[Any, Any], entry_id: bytes | str) -> LogEntry:
-    data = {_decode(k): _decode(v) for k, v in fields.items()}
+def _entry(game_type: str, fields: dict[Any, Any], entry_id: bytes | str) -> LogEntry:
+    version = int(_decode(entry_id).split("-")[0])
+    if codec.is_compact(fields):
+        body = codec.decode(game_type, fields)
+        return LogEntry(version, body.seat, body.bot, body.move, body.events, body.hash, body.state_digest, body.kind)
+    data = {_decode(k): _decode(v) for k, v in fields.items()}  # format 1 (services.eventlog.codec)
     seat = data.get("seat", "")
     move = data.get("move", "")
     return LogEntry(
-        version=int(_decode(entry_id).split("-")[0]),
+        version=version,
         seat=int(seat) if seat != "" else None,
         bot=data.get("bot", ""),
         move=orjson.loads(move) if move else None,
@@ -404,8 +423,8 @@ class GameStore:
             )
             pipe.set(state_key, game.snapshot)
             if game.genesis is not None:
-                creation: dict[Any, Any] = {"seat": "", "bot": "", "move": "", "events": b"[]", "kind": ""}
-                pipe.xadd(events_key, {**creation, "hash": game.genesis[0], "digest": game.genesis[1]}, id="0-1")
+                creation: dict[Any, Any] = codec.encode(game.game_type, None, "", "", None, [], *game.genesis)
+                pipe.xadd(events_key, creation, id="0-1")
             if game.attention_ms is not None:
                 pipe.zadd(queue, {game_id: game.attention_ms})
             if game.status == "active":  # the outbox event commits with the game (services.outbox)
@@ -505,7 +524,7 @@ class GameStore:
             orjson.dumps(result) if result is not None else "",
             answer,
             IDEMPOTENCY_TTL_SECONDS,
-            len(commits),
+            0,  # format-1 entries: none (they follow the outbox events, in format 2)
             "1" if idempotency_key else "0",
             orjson.dumps(lifecycle or {}),
             score_arg(attention_ms),
@@ -513,10 +532,13 @@ class GameStore:
             previous_head,
             commits[-1].hash if commits else previous_head,
         ]
-        for item in commits:
-            move = orjson.dumps(item.move) if item.move is not None else ""
-            args += [item.seat, item.bot, move, orjson.dumps(item.events), item.kind, item.hash, item.state_digest]
         args += outbox_stream.lua_args(outbox)
+        args.append(len(commits))
+        game_type = game_type_of(game_id)
+        for item in commits:
+            fields = codec.encode(game_type, item.seat, item.bot, item.kind, item.move, item.events, item.hash,
+                                  item.state_digest)  # fmt: skip
+            args += [fields["h"], fields["d"], fields["z"]]
         # Without an idempotency key a placeholder of the same slot keeps the script single-slot.
         idem = idempotency_key or f"game:{{{game_id}}}:idem:-"
         keys = [meta_key, state_key, events_key, idem, *keys_for_game(game_id), outbox_stream.outbox_key_for(game_id)]
@@ -570,7 +592,8 @@ class GameStore:
         """Stream entries of versions strictly greater than ``after`` (-1: all, creation included)."""
         start = "-" if after < 0 else f"{after + 1}-0"
         raw: Any = await self.redis.xrange(_keys(game_id)[2], min=start, max="+")
-        return [_entry(fields, entry_id) for entry_id, fields in raw or []]
+        game_type = game_type_of(game_id)
+        return [_entry(game_type, fields, entry_id) for entry_id, fields in raw or []]
 
 
 # ---- live readers (services.streaming) ------------------------------------------------------
@@ -589,7 +612,8 @@ async def read_log(
     """Entries after version ``after``, waiting up to ``block_ms`` for the first ([] if none came)."""
     last_id = f"{after}-1" if after >= 0 else "0-0"
     answer: Any = await client.xread({_keys(game_id)[2]: last_id}, block=block_ms, count=count)
-    return [_entry(fields, entry_id) for _stream, items in answer or [] for entry_id, fields in items]
+    game_type = game_type_of(game_id)
+    return [_entry(game_type, fields, entry_id) for _stream, items in answer or [] for entry_id, fields in items]
 
 
 async def progress(client: aioredis.Redis | RedisCluster, game_id: str) -> tuple[str, int]:

@@ -3,8 +3,9 @@
 A compacted game keeps its ``meta`` hash (status, players, seed and fairness fields, result, log
 head: what the listing, ``GET /v1/games/{id}`` and the replay read), marked ``archived`` = ``1``,
 and gains ``game:{G}:archive``: zlib-compressed JSON of every log entry without its events —
-version, seat, bot, move, kind, chain hash, state digest: what the replay serves and
-``chaiwala verify`` recomputes (the events are the engine's to recompute from the moves).
+version, seat, bot, move, kind, state digest, and the first entry's chain hash (the later ones
+are derived again when read): what the replay serves and ``chaiwala verify`` recomputes (the
+events are the engine's to recompute from the moves).
 
 The snapshot stays under ``game:{G}:state``, zlib-compressed (``GET /v1/games/{id}`` still shows the
 final position); the event stream is deleted.  Event listings of a compacted game answer
@@ -24,7 +25,8 @@ from typing import Any
 import orjson
 
 from services.common import errors
-from services.common.store import GameMeta, GameNotFound, GameStore, LogEntry, game_keys
+from services.common.store import GameMeta, GameNotFound, GameStore, LogEntry, game_keys, game_type_of
+from services.fairness import chain
 from services.lobby.listing import GameIndex
 from services.retention.policy import ENDED_INDEX, ENDED_STATUSES
 
@@ -58,18 +60,28 @@ def archive_key(game_id: str) -> str:
 
 
 def pack_entries(entries: list[LogEntry]) -> bytes:
-    """The archive field: every entry's replay fields, compressed."""
-    rows = [[e.version, e.seat, e.bot, e.move, e.kind, e.hash, e.state_digest] for e in entries]
+    """The archive field: every entry's replay fields, compressed.
+
+    Only the first entry keeps its chain hash (the genesis): every later one is derived from the
+    previous hash and the entry's own fields (:func:`services.fairness.chain.link`), so storing it
+    would cost 32 incompressible bytes per move for nothing.  Archives written before keep every
+    hash, and are read as they are.
+    """
+    rows = [[e.version, e.seat, e.bot, e.move, e.kind, e.hash if i == 0 else None, e.state_digest]
+            for i, e in enumerate(entries)]  # fmt: skip
     return zlib.compress(orjson.dumps(rows), COMPRESSION_LEVEL)
 
 
-def unpack_entries(archive: bytes) -> list[LogEntry]:
-    """The entries of an archive field (without events)."""
-    rows = orjson.loads(zlib.decompress(archive))
-    return [
-        LogEntry(version=v, seat=seat, bot=bot, move=move, events=[], kind=kind, hash=chain_hash, state_digest=digest)
-        for v, seat, bot, move, kind, chain_hash, digest in rows
-    ]
+def unpack_entries(game_type: str, archive: bytes) -> list[LogEntry]:
+    """The entries of an archive field (without events), with the chain hashes it left out re-derived."""
+    entries, previous = [], ""
+    for v, seat, bot, move, kind, chain_hash, digest in orjson.loads(zlib.decompress(archive)):
+        if chain_hash is None:
+            move_digest = chain.message_digest(game_type, "Move", move) if move is not None else ""
+            chain_hash = chain.link(previous, v, seat, kind, move_digest, digest)
+        entries.append(LogEntry(v, seat, bot, move, [], chain_hash, digest, kind))
+        previous = chain_hash
+    return entries
 
 
 async def archived_entries(store: GameStore, game_id: str) -> list[LogEntry]:
@@ -77,7 +89,7 @@ async def archived_entries(store: GameStore, game_id: str) -> list[LogEntry]:
     raw: Any = await store.redis.get(archive_key(game_id))
     if raw is None:
         raise GameNotFound(game_id)
-    return unpack_entries(raw)
+    return unpack_entries(game_type_of(game_id), raw)
 
 
 def refuse_events(meta: GameMeta) -> None:

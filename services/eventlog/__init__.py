@@ -1,0 +1,1 @@
+"""A game's log as stored: the entry encoding (:mod:`.codec`) and its dictionaries."""
