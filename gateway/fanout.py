@@ -3,8 +3,9 @@
 Before, each SSE client opened its own gRPC ``WatchEvents``; 5,000 listeners meant 5,000 gRPC
 streams (and, in the rules service, 5,000 Redis connections).  Now each gateway process keeps
 one upstream ``WatchEvents`` per :class:`ViewerKey` and relays every event it receives, rendered
-once as SSE bytes, to the bounded :class:`~services.streaming.mailbox.Mailbox` of every client
-sharing it:
+once as SSE bytes, to every client sharing it: the upstream's loop writes the same bytes to each
+client's socket itself (:class:`gateway.sse_listener.Listener`: no task, queue or wake-up per
+client and event; a client whose socket is full queues in a bounded backlog instead):
 
 * **Who shares.**  Events are redacted per viewer by the rules service, so a key is the game,
   the SHA-256 of the ``Authorization`` header and of the stream ticket, and the language of the
@@ -21,6 +22,9 @@ sharing it:
 * **Slow clients** more than ``sse_client_buffer`` events behind are dropped: their stream ends
   with an ``error`` event (code ``slow_consumer``) after the last event they got, whose id resumes
   the stream (``Last-Event-ID``).  The upstream never waits for a client.
+* **Keep-alive and shutdown** are one task per process, not per client: a ``: ping`` comment to
+  every idle client each :data:`PING_SECONDS`, and when uvicorn is told to exit every stream ends
+  with ``error`` ``shutting_down`` (no ``end``: an ``EventSource`` reconnects, to another instance).
 * **Restarts are ridden out.**  An upstream failing with UNAVAILABLE (its rules service restarting
   or stopping, a connection recycled) is reopened after the last event it relayed, up to
   :data:`RESUMES` times in a row; its clients see no gap and no repeat.
@@ -36,29 +40,28 @@ from __future__ import annotations
 
 import asyncio
 import hashlib
-from collections.abc import AsyncIterator, Callable
+from collections.abc import Callable
 from dataclasses import dataclass
 from typing import Any
 
 import grpc
 import orjson
 from prometheus_client import CollectorRegistry, Counter, Gauge
-from sse_starlette import EventSourceResponse, ServerSentEvent
-from starlette.types import Receive, Scope, Send
+from sse_starlette import ServerSentEvent
+from sse_starlette.sse import AppStatus
 
 from chaiwala.v1 import rules_pb2
 from gateway.limits import STREAM_RETRY_AFTER
 from gateway.problems import Problem, problem_from_rpc
 from gateway.settings import GatewaySettings
+from gateway.sse_listener import Listener, LiveStream, Position, Relayed
 from services.common import protojson
 from services.common.logs import get_logger
-from services.streaming.mailbox import Broadcast, Mailbox, SlowConsumer
+from services.streaming.mailbox import Broadcast, SlowConsumer
 from services.streaming.watch import OPEN_MARKER
 
 log = get_logger("gateway")
 
-Position = tuple[int, int]
-Relayed = tuple[Position, bytes]  # an event's (version, index) and its SSE bytes
 # Starts the upstream WatchEvents call (a grpc.aio UnaryStreamCall): from where the route chose
 # (``None``), or, to resume after a failure, after the last event relayed.
 OpenCall = Callable[[Position | None], Any]
@@ -68,6 +71,11 @@ RESUMES = 3
 RESUME_PAUSE_SECONDS = 0.25
 END = ServerSentEvent(event="end", data="{}").encode()
 PING_SECONDS = 15
+EXIT_POLL_SECONDS = 0.5  # how often the keep-alive task looks whether uvicorn is exiting
+
+
+class ShuttingDown(Exception):
+    """The gateway process is stopping: clients reconnect (to another instance)."""
 
 
 @dataclass(frozen=True)
@@ -103,6 +111,21 @@ def error_bytes(code: str, detail: str, **extra: str) -> bytes:
     return ServerSentEvent(event="error", data=data).encode()
 
 
+def final_bytes(error: BaseException | None, last: Position) -> bytes:
+    """How a client's stream ends: ``end``, after an ``error`` event when it did not end well."""
+    if error is None:
+        return END
+    if isinstance(error, ShuttingDown):
+        return error_bytes("shutting_down", "the gateway is stopping; reconnect with Last-Event-ID")
+    if isinstance(error, SlowConsumer):
+        resume = f"{last[0]}:{last[1]}"
+        detail = f"dropped: {error}; reconnect with Last-Event-ID"
+        return error_bytes("slow_consumer", detail, last_event_id=resume) + END
+    if isinstance(error, Problem):
+        return error_bytes(error.code, error.detail) + END
+    return error_bytes("upstream_error", type(error).__name__) + END
+
+
 class _Upstream(Broadcast[Relayed]):
     """One upstream WatchEvents and the mailboxes of the clients sharing it."""
 
@@ -128,26 +151,6 @@ class FanoutMetrics:
         )
 
 
-class Subscription:
-    """One SSE client's place on an upstream."""
-
-    def __init__(self, hub: LiveEvents, upstream: _Upstream, mailbox: Mailbox[Relayed]) -> None:
-        self.hub = hub
-        self.upstream = upstream
-        self.mailbox = mailbox
-        self.closed = False
-
-    def close(self) -> None:
-        """Leave the upstream now; the last client leaving cancels it."""
-        if self.closed:
-            return
-        self.closed = True
-        self.hub.metrics.clients.dec()
-        self.mailbox.close()
-        self.upstream.mailboxes.discard(self.mailbox)
-        self.hub.release(self.upstream)
-
-
 class LiveEvents:
     """Every upstream watch of one gateway process."""
 
@@ -155,24 +158,56 @@ class LiveEvents:
         self.settings = settings
         self.metrics = metrics
         self.upstreams: dict[ViewerKey, _Upstream] = {}
+        self.keeper: asyncio.Task[None] | None = None
 
-    async def subscribe(self, key: ViewerKey, open_call: OpenCall) -> Subscription:
-        """A place on the upstream of ``key``, opened with ``open_call`` when there is none yet.
+    async def subscribe(self, key: ViewerKey, open_call: OpenCall, last: Position) -> Listener:
+        """A client's place on the upstream of ``key`` (opened with ``open_call`` when there is none
+        yet), after ``last``; events queue until its response goes live (:class:`LiveStream`).
 
         Raises the upstream's refusal as a :class:`Problem` (e.g. 503 when the rules service
-        follows too many games, 404, 401) before the client gets a 200.
+        follows too many games, 404, 401) before the client gets a 200.  The caller hands the
+        listener to a :class:`LiveStream`, or calls its ``on_leave`` when it does not.
         """
+        self._keep_alive()
         upstream = self.upstreams.get(key) or self._start(key, open_call)
-        mailbox: Mailbox[Relayed] = Mailbox(self.settings.sse_client_buffer)
-        upstream.mailboxes.add(mailbox)
+        listener = Listener(self.settings.sse_client_buffer, last, final_bytes)
+        upstream.mailboxes.add(listener)
         self.metrics.clients.inc()
-        subscription = Subscription(self, upstream, mailbox)
+        listener.on_leave = lambda: self._leave(upstream, listener)
         try:
             await asyncio.shield(upstream.opened)
         except BaseException:
-            subscription.close()
+            listener.on_leave()
             raise
-        return subscription
+        return listener
+
+    def _leave(self, upstream: _Upstream, listener: Listener) -> None:
+        listener.on_leave = lambda: None
+        self.metrics.clients.dec()
+        listener.ended = True
+        upstream.mailboxes.discard(listener)
+        self.release(upstream)
+
+    def listeners(self) -> list[Listener]:
+        """Every client of this process."""
+        return [m for u in self.upstreams.values() for m in u.mailboxes if isinstance(m, Listener)]
+
+    def _keep_alive(self) -> None:
+        if self.keeper is None or self.keeper.done():
+            self.keeper = asyncio.create_task(self._keep(), name="sse:keep-alive")
+
+    async def _keep(self) -> None:
+        """Ping idle clients now and then; end every stream when uvicorn exits (one task per process)."""
+        waited = 0.0
+        while not AppStatus.should_exit:
+            await asyncio.sleep(EXIT_POLL_SECONDS)
+            waited += EXIT_POLL_SECONDS
+            if waited >= PING_SECONDS:
+                waited = 0.0
+                for listener in self.listeners():
+                    listener.ping()
+        for upstream in list(self.upstreams.values()):
+            upstream.end(ShuttingDown("the gateway is stopping"))
 
     def _start(self, key: ViewerKey, open_call: OpenCall) -> _Upstream:
         cap = self.settings.sse_upstreams_per_process
@@ -245,48 +280,14 @@ class LiveEvents:
 
     async def close(self) -> None:
         """Cancel every upstream (the gateway is stopping)."""
+        if self.keeper is not None:
+            self.keeper.cancel()
         tasks = [u.task for u in self.upstreams.values() if u.task is not None]
         for task in tasks:
             task.cancel()
         await asyncio.gather(*tasks, return_exceptions=True)
 
 
-async def relay(subscription: Subscription, history: list[rules_pb2.GameEvent], last: Position) -> AsyncIterator[bytes]:
-    """One client's SSE stream: its history, then live events newer than the last one sent, then ``end``.
-
-    ``last`` is the client's resume point; a failure or a drop becomes an ``error`` event.
-    """
-    try:
-        for event in history:
-            position, message = sse_bytes(event)
-            if position > last:
-                last = position
-                yield message
-        async for position, message in subscription.mailbox:
-            if position > last:
-                last = position
-                yield message
-    except SlowConsumer as dropped:
-        resume = f"{last[0]}:{last[1]}"
-        yield error_bytes("slow_consumer", f"dropped: {dropped}; reconnect with Last-Event-ID", last_event_id=resume)
-    except Problem as problem:
-        yield error_bytes(problem.code, problem.detail)
-    finally:
-        subscription.close()
-    yield END
-
-
-class LiveResponse(EventSourceResponse):
-    """The SSE response of one client; however it ends (even before its first event), the client
-    leaves its upstream."""
-
-    def __init__(self, subscription: Subscription, history: list[rules_pb2.GameEvent], last: Position) -> None:
-        super().__init__(relay(subscription, history, last), ping=PING_SECONDS)
-        self.subscription = subscription
-
-    async def __call__(self, scope: Scope, receive: Receive, send: Send) -> None:
-        """Stream, then release the subscription."""
-        try:
-            await super().__call__(scope, receive, send)
-        finally:
-            self.subscription.close()
+def live_stream(listener: Listener, history: list[rules_pb2.GameEvent]) -> LiveStream:
+    """The SSE response of one client: its history (rendered here), then its upstream's events."""
+    return LiveStream(listener, [sse_bytes(event) for event in history])

@@ -25,7 +25,7 @@ from chaiwala.v1 import rest_pb2, rules_pb2
 from gateway import jsonbody
 from gateway.backends import Backends
 from gateway.edge import Metrics
-from gateway.fanout import LiveEvents, LiveResponse, ViewerKey
+from gateway.fanout import LiveEvents, ViewerKey, live_stream
 from gateway.problems import Problem, problem_from_rpc
 from gateway.settings import GatewaySettings
 from gateway.stream_tickets import ticket_body, ticket_param
@@ -335,13 +335,14 @@ async def events(game_id: str, request: Request) -> Response:
         return watcher.WatchEvents(watch, metadata=metadata, wait_for_ready=True)
 
     live: LiveEvents = request.app.state.live_events
-    subscription = await live.subscribe(ViewerKey.of(game_id, metadata, ticket), open_watch)
+    last = (after, MAX_VERSION if index is None else index)
+    listener = await live.subscribe(ViewerKey.of(game_id, metadata, ticket), open_watch, last)
     try:
         history = await _rpc(stub.ListEvents(listing, **_call(request)))  # after subscribing: see gateway.fanout
     except BaseException:
-        subscription.close()
+        listener.on_leave()
         raise
-    return LiveResponse(subscription, list(history.events), (after, MAX_VERSION if index is None else index))
+    return live_stream(listener, list(history.events))
 
 
 @router.post("/v1/games/{game_id}/stream-tickets", status_code=201)

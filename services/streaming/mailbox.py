@@ -12,9 +12,10 @@ from __future__ import annotations
 import asyncio
 from collections import deque
 from collections.abc import AsyncIterator
-from typing import Generic, TypeVar
+from typing import Generic, Protocol, TypeVar
 
 T = TypeVar("T")
+T_contra = TypeVar("T_contra", contravariant=True)
 
 
 class SlowConsumer(Exception):
@@ -67,6 +68,19 @@ class Mailbox(Generic[T]):
             await self._ready.wait()
 
 
+class Sink(Protocol[T_contra]):
+    """What a :class:`Broadcast` offers to: a :class:`Mailbox`, or the gateway's
+    :class:`gateway.sse_listener.Listener` (which writes at once instead of buffering)."""
+
+    capacity: int
+
+    def offer(self, item: T_contra) -> bool:
+        """Take ``item`` without waiting; ``False`` when the listener is a whole buffer behind."""
+
+    def close(self, error: BaseException | None = None) -> None:
+        """Nothing more will be offered (``error``: why)."""
+
+
 class Broadcast(Generic[T]):
     """One source (a reader, an upstream call) and the mailboxes of its listeners.
 
@@ -74,7 +88,7 @@ class Broadcast(Generic[T]):
     """
 
     def __init__(self) -> None:
-        self.mailboxes: set[Mailbox[T]] = set()
+        self.mailboxes: set[Sink[T]] = set()
         self.opened: asyncio.Future[None] = asyncio.get_running_loop().create_future()
         # Its exception counts as seen even when no listener waits for it any more.
         self.opened.add_done_callback(lambda done: None if done.cancelled() else done.exception())

@@ -1,0 +1,246 @@
+"""The ``sse`` suite's listeners: processes of their own, raw sockets, one ``epoll`` loop each.
+
+A listener in the benchmark's own asyncio process costs a task wake-up and a parse per event; a
+thousand of them on the same two cores as the servers measured the client more than the gateway.
+Here each :class:`ListenerGroup` is a child process that holds its share of the connections and
+does as little as it can per arrival: one ``epoll`` wait, then for each readable socket one
+``recv`` and a search for ``id: <version>:`` lines.  Every socket that became readable in one wait
+is stamped with the time that wait returned (the data was there by then; the stamp leaves out the
+client's own processing of the batch).  Clocks: ``time.perf_counter`` is ``CLOCK_MONOTONIC``,
+shared by every process of the machine, so a child's stamps compare with the driver's send times.
+
+The same client measures the baseline: in ``redis`` mode a child holds one raw RESP connection in a
+blocking ``XREAD`` of a stream whose entries carry the same ``id:`` line, so the Redis floor and the
+gateway are timed alike.  The driver learns progress through one shared integer per child (the
+lowest version every open socket of the child has seen) and gets the stamps at the end.
+"""
+
+from __future__ import annotations
+
+import multiprocessing
+import re
+import select
+import socket
+import time
+from collections import Counter
+from dataclasses import dataclass, field
+from multiprocessing.connection import Connection
+from typing import Any
+
+ID_LINE = re.compile(rb"\nid: (\d+):")
+BATCH = 100  # connections opened at a time by one child, each waiting for its headers
+CONNECT_SECONDS = 30.0
+TAIL = 32  # bytes kept per socket, so an id line split over two reads is still found
+POLL_SECONDS = 0.05
+NOBODY = 2**62  # the progress of a child with no open socket: it holds nobody up
+
+
+@dataclass(frozen=True)
+class Target:
+    """Where a child connects and what it asks for."""
+
+    port: int
+    path: str = ""  # SSE: the events path; empty in redis mode
+    stream: str = ""  # redis mode: the stream key to follow
+
+
+@dataclass
+class _Socket:
+    sock: socket.socket
+    seen: int = -1
+    tail: bytes = b""
+    head: bytes = b""
+    open: bool = False
+
+
+@dataclass
+class _Child:
+    """One child's state (lives in the child process)."""
+
+    target: Target
+    progress: Any
+    epoll: select.epoll = field(default_factory=select.epoll)
+    sockets: dict[int, _Socket] = field(default_factory=dict)
+    arrivals: dict[int, list[float]] = field(default_factory=dict)
+    errors: Counter[str] = field(default_factory=Counter)
+    opened: int = 0
+    ended: int = 0
+
+    # ---- connecting ---------------------------------------------------------------------------
+
+    def request(self) -> bytes:
+        if self.target.stream:
+            return _xread(self.target.stream, "0-0")
+        return f"GET {self.target.path} HTTP/1.1\r\nHost: bench\r\nAccept: text/event-stream\r\n\r\n".encode()
+
+    def connect(self, count: int) -> None:
+        for first in range(0, count, BATCH):
+            batch = []
+            for _ in range(min(BATCH, count - first)):
+                try:
+                    sock = socket.create_connection(("127.0.0.1", self.target.port), timeout=CONNECT_SECONDS)
+                    sock.sendall(self.request())
+                except OSError as error:
+                    self.errors[type(error).__name__] += 1
+                    continue
+                sock.setblocking(False)
+                self.sockets[sock.fileno()] = _Socket(sock, open=bool(self.target.stream))
+                self.epoll.register(sock.fileno(), select.EPOLLIN)
+                batch.append(sock.fileno())
+            self._await_heads(batch)
+
+    def _await_heads(self, batch: list[int]) -> None:
+        if self.target.stream:
+            self.opened += len(batch)
+            return
+        deadline = time.monotonic() + CONNECT_SECONDS
+        waiting = set(batch)
+        while waiting and time.monotonic() < deadline:
+            for fd, _ in self.epoll.poll(POLL_SECONDS):
+                self._receive(fd, time.perf_counter())
+            waiting = {fd for fd in waiting if fd in self.sockets and not self.sockets[fd].open}
+        for fd in waiting:
+            self.errors["no_headers"] += 1
+            self._drop(fd)
+
+    # ---- receiving ----------------------------------------------------------------------------
+
+    def _receive(self, fd: int, now: float) -> None:
+        entry = self.sockets.get(fd)
+        if entry is None:
+            return
+        try:
+            data = entry.sock.recv(262144)
+        except BlockingIOError:
+            return
+        except OSError as error:
+            self.errors[type(error).__name__] += 1
+            data = b""
+        if not data:
+            self.ended += entry.open
+            self._drop(fd)
+            return
+        if not entry.open:
+            data = self._head(fd, entry, data)
+        if entry.open and data:
+            self._record(entry, entry.tail + data, now)
+
+    def _head(self, fd: int, entry: _Socket, data: bytes) -> bytes:
+        entry.head += data
+        head, found, body = entry.head.partition(b"\r\n\r\n")
+        if not found:
+            return b""
+        status = head.split(b" ", 2)[1].decode() if b" " in head else "?"
+        if status != "200":
+            self.errors[f"http_{status}"] += 1
+            self._drop(fd)
+            return b""
+        entry.open, entry.head = True, b""
+        self.opened += 1
+        return b"\n" + body
+
+    def _record(self, entry: _Socket, text: bytes, now: float) -> None:
+        entry.tail = text[-TAIL:]
+        if b"event: error" in text:
+            self.errors["error_event"] += 1
+        newest = entry.seen
+        for match in ID_LINE.findall(text):
+            version = int(match)
+            if version > entry.seen and version > newest:
+                newest = version
+                self.arrivals.setdefault(version, []).append(now)
+        if newest > entry.seen:
+            entry.seen = newest
+            if self.target.stream:  # follow on from the entry just read
+                entry.sock.sendall(_xread(self.target.stream, f"{newest}-1"))
+
+    def _drop(self, fd: int) -> None:
+        entry = self.sockets.pop(fd)
+        self.epoll.unregister(fd)
+        entry.sock.close()
+
+    def report_progress(self) -> None:
+        live = [entry.seen for entry in self.sockets.values() if entry.open]
+        self.progress.value = min(live) if live else NOBODY
+
+    def serve(self, commands: Connection) -> None:
+        """Receive until told to stop, then send the stamps back."""
+        while not commands.poll():
+            ready = self.epoll.poll(POLL_SECONDS)
+            if not ready:
+                continue
+            now = time.perf_counter()
+            for fd, _ in ready:
+                self._receive(fd, now)
+            self.report_progress()
+        commands.recv()
+        commands.send({"arrivals": self.arrivals, "ended": self.ended, "errors": dict(self.errors)})
+        for fd in list(self.sockets):
+            self._drop(fd)
+
+
+def _xread(stream: str, after: str) -> bytes:
+    parts = [b"XREAD", b"BLOCK", b"0", b"STREAMS", stream.encode(), after.encode()]
+    return b"*%d\r\n" % len(parts) + b"".join(b"$%d\r\n%s\r\n" % (len(p), p) for p in parts)
+
+
+def _child_main(target: Target, count: int, progress: Any, commands: Connection) -> None:
+    child = _Child(target, progress)
+    child.connect(count)
+    child.report_progress()
+    commands.send({"opened": child.opened, "errors": dict(child.errors)})
+    child.serve(commands)
+
+
+@dataclass
+class ListenerGroup:
+    """``count`` listeners spread over ``processes`` child processes."""
+
+    target: Target
+    count: int
+    processes: int
+    opened: int = 0
+    connect_errors: Counter[str] = field(default_factory=Counter)
+    arrivals: dict[int, list[float]] = field(default_factory=dict)
+    ended: int = 0
+    errors: Counter[str] = field(default_factory=Counter)
+    _children: list[tuple[Any, Connection, Any]] = field(default_factory=list)
+
+    def start(self) -> None:
+        """Start the children and wait until each has opened (or failed) its share."""
+        context = multiprocessing.get_context("spawn")
+        shares = [self.count // self.processes + (i < self.count % self.processes) for i in range(self.processes)]
+        for share in shares:
+            ours, theirs = context.Pipe()
+            progress = context.RawValue("q", -1)
+            process = context.Process(target=_child_main, args=(self.target, share, progress, theirs), daemon=True)
+            process.start()
+            self._children.append((process, ours, progress))
+        for _, pipe, _ in self._children:
+            if not pipe.poll(CONNECT_SECONDS * (self.count // BATCH + 2)):
+                self.connect_errors["child_timeout"] += 1
+                continue
+            hello = pipe.recv()
+            self.opened += hello["opened"]
+            self.connect_errors.update(hello["errors"])
+
+    def reached(self, version: int) -> bool:
+        """Whether every open listener has seen ``version``."""
+        return all(progress.value >= version for _, _, progress in self._children)
+
+    def stop(self) -> None:
+        """Collect every stamp and stop the children."""
+        for process, pipe, _ in self._children:
+            try:
+                pipe.send("stop")
+                if pipe.poll(30):
+                    result = pipe.recv()
+                    for version, stamps in result["arrivals"].items():
+                        self.arrivals.setdefault(version, []).extend(stamps)
+                    self.ended += result["ended"]
+                    self.errors.update(result["errors"])
+            except (OSError, EOFError):
+                self.errors["child_lost"] += 1
+            process.join(5)
+            if process.is_alive():
+                process.kill()
