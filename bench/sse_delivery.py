@@ -34,13 +34,13 @@ from bench.sse_listeners import ListenerGroup, Target
 
 SUITE = "sse"
 THROUGHPUT_GAMES = 8
-PER_PROCESS = 1250  # listeners per child process (at least one child, at most four)
+PER_PROCESS = 500  # listeners per child process, rounded down (at least one child, at most four)
 FLOOR_STREAM = "bench:floor"
 
 
 def processes_for(count: int) -> int:
     """How many child processes hold ``count`` listeners."""
-    return max(1, min(4, -(-count // PER_PROCESS), count // 250 or 1))
+    return max(1, min(4, count // PER_PROCESS))
 
 
 async def _delivered(listeners: ListenerGroup, version: int, timeout: float) -> None:
@@ -107,7 +107,9 @@ async def _case(gateway: Child, count: int, config: Config) -> dict[str, Any]:
         listeners = ListenerGroup(Target(gateway.port, path=path), count, processes_for(count))
         try:
             await asyncio.to_thread(listeners.start)
+            cpu = gateway.cpu()
             sent = await _drive(players, listeners, config, deadline)
+            cpu = gateway.cpu() - cpu
             moves = await _throughput(gateway, config.game, config)
         finally:
             await asyncio.to_thread(listeners.stop)
@@ -122,6 +124,10 @@ async def _case(gateway: Child, count: int, config: Config) -> dict[str, Any]:
         **({"stream_error_kinds": dict(stream_errors.most_common(3))} if stream_errors else {}),
         "closed_early": listeners.ended,
         **_summary(_latencies(listeners, sent), listeners.opened * len(sent)),
+        # CPU the gateway spent per move and per delivery while the moves were driven (the machine's
+        # load stretches latency; this barely moves with it).
+        "gateway_cpu_ms_per_move": round(cpu * 1000 / max(1, len(sent) + 1), 2),
+        "gateway_cpu_us_per_delivery": round(cpu * 1e6 / max(1, listeners.opened * (len(sent) + 1)), 2),
         "post_errors": post_errors,
         "moves_per_s": round(moves["rate"], 2),
         "move_errors": moves["errors"],

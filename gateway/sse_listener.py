@@ -92,16 +92,22 @@ class Listener:
     def offer(self, item: Relayed) -> bool:
         """Write or queue one event; ``False`` when the backlog is full (the upstream then closes
         this listener with :class:`SlowConsumer`)."""
+        return self.offer_batch([item], item[1])
+
+    def offer_batch(self, items: list[Relayed], chunk: bytes) -> bool:
+        """Write or queue consecutive events whose frames, joined, are ``chunk`` (one write for all)."""
         if self.ended:
             return True
         if self.send is not None and self.writing is None:
-            if item[0] > self.last:
-                self.last = item[0]
-                self._write(item[1])
+            if items[0][0] > self.last:  # the usual case: all of it is new
+                self.last = items[-1][0]
+                self._write(chunk)
+            elif fresh := b"".join(self._take(items)):
+                self._write(fresh)
             return True
-        if len(self.backlog) >= self.capacity:
+        if len(self.backlog) + len(items) > self.capacity:
             return False
-        self.backlog.append(item)
+        self.backlog.extend(items)
         return True
 
     def ping(self) -> None:

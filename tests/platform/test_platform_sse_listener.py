@@ -111,3 +111,20 @@ def test_a_stream_that_ends_before_going_live_still_gets_its_end() -> None:
         assert socket.versions() == [1] and socket.complete and b"".join(socket.chunks).endswith(END)
 
     asyncio.run(scenario())
+
+
+def test_a_batch_is_one_write_and_an_overlapping_one_repeats_nothing() -> None:
+    async def scenario() -> None:
+        socket, listener = Socket(), Listener(16, (0, 0), final_bytes)
+        await listener.go_live(socket.send, [_frame(1), _frame(2)])
+        batch = [_frame(v) for v in (3, 4, 5)]
+        assert listener.offer_batch(batch, b"".join(frame for _, frame in batch))
+        assert len(socket.chunks) == 2 and socket.versions() == [1, 2, 3, 4, 5]  # history, then one chunk
+        overlap = [_frame(v) for v in (5, 6)]
+        assert listener.offer_batch(overlap, b"".join(frame for _, frame in overlap))
+        assert socket.versions() == [1, 2, 3, 4, 5, 6]
+        socket.writable.clear()
+        assert listener.offer(_frame(7))
+        assert not listener.offer_batch([_frame(v) for v in range(8, 30)], b"")  # more than the backlog holds
+
+    asyncio.run(scenario())
