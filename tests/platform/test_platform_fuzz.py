@@ -742,3 +742,21 @@ def test_non_ascii_authorization_is_a_401(http: httpx.Client, moves_game: Seated
     headers = [(b"Authorization", b"Bearer \xe9t\xe9")]
     response = http.get(f"/v1/games/{moves_game.game_id}/legal-moves", headers=headers)
     assert_problem(response, 401)
+
+
+@pytest.mark.parametrize(
+    "path,body",
+    [
+        ("/v1/tournaments", {"game_type": GAME, "format": "swiss", "table_size": 2, "entrants": [], "surprise": 1}),
+        ("/v1/tournaments/t-unknown/withdraw", {"external_id": "e1", "surprise": 1}),
+        ("/v1/tournaments/t-unknown/withdraw", {"tournament_id": "t-other"}),
+        ("/v1/webhooks", {"url": "http://127.0.0.1:9/x", "events": ["game.finished"], "surprise": 1}),
+    ],
+)
+def test_the_newer_routes_refuse_fields_their_document_does_not_list(
+    http: httpx.Client, path: str, body: dict[str, Any]
+) -> None:
+    """What additionalProperties: false says, the routes enforce (with the operator key, so the
+    body is what is refused)."""
+    response = http.post(path, json=body, headers=auth(WEBHOOK_OPERATOR_KEY) if "webhooks" in path else {})
+    assert_problem(response, 400, "invalid_request")
