@@ -42,11 +42,6 @@ class StoreWatch:
         self.down_since: float | None = None
         STORE_AVAILABLE.set(1)
 
-    @property
-    def down(self) -> bool:
-        """Whether the last pass of any loop found the store away."""
-        return self.down_since is not None
-
     def failed(self, error: BaseException, during: str) -> bool:
         """A loop's pass (``during``) failed with ``error``: whether it was the store being away
         (logged at its start only); ``False`` leaves the error to the caller to log."""
