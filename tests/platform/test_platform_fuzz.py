@@ -4,7 +4,8 @@ Two layers:
 
 * **schemathesis** generates requests for every operation of the OpenAPI document the gateway
   serves (``/openapi.json``, derived from the proto descriptors), in positive and negative mode,
-  against random game ids and a real Darjeeling game (with and without a real seat token).  Every
+  against random game ids and a real Darjeeling game (with and without a real seat token), and
+  the webhook routes also with the dispatcher's operator key.  Every
   check schemathesis has runs on every response (its CLI's ``--checks all``): no 5xx, documented
   status, content type, headers and schema, schema-violating requests refused, schema-valid ones
   accepted (with the documented exceptions of ``WELL_FORMED_REFUSALS``, ``NOT_SCHEMA_DECIDABLE``
