@@ -15,20 +15,13 @@ from fastapi import APIRouter, Request
 from fastapi.responses import Response
 
 from chaiwala.v1 import rest_pb2, rules_pb2
+from gateway.listing import page_size
 from gateway.problems import Problem
 from gateway.routes import JSON, _backends, _call, _forward, _parse, _read_json, _rpc, _settings, _stub_for
 from services.common import protojson
 from services.lobby.listing import encode_cursor
 
 router = APIRouter()
-MAX_PAGE_SIZE = 100
-
-
-def _page_size(request: Request) -> int:
-    text = request.query_params.get("page_size", "20")
-    if not (text.isascii() and text.isdigit()) or not 1 <= int(text) <= MAX_PAGE_SIZE:
-        raise Problem(400, "bad_page_size", f"page_size is a number from 1 to {MAX_PAGE_SIZE}")
-    return int(text)
 
 
 def _flag(request: Request, name: str) -> bool:
@@ -43,7 +36,7 @@ def _listing_request(request: Request) -> rules_pb2.ListGamesRequest:
         status=request.query_params.get("status", ""),
         open_seats=_flag(request, "open_seats"),
         visibility=request.query_params.get("visibility", ""),
-        page_size=_page_size(request),
+        page_size=page_size(request),
         page_token=request.query_params.get("page_token", ""),
     )
 

@@ -12,11 +12,17 @@ from typing import Any
 
 from google.protobuf.descriptor import Descriptor, FieldDescriptor
 
-from chaiwala.v1 import rest_pb2, rules_pb2, tables_pb2
+from chaiwala.rating.v1 import rating_pb2
+from chaiwala.tournament.v1 import tournament_pb2
+from chaiwala.v1 import rest_pb2, rules_pb2, tables_pb2, webhooks_pb2
+from gateway.openapi_director import EXTERNAL_ID, director_paths
 from gateway.openapi_lifecycle import lifecycle_paths, listing_operation
 from gateway.openapi_paths import GAME_ID, TAGS, paths_for
 from gateway.openapi_tables import table_paths
 from gateway.route_table import RouteInfo
+from services.common.lifecycle import ON_TIMEOUT
+from services.tournament.creation import MAX_ENTRANTS, MAX_ROUNDS
+from services.tournament.model import FORMATS
 
 UINT32 = {"type": "integer", "format": "uint32", "minimum": 0, "maximum": 2**32 - 1}
 INT32 = {"type": "integer", "format": "int32", "minimum": -(2**31), "maximum": 2**31 - 1}
@@ -72,6 +78,9 @@ GAME_PAYLOADS: dict[tuple[str, str], str] = {
 REQUIRED: dict[str, list[str]] = {
     "chaiwala.v1.CreateGameBody": ["game_type", "players"],
     "chaiwala.v1.JoinGameBody": ["name"],
+    "chaiwala.tournament.v1.CreateTournamentBody": ["game_type", "format", "table_size", "entrants"],
+    "chaiwala.tournament.v1.EntrantSpec": ["external_id"],
+    "chaiwala.v1.CreateWebhookRequest": ["url", "events"],
 }
 EXACTLY_ONE: dict[str, list[str]] = {"chaiwala.v1.SubmitMovesBody": ["move", "moves"]}
 # The limits the services check on request fields, as JSON Schema keywords (the values are the
@@ -90,6 +99,19 @@ FIELD_LIMITS: dict[tuple[str, str], dict[str, Any]] = {
     ("chaiwala.v1.CreateGameBody", "visibility"): {"enum": ["", "public", "private"]},
     ("chaiwala.v1.CreateGameBody", "on_timeout"): {"enum": ["", "bot", "resign", "abort"]},
     ("chaiwala.v1.SubmitMovesBody", "moves"): {"minItems": 1, "maxItems": MAX_MOVES_PER_SUBMIT},
+    # Tournaments (services/tournament/creation.py) and webhooks (services/webhook/rpcs.py).
+    ("chaiwala.tournament.v1.CreateTournamentBody", "format"): {"enum": list(FORMATS)},
+    ("chaiwala.tournament.v1.CreateTournamentBody", "entrants"): {"minItems": 2, "maxItems": MAX_ENTRANTS},
+    ("chaiwala.tournament.v1.CreateTournamentBody", "rounds"): {"minimum": 1, "maximum": MAX_ROUNDS},
+    ("chaiwala.tournament.v1.CreateTournamentBody", "on_timeout"): {"enum": ["", *ON_TIMEOUT]},
+    ("chaiwala.tournament.v1.EntrantSpec", "external_id"): {"pattern": EXTERNAL_ID["pattern"]},
+    ("chaiwala.tournament.v1.EntrantSpec", "name"): {"maxLength": MAX_PLAYER_NAME, "description": PRINTABLE},
+    ("chaiwala.v1.CreateWebhookRequest", "events"): {"minItems": 1},
+}
+# Request fields whose value is one of the game types served.
+GAME_TYPE_FIELDS = {
+    ("chaiwala.v1.CreateGameBody", "game_type"),
+    ("chaiwala.tournament.v1.CreateTournamentBody", "game_type"),
 }
 # Envelope fields whose game payload is one element of legal-moves: it may carry a sentence.
 # Moves posted back are typed the same, so an element of legal-moves can be sent as is.
@@ -198,7 +220,7 @@ class SchemaBuilder:
 
     def _limits(self, owner: str, name: str) -> dict[str, Any]:
         """The checked limits of one request field (the game type is one of the games served)."""
-        if (owner, name) == ("chaiwala.v1.CreateGameBody", "game_type") and self.game_types:
+        if (owner, name) in GAME_TYPE_FIELDS and self.game_types:
             return {"enum": list(self.game_types)}
         return dict(FIELD_LIMITS.get((owner, name), {}))
 
@@ -247,6 +269,8 @@ def _overlay_lifecycle(paths: dict[str, Any]) -> None:
     """The lobby's (and the table routes') exact messages over the operations derived from their routes."""
     exact = {path: dict(item) for path, item in {**lifecycle_paths(GAME_ID), **table_paths(GAME_ID)}.items()}
     exact.setdefault("/v1/games", {})["get"] = listing_operation()
+    for path, item in director_paths().items():
+        exact.setdefault(path, {}).update(item)
     for path, item in exact.items():
         for method, spec in item.items():
             derived = paths.get(path, {}).get(method)
@@ -268,13 +292,17 @@ def _list_game_types(paths: dict[str, Any], game_types: list[str]) -> None:
     for parameter in paths.get("/v1/games", {}).get("get", {}).get("parameters", []):
         if parameter["name"] == "game_type" and game_types:
             parameter["schema"] = {"type": "string", "enum": ["", *game_types]}
+    for parameter in paths.get("/v1/ratings/{game_type}", {}).get("get", {}).get("parameters", []):
+        if parameter["name"] == "game_type" and game_types:
+            parameter["schema"] = {"type": "string", "enum": list(game_types)}
 
 
 def build_openapi(game_types: list[str], game_files: list[Any], routes: list[RouteInfo]) -> dict[str, Any]:
     """The whole OpenAPI 3.1 document for the gateway: schemas from the protos, paths from ``routes``."""
     builder = SchemaBuilder(game_types)
     # Games first: the envelope's payload fields refer to their schemas.
-    for file in [*game_files, rules_pb2.DESCRIPTOR, rest_pb2.DESCRIPTOR, tables_pb2.DESCRIPTOR]:
+    files = [rules_pb2, rest_pb2, tables_pb2, tournament_pb2, rating_pb2, webhooks_pb2]
+    for file in [*game_files, *(module.DESCRIPTOR for module in files)]:
         for descriptor in file.message_types_by_name.values():
             builder.add(descriptor)
     paths = documented_paths(routes)

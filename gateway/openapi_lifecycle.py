@@ -4,6 +4,8 @@ from __future__ import annotations
 
 from typing import Any
 
+from gateway.listing import paging_parameters
+
 
 def _ref(full_name: str) -> dict[str, str]:
     return {"$ref": f"#/components/schemas/{full_name}"}
@@ -32,8 +34,7 @@ def listing_operation() -> dict[str, Any]:
             _query("status", {"type": "string", "enum": ["", "waiting", "active", "finished", "aborted"]}),
             _query("open_seats", {"type": "boolean"}),
             _query("visibility", {"type": "string", "enum": ["", "public", "private"]}),
-            _query("page_size", {"type": "integer", "minimum": 1, "maximum": 100}),
-            _query("page_token", {"type": "string"}),
+            *paging_parameters(),
         ],
         "responses": {
             "200": {"description": "OK", **_body("chaiwala.v1.ListGamesResponse")},

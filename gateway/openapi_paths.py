@@ -27,6 +27,8 @@ TAGS = [
     {"name": "Moves", "description": "Legal moves and submitting moves"},
     {"name": "Events", "description": "The event log, live streams and stream tickets"},
     {"name": "Operators", "description": "Replays and admin calls"},
+    {"name": "Tournaments", "description": "Tournaments, leaderboards and players' ratings"},
+    {"name": "Webhooks", "description": "Subscriptions to events and their deliveries (operators)"},
     {"name": "Operations", "description": "Health, readiness and metrics"},
 ]
 # Last path segment -> tag, for routes under /v1/games/{game_id}/...
@@ -172,6 +174,10 @@ def tag_of(path: str) -> str:
         return "Operations"
     if segments[1:2] == ["game-types"]:
         return "Game types"
+    if segments[1:2] in (["tournaments"], ["ratings"], ["players"]):
+        return "Tournaments"
+    if segments[1:2] == ["webhooks"]:
+        return "Webhooks"
     return SEGMENT_TAGS.get(segments[-1], "Games")
 
 

@@ -4,6 +4,8 @@ from __future__ import annotations
 
 from typing import Any
 
+from gateway.openapi_paths import MAX_AFTER as MAX_VERSION
+
 PROBLEM = {"content": {"application/problem+json": {"schema": {"$ref": "#/components/schemas/chaiwala.v1.Problem"}}}}
 
 
@@ -13,7 +15,8 @@ def _problems(*statuses: int) -> dict[str, Any]:
 
 def table_paths(game_id: dict[str, Any]) -> dict[str, Any]:
     """``GET /v1/games/{game_id}/versions/{version}`` and ``GET /v1/game-types/{game_type}/board``."""
-    version = {"name": "version", "in": "path", "required": True, "schema": {"type": "integer", "minimum": 0}}
+    counter = {"type": "integer", "minimum": 0, "maximum": MAX_VERSION}
+    version = {"name": "version", "in": "path", "required": True, "schema": counter}
     game_type = {"name": "game_type", "in": "path", "required": True, "schema": {"type": "string"}}
     at_version = {"$ref": "#/components/schemas/chaiwala.v1.GameAtVersion"}
     return {

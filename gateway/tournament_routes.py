@@ -17,7 +17,8 @@ from google.protobuf import json_format
 
 from chaiwala.rating.v1 import rating_pb2
 from chaiwala.tournament.v1 import tournament_pb2
-from gateway.lobby_routes import _body, _page_size
+from gateway.listing import page_size
+from gateway.lobby_routes import _body
 from gateway.problems import Problem
 from gateway.routes import JSON, _backends, _call, _pack_game_message, _rpc
 from services.common import protojson
@@ -71,7 +72,7 @@ async def list_tournaments(request: Request) -> Response:
     """Tournaments newest first: ``?status=running|finished&page_size=&page_token=``."""
     listing = tournament_pb2.ListTournamentsRequest(
         status=request.query_params.get("status", ""),
-        page_size=_page_size(request),
+        page_size=page_size(request),
         page_token=request.query_params.get("page_token", ""),
     )
     return await _read(request, "ListTournaments", listing)
@@ -122,7 +123,7 @@ async def ratings(game_type: str, request: Request) -> Response:
     """The leaderboard, best ordinal first: ``{"ratings": [{"external_id", "name", "ordinal", "mu", "sigma",
     "games"}], "next_page_token"}``."""
     message = rating_pb2.ListRatingsRequest(
-        game_type=game_type, page_size=_page_size(request), page_token=request.query_params.get("page_token", "")
+        game_type=game_type, page_size=page_size(request), page_token=request.query_params.get("page_token", "")
     )
     answer = await _rpc(_backends(request).ratings.ListRatings(message, **_call(request)))
     listing = protojson.to_dict(answer)

@@ -14,7 +14,7 @@ from fastapi import APIRouter, Request
 from fastapi.responses import Response
 
 from chaiwala.v1 import webhooks_pb2, webhooks_pb2_grpc
-from gateway.problems import Problem
+from gateway.listing import page_size
 from gateway.routes import JSON, _backends, _metadata, _parse, _read_json, _rpc, _settings
 from services.common import protojson
 
@@ -35,13 +35,6 @@ def _options(request: Request) -> dict[str, Any]:
 async def _call(request: Request, method: str, message: Any, status_code: int = 200) -> Response:
     answer = await _rpc(getattr(_stub(request), method)(message, **_options(request)))
     return JSON(protojson.to_dict(answer), status_code=status_code)
-
-
-def _page_size(request: Request) -> int:
-    text = request.query_params.get("page_size", "0")
-    if not (text.isascii() and text.isdigit()) or len(text) > 6:
-        raise Problem(400, "bad_page_size", "page_size is a number")
-    return int(text)
 
 
 @router.post("/v1/webhooks", status_code=201)
@@ -75,7 +68,7 @@ async def list_deliveries(webhook_id: str, request: Request) -> Response:
     message = webhooks_pb2.ListDeliveriesRequest(
         webhook_id=webhook_id,
         status=request.query_params.get("status", ""),
-        page_size=_page_size(request),
+        page_size=page_size(request),
         page_token=request.query_params.get("page_token", ""),
     )
     return await _call(request, "ListDeliveries", message)

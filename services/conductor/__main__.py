@@ -3,12 +3,11 @@
 from __future__ import annotations
 
 import asyncio
-import signal
-
-from prometheus_client import start_http_server
 
 from services.common.attention import LEASE_MS
-from services.common.logs import configure_logging, get_logger
+from services.common.daemon import require_redis, run_daemon, serve_metrics
+from services.common.logs import get_logger
+from services.common.outage import StoreWatch
 from services.common.settings import ServiceSettings
 from services.common.store import GameStore
 from services.conductor.conductor import Conductor
@@ -27,21 +26,16 @@ class ConductorSettings(ServiceSettings):
 
 async def serve(settings: ConductorSettings) -> None:
     """Conduct until asked to stop, then finish the game at hand and exit."""
-    if not settings.redis_url:
-        raise SystemExit("REDIS_URL is not set")
-    store = GameStore.from_url(settings.redis_url, cluster=settings.redis_cluster)
-    conductor = Conductor(store, lease_ms=settings.conductor_lease_ms)
-    start_http_server(settings.metrics_port, addr=settings.grpc_host)
-    log.info("conducting", game_types=sorted(conductor.servicers), metrics_port=settings.metrics_port)
-    stop = asyncio.Event()
-    loop = asyncio.get_running_loop()
-    for sig in (signal.SIGTERM, signal.SIGINT):
-        loop.add_signal_handler(sig, stop.set)
+    require_redis(settings)
     retention = RetentionSettings()
     if retention.mode not in MODES:
         raise SystemExit(f"CHAIWALA_RETENTION_MODE must be one of {', '.join(MODES)}")
+    store = GameStore.from_url(settings.redis_url, cluster=settings.redis_cluster)
+    watch = StoreWatch(log)  # one per process: its loops share what they learn about Redis
+    conductor = Conductor(store, lease_ms=settings.conductor_lease_ms, watch=watch)
+    stop = serve_metrics(settings, log, "conducting", game_types=sorted(conductor.servicers))
     await asyncio.gather(
-        conductor.run(stop), conductor.report(stop), conductor.listen(stop), sweeper.run(store, retention, stop)
+        conductor.run(stop), conductor.report(stop), conductor.listen(stop), sweeper.run(store, retention, stop, watch)
     )
     log.info("stopped")
     await store.close()
@@ -49,9 +43,7 @@ async def serve(settings: ConductorSettings) -> None:
 
 def main() -> None:
     """Entry point."""
-    settings = ConductorSettings()
-    configure_logging(settings.log_format, settings.log_level)
-    asyncio.run(serve(settings))
+    run_daemon(ConductorSettings(), serve)
 
 
 if __name__ == "__main__":

@@ -17,6 +17,7 @@ import socket
 from services.clock import clock as clocks
 from services.common.attention import LEASE_MS, SHARD_COUNT, WAKE_CHANNEL, AttentionQueue, Claim
 from services.common.logs import get_logger
+from services.common.outage import StoreWatch
 from services.common.registry import available_game_types, engine_for
 from services.common.service import RulesServicer
 from services.common.store import GameStore, game_type_of
@@ -40,8 +41,16 @@ def owner_name() -> str:
 class Conductor:
     """Plays bots and clock timeouts for every game type whose engine is present."""
 
-    def __init__(self, store: GameStore, game_types: list[str] | None = None, lease_ms: int = LEASE_MS) -> None:
+    def __init__(
+        self,
+        store: GameStore,
+        game_types: list[str] | None = None,
+        lease_ms: int = LEASE_MS,
+        watch: StoreWatch | None = None,
+    ) -> None:
         self.store = store
+        # Redis away fails every pass the same way: said once, not with a traceback per sweep.
+        self.watch = watch or StoreWatch(log)
         self.queue = AttentionQueue(store.redis, owner_name(), lease_ms)
         types = game_types if game_types is not None else available_game_types()
         self.servicers = {game: RulesServicer(engine_for(game), store, frozenset()) for game in types}
@@ -70,10 +79,11 @@ class Conductor:
             metrics.CLAIMS_RECLAIMED.inc()
         try:
             return await attend(servicer, claim, self.queue)
-        except Exception:
+        except Exception as error:
             # One game that cannot be attended (e.g. Redis hiccup) must not hold up the others;
             # its claim stays leased, so it is tried again once the lease runs out.
-            log.exception("attend_failed", game_id=claim.game_id)
+            if not self.watch.failed(error, "attend"):
+                log.exception("attend_failed", game_id=claim.game_id)
             return 0
 
     async def run(self, stop: asyncio.Event) -> None:
@@ -81,11 +91,13 @@ class Conductor:
         while not stop.is_set():
             try:
                 busy = await self.sweep()
-            except Exception:
-                log.exception("sweep_failed")  # e.g. Redis away: pause, then try again
+            except Exception as error:
+                if not self.watch.failed(error, "sweep"):  # e.g. Redis away: pause, then try again
+                    log.exception("sweep_failed")
                 with contextlib.suppress(TimeoutError):
                     await asyncio.wait_for(stop.wait(), FAILURE_PAUSE_SECONDS)
                 continue
+            self.watch.answered()
             if not busy:
                 await self._idle(stop)
 
@@ -103,12 +115,14 @@ class Conductor:
             try:
                 pubsub = self.store.redis.pubsub()
                 await pubsub.subscribe(WAKE_CHANNEL)
+                self.watch.answered()
                 while not stop.is_set():
                     message = await pubsub.get_message(ignore_subscribe_messages=True, timeout=1.0)
                     if message is not None:
                         self.wake.set()
-            except Exception:
-                log.warning("wake_channel_unavailable")  # polling alone still does all the work
+            except Exception as error:
+                if not self.watch.failed(error, "wake_channel"):
+                    log.warning("wake_channel_unavailable")  # polling alone still does all the work
                 with contextlib.suppress(TimeoutError):
                     await asyncio.wait_for(stop.wait(), FAILURE_PAUSE_SECONDS * 5)
 

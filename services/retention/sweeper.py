@@ -11,6 +11,7 @@ import contextlib
 import time
 
 from services.common.logs import get_logger
+from services.common.outage import StoreWatch
 from services.common.store import GameStore
 from services.conductor import metrics
 from services.retention import archive
@@ -31,14 +32,21 @@ async def sweep(store: GameStore, settings: RetentionSettings, now_ms: int) -> l
     return outcomes
 
 
-async def run(store: GameStore, settings: RetentionSettings, stop: asyncio.Event) -> None:
-    """Sweep every ``sweep_seconds`` (at once again while a full batch came back) until ``stop``."""
+async def run(
+    store: GameStore, settings: RetentionSettings, stop: asyncio.Event, watch: StoreWatch | None = None
+) -> None:
+    """Sweep every ``sweep_seconds`` (at once again while a full batch came back) until ``stop``;
+    ``watch`` (the process's) is told of Redis outages, logged once each."""
+    watch = watch or StoreWatch(log)
     while not stop.is_set():
         done = 0
         try:
             done = len(await sweep(store, settings, int(time.time() * 1000)))
-        except Exception:
-            log.exception("retention_sweep_failed")  # e.g. Redis away: try again next time
+        except Exception as error:
+            if not watch.failed(error, "retention_sweep"):  # e.g. Redis away: try again next time
+                log.exception("retention_sweep_failed")
+        else:
+            watch.answered()
         if done >= settings.batch:
             continue
         with contextlib.suppress(TimeoutError):

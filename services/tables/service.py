@@ -63,7 +63,10 @@ class TableServicer(tables_pb2_grpc.TableServiceServicer):
         if snapshot == waiting_snapshot():
             raise errors.illegal("game_not_started", "the game never started: it has no positions")
         if request.version > meta.version:
-            raise errors.invalid("bad_version", f"the game has versions 0 to {meta.version}")
+            # Well-formed but not (yet) there, like a game id nobody created: 404, not a bad request.
+            raise errors.ServiceError(
+                errors.grpc.StatusCode.NOT_FOUND, "version_not_found", f"the game has versions 0 to {meta.version}"
+            )
         viewer = rules._viewer(meta)
         entries = await rules.store.entries(request.game_id, -1)
         match = self._position(meta, entries, request.version)

@@ -35,6 +35,7 @@ from chaiwala.tournament.v1 import tournament_pb2
 from services import outbox
 from services.clock import clock as clocks
 from services.common.logs import get_logger
+from services.common.outage import StoreWatch
 from services.common.store import GameMeta, GameNotFound, GameStore
 from services.outbox import events as game_events
 from services.rating.ledger import FinishedGame, Ledger
@@ -113,6 +114,7 @@ class Director:
         self.ledger = Ledger(games.redis)
         self.name = f"director-{secrets.token_hex(4)}"
         self.tasks: set[asyncio.Task[Any]] = set()
+        self.watch = StoreWatch(log)  # Redis away: one warning, not one per poll
 
     # ---- requests ----
 
@@ -234,13 +236,15 @@ class Director:
             try:
                 batch = await outbox.read_outbox(self.redis, GROUP, self.name, recover=recover)
                 recover = False
+                self.watch.answered()
                 for event in batch:
                     await self.handle(event)
                 if batch:
                     await outbox.ack(self.redis, GROUP, batch)
                     continue
             except Exception as error:  # a dependency down: keep the loop alive, retry shortly
-                log.warning("outbox_read_failed", error=type(error).__name__)
+                if not self.watch.failed(error, "outbox_read"):
+                    log.warning("outbox_read_failed", error=type(error).__name__)
             with contextlib.suppress(TimeoutError):
                 await asyncio.wait_for(stop.wait(), POLL_SECONDS)
 
@@ -249,11 +253,13 @@ class Director:
         while not stop.is_set():
             try:
                 running = await self.tournaments.running()
+                self.watch.answered()
                 metrics.TOURNAMENTS_RUNNING.set(len(running))
                 for tournament_id in running:
                     await self._sweep_one(tournament_id)
             except Exception as error:
-                log.warning("sweep_failed", error=type(error).__name__)
+                if not self.watch.failed(error, "sweep"):
+                    log.warning("sweep_failed", error=type(error).__name__)
             with contextlib.suppress(TimeoutError):
                 await asyncio.wait_for(stop.wait(), SWEEP_SECONDS)
 
@@ -279,8 +285,9 @@ class Director:
 
     def _done(self, task: asyncio.Task[Any]) -> None:
         self.tasks.discard(task)
-        if not task.cancelled() and task.exception() is not None:
-            log.warning("background_failed", error=type(task.exception()).__name__)
+        error = None if task.cancelled() else task.exception()
+        if error is not None and not self.watch.failed(error, "background"):
+            log.warning("background_failed", error=type(error).__name__)
 
 
 def _set_game(round_number: int, table_number: int, game_id: str) -> Any:

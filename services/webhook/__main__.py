@@ -3,16 +3,15 @@
 from __future__ import annotations
 
 import asyncio
-import signal
 
 from grpc import aio
 from grpc_health.v1 import health, health_pb2, health_pb2_grpc
-from prometheus_client import start_http_server
 
 from chaiwala.v1 import webhooks_pb2, webhooks_pb2_grpc
+from services.common.daemon import require_redis, run_daemon, serve_metrics
 from services.common.exposure import check_exposure
 from services.common.interceptors import RpcInterceptor
-from services.common.logs import configure_logging, get_logger
+from services.common.logs import get_logger
 from services.common.reflection import enable_reflection
 from services.common.store import GameStore
 from services.webhook.dispatcher import Dispatcher
@@ -40,26 +39,21 @@ async def start_server(dispatcher: Dispatcher, settings: WebhookSettings) -> tup
 
 async def serve(settings: WebhookSettings) -> None:
     """Serve and dispatch until SIGTERM/SIGINT; finish the attempts in flight, then stop."""
-    if not settings.redis_url:
-        raise SystemExit("REDIS_URL is not set (make run starts an embedded Redis and sets it)")
+    require_redis(settings)
     check_exposure("the webhook service", settings.grpc_host, bool(settings.api_key_set()), settings.insecure_open, log)
     # The game store's connection settings (fail fast, one retry; cluster or not).
     redis = GameStore.from_url(settings.redis_url, cluster=settings.redis_cluster).redis
     dispatcher = Dispatcher(redis, settings)
     server, port = await start_server(dispatcher, settings)
-    start_http_server(settings.metrics_port, addr=settings.grpc_host)
-    log.info(
+    stop = serve_metrics(
+        settings,
+        log,
         "dispatching",
         port=port,
-        metrics_port=settings.metrics_port,
         consumer=dispatcher.consumer,
         allow_loopback=settings.webhook_allow_loopback,
         allow_private=settings.webhook_allow_private,
     )
-    stop = asyncio.Event()
-    loop = asyncio.get_running_loop()
-    for sig in (signal.SIGTERM, signal.SIGINT):
-        loop.add_signal_handler(sig, stop.set)
     await asyncio.gather(dispatcher.run(stop), dispatcher.report(stop))
     log.info("stopping")
     await server.stop(grace=5)
@@ -69,9 +63,7 @@ async def serve(settings: WebhookSettings) -> None:
 
 def main() -> None:
     """Entry point."""
-    settings = WebhookSettings()
-    configure_logging(settings.log_format, settings.log_level)
-    asyncio.run(serve(settings))
+    run_daemon(WebhookSettings(), serve)
 
 
 if __name__ == "__main__":

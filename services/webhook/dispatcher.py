@@ -21,6 +21,7 @@ import httpx
 
 from services.clock import clock as clocks
 from services.common.logs import get_logger
+from services.common.outage import StoreWatch
 from services.outbox import OutboxEvent, ack, group_lag, read_outbox
 from services.webhook import metrics
 from services.webhook.delivery import RetryPolicy, attempt
@@ -72,6 +73,7 @@ class Dispatcher:
         self.http = httpx.AsyncClient(timeout=settings.webhook_timeout_s, follow_redirects=False)
         self.in_flight: set[asyncio.Task[None]] = set()
         self.last_claim_ms = 0
+        self.watch = StoreWatch(log)  # Redis away: one warning, not a traceback per poll
 
     async def close(self) -> None:
         """Wait for attempts in flight, then release the HTTP client."""
@@ -120,8 +122,9 @@ class Dispatcher:
     async def _deliver(self, delivery: Delivery) -> None:
         try:
             await self._attempt(delivery)
-        except Exception:  # a Redis hiccup: the lease runs out and the delivery is claimed again
-            log.exception("delivery_failed", delivery_id=delivery.delivery_id)
+        except Exception as error:  # a Redis hiccup: the lease runs out and the delivery is claimed again
+            if not self.watch.failed(error, "delivery"):
+                log.exception("delivery_failed", delivery_id=delivery.delivery_id)
 
     async def _attempt(self, delivery: Delivery) -> None:
         subscription = await self.store.subscription(delivery.webhook_id)
@@ -154,8 +157,10 @@ class Dispatcher:
             try:
                 busy = await self.fan_out(recover) + await self.deliver_due()
                 recover = False
-            except Exception:  # Redis away: say so and try again after a pause
-                log.exception("dispatch_failed")
+                self.watch.answered()
+            except Exception as error:  # Redis away: say so (once) and try again after a pause
+                if not self.watch.failed(error, "dispatch"):
+                    log.exception("dispatch_failed")
             if not busy:
                 with contextlib.suppress(TimeoutError):
                     await asyncio.wait_for(stop.wait(), self.settings.webhook_poll_s)

@@ -145,3 +145,20 @@ def test_any_refused_move_gets_a_stable_code(players: int, seed: int, steps: int
             continue
         refusal = check_move_is_illegal(match, seat, move)
         assert isinstance(refusal, IllegalMove) and refusal.code and refusal.message
+
+
+@SETTINGS
+@given(players=st.integers(2, 5), seed=st.integers(0, 10_000), steps=st.integers(0, 300))
+def test_no_view_or_event_depends_on_who_looks(players: int, seed: int, steps: int) -> None:
+    """No seat holds a secret, so no move is hidden and versions count only public acts."""
+    match = Match.start(ENGINE, players, seed)
+    chooser = Rng(seed + 5)
+    for _ in range(steps):
+        if ENGINE.is_over(match.state):
+            break
+        seat = match.to_act()[0]
+        events = match.play(seat, chooser.choice(ENGINE.legal_moves(match.state, seat)))
+        assert all(ENGINE.event_view(event, viewer) == event for event in events for viewer in (None, *range(players)))
+    public = {**ENGINE.view(match.state, None), "viewer": 0}
+    for viewer in range(players):
+        assert {**ENGINE.view(match.state, viewer), "viewer": 0} == public

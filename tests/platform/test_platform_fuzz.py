@@ -4,7 +4,8 @@ Two layers:
 
 * **schemathesis** generates requests for every operation of the OpenAPI document the gateway
   serves (``/openapi.json``, derived from the proto descriptors), in positive and negative mode,
-  against random game ids and a real Darjeeling game (with and without a real seat token).  Every
+  against random game ids and a real Darjeeling game (with and without a real seat token), and
+  the webhook routes also with the dispatcher's operator key.  Every
   check schemathesis has runs on every response (its CLI's ``--checks all``): no 5xx, documented
   status, content type, headers and schema, schema-violating requests refused, schema-valid ones
   accepted (with the documented exceptions of ``WELL_FORMED_REFUSALS``, ``NOT_SCHEMA_DECIDABLE``
@@ -47,6 +48,7 @@ from gateway.app import create_app
 from gateway.openapi import documented_paths
 from gateway.route_table import flat_routes
 from tests.support.client import assert_problem, auth, create_game
+from tests.support.stack import WEBHOOK_OPERATOR_KEY
 
 GAME = "darjeeling"
 TIMEOUT = 60.0
@@ -175,6 +177,11 @@ NOT_SCHEMA_DECIDABLE = {
     "a private game's open seats all need invites), player counts per game type, clock settings per game, "
     "and printable names (a Unicode category rule)",
     ("POST", "/v1/games/{game_id}/join"): "printable names, and the seat asked for must be open",
+    ("POST", "/v1/tournaments"): "table sizes per game type, at least as many entrants as seats at a table, "
+    "unique external ids, bots per game type, options per game type, and the format's own fields "
+    "(advance below the table size, group sizes)",
+    ("POST", "/v1/webhooks"): "target URLs the dispatcher's policy accepts (scheme, a host that resolves to a "
+    "public address) and well-formed signing secrets",
 }
 
 
@@ -189,23 +196,13 @@ def api_schema(stack: dict[str, Any], served_openapi: dict[str, Any]) -> Any:
     return loaded
 
 
-# Routes added with tournaments, webhooks and the web client's per-version views, whose documents
-# do not yet state every constraint the server enforces (unknown body fields, required bodies,
-# version ranges): they are fuzzed for server errors, hangs and response conformance, but not yet
-# for schema-valid acceptance and negative rejection. A known gap, kept open in issue #13.
-SCHEMA_NOT_YET_STRICT = ("/v1/tournaments", "/v1/webhooks", "/v1/ratings/", "/v1/players/", "/versions/")
-
-
 def _checks(method: str, path: str) -> list[Callable[..., Any]]:
     """Every check schemathesis registers (what its CLI runs for ``--checks all``), less the
-    documented exclusions of :data:`NOT_SCHEMA_DECIDABLE` and :data:`SCHEMA_NOT_YET_STRICT`."""
+    documented exclusions of :data:`NOT_SCHEMA_DECIDABLE`."""
     schemathesis.checks.load_all_checks()
     found = list(schemathesis.checks.CHECKS.get_all())
     if (method, path) in NOT_SCHEMA_DECIDABLE:
         found.remove(schemathesis.checks.positive_data_acceptance)
-    if any(marker in path for marker in SCHEMA_NOT_YET_STRICT):
-        found.remove(schemathesis.checks.positive_data_acceptance)
-        found.remove(schemathesis.checks.negative_data_rejection)
     return found
 
 
@@ -234,6 +231,9 @@ def _ticket_or_bearer(case: Any) -> bool:
 # Positive cases kept only where the schema alone cannot tell (see each filter's docstring).
 POSITIVE_FILTERS: dict[tuple[str, str], Callable[[Any], bool]] = {
     ("GET", "/v1/games"): _without_opaque_cursors,
+    ("GET", "/v1/tournaments"): _without_opaque_cursors,
+    ("GET", "/v1/ratings/{game_type}"): _without_opaque_cursors,
+    ("GET", "/v1/webhooks/{webhook_id}/deliveries"): _without_opaque_cursors,
     ("POST", "/v1/games/{game_id}/moves"): _moves_of_the_games_type,
     ("GET", "/v1/games/{game_id}/events"): _ticket_or_bearer,
 }
@@ -283,6 +283,12 @@ def test_openapi_operation_fuzz(
         strategies.append(
             operation.as_strategy(generation_mode=mode, path_parameters=real, headers=game.headers("actor"))
         )
+    if path.startswith("/v1/webhooks") and (method, mode) != ("POST", POSITIVE):
+        # With the dispatcher's operator key too, so its parameters and bodies are checked, not
+        # only refused for want of a credential (positive creations stay keyless: a fuzzed
+        # subscription to a loopback URL would collect deliveries other tests count).
+        keyed = {"Authorization": f"Bearer {WEBHOOK_OPERATOR_KEY}"}
+        strategies.append(operation.as_strategy(generation_mode=mode, headers=keyed))
     keep = POSITIVE_FILTERS.get((method, path)) if mode == POSITIVE else None
     if keep is not None:
         strategies = [strategy.filter(keep) for strategy in strategies]
@@ -737,3 +743,21 @@ def test_non_ascii_authorization_is_a_401(http: httpx.Client, moves_game: Seated
     headers = [(b"Authorization", b"Bearer \xe9t\xe9")]
     response = http.get(f"/v1/games/{moves_game.game_id}/legal-moves", headers=headers)
     assert_problem(response, 401)
+
+
+@pytest.mark.parametrize(
+    "path,body",
+    [
+        ("/v1/tournaments", {"game_type": GAME, "format": "swiss", "table_size": 2, "entrants": [], "surprise": 1}),
+        ("/v1/tournaments/t-unknown/withdraw", {"external_id": "e1", "surprise": 1}),
+        ("/v1/tournaments/t-unknown/withdraw", {"tournament_id": "t-other"}),
+        ("/v1/webhooks", {"url": "http://127.0.0.1:9/x", "events": ["game.finished"], "surprise": 1}),
+    ],
+)
+def test_the_newer_routes_refuse_fields_their_document_does_not_list(
+    http: httpx.Client, path: str, body: dict[str, Any]
+) -> None:
+    """What additionalProperties: false says, the routes enforce (with the operator key, so the
+    body is what is refused)."""
+    response = http.post(path, json=body, headers=auth(WEBHOOK_OPERATOR_KEY) if "webhooks" in path else {})
+    assert_problem(response, 400, "invalid_request")

@@ -3,11 +3,15 @@
 A Redis of this test's own (a real ``redis-server`` with AOF, restarted on the same port
 and data directory), a real rules service and a real gateway.  While Redis is down every
 call is a 503 ``store_unavailable`` with ``Retry-After`` (UNAVAILABLE over gRPC) and
-changes nothing; the first request after Redis answers again succeeds.
+changes nothing; the first request after Redis answers again succeeds.  The background
+processes (conductor, tournament director, webhook dispatcher) log the outage once and its end
+once, with a gauge, instead of a traceback per pass.
 """
 
 from __future__ import annotations
 
+import re
+import time
 from collections.abc import Iterator
 from pathlib import Path
 from typing import Any
@@ -20,7 +24,7 @@ from chaiwala.v1 import rules_pb2, rules_pb2_grpc
 from services.common.embedded_redis import EmbeddedRedis, free_port, start_redis
 from services.common.errors import error_detail_from_metadata
 from tests.support.client import assert_problem, auth, create_game
-from tests.support.stack import Gateway, Services
+from tests.support.stack import ConductorProcess, DirectorProcess, Gateway, Services, WebhookProcess, metric_sum
 
 GAME = "darjeeling"
 
@@ -100,3 +104,60 @@ def test_redis_down_is_503_with_retry_after_and_the_next_request_after_it_return
     assert 'route="/v1/games/{game_id}",status="503"' in metrics
     assert "chaiwala_gateway_limit_errors_total" in metrics and "chaiwala_http_requests_total" in metrics
     assert 'status="500"' not in metrics
+
+
+# --------------------------------------------------------------------------------------------------
+# The background processes through an outage: one warning, one info, no traceback per pass.
+
+INFO = {"CHAIWALA_LOG_LEVEL": "info"}
+LOOP_FAILURES = ("sweep_failed", "attend_failed", "dispatch_failed", "outbox_read_failed", "retention_sweep_failed")
+
+
+def _events(log: str, event: str) -> list[str]:
+    """The console-format lines whose event is ``event``."""
+    return [line for line in log.splitlines() if re.search(rf"\]\s+{event}\b", line)]
+
+
+def _wait_for_gauge(process: Any, value: float, seconds: float = 60) -> None:
+    """Poll ``chaiwala_store_available`` on the process's metrics endpoint until it is ``value``."""
+    deadline = time.monotonic() + seconds
+    while True:
+        try:
+            if metric_sum(process.metrics_port, "chaiwala_store_available") == value:
+                return
+        except httpx.HTTPError:
+            pass  # still starting
+        assert process.process.poll() is None, f"{process.log_path} exited"
+        assert time.monotonic() < deadline, f"chaiwala_store_available never {value}: {process.log_path.read_text()}"
+        time.sleep(0.1)
+
+
+def test_the_background_processes_log_an_outage_once_and_its_end_once(tmp_path: Path) -> None:
+    outage = Outage(tmp_path / "redis")
+    processes = [
+        ConductorProcess(outage.url, tmp_path / "conductor.log", extra_env=INFO),
+        DirectorProcess(outage.url, {}, tmp_path / "director.log", extra_env=INFO),
+        WebhookProcess(outage.url, tmp_path / "webhook.log"),
+    ]
+    try:
+        for process in processes:
+            _wait_for_gauge(process, 1)
+        outage.stop()
+        for process in processes:
+            _wait_for_gauge(process, 0)
+        # Several passes of every loop fail meanwhile (the conductor retries every second, the
+        # director and the dispatcher every 0.1-0.2 s); none may add a line.
+        time.sleep(1.5)
+        outage.start()
+        for process in processes:
+            _wait_for_gauge(process, 1)
+            assert metric_sum(process.metrics_port, "chaiwala_store_outages_total") == 1
+    finally:
+        for process in processes:
+            process.stop()
+        outage.stop()
+    for process in processes:
+        log = process.log_path.read_text(encoding="utf-8", errors="replace")
+        assert len(_events(log, "store_unavailable")) == 1, log
+        assert len(_events(log, "store_available")) == 1, log
+        assert "Traceback" not in log and not any(_events(log, failure) for failure in LOOP_FAILURES), log

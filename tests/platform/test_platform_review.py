@@ -14,6 +14,7 @@ import pytest
 from chaiwala.v1 import rules_pb2, rules_pb2_grpc
 from services.common.errors import MAX_DETAIL_CHARS, error_detail_from_metadata
 from tests.support.client import assert_problem, auth, create_game, sse_events
+from tests.support.stack import Gateway
 
 GAME = "darjeeling"
 HUGE = 100_000
@@ -87,7 +88,19 @@ def test_docs_and_openapi_have_their_own_route_labels(client: httpx.Client) -> N
         time.sleep(0.05)
 
 
-def test_open_sse_streams_are_a_gauge(client: httpx.Client) -> None:
+def test_open_sse_streams_are_a_gauge(stack: dict[str, Any]) -> None:
+    # A gateway of this test's own: the session gateway's gauge also counts streams other tests
+    # opened and left for it to notice closed (on its next write or ping), which could end between
+    # two reads here and make an exact count race. Here the count starts at 0 and only this test moves it.
+    gateway = Gateway({GAME: stack["services"][GAME].address}, redis_url=stack["gateway"].settings.redis_url)
+    try:
+        with httpx.Client(base_url=gateway.url, timeout=60) as client:
+            _count_one_open_stream(client)
+    finally:
+        gateway.stop()
+
+
+def _count_one_open_stream(client: httpx.Client) -> None:
     created = create_game(client, GAME, [{"name": "Asha"}, {"name": "Bilal"}], seed=43)
     # One move first, so the stream has an event to deliver at once.
     game_id = created["game_id"]
@@ -96,7 +109,7 @@ def test_open_sse_streams_are_a_gauge(client: httpx.Client) -> None:
     legal = client.get(f"/v1/games/{game_id}/legal-moves", headers=auth(token)).json()
     body = {"move": legal["moves"][0], "expected_version": legal["version"]}
     assert client.post(f"/v1/games/{game_id}/moves", json=body, headers=auth(token)).status_code == 200
-    before = _metric(client.get("/metrics").text, "chaiwala_gateway_sse_streams")
+    assert _metric(client.get("/metrics").text, "chaiwala_gateway_sse_streams") == 0
     headers = {"Accept": "text/event-stream"}
     with client.stream("GET", f"/v1/games/{created['game_id']}/events", headers=headers) as response:
         assert response.status_code == 200
@@ -105,9 +118,9 @@ def test_open_sse_streams_are_a_gauge(client: httpx.Client) -> None:
         # The stream ends (and is no longer counted) only after an ``error`` or ``end`` event: say which.
         assert first["event"] == "game_event", first
         counted = _metric(client.get("/metrics").text, "chaiwala_gateway_sse_streams")
-        assert counted == before + 1, f"the open stream is not counted; it went on with {_next_or_timeout(stream)}"
+        assert counted == 1, f"the open stream is not counted; it went on with {_next_or_timeout(stream)}"
     deadline = time.monotonic() + 30  # the gateway notices the disconnect on its next write or ping
-    while _metric(client.get("/metrics").text, "chaiwala_gateway_sse_streams") != before:
+    while _metric(client.get("/metrics").text, "chaiwala_gateway_sse_streams") != 0:
         assert time.monotonic() < deadline, "the closed stream is still counted"
         time.sleep(0.05)
 

@@ -219,7 +219,12 @@ class DirectorProcess(ConductorProcess):
     stopped and scraped like a conductor)."""
 
     def __init__(  # the conductor's __init__ starts a conductor: not called
-        self, redis_url: str, services: dict[str, str], log_path: Path, api_keys: str = ""
+        self,
+        redis_url: str,
+        services: dict[str, str],
+        log_path: Path,
+        api_keys: str = "",
+        extra_env: dict[str, str] | None = None,
     ) -> None:
         self.log_path = log_path
         self.log = log_path.open("ab")
@@ -235,6 +240,7 @@ class DirectorProcess(ConductorProcess):
             "CHAIWALA_LOG_LEVEL": "warning",
             "CHAIWALA_API_KEYS": api_keys,
             **{f"CHAIWALA_SERVICE_{game.upper()}": address for game, address in services.items()},
+            **(extra_env or {}),
         }
         self.process = subprocess.Popen(
             [sys.executable, "-m", "services.tournament"], env=env, cwd=ROOT, stdout=self.log, stderr=self.log

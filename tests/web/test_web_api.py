@@ -66,7 +66,7 @@ def test_a_finished_game_at_every_version_rebuilds_its_final_state(stack: dict[s
         line for line in events if line[0].startswith(f"{middle}:")
     ]
     too_far = httpx.get(f"{url}/v1/games/{game_id}/versions/{last + 1}")
-    assert too_far.status_code == 400 and too_far.json()["code"] == "bad_version"
+    assert too_far.status_code == 404 and too_far.json()["code"] == "version_not_found"
     assert httpx.get(f"{url}/v1/games/{game_id}/versions/x").json()["code"] == "bad_version"
 
 

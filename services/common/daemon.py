@@ -1,0 +1,45 @@
+"""The start-up every background process shares (conductor, tournament director, webhook dispatcher).
+
+``python -m services.<process>`` reads its settings, configures logging, runs its ``serve``
+coroutine, and inside it: refuses to start without Redis, serves Prometheus metrics on the
+settings' port and host, logs that it runs, and waits for SIGTERM/SIGINT on one
+:class:`asyncio.Event` (set once, so every loop of the process stops at its next check).
+"""
+
+from __future__ import annotations
+
+import asyncio
+import signal
+from collections.abc import Callable, Coroutine
+from typing import Any, TypeVar
+
+from prometheus_client import start_http_server
+
+from services.common.logs import configure_logging
+from services.common.settings import ServiceSettings
+
+SettingsT = TypeVar("SettingsT", bound=ServiceSettings)
+
+
+def require_redis(settings: ServiceSettings) -> None:
+    """Exit with a clear message when no Redis is configured."""
+    if not settings.redis_url:
+        raise SystemExit("REDIS_URL is not set (make run starts an embedded Redis and sets it)")
+
+
+def serve_metrics(settings: ServiceSettings, log: Any, event: str, **fields: Any) -> asyncio.Event:
+    """Serve metrics, log ``event`` (with the metrics port and ``fields``), and return the stop event
+    that SIGTERM or SIGINT sets (call it inside the running loop)."""
+    start_http_server(settings.metrics_port, addr=settings.grpc_host)
+    log.info(event, metrics_port=settings.metrics_port, **fields)
+    stop = asyncio.Event()
+    loop = asyncio.get_running_loop()
+    for sig in (signal.SIGTERM, signal.SIGINT):
+        loop.add_signal_handler(sig, stop.set)
+    return stop
+
+
+def run_daemon(settings: SettingsT, serve: Callable[[SettingsT], Coroutine[Any, Any, None]]) -> None:
+    """Configure logging from ``settings`` and run ``serve(settings)`` until it returns."""
+    configure_logging(settings.log_format, settings.log_level)
+    asyncio.run(serve(settings))
