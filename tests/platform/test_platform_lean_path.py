@@ -5,6 +5,10 @@
   checked against the library's own in-memory limiter and by reading the windows back.
 * Hot routes (:mod:`gateway.hotpath`): the two move-path routes answer, refuse and count exactly
   as through FastAPI's router (their metrics keep the route template).
+* Pass-through state (:mod:`services.common.dictrender`, ``SubmitMovesResponse.state_json``): the
+  JSON rendered from the engine's dict is byte for byte what rendering the packed state prints, on
+  every game's states (every viewer), events, legal moves and options, and over REST (a keyed
+  move's first answer, passed through, equals its retry's, rendered from the packed state).
 """
 
 from __future__ import annotations
@@ -14,12 +18,18 @@ import uuid
 from collections.abc import Iterator
 from typing import Any
 
+import grpc
 import httpx
+import orjson
 import pytest
 from prometheus_client import CollectorRegistry
 
+from bench.engine_cases import random_position
+from chaiwala.v1 import rules_pb2, rules_pb2_grpc
 from gateway.limits import Limiter, LimitMetrics
 from gateway.settings import GatewaySettings
+from services.common import dictrender, protojson, protorender
+from services.common.registry import engine_for
 from tests.support.client import assert_problem, auth, create_game
 from tests.support.stack import Gateway
 
@@ -131,3 +141,64 @@ def test_hot_routes_answer_refuse_and_count_as_before(counted: Gateway) -> None:
     assert _count(counted.url, "GET", listing_route, "200") == 1
     assert _count(counted.url, "GET", listing_route, "404") == 1
     assert _count(counted.url, "GET", listing_route, "401") == 1
+
+
+GAMES = {"darjeeling": 4, "alubari": 3, "tea_rum": 2, "india_rails": 3}
+
+
+def _payloads(game: str, players: int, moves: int, seed: int) -> list[tuple[str, dict[str, Any]]]:
+    engine = engine_for(game)
+    match, events = random_position(engine, players, moves, seed)
+    found: list[tuple[str, dict[str, Any]]] = [("State", engine.view(match.state, v)) for v in (None, *range(players))]
+    found += [("Event", event) for event in events]
+    for seat in match.to_act():
+        found += [("Move", move) for move in engine.legal_moves(match.state, seat)[:50]]
+    return [*found, ("Options", engine.default_options())]
+
+
+@pytest.mark.parametrize("game", sorted(GAMES))
+def test_engine_dicts_render_byte_for_byte_as_their_packed_messages(game: str) -> None:
+    for moves, seed in ((0, 1), (40, 3), (150, 4)):
+        for name, data in _payloads(game, GAMES[game], moves, seed):
+            expected = orjson.dumps(protorender.to_dict(protojson.pack_engine(game, name, data)))
+            assert orjson.dumps(dictrender.payload(game, name, data)) == expected, (game, name)
+
+
+def _through_message(data: dict[str, Any]) -> bytes:
+    return orjson.dumps(protorender.to_dict(rules_pb2.Game(**data)))
+
+
+def test_what_the_plan_is_unsure_of_goes_through_the_message() -> None:
+    plan = dictrender._plan(rules_pb2.Game.DESCRIPTOR)
+    # Defaults left out or given, an optional set to its default, a nested message, presence.
+    for data in ({}, {"game_id": "g", "version": 0, "to_act": []}, {"viewer_seat": 0, "status": "active"},
+                 {"result": {"scores": [3, 0.5], "winners": [1]}, "version": 7, "log_head": ""}):  # fmt: skip
+        assert orjson.dumps(plan(data)) == _through_message(data)
+    # Unsure: an unknown key, a wrong type, -0.0, a message with a map (the clock).
+    for data in ({"nope": 1}, {"version": "7"}, {"version": True}, {"result": {"scores": [-0.0]}},
+                 {"clock": {"remaining_s": {"0": 1.0}}}):  # fmt: skip
+        with pytest.raises(dictrender.Unplanned):
+            plan(data)
+
+
+def test_the_passed_through_state_is_what_rendering_it_prints(stack: dict[str, Any]) -> None:
+    """A keyed move: its first answer carries the passed-through state, the retry the kept (packed) one."""
+    with httpx.Client(base_url=stack["gateway"].url, timeout=30) as client:
+        created = create_game(client, GAME, [{"name": "a"}, {"name": "b"}], seed=11)
+        game_id, tokens = created["game_id"], [seat["token"] for seat in created["seats"]]
+        seat = client.get(f"/v1/games/{game_id}", headers=auth(tokens[0])).json()["to_act"][0]
+        headers = {**auth(tokens[seat]), "idempotency-key": f"k-{uuid.uuid4().hex}"}
+        move = client.get(f"/v1/games/{game_id}/legal-moves", headers=headers).json()["moves"][0]
+        first = client.post(f"/v1/games/{game_id}/moves", json={"move": move}, headers=headers)
+        retried = client.post(f"/v1/games/{game_id}/moves", json={"move": move}, headers=headers)
+    assert first.status_code == retried.status_code == 200
+    assert first.content == retried.content  # pass-through bytes == the packed state rendered by the gateway
+    assert first.json()["state"]["@type"].endswith(".State")
+    address = stack["services"][GAME].address
+    with grpc.insecure_channel(address) as channel:
+        request = rules_pb2.SubmitMovesRequest(game_id=game_id, idempotency_key=headers["idempotency-key"])
+        request.moves.append(protojson.pack(GAME, "Move", {k: v for k, v in move.items() if k not in ("text", "@type")}))
+        answer = rules_pb2_grpc.RulesServiceStub(channel).SubmitMoves(
+            request, metadata=(("authorization", f"Bearer {tokens[seat]}"),), timeout=30
+        )
+    assert orjson.dumps(protorender.to_dict(answer)) == first.content
