@@ -5,7 +5,8 @@ Each of N concurrent clients plays its own two-seat game by random legal moves, 
 new game when one ends).  One unit is one move (both requests).  The baseline's unit is one
 request to an endpoint that does one Redis GET and one SET.  Also measured: the move path's
 latency at half of its saturation rate (paced, same games), and CPU milliseconds per move
-in the gateway and the rules service (from ``/proc``), beside the trivial endpoint's.
+in the gateway and the rules service (from ``/proc``, over the measuring window only), beside the
+trivial endpoint's.
 """
 
 from __future__ import annotations
@@ -18,7 +19,7 @@ from typing import Any
 import httpx
 
 from bench.config import Config
-from bench.load import Refused, Tally, closed_loop
+from bench.load import Body, Refused, Tally, closed_loop
 from bench.procs import Child, Stack, stack
 from bench.results import Row
 
@@ -101,9 +102,16 @@ def _client(port: int, connections: int) -> httpx.AsyncClient:
     return httpx.AsyncClient(base_url=f"http://127.0.0.1:{port}", limits=limits, timeout=30)
 
 
-async def _timed(children: list[Child], run: Any) -> tuple[Tally, list[float]]:
+async def _timed(children: list[Child], body: Body, loops: int, config: Config) -> tuple[Tally, list[float]]:
+    """A closed-loop run, and the CPU seconds each child used while it measured.
+
+    The warm-up runs as a loop of its own before the CPU is read, so CPU per unit divides the
+    measuring window's CPU by the units measured in it (it used to include the warm-up's too).
+    """
+    if config.warmup:
+        await closed_loop(body, loops, config.warmup)
     before = [child.cpu() for child in children]
-    tally: Tally = await run
+    tally = await closed_loop(body, loops, config.seconds)
     return tally, [child.cpu() - used for child, used in zip(children, before, strict=True)]
 
 
@@ -119,13 +127,11 @@ async def _measure(running: Stack, config: Config, gateway: Child, rules: Child,
             async def request(_: int, client: httpx.AsyncClient = client) -> None:
                 _checked(await client.get("/trivial"))
 
-            base, (base_cpu,) = await _timed([trivial], closed_loop(request, games, config.seconds, config.warmup))
+            base, (base_cpu,) = await _timed([trivial], request, games, config)
         async with _client(gateway.port, games) as client:
             players = Players(client, config.game)
             await players.start(games)
-            moves, (gateway_cpu, rules_cpu) = await _timed(
-                [gateway, rules], closed_loop(players.move, games, config.seconds, config.warmup)
-            )
+            moves, (gateway_cpu, rules_cpu) = await _timed([gateway, rules], players.move, games, config)
             details = {
                 **moves.summary(),
                 "baseline_p99_ms": base.summary()["p99_ms"],

@@ -19,12 +19,13 @@ from gateway.cors import install_cors, parse_origins
 from gateway.docs import install_docs
 from gateway.edge import EdgeMiddleware, Metrics
 from gateway.fanout import FanoutMetrics, LiveEvents
+from gateway.hotpath import HotPathMiddleware, hot_routes
 from gateway.limits import Limiter, LimitMetrics, LimitsMiddleware
 from gateway.lobby_routes import router as lobby_router
 from gateway.openapi import build_openapi
 from gateway.problems import Problem, problem_response
 from gateway.route_table import flat_routes
-from gateway.routes import router
+from gateway.routes import legal_moves, router, submit_moves
 from gateway.settings import GatewaySettings
 from gateway.table_routes import router as table_router
 from gateway.tournament_routes import router as tournament_router
@@ -77,6 +78,9 @@ def create_app(settings: GatewaySettings | None = None) -> FastAPI:
     app.add_exception_handler(StarletteHTTPException, _on_http)
     app.add_exception_handler(RequestValidationError, _on_validation)
     app.include_router(router)
+    # The move path's two routes skip FastAPI's routing (gateway.hotpath), inside the limits.
+    hot: Callable[..., Any] = HotPathMiddleware
+    app.add_middleware(hot, routes=hot_routes(router.routes, [legal_moves, submit_moves]))
     app.state.limiter = Limiter(settings, LimitMetrics(app.state.metrics.registry, settings))
     limited: Callable[..., Any] = LimitsMiddleware
     app.add_middleware(limited, limiter=app.state.limiter)

@@ -9,7 +9,7 @@ import grpc
 
 from chaiwala.rating.v1 import rating_pb2_grpc
 from chaiwala.tournament.v1 import tournament_pb2_grpc
-from chaiwala.v1 import rules_pb2_grpc, webhooks_pb2_grpc
+from chaiwala.v1 import rendered_pb2_grpc, rules_pb2_grpc, webhooks_pb2_grpc
 from gateway.problems import Problem
 from gateway.settings import GatewaySettings
 from services.common import protojson
@@ -49,6 +49,8 @@ class Backends:
         self.addresses = settings.service_addresses()
         self.channels: dict[str, grpc.aio.Channel] = {}
         self.stubs: dict[str, rules_pb2_grpc.RulesServiceStub] = {}
+        # The move path's SubmitMoves with the state pre-rendered (services.common.rendered), same channel.
+        self.rendered: dict[str, rendered_pb2_grpc.RenderedRulesStub] = {}
         self.watch_channels: dict[str, grpc.aio.Channel] = {}
         self.watch_stubs: dict[str, rules_pb2_grpc.RulesServiceStub] = {}
         self.files: list[Any] = []
@@ -61,6 +63,7 @@ class Backends:
             channel = grpc.aio.insecure_channel(_target(address), options=CHANNEL_OPTIONS)
             self.channels[game_type] = channel
             self.stubs[game_type] = rules_pb2_grpc.RulesServiceStub(channel)
+            self.rendered[game_type] = rendered_pb2_grpc.RenderedRulesStub(channel)
             watch_channel = grpc.aio.insecure_channel(_target(address), options=WATCH_CHANNEL_OPTIONS)
             self.watch_channels[game_type] = watch_channel
             self.watch_stubs[game_type] = rules_pb2_grpc.RulesServiceStub(watch_channel)

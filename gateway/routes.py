@@ -21,7 +21,7 @@ from google.protobuf.message import Message
 from grpc_health.v1 import health_pb2, health_pb2_grpc
 from prometheus_client import CONTENT_TYPE_LATEST, generate_latest
 
-from chaiwala.v1 import rest_pb2, rules_pb2
+from chaiwala.v1 import rendered_pb2, rest_pb2, rules_pb2
 from gateway import jsonbody
 from gateway.backends import Backends
 from gateway.edge import Metrics
@@ -305,8 +305,30 @@ async def submit_moves(game_id: str, request: Request) -> Response:
     )
     if body.HasField("expected_version"):
         grpc_request.expected_version = body.expected_version
-    answer = await _rpc(stub.SubmitMoves(grpc_request, **options))
-    return JSON(protojson.to_dict(answer))
+    try:  # the state comes as JSON bytes to pass through (services.common.rendered)
+        rendered = await _backends(request).rendered[game_type].SubmitMoves(grpc_request, **options)
+    except grpc.aio.AioRpcError as error:
+        if error.code() != grpc.StatusCode.UNIMPLEMENTED:
+            raise problem_from_rpc(error) from None
+        # A rules service older than this gateway (a rolling upgrade): nothing was applied.
+        return JSON(protojson.to_dict(await _rpc(stub.SubmitMoves(grpc_request, **options))))
+    return JSON(_submit_answer(rendered))
+
+
+def _submit_answer(rendered: rendered_pb2.RenderedSubmit) -> dict[str, Any]:
+    """The answer as REST prints it, the pre-rendered state spliced in unparsed (``orjson.Fragment``).
+
+    The rules service leaves ``state`` present but empty beside ``state_json``, so the key keeps its
+    place among the others; the bytes are what rendering the packed state would print.
+    """
+    answer = rendered.answer
+    if not rendered.state_json:
+        return protojson.to_dict(answer)  # a retried key's first answer: the state is packed
+    answer.state.Clear()  # a keyed answer carries the packed state too (kept for retries): not rendered twice
+    answer.state.SetInParent()
+    printed = protojson.to_dict(answer)
+    printed["state"] = orjson.Fragment(rendered.state_json)
+    return printed
 
 
 @router.get("/v1/games/{game_id}/events")

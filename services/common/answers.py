@@ -9,11 +9,12 @@ from __future__ import annotations
 
 from typing import Any
 
+import orjson
 from grpc import aio
 
 from chaiwala.v1 import rules_pb2
 from services.clock import clock as clocks
-from services.common import sentences
+from services.common import dictrender, protojson, sentences
 from services.common.engine import Result
 from services.common.store import GameMeta
 
@@ -54,6 +55,26 @@ def language(context: aio.ServicerContext) -> str:
         if key == "accept-language":
             return sentences.pick_language(str(value))
     return sentences.DEFAULT_LANGUAGE
+
+
+def fill_state(
+    response: rules_pb2.SubmitMovesResponse,
+    game_type: str,
+    view: dict[str, Any],
+    rendered: list[bytes] | None,
+    kept: bool,
+) -> None:
+    """Put the submitting seat's view in its answer: packed, or rendered as JSON into ``rendered``.
+
+    The JSON is printed from the engine's dict (:mod:`services.common.dictrender`: exactly what
+    rendering the packed state prints) and ``state`` stays present but empty, unless the answer
+    is ``kept`` for an idempotent retry, which may come over plain gRPC and needs it whole.
+    """
+    if rendered is None or kept:
+        response.state.CopyFrom(protojson.pack_engine(game_type, "State", view))
+    if rendered is not None:
+        response.state.SetInParent()
+        rendered.append(orjson.dumps(dictrender.payload(game_type, "State", view)))
 
 
 def names(meta: GameMeta) -> list[str]:

@@ -101,3 +101,15 @@ def store_unavailable() -> ServiceError:
     """Redis does not answer (503 with Retry-After); nothing was changed."""
     message = "the game store is unavailable; retry shortly"
     return ServiceError(grpc.StatusCode.UNAVAILABLE, "store_unavailable", message)
+
+
+def require_pin(expected: int | None, key: str) -> None:
+    """A submission names the state it was made for, or carries a key that makes retries safe.
+
+    Without either, a retried request (the client timed out, the answer was lost) would be
+    applied again on whatever state the game has reached, so it is refused up front (428).
+    """
+    if expected is None and not key:
+        raise illegal(
+            "precondition_required", "send 'expected_version' (the version you saw) or an 'Idempotency-Key' header"
+        )

@@ -234,3 +234,7 @@ def _render_payload(message: Message, type_url: str, value: bytes) -> dict[str, 
     out.update(_plan(inner_type)(inner))
     return out
 
+
+
+# What services.common.dictrender shares with this renderer, so that both print every value alike.
+float32, double, enum_names, is_map, default = _float32, _float, _enum_names, _is_map, _default

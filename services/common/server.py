@@ -14,13 +14,15 @@ from grpc import aio
 from grpc_health.v1 import health, health_pb2, health_pb2_grpc
 from prometheus_client import CollectorRegistry, start_http_server
 
-from chaiwala.v1 import rules_pb2, rules_pb2_grpc, tables_pb2, tables_pb2_grpc
+from chaiwala.v1 import rendered_pb2_grpc, rules_pb2, rules_pb2_grpc, tables_pb2, tables_pb2_grpc
 from services.common import metrics, protojson, workers
 from services.common.exposure import check_exposure
 from services.common.interceptors import RpcInterceptor
 from services.common.logs import configure_logging, get_logger
 from services.common.reflection import enable_reflection
 from services.common.registry import engine_for
+from services.common.rendered import SERVICE_NAME as RENDERED_SERVICE_NAME
+from services.common.rendered import RenderedRulesServicer
 from services.common.service import RulesServicer
 from services.common.settings import ServiceSettings
 from services.common.store import GameStore
@@ -60,9 +62,10 @@ async def create_server(
     servicer = RulesServicer(engine, store, api_keys, live=EventHub.for_store(store, game_type, live_limits))
     rules_pb2_grpc.add_RulesServiceServicer_to_server(servicer, server)
     tables_pb2_grpc.add_TableServiceServicer_to_server(TableServicer(servicer), server)
+    rendered_pb2_grpc.add_RenderedRulesServicer_to_server(RenderedRulesServicer(servicer), server)
     health_servicer = health.aio.HealthServicer()
     health_pb2_grpc.add_HealthServicer_to_server(health_servicer, server)
-    enable_reflection((SERVICE_NAME, TABLE_SERVICE_NAME, health.SERVICE_NAME), server)
+    enable_reflection((SERVICE_NAME, TABLE_SERVICE_NAME, RENDERED_SERVICE_NAME, health.SERVICE_NAME), server)
     port = server.add_insecure_port(addr)
     await server.start()
     for name in ("", SERVICE_NAME):

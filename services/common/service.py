@@ -380,6 +380,13 @@ class RulesServicer(LobbyRpcs, ResignRpcs, rules_pb2_grpc.RulesServiceServicer):
         self, request: rules_pb2.SubmitMovesRequest, context: aio.ServicerContext
     ) -> rules_pb2.SubmitMovesResponse:
         """Apply the caller's moves atomically, then let bots answer."""
+        return await self.submit(request, context)
+
+    async def submit(
+        self, request: rules_pb2.SubmitMovesRequest, context: aio.ServicerContext, rendered: list[bytes] | None = None
+    ) -> rules_pb2.SubmitMovesResponse:
+        """:meth:`SubmitMoves`; with ``rendered``, the seat's state is rendered into it as JSON
+        instead of packed into the answer (:mod:`services.common.rendered`)."""
         key = request.idempotency_key
         if len(key) > MAX_IDEMPOTENCY_KEY:
             raise errors.invalid(
@@ -397,12 +404,12 @@ class RulesServicer(LobbyRpcs, ResignRpcs, rules_pb2_grpc.RulesServiceServicer):
             return rules_pb2.SubmitMovesResponse.FromString(earlier)
         moves = self._unpack_moves(request.moves)
         expected = request.expected_version if request.HasField("expected_version") else None
-        _require_pin(expected, key)
+        errors.require_pin(expected, key)
         attempts = 0
         while True:
             try:
                 language = answers.language(context)
-                response = await self._submit_once(meta, snapshot, seat, moves, expected, key, language)
+                response = await self._submit_once(meta, snapshot, seat, moves, expected, key, language, rendered)
                 break
             except VersionConflict as error:
                 # Keyed but unpinned: re-check on the new state.  Safe, because the commit script
@@ -422,6 +429,7 @@ class RulesServicer(LobbyRpcs, ResignRpcs, rules_pb2_grpc.RulesServiceServicer):
         expected: int | None,
         key: str,
         language: str = sentences.DEFAULT_LANGUAGE,
+        rendered: list[bytes] | None = None,
     ) -> rules_pb2.SubmitMovesResponse:
         if meta.status != "active":
             raise errors.illegal("game_not_active", f"the game is {meta.status}")
@@ -443,7 +451,7 @@ class RulesServicer(LobbyRpcs, ResignRpcs, rules_pb2_grpc.RulesServiceServicer):
             commits.append(Commit(seat=seat, bot="", move=move, events=events, state_digest=chain.state_digest(match)))
             if self.engine.is_over(match.state) and len(commits) < len(moves):
                 raise errors.illegal("game_over", "the game ended before the last moves of the batch")
-        response, _ = await self.commit_entries(meta, match, commits, seat, key, language=language)
+        response, _ = await self.commit_entries(meta, match, commits, seat, key, language=language, rendered=rendered)
         return response
 
     def settle(self, meta: GameMeta, match: Match, lifecycle: Lifecycle) -> tuple[Result | None, str]:
@@ -463,6 +471,7 @@ class RulesServicer(LobbyRpcs, ResignRpcs, rules_pb2_grpc.RulesServiceServicer):
         key: str = "",
         lifecycle: Lifecycle | None = None,
         language: str = sentences.DEFAULT_LANGUAGE,
+        rendered: list[bytes] | None = None,
     ) -> tuple[rules_pb2.SubmitMovesResponse, GameMeta | None]:
         """Seal and commit ``commits`` against ``meta.version``: snapshot, status, result, clock and
         the game's next attention (bot due now, or a clock deadline), all in one atomic step.
@@ -487,7 +496,7 @@ class RulesServicer(LobbyRpcs, ResignRpcs, rules_pb2_grpc.RulesServiceServicer):
         response = rules_pb2.SubmitMovesResponse(version=new_version, status=status, to_act=to_act)
         if seat is not None:
             # Only a seat's own submission needs the view and events; bots' moves skip the work.
-            response.state.CopyFrom(self._pack("State", self.engine.view(match.state, seat)))
+            answers.fill_state(response, self.game_type, self.engine.view(match.state, seat), rendered, bool(key))
             words = (answers.names(meta), language)
             for offset, item in enumerate(commits):
                 entry = LogEntry(
@@ -645,18 +654,6 @@ class RulesServicer(LobbyRpcs, ResignRpcs, rules_pb2_grpc.RulesServiceServicer):
         log.info("game_aborted", game_type=self.game_type, game_id=meta.game_id, reason=request.reason[:200])
         meta, snapshot = await self.store.load(request.game_id)
         return self._game_message(meta, self._match_of(meta, snapshot), None)
-
-
-def _require_pin(expected: int | None, key: str) -> None:
-    """A submission names the state it was made for, or carries a key that makes retries safe.
-
-    Without either, a retried request (the client timed out, the answer was lost) would be
-    applied again on whatever state the game has reached, so it is refused up front (428).
-    """
-    if expected is None and not key:
-        raise errors.illegal(
-            "precondition_required", "send 'expected_version' (the version you saw) or an 'Idempotency-Key' header"
-        )
 
 
 def _over(status: str) -> bool:

@@ -135,6 +135,17 @@ return {'ok', status}
 )
 
 
+# ---- one-command load (lean-path: services.common.store.GameStore.load_with) ----
+# KEYS: meta, snapshot, then keys of the same game (e.g. idempotency answers).  One atomic read
+# in one command: a MULTI of HGETALL + GETs cost redis-py four replies to parse per request.
+_LOAD = """
+local out = {redis.call('HGETALL', KEYS[1]), redis.call('GET', KEYS[2]) or false}
+for index = 3, #KEYS do out[#out + 1] = redis.call('GET', KEYS[index]) or false end
+return out
+"""
+# ---- end of the one-command load ----
+
+
 class StoreError(Exception):
     """Base of the store's refusals."""
 
@@ -356,6 +367,7 @@ class GameStore:
         self._source: tuple[str, bool] | None = None
         self._commit = client.register_script(_COMMIT)
         self._set_status = client.register_script(_SET_STATUS)
+        self._load = client.register_script(_LOAD)
 
     @classmethod
     def from_url(
@@ -444,15 +456,10 @@ class GameStore:
         """:meth:`load`, plus the values of ``keys`` (keys of the same game, e.g. idempotency keys),
         all in one round trip: a request that needs them pays no second one."""
         meta_key, state_key, _ = _keys(game_id)
-        async with self.redis.pipeline(transaction=True) as pipe:
-            pipe.hgetall(meta_key)
-            pipe.get(state_key)
-            for key in keys:
-                pipe.get(key)
-            raw_meta, snapshot, *values = await pipe.execute()
-        if not raw_meta or snapshot is None:
+        flat_meta, snapshot, *values = await self._load(keys=[meta_key, state_key, *keys])
+        if not flat_meta or snapshot is None:
             raise GameNotFound(game_id)
-        meta = self._meta(game_id, raw_meta)
+        meta = self._meta(game_id, dict(zip(flat_meta[::2], flat_meta[1::2], strict=True)))
         return meta, zlib.decompress(snapshot) if meta.archived else snapshot, values
 
     async def meta(self, game_id: str) -> GameMeta:

@@ -83,6 +83,7 @@ def test_every_service_reports_serving_and_offers_reflection(stack: dict[str, An
             assert names == {
                 "chaiwala.v1.RulesService",
                 "chaiwala.v1.TableService",
+                "chaiwala.v1.RenderedRules",
                 "grpc.health.v1.Health",
                 "grpc.reflection.v1.ServerReflection",
                 "grpc.reflection.v1alpha.ServerReflection",

@@ -1,0 +1,227 @@
+"""An engine's dict as proto3 JSON without building the proto message: the state the gateway passes through.
+
+A game state has hundreds of fields.  Building its message from the engine's dict (``pack_engine``)
+and walking it again to print JSON (:mod:`services.common.protorender`) cost the rules service and
+the gateway more than a millisecond per move together; the engine's dict already holds every value.
+:func:`payload` prints it straight from the dict with a plan compiled once per message type, and
+gives exactly what ``protorender.to_dict(protojson.pack_engine(game, name, data))`` gives — same
+keys, same order (set fields by field number, then the defaults of unset fields in declaration
+order), same values (enum names, 64-bit integers as strings, floats as the message stores them).
+``tests/platform/test_platform_lean_path.py`` checks that byte for byte on every game's states
+for every viewer, events, legal moves and options.
+
+Anything the plan is not sure to print as the message would (a value of another type than the
+field's, an unknown key, two members of one oneof, -0.0, a map, a well-known type) is not
+guessed: the whole payload then goes the old way, through the message, so the output is exact
+in every case and the fast path only ever skips work.
+"""
+
+from __future__ import annotations
+
+import math
+from collections.abc import Callable, Mapping
+from functools import cache
+from typing import Any
+
+from google.protobuf.descriptor import Descriptor, FieldDescriptor
+
+from services.common import protojson, protorender
+
+Render = Callable[[Any], Any]
+_INTEGERS = {
+    FieldDescriptor.CPPTYPE_INT32,
+    FieldDescriptor.CPPTYPE_UINT32,
+    FieldDescriptor.CPPTYPE_INT64,
+    FieldDescriptor.CPPTYPE_UINT64,
+}
+
+
+class Unplanned(Exception):
+    """A value the plan does not print with certainty (the caller renders through the message)."""
+
+
+def payload(game_type: str, name: str, data: Mapping[str, Any]) -> dict[str, Any]:
+    """The game's message ``name`` built from ``data``, as ``protorender`` prints it inside an ``Any``."""
+    descriptor = protojson.message_class(game_type, name).DESCRIPTOR
+    try:
+        body = _plan(descriptor)(data)
+    except Unplanned:
+        return protorender.to_dict(protojson.pack_engine(game_type, name, dict(data)))
+    return {"@type": f"type.googleapis.com/{descriptor.full_name}", **body}
+
+
+def _int(field: FieldDescriptor) -> Render:
+    wide = field.cpp_type in (FieldDescriptor.CPPTYPE_INT64, FieldDescriptor.CPPTYPE_UINT64)
+
+    def render(value: Any) -> Any:
+        if type(value) is not int:  # bool is an int too, and the message refuses floats
+            raise Unplanned(field.full_name)
+        return str(value) if wide else value
+
+    return render
+
+
+def _real(field: FieldDescriptor) -> Render:
+    single = field.cpp_type == FieldDescriptor.CPPTYPE_FLOAT
+    printed = protorender.float32 if single else protorender.double
+
+    def render(value: Any) -> Any:
+        if type(value) not in (int, float):
+            raise Unplanned(field.full_name)
+        number = float(value)
+        if number == 0.0 and math.copysign(1.0, number) < 0:
+            raise Unplanned(field.full_name)  # -0.0: leave presence questions to the message
+        return printed(number)
+
+    return render
+
+
+def _enum(field: FieldDescriptor) -> Render:
+    assert field.enum_type is not None
+    names = protorender.enum_names(field.enum_type)
+    numbers = {value.name: value.number for value in field.enum_type.values}
+
+    def render(value: Any) -> Any:
+        number = numbers.get(value) if type(value) is str else value if type(value) is int else None
+        if number is None or number not in names:
+            raise Unplanned(field.full_name)
+        return names[number]
+
+    return render
+
+
+def _typed(kind: type) -> Callable[[FieldDescriptor], Render]:
+    def make(field: FieldDescriptor) -> Render:
+        def render(value: Any) -> Any:
+            if type(value) is not kind:
+                raise Unplanned(field.full_name)
+            return value
+
+        return render
+
+    return make
+
+
+def _element(field: FieldDescriptor) -> Render:
+    """How one value of the field prints (one element of a repeated field)."""
+    cpp = field.cpp_type
+    if cpp == FieldDescriptor.CPPTYPE_MESSAGE:
+        assert field.message_type is not None
+        return _nested(field.message_type)
+    if cpp == FieldDescriptor.CPPTYPE_ENUM:
+        return _enum(field)
+    if cpp in _INTEGERS:
+        return _int(field)
+    if cpp in (FieldDescriptor.CPPTYPE_FLOAT, FieldDescriptor.CPPTYPE_DOUBLE):
+        return _real(field)
+    if cpp == FieldDescriptor.CPPTYPE_BOOL:
+        return _typed(bool)(field)
+    if field.type == FieldDescriptor.TYPE_STRING:
+        return _typed(str)(field)
+    return _unplanned(field.full_name)  # bytes: engines never send them
+
+
+def _nested(message_type: Descriptor) -> Render:
+    """A message field's renderer, planned on first use (a message may contain itself)."""
+    planned: list[Render] = []
+
+    def render(value: Any) -> Any:
+        if not planned:
+            planned.append(_plan(message_type))
+        return planned[0](value)
+
+    return render
+
+
+def _unplanned(what: str) -> Render:
+    def render(value: Any) -> Any:
+        raise Unplanned(what)
+
+    return render
+
+
+def _repeated(field: FieldDescriptor, element: Render) -> Render:
+    # Lists of plain ints, strings or booleans (most repeated fields) print as they are: one type check.
+    plain = {FieldDescriptor.CPPTYPE_INT32: int, FieldDescriptor.CPPTYPE_UINT32: int,
+             FieldDescriptor.CPPTYPE_BOOL: bool, FieldDescriptor.CPPTYPE_STRING: str}.get(field.cpp_type)  # fmt: skip
+    if field.type == FieldDescriptor.TYPE_BYTES:
+        plain = None
+
+    def render(value: Any) -> Any:
+        if type(value) not in (list, tuple):
+            raise Unplanned(field.full_name)
+        if plain is not None and all(type(item) is plain for item in value):
+            return list(value)
+        return [element(item) for item in value]
+
+    return render
+
+
+def _zero(field: FieldDescriptor) -> Callable[[Any], bool]:
+    """Whether a value of a field without presence is its default (then it prints with the defaults)."""
+    if field.cpp_type == FieldDescriptor.CPPTYPE_ENUM:
+        assert field.enum_type is not None
+        zero = field.enum_type.values_by_number[0].name if 0 in field.enum_type.values_by_number else None
+        return lambda value: value == 0 or (value == zero and type(value) is str)
+    default = field.default_value
+    if field.cpp_type in (FieldDescriptor.CPPTYPE_FLOAT, FieldDescriptor.CPPTYPE_DOUBLE):
+        return _real_zero(field)
+    return lambda value: (value == default and type(value) is not bool) or value is default
+
+
+def _real_zero(field: FieldDescriptor) -> Callable[[Any], bool]:
+    def is_zero(value: Any) -> bool:
+        if value != 0 or type(value) not in (int, float):
+            return False
+        if math.copysign(1.0, float(value)) < 0:
+            raise Unplanned(field.full_name)  # -0.0: leave presence questions to the message
+        return True
+
+    return is_zero
+
+
+@cache
+def _plan(message_type: Descriptor) -> Callable[[Any], dict[str, Any]]:
+    """The renderer of one message type from a dict."""
+    if message_type.full_name.startswith("google.protobuf.") or any(protorender.is_map(f) for f in message_type.fields):
+        # Well-known types have JSON forms of their own; a map prints in its container's order.
+        return _unplanned(message_type.full_name)
+    steps: list[tuple[str, Render, Callable[[Any], bool] | None, bool]] = []
+    for field in sorted(message_type.fields, key=lambda item: item.number):
+        element = _element(field)
+        if field.is_repeated:
+            steps.append((field.name, _repeated(field, element), None, True))
+        else:
+            steps.append((field.name, element, None if field.has_presence else _zero(field), False))
+    defaults = [(field.name, *protorender.default(field)) for field in message_type.fields if not field.has_presence]
+    check = _shape(message_type)
+
+    def render(data: Any) -> dict[str, Any]:
+        check(data)
+        out: dict[str, Any] = {}
+        for name, step, is_zero, repeated in steps:
+            value = data.get(name)
+            if value is None or (repeated and not value) or (is_zero is not None and is_zero(value)):
+                continue
+            out[name] = step(value)
+        for name, default, fresh in defaults:
+            if name not in out:
+                out[name] = default.copy() if fresh else default
+        return out
+
+    return render
+
+
+def _shape(message_type: Descriptor) -> Callable[[Any], None]:
+    """A check that a dict is one the message's constructor takes as it is: known keys, one member per oneof."""
+    known = frozenset(message_type.fields_by_name)
+    oneofs = [frozenset(field.name for field in oneof.fields) for oneof in message_type.oneofs]
+
+    def check(data: Any) -> None:
+        if not isinstance(data, Mapping) or not known.issuperset(data):
+            raise Unplanned(message_type.full_name)
+        for members in oneofs:
+            if len(members.intersection(data)) > 1 and sum(data.get(m) is not None for m in members) > 1:
+                raise Unplanned(message_type.full_name)
+
+    return check

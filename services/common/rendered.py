@@ -1,0 +1,33 @@
+"""The ``RenderedRules`` service: the gateway's SubmitMoves, with the answer's state as JSON bytes.
+
+A move's answer carries the whole state as the seat sees it.  Packed, it was built from the
+engine's dict in the rules service, then parsed and walked again in the gateway to print JSON:
+over a millisecond per move between them.  Here the state is printed once, straight from the
+engine's dict (:mod:`services.common.dictrender`), and the gateway splices the bytes into its
+answer unparsed (``gateway.routes``).  Everything else is ``RulesService.SubmitMoves`` itself,
+for the same caller: same checks, same redaction, same commit.
+"""
+
+from __future__ import annotations
+
+from grpc import aio
+
+from chaiwala.v1 import rendered_pb2, rendered_pb2_grpc, rules_pb2
+from services.common.service import RulesServicer
+
+SERVICE_NAME = rendered_pb2.DESCRIPTOR.services_by_name["RenderedRules"].full_name
+
+
+class RenderedRulesServicer(rendered_pb2_grpc.RenderedRulesServicer):
+    """RenderedRules beside one game's :class:`RulesServicer`."""
+
+    def __init__(self, rules: RulesServicer) -> None:
+        self.rules = rules
+
+    async def SubmitMoves(
+        self, request: rules_pb2.SubmitMovesRequest, context: aio.ServicerContext
+    ) -> rendered_pb2.RenderedSubmit:
+        """Submit as ``RulesService.SubmitMoves``; the state comes as JSON (none for a retried key's answer)."""
+        rendered: list[bytes] = []
+        answer = await self.rules.submit(request, context, rendered)
+        return rendered_pb2.RenderedSubmit(answer=answer, state_json=rendered[0] if rendered else b"")
