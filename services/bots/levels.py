@@ -26,6 +26,14 @@ LEVELS: dict[str, Budget] = {
 # Per game: the score difference that counts as a clear lead (the reward's margin scale), and
 # budget changes where a game's moves are much smaller steps than a turn.
 MARGIN_SCALE: dict[str, float] = {"darjeeling": 10.0, "tea_rum": 4.0, "india_rails": 40.0, "alubari": 8.0}
+# Per game (absent: every decision is searched): the move kinds that make a position worth a
+# search. Elsewhere the bot plays its heuristic's move: India Rails runs a train and lays track
+# one mile at a time (nine in ten of a game's ~2,000 moves are such steps of the heuristic's
+# route plan); the plan is decided where a load may be picked up, delivered or dropped, a hand
+# discarded or a train upgraded, and those positions are searched.
+DECISIONS: dict[str, frozenset[str]] = {
+    "india_rails": frozenset({"pick_up", "deliver", "drop_load", "discard_hand", "upgrade_train", "place_train"})
+}
 
 
 @dataclass(frozen=True)
@@ -35,6 +43,7 @@ class SearchBot:
     game_type: str
     rollout: Bot
     budget: Budget
+    decisions: frozenset[str] | None = None
     # Slow: the conductor computes its moves in a worker process (services.conductor.search_pool).
     offload: ClassVar[bool] = True
 
@@ -43,6 +52,13 @@ class SearchBot:
         legal = list(seen.legal)
         if len(legal) == 1:
             return legal[0]
+        if self.decisions is not None:
+            # Candidates: the heuristic's own move and the decisions; not the hundreds of track miles.
+            chosen = self.rollout.choose(engine, seen, rng.fork(2))
+            legal = [move for move in legal if next(iter(move)) in self.decisions]
+            if not legal:
+                return chosen
+            legal += [] if chosen in legal else [chosen]
 
         def sample(draw: Rng) -> State:
             return engine.determinize(seen, draw)
@@ -70,6 +86,11 @@ def search_levels(game_type: str, rollout: Bot) -> dict[str, Bot]:
     """The search bot's levels for one game, rolling out with ``rollout`` (its heuristic)."""
     scale = MARGIN_SCALE.get(game_type, 10.0)
     return {
-        name: SearchBot(game_type=game_type, rollout=rollout, budget=replace(budget, margin_scale=scale))
+        name: SearchBot(
+            game_type=game_type,
+            rollout=rollout,
+            budget=replace(budget, margin_scale=scale),
+            decisions=DECISIONS.get(game_type),
+        )
         for name, budget in LEVELS.items()
     }

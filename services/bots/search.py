@@ -154,6 +154,8 @@ class Search:
             return
         state = fresh(self.sample(rng.fork(0)))
         move = self.policy(self.engine, state, self.seat, rng.fork(1))
+        if move_key(move) not in {move_key(legal) for legal in self.legal}:
+            return  # the search was given fewer candidates than the rules allow
         child = Node(seat=self.seat, move=move, visits=self.budget.prior_visits)
         child.value = self.budget.prior_value * self.budget.prior_visits
         child.available = self.budget.prior_visits
