@@ -16,6 +16,7 @@ from __future__ import annotations
 
 import pytest
 from bots_helpers import GAMES, SWEEP, Game, json_copy, legal_keys, positions, seen_of, unexplained
+from search_helpers import quick_bots
 
 from services.common.engine import RandomBot
 from services.common.rng import Rng
@@ -42,8 +43,8 @@ def test_a_bot_does_not_see_what_its_seat_cannot(game: Game, players: int) -> No
             assert legal_keys(engine.legal_moves(twin, seat)) == legal_keys(match.legal_moves(seat))
             for name in engine.bots():
                 # Fresh bots on both sides: a bot's memory of earlier moves must not tell them apart.
-                real = engine.bots()[name].choose(engine, seen_of(engine, match.state, seat), Rng(seed))
-                other = engine.bots()[name].choose(engine, seen_of(engine, twin, seat), Rng(seed))
+                real = quick_bots(engine)[name].choose(engine, seen_of(engine, match.state, seat), Rng(seed))
+                other = quick_bots(engine)[name].choose(engine, seen_of(engine, twin, seat), Rng(seed))
                 assert real == other, (name, seed)
 
 
@@ -77,7 +78,7 @@ def test_bots_never_produce_an_illegal_move(game: Game, players: int) -> None:
     engine = game.engine
     for seed in _seeds(players):
         for match, seat in positions(game, players, seed + 100, STOPS):
-            for name, bot in engine.bots().items():
+            for name, bot in quick_bots(engine).items():
                 move = match.bot_move(bot, seat, seed)
                 match.find_legal(seat, move)  # raises IllegalMove
                 assert move in match.legal_moves(seat), name
