@@ -11,7 +11,7 @@ CHROMEDRIVER := /usr/bin/chromedriver
 
 export PYTHONPATH := $(CURDIR):$(CURDIR)/gen
 
-.PHONY: setup proto run test test-fast lint browser bench clean seeds-india chaos scale
+.PHONY: setup proto run test test-fast lint browser bench clean seeds-india chaos scale search-strength search-timing
 
 setup: $(VENV)/.installed gen/.stamp
 
@@ -70,6 +70,15 @@ chaos: setup
 # (`make test` runs the same test with 150).
 scale: setup
 	CHAIWALA_SCALE_SPECTATORS=500 $(BIN)/python -m pytest -q tests/platform/test_platform_fanout.py -k spectators
+
+# The search bot (mcts) against the heuristic, 2 players, seats rotated, every game (long; the
+# figures are in README "### Search bot"). SEARCH_GAMES tables per game; ms per move: search-timing.
+SEARCH_GAMES ?= 40
+search-strength: setup
+	for game in darjeeling tea_rum alubari india_rails; do \
+		$(BIN)/chaiwala arena --game $$game --players 2 --bots mcts,heuristic --games $(SEARCH_GAMES) --jobs 2 --json; done
+search-timing: setup
+	$(BIN)/python -m services.bots.timing
 
 clean:
 	rm -rf gen $(VENV) var .pytest_cache .mypy_cache .ruff_cache
