@@ -16,6 +16,7 @@ from typing import Any
 
 import orjson
 
+from services.alubari.content import CONTRACTS
 from services.common.engine import Engine, Move, RandomBot, Seen, State
 from services.common.registry import engine_for
 from services.common.rng import Rng
@@ -36,7 +37,9 @@ class Game:
     counts: tuple[int, ...]
     perturb: Perturb
     # State paths (``/``-joined keys and indices) a determinized state may differ in from the real one.
-    hidden: tuple[str, ...]
+    hidden: tuple[str, ...] = ()
+    # Whether the engine samples hidden parts (``Engine.determinize``) for look-ahead bots.
+    determinizes: bool = True
 
     @property
     def engine(self) -> Engine:
@@ -61,13 +64,13 @@ def positions(game: Game, players: int, seed: int, stops: int) -> Iterator[tuple
     rng = Rng(seed * 31 + players)
     bot = RandomBot()
     moves = 0
-    every = 1 + rng.randbelow(40)
+    every = 1 + rng.randbelow(60)
     while not engine.is_over(match.state) and stops > 0:
         seat = match.to_act()[0]
         if moves % every == 0:
             stops -= 1
             yield match, seat
-            every = 1 + rng.randbelow(30)
+            every = 1 + rng.randbelow(120)
         match.play(seat, match.bot_move(bot, seat, moves))
         moves += 1
 
@@ -77,7 +80,8 @@ def differing_paths(a: Any, b: Any, path: str = "") -> Iterator[str]:
     if isinstance(a, dict) and isinstance(b, dict):
         for key in sorted(set(a) | set(b), key=str):
             if key not in a or key not in b:
-                yield f"{path}/{key}"
+                if a.get(key, 0) != 0 or b.get(key, 0) != 0:  # a sparse count map may leave zeros out
+                    yield f"{path}/{key}"
             else:
                 yield from differing_paths(a[key], b[key], f"{path}/{key}")
         return
@@ -175,4 +179,73 @@ INDIA_RAILS = Game(
     ),
 )
 
-GAMES = {game.game_type: game for game in (DARJEELING, INDIA_RAILS)}
+
+# ---- Tea & Rum -----------------------------------------------------------------------------
+
+
+def perturb_tea_rum(state: State, seat: int, rng: Rng) -> State:
+    """Decks, automa bag and face-down victory cards reshuffled; closed chests and secret exchanges changed."""
+    other = copy.deepcopy(state)
+    if other["phase"] == "over":
+        return other
+    for key in ("captain_deck", "contract_deck", "victory_hidden"):
+        rng.shuffle(other[key])
+    rng.shuffle(other["automa"]["bag"])
+    for player in other["players"]:
+        if player["seat"] == seat:
+            continue
+        if player["chest"]:
+            player["blue"] += 1 + rng.randbelow(4)
+            player["red"] += rng.randbelow(4)
+        if other["phase"] == "exchange" and player["money"] >= 10:
+            player["money"] -= 10
+            player["red"] += 1
+            player["exchanged"]["red"] += 1
+    return other
+
+
+TEA_RUM = Game(
+    game_type="tea_rum",
+    counts=(2, 3, 4),
+    perturb=perturb_tea_rum,
+    hidden=(
+        r"/players/(?!{seat}/)\d+/(blue|red|money|exchange_done|exchanged/(blue|red))",
+        # Another player's queue: not in the view (only the awaited decision and its length are).
+        r"/players/(?!{seat}/)\d+/pending(/.*)?",
+        r"/(captain_deck|contract_deck|victory_hidden)(/\d+)?",
+        r"/automa/bag(/\d+)?",
+    ),
+)
+
+
+# ---- Alubari -------------------------------------------------------------------------------
+
+
+def perturb_alubari(state: State, seat: int, rng: Rng) -> State:
+    """The contract deck reshuffled under a top card of the same (public) weather; bag cubes exchanged.
+
+    Stone stays put in the bag: whether the bag holds stone shows in the foundry's legal moves.
+    """
+    other = copy.deepcopy(state)
+    deck = other["deck"]
+    if deck:
+        weather = CONTRACTS[deck[-1]]["weather"]
+        rest = deck[:-1]
+        rng.shuffle(rest)
+        same = [i for i, card in enumerate(rest) if CONTRACTS[card]["weather"] == weather]
+        if same:
+            i = same[rng.randbelow(len(same))]
+            rest[i], deck[-1] = deck[-1], rest[i]
+        other["deck"] = [*rest, deck[-1]]
+    bag = other["bag"]
+    kinds = [k for k in ("iron_ore", "chai", "event") if k in bag]
+    total = sum(bag[k] for k in kinds)
+    cuts = sorted(rng.randbelow(total + 1) for _ in kinds[:-1])
+    for kind, low, high in zip(kinds, [0, *cuts], [*cuts, total], strict=True):
+        bag[kind] = high - low
+    return other
+
+
+ALUBARI = Game(game_type="alubari", counts=(1, 2, 3, 4, 5), perturb=perturb_alubari, determinizes=False)
+
+GAMES = {game.game_type: game for game in (DARJEELING, TEA_RUM, INDIA_RAILS, ALUBARI)}
