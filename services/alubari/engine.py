@@ -211,5 +211,5 @@ class AlubariEngine(Engine):
         from services.bots.levels import search_levels
 
         heuristic = HeuristicBot()
-        return {"random": RandomBot(), "heuristic": heuristic, **search_levels(self.game_type, heuristic)}
+        return {"random": RandomBot(), "heuristic": heuristic, **search_levels(self, heuristic)}
 

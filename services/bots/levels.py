@@ -82,8 +82,19 @@ class SearchBot:
         return self.rollout.choose(engine, seen, rng)
 
 
-def search_levels(game_type: str, rollout: Bot) -> dict[str, Bot]:
-    """The search bot's levels for one game, rolling out with ``rollout`` (its heuristic)."""
+def can_search(engine: Engine) -> bool:
+    """Whether ``engine`` samples a seat's hidden information (the search needs ``determinize``)."""
+    return type(engine).determinize is not Engine.determinize
+
+
+def search_levels(engine: Engine, rollout: Bot) -> dict[str, Bot]:
+    """The search bot's levels for one game, rolling out with ``rollout`` (its heuristic).
+
+    None for a game that cannot determinize yet: a search over the real state would cheat.
+    """
+    if not can_search(engine):
+        return {}
+    game_type = engine.game_type
     scale = MARGIN_SCALE.get(game_type, 10.0)
     return {
         name: SearchBot(

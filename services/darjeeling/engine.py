@@ -98,7 +98,7 @@ class DarjeelingEngine(Engine):
         from services.darjeeling.bots import HeuristicBot
 
         heuristic = HeuristicBot()
-        return {"random": RandomBot(), "heuristic": heuristic, **search_levels(self.game_type, heuristic)}
+        return {"random": RandomBot(), "heuristic": heuristic, **search_levels(self, heuristic)}
 
     # ---- setup ------------------------------------------------------------------
 

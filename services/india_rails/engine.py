@@ -332,7 +332,7 @@ class IndiaRailsEngine(Engine):
         from services.india_rails.bots import HeuristicBot
 
         heuristic = HeuristicBot()
-        return {"random": RandomBot(), "heuristic": heuristic, **search_levels(self.game_type, heuristic)}
+        return {"random": RandomBot(), "heuristic": heuristic, **search_levels(self, heuristic)}
 
     # ---- setup ----------------------------------------------------------------
 

@@ -11,7 +11,8 @@ from typing import Any
 
 import httpx
 
-from services.bots.levels import LEVELS
+from services.bots.levels import LEVELS, can_search
+from services.common.registry import engine_for
 from tests.support.client import auth, create_game, play_humans_to_end
 
 GAME = "darjeeling"
@@ -32,7 +33,8 @@ def test_search_levels_are_listed(stack: dict[str, Any]) -> None:
     with httpx.Client(base_url=str(stack["url"]), timeout=30) as client:
         types = client.get("/v1/game-types").json()
     for game_type in types:
-        assert set(LEVELS) <= set(game_type["bots"]), game_type["id"]
+        searched = can_search(engine_for(game_type["id"]))
+        assert (set(LEVELS) <= set(game_type["bots"])) == searched, game_type["id"]
 
 
 def test_a_search_bot_game_plays_to_the_end_while_another_game_is_answered(stack: dict[str, Any]) -> None:
