@@ -11,7 +11,7 @@ CHROMEDRIVER := /usr/bin/chromedriver
 
 export PYTHONPATH := $(CURDIR):$(CURDIR)/gen
 
-.PHONY: setup proto run test test-fast lint browser bench clean seeds-india chaos scale
+.PHONY: setup proto run test test-fast lint browser bench clean seeds-india chaos scale bots-fair
 
 setup: $(VENV)/.installed gen/.stamp
 
@@ -61,6 +61,10 @@ lint: setup
 
 bench: setup
 	$(BIN)/python -m bench
+
+# The bots' fairness properties over ten times the positions `make test` checks (tests/bots).
+bots-fair: setup
+	CHAIWALA_BOTS_SWEEP=10 $(BIN)/python -m pytest tests/bots -n 2 -q
 
 # The long chaos plan (make test runs the small slice): kill -9 Redis, rules services, the gateway
 # and the conductor in turn under load; the report goes to chaos-results/ (git-ignored).

@@ -29,8 +29,6 @@ from collections.abc import Mapping
 from dataclasses import dataclass, field
 from typing import Any, ClassVar, Protocol
 
-import orjson
-
 from services.common.rng import Rng
 
 State = dict[str, Any]
@@ -105,9 +103,6 @@ class Seen:
     seat: int
     view: View
     legal: list[Move]
-    # TRANSITIONAL (branch fair-bots only, removed once every game determinizes): the real
-    # state, read by nothing but the base ``Engine.determinize`` of a game not converted yet.
-    _truth: State | None = field(default=None, repr=False, compare=False)
 
 
 class Bot(Protocol):
@@ -204,7 +199,7 @@ class Engine(abc.ABC):
 
     def seen(self, state: State, seat: int) -> Seen:
         """What ``seat`` may know of ``state``: its view and its legal moves."""
-        return Seen(seat=seat, view=self.view(state, seat), legal=self.legal_moves(state, seat), _truth=state)
+        return Seen(seat=seat, view=self.view(state, seat), legal=self.legal_moves(state, seat))
 
     def determinize(self, seen: Seen, rng: Rng) -> State:
         """A full state the seat cannot tell from the real one; hidden parts sampled with ``rng``.
@@ -212,11 +207,9 @@ class Engine(abc.ABC):
         ``view(result, seen.seat) == seen.view`` and ``legal_moves(result, seen.seat)`` equals
         ``seen.legal``; what the seat cannot see (other seats' hidden holdings, unseen deck
         orders) is drawn from what it cannot rule out, never copied from the real state.
+        Games that support look-ahead bots override this.
         """
-        if seen._truth is None:
-            raise NotImplementedError(f"{self.name} cannot determinize yet")
-        truth: State = orjson.loads(orjson.dumps(seen._truth))  # TRANSITIONAL: see Seen._truth
-        return truth
+        raise NotImplementedError(f"{self.name} cannot determinize a seat's view")
 
     def is_over(self, state: State) -> bool:
         """Whether the game has ended."""

@@ -154,7 +154,7 @@ class Match:
 
     def seen(self, seat: int) -> Seen:
         """What ``seat`` may know now: its view and its legal moves (a bot never gets the state)."""
-        return Seen(seat=seat, view=self.engine.view(self.state, seat), legal=self.legal_moves(seat), _truth=self.state)
+        return Seen(seat=seat, view=self.engine.view(self.state, seat), legal=self.legal_moves(seat))
 
 
 def play_out(

@@ -15,11 +15,12 @@ from services.common.engine import (
     Move,
     RandomBot,
     Result,
+    Seen,
     State,
     View,
 )
 from services.common.rng import Rng
-from services.darjeeling import loading, movement
+from services.darjeeling import hidden, loading, movement
 from services.darjeeling.board import REGIONS, TURNS, default_region
 from services.darjeeling.content import (
     ACTION_TILES,
@@ -448,6 +449,10 @@ class DarjeelingEngine(Engine):
     def view(self, state: State, seat: int | None) -> View:
         """The State proto JSON for ``seat`` (``None`` = spectator)."""
         return state_view(state, seat)
+
+    def determinize(self, seen: Seen, rng: Rng) -> State:
+        """A state the seat cannot tell from the real one: other screens, bag and supply sampled."""
+        return hidden.determinize(seen, rng)
 
     def event_view(self, event: Event, seat: int | None) -> Event | None:
         """Events are public except the identity of a tile taken behind another's screen."""

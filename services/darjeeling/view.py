@@ -110,8 +110,13 @@ def state_view(state: State, viewer: int | None) -> dict[str, Any]:
             "winners": list(state["winners"]),
             "viewer": -1 if viewer is None else viewer,
             "goal": GOAL,
+            "shipment_taken_back": state["taken_back"],
         }
     )
+    offer = state["offer"]
+    if offer is not None and offer["refill"] != NO_TILE:
+        row, col = region.coords(offer["refill"])
+        view["pending_refill"] = {"row": row, "col": col}
     return view
 
 

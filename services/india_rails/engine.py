@@ -15,11 +15,13 @@ from services.common.engine import (
     Move,
     RandomBot,
     Result,
+    Seen,
     State,
     View,
 )
 from services.common.rng import Rng
 from services.india_rails import cards as deck
+from services.india_rails import hidden
 from services.india_rails import operations as ops
 from services.india_rails import track as tracks
 from services.india_rails.content import (
@@ -1009,27 +1011,37 @@ class IndiaRailsEngine(Engine):
             "phase": state["phase"], "current": state["current"], "first_player": state["first"],
             "building_round": state["building_round"], "round": state["round"], "players": players,
             "deck_count": len(state["deck"]), "discard_count": len(state["discard"]),
-            "active_events": [{"card": event_card_json(a["card"]), "drawn_by": a["drawer"]} for a in state["active"]],
+            "active_events": [{"card": event_card_json(a["card"]), "drawn_by": a["drawer"], "expires": a["expires"]}
+                              for a in state["active"]],
             "tray": [{"load": load, "available": count} for load, count in sorted(state["tray"].items())],
             "loco_cards": [{"loco": loco, "available": max(0, count)}
                            for loco, count in loco_cards_left(state).items()],
             "open_contracts": [demand_card_json(c) for c in state["open_contracts"]],
             "warehouse": [{"milepost": w["at"], "load": {"load": w["load"], "origin_region": w["origin"]},
-                           "dropped_by": w["by"]} for w in state["warehouse"]],
+                           "dropped_by": w["by"], "expires": w["expires"]} for w in state["warehouse"]],
             "cash_public": state["cash_public"],
             "turn": {"spent": turn["spent"], "major_segments": turn["major_segments"], "upgraded": turn["upgraded"],
                      "crossgraded": turn["crossgraded"], "acted": turn["acted"],
-                     "fees_paid_to": list(turn["fees_paid"]), "bought_track": turn["bought"]},
+                     "fees_paid_to": list(turn["fees_paid"]), "bought_track": turn["bought"],
+                     "moved_own": turn["moved_own"], "offers": turn["offers"],
+                     "dropped": [{"milepost": at, "load": load} for at, load in turn["dropped"]]},
             "win_cash": state["win_cash"], "winners": list(state["winners"]), "options": dict(state["options"]),
             "pending": [dict(c) for c in state["pending"]],
             "reserved": [{"segment": {"a": BOARD.edges[r["eid"]][0], "b": BOARD.edges[r["eid"]][1]},
-                          "owner": r["owner"]} for r in state["reserved"]],
+                          "owner": r["owner"], "card": r["card"], "open": r["open"], "armed": r["armed"]}
+                         for r in state["reserved"]],
             "finish_reason": state["finish_reason"], "map_id": MAP_ID,
+            "last_progress": state.get("last_progress", 0), "turn_aborted": state["abort_turn"],
+            "removed_count": len(state["removed"]),
         }
         if state["offer"]:
             view["offer"] = dict(state["offer"])
             view["offer_buyer"] = state["current"]
         return view
+
+    def determinize(self, seen: Seen, rng: Rng) -> State:
+        """A state the seat cannot tell from the real one: hidden cash and unseen card order sampled."""
+        return hidden.determinize(seen, rng)
 
     def _train_view(self, state: State, train: dict[str, Any]) -> dict[str, Any]:
         return {"loco": train["loco"], "milepost": train["at"], "previous": train["prev"],

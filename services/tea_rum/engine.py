@@ -4,10 +4,21 @@ from __future__ import annotations
 
 from typing import Any, ClassVar
 
-from services.common.engine import Bot, Engine, Event, GameConfig, IllegalMove, Move, RandomBot, Result, State
+from services.common.engine import (
+    Bot,
+    Engine,
+    Event,
+    GameConfig,
+    IllegalMove,
+    Move,
+    RandomBot,
+    Result,
+    Seen,
+    State,
+)
 from services.common.rng import Rng
+from services.tea_rum import hidden, views
 from services.tea_rum import moves as rules
-from services.tea_rum import views
 from services.tea_rum.bots import HeuristicBot
 from services.tea_rum.rounds import advance, setup_state
 
@@ -62,6 +73,10 @@ class TeaRumEngine(Engine):
     def view(self, state: State, seat: int | None) -> dict[str, Any]:
         """The state as ``seat`` may see it."""
         return views.view(state, seat, self.to_act(state))
+
+    def determinize(self, seen: Seen, rng: Rng) -> State:
+        """A state the seat cannot tell from the real one: chests, decks, automa bag and secret exchanges sampled."""
+        return hidden.determinize(seen, rng)
 
     def event_view(self, event: Event, seat: int | None) -> Event | None:
         """Redact secret VP and the secret exchange for other seats."""

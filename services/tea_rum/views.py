@@ -67,7 +67,24 @@ def _player(state: State, p: Player, seat: int | None) -> dict[str, Any]:
         "exchanged_blue": p["exchanged"]["blue"] if (own or over) else 0,
         "exchanged_red": p["exchanged"]["red"] if (own or over) else 0,
         "wishes": wish_totals(p),
+        "queue": [_queued(task) for task in p["pending"]] if (own or over) else [],
     }
+
+
+def _queued(task: Task) -> dict[str, Any]:
+    """A queue entry as the ``QueuedTask`` message (every field, as the proto round trip fills them)."""
+    out: dict[str, Any] = {
+        "kind": task["task"],
+        "options": list(task.get("options", [])),
+        "discount": int(task.get("discount", 0)),
+        "sell": counts(task.get("sell", {})),
+        "buy": counts(task.get("buy", {})),
+        "sell_plate": task.get("sell_plate", ""),
+        "buy_plate": task.get("buy_plate", ""),
+    }
+    if "gain" in task:
+        out["gain"] = task["gain"]
+    return out
 
 
 def _boards(state: State) -> list[dict[str, Any]]:
@@ -262,6 +279,7 @@ def view(state: State, seat: int | None, to_act: list[int]) -> View:
         "action_order": list(state["order"]),
         "action_turn": state["turn"],
         "stage": state["stage"],
+        "ship_turn": state["ship_turn"],
     }
     if state["n"] == 2:
         out["automa"] = {
