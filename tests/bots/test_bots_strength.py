@@ -36,6 +36,7 @@ def test_heuristic_wins_the_former_weak_spots(game: str, players: int) -> None:
     assert row.wins >= SLICE_WINS, f"{game} {players}p: the heuristic won {row.wins}/{row.games}"
 
 
+@pytest.mark.timeout(1800)
 @pytest.mark.skipif(not FULL, reason="the full sweep runs with make bots-strength (CHAIWALA_BOTS_STRENGTH=full)")
 @pytest.mark.parametrize(("game", "players"), EVERY_COUNT)
 def test_heuristic_beats_random_bots_at_every_count(game: str, players: int) -> None:
