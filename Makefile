@@ -11,7 +11,7 @@ CHROMEDRIVER := /usr/bin/chromedriver
 
 export PYTHONPATH := $(CURDIR):$(CURDIR)/gen
 
-.PHONY: setup proto run test test-fast lint browser bench clean seeds-india chaos scale bots-fair search-strength search-timing
+.PHONY: setup proto run test test-fast lint browser bench clean seeds-india chaos scale bots-fair bots-strength search-strength search-timing
 
 setup: $(VENV)/.installed gen/.stamp
 
@@ -65,6 +65,11 @@ bench: setup
 # The bots' fairness properties over ten times the positions `make test` checks (tests/bots).
 bots-fair: setup
 	CHAIWALA_BOTS_SWEEP=10 $(BIN)/python -m pytest tests/bots -n 2 -q
+
+# The heuristic against random bots, 60 tables at every count of every game (make test plays the slice);
+# python -m services.arena.strength prints the README's table from the same measurement.
+bots-strength: setup
+	CHAIWALA_BOTS_STRENGTH=full $(BIN)/python -m pytest tests/bots/test_bots_strength.py -n 2 -q
 
 # The long chaos plan (make test runs the small slice): kill -9 Redis, rules services, the gateway
 # and the conductor in turn under load; the report goes to chaos-results/ (git-ignored).
