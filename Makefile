@@ -11,7 +11,7 @@ CHROMEDRIVER := /usr/bin/chromedriver
 
 export PYTHONPATH := $(CURDIR):$(CURDIR)/gen
 
-.PHONY: setup proto run test test-fast lint browser bench clean seeds-india chaos scale bots-fair
+.PHONY: setup proto run test test-fast lint browser bench clean seeds-india chaos scale bots-fair bots-strength search-strength search-timing
 
 setup: $(VENV)/.installed gen/.stamp
 
@@ -66,6 +66,11 @@ bench: setup
 bots-fair: setup
 	CHAIWALA_BOTS_SWEEP=10 $(BIN)/python -m pytest tests/bots -n 2 -q
 
+# The heuristic against random bots, 60 tables at every count of every game (make test plays the slice);
+# python -m services.arena.strength prints the README's table from the same measurement.
+bots-strength: setup
+	CHAIWALA_BOTS_STRENGTH=full $(BIN)/python -m pytest tests/bots/test_bots_strength.py -n 2 -q
+
 # The long chaos plan (make test runs the small slice): kill -9 Redis, rules services, the gateway
 # and the conductor in turn under load; the report goes to chaos-results/ (git-ignored).
 chaos: setup
@@ -74,6 +79,15 @@ chaos: setup
 # (`make test` runs the same test with 150).
 scale: setup
 	CHAIWALA_SCALE_SPECTATORS=500 $(BIN)/python -m pytest -q tests/platform/test_platform_fanout.py -k spectators
+
+# The search bot (mcts) against the heuristic, 2 players, seats rotated, every game (long; the
+# figures are in README "### Search bot"). SEARCH_GAMES tables per game; ms per move: search-timing.
+SEARCH_GAMES ?= 40
+search-strength: setup
+	for game in darjeeling tea_rum alubari india_rails; do \
+		$(BIN)/chaiwala arena --game $$game --players 2 --bots mcts,heuristic --games $(SEARCH_GAMES) --jobs 2 --json; done
+search-timing: setup
+	$(BIN)/python -m services.bots.timing
 
 clean:
 	rm -rf gen $(VENV) var .pytest_cache .mypy_cache .ruff_cache

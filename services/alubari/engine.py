@@ -207,6 +207,9 @@ class AlubariEngine(Engine):
         return Result.from_scores([row["total"] for row in state["final"]])
 
     def bots(self) -> dict[str, Bot]:
-        """The random bot and the heuristic bot."""
-        return {"random": RandomBot(), "heuristic": HeuristicBot()}
+        """The random bot and the heuristic bot, and the search bot's levels (mcts-easy, mcts, mcts-hard)."""
+        from services.bots.levels import search_levels
+
+        heuristic = HeuristicBot()
+        return {"random": RandomBot(), "heuristic": heuristic, **search_levels(self, heuristic)}
 

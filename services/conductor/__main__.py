@@ -22,6 +22,8 @@ class ConductorSettings(ServiceSettings):
 
     # How long a claim holds a game; a conductor that dies delays its games this long at most.
     conductor_lease_ms: int = LEASE_MS
+    # Worker processes computing search bots' moves (mcts levels) off the event loop; 0 = one thread.
+    conductor_search_workers: int = 2
 
 
 async def serve(settings: ConductorSettings) -> None:
@@ -32,7 +34,12 @@ async def serve(settings: ConductorSettings) -> None:
         raise SystemExit(f"CHAIWALA_RETENTION_MODE must be one of {', '.join(MODES)}")
     store = GameStore.from_url(settings.redis_url, cluster=settings.redis_cluster)
     watch = StoreWatch(log)  # one per process: its loops share what they learn about Redis
-    conductor = Conductor(store, lease_ms=settings.conductor_lease_ms, watch=watch)
+    conductor = Conductor(
+        store,
+        lease_ms=settings.conductor_lease_ms,
+        watch=watch,
+        search_workers=settings.conductor_search_workers,
+    )
     stop = serve_metrics(settings, log, "conducting", game_types=sorted(conductor.servicers))
     await asyncio.gather(
         conductor.run(stop), conductor.report(stop), conductor.listen(stop), sweeper.run(store, retention, stop, watch)

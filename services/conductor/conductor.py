@@ -22,6 +22,7 @@ from services.common.registry import available_game_types, engine_for
 from services.common.service import RulesServicer
 from services.common.store import GameStore, game_type_of
 from services.conductor import metrics
+from services.conductor.search_pool import SearchPool
 from services.conductor.work import attend
 
 log = get_logger("conductor")
@@ -47,10 +48,13 @@ class Conductor:
         game_types: list[str] | None = None,
         lease_ms: int = LEASE_MS,
         watch: StoreWatch | None = None,
+        search_workers: int = 2,
     ) -> None:
         self.store = store
         # Redis away fails every pass the same way: said once, not with a traceback per sweep.
         self.watch = watch or StoreWatch(log)
+        # Search bots' moves are computed here, off the loop (see services.conductor.search_pool).
+        self.searches = SearchPool(search_workers)
         self.queue = AttentionQueue(store.redis, owner_name(), lease_ms)
         types = game_types if game_types is not None else available_game_types()
         self.servicers = {game: RulesServicer(engine_for(game), store, frozenset()) for game in types}
@@ -78,7 +82,7 @@ class Conductor:
         if claim.reclaimed:
             metrics.CLAIMS_RECLAIMED.inc()
         try:
-            return await attend(servicer, claim, self.queue)
+            return await attend(servicer, claim, self.queue, self.searches)
         except Exception as error:
             # One game that cannot be attended (e.g. Redis hiccup) must not hold up the others;
             # its claim stays leased, so it is tried again once the lease runs out.
@@ -100,6 +104,8 @@ class Conductor:
             self.watch.answered()
             if not busy:
                 await self._idle(stop)
+        await self.searches.drain()
+        self.searches.close()
 
     async def _idle(self, stop: asyncio.Event) -> None:
         """Wait for a wake-up, the stop, or the poll interval, whichever comes first."""

@@ -93,5 +93,8 @@ class TeaRumEngine(Engine):
         return Result(scores=scores, ranking=ranking, winners=winners)
 
     def bots(self) -> dict[str, Bot]:
-        """The random bot and the heuristic bot."""
-        return {"random": RandomBot(), "heuristic": HeuristicBot()}
+        """The random bot and the heuristic bot, and the search bot's levels (mcts-easy, mcts, mcts-hard)."""
+        from services.bots.levels import search_levels
+
+        heuristic = HeuristicBot()
+        return {"random": RandomBot(), "heuristic": heuristic, **search_levels(self, heuristic)}

@@ -16,6 +16,7 @@ from __future__ import annotations
 
 import pytest
 from bots_helpers import GAMES, SWEEP, Game, json_copy, legal_keys, positions, seen_of, unexplained
+from search_helpers import quick_bots
 
 from services.common.engine import RandomBot
 from services.common.rng import Rng
@@ -45,8 +46,8 @@ def test_a_bot_does_not_see_what_its_seat_cannot_and_never_plays_an_illegal_move
             assert legal_keys(engine.legal_moves(twin, seat)) == legal
             for name in engine.bots():
                 # Fresh bots on both sides: a bot's memory of earlier moves must not tell them apart.
-                real = engine.bots()[name].choose(engine, seen_of(engine, match.state, seat), Rng(seed))
-                other = engine.bots()[name].choose(engine, seen_of(engine, twin, seat), Rng(seed))
+                real = quick_bots(engine)[name].choose(engine, seen_of(engine, match.state, seat), Rng(seed))
+                other = quick_bots(engine)[name].choose(engine, seen_of(engine, twin, seat), Rng(seed))
                 assert real == other, (name, seed)
                 assert json_key(real) in legal, (name, seed, real)
 

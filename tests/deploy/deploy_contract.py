@@ -54,6 +54,8 @@ ENV_GATEWAY: frozenset[str] = frozenset(
 # The conductor reads the rules services' settings (it commits like them) but checks no API keys.
 ENV_CONDUCTOR: frozenset[str] = (ENV_RULES - {"CHAIWALA_API_KEYS"}) | {
     "CHAIWALA_CONDUCTOR_LEASE_MS",
+    # Worker processes of the search bots (services/conductor/search_pool.py).
+    "CHAIWALA_CONDUCTOR_SEARCH_WORKERS",
     # The retention policy the conductor applies (services.retention.policy).
     "CHAIWALA_RETENTION_FULL_LOG_SECONDS",
     "CHAIWALA_RETENTION_MODE",

@@ -1,0 +1,77 @@
+"""``python -m services.bots.timing``: what a search move costs, per game and level, on this machine.
+
+Plays each game with heuristic seats and, every few moves, asks each search level for the
+move of the seat to act (positions with a single legal move, or none worth a search, cost
+nothing and are left out). Prints one Markdown table of milliseconds per searched move
+(median and 90th percentile) for the README's ``### Search bot`` section. A measurement, not a
+test: the figures depend on the machine and its load.
+"""
+
+from __future__ import annotations
+
+import statistics
+import sys
+import time
+
+from services.bots.levels import DECISIONS
+from services.common.registry import ENGINES, engine_for
+from services.common.runner import Match
+
+SAMPLES = 12
+EVERY = 7
+
+
+def _searched(match: Match, seat: int) -> bool:
+    """Whether the search bot searches here (more than one move, and one of its decisions)."""
+    legal = match.legal_moves(seat)
+    decisions = DECISIONS.get(match.engine.game_type)
+    return len(legal) > 1 and (decisions is None or any(next(iter(move)) in decisions for move in legal))
+
+
+def _positions(game: str, players: int, seed: int) -> list[Match]:
+    """Up to :data:`SAMPLES` searched positions of one heuristic game, at least :data:`EVERY` moves apart."""
+    engine = engine_for(game)
+    heuristic = engine.bots()["heuristic"]
+    match = Match.start(engine, players, seed)
+    found: list[Match] = []
+    step = last = 0
+    while not engine.is_over(match.state) and len(found) < SAMPLES:
+        seat = match.to_act()[0]
+        if step - last >= EVERY and _searched(match, seat):
+            found.append(Match(engine=engine, snapshot=match.snapshot))
+            last = step
+        match.play(seat, match.bot_move(heuristic, seat, step))
+        step += 1
+    return found
+
+
+def measure(game: str, level: str, players: int = 2) -> list[float]:
+    """Milliseconds of each searched move at ``level``."""
+    engine = engine_for(game)
+    bot = engine.bots()[level]
+    costs = []
+    for salt, match in enumerate(_positions(game, players, seed=11)):
+        seat = match.to_act()[0]
+        started = time.perf_counter()
+        match.bot_move(bot, seat, salt)
+        costs.append(1000 * (time.perf_counter() - started))
+    return costs
+
+
+def main(argv: list[str]) -> None:
+    """Print the table (``argv``: games to measure, default all)."""
+    games = argv or list(ENGINES)
+    levels = ("mcts-easy", "mcts", "mcts-hard")
+    print("| game | " + " | ".join(f"{level} ms (median / p90)" for level in levels) + " |")
+    print("|---|" + "---|" * len(levels))
+    for game in games:
+        cells = []
+        for level in levels:
+            costs = sorted(measure(game, level))
+            p90 = costs[min(len(costs) - 1, int(0.9 * len(costs)))]
+            cells.append(f"{statistics.median(costs):.0f} / {p90:.0f}")
+        print(f"| {game} | " + " | ".join(cells) + " |", flush=True)
+
+
+if __name__ == "__main__":
+    main(sys.argv[1:])

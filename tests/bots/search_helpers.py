@@ -1,0 +1,22 @@
+"""Every bot of a game, with the search bot's levels at a tiny budget so property tests stay quick."""
+
+from __future__ import annotations
+
+from dataclasses import replace
+
+from services.bots.levels import SearchBot
+from services.common.engine import Bot, Engine
+
+TINY_ITERATIONS = 3
+TINY_DEPTH = 3
+
+
+def quick_bots(engine: Engine) -> dict[str, Bot]:
+    """``engine.bots()``; search levels keep their code paths but spend a few iterations only."""
+    bots = engine.bots()
+    return {
+        name: replace(bot, budget=replace(bot.budget, iterations=TINY_ITERATIONS, rollout_depth=TINY_DEPTH))
+        if isinstance(bot, SearchBot)
+        else bot
+        for name, bot in bots.items()
+    }
