@@ -11,7 +11,7 @@ CHROMEDRIVER := /usr/bin/chromedriver
 
 export PYTHONPATH := $(CURDIR):$(CURDIR)/gen
 
-.PHONY: setup proto run test test-fast lint browser bench clean seeds-india chaos scale
+.PHONY: setup proto run test test-fast lint browser bench clean seeds-india chaos scale bots-report
 
 setup: $(VENV)/.installed gen/.stamp
 
@@ -70,6 +70,12 @@ chaos: setup
 # (`make test` runs the same test with 150).
 scale: setup
 	CHAIWALA_SCALE_SPECTATORS=500 $(BIN)/python -m pytest -q tests/platform/test_platform_fanout.py -k spectators
+
+# The committed arena report (docs/bots-report.md + docs/bots-report/): heuristic v random at every
+# count of every game, search v heuristic, seat and content balance in self-play.  About a quarter
+# of an hour on two free cores; BOTS_REPORT_ARGS="--scale 0.5" halves every run.
+bots-report: setup
+	nice -n 10 $(BIN)/chaiwala arena-report --jobs 2 --out docs $(BOTS_REPORT_ARGS)
 
 clean:
 	rm -rf gen $(VENV) var .pytest_cache .mypy_cache .ruff_cache

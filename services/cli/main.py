@@ -10,6 +10,7 @@ from __future__ import annotations
 import os
 import subprocess
 import sys
+from collections.abc import Callable
 from pathlib import Path
 from typing import Annotated, Any
 
@@ -219,6 +220,28 @@ def arena(
         sys.stdout.write(orjson.dumps(summary).decode() + "\n")
         return
     console.print("\n".join([*bot_table(summary), "", *seat_table(summary)]))
+
+
+@app.command("arena-report")
+def arena_report(
+    out: Annotated[Path, typer.Option("--out", help="Folder of bots-report.md and bots-report/.")] = Path("docs"),
+    jobs: Annotated[int, typer.Option("--jobs", help="Parallel processes.")] = 2,
+    scale: Annotated[float, typer.Option("--scale", help="Multiply every run's table count.")] = 1.0,
+    seed: Annotated[int, typer.Option("--seed", help="Seed the tables' seeds are derived from.")] = 1,
+    balance_bot: Annotated[str, typer.Option("--balance-bot", help="The bot of the self-play runs.")] = "heuristic",
+    game: Annotated[list[str] | None, typer.Option("--game", help="Only these games (default: all).")] = None,
+) -> None:
+    """Regenerate the committed bots report: heuristic v random, search v heuristic, balance, content."""
+    from services.arena.bots_report import GAMES, build_report
+
+    with Progress(console=errors) as progress:
+
+        def start(total: int) -> Callable[[object], None]:
+            task = progress.add_task("arena report", total=total)
+            return lambda _: progress.advance(task)
+
+        report = build_report(out, jobs, scale, seed, balance_bot, tuple(game or GAMES), on_start=start)
+    errors.print(f"report: {report}")
 
 
 SUITES_HELP = "Benchmark suites (default: all): engines render rest grpc sse memory micro."
