@@ -4,24 +4,24 @@ from __future__ import annotations
 
 from typing import Any
 
-from services.common.engine import Engine, Move, State
+from services.common.engine import Engine, Move, Seen
 from services.common.rng import Rng
 
 
 class HeuristicBot:
     """Prefers laying track and building, keeps the foundry busy, uses contracts as soon as it can."""
 
-    def choose(self, engine: Engine, state: State, seat: int, rng: Rng) -> Move:
+    def choose(self, engine: Engine, seen: Seen, rng: Rng) -> Move:
         """Score every legal move and play the best (random among equals)."""
-        moves = engine.legal_moves(state, seat)
+        moves = seen.legal
         if len(moves) == 1:
             return moves[0]
-        seen = engine.view(state, seat)
-        me = seen["player_states"][seat]
+        view = seen.view
+        me = view["player_states"][seen.seat]
         best: list[Move] = []
         best_score = float("-inf")
         for move in moves:
-            score = _score(seen, me, move)
+            score = _score(view, me, move)
             if score > best_score:
                 best, best_score = [move], score
             elif score == best_score:

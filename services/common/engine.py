@@ -29,6 +29,8 @@ from collections.abc import Mapping
 from dataclasses import dataclass, field
 from typing import Any, ClassVar, Protocol
 
+import orjson
+
 from services.common.rng import Rng
 
 State = dict[str, Any]
@@ -91,20 +93,37 @@ class Result:
         return Result(scores=list(scores), ranking=ranking, winners=winners)
 
 
-class Bot(Protocol):
-    """A server-side player.  It sees only what its seat may see."""
+@dataclass(frozen=True)
+class Seen:
+    """Everything one seat may know when it must decide.
 
-    def choose(self, engine: Engine, state: State, seat: int, rng: Rng) -> Move:
-        """Pick one of ``engine.legal_moves(state, seat)``."""
+    A bot gets this, never the state: ``view`` is ``engine.view(state, seat)`` and
+    ``legal`` is ``engine.legal_moves(state, seat)``.  Hidden information a bot needs
+    for look-ahead it samples with :meth:`Engine.determinize`.
+    """
+
+    seat: int
+    view: View
+    legal: list[Move]
+    # TRANSITIONAL (branch fair-bots only, removed once every game determinizes): the real
+    # state, read by nothing but the base ``Engine.determinize`` of a game not converted yet.
+    _truth: State | None = field(default=None, repr=False, compare=False)
+
+
+class Bot(Protocol):
+    """A server-side player.  It decides from what its seat may know, nothing else."""
+
+    def choose(self, engine: Engine, seen: Seen, rng: Rng) -> Move:
+        """Pick one of ``seen.legal``."""
         ...
 
 
 class RandomBot:
     """Plays a uniformly random legal move.  Every game offers it."""
 
-    def choose(self, engine: Engine, state: State, seat: int, rng: Rng) -> Move:
+    def choose(self, engine: Engine, seen: Seen, rng: Rng) -> Move:
         """A uniformly random legal move."""
-        return rng.choice(engine.legal_moves(state, seat))
+        return rng.choice(seen.legal)
 
 
 class Engine(abc.ABC):
@@ -182,6 +201,22 @@ class Engine(abc.ABC):
     @abc.abstractmethod
     def result(self, state: State) -> Result | None:
         """Scores, ranking and winners once the game is over, else ``None``."""
+
+    def seen(self, state: State, seat: int) -> Seen:
+        """What ``seat`` may know of ``state``: its view and its legal moves."""
+        return Seen(seat=seat, view=self.view(state, seat), legal=self.legal_moves(state, seat), _truth=state)
+
+    def determinize(self, seen: Seen, rng: Rng) -> State:
+        """A full state the seat cannot tell from the real one; hidden parts sampled with ``rng``.
+
+        ``view(result, seen.seat) == seen.view`` and ``legal_moves(result, seen.seat)`` equals
+        ``seen.legal``; what the seat cannot see (other seats' hidden holdings, unseen deck
+        orders) is drawn from what it cannot rule out, never copied from the real state.
+        """
+        if seen._truth is None:
+            raise NotImplementedError(f"{self.name} cannot determinize yet")
+        truth: State = orjson.loads(orjson.dumps(seen._truth))  # TRANSITIONAL: see Seen._truth
+        return truth
 
     def is_over(self, state: State) -> bool:
         """Whether the game has ended."""

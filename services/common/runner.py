@@ -13,7 +13,7 @@ from typing import Any
 
 import orjson
 
-from services.common.engine import Bot, Engine, Event, GameConfig, IllegalMove, Move, State
+from services.common.engine import Bot, Engine, Event, GameConfig, IllegalMove, Move, Seen, State
 from services.common.rng import Rng
 
 Canonical = Callable[[Move], bytes]
@@ -148,9 +148,13 @@ class Match:
         return events
 
     def bot_move(self, bot: Bot, seat: int, salt: int) -> Move:
-        """Ask ``bot`` for a move for ``seat``; its randomness is derived, so replays agree."""
+        """Ask ``bot`` for a move for ``seat`` from what it may know; its randomness is derived, so replays agree."""
         rng = Rng.from_state(self.snapshot.rng).fork(salt * 7919 + seat)
-        return bot.choose(self.engine, self.state, seat, rng)
+        return bot.choose(self.engine, self.seen(seat), rng)
+
+    def seen(self, seat: int) -> Seen:
+        """What ``seat`` may know now: its view and its legal moves (a bot never gets the state)."""
+        return Seen(seat=seat, view=self.engine.view(self.state, seat), legal=self.legal_moves(seat), _truth=self.state)
 
 
 def play_out(

@@ -7,7 +7,7 @@ from __future__ import annotations
 
 from typing import Any
 
-from services.common.engine import Engine, Move, State, View
+from services.common.engine import Engine, Move, Seen, View
 from services.common.rng import Rng
 from services.darjeeling.board import STEP, turned
 from services.darjeeling.content import COSTS, GOAL
@@ -70,12 +70,12 @@ def _tile_value(tile: dict[str, Any], held: dict[str, int], actions_left: int) -
 class HeuristicBot:
     """A sensible, fast Darjeeling player."""
 
-    def choose(self, engine: Engine, state: State, seat: int, rng: Rng) -> Move:
+    def choose(self, engine: Engine, seen: Seen, rng: Rng) -> Move:
         """Pick one of the legal moves by a one-step evaluation with a small random tie-break."""
-        moves: list[Move] = engine.legal_moves(state, seat)
+        moves, seat = seen.legal, seen.seat
         if len(moves) == 1:
             return moves[0]
-        view = engine.view(state, seat)
+        view = seen.view
         board = Board(view)
         scored = [(self._value(view, board, seat, move) + rng.random() * 0.01, i) for i, move in enumerate(moves)]
         return moves[max(scored)[1]]

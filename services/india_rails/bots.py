@@ -13,7 +13,7 @@ from collections import deque
 from collections.abc import Sequence
 from typing import Any
 
-from services.common.engine import Engine, Move, State
+from services.common.engine import Engine, Move, Seen, State
 from services.common.rng import Rng
 from services.india_rails import track as tracks
 from services.india_rails.content import (
@@ -223,11 +223,12 @@ class HeuristicBot:
 
     # ---- entry point ------------------------------------------------------------
 
-    def choose(self, engine: Engine, state: State, seat: int, rng: Rng) -> Move:
-        """One legal move for ``seat``."""
-        legal = engine.legal_moves(state, seat)
+    def choose(self, engine: Engine, seen: Seen, rng: Rng) -> Move:
+        """One legal move for ``seen.seat``, planned on a state sampled from what the seat may know."""
+        legal, seat = seen.legal, seen.seat
         if len(legal) == 1:
             return legal[0]
+        state = engine.determinize(seen, rng)
         kinds: dict[str, list[Move]] = {}
         for move in legal:
             kinds.setdefault(next(iter(move)), []).append(move)

@@ -14,7 +14,7 @@ from __future__ import annotations
 
 from typing import Any
 
-from services.common.engine import Engine, Move, State
+from services.common.engine import Engine, Move, Seen
 from services.common.rng import Rng
 from services.tea_rum.content import CONTENT, CUBES, RESOURCES
 
@@ -190,11 +190,10 @@ def pay_progress(me: dict[str, Any], cost: dict[str, int]) -> float:
 class HeuristicBot:
     """A fast rule-based player."""
 
-    def choose(self, engine: Engine, state: State, seat: int, rng: Rng) -> Move:
+    def choose(self, engine: Engine, seen: Seen, rng: Rng) -> Move:
         """Pick the best-scoring legal move; ties broken at random."""
-        moves = engine.legal_moves(state, seat)
-        view = engine.view(state, seat)
-        me = view["players"][seat]
+        moves, view = seen.legal, seen.view
+        me = view["players"][seen.seat]
         scored = [(self._score(view, me, m), i) for i, m in enumerate(moves)]
         best = max(s for s, _ in scored)
         top = [i for s, i in scored if s == best]

@@ -199,6 +199,6 @@ def test_the_heuristic_bot_decides_only_from_what_its_seat_may_see() -> None:
                 if s != seat:
                     player["cash"] += 37
             Rng(i).shuffle(other["deck"])
-            seen = HeuristicBot().choose(ENGINE, state, seat, Rng(i))
-            assert seen == HeuristicBot().choose(ENGINE, other, seat, Rng(i))
+            seen = HeuristicBot().choose(ENGINE, ENGINE.seen(state, seat), Rng(i))
+            assert seen == HeuristicBot().choose(ENGINE, ENGINE.seen(other, seat), Rng(i))
         match.play(seat, match.bot_move(bot, seat, i))

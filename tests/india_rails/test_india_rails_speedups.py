@@ -67,7 +67,7 @@ def test_the_one_pass_listing_is_what_build_problem_allows(seed: int, players: i
         if ENGINE.is_over(match.state):
             break
         seat = match.to_act()[0]
-        match.play(seat, bot.choose(ENGINE, match.state, seat, Rng(seed * 1000 + i)))
+        match.play(seat, bot.choose(ENGINE, ENGINE.seen(match.state, seat), Rng(seed * 1000 + i)))
     state = orjson.loads(orjson.dumps(match.state))
     seat = seed % players
     state["players"][seat]["cash"] = cash

@@ -259,4 +259,4 @@ def test_the_heuristic_bot_sells_track_for_three_times_its_cost_and_never_swaps(
         trial = new_match(2, seed=1, track_trading=True)
         trial.snapshot.state = copy.deepcopy(match.state)
         trial.play(0, offer)
-        assert bot.choose(ENGINE, trial.state, 1, Rng(1)) == {"answer_offer": {"accept": accepted}}
+        assert bot.choose(ENGINE, ENGINE.seen(trial.state, 1), Rng(1)) == {"answer_offer": {"accept": accepted}}

@@ -105,7 +105,9 @@ def test_the_heuristic_bot_decides_from_its_own_view(players: int, seed: int, st
     seat = match.to_act()[0]
     twin = _perturb_hidden(match.state, seat, Rng(seed))
     bot = ENGINE.bots()["heuristic"]
-    assert bot.choose(ENGINE, twin, seat, Rng(5)) == bot.choose(ENGINE, match.state, seat, Rng(5))
+    assert bot.choose(ENGINE, ENGINE.seen(twin, seat), Rng(5)) == bot.choose(
+        ENGINE, ENGINE.seen(match.state, seat), Rng(5)
+    )
 
 
 @settings(max_examples=5, deadline=None)
