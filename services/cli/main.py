@@ -194,6 +194,9 @@ def arena(
     jobs: Annotated[int, typer.Option("--jobs", help="Parallel processes.")] = 1,
     seed: Annotated[int, typer.Option("--seed", help="Seed the tables' seeds are derived from.")] = 1,
     max_moves: Annotated[int, typer.Option("--max-moves", help="Move budget per table.")] = 50_000,
+    option: Annotated[
+        list[str] | None, typer.Option("--option", help="A game option KEY=VALUE (repeatable), e.g. region=india.")
+    ] = None,
     as_json: Annotated[bool, typer.Option("--json", help="Print the statistics as one JSON object.")] = False,
     report: Annotated[
         Path | None, typer.Option("--report", help="Write report.md, summary.json and plots here.")
@@ -201,12 +204,12 @@ def arena(
 ) -> None:
     """Bots play each other (seats rotated, seeds derived); win rates with 95 % intervals, ranks, seats."""
     from services.arena.report import bot_table, seat_table, write_report
-    from services.arena.schedule import plan, run_tables
+    from services.arena.schedule import parse_options, plan, run_tables
     from services.arena.stats import summarize
 
     names = [name.strip() for name in bots.split(",") if name.strip()]
     try:
-        specs = plan(game, players, names, games, seed=seed, max_moves=max_moves)
+        specs = plan(game, players, names, games, seed=seed, max_moves=max_moves, options=parse_options(option or []))
     except ValueError as error:
         errors.print(f"[red]error[/red] {error}")
         raise typer.Exit(2) from None

@@ -10,7 +10,7 @@ import orjson
 import pytest
 from typer.testing import CliRunner
 
-from services.arena.schedule import plan, run_tables, seating, table_seed
+from services.arena.schedule import parse_options, plan, run_tables, seating, table_seed
 from services.arena.stats import summarize, unfair_seats, wilson
 from services.arena.tables import TableResult, TableSpec
 from services.cli.main import app
@@ -119,9 +119,31 @@ def test_a_small_fixed_run_is_reproducible_and_the_console_script_prints_the_con
     )
 
 
-def test_unknown_bots_and_overfull_tables_are_refused_with_exit_code_2() -> None:
-    answer = CliRunner().invoke(app, ["arena", "--game", "darjeeling", "--players", "2", "--bots", "a,b,c"])
-    assert answer.exit_code == 2
+@pytest.mark.parametrize(
+    ("arguments", "reason"),
+    [
+        (["--game", "darjeeling", "--players", "2", "--bots", "heuristic,random,random"], "do not fit"),
+        (["--game", "darjeeling", "--players", "2", "--bots", "zz"], "no bot zz"),
+        (["--game", "nope", "--players", "2", "--bots", "random"], "no game type"),
+        (["--game", "darjeeling", "--players", "9", "--bots", "random"], "2-5 players"),
+        (["--game", "darjeeling", "--players", "2", "--bots", "random", "--option", "region=mars"], "region"),
+        (["--game", "darjeeling", "--players", "2", "--bots", "random", "--option", "region"], "KEY=VALUE"),
+    ],
+)
+def test_a_run_that_cannot_play_is_refused_with_exit_code_2(arguments: list[str], reason: str) -> None:
+    answer = CliRunner().invoke(app, ["arena", *arguments, "--games", "1"])
+    assert answer.exit_code == 2 and reason in answer.output
+
+
+def test_options_are_parsed_as_json_where_they_can_be() -> None:
+    assert parse_options(["region=india", "round_limit=100", "fast_game=true"]) == {
+        "region": "india",
+        "round_limit": 100,
+        "fast_game": True,
+    }
+    assert {spec.options["region"] for spec in plan("darjeeling", 2, ["random"], 3, options={"region": "india"})} == {
+        "india"
+    }
 
 
 def test_the_report_has_its_tables_and_plot(tmp_path: object) -> None:
