@@ -4,6 +4,7 @@ from __future__ import annotations
 
 from typing import Any
 
+from services.alubari.scoring import Holdings, Need, best_allocation, contract_need
 from services.common.engine import Engine, Move, Seen
 from services.common.rng import Rng
 
@@ -81,11 +82,37 @@ def _place(seen: dict[str, Any], me: dict[str, Any], body: dict[str, Any]) -> fl
     elif kind == "POST_OFFICE":
         cards = sum(1 for slot in seen["post_office"] if not slot["empty"])
         value = 7.0 - 0.5 * len(me["contracts"]) - 3.0 * already if cards else -5.0
+        if cards and _hold_markers(seen, me):
+            value = 2.0 + _best_in_line(seen, me) - 3.0 * already
     else:
         room = seen["chai_track_max"] - me["chai"]
         value = 2.0 + min(me["tea_leaves"], room) * 0.7 if me["tea_leaves"] and room else 1.0
         value -= 3.0 * already
+    if kind in MARKER_AREAS and _hold_markers(seen, me):
+        value = -6.0
+    elif kind == "CHAIWALA" and _hold_markers(seen, me):
+        value += 3.0
     return value - 0.05 * body["space"]
+
+
+# Solo: the game ends with the last ownership marker, and nobody else is racing, so the bot keeps
+# its last few markers while the supply still has tea leaves to harvest and take (each worth half a
+# point, and chai).  Measured on 40 seeds against the random bot's score on the same seed: keeping
+# none wins 42 %, one 70 %, two 93 %, four 95 % (the mean score rises from 119 to 171); more gains
+# nothing.  The round cap only guarantees an end if the leaves never run out.
+MARKER_AREAS = ("LAY_TRACK", "EXCAVATION", "BUILDING")
+SOLO_RESERVE = 4
+SOLO_LAST_ROUND = 60
+
+
+def _hold_markers(seen: dict[str, Any], me: dict[str, Any]) -> bool:
+    """Solo: keep the last markers (they end the game) while tea leaves are still to be had."""
+    return (
+        seen["players"] == 1
+        and me["markers"] <= SOLO_RESERVE
+        and seen["supply"]["tea_leaves"] > 0
+        and seen["round"] < SOLO_LAST_ROUND
+    )
 
 
 # A line whose best card scores below this is worth refreshing when the refresh is free.
@@ -135,7 +162,43 @@ def _take_contract(seen: dict[str, Any], me: dict[str, Any], body: dict[str, Any
     if any(r["kind"] == "chai_bonus" for r in card["requirements"]):
         return 2.0 * max(me["chai"], 6)
     needed = sum(r["count"] for r in card["requirements"])
-    return float(card["points"]) - 0.5 * needed
+    hoped = float(card["points"]) - 0.5 * needed
+    if _hold_markers(seen, me):
+        return _contract_gain(seen, me, card["id"])  # few markers left: only what the holdings complete
+    return max(hoped, _contract_gain(seen, me, card["id"]))
+
+
+def holdings_in_view(seen: dict[str, Any], me: dict[str, Any]) -> Holdings:
+    """What the seat could move onto contract cards now, read from its (public) view."""
+    seat = me["seat"]
+    kinds = {"RUBBLE": 0, "STONE": 0, "OTHER": 0}
+    for town in seen["towns"]:
+        for space in town["spaces"]:
+            if space["owner"] == seat:
+                kinds[space["kind"]] += 1
+    return Holdings(
+        track=sum(1 for space in seen["track"] if space["owner"] == seat),
+        estate=sum(1 for e in seen["estates"] for s in e["spaces"] if s["owner"] == seat),
+        rubble_stations=kinds["RUBBLE"], stone_stations=kinds["STONE"], other_stations=kinds["OTHER"],
+        leaves=me["tea_leaves"], iron_ore=me["iron_ore"], stone=me["stone"], steel=me["steel"],
+    )
+
+
+def _contract_needs(me: dict[str, Any]) -> list[Need]:
+    warehouse = any(item["ability"] == "WAREHOUSE" for item in me["equipment"])
+    cards = [held["contract"] for held in me["contracts"]]
+    return [contract_need(card["id"], warehouse) for card in cards
+            if not any(r["kind"] == "chai_bonus" for r in card["requirements"])]
+
+
+def _contract_gain(seen: dict[str, Any], me: dict[str, Any], card_id: int) -> float:
+    """How much taking ``card_id`` adds to the final score with what the seat holds now."""
+    warehouse = any(item["ability"] == "WAREHOUSE" for item in me["equipment"])
+    needs = _contract_needs(me)
+    have = holdings_in_view(seen, me)
+    before, _ = best_allocation(needs, have)
+    after, _ = best_allocation([*needs, contract_need(card_id, warehouse)], have)
+    return after - before
 
 
 def _convert(_seen: dict[str, Any], me: dict[str, Any], body: dict[str, Any]) -> float:
