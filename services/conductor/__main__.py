@@ -23,6 +23,8 @@ class ConductorSettings(ServiceSettings):
 
     # How long a claim holds a game; a conductor that dies delays its games this long at most.
     conductor_lease_ms: int = LEASE_MS
+    # Worker processes computing search bots' moves (mcts levels) off the event loop; 0 = one thread.
+    conductor_search_workers: int = 2
 
 
 async def serve(settings: ConductorSettings) -> None:
@@ -30,7 +32,9 @@ async def serve(settings: ConductorSettings) -> None:
     if not settings.redis_url:
         raise SystemExit("REDIS_URL is not set")
     store = GameStore.from_url(settings.redis_url, cluster=settings.redis_cluster)
-    conductor = Conductor(store, lease_ms=settings.conductor_lease_ms)
+    conductor = Conductor(
+        store, lease_ms=settings.conductor_lease_ms, search_workers=settings.conductor_search_workers
+    )
     start_http_server(settings.metrics_port, addr=settings.grpc_host)
     log.info("conducting", game_types=sorted(conductor.servicers), metrics_port=settings.metrics_port)
     stop = asyncio.Event()

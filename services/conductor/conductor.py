@@ -21,6 +21,7 @@ from services.common.registry import available_game_types, engine_for
 from services.common.service import RulesServicer
 from services.common.store import GameStore, game_type_of
 from services.conductor import metrics
+from services.conductor.search_pool import SearchPool
 from services.conductor.work import attend
 
 log = get_logger("conductor")
@@ -40,8 +41,12 @@ def owner_name() -> str:
 class Conductor:
     """Plays bots and clock timeouts for every game type whose engine is present."""
 
-    def __init__(self, store: GameStore, game_types: list[str] | None = None, lease_ms: int = LEASE_MS) -> None:
+    def __init__(
+        self, store: GameStore, game_types: list[str] | None = None, lease_ms: int = LEASE_MS, search_workers: int = 2
+    ) -> None:
         self.store = store
+        # Search bots' moves are computed here, off the loop (see services.conductor.search_pool).
+        self.searches = SearchPool(search_workers)
         self.queue = AttentionQueue(store.redis, owner_name(), lease_ms)
         types = game_types if game_types is not None else available_game_types()
         self.servicers = {game: RulesServicer(engine_for(game), store, frozenset()) for game in types}
@@ -69,7 +74,7 @@ class Conductor:
         if claim.reclaimed:
             metrics.CLAIMS_RECLAIMED.inc()
         try:
-            return await attend(servicer, claim, self.queue)
+            return await attend(servicer, claim, self.queue, self.searches)
         except Exception:
             # One game that cannot be attended (e.g. Redis hiccup) must not hold up the others;
             # its claim stays leased, so it is tried again once the lease runs out.
@@ -88,6 +93,8 @@ class Conductor:
                 continue
             if not busy:
                 await self._idle(stop)
+        await self.searches.drain()
+        self.searches.close()
 
     async def _idle(self, stop: asyncio.Event) -> None:
         """Wait for a wake-up, the stop, or the poll interval, whichever comes first."""

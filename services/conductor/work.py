@@ -5,15 +5,21 @@ committed through the rules services' own atomic commit, against the version it
 was computed from: a version race (a human moved, another conductor took over
 after a lease ran out) makes the commit fail and the work is simply dropped —
 whoever won the race has already queued the game's next attention.
+
+Search bots (``offload = True``) are the exception to "computed in the conductor's process":
+their move is computed in a :class:`~services.conductor.search_pool.SearchPool` worker while the
+loop attends to other games, then committed the same way (one move per claim, against the
+version of the snapshot it was computed from).
 """
 
 from __future__ import annotations
 
 import time
-from dataclasses import replace
+from dataclasses import dataclass, replace
 
 from services.clock import clock as clocks
 from services.common.attention import AttentionQueue, Claim
+from services.common.engine import Move
 from services.common.lifecycle import (
     Lifecycle,
     attention_due,
@@ -27,6 +33,7 @@ from services.common.runner import Match
 from services.common.service import RulesServicer
 from services.common.store import Commit, GameMeta, GameNotFound, StoreError
 from services.conductor import metrics
+from services.conductor.search_pool import SearchPool, offloaded
 from services.fairness import chain
 
 log = get_logger("conductor")
@@ -34,14 +41,35 @@ log = get_logger("conductor")
 # events reach watchers steadily and other games get their turn.
 BOT_BATCH = 32
 BATCH_SECONDS = 0.5
+# A game whose search bot finds every search worker busy is looked at again this much later.
+SEARCH_RETRY_MS = 100
 
 
-def bot_commit(servicer: RulesServicer, match: Match, seat: int, bot_name: str, salt: int) -> Commit:
-    """Let ``bot_name`` play ``seat``; a bot that fails or cheats is replaced by the random bot for that move."""
+@dataclass(frozen=True)
+class SearchTurn:
+    """A search bot to move in a loaded game: computed off the loop, then committed alone."""
+
+    seat: int
+    bot: str
+
+
+def bot_commit(
+    servicer: RulesServicer,
+    match: Match,
+    seat: int,
+    bot_name: str,
+    salt: int,
+    chosen: Move | None = None,
+    started: float | None = None,
+) -> Commit:
+    """Let ``bot_name`` play ``seat`` (or play its ``chosen`` move, computed elsewhere).
+
+    A bot that fails or cheats is replaced by the random bot for that move.
+    """
     bots = servicer.engine.bots()
-    started = time.perf_counter()
+    started = time.perf_counter() if started is None else started
     try:
-        move = match.bot_move(bots[bot_name], seat, salt)
+        move = chosen if chosen is not None else match.bot_move(bots[bot_name], seat, salt)
         events = match.play(seat, move)
     except Exception:
         log.exception("bot_failed", game_type=servicer.game_type, bot=bot_name, seat=seat)
@@ -106,22 +134,35 @@ def _over(servicer: RulesServicer, meta: GameMeta, match: Match, lifecycle: Life
 
 def play_bots(
     servicer: RulesServicer, meta: GameMeta, match: Match, lifecycle: Lifecycle, commits: list[Commit]
-) -> None:
-    """Let bot seats (and resigned seats) move while one is to act, for one batch."""
-    bots = sorted(servicer.engine.bots())
+) -> SearchTurn | None:
+    """Let bot seats (and resigned seats) move while one is to act, for one batch.
+
+    Stops at a search bot's turn and returns it: that move is computed off the loop.
+    """
+    bots = servicer.engine.bots()
+    names = sorted(bots)
     started = time.perf_counter()
     while len(commits) < BOT_BATCH and time.perf_counter() - started < BATCH_SECONDS:
         if _over(servicer, meta, match, lifecycle):
-            return
-        seat = next((s for s in match.to_act() if bot_of_seat(meta.players, lifecycle, s, bots)), None)
+            return None
+        seat = next((s for s in match.to_act() if bot_of_seat(meta.players, lifecycle, s, names)), None)
         if seat is None:
-            return
-        bot = bot_of_seat(meta.players, lifecycle, seat, bots)
+            return None
+        bot = bot_of_seat(meta.players, lifecycle, seat, names)
+        if bot in bots and offloaded(bots[bot]):
+            return SearchTurn(seat=seat, bot=bot)
         commits.append(bot_commit(servicer, match, seat, bot, meta.version + len(commits)))
+    return None
 
 
-async def attend(servicer: RulesServicer, claim: Claim, queue: AttentionQueue) -> int:
-    """Do the due work of one claimed game; return the number of log entries committed."""
+async def attend(
+    servicer: RulesServicer, claim: Claim, queue: AttentionQueue, searches: SearchPool | None = None
+) -> int:
+    """Do the due work of one claimed game; return the number of log entries committed.
+
+    A search bot's turn (with nothing else to commit first) is handed to ``searches`` as a
+    background task that commits when its worker answers; without a pool it is computed here.
+    """
     try:
         meta, snapshot = await servicer.store.load(claim.game_id)
     except GameNotFound:
@@ -133,14 +174,36 @@ async def attend(servicer: RulesServicer, claim: Claim, queue: AttentionQueue) -
     match = servicer.match(snapshot)
     lifecycle = Lifecycle.from_dict(meta.lifecycle)
     commits: list[Commit] = []
+    turn = None
     meta = fire_timeouts(servicer, meta, match, lifecycle, commits, clocks.now_ms())
     if meta.status == "active":
-        play_bots(servicer, meta, match, lifecycle, commits)
+        turn = play_bots(servicer, meta, match, lifecycle, commits)
+    if turn is not None and not commits:
+        if searches is None:
+            commits.append(bot_commit(servicer, match, turn.seat, turn.bot, meta.version))
+        elif searches.full():
+            await queue.release(claim, clocks.now_ms() + SEARCH_RETRY_MS)
+            return 0
+        else:
+            searches.spawn(search_and_commit(servicer, claim, queue, searches, meta, match, lifecycle, turn))
+            return 0
     if not commits:
         meta = abort_if_idle(servicer, meta, match, lifecycle, commits, clocks.now_ms())
     if not commits:
         await queue.release(claim, attention_due(meta.players, lifecycle, match.to_act(), clocks.now_ms()))
         return 0
+    return await _commit(servicer, claim, queue, meta, match, lifecycle, commits)
+
+
+async def _commit(
+    servicer: RulesServicer,
+    claim: Claim,
+    queue: AttentionQueue,
+    meta: GameMeta,
+    match: Match,
+    lifecycle: Lifecycle,
+    commits: list[Commit],
+) -> int:
     try:
         await servicer.commit_entries(meta, match, commits, None, lifecycle=lifecycle)
     except StoreError:
@@ -148,3 +211,29 @@ async def attend(servicer: RulesServicer, claim: Claim, queue: AttentionQueue) -
         await queue.release(claim, None)  # a no-op unless nobody committed since the claim (then: not active)
         return 0
     return len(commits)
+
+
+async def search_and_commit(
+    servicer: RulesServicer,
+    claim: Claim,
+    queue: AttentionQueue,
+    searches: SearchPool,
+    meta: GameMeta,
+    match: Match,
+    lifecycle: Lifecycle,
+    turn: SearchTurn,
+) -> int:
+    """Compute ``turn`` in a search worker, then commit it against the version it was computed from.
+
+    The claim's lease keeps other conductors off the game meanwhile; a worker that fails gives
+    the random bot's move instead, as a failing in-process bot does.
+    """
+    started = time.perf_counter()
+    salt = meta.version
+    try:
+        move = await searches.move(servicer.game_type, match.snapshot.to_json(), turn.seat, turn.bot, salt)
+        commit = bot_commit(servicer, match, turn.seat, turn.bot, salt, chosen=move, started=started)
+    except Exception:
+        log.exception("search_failed", game_type=servicer.game_type, bot=turn.bot, seat=turn.seat)
+        commit = bot_commit(servicer, match, turn.seat, "random", salt, started=started)
+    return await _commit(servicer, claim, queue, meta, match, lifecycle, [commit])

@@ -93,10 +93,12 @@ class DarjeelingEngine(Engine):
         return merged
 
     def bots(self) -> dict[str, Bot]:
-        """The random bot and the shipping heuristic."""
+        """The random bot and the shipping heuristic, and the search bot's levels (mcts-easy, mcts, mcts-hard)."""
+        from services.bots.levels import search_levels
         from services.darjeeling.bots import HeuristicBot
 
-        return {"random": RandomBot(), "heuristic": HeuristicBot()}
+        heuristic = HeuristicBot()
+        return {"random": RandomBot(), "heuristic": heuristic, **search_levels(self.game_type, heuristic)}
 
     # ---- setup ------------------------------------------------------------------
 

@@ -326,10 +326,12 @@ class IndiaRailsEngine(Engine):
         return merged
 
     def bots(self) -> dict[str, Bot]:
-        """The random bot and the route-planning heuristic bot."""
+        """The random bot, the route-planning heuristic bot and the search bot's levels (mcts-easy, mcts, mcts-hard)."""
+        from services.bots.levels import search_levels
         from services.india_rails.bots import HeuristicBot
 
-        return {"random": RandomBot(), "heuristic": HeuristicBot()}
+        heuristic = HeuristicBot()
+        return {"random": RandomBot(), "heuristic": heuristic, **search_levels(self.game_type, heuristic)}
 
     # ---- setup ----------------------------------------------------------------
 

@@ -83,5 +83,8 @@ class TeaRumEngine(Engine):
         return tea_rum_facts.content_facts(state)
 
     def bots(self) -> dict[str, Bot]:
-        """The random bot and the heuristic bot."""
-        return {"random": RandomBot(), "heuristic": HeuristicBot()}
+        """The random bot and the heuristic bot, and the search bot's levels (mcts-easy, mcts, mcts-hard)."""
+        from services.bots.levels import search_levels
+
+        heuristic = HeuristicBot()
+        return {"random": RandomBot(), "heuristic": heuristic, **search_levels(self.game_type, heuristic)}

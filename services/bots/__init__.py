@@ -1,0 +1,1 @@
+"""Game-independent bots: the search bot (:mod:`services.bots.search`) and its levels."""

@@ -1,0 +1,64 @@
+"""A search bot seat on the real stack: listed, accepted by the lobby, played by the conductor's
+search workers to the end, each move entering the log exactly once, while another game's moves
+are answered and its heuristic bot keeps replying."""
+
+from __future__ import annotations
+
+import random
+import threading
+import time
+from typing import Any
+
+import httpx
+
+from services.bots.levels import LEVELS
+from tests.support.client import auth, create_game, play_humans_to_end
+
+GAME = "darjeeling"
+
+
+def _play(base_url: str, game: str, bot: str, seed: int, log: dict[str, Any]) -> None:
+    """One human seat (random legal moves over REST) against ``bot``; notes when it ran."""
+    with httpx.Client(base_url=base_url, timeout=120) as client:
+        created = create_game(client, game, [{"name": "human"}, {"name": "bot", "bot": bot}], seed=seed)
+        log["game_id"] = created["game_id"]
+        log["started"] = time.monotonic()
+        tokens = {s["seat"]: s["token"] for s in created["seats"] if not s["bot"]}
+        log["human_moves"] = play_humans_to_end(client, created["game_id"], tokens, random.Random(seed).choice)
+        log["ended"] = time.monotonic()
+
+
+def test_search_levels_are_listed(stack: dict[str, Any]) -> None:
+    with httpx.Client(base_url=str(stack["url"]), timeout=30) as client:
+        types = client.get("/v1/game-types").json()
+    for game_type in types:
+        assert set(LEVELS) <= set(game_type["bots"]), game_type["id"]
+
+
+def test_a_search_bot_game_plays_to_the_end_while_another_game_is_answered(stack: dict[str, Any]) -> None:
+    base_url = str(stack["url"])
+    searched: dict[str, Any] = {}
+    other: dict[str, Any] = {}
+    worker = threading.Thread(target=_play, args=(base_url, GAME, "mcts-easy", 31, searched))
+    worker.start()
+    _play(base_url, GAME, "heuristic", 32, other)
+    worker.join(timeout=600)
+    assert not worker.is_alive() and "ended" in searched, "the search bot's game did not finish"
+    # The two games overlapped: the other game's moves were answered while the search bot played.
+    assert other["started"] < searched["ended"] and searched["started"] < other["ended"]
+    with httpx.Client(base_url=base_url, timeout=30) as client:
+        final = client.get(f"/v1/games/{searched['game_id']}").json()
+        replay = client.get(f"/v1/games/{searched['game_id']}/replay").json()
+    assert final["status"] == "finished" and final["result"]["winners"] is not None
+    moves = replay["moves"]
+    assert [m["version"] for m in moves] == list(range(1, final["version"] + 1)), "every move logged once, in order"
+    bot_moves = [m for m in moves if m.get("bot")]
+    assert bot_moves and {m["bot"] for m in bot_moves} == {"mcts-easy"}
+    assert len(bot_moves) + searched["human_moves"] == len(moves)
+
+
+def test_the_lobby_seats_a_search_bot(stack: dict[str, Any]) -> None:
+    with httpx.Client(base_url=str(stack["url"]), timeout=30) as client:
+        created = create_game(client, "tea_rum", [{"name": "human"}, {"name": "bot", "bot": "mcts"}], seed=3)
+        game = client.get(f"/v1/games/{created['game_id']}", headers=auth(created["seats"][0]["token"])).json()
+    assert [seat.get("bot", "") for seat in game["seats"]][1] == "mcts"
