@@ -233,6 +233,7 @@ def arena_report(
     seed: Annotated[int, typer.Option("--seed", help="Seed the tables' seeds are derived from.")] = 1,
     balance_bot: Annotated[str, typer.Option("--balance-bot", help="The bot of the self-play runs.")] = "heuristic",
     game: Annotated[list[str] | None, typer.Option("--game", help="Only these games (default: all).")] = None,
+    search_bot: Annotated[str, typer.Option("--search-bot", help="Search bot v heuristic.")] = "mcts",
 ) -> None:
     """Regenerate the committed bots report: heuristic v random, search v heuristic, balance, content."""
     from services.arena.bots_report import GAMES, build_report
@@ -243,7 +244,7 @@ def arena_report(
             task = progress.add_task("arena report", total=total)
             return lambda _: progress.advance(task)
 
-        report = build_report(out, jobs, scale, seed, balance_bot, tuple(game or GAMES), on_start=start)
+        report = build_report(out, jobs, scale, seed, balance_bot, tuple(game or GAMES), search_bot, on_start=start)
     errors.print(f"report: {report}")
 
 

@@ -90,7 +90,7 @@ def test_every_engine_reports_content_facts_with_a_turn_position_per_seat(game: 
 
 
 def test_the_report_plan_covers_every_count_of_every_game() -> None:
-    runs = plan_runs(scale=0.1)
+    runs = plan_runs(scale=0.1, search_bot="random")
     for game in GAMES:
         engine = engine_for(game)
         versus = {r.players for r in runs if r.game == game and r.section == "versus"}
