@@ -273,7 +273,10 @@ def markdown(entries: Sequence[dict[str, Any]], solo: dict[str, Any] | None, met
         "Win rate of the seats that had an item (owned or used it by the end) against those that did not, "
         "in the self-play runs above. Correlation is not cause: a seat that owns more tends to win whatever "
         "it owns, so an item matters when it stands out among the items of its kind. Ids are those of "
-        "`Engine.content_facts` (see each game's `facts.py`).",
+        "`Engine.content_facts` (see each game's `facts.py`). With dozens of items a table, about one in "
+        "twenty is flagged by chance alone: an item is worth a look when it is flagged the same way at two "
+        "or more player counts. What was measured at larger counts, what was tried and what was decided is "
+        "in each game's `seeds/<game>/README.md`, section *Balance*.",
         "",
         *_content_lines(_entries(entries, "balance")),
     ]
@@ -357,26 +360,38 @@ def build_report(
     ]
     solo_runs = {r.bots[0]: results for r, results in zip(runs, grouped, strict=True) if r.section == "solo"}
     solo = solo_comparison(solo_runs["heuristic"], solo_runs["random"]) if len(solo_runs) == 2 else None
-    folder = out / "bots-report"
-    folder.mkdir(parents=True, exist_ok=True)
-    plots = []
-    for game in games:
-        mine = [e for e in entries if e["summary"]["game"] == game]
-        if any(e["run"]["section"] == "versus" for e in mine):
-            _plot_game(game, mine, folder / f"{game}.png")
-            plots.append(game)
-    full_tables = sum(r.tables for r in plan_runs(1.0, balance_bot, games, search_bot))
     meta = {
-        "full_tables": full_tables,
+        "full_tables": sum(r.tables for r in plan_runs(1.0, balance_bot, games, search_bot)),
         "jobs": jobs,
         "scale": scale,
         "seed": seed,
         "tables": sum(r.tables for r in runs),
         "minutes": (time.perf_counter() - started) / 60,
-        "plots": plots,
+        "search_bot": search_bot,
+        "balance_bot": balance_bot,
     }
+    folder = out / "bots-report"
+    folder.mkdir(parents=True, exist_ok=True)
     document = {"meta": meta, "solo": solo, "runs": entries}
     (folder / "summary.json").write_bytes(orjson.dumps(document, option=orjson.OPT_INDENT_2) + b"\n")
+    return render_report(out)
+
+
+def render_report(out: Path) -> Path:
+    """Write ``out/bots-report.md`` and its plots from ``out/bots-report/summary.json`` (no table is
+    played: the text and plots can be redone after a change of wording without the hour of games)."""
+    folder = out / "bots-report"
+    document = orjson.loads((folder / "summary.json").read_bytes())
+    entries, meta = document["runs"], document["meta"]
+    searched = [e["run"]["bots"][0] for e in entries if e["run"]["section"] == "search"]
+    meta.setdefault("search_bot", searched[0] if searched else SEARCH_BOT)
+    plots = []
+    for game in GAMES:
+        mine = [e for e in entries if e["summary"]["game"] == game]
+        if any(e["run"]["section"] == "versus" for e in mine):
+            _plot_game(game, mine, folder / f"{game}.png")
+            plots.append(game)
+    meta["plots"] = plots
     report = out / "bots-report.md"
-    report.write_text(markdown(entries, solo, meta), encoding="utf-8")
+    report.write_text(markdown(entries, document["solo"], meta), encoding="utf-8")
     return report

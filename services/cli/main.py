@@ -234,9 +234,16 @@ def arena_report(
     balance_bot: Annotated[str, typer.Option("--balance-bot", help="The bot of the self-play runs.")] = "heuristic",
     game: Annotated[list[str] | None, typer.Option("--game", help="Only these games (default: all).")] = None,
     search_bot: Annotated[str, typer.Option("--search-bot", help="Search bot v heuristic.")] = "mcts",
+    render_only: Annotated[
+        bool, typer.Option("--render-only", help="Only rewrite the text and plots from summary.json.")
+    ] = False,
 ) -> None:
     """Regenerate the committed bots report: heuristic v random, search v heuristic, balance, content."""
-    from services.arena.bots_report import GAMES, build_report
+    from services.arena.bots_report import GAMES, build_report, render_report
+
+    if render_only:
+        errors.print(f"report: {render_report(out)}")
+        return
 
     with Progress(console=errors) as progress:
 

@@ -2,9 +2,12 @@
 
 from __future__ import annotations
 
+from pathlib import Path
+
+import orjson
 import pytest
 
-from services.arena.bots_report import GAMES, markdown, plan_runs, solo_comparison
+from services.arena.bots_report import GAMES, plan_runs, render_report, solo_comparison
 from services.arena.content import SeatOutcome, content_stats, flagged, seat_outcomes, turn_positions
 from services.arena.stats import summarize
 from services.arena.tables import TableResult, TableSpec
@@ -112,17 +115,36 @@ def test_solo_scores_are_compared_seed_by_seed() -> None:
     assert comparison["mean_scores"] == [21.25, 11.75]
 
 
-def test_the_report_markdown_has_its_sections_and_flags() -> None:
-    results = [_table(t % 2, (("turn_position:1", "card:1"), ("turn_position:2", "card:2"))) for t in range(30)]
+def test_the_report_is_rendered_from_its_summary_with_sections_flags_and_plots(tmp_path: Path) -> None:
+    facts = (("turn_position:1", "card:1"), ("turn_position:2", "card:2"))
+    mirror = [_table(t % 2, facts) for t in range(30)]
+
+    def won_by_heuristic(table: int, bots: tuple[str, ...]) -> TableResult:
+        first = bots.index("heuristic") == 0
+        ranking, scores = ((1, 2), (1.0, 0.0)) if first else ((2, 1), (0.0, 1.0))
+        return TableResult(
+            TableSpec("tea_rum", bots, table), True, 10, 0.1, scores, ranking, (bots.index("heuristic"),)
+        )
+
+    versus = [won_by_heuristic(t, b) for t, b in enumerate([("heuristic", "random"), ("random", "heuristic")] * 5)]
     entries = [
         {
+            "run": {"section": "versus", "bots": ["heuristic", "random"], "tables": 10},
+            "summary": summarize("tea_rum", 2, versus),
+        },
+        {
             "run": {"section": "balance", "bots": ["heuristic"] * 2, "tables": 30},
-            "summary": summarize("tea_rum", 2, results),
-        }
+            "summary": summarize("tea_rum", 2, mirror),
+        },
     ]
-    meta = {"jobs": 2, "scale": 1.0, "seed": 1, "tables": 30, "minutes": 0.5, "plots": ["tea_rum"]}
-    text = markdown(entries, None, meta)
+    meta = {"jobs": 2, "scale": 1.0, "seed": 1, "tables": 40, "minutes": 0.5}
+    folder = tmp_path / "bots-report"
+    folder.mkdir()
+    (folder / "summary.json").write_bytes(orjson.dumps({"meta": meta, "solo": None, "runs": entries}))
+    text = render_report(tmp_path).read_text()
     assert "## Heuristic against random" in text and "## Balance: content" in text
+    assert "| Tea & Rum | 2 | 10 | 100.0 % | 72.2 %–100.0 % | 1.00 (1.00–1.00) | 0.0 % | 10 |" in text
     assert "| Tea & Rum | 2 | heuristic | 30 |" in text
     assert "No game offers the `mcts` bot" in text and "![tea_rum](bots-report/tea_rum.png)" in text
     assert "| `card:1` | 30 | 50.0 %" in text and "No item's interval leaves out the base rate." in text
+    assert (folder / "tea_rum.png").read_bytes()[:8] == b"\x89PNG\r\n\x1a\n"
