@@ -11,7 +11,7 @@ CHROMEDRIVER := /usr/bin/chromedriver
 
 export PYTHONPATH := $(CURDIR):$(CURDIR)/gen
 
-.PHONY: setup proto run test test-fast lint browser bench clean seeds-india chaos scale bots-fair bots-strength search-strength search-timing
+.PHONY: setup proto run test test-fast lint browser bench clean seeds-india chaos scale bots-fair bots-strength search-strength search-timing bots-report
 
 setup: $(VENV)/.installed gen/.stamp
 
@@ -88,6 +88,11 @@ search-strength: setup
 		$(BIN)/chaiwala arena --game $$game --players 2 --bots mcts,heuristic --games $(SEARCH_GAMES) --jobs 2 --json; done
 search-timing: setup
 	$(BIN)/python -m services.bots.timing
+# The committed arena report (docs/bots-report.md + docs/bots-report/): heuristic v random at every
+# count of every game, search v heuristic, seat and content balance in self-play.  About a quarter
+# of an hour on two free cores; BOTS_REPORT_ARGS="--scale 0.5" halves every run.
+bots-report: setup
+	nice -n 10 $(BIN)/chaiwala arena-report --jobs 2 --out docs $(BOTS_REPORT_ARGS)
 
 clean:
 	rm -rf gen $(VENV) var .pytest_cache .mypy_cache .ruff_cache

@@ -6,6 +6,7 @@ from collections.abc import Callable, Mapping
 from typing import Any
 
 from services.alubari import actions, contracts, rondel, rounds, views
+from services.alubari import facts as alubari_facts
 from services.alubari.bots import HeuristicBot
 from services.alubari.content import AREAS, EQUIPMENT, TOWN_INDEX
 from services.common.engine import (
@@ -205,6 +206,10 @@ class AlubariEngine(Engine):
         if state["stage"] != "OVER" or state["final"] is None:
             return None
         return Result.from_scores([row["total"] for row in state["final"]])
+
+    def content_facts(self, state: State) -> list[list[str]] | None:
+        """Per seat, the content ids the arena correlates with winning (see :mod:`services.alubari.facts`)."""
+        return alubari_facts.content_facts(state)
 
     def bots(self) -> dict[str, Bot]:
         """The random bot and the heuristic bot, and the search bot's levels (mcts-easy, mcts, mcts-hard)."""

@@ -43,6 +43,43 @@ def seat_table(summary: dict[str, Any]) -> list[str]:
     return rows
 
 
+def turn_position_table(summary: dict[str, Any]) -> list[str]:
+    """Markdown rows: win rate by place in the first round's turn order (1 = start player)."""
+    rates = summary.get("turn_position_win_rate") or []
+    if not rates:
+        return []
+    unfair = set(unfair_seats(summary, "turn_position_win_rate"))
+    rows = ["| turn position | win rate | 95 % interval | fair? |", "|---:|---:|---:|---|"]
+    for place, rate in enumerate(rates):
+        low, high = summary["turn_position_win_rate_ci95"][place]
+        verdict = "**outside**" if place in unfair else "within"
+        rows.append(f"| {place + 1} | {_percent(rate)} | {_percent(low)}–{_percent(high)} | {verdict} |")
+    return rows
+
+
+def content_table(rows: Sequence[dict[str, Any]]) -> list[str]:
+    """Markdown rows: per content id, the win rate with it and without it, flagged off the base rate."""
+    if not rows:
+        return []
+    lines = [
+        f"Base rate (all seats): {_percent(rows[0]['base_rate'])}; **high**/**low** = the 95 % interval "
+        "of the with-item win rate leaves out the base rate.",
+        "",
+        "| item | seats | win rate with | 95 % interval | without | lift | verdict |",
+        "|---|---:|---:|---:|---:|---:|---|",
+    ]
+    for row in rows:
+        low, high = row["win_rate_ci95"]
+        without = "–" if row["without_win_rate"] is None else _percent(row["without_win_rate"])
+        lift = "–" if row["lift"] is None else f"{100 * row['lift']:+.1f}"
+        verdict = row["verdict"] if row["verdict"] == "within" else f"**{row['verdict']}**"
+        lines.append(
+            f"| `{row['item']}` | {row['seats']} | {_percent(row['win_rate'])} | {_percent(low)}–{_percent(high)} "
+            f"| {without} | {lift} | {verdict} |"
+        )
+    return lines
+
+
 def markdown(summary: dict[str, Any], plots: Sequence[str] = ()) -> str:
     """The whole report as Markdown."""
     lines = [
@@ -60,8 +97,21 @@ def markdown(summary: dict[str, Any], plots: Sequence[str] = ()) -> str:
         *seat_table(summary),
         "",
     ]
+    positions = turn_position_table(summary)
+    if positions:
+        lines += ["## Turn order (first-player advantage)", "", *positions, ""]
+    if summary.get("content"):
+        lines += ["## Content", "", *content_table(summary["content"]), ""]
     lines += [f"![{Path(plot).stem}]({Path(plot).name})" for plot in plots]
     return "\n".join(lines) + "\n"
+
+
+def error_bars(rates: Sequence[float], intervals: Sequence[Sequence[float]]) -> list[list[float]]:
+    """Matplotlib's ``yerr`` (below, above) of rates and their intervals, never negative
+    (a Wilson bound of 0 % or 100 % can land a rounding error inside the rate)."""
+    below = [max(0.0, rate - ci[0]) for rate, ci in zip(rates, intervals, strict=True)]
+    above = [max(0.0, ci[1] - rate) for rate, ci in zip(rates, intervals, strict=True)]
+    return [below, above]
 
 
 def _plot_scores(summary: dict[str, Any], results: Sequence[TableResult], path: Path) -> None:
@@ -76,17 +126,16 @@ def _plot_scores(summary: dict[str, Any], results: Sequence[TableResult], path: 
         if result.finished:
             for seat, bot in enumerate(result.spec.bots):
                 scores[bot].append(result.scores[seat])
-    figure, (left, right) = pyplot.subplots(1, 2, figsize=(10, 4))
+    figure, (left, right, length) = pyplot.subplots(1, 3, figsize=(14, 4))
     left.boxplot([scores[bot] for bot in bots], tick_labels=bots)
     left.set_title("final score by bot")
     rates = summary["seat_win_rate"]
-    errors = [
-        [r - ci[0] for r, ci in zip(rates, summary["seat_win_rate_ci95"], strict=True)],
-        [ci[1] - r for r, ci in zip(rates, summary["seat_win_rate_ci95"], strict=True)],
-    ]
+    errors = error_bars(rates, summary["seat_win_rate_ci95"])
     right.bar([str(s + 1) for s in range(len(rates))], rates, yerr=errors, capsize=4)
     right.axhline(sum(rates) / len(rates) if rates else 0, linestyle="--", color="grey")
     right.set_title("win rate by seat (95 % interval)")
+    length.hist([r.moves for r in results if r.finished], bins=20)
+    length.set_title("game length (moves)")
     figure.tight_layout()
     figure.savefig(path, dpi=100)
     pyplot.close(figure)

@@ -3,10 +3,14 @@
 from __future__ import annotations
 
 import hashlib
-from collections.abc import Callable, Sequence
+import json
+from collections.abc import Callable, Mapping, Sequence
 from concurrent.futures import ProcessPoolExecutor, as_completed
+from typing import Any
 
 from services.arena.tables import TableResult, TableSpec, play_table
+from services.common.engine import RulesError
+from services.common.registry import ENGINES, UnknownGameType, engine_for
 
 
 def table_seed(base_seed: int, table: int) -> int:
@@ -31,13 +35,62 @@ def seating(bots: Sequence[str], players: int, table: int) -> tuple[str, ...]:
 
 
 def plan(
-    game: str, players: int, bots: Sequence[str], games: int, seed: int = 1, max_moves: int = 50_000
+    game: str,
+    players: int,
+    bots: Sequence[str],
+    games: int,
+    seed: int = 1,
+    max_moves: int = 50_000,
+    options: Mapping[str, Any] | None = None,
 ) -> list[TableSpec]:
-    """Every table of a run."""
+    """Every table of a run (``options``: the game's options, the same at every table).
+
+    Raises :class:`ValueError` naming the problem for an unknown game or bot, a seat count
+    the game does not take or options it refuses, before any table is played.
+    """
+    check_run(game, players, bots, options or {})
     return [
-        TableSpec(game=game, bots=seating(bots, players, table), seed=table_seed(seed, table), max_moves=max_moves)
+        TableSpec(
+            game=game,
+            bots=seating(bots, players, table),
+            seed=table_seed(seed, table),
+            max_moves=max_moves,
+            options=dict(options or {}),
+        )
         for table in range(games)
     ]
+
+
+def check_run(game: str, players: int, bots: Sequence[str], options: Mapping[str, Any]) -> None:
+    """Refuse (``ValueError``) a run that could not play: unknown game or bot, bad count or options."""
+    try:
+        engine = engine_for(game)
+    except UnknownGameType:
+        raise ValueError(f"no game type {game!r}; choose from {sorted(ENGINES)}") from None
+    unknown = sorted(set(bots) - set(engine.bots()))
+    if unknown:
+        raise ValueError(f"{game} has no bot {', '.join(unknown)}; choose from {sorted(engine.bots())}")
+    try:
+        engine.validate_options(players, options)
+    except RulesError as error:
+        raise ValueError(error.message) from None
+
+
+def parse_options(pairs: Sequence[str]) -> dict[str, Any]:
+    """``["region=india", "fast_game=true", "round_limit=100"]`` as game options.
+
+    Values read as JSON where they can (numbers, ``true``/``false``), else as strings.
+    """
+    options: dict[str, Any] = {}
+    for pair in pairs:
+        key, sep, raw = pair.partition("=")
+        if not sep or not key:
+            raise ValueError(f"option {pair!r} is not KEY=VALUE")
+        try:
+            options[key] = json.loads(raw)
+        except json.JSONDecodeError:
+            options[key] = raw
+    return options
 
 
 def run_tables(

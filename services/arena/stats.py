@@ -8,37 +8,16 @@ every rate.
 
 from __future__ import annotations
 
-import math
 import statistics
 from collections.abc import Sequence
 from dataclasses import dataclass, field
 from typing import Any
 
+from services.arena.content import content_stats, seat_outcomes, turn_positions
+from services.arena.intervals import mean_ci, wilson
 from services.arena.tables import TableResult
 
-Z95 = 1.959963984540054
-
-
-def wilson(successes: int, trials: int, z: float = Z95) -> tuple[float, float]:
-    """The Wilson score interval of a binomial proportion (``(0, 1)`` with no trials)."""
-    if trials == 0:
-        return 0.0, 1.0
-    p = successes / trials
-    denominator = 1 + z * z / trials
-    centre = (p + z * z / (2 * trials)) / denominator
-    half = z * math.sqrt(p * (1 - p) / trials + z * z / (4 * trials * trials)) / denominator
-    return max(0.0, centre - half), min(1.0, centre + half)
-
-
-def mean_ci(values: Sequence[float], z: float = Z95) -> tuple[float, float]:
-    """A normal-approximation 95 % interval of a mean (the mean itself with fewer than two values)."""
-    if not values:
-        return 0.0, 0.0
-    mean = statistics.fmean(values)
-    if len(values) < 2:
-        return mean, mean
-    half = z * statistics.stdev(values) / math.sqrt(len(values))
-    return mean - half, mean + half
+__all__ = ["mean_ci", "summarize", "unfair_seats", "wilson"]
 
 
 @dataclass
@@ -90,6 +69,9 @@ def summarize(game: str, players: int, results: Sequence[TableResult]) -> dict[s
             by_bot.setdefault(bot, _Tally()).add(won, result.ranking[seat], result.scores[seat])
             seat_wins[seat] += won
     tables = len(finished)
+    outcomes = seat_outcomes(finished)
+    content = content_stats(outcomes)
+    positions = turn_positions(outcomes)
     return {
         "game": game,
         "players": players,
@@ -102,19 +84,23 @@ def summarize(game: str, players: int, results: Sequence[TableResult]) -> dict[s
         "mean_moves": statistics.fmean(r.moves for r in finished) if finished else 0.0,
         "moves": _distribution([float(r.moves) for r in finished]),
         "seconds_per_game": statistics.fmean(r.seconds for r in finished) if finished else 0.0,
+        "turn_position_win_rate": [row["win_rate"] for row in positions],
+        "turn_position_win_rate_ci95": [row["win_rate_ci95"] for row in positions],
+        "content": content,
     }
 
 
-def unfair_seats(summary: dict[str, Any]) -> list[int]:
+def unfair_seats(summary: dict[str, Any], key: str = "seat_win_rate") -> list[int]:
     """Seat positions whose 95 % interval of win rate leaves out their fair share.
 
     The fair share is what a seat would win if position did not matter: ``1/players``
     when every table has exactly one winner.  Shared wins and tables without a winner
     move the expected rate, so the share is taken from the run itself: the mean of
-    every seat's win rate.
+    every seat's win rate.  ``key`` names the rates: ``seat_win_rate`` (by seat number)
+    or ``turn_position_win_rate`` (by place in the first round's turn order).
     """
-    rates = summary["seat_win_rate"]
+    rates = summary.get(key) or []
     if not rates:
         return []
     share = statistics.fmean(rates)
-    return [seat for seat, (low, high) in enumerate(summary["seat_win_rate_ci95"]) if not low <= share <= high]
+    return [seat for seat, (low, high) in enumerate(summary[f"{key}_ci95"]) if not low <= share <= high]

@@ -32,6 +32,8 @@ class TableResult:
     scores: tuple[float, ...] = ()
     ranking: tuple[int, ...] = ()
     winners: tuple[int, ...] = ()
+    # Per seat, the content ids the engine reports for the end (``Engine.content_facts``); empty if none.
+    facts: tuple[tuple[str, ...], ...] = ()
 
 
 def play_table(spec: TableSpec) -> TableResult:
@@ -60,4 +62,5 @@ def play_table(spec: TableSpec) -> TableResult:
         scores=tuple(result.scores),
         ranking=tuple(result.ranking),
         winners=tuple(result.winners),
+        facts=tuple(tuple(seat) for seat in engine.content_facts(match.state) or ()),
     )

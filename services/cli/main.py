@@ -10,6 +10,7 @@ from __future__ import annotations
 import os
 import subprocess
 import sys
+from collections.abc import Callable
 from pathlib import Path
 from typing import Annotated, Any
 
@@ -193,6 +194,9 @@ def arena(
     jobs: Annotated[int, typer.Option("--jobs", help="Parallel processes.")] = 1,
     seed: Annotated[int, typer.Option("--seed", help="Seed the tables' seeds are derived from.")] = 1,
     max_moves: Annotated[int, typer.Option("--max-moves", help="Move budget per table.")] = 50_000,
+    option: Annotated[
+        list[str] | None, typer.Option("--option", help="A game option KEY=VALUE (repeatable), e.g. region=india.")
+    ] = None,
     as_json: Annotated[bool, typer.Option("--json", help="Print the statistics as one JSON object.")] = False,
     report: Annotated[
         Path | None, typer.Option("--report", help="Write report.md, summary.json and plots here.")
@@ -200,12 +204,12 @@ def arena(
 ) -> None:
     """Bots play each other (seats rotated, seeds derived); win rates with 95 % intervals, ranks, seats."""
     from services.arena.report import bot_table, seat_table, write_report
-    from services.arena.schedule import plan, run_tables
+    from services.arena.schedule import parse_options, plan, run_tables
     from services.arena.stats import summarize
 
     names = [name.strip() for name in bots.split(",") if name.strip()]
     try:
-        specs = plan(game, players, names, games, seed=seed, max_moves=max_moves)
+        specs = plan(game, players, names, games, seed=seed, max_moves=max_moves, options=parse_options(option or []))
     except ValueError as error:
         errors.print(f"[red]error[/red] {error}")
         raise typer.Exit(2) from None
@@ -219,6 +223,36 @@ def arena(
         sys.stdout.write(orjson.dumps(summary).decode() + "\n")
         return
     console.print("\n".join([*bot_table(summary), "", *seat_table(summary)]))
+
+
+@app.command("arena-report")
+def arena_report(
+    out: Annotated[Path, typer.Option("--out", help="Folder of bots-report.md and bots-report/.")] = Path("docs"),
+    jobs: Annotated[int, typer.Option("--jobs", help="Parallel processes.")] = 2,
+    scale: Annotated[float, typer.Option("--scale", help="Multiply every run's table count.")] = 1.0,
+    seed: Annotated[int, typer.Option("--seed", help="Seed the tables' seeds are derived from.")] = 1,
+    balance_bot: Annotated[str, typer.Option("--balance-bot", help="The bot of the self-play runs.")] = "heuristic",
+    game: Annotated[list[str] | None, typer.Option("--game", help="Only these games (default: all).")] = None,
+    search_bot: Annotated[str, typer.Option("--search-bot", help="Search bot v heuristic.")] = "mcts",
+    render_only: Annotated[
+        bool, typer.Option("--render-only", help="Only rewrite the text and plots from summary.json.")
+    ] = False,
+) -> None:
+    """Regenerate the committed bots report: heuristic v random, search v heuristic, balance, content."""
+    from services.arena.bots_report import GAMES, build_report, render_report
+
+    if render_only:
+        errors.print(f"report: {render_report(out)}")
+        return
+
+    with Progress(console=errors) as progress:
+
+        def start(total: int) -> Callable[[object], None]:
+            task = progress.add_task("arena report", total=total)
+            return lambda _: progress.advance(task)
+
+        report = build_report(out, jobs, scale, seed, balance_bot, tuple(game or GAMES), search_bot, on_start=start)
+    errors.print(f"report: {report}")
 
 
 SUITES_HELP = "Benchmark suites (default: all): engines render rest grpc sse memory micro."

@@ -214,3 +214,14 @@ class Engine(abc.ABC):
     def is_over(self, state: State) -> bool:
         """Whether the game has ended."""
         return self.result(state) is not None
+
+    # ---- content statistics (the arena) -----------------------------------------
+
+    def content_facts(self, state: State) -> list[list[str]] | None:
+        """Per seat, ids of the content that seat used or owned by the end (``None``: not exposed).
+
+        The arena correlates each id with winning to find dominant cards, tiles or
+        strategies in designed content.  Ids read ``"kind:name"`` (``"estate:Makaibari"``);
+        engines override this; it is read only, and only of a finished state.
+        """
+        return None

@@ -20,6 +20,7 @@ from services.common.engine import (
     View,
 )
 from services.common.rng import Rng
+from services.darjeeling import facts as darjeeling_facts
 from services.darjeeling import hidden, loading, movement
 from services.darjeeling.board import REGIONS, TURNS, default_region
 from services.darjeeling.content import (
@@ -465,6 +466,10 @@ class DarjeelingEngine(Engine):
         if state["phase"] != "GAME_OVER":
             return None
         return Result.from_scores([float(final) for final in _final_scores(state)])
+
+    def content_facts(self, state: State) -> list[list[str]] | None:
+        """Per seat, the content ids the arena correlates with winning (see :mod:`services.darjeeling.facts`)."""
+        return darjeeling_facts.content_facts(state)
 
 
 def _final_scores(state: State) -> list[int]:

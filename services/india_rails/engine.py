@@ -21,6 +21,7 @@ from services.common.engine import (
 )
 from services.common.rng import Rng
 from services.india_rails import cards as deck
+from services.india_rails import facts as india_rails_facts
 from services.india_rails import hidden
 from services.india_rails import operations as ops
 from services.india_rails import track as tracks
@@ -1056,6 +1057,10 @@ class IndiaRailsEngine(Engine):
             return None
         return Result(scores=[float(p["cash"]) for p in state["players"]], ranking=list(state["ranking"]),
                       winners=list(state["winners"]))
+
+    def content_facts(self, state: State) -> list[list[str]] | None:
+        """Per seat, the content ids the arena correlates with winning (see :mod:`services.india_rails.facts`)."""
+        return india_rails_facts.content_facts(state)
 
     # ---- explaining refusals ---------------------------------------------------------------
 

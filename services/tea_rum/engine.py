@@ -17,6 +17,7 @@ from services.common.engine import (
     State,
 )
 from services.common.rng import Rng
+from services.tea_rum import facts as tea_rum_facts
 from services.tea_rum import hidden, views
 from services.tea_rum import moves as rules
 from services.tea_rum.bots import HeuristicBot
@@ -91,6 +92,10 @@ class TeaRumEngine(Engine):
         winners = list(final["winners"])
         ranking = [1 if s in winners else 2 for s in range(state["n"])]
         return Result(scores=scores, ranking=ranking, winners=winners)
+
+    def content_facts(self, state: State) -> list[list[str]] | None:
+        """Per seat, the content ids the arena correlates with winning (see :mod:`services.tea_rum.facts`)."""
+        return tea_rum_facts.content_facts(state)
 
     def bots(self) -> dict[str, Bot]:
         """The random bot and the heuristic bot, and the search bot's levels (mcts-easy, mcts, mcts-hard)."""
