@@ -228,7 +228,8 @@ class HeuristicBot:
         legal, seat = seen.legal, seen.seat
         if len(legal) == 1:
             return legal[0]
-        state = engine.determinize(seen, rng)
+        # A forked generator samples the hidden parts, so the bot's own draws stay as they were.
+        state = engine.determinize(seen, rng.fork(0x1D1A))
         kinds: dict[str, list[Move]] = {}
         for move in legal:
             kinds.setdefault(next(iter(move)), []).append(move)

@@ -25,7 +25,7 @@ CASES = [(game, players) for game in GAMES.values() for players in game.counts]
 IDS = [f"{game.game_type}-{players}p" for game, players in CASES]
 SAMPLING = [(game, players) for game, players in CASES if game.determinizes]
 SAMPLING_IDS = [f"{game.game_type}-{players}p" for game, players in SAMPLING]
-STOPS = 4 * SWEEP
+STOPS = 3 * SWEEP
 # Moves played on from a determinized state: enough to cross phases, few enough for ``make test``.
 PLAY_ON = 20 * SWEEP
 
