@@ -12,13 +12,10 @@ measurement (``python -m services.arena.strength``).
 
 from __future__ import annotations
 
-import os
-
 import pytest
 
 from services.arena.strength import GAMES, TARGET, measure, player_counts
 
-FULL = os.environ.get("CHAIWALA_BOTS_STRENGTH", "slice") == "full"
 FULL_GAMES = 60
 
 WEAK_SPOTS = [("alubari", 1), ("tea_rum", 2)]
@@ -37,7 +34,7 @@ def test_heuristic_wins_the_former_weak_spots(game: str, players: int) -> None:
 
 
 @pytest.mark.timeout(1800)
-@pytest.mark.skipif(not FULL, reason="the full sweep runs with make bots-strength (CHAIWALA_BOTS_STRENGTH=full)")
+@pytest.mark.sweep  # deselected by tests/bots/conftest.py unless make bots-strength (CHAIWALA_BOTS_STRENGTH=full)
 @pytest.mark.parametrize(("game", "players"), EVERY_COUNT)
 def test_heuristic_beats_random_bots_at_every_count(game: str, players: int) -> None:
     """60 tables: win rate >= 90 % and the Wilson lower bound above a random seat's share."""

@@ -199,6 +199,7 @@ SAMPLE_EVENTS: dict[str, list[Event]] = {
         {"automa_reshuffled": {}},
         {"allegiance_fulfilled": {"seat": 1, "allegiance": 3}},
         {"action_skipped": {"seat": 0, "action": "trade"}},
+        {"vp_capped": {"seat": 0, "lost_blue": 2, "lost_red": 0}},
         {
             "game_over": {
                 "governors": [0],

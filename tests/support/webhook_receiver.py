@@ -1,7 +1,7 @@
 """A real local HTTP receiver for webhook tests: verifies every delivery with ``standardwebhooks``.
 
 It runs ``http.server`` on 127.0.0.1 in a thread of the test process.  Tests steer it:
-``fail_next(n)`` answers 500 to the next ``n`` deliveries, ``stop()``/``start()`` take it down
+``fail_next(n, path)`` answers 500 to the next ``n`` deliveries on ``path``, ``stop()``/``start()`` take it down
 and bring it back on the same port, ``hold(seconds)`` keeps requests waiting before the
 answer (so a dispatcher can be killed mid-delivery).  Every request is recorded with whether
 its signature verified; :meth:`unique` deduplicates by ``webhook-id`` as a receiver should.
@@ -40,7 +40,7 @@ class Receiver:
         # webhook-ids of the requests being held or answered right now.
         self.in_flight_ids: list[str] = []
         self.lock = threading.Lock()
-        self._fail = 0
+        self._fail: dict[str, int] = {}
         self._hold_s = 0.0
         self._always_fail: set[str] = set()
         self.server: ThreadingHTTPServer | None = None
@@ -74,10 +74,13 @@ class Receiver:
             self.server.server_close()
             self.server = None
 
-    def fail_next(self, count: int) -> None:
-        """Answer 500 to the next ``count`` requests."""
+    def fail_next(self, count: int, path: str) -> None:
+        """Answer 500 to the next ``count`` requests on ``path``.
+
+        Counted per path: deliveries still arriving for other tests' subscriptions must not use them up.
+        """
         with self.lock:
-            self._fail = count
+            self._fail[path] = count
 
     def always_fail(self, path: str, failing: bool = True) -> None:
         """Answer 500 to every request on ``path`` (or stop doing so)."""
@@ -92,8 +95,8 @@ class Receiver:
         with self.lock:
             if path in self._always_fail:
                 return 500
-            if self._fail > 0:
-                self._fail -= 1
+            if self._fail.get(path, 0) > 0:
+                self._fail[path] -= 1
                 return 500
         return 200
 

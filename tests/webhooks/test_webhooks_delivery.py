@@ -102,7 +102,7 @@ def test_every_game_finished_arrives_exactly_once_through_500s_downtime_and_a_si
     games: list[str] = []
 
     # 1. The receiver answers 500 for a while: retries with backoff get through.
-    receiver.fail_next(4)
+    receiver.fail_next(4, path)
     games += [hooks.bot_game(seed) for seed in (1, 2)]
     _eventually(lambda: set(games) <= set(_finished(receiver, path)), "delivered after 500s")
     assert sum(1 for r in receiver.seen(path) if r.answered == 500) == 4
