@@ -38,7 +38,7 @@ class Receiver:
         self.received: list[Received] = []
         self.in_flight = 0
         # webhook-ids of the requests being held or answered right now.
-        self.in_flight_ids: list[str] = []
+        self.in_flight_ids: list[tuple[str, str]] = []  # (path, webhook-id)
         self.lock = threading.Lock()
         self._fail: dict[str, int] = {}
         self._hold_s = 0.0
@@ -105,7 +105,7 @@ class Receiver:
         headers = {k.lower(): v for k, v in request.headers.items()}
         with self.lock:
             self.in_flight += 1
-            self.in_flight_ids.append(headers.get("webhook-id", ""))
+            self.in_flight_ids.append((request.path, headers.get("webhook-id", "")))
         try:
             if self._hold_s:
                 time.sleep(self._hold_s)
@@ -119,7 +119,7 @@ class Receiver:
         finally:
             with self.lock:
                 self.in_flight -= 1
-                self.in_flight_ids.remove(headers.get("webhook-id", ""))
+                self.in_flight_ids.remove((request.path, headers.get("webhook-id", "")))
 
     def _verify(self, path: str, body: bytes, headers: dict[str, str]) -> bool:
         secret = self.secrets.get(path)

@@ -32,6 +32,19 @@ def _count(driver: Any, selector: str) -> int:
     return int(driver.execute_script("return document.querySelectorAll(arguments[0]).length", selector))
 
 
+def _count_while_active(driver: Any, selector: str) -> int:
+    """How many ``selector`` match while the page shows an active game (0 once it does not).
+
+    Status and count are read in one script: two reads could straddle the redraw at the game's end,
+    when every screen is opened.
+    """
+    script = (
+        "return document.body.dataset.status === 'active'"
+        " ? document.querySelectorAll(arguments[0]).length : 0"
+    )
+    return int(driver.execute_script(script, selector))
+
+
 def _same_logs(url: str, game_id: str, token: str, player: Any, spectator: Any) -> None:
     """Each page's log is exactly the API's events for its viewer; the spectator's are among the player's."""
     seat_lines = webgames.event_lines(url, game_id, token)
@@ -67,9 +80,8 @@ def test_darjeeling_played_by_clicks_to_the_result_with_a_spectator(
 
     def each_click(clicks: int) -> None:
         # While the game goes on, tiles behind a screen are drawn for their owner only.
-        if _status(second_browser) == "active":
-            assert _count(second_browser, ".dj-screen .dj-tile") == 0
-        if _status(browser) == "active" and _count(browser, ".dj-screen.mine .dj-tile") > 0:
+        assert _count_while_active(second_browser, ".dj-screen .dj-tile") == 0
+        if _count_while_active(browser, ".dj-screen.mine .dj-tile") > 0:
             seen["own_tiles"] = True
         if clicks == MIDDLE_CLICK:
             screenshot(browser, "darjeeling-middle")
