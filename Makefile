@@ -76,9 +76,11 @@ bots-strength: setup
 chaos: setup
 	CHAIWALA_CHAOS=long $(BIN)/python -m pytest tests/chaos -m chaos -q -s
 # The live-event fan-out at full size: 500 SSE spectators on one game while other games play
-# (`make test` runs the same test with 150).
+# (`make test` runs the same test with 150), and every India Rails player count played by bots over
+# REST (`make test` plays one count there and every count in-process).
 scale: setup
 	CHAIWALA_SCALE_SPECTATORS=500 $(BIN)/python -m pytest -q tests/platform/test_platform_fanout.py -k spectators
+	CHAIWALA_PLATFORM_COUNTS=all $(BIN)/python -m pytest -q -n 2 tests/platform/test_platform_games.py
 
 # The search bot (mcts) against the heuristic, 2 players, seats rotated, every game (long; the
 # figures are in README "### Search bot"). SEARCH_GAMES tables per game; ms per move: search-timing.
