@@ -58,13 +58,29 @@ def parse(argv: list[str]) -> argparse.Namespace:
     parser.add_argument("--workers", type=int, default=1, help="server processes per service (CHAIWALA_WORKERS)")
     parser.add_argument("--compare", type=Path, help="an earlier results JSON to compare ratios with")
     parser.add_argument("--out", type=Path, default=RESULTS_DIR, help="where the JSON and Markdown go")
+    parser.add_argument("--listeners", type=_counts, help="SSE listener counts, e.g. 10,1000 (default: 10,1000,5000)")
+    parser.add_argument("--games", type=_counts, help="REST concurrent game counts, e.g. 32 (default: 32,256)")
     return parser.parse_args(argv)
+
+
+def _counts(text: str) -> tuple[int, ...]:
+    return tuple(int(part) for part in text.split(",") if part.strip())
+
+
+def configure(args: argparse.Namespace) -> Config:
+    """The configuration of a run: the full one or the quick slice, narrowed by the flags."""
+    config = replace(QUICK if args.quick else FULL, workers=args.workers)
+    if args.listeners:
+        config = replace(config, sse_listeners=args.listeners)
+    if args.games:
+        config = replace(config, rest_games=args.games)
+    return config
 
 
 def main(argv: list[str]) -> dict[str, object]:
     """Run the chosen suites, print the table, write the files; return the JSON document."""
     args = parse(argv)
-    config = replace(QUICK if args.quick else FULL, workers=args.workers)
+    config = configure(args)
     rows: list[Row] = []
     quick_stack = None
     if config.quick:  # the quick slice: every server once, in threads (bench.inprocess)

@@ -80,6 +80,10 @@ class Players:
 
     async def move(self, index: int) -> None:
         """One move of client ``index``: legal moves of the seat to act, then a random one of them."""
+        await self.submit(index, await self.choose(index))
+
+    async def choose(self, index: int) -> Choice:
+        """The first half of a move: the legal moves of the seat to act, and a random one of them."""
         game = self.games.get(index)
         if game is None or not game.active or not game.to_act:
             await self.new_game(index)
@@ -89,8 +93,23 @@ class Players:
         if not listing["moves"]:
             raise Refused(0, "no legal move for the seat to act")
         body = {"move": self.random.choice(listing["moves"]), "expected_version": listing["version"]}
-        answer = _checked(await self.client.post(f"/v1/games/{game.game_id}/moves", json=body, headers=headers))
+        return Choice(game, headers, body)
+
+    async def submit(self, index: int, choice: Choice) -> None:
+        """The second half: ``POST /moves`` with the chosen move; the game learns its new version."""
+        game = choice.game
+        path = f"/v1/games/{game.game_id}/moves"
+        answer = _checked(await self.client.post(path, json=choice.body, headers=choice.headers))
         game.version, game.to_act, game.active = answer["version"], answer["to_act"], answer["status"] == "active"
+
+
+@dataclass
+class Choice:
+    """A move chosen but not yet posted: its game, the seat's headers and the request body."""
+
+    game: Seat
+    headers: dict[str, str]
+    body: dict[str, Any]
 
 
 def _bearer(token: str) -> dict[str, str]:
