@@ -3,10 +3,11 @@
 Each of N concurrent clients plays its own two-seat game by random legal moves, closed loop:
 ``GET /legal-moves`` for the seat to act, then ``POST /moves`` with the expected version (a
 new game when one ends).  One unit is one move (both requests).  The baseline's unit is one
-request to an endpoint that does one Redis GET and one SET.  Also measured: the move path's
-latency at half of its saturation rate (paced, same games), and CPU milliseconds per move
-in the gateway and the rules service (from ``/proc``, over the measuring window only), beside the
-trivial endpoint's.
+request to an endpoint that does one Redis GET and one SET; both go through httpx.  Also
+measured: CPU milliseconds per move in the gateway and the rules service (from ``/proc``, over the
+measuring window only), beside the trivial endpoint's, and the move path's latency at half of its
+saturation rate (paced loops), through :mod:`bench.lean_http` so that the client's own CPU (most
+of a move's on two cores with httpx) stays out of a latency figure: see :func:`_half_saturation`.
 """
 
 from __future__ import annotations
