@@ -27,6 +27,7 @@ import bench
 from bench import procs
 from bench.config import FULL, QUICK, Config
 from bench.results import RESULTS_DIR, Row, compare, document, print_table, write
+from services.common import workers
 
 Suite = Callable[[Config], list[Row]]
 SUITES = ("engines", "render", "rest", "grpc", "sse", "memory", "micro")
@@ -55,16 +56,35 @@ def parse(argv: list[str]) -> argparse.Namespace:
     parser = argparse.ArgumentParser(prog="python -m bench", description=__doc__.split("\n\n")[0])
     parser.add_argument("suites", nargs="*", choices=[*SUITES, []], help="suites to run (default: all)")
     parser.add_argument("--quick", action="store_true", help="a tiny slice in seconds (CI): checks, not figures")
-    parser.add_argument("--workers", type=int, default=1, help="server processes per service (CHAIWALA_WORKERS)")
+    parser.add_argument("--workers", type=int, help="server processes per service (default: one per core, as deployed;"
+                        " the quick slice: 1)")  # fmt: skip
     parser.add_argument("--compare", type=Path, help="an earlier results JSON to compare ratios with")
     parser.add_argument("--out", type=Path, default=RESULTS_DIR, help="where the JSON and Markdown go")
+    parser.add_argument("--listeners", type=_counts, help="SSE listener counts, e.g. 10,1000 (default: 10,1000,5000)")
+    parser.add_argument("--games", type=_counts, help="REST concurrent game counts, e.g. 32 (default: 32,256)")
     return parser.parse_args(argv)
+
+
+def _counts(text: str) -> tuple[int, ...]:
+    return tuple(int(part) for part in text.split(",") if part.strip())
+
+
+def configure(args: argparse.Namespace) -> Config:
+    """The configuration of a run: the full one or the quick slice, narrowed by the flags."""
+    config = QUICK if args.quick else replace(FULL, workers=workers.process_count(0))
+    if args.workers is not None:
+        config = replace(config, workers=workers.process_count(args.workers))
+    if args.listeners:
+        config = replace(config, sse_listeners=args.listeners)
+    if args.games:
+        config = replace(config, rest_games=args.games)
+    return config
 
 
 def main(argv: list[str]) -> dict[str, object]:
     """Run the chosen suites, print the table, write the files; return the JSON document."""
     args = parse(argv)
-    config = replace(QUICK if args.quick else FULL, workers=args.workers)
+    config = configure(args)
     rows: list[Row] = []
     quick_stack = None
     if config.quick:  # the quick slice: every server once, in threads (bench.inprocess)

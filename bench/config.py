@@ -13,6 +13,9 @@ from dataclasses import dataclass, replace
 class Config:
     """The knobs of every suite."""
 
+    # Processes per server (gateway, rules service, trivial endpoint).  ``make bench`` runs one per
+    # core, what a deployment runs by default (CHAIWALA_HTTP_WORKERS / CHAIWALA_GRPC_PROCESSES = 0);
+    # see bench/__main__.py.
     workers: int = 1
     game: str = "darjeeling"
     seconds: float = 8.0

@@ -55,6 +55,7 @@ from gateway.limits import STREAM_RETRY_AFTER
 from gateway.problems import Problem, problem_from_rpc
 from gateway.settings import GatewaySettings
 from gateway.sse_listener import Listener, LiveStream, Position, Relayed
+from gateway.sse_socket import frame
 from services.common import protojson
 from services.common.logs import get_logger
 from services.streaming.mailbox import Broadcast, SlowConsumer
@@ -142,9 +143,10 @@ class _Upstream(Broadcast[Relayed]):
     def offer_batch(self, items: list[Relayed]) -> int:
         """Give consecutive events to every client as one chunk; drop (with :class:`SlowConsumer`)
         the ones whose backlog is full, and return how many were dropped."""
-        chunk, dropped = b"".join(frame for _, frame in items), 0
+        chunk, dropped = b"".join(data for _, data in items), 0
+        framed = frame(chunk)  # the HTTP chunk, framed once for every client's socket
         for listener in list(self.mailboxes):
-            if isinstance(listener, Listener) and not listener.offer_batch(items, chunk):
+            if isinstance(listener, Listener) and not listener.offer_batch(items, chunk, framed):
                 self.mailboxes.discard(listener)
                 listener.close(SlowConsumer(f"more than {listener.capacity} events behind"))
                 dropped += 1

@@ -16,6 +16,7 @@ import uvicorn
 from uvicorn.protocols.http.httptools_impl import HttpToolsProtocol
 
 from gateway.settings import GatewaySettings
+from gateway.sse_socket import UvicornSend
 
 
 def _timeout_response() -> bytes:
@@ -86,4 +87,5 @@ def uvicorn_config(app: Any, settings: GatewaySettings, **overrides: Any) -> uvi
         "log_config": None,  # our own logging (services.common.logs) handles uvicorn's records
         **overrides,
     }
-    return uvicorn.Config(app, **options)
+    # Outermost: notes uvicorn's own send for the SSE write path (gateway.sse_socket).
+    return uvicorn.Config(UvicornSend(app), **options)

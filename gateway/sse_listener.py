@@ -31,6 +31,8 @@ from typing import Any
 from starlette.responses import Response
 from starlette.types import Message, Receive, Scope, Send
 
+from gateway.sse_socket import SocketWriter, frame, socket_writer
+
 Position = tuple[int, int]
 Relayed = tuple[Position, bytes]  # an event's (version, index) and its SSE bytes
 # A frame to write whatever the client has seen (an error, the end): no position.
@@ -81,6 +83,7 @@ class Listener:
         self.last = last  # the newest event the client has (or will have, once the backlog is written)
         self.backlog: deque[Relayed | Control] = deque()
         self.send: Send | None = None
+        self.socket: SocketWriter | None = None  # the lean path past the ASGI stack, under uvicorn
         self.writing: asyncio.Task[None] | None = None
         self.ended = False  # nothing more is offered; the backlog ends with the final frames
         self.complete = False  # the final chunk was written
@@ -94,14 +97,16 @@ class Listener:
         this listener with :class:`SlowConsumer`)."""
         return self.offer_batch([item], item[1])
 
-    def offer_batch(self, items: list[Relayed], chunk: bytes) -> bool:
-        """Write or queue consecutive events whose frames, joined, are ``chunk`` (one write for all)."""
+    def offer_batch(self, items: list[Relayed], chunk: bytes, framed: bytes = b"") -> bool:
+        """Write or queue consecutive events whose frames, joined, are ``chunk`` (one write for all);
+        ``framed`` is ``chunk`` as an HTTP chunk (:func:`gateway.sse_socket.frame`), if the caller
+        framed it once for all its clients."""
         if self.ended:
             return True
         if self.send is not None and self.writing is None:
             if items[0][0] > self.last:  # the usual case: all of it is new
                 self.last = items[-1][0]
-                self._write(chunk)
+                self._write(chunk, framed=framed)
             elif fresh := b"".join(self._take(items)):
                 self._write(fresh)
             return True
@@ -128,7 +133,11 @@ class Listener:
 
     # ---- writing ----------------------------------------------------------------------------
 
-    def _write(self, chunk: bytes, more: bool = True) -> None:
+    def _write(self, chunk: bytes, more: bool = True, framed: bytes = b"") -> None:
+        # A chunk with more to come goes straight to the socket when it takes it at once; the last
+        # chunk, and any the socket cannot take now, through the ASGI send (which waits to drain).
+        if more and self.socket is not None and self.socket.write(framed or frame(chunk)):
+            return
         assert self.send is not None
         try:
             self.writing = _step(self.send(_body(chunk, more)))
@@ -157,23 +166,24 @@ class Listener:
             self._write(chunk, more=not self.ended)
 
     def _take(self, items: Iterable[Relayed | Control]) -> Iterable[bytes]:
-        for position, frame in items:
+        for position, data in items:
             if position is None:
-                yield frame
+                yield data
             elif position > self.last:
                 self.last = position
-                yield frame
+                yield data
 
     # ---- the response's side ----------------------------------------------------------------
 
-    async def go_live(self, send: Send, history: list[Relayed]) -> None:
-        """Write the history and what queued meanwhile, then take events as they come."""
+    async def go_live(self, send: Send, history: list[Relayed], socket: SocketWriter | None = None) -> None:
+        """Write the history and what queued meanwhile, then take events as they come (through
+        ``socket`` when there is one, see :mod:`gateway.sse_socket`)."""
         chunk = b"".join(self._take(history))
         while chunk:
             await send(_body(chunk))
             chunk = b"".join(self._take(list(self.backlog)))
             self.backlog.clear()
-        self.send = send
+        self.send, self.socket = send, socket
         if self.backlog or self.ended:
             self._flush()
 
@@ -194,7 +204,7 @@ class LiveStream(Response):
             if scope.get("method") == "HEAD":
                 await send(_body(b"", more=False))
                 return
-            await self.listener.go_live(send, self.history)
+            await self.listener.go_live(send, self.history, socket_writer(scope))
             # uvicorn answers http.disconnect once the client is gone or the last chunk was sent.
             while (await receive())["type"] != "http.disconnect":
                 pass

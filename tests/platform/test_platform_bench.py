@@ -50,6 +50,10 @@ def test_the_load_was_real_and_nothing_failed(quick_run: tuple[dict[str, Any], P
     doc, _ = quick_run
     rest = _rows(doc, "rest")["move_path_4_games"]
     assert rest["details"]["done"] > 0 and rest["details"]["errors"] == 0
+    # The latency row's moves went through the lean client, paced at half of its own saturation.
+    paced = _rows(doc, "rest")["move_p99_at_half_saturation_4_games"]["details"]
+    assert paced["client"] == "bench.lean_http" and paced["done"] > 0 and paced["errors"] == 0
+    assert 0 < paced["offered_moves_per_s"] <= paced["saturated_moves_per_s"]
     assert _rows(doc, "grpc")["submit_moves_4_games"]["details"]["errors"] == 0
     delivery = _rows(doc, "sse")["delivery_p99_3_listeners"]["details"]
     # Every open listener got every measured move's event, none failed to connect.

@@ -29,7 +29,7 @@ from chaiwala.v1 import rules_pb2, rules_pb2_grpc
 from services.common.processes import stop_process
 from services.streaming.hub import HubLimits
 from services.streaming.watch import OPEN_MARKER
-from tests.support.client import assert_problem, auth, create_game, sse_events_async, sse_line
+from tests.support.client import assert_problem, auth, create_game, sse_events_async, sse_line, unchunk
 from tests.support.stack import ROOT, Gateway, RunningService, Services, free_port
 
 GAME = "darjeeling"
@@ -62,9 +62,9 @@ def _metric(text: str, name: str) -> float:
     return float(found.group(1))
 
 
-async def _listen(client: httpx.AsyncClient, path: str, headers: dict[str, str], opened: asyncio.Queue[int]) -> list[
-    dict[str, str]
-]:
+async def _listen(
+    client: httpx.AsyncClient, path: str, headers: dict[str, str], opened: asyncio.Queue[int]
+) -> list[dict[str, str]]:
     """Every message of one SSE stream until ``end`` or ``error`` (inclusive); reports once it is open."""
     messages = []
     async with client.stream("GET", path, headers={**SSE, **headers}) as response:
@@ -176,7 +176,7 @@ def _read_stalled(sock: socket.socket) -> list[dict[str, str]]:
     head, _, body = raw.partition(b"\r\n\r\n")
     assert head.startswith(b"HTTP/1.1 200"), head
     if b"transfer-encoding: chunked" in head.lower():
-        body = _unchunk(body)
+        body = unchunk(body)
     messages, message = [], {}
     for line in body.decode().replace("\r\n", "\n").split("\n"):
         done = sse_line(message, line)
@@ -185,18 +185,6 @@ def _read_stalled(sock: socket.socket) -> list[dict[str, str]]:
                 messages.append(done)
             message = {}
     return messages
-
-
-def _unchunk(body: bytes) -> bytes:
-    out = b""
-    while body:
-        size_line, _, rest = body.partition(b"\r\n")
-        size = int(size_line, 16)
-        if size == 0:
-            break
-        out += rest[:size]
-        body = rest[size + 2 :]
-    return out
 
 
 def test_a_slow_listener_is_dropped_and_resumes_where_it_stopped(gateway: Gateway) -> None:

@@ -14,6 +14,20 @@ WAIT_SECONDS = 180.0
 POLL_SECONDS = 0.02
 
 
+def unchunk(raw: bytes) -> bytes:
+    """The body of a chunked HTTP/1.1 response, asserting every chunk is framed well and the last is there."""
+    body = b""
+    while True:
+        size, _, raw = raw.partition(b"\r\n")
+        length = int(size, 16)
+        if not length:
+            assert raw == b"\r\n", "bytes after the last chunk"
+            return body
+        body, raw = body + raw[:length], raw[length:]
+        assert raw.startswith(b"\r\n"), "a chunk longer than its size"
+        raw = raw[2:]
+
+
 def auth(token: str) -> dict[str, str]:
     """The Authorization header for a seat token or API key."""
     return {"Authorization": f"Bearer {token}"}
