@@ -1,7 +1,14 @@
-"""The State proto view: everything public, nothing hidden (deck order, bag contents)."""
+"""The State proto view: everything public, nothing hidden (the contract deck's order below its top card's back).
+
+The bag's contents are shown by kind: every cube that goes into the bag or comes out of it does so
+in view of the table, so they follow from the public history (``seeds/alubari/README.md``, item 19).
+The view carries every public fact the rules read, so :mod:`services.alubari.hidden` can rebuild
+a full state from it.
+"""
 
 from __future__ import annotations
 
+from functools import cache
 from typing import Any
 
 from services.alubari import actions, railway, tracks
@@ -30,7 +37,13 @@ def cost_view(cost: dict[str, int]) -> dict[str, int]:
 
 
 def contract_view(card_id: int) -> dict[str, Any]:
-    """A Contract message (face-up card)."""
+    """A Contract message (face-up card): a fresh top-level dict over the card's rendered content."""
+    return dict(_contract_content(card_id))
+
+
+@cache
+def _contract_content(card_id: int) -> dict[str, Any]:
+    """A card's rendered content, once: the search bot's rollouts take thousands of views a move."""
     card = CONTRACTS[card_id]
     effect = card["effect"]
     return {
@@ -44,10 +57,31 @@ def contract_view(card_id: int) -> dict[str, Any]:
 
 
 def equipment_view(item: int) -> dict[str, Any]:
-    """An Equipment message."""
+    """An Equipment message: a fresh top-level dict over the card's rendered content."""
+    return dict(_equipment_content(item))
+
+
+@cache
+def _equipment_content(item: int) -> dict[str, Any]:
     card = EQUIPMENT[item]
     return {"id": item, "name": card["name"], "ability": card["ability"], "cost": cost_view(card["cost"]),
             "maintenance": cost_view(card["maintenance"]), "chai": int(card["chai"])}
+
+
+@cache
+def _station_content(town: int, space: int) -> dict[str, Any]:
+    """A station space's printed cost, points, bonus and kind, rendered once."""
+    printed = STATIONS[town]["spaces"][space]
+    return {"index": space, "cost": cost_view(printed["cost"]), "vp": int(printed.get("vp", 0)),
+            "bonus": cost_view(printed.get("bonus", {})), "kind": station_kind(printed["cost"])}
+
+
+@cache
+def _track_content(index: int) -> dict[str, Any]:
+    """A track space's printed stations, river and points, rendered once."""
+    space = TRACK[index]
+    return {"index": index, "from_station": space["from"], "to_station": space["to"], "river": space["river"],
+            "vp": space["vp"]}
 
 
 def player_view(state: State, seat: int) -> dict[str, Any]:
@@ -71,6 +105,7 @@ def player_view(state: State, seat: int) -> dict[str, Any]:
         "effects": {"stockyard": mods["stockyard"], "excavation": mods["excavation"],
                     "lay_track": mods["lay_track"], "foundry": mods["foundry"], "free_chai_bonus": list(mods["free"])},
         "sits_out": player["sits_out"],
+        "garratt_used": player["garratt_used"],
     }
 
 
@@ -85,16 +120,11 @@ def board_view(state: State) -> dict[str, Any]:
                          "owner": s["owner"], "borrower": s["borrower"]} for i, s in enumerate(e["spaces"])]}
             for e in state["estates"]
         ],
-        "track": [
-            {"index": i, "from_station": t["from"], "to_station": t["to"], "river": t["river"], "vp": t["vp"],
-             "owner": state["track"][i]}
-            for i, t in enumerate(TRACK)
-        ],
+        "track": [{**_track_content(i), "owner": owner} for i, owner in enumerate(state["track"])],
         "towns": [
             {"name": town["name"], "open": index in open_towns,
-             "spaces": [{"index": k, "cost": cost_view(space["cost"]), "vp": int(space.get("vp", 0)),
-                         "bonus": cost_view(space.get("bonus", {})), "kind": station_kind(space["cost"]),
-                         "owner": state["stations"][index][k]} for k, space in enumerate(town["spaces"])]}
+             "spaces": [{**_station_content(index, k), "owner": owner}
+                        for k, owner in enumerate(state["stations"][index])]}
             for index, town in enumerate(STATIONS)
         ],
         "areas": [
@@ -146,12 +176,19 @@ def view(state: State, seat: int | None, to_act: list[int]) -> dict[str, Any]:
         "final_scores": [dict(row) for row in (state["final"] or [])],
         "restock_count": int(per_players(BOARD["restock_count"], state["n"])),
         "maintenance_due": [{"seat": seat, "equipment_id": item} for seat, item in state["maintenance"]],
+        "bag": dict(state["bag"]),
+        "discard": list(state["discard"]),
+        "last_event_space": state["rondel_last"] + 1,
+        "events_this_round": state["events_this_round"],
+        "event_cubes_pending": state["event_cubes_pending"],
+        "first_player": int(state["options"].get("first_player", 0)),
     }
     result.update(board_view(state))
     if worker is not None:
         result["worker"] = {key: worker[key] for key in ("seat", "area", "kind", "stage", "count", "limit")}
         result["worker"]["space"] = worker["space"] + 1
         result["worker"]["boosted"] = worker["boost"]
+        result["worker"]["chai_cube_taken"] = worker["chai_cube"]
         result["worker"]["free_chai_bonus"] = actions.free_boost(state, worker["seat"], worker["area"])
     if window is not None:
         result["contract_window"] = {"area": AREAS[state["resolve"]["area"]], "seats": list(window)}

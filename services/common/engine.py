@@ -207,7 +207,9 @@ class Engine(abc.ABC):
         ``view(result, seen.seat) == seen.view`` and ``legal_moves(result, seen.seat)`` equals
         ``seen.legal``; what the seat cannot see (other seats' hidden holdings, unseen deck
         orders) is drawn from what it cannot rule out, never copied from the real state.
-        Games that support look-ahead bots override this.
+        Every game of the platform overrides this; the default refuses, so a game without it
+        lists no search levels (:func:`services.bots.levels.can_search`): a search over the real
+        state would cheat.
         """
         raise NotImplementedError(f"{self.name} cannot determinize a seat's view")
 

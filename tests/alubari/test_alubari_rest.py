@@ -39,7 +39,9 @@ def test_solo_human_plays_with_legal_moves_and_sees_no_hidden_information(client
     game_id = created["game_id"]
     token = created["seats"][0]["token"]
     state = client.get(f"/v1/games/{game_id}", headers=auth(token)).json()["state"]
-    assert "deck" not in state and "bag" not in state
+    assert "deck" not in state
+    # The bag's contents are public by kind (seeds/alubari/README.md, item 19): the setup's draw is on the Stockyard.
+    assert sum(state["bag"].values()) == state["bag_count"] and state["bag"]["event"] == 4
     assert state["deck_count"] == 33 and state["deck_top_weather"] in ("SUN", "RAIN", "FOG")
     assert state["estates"][0]["card_id"] != 0  # Alubari covered by a card
     body = {"move": {"take_cube": {"cube": "CHAI"}}, "expected_version": 0}
