@@ -35,18 +35,23 @@ class Strength:
     game: str
     players: int
     wins: int
-    games: int
-    unfinished: int
+    games: int  # finished tables
+    unfinished: int  # tables that ran out of their move budget
+
+    @property
+    def tables(self) -> int:
+        """Every table played, finished or not."""
+        return self.games + self.unfinished
 
     @property
     def rate(self) -> float:
-        """The heuristic's win rate over the finished games."""
-        return self.wins / self.games if self.games else 0.0
+        """The heuristic's win rate over every table: one that never ends is not a win."""
+        return self.wins / self.tables if self.tables else 0.0
 
     @property
     def ci95(self) -> tuple[float, float]:
-        """The Wilson 95 % interval of the win rate."""
-        return wilson(self.wins, self.games)
+        """The Wilson 95 % interval of the win rate (over every table)."""
+        return wilson(self.wins, self.tables)
 
     @property
     def random_share(self) -> float:
@@ -101,8 +106,9 @@ def markdown(rows: Iterable[Strength]) -> list[str]:
     for row in rows:
         low, high = row.ci95
         verdict = "yes" if row.rate >= TARGET else "**no**"
+        unfinished = f" ({row.unfinished} unfinished)" if row.unfinished else ""
         lines.append(
-            f"| {row.game} | {row.players} | {row.wins}/{row.games} | {100 * row.rate:.0f} % "
+            f"| {row.game} | {row.players} | {row.wins}/{row.tables}{unfinished} | {100 * row.rate:.0f} % "
             f"| {100 * low:.0f}–{100 * high:.0f} % | {100 * row.random_share:.0f} % | {verdict} |"
         )
     return lines

@@ -66,7 +66,34 @@ def reachable(links: dict[int, list[int]], start: int) -> set[int]:
 
 
 def connected_majors(track: Iterable[int]) -> bool:
-    """Whether one continuous line of own track (plus the red areas) joins all five major cities."""
+    """Whether one continuous line of own track (plus the red areas) joins all five major cities.
+
+    Every view asks this for every player, so answers are remembered by the track; and a line can
+    only join a major city that a segment of its own touches (the red areas join nothing else).
+    """
+    key = tuple(track)
+    found = _CONNECTED.get(key)
+    if found is None:
+        found = _touches_every_major(key) and _joins_majors(key)
+        if len(_CONNECTED) >= CONNECTED_MEMO_SIZE:
+            _CONNECTED.clear()  # bounded; a miss only costs the search again, never another answer
+        _CONNECTED[key] = found
+    return found
+
+
+# Answers of :func:`connected_majors` by track (a pure function's memo).
+CONNECTED_MEMO_SIZE = 256
+_CONNECTED: dict[tuple[int, ...], bool] = {}
+_MAJOR_CITY_MILEPOSTS = tuple(frozenset(c.mileposts) for c in BOARD.cities.values() if c.size == "major")
+
+
+def _touches_every_major(track: tuple[int, ...]) -> bool:
+    """Whether some own segment ends in each major city (needed, not enough, for a joining line)."""
+    ends = network(track)
+    return all(not ends.isdisjoint(city) for city in _MAJOR_CITY_MILEPOSTS)
+
+
+def _joins_majors(track: tuple[int, ...]) -> bool:
     seen = reachable(rail_links(track), MAJOR_CENTRES[0])
     return all(c in seen for c in MAJOR_CENTRES)
 

@@ -565,6 +565,18 @@ def test_setup_matches_the_rulebook() -> None:
     assert new_state(3)["chai_max"] == 13  # the last two chai spaces blocked with 3 players
 
 
+
+def test_four_players_have_a_fourth_excavation_space() -> None:
+    """Balance (seeds/alubari/README.md): with 3 Excavation spaces the fourth seat in turn order was shut out."""
+    spaces = {players: len(new_state(players)["areas"]["B"]) for players in (2, 3, 4, 5)}
+    assert spaces == {2: 2, 3: 3, 4: 4, 5: 4}
+    state = new_state(4)
+    for seat in range(3):  # the first three seats in turn order each put a worker in Excavation
+        assert ENGINE.to_act(state) == [seat]
+        play(state, seat, {"place_worker": {"area": "B", "space": seat + 1}})
+    assert ENGINE.to_act(state) == [3]
+    assert {"place_worker": {"area": "B", "space": 4}} in ENGINE.legal_moves(state, 3)
+
 def test_covering_alubari_and_choosing_the_first_player() -> None:
     state = new_state(2, cover_alubari=True, first_player=1)
     assert state["estates"][0]["card"] != 0 and state["start_player"] == 1
