@@ -5,7 +5,7 @@ from __future__ import annotations
 from collections.abc import Callable, Mapping
 from typing import Any
 
-from services.alubari import actions, contracts, rondel, rounds, views
+from services.alubari import actions, contracts, hidden, rondel, rounds, views
 from services.alubari import facts as alubari_facts
 from services.alubari.bots import HeuristicBot
 from services.alubari.content import AREAS, EQUIPMENT, TOWN_INDEX
@@ -19,6 +19,7 @@ from services.common.engine import (
     Move,
     RandomBot,
     Result,
+    Seen,
     State,
     View,
 )
@@ -200,6 +201,10 @@ class AlubariEngine(Engine):
     def view(self, state: State, seat: int | None) -> View:
         """The state as ``seat`` (or a spectator) may see it."""
         return views.view(state, seat, self.to_act(state))
+
+    def determinize(self, seen: Seen, rng: Rng) -> State:
+        """A full state ``seen.seat`` cannot tell from the real one: the deck order below its top sampled."""
+        return hidden.determinize(seen, rng)
 
     def result(self, state: State) -> Result | None:
         """Final scores once the game is over; ties share the victory."""

@@ -1,4 +1,10 @@
-"""The State proto view: everything public, nothing hidden (deck order, bag contents)."""
+"""The State proto view: everything public, nothing hidden (the contract deck's order below its top card's back).
+
+The bag's contents are shown by kind: every cube that goes into the bag or comes out of it does so
+in view of the table, so they follow from the public history (``seeds/alubari/README.md``, item 19).
+The view carries every public fact the rules read, so :mod:`services.alubari.hidden` can rebuild
+a full state from it.
+"""
 
 from __future__ import annotations
 
@@ -71,6 +77,7 @@ def player_view(state: State, seat: int) -> dict[str, Any]:
         "effects": {"stockyard": mods["stockyard"], "excavation": mods["excavation"],
                     "lay_track": mods["lay_track"], "foundry": mods["foundry"], "free_chai_bonus": list(mods["free"])},
         "sits_out": player["sits_out"],
+        "garratt_used": player["garratt_used"],
     }
 
 
@@ -146,12 +153,19 @@ def view(state: State, seat: int | None, to_act: list[int]) -> dict[str, Any]:
         "final_scores": [dict(row) for row in (state["final"] or [])],
         "restock_count": int(per_players(BOARD["restock_count"], state["n"])),
         "maintenance_due": [{"seat": seat, "equipment_id": item} for seat, item in state["maintenance"]],
+        "bag": dict(state["bag"]),
+        "discard": list(state["discard"]),
+        "last_event_space": state["rondel_last"] + 1,
+        "events_this_round": state["events_this_round"],
+        "event_cubes_pending": state["event_cubes_pending"],
+        "first_player": int(state["options"].get("first_player", 0)),
     }
     result.update(board_view(state))
     if worker is not None:
         result["worker"] = {key: worker[key] for key in ("seat", "area", "kind", "stage", "count", "limit")}
         result["worker"]["space"] = worker["space"] + 1
         result["worker"]["boosted"] = worker["boost"]
+        result["worker"]["chai_cube_taken"] = worker["chai_cube"]
         result["worker"]["free_chai_bonus"] = actions.free_boost(state, worker["seat"], worker["area"])
     if window is not None:
         result["contract_window"] = {"area": AREAS[state["resolve"]["area"]], "seats": list(window)}

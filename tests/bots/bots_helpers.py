@@ -222,9 +222,10 @@ TEA_RUM = Game(
 
 
 def perturb_alubari(state: State, seat: int, rng: Rng) -> State:
-    """The contract deck reshuffled under a top card of the same (public) weather; bag cubes exchanged.
+    """The contract deck reshuffled under a top card of the same (public) weather.
 
-    Stone stays put in the bag: whether the bag holds stone shows in the foundry's legal moves.
+    That is all a seat cannot see: the bag's contents are public (every cube goes in and comes out
+    in view, so the table can count them), and so are the discard pile and every holding.
     """
     other = copy.deepcopy(state)
     deck = other["deck"]
@@ -237,15 +238,9 @@ def perturb_alubari(state: State, seat: int, rng: Rng) -> State:
             i = same[rng.randbelow(len(same))]
             rest[i], deck[-1] = deck[-1], rest[i]
         other["deck"] = [*rest, deck[-1]]
-    bag = other["bag"]
-    kinds = [k for k in ("iron_ore", "chai", "event") if k in bag]
-    total = sum(bag[k] for k in kinds)
-    cuts = sorted(rng.randbelow(total + 1) for _ in kinds[:-1])
-    for kind, low, high in zip(kinds, [0, *cuts], [*cuts, total], strict=True):
-        bag[kind] = high - low
     return other
 
 
-ALUBARI = Game(game_type="alubari", counts=(1, 2, 3, 4, 5), perturb=perturb_alubari, determinizes=False)
+ALUBARI = Game(game_type="alubari", counts=(1, 2, 3, 4, 5), perturb=perturb_alubari, hidden=(r"/deck(/\d+)?",))
 
 GAMES = {game.game_type: game for game in (DARJEELING, TEA_RUM, INDIA_RAILS, ALUBARI)}
