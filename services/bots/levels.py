@@ -30,8 +30,10 @@ LEVELS: dict[str, Budget] = {
 MARGIN_SCALE: dict[str, float] = {"darjeeling": 10.0, "tea_rum": 4.0, "india_rails": 40.0, "alubari": 8.0}
 # Per game: playouts stop after this many moves and the game's evaluation estimates the end
 # (absent: to the end). An India Rails game is ~2,000 moves at ~10 ms each: a playout to the end
-# would cost seconds, so its playouts cover a few turns of train runs and building.
-DEPTH: dict[str, int] = {"india_rails": 120, "tea_rum": 60}
+# would cost seconds, so its playouts cover a few turns of train runs and building; Tea & Rum
+# (~180 moves, ~3 ms each) and Alubari (~480, ~5 ms) stop after a round or so. Darjeeling's
+# whole game (~110 moves) costs well under a tenth of a second, so it plays to the end.
+DEPTH: dict[str, int] = {"india_rails": 120, "tea_rum": 60, "alubari": 60}
 # Per game (absent: every decision is searched): the move kinds that make a position worth a
 # search. Elsewhere the bot plays its heuristic's move: India Rails runs a train and lays track
 # one mile at a time (nine in ten of a game's ~2,000 moves are such steps of the heuristic's
@@ -43,6 +45,11 @@ DECISIONS: dict[str, frozenset[str]] = {
     # buy/sell/plate/confirm steps (two in five of its moves) carry out the heuristic's trade.
     "tea_rum": frozenset(
         {"worker_action", "hire_captain", "buy_ship", "build", "take_allegiance", "fulfill_contract", "choose_option"}
+    ),
+    # Alubari: where a worker goes and what is bought, built or played; which cube to take, whether to
+    # boost the chai and the foundry's steps (over half its ~480 moves) follow the heuristic.
+    "alubari": frozenset(
+        {"place_worker", "take_contract", "play_contract", "build_station", "buy_equipment", "chaiwala_convert"}
     ),
 }
 
