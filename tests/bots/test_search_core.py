@@ -17,7 +17,7 @@ from typing import Any
 
 import pytest
 
-from services.bots.search import Budget, Playout, candidates, improve, rewards, wall_cap
+from services.bots.search import RACE_AFTER, Budget, Playout, candidates, improve, rewards, wall_cap
 from services.common.engine import Engine, GameConfig, Move, Result, Seen, State, View
 from services.common.rng import Rng
 
@@ -85,10 +85,21 @@ def _seen(total: int, seat: int = 0) -> Seen:
     return Seen(seat=seat, view=ENGINE.view(state, seat), legal=ENGINE.legal_moves(state, seat))
 
 
-def _improved(seen: Seen, rng: Rng, samples: int = 4) -> Move:
+class Counted(TwentyOne):
+    """The toy engine, counting its determinizations (one per sample of a decision)."""
+
+    def __init__(self) -> None:
+        self.samples = 0
+
+    def determinize(self, seen: Seen, rng: Rng) -> State:
+        self.samples += 1
+        return super().determinize(seen, rng)
+
+
+def _improved(seen: Seen, rng: Rng, samples: int = 4, engine: TwentyOne = ENGINE) -> Move:
     budget = Budget(candidates=3, samples=samples)
-    playout = Playout(engine=ENGINE, policy=AddOne(), evaluate=lambda state: [0.0, 0.0], budget=budget)
-    return improve(playout, seen, candidates(AddOne(), ENGINE, seen, rng, budget.candidates), rng)
+    playout = Playout(engine=engine, policy=AddOne(), evaluate=lambda state: [0.0, 0.0], budget=budget)
+    return improve(playout, seen, candidates(AddOne(), engine, seen, rng, budget.candidates), rng)
 
 
 def test_candidates_are_the_policys_move_then_its_runners_up() -> None:
@@ -127,6 +138,17 @@ def test_the_improved_bot_beats_the_policy_from_either_seat() -> None:
         assert result is not None
         wins += result.winners == [improved_seat]
     assert wins == 6  # the policy alone wins only as the seat whose parity it has (half the games)
+
+
+def test_racing_ends_a_decision_once_no_rival_can_beat_the_policy() -> None:
+    # From 16 the policy's move wins; adding 2 loses and adding 3 wins no better: both drop out.
+    settled = Counted()
+    assert _improved(_seen(16), Rng(5), samples=50, engine=settled) == {"add": 1}
+    assert settled.samples == RACE_AFTER
+    # From 17 adding 2 wins where the policy loses: the rival stays in the race to the end.
+    open_race = Counted()
+    assert _improved(_seen(17), Rng(6), samples=12, engine=open_race) == {"add": 2}
+    assert open_race.samples == 12
 
 
 def test_the_same_generator_gives_the_same_move() -> None:
