@@ -82,12 +82,18 @@ scale: setup
 	CHAIWALA_SCALE_SPECTATORS=500 $(BIN)/python -m pytest -q tests/platform/test_platform_fanout.py -k spectators
 	CHAIWALA_PLATFORM_COUNTS=all $(BIN)/python -m pytest -q -n 2 tests/platform/test_platform_games.py
 
-# The search bot (mcts) against the heuristic, 2 players, seats rotated, every game (long; the
-# figures are in README "### Search bot"). SEARCH_GAMES tables per game; ms per move: search-timing.
+# The search bot (SEARCH_LEVEL, default mcts) against the heuristic, 2 players, seats rotated, every
+# game, then Darjeeling at 3 players (long; the figures are in README "### Search bot").
+# SEARCH_GAMES tables per game; SEARCH_JOBS processes; CPU ms per move: search-timing.
 SEARCH_GAMES ?= 40
+SEARCH_JOBS ?= 2
+SEARCH_LEVEL ?= mcts
 search-strength: setup
 	for game in darjeeling tea_rum alubari india_rails; do \
-		$(BIN)/chaiwala arena --game $$game --players 2 --bots mcts,heuristic --games $(SEARCH_GAMES) --jobs 2 --json; done
+		$(BIN)/chaiwala arena --game $$game --players 2 --bots $(SEARCH_LEVEL),heuristic --games $(SEARCH_GAMES) \
+			--jobs $(SEARCH_JOBS) --json; done
+	$(BIN)/chaiwala arena --game darjeeling --players 3 --bots $(SEARCH_LEVEL),heuristic,heuristic \
+		--games $(SEARCH_GAMES) --jobs $(SEARCH_JOBS) --json
 search-timing: setup
 	$(BIN)/python -m services.bots.timing
 # The committed arena report (docs/bots-report.md + docs/bots-report/): heuristic v random at every

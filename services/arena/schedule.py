@@ -4,11 +4,13 @@ from __future__ import annotations
 
 import hashlib
 import json
+import os
 from collections.abc import Callable, Mapping, Sequence
 from concurrent.futures import ProcessPoolExecutor, as_completed
 from typing import Any
 
 from services.arena.tables import TableResult, TableSpec, play_table
+from services.bots.search import WALL_CAP_ENV
 from services.common.engine import RulesError
 from services.common.registry import ENGINES, UnknownGameType, engine_for
 
@@ -96,7 +98,12 @@ def parse_options(pairs: Sequence[str]) -> dict[str, Any]:
 def run_tables(
     specs: Sequence[TableSpec], jobs: int = 1, on_result: Callable[[TableResult], None] | None = None
 ) -> list[TableResult]:
-    """Play every table (``jobs`` processes; 1 = in this process); results in ``specs`` order."""
+    """Play every table (``jobs`` processes; 1 = in this process); results in ``specs`` order.
+
+    Lifts the search bot's wall-clock safety cap (``CHAIWALA_SEARCH_WALL_CAP=off`` unless the
+    caller set it): a measured strength is then the level's own, whatever the machine's load.
+    """
+    os.environ.setdefault(WALL_CAP_ENV, "off")
     results: dict[int, TableResult] = {}
     if jobs <= 1:
         for index, spec in enumerate(specs):

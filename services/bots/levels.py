@@ -1,44 +1,62 @@
 """The search bot as a :class:`~services.common.engine.Bot`, and its levels ``mcts-easy``, ``mcts``, ``mcts-hard``.
 
-A level is an iteration budget (plus rollout depth): the move depends only on the seat's
-view and the bot's random generator, never on the machine, except when the wall-clock
-safety cap cuts a search short (see :mod:`services.bots.search`). Measured costs per level
-and game are in the README, ``## Bots`` / ``### Search bot``.
+A level is a playout budget (:class:`~services.bots.search.Budget`: how many of the
+heuristic's best moves are compared, over how many determinized heuristic playouts each):
+the move depends only on the seat's view and the bot's random generator, never on the
+machine, except when the wall-clock safety cap cuts a decision short (see
+:mod:`services.bots.search`; the arena lifts the cap). Measured costs and strength per
+level and game are in the README, ``## Bots`` / ``### Search bot``.
 """
 
 from __future__ import annotations
 
+import copy
 from dataclasses import dataclass, replace
 from typing import ClassVar
 
 from services.bots.evaluation import EVALUATIONS
-from services.bots.search import Budget, Search
-from services.common.engine import Bot, Engine, Move, Seen, State
+from services.bots.search import Budget, Playout, candidates, improve
+from services.common.engine import Bot, Engine, Move, Seen
 from services.common.rng import Rng
 
-# Per level: what one move may spend. The conductor computes these moves off its event loop.
+# Per level: what one decision may spend. The conductor computes these moves in worker processes.
 LEVELS: dict[str, Budget] = {
-    "mcts-easy": Budget(iterations=16, rollout_depth=16, wall_seconds=2.0),
-    "mcts": Budget(iterations=48, rollout_depth=24, wall_seconds=5.0),
-    "mcts-hard": Budget(iterations=160, rollout_depth=40, wall_seconds=12.0),
+    "mcts-easy": Budget(candidates=2, samples=3, wall_seconds=3.0),
+    "mcts": Budget(candidates=3, samples=6, wall_seconds=8.0),
+    "mcts-hard": Budget(candidates=4, samples=12, wall_seconds=15.0),
 }
 
-# Per game: the score difference that counts as a clear lead (the reward's margin scale), and
-# budget changes where a game's moves are much smaller steps than a turn.
+# Per game: the score difference that counts as a clear lead (the reward's margin scale).
 MARGIN_SCALE: dict[str, float] = {"darjeeling": 10.0, "tea_rum": 4.0, "india_rails": 40.0, "alubari": 8.0}
+# Per game: playouts stop after this many moves and the game's evaluation estimates the end
+# (absent: to the end). An India Rails game is ~2,000 moves at ~10 ms each: a playout to the end
+# would cost seconds, so its playouts cover a few turns of train runs and building; Tea & Rum
+# (~180 moves, ~3 ms each) and Alubari (~480, ~5 ms) stop after a round or so. Darjeeling's
+# whole game (~110 moves) costs well under a tenth of a second, so it plays to the end.
+DEPTH: dict[str, int] = {"india_rails": 120, "tea_rum": 60, "alubari": 60}
 # Per game (absent: every decision is searched): the move kinds that make a position worth a
 # search. Elsewhere the bot plays its heuristic's move: India Rails runs a train and lays track
 # one mile at a time (nine in ten of a game's ~2,000 moves are such steps of the heuristic's
 # route plan); the plan is decided where a load may be picked up, delivered or dropped, a hand
 # discarded or a train upgraded, and those positions are searched.
 DECISIONS: dict[str, frozenset[str]] = {
-    "india_rails": frozenset({"pick_up", "deliver", "drop_load", "discard_hand", "upgrade_train", "place_train"})
+    "india_rails": frozenset({"pick_up", "deliver", "drop_load", "discard_hand", "upgrade_train", "place_train"}),
+    # Tea & Rum: the turn's choices (a worker's action, what to build, hire or fulfil); the market's
+    # buy/sell/plate/confirm steps (two in five of its moves) carry out the heuristic's trade.
+    "tea_rum": frozenset(
+        {"worker_action", "hire_captain", "buy_ship", "build", "take_allegiance", "fulfill_contract", "choose_option"}
+    ),
+    # Alubari: where a worker goes and what is bought, built or played; which cube to take, whether to
+    # boost the chai and the foundry's steps (over half its ~480 moves) follow the heuristic.
+    "alubari": frozenset(
+        {"place_worker", "take_contract", "play_contract", "build_station", "buy_equipment", "chaiwala_convert"}
+    ),
 }
 
 
 @dataclass(frozen=True)
 class SearchBot:
-    """Determinized Monte Carlo tree search with the game's heuristic as rollout policy and prior."""
+    """The heuristic, improved by determinized playouts of its best few moves (:mod:`services.bots.search`)."""
 
     game_type: str
     rollout: Bot
@@ -48,38 +66,18 @@ class SearchBot:
     offload: ClassVar[bool] = True
 
     def choose(self, engine: Engine, seen: Seen, rng: Rng) -> Move:
-        """The most visited root move after the level's iterations over sampled determinizations."""
+        """The heuristic's move, unless one of its runners-up wins clearly more paired playouts."""
         legal = list(seen.legal)
         if len(legal) == 1:
             return legal[0]
-        if self.decisions is not None:
-            # Candidates: the heuristic's own move and the decisions; not the hundreds of track miles.
-            chosen = self.rollout.choose(engine, seen, rng.fork(2))
-            legal = [move for move in legal if next(iter(move)) in self.decisions]
-            if not legal:
-                return chosen
-            legal += [] if chosen in legal else [chosen]
-
-        def sample(draw: Rng) -> State:
-            return engine.determinize(seen, draw)
-
-        search = Search(
-            engine=engine,
-            seat=seen.seat,
-            legal=legal,
-            sample=sample,
-            policy=self._policy,
-            evaluate=EVALUATIONS[self.game_type],
-            budget=self.budget,
-        )
-        return search.best_move(rng)
-
-    def _policy(self, engine: Engine, state: State, seat: int, rng: Rng) -> Move:
-        """The rollout bot's move, deciding from ``seat``'s view of the sampled state like a real seat."""
-        seen = engine.seen(state, seat)
-        if len(seen.legal) == 1:
-            return seen.legal[0]
-        return self.rollout.choose(engine, seen, rng)
+        if self.decisions is not None and not any(next(iter(move)) in self.decisions for move in legal):
+            return self.rollout.choose(engine, seen, rng.fork(2))  # no decision here: the route plan's step
+        moves = candidates(self.rollout, engine, seen, rng.fork(2), self.budget.candidates)
+        # A private copy plays the playouts: a heuristic that remembers (India Rails' refused
+        # segments, its plan cache) must not learn from sampled states in the real game.
+        policy = copy.deepcopy(self.rollout)
+        playout = Playout(engine=engine, policy=policy, evaluate=EVALUATIONS[self.game_type], budget=self.budget)
+        return improve(playout, seen, moves, rng.fork(3))
 
 
 def can_search(engine: Engine) -> bool:
@@ -88,7 +86,7 @@ def can_search(engine: Engine) -> bool:
 
 
 def search_levels(engine: Engine, rollout: Bot) -> dict[str, Bot]:
-    """The search bot's levels for one game, rolling out with ``rollout`` (its heuristic).
+    """The search bot's levels for one game, playing out with ``rollout`` (its heuristic).
 
     None for a game that cannot determinize yet: a search over the real state would cheat.
     """
@@ -96,11 +94,12 @@ def search_levels(engine: Engine, rollout: Bot) -> dict[str, Bot]:
         return {}
     game_type = engine.game_type
     scale = MARGIN_SCALE.get(game_type, 10.0)
+    depth = DEPTH.get(game_type)
     return {
         name: SearchBot(
             game_type=game_type,
             rollout=rollout,
-            budget=replace(budget, margin_scale=scale),
+            budget=replace(budget, margin_scale=scale, **({"depth": depth} if depth else {})),
             decisions=DECISIONS.get(game_type),
         )
         for name, budget in LEVELS.items()

@@ -1,88 +1,77 @@
-"""Information-set Monte Carlo tree search over any engine's ``legal_moves``/``apply``.
+"""Policy improvement by rollouts: keep the heuristic's move unless a rival wins more playouts.
 
-Every iteration samples one *determinization* (a full state consistent with what the
-searching seat sees: hidden tiles, hands and deck order drawn afresh), then walks one
-shared tree keyed by moves, not by states (open loop), so the tree's statistics average
-over the hidden information and over chance: chance lives inside ``apply`` and is drawn
-from the iteration's own generator. Selection is UCT with availability counts (ISMCTS:
-a child's exploration term counts the iterations in which its move was *legal*, not its
-parent's visits), so moves that exist only in some determinizations are not favoured.
+The search bot's levels decide with this (:mod:`services.bots.levels`). One decision:
 
-Several seats to act (simultaneous decisions) are decided one at a time in ``to_act``
-order, each seat maximising its own reward; the engines accept them in any order.
+1. **Candidates.** The heuristic's own move, then its runners-up: the move it picks once the
+   moves already listed are taken out of its legal moves, up to ``candidates`` in all (no
+   per-game ranking code: any bot that picks the best of ``seen.legal`` ranks this way).
+2. **Playouts with common random numbers.** ``samples`` times: one determinization of the seat's
+   view (:meth:`Engine.determinize`) and one generator for chance and for the bots' tie-breaks;
+   every candidate is played from *the same* sampled state with *the same* generators, then the
+   heuristic plays every seat to the end (or ``depth`` moves, then :mod:`evaluation` estimates).
+   Candidates thus differ by their move, not by their luck: the paired difference of rewards is
+   far less noisy than either playout.
+3. **Keep the base policy unless beaten.** A rival replaces the heuristic's move only when its
+   mean paired reward difference exceeds ``edge`` *and* ``spread`` standard errors. With no
+   evidence the bot plays the heuristic's move, so it is never worse than the heuristic by
+   more than the noise of that test; a playout of the real remaining game is the one-step
+   lookahead the heuristic lacks (policy iteration's improvement step). Racing saves most of
+   the budget: a rival that can no longer clear the bar stops being played out, and when none
+   is left the decision ends early (the heuristic is right in most positions).
 
-After the tree, a rollout policy (the game's heuristic, which makes the search at least
-as informed as the heuristic) plays on to the end or to a depth cap, where a per-game
-evaluation (``evaluate``) estimates each seat's score; rewards are in ``[0, 1]`` per seat.
+Rewards (:func:`rewards`): mostly the place, partly the
+score margin, so a playout that wins by more counts more and ties between equal places matter.
 
-Determinism: the search spends an *iteration budget*, so the same ``rng`` gives the same
-move (replays and tests reproduce). The wall-clock cap (``Budget.wall_seconds``) is only a
-safety net for the conductor, documented as making the move depend on the machine when hit.
+Determinism: the same view and generator give the same move. The wall-clock safety cap (the
+level's ``wall_seconds``, scaled or lifted by ``CHAIWALA_SEARCH_WALL_CAP``, see :func:`wall_cap`)
+stops a decision between samples, and the move then depends on the machine; the arena lifts it
+so a measured strength is the level's own, whatever the load.
 """
 
 from __future__ import annotations
 
 import math
+import os
+import statistics
 import time
 from collections.abc import Callable, Sequence
-from dataclasses import dataclass, field
+from dataclasses import dataclass, replace
 
 import orjson
 
-from services.common.engine import Engine, Move, Result, State
+from services.common.engine import Bot, Engine, Move, Result, Seen, State
 from services.common.rng import Rng
 
-# A rollout policy: the move ``seat`` makes in a (full, determinized) state.
-Policy = Callable[[Engine, State, int, Rng], Move]
-# Each seat's estimated score in an unfinished (full) state, on the scale of the final scores.
 Evaluation = Callable[[State], list[float]]
-# A fresh full state consistent with the searching seat's view.
-Sampler = Callable[[Rng], State]
+
+# Environment switch of the wall-clock safety cap: "off" lifts it (the arena, strength runs),
+# a number scales it (a slow host). Read per decision, so a process sets it once at start.
+WALL_CAP_ENV = "CHAIWALA_SEARCH_WALL_CAP"
+
+
+def wall_cap(seconds: float) -> float:
+    """The safety cap in force for a level's ``seconds``: lifted (infinite) or scaled by the environment."""
+    setting = os.environ.get(WALL_CAP_ENV, "").strip().lower()
+    if setting in ("off", "none", "0"):
+        return math.inf
+    try:
+        return seconds * float(setting) if setting else seconds
+    except ValueError:
+        return seconds
 
 
 @dataclass(frozen=True)
 class Budget:
-    """How hard a level searches.
+    """What one decision may spend: candidates, playouts per candidate, and the bar a rival must clear."""
 
-    ``iterations`` decides the move (deterministic); ``wall_seconds`` only stops a search
-    that runs far over its expected time (a loaded machine), so the conductor's lease holds.
-    """
-
-    iterations: int
-    exploration: float = 0.7
-    rollout_depth: int = 40
-    tree_depth: int = 12
-    # Reward weight of the score margin next to the place (ties between equal places matter).
+    candidates: int
+    samples: int
+    depth: int = 100_000
+    edge: float = 0.02
+    spread: float = 1.0
     margin_weight: float = 0.3
-    # Score difference that counts as "clearly ahead" in the margin term (game-specific scale).
     margin_scale: float = 10.0
-    # Virtual visits (and their win rate) given to the rollout policy's own move at the root:
-    # with few iterations the search keeps the heuristic's move unless it finds a clearly better one.
-    prior_visits: int = 3
-    prior_value: float = 0.55
-    # Progressive widening: a node with ``v`` visits has at most ``1 + widening * sqrt(v)`` children,
-    # the first being the rollout policy's move, so a small budget refines the heuristic's line
-    # instead of averaging over random replies (the root widens faster: its moves are the choice).
-    widening: float = 0.5
-    root_widening: float = 2.0
-    wall_seconds: float = 5.0
-
-
-@dataclass
-class Node:
-    """One move in the tree, seen from the seat that makes it."""
-
-    seat: int
-    move: Move | None
-    visits: int = 0
-    available: int = 0
-    value: float = 0.0
-    children: dict[bytes, Node] = field(default_factory=dict)
-
-    def ucb(self, exploration: float) -> float:
-        """Mean reward plus the availability-count exploration term."""
-        mean = self.value / self.visits
-        return mean + exploration * math.sqrt(math.log(max(self.available, 1)) / self.visits)
+    wall_seconds: float = 10.0
 
 
 def move_key(move: Move) -> bytes:
@@ -121,107 +110,103 @@ def estimate(scores: list[float], budget: Budget) -> list[float]:
     return [_margin(scores, s, budget.margin_scale) for s in range(len(scores))]
 
 
-@dataclass
-class Search:
-    """One search: the engine, the tree, and how to sample, roll out and evaluate."""
+def candidates(bot: Bot, engine: Engine, seen: Seen, rng: Rng, count: int) -> list[Move]:
+    """The heuristic's move first, then each next move it would pick were the earlier ones not legal."""
+    legal = list(seen.legal)
+    chosen: list[Move] = []
+    while legal and len(chosen) < count:
+        move = legal[0] if len(legal) == 1 else bot.choose(engine, replace(seen, legal=legal), rng)
+        key = move_key(move)
+        chosen.append(move)
+        legal = [other for other in legal if move_key(other) != key]
+    return chosen
+
+
+@dataclass(frozen=True)
+class Playout:
+    """Play a (full, determinized) state to the end with ``policy`` at every seat."""
 
     engine: Engine
-    seat: int
-    legal: list[Move]
-    sample: Sampler
-    policy: Policy
+    policy: Bot
     evaluate: Evaluation
     budget: Budget
 
-    def best_move(self, rng: Rng) -> Move:
-        """Run the budget and return the most visited root move."""
-        if len(self.legal) == 1:
-            return self.legal[0]
-        root = Node(seat=self.seat, move=None)
-        self._seed_prior(root, rng.fork(1))
-        started = time.perf_counter()
-        for iteration in range(self.budget.iterations):
-            self._iterate(root, rng.fork(1000 + iteration))
-            if time.perf_counter() - started > self.budget.wall_seconds:
-                break  # the safety cap, not the budget: see the module docstring
-        best = max(root.children.values(), key=lambda child: (child.visits, child.value))
-        assert best.move is not None
-        return best.move
+    def move(self, state: State, seat: int, rng: Rng) -> Move:
+        """The policy's move for ``seat``, decided from that seat's view of the sampled state."""
+        seen = self.engine.seen(state, seat)
+        if len(seen.legal) == 1:
+            return seen.legal[0]
+        return self.policy.choose(self.engine, seen, rng)
 
-    def _seed_prior(self, root: Node, rng: Rng) -> None:
-        """Give the rollout policy's own move a head start (progressive bias at the root)."""
-        if self.budget.prior_visits <= 0:
-            return
-        state = fresh(self.sample(rng.fork(0)))
-        move = self.policy(self.engine, state, self.seat, rng.fork(1))
-        if move_key(move) not in {move_key(legal) for legal in self.legal}:
-            return  # the search was given fewer candidates than the rules allow
-        child = Node(seat=self.seat, move=move, visits=self.budget.prior_visits)
-        child.value = self.budget.prior_value * self.budget.prior_visits
-        child.available = self.budget.prior_visits
-        root.children[move_key(move)] = child
+    def value(self, sampled: State, seat: int, first: Move, draw: Rng) -> float:
+        """``seat``'s reward for ``first`` in a copy of ``sampled``, chance and tie-breaks drawn from ``draw``.
 
-    def _iterate(self, root: Node, rng: Rng) -> None:
-        state = fresh(self.sample(rng.fork(0)))
-        chance = rng.fork(1)
-        path: list[Node] = []
-        node = root
-        legal_here: list[Move] | None = self.legal  # the root's moves are the view's own
-        while len(path) < self.budget.tree_depth and not self.engine.is_over(state):
-            seats = self.engine.to_act(state)
-            if not seats:
-                break
-            seat = seats[0]
-            moves = legal_here if legal_here is not None else self.engine.legal_moves(state, seat)
-            legal_here = None
-            child, expanded = self._select(node, state, seat, moves, rng)
-            state, _events = self.engine.apply(state, seat, child.move or {}, chance)
-            path.append(child)
-            node = child
-            if expanded:
-                break
-        scores = self._rollout(state, chance, rng.fork(2))
-        for visited in path:
-            visited.visits += 1
-            visited.value += scores[visited.seat]
-        root.visits += 1
+        Every candidate of one sample gets the same ``draw``: common random numbers.
+        """
+        return self.rewards(fresh(sampled), seat, first, draw.fork(1), draw.fork(2))[seat]
 
-    def _select(self, node: Node, state: State, seat: int, moves: list[Move], rng: Rng) -> tuple[Node, bool]:
-        """Expand a move while the node may widen, else pick the best UCB child; count availability."""
-        keyed = [(move_key(move), move) for move in moves]
-        present = [node.children[key] for key, _move in keyed if key in node.children]
-        for child in present:
-            child.available += 1
-        widening = self.budget.root_widening if node.move is None else self.budget.widening
-        if len(present) < len(keyed) and len(present) < 1 + widening * math.sqrt(node.visits):
-            key, move = self._untried(node, state, seat, keyed, rng)
-            child = Node(seat=seat, move=move, available=1)
-            node.children[key] = child
-            return child, True
-        best = max(present, key=lambda c: c.ucb(self.budget.exploration))
-        return best, False
-
-    def _untried(
-        self, node: Node, state: State, seat: int, keyed: list[tuple[bytes, Move]], rng: Rng
-    ) -> tuple[bytes, Move]:
-        """The policy's own move first, then a random move not in the tree yet."""
-        if not node.children:
-            move = self.policy(self.engine, state, seat, rng.fork(3))
-            return move_key(move), move
-        untried = [(key, move) for key, move in keyed if key not in node.children]
-        return untried[rng.randbelow(len(untried))]
-
-    def _rollout(self, state: State, chance: Rng, rng: Rng) -> list[float]:
-        for step in range(self.budget.rollout_depth):
-            result = self.engine.result(state)
+    def rewards(self, state: State, seat: int, first: Move, chance: Rng, rng: Rng) -> list[float]:
+        """Each seat's reward after ``seat`` plays ``first`` and the policy plays on."""
+        engine, scoring = self.engine, self.budget
+        state, _events = engine.apply(state, seat, first, chance)
+        for step in range(self.budget.depth):
+            result = engine.result(state)
             if result is not None:
-                return rewards(result, self.budget)
-            seats = self.engine.to_act(state)
+                return rewards(result, scoring)
+            seats = engine.to_act(state)
             if not seats:
                 break
-            move = self.policy(self.engine, state, seats[0], rng.fork(step))
-            state, _events = self.engine.apply(state, seats[0], move, chance)
-        result = self.engine.result(state)
-        if result is not None:
-            return rewards(result, self.budget)
-        return estimate(self.evaluate(state), self.budget)
+            move = self.move(state, seats[0], rng.fork(step))
+            state, _events = engine.apply(state, seats[0], move, chance)
+        result = engine.result(state)
+        return rewards(result, scoring) if result is not None else estimate(self.evaluate(state), scoring)
+
+
+def improve(playout: Playout, seen: Seen, moves: list[Move], rng: Rng) -> Move:
+    """``moves[0]`` (the base policy's move) unless another of ``moves`` beats it in paired playouts.
+
+    Racing: after :data:`RACE_AFTER` samples a rival whose mean difference cannot reach the edge
+    (mean + 2 standard errors below it) stops being played out; when none is left the base move
+    stands without spending the rest of the budget (most positions: the heuristic is right).
+    """
+    if len(moves) == 1:
+        return moves[0]
+    engine, budget = playout.engine, playout.budget
+    differences: dict[int, list[float]] = {rival: [] for rival in range(1, len(moves))}
+    cap, started = wall_cap(budget.wall_seconds), time.perf_counter()
+    for sample in range(budget.samples):
+        draw = rng.fork(sample)
+        state = engine.determinize(seen, draw.fork(0))
+        base = playout.value(state, seen.seat, moves[0], draw)
+        for rival, paired in differences.items():
+            paired.append(playout.value(state, seen.seat, moves[rival], draw) - base)
+        if sample + 1 >= RACE_AFTER:
+            differences = {rival: paired for rival, paired in differences.items() if _may_clear(paired, budget)}
+        if not differences or time.perf_counter() - started > cap:
+            break  # nothing left to race, or the safety cap (between samples): see the module docstring
+    winners = [rival for rival, paired in differences.items() if _clears(paired, budget)]
+    if not winners:
+        return moves[0]
+    return moves[max(winners, key=lambda rival: (statistics.fmean(differences[rival]), -rival))]
+
+
+# Samples before a rival may be dropped from the race (fewer say too little about its spread).
+RACE_AFTER = 3
+
+
+def _error(differences: list[float]) -> float:
+    """The standard error of a mean of paired differences."""
+    return statistics.stdev(differences) / math.sqrt(len(differences)) if len(differences) > 1 else math.inf
+
+
+def _may_clear(differences: list[float], budget: Budget) -> bool:
+    """Whether more samples could still lift a rival over the edge (its mean within two errors of it)."""
+    return statistics.fmean(differences) + 2 * _error(differences) > budget.edge
+
+
+def _clears(differences: list[float], budget: Budget) -> bool:
+    """Whether a rival's paired differences clear the edge and the noise bar."""
+    mean = statistics.fmean(differences)
+    if mean <= budget.edge:
+        return False
+    return len(differences) < 2 or mean > budget.spread * _error(differences)

@@ -2,9 +2,10 @@
 
 Plays each game with heuristic seats and, every few moves, asks each search level for the
 move of the seat to act (positions with a single legal move, or none worth a search, cost
-nothing and are left out). Prints one Markdown table of milliseconds per searched move
-(median and 90th percentile) for the README's ``### Search bot`` section. A measurement, not a
-test: the figures depend on the machine and its load.
+nothing and are left out). Prints one Markdown table of CPU milliseconds per searched move
+(median and 90th percentile) for the README's ``### Search bot`` section: the process's CPU
+time, which is what the move takes on a quiet core of this machine even when it shares the
+machine (its wall time on a loaded host is longer). A measurement, not a test.
 """
 
 from __future__ import annotations
@@ -46,15 +47,15 @@ def _positions(game: str, players: int, seed: int) -> list[Match]:
 
 
 def measure(game: str, level: str, players: int = 2) -> list[float]:
-    """Milliseconds of each searched move at ``level``."""
+    """CPU milliseconds of each searched move at ``level``."""
     engine = engine_for(game)
     bot = engine.bots()[level]
     costs = []
     for salt, match in enumerate(_positions(game, players, seed=11)):
         seat = match.to_act()[0]
-        started = time.perf_counter()
+        started = time.process_time()
         match.bot_move(bot, seat, salt)
-        costs.append(1000 * (time.perf_counter() - started))
+        costs.append(1000 * (time.process_time() - started))
     return costs
 
 
@@ -62,7 +63,7 @@ def main(argv: list[str]) -> None:
     """Print the table (``argv``: games to measure, default all)."""
     games = argv or list(ENGINES)
     levels = ("mcts-easy", "mcts", "mcts-hard")
-    print("| game | " + " | ".join(f"{level} ms (median / p90)" for level in levels) + " |")
+    print("| game | " + " | ".join(f"{level} CPU ms (median / p90)" for level in levels) + " |")
     print("|---|" + "---|" * len(levels))
     for game in games:
         cells = []

@@ -163,8 +163,8 @@ def perturb_india_rails(state: State, seat: int, rng: Rng) -> State:
     pool = other["deck"] + other["discard"] + [c for c in other["removed"] if c not in known]
     rng.shuffle(pool)
     decks, discards = len(other["deck"]), len(other["discard"])
-    other["deck"], other["discard"] = pool[:decks], pool[decks:decks + discards]
-    other["removed"] = known + pool[decks + discards:]
+    other["deck"], other["discard"] = pool[:decks], pool[decks : decks + discards]
+    other["removed"] = known + pool[decks + discards :]
     return other
 
 

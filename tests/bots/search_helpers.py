@@ -7,15 +7,15 @@ from dataclasses import replace
 from services.bots.levels import SearchBot
 from services.common.engine import Bot, Engine
 
-TINY_ITERATIONS = 3
+TINY_SAMPLES = 2
 TINY_DEPTH = 3
 
 
 def quick_bots(engine: Engine) -> dict[str, Bot]:
-    """``engine.bots()``; search levels keep their code paths but spend a few iterations only."""
+    """``engine.bots()``; search levels keep their code paths but spend a few short playouts only."""
     bots = engine.bots()
     return {
-        name: replace(bot, budget=replace(bot.budget, iterations=TINY_ITERATIONS, rollout_depth=TINY_DEPTH))
+        name: replace(bot, budget=replace(bot.budget, samples=TINY_SAMPLES, depth=TINY_DEPTH))
         if isinstance(bot, SearchBot)
         else bot
         for name, bot in bots.items()

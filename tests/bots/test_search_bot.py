@@ -14,7 +14,7 @@ from services.common.registry import ENGINES, engine_for
 from services.common.rng import Rng
 from services.common.runner import Match
 
-TINY = Budget(iterations=3, rollout_depth=3, tree_depth=3)
+TINY = Budget(candidates=2, samples=2, depth=3)
 # Heuristic moves played before the search is asked, so positions are not all openings.
 OPENINGS = (0, 23)
 
@@ -34,7 +34,9 @@ def _cases() -> list[tuple[str, int]]:
 def _tiny(engine: Engine) -> SearchBot:
     bot = engine.bots()["mcts-easy"]
     assert isinstance(bot, SearchBot)
-    return replace(bot, budget=replace(TINY, margin_scale=bot.budget.margin_scale))
+    return replace(
+        bot, budget=replace(TINY, margin_scale=bot.budget.margin_scale, depth=min(TINY.depth, bot.budget.depth))
+    )
 
 
 def _advance(match: Match, moves: int) -> None:
@@ -81,13 +83,14 @@ def test_every_game_that_determinizes_lists_the_levels(game: str) -> None:
         assert not set(LEVELS) & set(bots), "a search over the real state would cheat"
         return
     assert set(LEVELS) <= set(bots)
-    budgets = [bots[level].budget.iterations for level in ("mcts-easy", "mcts", "mcts-hard")]  # type: ignore[attr-defined]
-    assert budgets == sorted(budgets) and len(set(budgets)) == 3
+    budgets = [bots[level].budget for level in ("mcts-easy", "mcts", "mcts-hard")]  # type: ignore[attr-defined]
+    playouts = [budget.candidates * budget.samples for budget in budgets]
+    assert playouts == sorted(playouts) and len(set(playouts)) == 3
 
 
 def test_a_small_search_beats_the_random_bot_at_darjeeling() -> None:
     engine = engine_for("darjeeling")
-    search = replace(_tiny(engine), budget=replace(TINY, iterations=4, rollout_depth=6, margin_scale=10.0))
+    search = replace(_tiny(engine), budget=replace(TINY, samples=2, depth=6, margin_scale=10.0))
     random_bot = engine.bots()["random"]
     wins = 0
     for table in range(2):

@@ -1,17 +1,24 @@
-"""The search itself on a tiny game with chance and a hidden card, where the right move is known.
+"""The search itself on a tiny game where the improvement over the base policy is provable.
 
 "Twenty-one": seats add 1, 2 or 3 to a running total in turn; whoever makes it exactly 21 wins
-and whoever passes 21 loses. Each seat also holds a hidden card that nobody uses, so the
-sampler must draw it (the search averages over it), and every move rolls a die kept in the
-state, so ``apply`` draws from the search's chance generator.
+and whoever passes 21 loses. Each seat also holds a hidden card that nobody uses, so the search
+must determinize it, and every move rolls a die kept in the state, so ``apply`` draws chance.
+
+The base policy always adds 1. Against it the game is decided by parity: after my move, if the
+distance left to 21 is even, the opponent and I alternate single steps and I make the last one.
+The policy wins from an even total and loses from an odd one; one playout of each candidate
+shows that adding 2 from an odd total wins, so the improved bot wins from *every* total, and
+where the policy already wins it keeps the policy's move (no rival is better).
 """
 
 from __future__ import annotations
 
 from typing import Any
 
-from services.bots.search import Budget, Search, rewards
-from services.common.engine import Engine, GameConfig, Move, Result, State, View
+import pytest
+
+from services.bots.search import RACE_AFTER, Budget, Playout, candidates, improve, rewards, wall_cap
+from services.common.engine import Engine, GameConfig, Move, Result, Seen, State, View
 from services.common.rng import Rng
 
 TARGET = 21
@@ -52,6 +59,9 @@ class TwentyOne(Engine):
     def view(self, state: State, seat: int | None) -> View:
         return {k: v for k, v in state.items() if k != "cards"}
 
+    def determinize(self, seen: Seen, rng: Rng) -> State:
+        return {**seen.view, "cards": [rng.randbelow(10), rng.randbelow(10)]}  # the hidden part, drawn afresh
+
     def result(self, state: State) -> Result | None:
         if state["winner"] < 0:
             return None
@@ -63,47 +73,102 @@ class TwentyOne(Engine):
 ENGINE = TwentyOne()
 
 
-def _random_policy(engine: Engine, state: State, seat: int, rng: Rng) -> Move:
-    return rng.choice(engine.legal_moves(state, seat))
+class AddOne:
+    """The base policy: the smallest step, whatever the total (a bot over ``seen.legal``)."""
+
+    def choose(self, engine: Engine, seen: Seen, rng: Rng) -> Move:
+        return min(seen.legal, key=lambda move: move["add"])
 
 
-def _search(total: int, iterations: int, prior_visits: int = 0) -> Search:
-    known = {"total": total, "turn": 0, "die": 0, "winner": -1}
-
-    def sample(rng: Rng) -> State:
-        return {**known, "cards": [rng.randbelow(10), rng.randbelow(10)]}  # the hidden part, drawn afresh
-
-    return Search(
-        engine=ENGINE,
-        seat=0,
-        legal=ENGINE.legal_moves({**known, "cards": [0, 0]}, 0),
-        sample=sample,
-        policy=_random_policy,
-        evaluate=lambda state: [0.0, 0.0],
-        budget=Budget(iterations=iterations, rollout_depth=30, prior_visits=prior_visits),
-    )
+def _seen(total: int, seat: int = 0) -> Seen:
+    state = {"total": total, "turn": seat, "die": 0, "winner": -1, "cards": [0, 0]}
+    return Seen(seat=seat, view=ENGINE.view(state, seat), legal=ENGINE.legal_moves(state, seat))
 
 
-def test_it_takes_the_winning_move() -> None:
-    assert _search(18, 60).best_move(Rng(1)) == {"add": 3}
-    assert _search(20, 60).best_move(Rng(2)) == {"add": 1}
+class Counted(TwentyOne):
+    """The toy engine, counting its determinizations (one per sample of a decision)."""
+
+    def __init__(self) -> None:
+        self.samples = 0
+
+    def determinize(self, seen: Seen, rng: Rng) -> State:
+        self.samples += 1
+        return super().determinize(seen, rng)
 
 
-def test_it_leaves_the_opponent_a_lost_position() -> None:
-    # From 16, adding 1 leaves 17: whatever the opponent adds (1-3), 21 is one move away for us.
-    assert _search(16, 300).best_move(Rng(4)) == {"add": 1}
+def _improved(seen: Seen, rng: Rng, samples: int = 4, engine: TwentyOne = ENGINE) -> Move:
+    budget = Budget(candidates=3, samples=samples)
+    playout = Playout(engine=engine, policy=AddOne(), evaluate=lambda state: [0.0, 0.0], budget=budget)
+    return improve(playout, seen, candidates(AddOne(), engine, seen, rng, budget.candidates), rng)
 
 
-def test_the_same_generator_gives_the_same_move_and_others_agree_when_it_is_clear() -> None:
-    moves = {repr(_search(10, 40).best_move(Rng(seed))) for seed in range(3)}
-    again = {repr(_search(10, 40).best_move(Rng(seed))) for seed in range(3)}
+def test_candidates_are_the_policys_move_then_its_runners_up() -> None:
+    assert candidates(AddOne(), ENGINE, _seen(5), Rng(1), 3) == [{"add": 1}, {"add": 2}, {"add": 3}]
+    assert candidates(AddOne(), ENGINE, _seen(5), Rng(1), 2) == [{"add": 1}, {"add": 2}]
+
+
+@pytest.mark.parametrize("total", range(0, 19))
+def test_it_wins_from_every_total_where_the_policy_keeps_or_fixes_its_move(total: int) -> None:
+    move = _improved(_seen(total), Rng(total))
+    if total % 2 == 0:
+        assert move == {"add": 1}, "the policy's move already wins: keep it"
+    else:
+        assert (TARGET - total - move["add"]) % 2 == 0, "a move that leaves an even distance wins"
+
+
+def test_it_takes_the_winning_move_and_avoids_the_losing_one() -> None:
+    assert _improved(_seen(17), Rng(2)) == {"add": 2}
+    assert _improved(_seen(19), Rng(3)) == {"add": 2}
+    assert _improved(_seen(20, seat=1), Rng(4)) == {"add": 1}
+
+
+def test_the_improved_bot_beats_the_policy_from_either_seat() -> None:
+    wins = 0
+    for game in range(6):
+        improved_seat = game % 2
+        state = ENGINE.setup(GameConfig(players=2), Rng(game))
+        chance = Rng(100 + game)
+        while ENGINE.result(state) is None:
+            seat = ENGINE.to_act(state)[0]
+            seen = Seen(seat=seat, view=ENGINE.view(state, seat), legal=ENGINE.legal_moves(state, seat))
+            bot_rng = Rng(1000 * game + state["total"])
+            move = _improved(seen, bot_rng) if seat == improved_seat else AddOne().choose(ENGINE, seen, bot_rng)
+            state, _events = ENGINE.apply(state, seat, move, chance)
+        result = ENGINE.result(state)
+        assert result is not None
+        wins += result.winners == [improved_seat]
+    assert wins == 6  # the policy alone wins only as the seat whose parity it has (half the games)
+
+
+def test_racing_ends_a_decision_once_no_rival_can_beat_the_policy() -> None:
+    # From 16 the policy's move wins; adding 2 loses and adding 3 wins no better: both drop out.
+    settled = Counted()
+    assert _improved(_seen(16), Rng(5), samples=50, engine=settled) == {"add": 1}
+    assert settled.samples == RACE_AFTER
+    # From 17 adding 2 wins where the policy loses: the rival stays in the race to the end.
+    open_race = Counted()
+    assert _improved(_seen(17), Rng(6), samples=12, engine=open_race) == {"add": 2}
+    assert open_race.samples == 12
+
+
+def test_the_same_generator_gives_the_same_move() -> None:
+    moves = [_improved(_seen(total), Rng(seed)) for total in (3, 8, 15) for seed in range(3)]
+    again = [_improved(_seen(total), Rng(seed)) for total in (3, 8, 15) for seed in range(3)]
     assert moves == again
-    assert {repr(_search(18, 60).best_move(Rng(seed))) for seed in range(5)} == {repr({"add": 3})}
 
 
 def test_rewards_rank_first_and_count_the_margin() -> None:
-    budget = Budget(iterations=1, margin_weight=0.2, margin_scale=1.0)
+    budget = Budget(candidates=1, samples=1, margin_weight=0.2, margin_scale=1.0)
     won, lost = rewards(Result.from_scores([3.0, 1.0]), budget)
     assert won > 0.9 and lost < 0.1
     tied = rewards(Result.from_scores([2.0, 2.0]), budget)
     assert tied[0] == tied[1] and lost < tied[0] < won  # a shared win is worth less than a win
+
+
+def test_the_wall_cap_is_lifted_or_scaled_by_the_environment(monkeypatch: pytest.MonkeyPatch) -> None:
+    monkeypatch.delenv("CHAIWALA_SEARCH_WALL_CAP", raising=False)
+    assert wall_cap(4.0) == 4.0
+    monkeypatch.setenv("CHAIWALA_SEARCH_WALL_CAP", "off")
+    assert wall_cap(4.0) == float("inf")
+    monkeypatch.setenv("CHAIWALA_SEARCH_WALL_CAP", "2.5")
+    assert wall_cap(4.0) == 10.0
