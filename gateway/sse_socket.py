@@ -28,6 +28,7 @@ takes the ASGI ``send``, as before.
 
 from __future__ import annotations
 
+import socket
 from typing import Any
 
 from starlette.types import ASGIApp, Receive, Scope, Send
@@ -53,6 +54,13 @@ class UvicornSend:
         await self.app(scope, receive, send)
 
 
+# What one SSE client may hold unread before its writes pause and it falls to the slow-client path:
+# the kernel's send buffer (fixed, so loopback autotuning cannot grow it to megabytes) and the
+# transport's own buffer.  A move's events are a few KiB, so a client that reads keeps up easily.
+STREAM_SEND_BUFFER = 32 * 1024
+STREAM_WRITE_HIGH_WATER = 32 * 1024
+
+
 class SocketWriter:
     """uvicorn's connection under one SSE response: writes framed chunks when it takes them at once."""
 
@@ -60,6 +68,7 @@ class SocketWriter:
         self.cycle = cycle
         self.transport = cycle.transport
         self.flow = cycle.flow
+        _bound_buffers(self.transport)
 
     def write(self, framed: bytes) -> bool:
         """Write ``framed`` now; ``False`` (nothing written) when uvicorn's ``send`` would wait or
@@ -68,6 +77,14 @@ class SocketWriter:
             return False
         self.transport.write(framed)
         return True
+
+
+def _bound_buffers(transport: Any) -> None:
+    """Bound what a stalled client can make the gateway hold for it, in bytes (see the constants)."""
+    sock = transport.get_extra_info("socket")
+    if sock is not None:
+        sock.setsockopt(socket.SOL_SOCKET, socket.SO_SNDBUF, STREAM_SEND_BUFFER)
+    transport.set_write_buffer_limits(high=STREAM_WRITE_HIGH_WATER)
 
 
 def socket_writer(scope: Scope) -> SocketWriter | None:
