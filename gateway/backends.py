@@ -53,6 +53,8 @@ class Backends:
         self.rendered: dict[str, rendered_pb2_grpc.RenderedRulesStub] = {}
         self.watch_channels: dict[str, grpc.aio.Channel] = {}
         self.watch_stubs: dict[str, rules_pb2_grpc.RulesServiceStub] = {}
+        # WatchEventBatches (one message per log entry) on the watch channel.
+        self.watch_batches: dict[str, rendered_pb2_grpc.RenderedRulesStub] = {}
         self.files: list[Any] = []
         for game_type, address in self.addresses.items():
             try:
@@ -67,6 +69,7 @@ class Backends:
             watch_channel = grpc.aio.insecure_channel(_target(address), options=WATCH_CHANNEL_OPTIONS)
             self.watch_channels[game_type] = watch_channel
             self.watch_stubs[game_type] = rules_pb2_grpc.RulesServiceStub(watch_channel)
+            self.watch_batches[game_type] = rendered_pb2_grpc.RenderedRulesStub(watch_channel)
             self.files.append(protojson.message_class(game_type, "State").DESCRIPTOR.file)
         # The tournament director: not a game type, so not in ``stubs`` (nor in /readyz).
         self.director_channel = grpc.aio.insecure_channel(_target(settings.service_tournament), options=CHANNEL_OPTIONS)

@@ -63,9 +63,10 @@ from services.streaming.watch import OPEN_MARKER
 
 log = get_logger("gateway")
 
-# Starts the upstream WatchEvents call (a grpc.aio UnaryStreamCall): from where the route chose
-# (``None``), or, to resume after a failure, after the last event relayed.
-OpenCall = Callable[[Position | None], Any]
+# Starts the upstream call (a grpc.aio UnaryStreamCall): from where the route chose (``None``),
+# or, to resume after a failure, after the last event relayed; ``WatchEventBatches`` when the flag
+# is set (one message per log entry), else ``WatchEvents`` (one per event).
+OpenCall = Callable[[Position | None, bool], Any]
 # An upstream that fails with UNAVAILABLE (a rules service restarting, shutting down, a recycled
 # connection) is reopened after its last event this many times in a row, so clients see nothing.
 RESUMES = 3
@@ -73,10 +74,12 @@ RESUME_PAUSE_SECONDS = 0.25
 END = ServerSentEvent(event="end", data="{}").encode()
 PING_SECONDS = 15
 EXIT_POLL_SECONDS = 0.5  # how often the keep-alive task looks whether uvicorn is exiting
-# After an event, how long an upstream of at least COALESCE_CLIENTS clients waits for the next one
-# before writing to them: the events of one move arrive one gRPC message at a time, a few hundred
-# microseconds apart, and one write per client instead of one per event is most of what a large
-# fan-out costs (a write is a syscall, ~10 µs each).  Small fan-outs write at once.
+# On a WatchEvents upstream (a rules service without WatchEventBatches), how long after an event an
+# upstream of at least COALESCE_CLIENTS clients waits for the next one before writing to them: the
+# events of one move arrive one gRPC message at a time, a few hundred microseconds apart, and one
+# write per client instead of one per event is most of what a large fan-out costs (a write is a
+# syscall, ~10-17 µs each).  Small fan-outs write at once.  A WatchEventBatches upstream gets a
+# move's events in one message and never waits.
 COALESCE_SECONDS = 0.002
 COALESCE_CLIENTS = 100
 
@@ -249,20 +252,20 @@ class LiveEvents:
     async def _relay(self, upstream: _Upstream, open_call: OpenCall) -> None:
         """Open the upstream, then offer each event to every client; see the module docstring."""
         self.metrics.upstreams.inc()
-        calls = [open_call(None)]  # the current call is the last
+        calls = [open_call(None, True)]  # the current call is the last
         try:
-            await self._opened(calls[-1])
+            batched = await self._open_first(open_call, calls)
             upstream.opened.set_result(None)
             last: list[Position] = []  # the last event relayed, if any
             for attempt in range(RESUMES + 1):
                 try:
-                    await self._pump(upstream, calls[-1], last)
+                    await self._pump(upstream, calls[-1], last, batched)
                     break
                 except grpc.aio.AioRpcError as error:
                     if error.code() != grpc.StatusCode.UNAVAILABLE or attempt == RESUMES:
                         raise
                 await asyncio.sleep(RESUME_PAUSE_SECONDS * (attempt + 1))
-                calls.append(open_call(last[-1] if last else None))
+                calls.append(open_call(last[-1] if last else None, batched))
                 await self._opened(calls[-1])
             upstream.end()
         except grpc.aio.AioRpcError as error:
@@ -280,22 +283,36 @@ class LiveEvents:
                 del self.upstreams[upstream.key]
             upstream.fail_opening(Problem(503, "service_unavailable", "the event stream closed"))
 
-    async def _pump(self, upstream: _Upstream, call: Any, last: list[Position]) -> None:
-        """Relay the call's events until it ends; the events of one move, read back to back, go
-        to every client as one chunk (one write per client instead of one per event)."""
+    async def _open_first(self, open_call: OpenCall, calls: list[Any]) -> bool:
+        """Open the upstream as ``WatchEventBatches``, or as ``WatchEvents`` when the rules service
+        is older than the gateway (UNIMPLEMENTED, a rolling upgrade); whether it is batched."""
+        try:
+            await self._opened(calls[-1])
+            return True
+        except grpc.aio.AioRpcError as error:
+            if error.code() != grpc.StatusCode.UNIMPLEMENTED:
+                raise
+        calls.append(open_call(None, False))
+        await self._opened(calls[-1])
+        return False
+
+    async def _pump(self, upstream: _Upstream, call: Any, last: list[Position], batched: bool) -> None:
+        """Relay the call's events until it ends; the events of one move go to every client as one
+        chunk (one write per client instead of one per event).  A batched call brings them in one
+        message; one event per message (``WatchEvents``) waits :data:`COALESCE_SECONDS` for more."""
         batch: list[Relayed] = []
         reading = asyncio.ensure_future(call.read())
         try:
             while True:
                 if batch and not reading.done():
-                    if len(upstream.mailboxes) >= COALESCE_CLIENTS:
+                    if not batched and len(upstream.mailboxes) >= COALESCE_CLIENTS:
                         await asyncio.wait([reading], timeout=COALESCE_SECONDS)
                     if not reading.done():
                         self._relay_batch(upstream, batch, last)
-                event = await reading
-                if event is grpc.aio.EOF:
+                message = await reading
+                if message is grpc.aio.EOF:
                     return
-                batch.append(sse_bytes(event))
+                batch.extend([sse_bytes(e) for e in message.events] if batched else [sse_bytes(message)])
                 reading = asyncio.ensure_future(call.read())
         finally:
             reading.cancel()

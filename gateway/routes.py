@@ -349,12 +349,14 @@ async def events(game_id: str, request: Request) -> Response:
     check = rules_pb2.ListEventsRequest(game_id=game_id, after=MAX_VERSION, ticket=ticket)
     probe = await _rpc(stub.ListEvents(check, **_call(request)))
     watcher = _backends(request).watch_stub(_game_type(game_id))
+    batches = _backends(request).watch_batches[_game_type(game_id)]
 
-    def open_watch(resume: tuple[int, int] | None) -> Any:
+    def open_watch(resume: tuple[int, int] | None, batched: bool) -> Any:
         watch = rules_pb2.WatchEventsRequest(game_id=game_id, after=probe.version, ticket=ticket)
         if resume is not None:
             watch.after, watch.after_index = resume
-        return watcher.WatchEvents(watch, metadata=metadata, wait_for_ready=True)
+        opened = batches.WatchEventBatches if batched else watcher.WatchEvents
+        return opened(watch, metadata=metadata, wait_for_ready=True)
 
     live: LiveEvents = request.app.state.live_events
     last = (after, MAX_VERSION if index is None else index)

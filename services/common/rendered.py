@@ -6,9 +6,15 @@ over a millisecond per move between them.  Here the state is printed once, strai
 engine's dict (:mod:`services.common.dictrender`), and the gateway splices the bytes into its
 answer unparsed (``gateway.routes``).  Everything else is ``RulesService.SubmitMoves`` itself,
 for the same caller: same checks, same redaction, same commit.
+
+``WatchEventBatches`` is ``RulesService.WatchEvents`` with the events of one log entry (a move's)
+in one message, so the gateway's fan-out knows when a move's events are complete and writes them
+to its clients at once (``gateway.fanout``).
 """
 
 from __future__ import annotations
+
+from collections.abc import AsyncIterator
 
 from grpc import aio
 
@@ -31,3 +37,10 @@ class RenderedRulesServicer(rendered_pb2_grpc.RenderedRulesServicer):
         rendered: list[bytes] = []
         answer = await self.rules.submit(request, context, rendered)
         return rendered_pb2.RenderedSubmit(answer=answer, state_json=rendered[0] if rendered else b"")
+
+    async def WatchEventBatches(
+        self, request: rules_pb2.WatchEventsRequest, context: aio.ServicerContext
+    ) -> AsyncIterator[rendered_pb2.GameEventBatch]:
+        """``RulesService.WatchEvents``, the events of each log entry in one message."""
+        async for messages in self.rules.watch_entries(request, context):
+            yield rendered_pb2.GameEventBatch(events=messages)

@@ -47,7 +47,7 @@ from services.lobby.rpcs import LobbyRpcs
 from services.outbox import events as outbox_events
 from services.retention import archive
 from services.streaming.hub import EventHub
-from services.streaming.watch import watch_events
+from services.streaming.watch import watch_entries
 
 log = get_logger("service")
 
@@ -572,6 +572,14 @@ class RulesServicer(LobbyRpcs, ResignRpcs, rules_pb2_grpc.RulesServiceServicer):
         self, request: rules_pb2.WatchEventsRequest, context: aio.ServicerContext
     ) -> AsyncIterator[rules_pb2.GameEvent]:
         """Events after a version, then live, until the game is over and all is delivered (services.streaming)."""
+        async for messages in self.watch_entries(request, context):
+            for message in messages:
+                yield message
+
+    async def watch_entries(
+        self, request: rules_pb2.WatchEventsRequest, context: aio.ServicerContext
+    ) -> AsyncIterator[list[rules_pb2.GameEvent]]:
+        """What :meth:`WatchEvents` sends, one list per log entry (``RenderedRules.WatchEventBatches``)."""
         meta = await self.store.meta(request.game_id)
         self._check_type(meta)
         viewer = await self._event_viewer(meta, request.ticket)
@@ -583,8 +591,8 @@ class RulesServicer(LobbyRpcs, ResignRpcs, rules_pb2_grpc.RulesServiceServicer):
             skip_to = skip if entry.version == request.after else -1
             return self._entry_messages(entry, viewer, skip_to, words=words)
 
-        async for message in watch_events(self.live, self.store, request.game_id, after, render, context):
-            yield message
+        async for messages in watch_entries(self.live, self.store, request.game_id, after, render, context):
+            yield messages
 
     async def CreateStreamTicket(
         self, request: rules_pb2.CreateStreamTicketRequest, context: aio.ServicerContext

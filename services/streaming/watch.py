@@ -1,4 +1,4 @@
-"""``WatchEvents`` on top of the hub: the log's history after the resume point, then live entries.
+"""``WatchEvents`` and ``WatchEventBatches`` on top of the hub: the log's history, then live entries.
 
 Order matters (see :mod:`services.streaming.hub`): subscribe first, then read the history, then
 pass on live entries newer than the last one delivered.  Once subscribed, the call sends its
@@ -25,10 +25,11 @@ OPEN_MARKER = ("chaiwala-watch", "open")
 Render = Callable[[LogEntry], list[rules_pb2.GameEvent]]
 
 
-async def watch_events(
+async def watch_entries(
     hub: EventHub, store: GameStore, game_id: str, after: int, render: Render, context: aio.ServicerContext
-) -> AsyncIterator[rules_pb2.GameEvent]:
-    """Every entry after version ``after`` rendered for the watcher, until the game is over and all sent.
+) -> AsyncIterator[list[rules_pb2.GameEvent]]:
+    """Every entry after version ``after`` rendered for the watcher, until the game is over and all sent:
+    one list per entry (the events of one version), none empty.
 
     Refusals become gRPC statuses the client can act on: RESOURCE_EXHAUSTED
     ``too_many_watched_games`` (retry later) or ``slow_consumer`` (resume from the last event),
@@ -40,14 +41,14 @@ async def watch_events(
             delivered = after
             for entry in await store.entries(game_id, after):
                 delivered = entry.version
-                for message in render(entry):
-                    yield message
+                if messages := render(entry):
+                    yield messages
             async for entry in mailbox:
                 if entry.version <= delivered:
                     continue  # already in the history read after subscribing
                 delivered = entry.version
-                for message in render(entry):
-                    yield message
+                if messages := render(entry):
+                    yield messages
     except TooManyWatchedGames as refusal:
         raise ServiceError(grpc.StatusCode.RESOURCE_EXHAUSTED, "too_many_watched_games", str(refusal)) from None
     except SlowConsumer as dropped:
