@@ -16,10 +16,15 @@ processing up to the commit (a bound from above), and never the ``GET /legal-mov
 driver posts through :mod:`bench.lean_http`, so its own HTTP client costs next to nothing inside
 the measured span.
 
-Baseline: one bare Redis ``XADD`` → blocking ``XREAD``, read by the very same kind of child (a raw
-RESP connection), so both sides of the ratio pay the same client.  Beside it, move throughput (a
-closed loop of other games through httpx) while the listeners stay connected, against the same with
-no listener.
+Baselines: one bare Redis ``XADD`` → blocking ``XREAD``, read by the very same kind of child (a raw
+RESP connection), so both sides of the ratio pay the same client; and **the floor**
+(:mod:`bench.sse_floor`): a bare asyncio server, as many processes as the gateway's workers on one
+port, writing the same bytes the gateway sent for each measured move (the game's events, rendered
+as the gateway renders them) to the same number of listeners, timed by the same listener
+processes — what the machine can do for one write per listener and move.  The delivery row's
+details also say how the listeners spread over the gateway's processes (sockets each gained).
+Beside them, move throughput (a closed loop of other games through httpx) while the listeners stay
+connected, against the same with no listener.
 
 Whatever breaks (a listener refused or cut off, a POST failing, an event never delivered) is
 counted in the row's details; a case has a deadline, so an overloaded stack cannot hang it.
@@ -33,14 +38,17 @@ from collections import Counter
 from typing import Any
 
 import httpx
+import orjson
 from redis import asyncio as aioredis
+from sse_starlette import ServerSentEvent
 
 from bench.config import Config
 from bench.lean_http import LeanClient
 from bench.load import closed_loop, error_kind, percentile
-from bench.procs import Child, stack
+from bench.procs import Child, process_tree, stack
 from bench.rest_path import Players, Seat
 from bench.results import Row
+from bench.sse_floor import FloorServer, worker_sockets
 from bench.sse_listeners import ListenerGroup, Target
 
 SUITE = "sse"
@@ -117,14 +125,17 @@ async def _case(gateway: Child, count: int, config: Config) -> dict[str, Any]:
         game: Seat = players.games[0]
         path = f"/v1/games/{game.game_id}/events?after={game.version}"
         listeners = ListenerGroup(Target(gateway.port, path=path), count, processes_for(count))
+        sockets = worker_sockets(process_tree(gateway.pid))
         try:
             await asyncio.to_thread(listeners.start)
+            spread = _spread(sockets, worker_sockets(process_tree(gateway.pid)))
             cpu = gateway.cpu()
             sent = await _drive(players, listeners, config, deadline)
             cpu = gateway.cpu() - cpu
             moves = await _throughput(gateway, config.game, config)
         finally:
             await asyncio.to_thread(listeners.stop)
+        frames = await _frames(client, game.game_id, sorted(sent))
     post_errors = sum(n for kind, n in listeners.errors.items() if kind.startswith("post_"))
     stream_errors = Counter({k: n for k, n in listeners.errors.items() if not k.startswith("post_")})
     return {
@@ -143,7 +154,57 @@ async def _case(gateway: Child, count: int, config: Config) -> dict[str, Any]:
         "post_errors": post_errors,
         "moves_per_s": round(moves["rate"], 2),
         "move_errors": moves["errors"],
+        "listeners_per_process": spread,
+        "frames": frames,
     }
+
+
+def _spread(before: dict[int, int], after: dict[int, int]) -> list[int]:
+    """Sockets each gateway process gained while the listeners connected (largest first)."""
+    gained = [count - before.get(pid, 0) for pid, count in after.items()]
+    return sorted((n for n in gained if n > 0), reverse=True)
+
+
+async def _frames(client: LeanClient, game_id: str, versions: list[int]) -> list[tuple[int, bytes]]:
+    """Each measured version's SSE bytes as the gateway sends a spectator (``gateway.fanout.sse_bytes``)."""
+    if not versions:
+        return []
+    listing = _checked_json(await client.get(f"/v1/games/{game_id}/events?after={versions[0] - 1}"))
+    frames: dict[int, bytes] = {}
+    for event in listing:
+        version = event["version"]
+        message = ServerSentEvent(id=f"{version}:{event.get('index', 0)}", event="game_event",
+                                  data=orjson.dumps(event).decode())  # fmt: skip
+        frames[version] = frames.get(version, b"") + message.encode()
+    return [(version, frames[version]) for version in versions if version in frames]
+
+
+def _checked_json(answer: Any) -> Any:
+    if answer.status_code != 200:
+        raise RuntimeError(f"listing events: {answer.status_code}")
+    return answer.json()
+
+
+async def _floor(count: int, frames: list[tuple[int, bytes]], workers: int) -> dict[str, Any]:
+    """The same frames written by the bare server (:mod:`bench.sse_floor`) to ``count`` listeners."""
+    floor = FloorServer(workers)
+    listeners = ListenerGroup(Target(floor.port, path="/events"), count, processes_for(count))
+    sent: dict[int, float] = {}
+    try:
+        await floor.start()
+        await asyncio.to_thread(listeners.start)
+        for version, data in frames:
+            await asyncio.sleep(0.002)  # the driver's GET legal-moves sits here in the gateway case
+            at = time.perf_counter()
+            await floor.publish(data)
+            await _delivered(listeners, version, 10.0)
+            sent[version] = at
+    finally:
+        await asyncio.to_thread(listeners.stop)
+        await floor.stop()
+    summary = _summary(_latencies(listeners, sent), listeners.opened * len(sent))
+    return {**summary, "open": listeners.opened, "workers": floor.workers,
+            "bytes_per_move": round(sum(len(d) for _, d in frames) / max(1, len(frames)))}  # fmt: skip
 
 
 async def _redis_floor(redis_url: str, port: int, events: int) -> dict[str, Any]:
@@ -167,15 +228,19 @@ async def _redis_floor(redis_url: str, port: int, events: int) -> dict[str, Any]
     return _summary(_latencies(listeners, sent), len(sent))
 
 
-def _rows(case: dict[str, Any], floor: dict[str, Any], quiet: dict[str, Any]) -> list[Row]:
+def _rows(case: dict[str, Any], floor: dict[str, Any], quiet: dict[str, Any], bare: dict[str, Any]) -> list[Row]:
     count = case["listeners"]
     goal_note: dict[str, Any] = {"goal_p99_ms": 15} if count == 1000 else {}
     if not case["deliveries"]:
         goal_note["failed"] = "no event delivered"
     moves_note = {"failed": "no move played"} if not case["moves_per_s"] else {}
+    bare_note = {"failed": "the floor delivered nothing"} if not bare["deliveries"] else {}
     return [
         Row(SUITE, f"delivery_p99_{count}_listeners", "ms", case["p99_ms"], "redis_xadd_xread_p99", floor["p99_ms"],
             better="lower", details={**case, "redis_p50_ms": floor["p50_ms"], **goal_note}),
+        Row(SUITE, f"delivery_p99_{count}_listeners_vs_floor", "ms", case["p99_ms"], "bare_server_p99",
+            max(bare["p99_ms"], 0.01), better="lower",
+            details={"p50_ms": case["p50_ms"], "floor": bare, **goal_note, **bare_note}),
         Row(SUITE, f"moves_with_{count}_listeners", "moves/s", case["moves_per_s"], "moves_without_listeners",
             quiet["rate"], goal=0.8,
             details={"move_errors": case["move_errors"], "quiet_errors": quiet["errors"], **moves_note}),
@@ -192,7 +257,8 @@ async def _measure(config: Config) -> list[Row]:
             quiet = await _throughput(gateway, config.game, config)
             floor = await _redis_floor(running.redis_url, _port(running.redis_url), max(config.sse_moves, 20))
             case = await _case(gateway, count, config)
-        rows += _rows(case, floor, quiet)
+        bare = await _floor(count, case.pop("frames"), config.workers)
+        rows += _rows(case, floor, quiet, bare)
     return rows
 
 

@@ -59,6 +59,10 @@ def test_the_load_was_real_and_nothing_failed(quick_run: tuple[dict[str, Any], P
     # Every open listener got every measured move's event, none failed to connect.
     assert delivery["open"] == 3 and delivery["connect_errors"] == 0
     assert delivery["missed"] == 0 and delivery["deliveries"] == delivery["expected"] > 0
+    # The floor (a bare server writing the same bytes) reached the same listeners with every move.
+    floor = _rows(doc, "sse")["delivery_p99_3_listeners_vs_floor"]["details"]["floor"]
+    assert floor["open"] == 3 and floor["missed"] == 0 and floor["deliveries"] == delivery["expected"]
+    assert floor["bytes_per_move"] > 0
     memory = _rows(doc, "memory")
     assert memory["darjeeling_snapshot_and_meta"]["value"] > 0
     assert memory["darjeeling_bytes_per_logged_move"]["details"]["stream_bytes"] > 0

@@ -1,0 +1,164 @@
+"""The ``sse`` suite's floor: a bare asyncio server writing the same event bytes to the same listeners.
+
+What can this machine physically do for one move and N listeners?  Each worker of this server
+(as many as the gateway runs, sharing one port with ``SO_REUSEPORT`` as the gateway's do) answers
+``GET`` with the headers of a chunked ``text/event-stream`` and keeps the socket (32 KiB send
+buffer, as the gateway's SSE sockets).  On a private control connection per worker, the driver
+hands it a move's SSE bytes (the very frames the gateway sent for that game's moves); the worker
+frames them as one HTTP chunk and writes them to each of its listeners with one ``transport.write``
+each, on uvloop when installed (uvicorn's loop), then acknowledges.  No routing, no gRPC, no
+Redis, no rules: the latency from "bytes handed over" to "the listener's ``epoll`` returned" is
+the fan-out's floor on these cores, measured by the same listener processes
+(:mod:`bench.sse_listeners`) in the same run as the gateway's figure.
+"""
+
+from __future__ import annotations
+
+import asyncio
+import contextlib
+import multiprocessing
+import os
+import socket
+import struct
+from multiprocessing.connection import Connection
+from typing import Any
+
+from gateway.sse_socket import STREAM_SEND_BUFFER, frame
+
+HEAD = (
+    b"HTTP/1.1 200 OK\r\ncontent-type: text/event-stream\r\ncache-control: no-store\r\n"
+    b"transfer-encoding: chunked\r\n\r\n"
+)
+START_SECONDS = 30.0
+
+
+class _Stream(asyncio.Protocol):
+    """One listener: its request head, then the stream's chunks."""
+
+    def __init__(self, listeners: set[Any]) -> None:
+        self.listeners = listeners
+        self.head = b""
+        self.transport: Any = None  # uvloop's transports are no asyncio.Transport subclass
+
+    def connection_made(self, transport: asyncio.BaseTransport) -> None:
+        self.transport = transport
+        sock = transport.get_extra_info("socket")
+        if sock is not None:
+            sock.setsockopt(socket.SOL_SOCKET, socket.SO_SNDBUF, STREAM_SEND_BUFFER)
+
+    def data_received(self, data: bytes) -> None:
+        if self.transport is None or self.transport in self.listeners:
+            return
+        self.head += data
+        if b"\r\n\r\n" in self.head:
+            self.transport.write(HEAD)
+            self.listeners.add(self.transport)
+
+    def connection_lost(self, exc: Exception | None) -> None:
+        if self.transport is not None:
+            self.listeners.discard(self.transport)
+
+
+async def _control(reader: asyncio.StreamReader, writer: asyncio.StreamWriter, listeners: set[Any]) -> None:
+    """Each message: 4-byte length, the SSE bytes; written to every listener, then one byte back."""
+    while True:
+        try:
+            size = struct.unpack("!I", await reader.readexactly(4))[0]
+            data = await reader.readexactly(size)
+        except asyncio.IncompleteReadError:
+            return
+        framed = frame(data)
+        for transport in list(listeners):
+            if not transport.is_closing():
+                transport.write(framed)
+        writer.write(b"k")
+
+
+async def _worker(port: int, report: Connection) -> None:
+    loop = asyncio.get_running_loop()
+    listeners: set[Any] = set()
+    shared = socket.socket()
+    shared.setsockopt(socket.SOL_SOCKET, socket.SO_REUSEPORT, 1)
+    shared.bind(("127.0.0.1", port))
+    server = await loop.create_server(lambda: _Stream(listeners), sock=shared, backlog=4096)
+
+    async def control(reader: asyncio.StreamReader, writer: asyncio.StreamWriter) -> None:
+        await _control(reader, writer, listeners)
+        done.set()
+
+    done = asyncio.Event()
+    controller = await asyncio.start_server(control, "127.0.0.1", 0)
+    report.send(controller.sockets[0].getsockname()[1])
+    await done.wait()
+    server.close()
+    controller.close()
+
+
+def _worker_main(port: int, report: Connection) -> None:
+    with contextlib.suppress(ImportError):
+        import uvloop
+
+        asyncio.set_event_loop_policy(uvloop.EventLoopPolicy())
+    asyncio.run(_worker(port, report))
+
+
+def free_port() -> int:
+    """A port nobody listens on now."""
+    with socket.socket() as probe:
+        probe.bind(("127.0.0.1", 0))
+        return int(probe.getsockname()[1])
+
+
+class FloorServer:
+    """``workers`` bare server processes on one port; :meth:`publish` hands bytes to all of them."""
+
+    def __init__(self, workers: int) -> None:
+        self.port = free_port()
+        self.workers = max(1, workers)
+        self.processes: list[Any] = []
+        self.controls: list[tuple[asyncio.StreamReader, asyncio.StreamWriter]] = []
+
+    async def start(self) -> None:
+        """Start the workers and connect to each one's control port."""
+        context = multiprocessing.get_context("spawn")
+        for _ in range(self.workers):
+            ours, theirs = context.Pipe()
+            process = context.Process(target=_worker_main, args=(self.port, theirs), daemon=True)
+            process.start()
+            self.processes.append(process)
+            if not await asyncio.to_thread(ours.poll, START_SECONDS):
+                raise RuntimeError("the floor server did not start")
+            self.controls.append(await asyncio.open_connection("127.0.0.1", ours.recv()))
+
+    async def publish(self, data: bytes) -> None:
+        """Every worker writes ``data`` to each of its listeners (sent to all workers first)."""
+        message = struct.pack("!I", len(data)) + data
+        for _, writer in self.controls:
+            writer.write(message)
+        for reader, _ in self.controls:
+            await reader.readexactly(1)
+
+    async def stop(self) -> None:
+        """Close the control connections (each worker exits), then reap the processes."""
+        for _, writer in self.controls:
+            writer.close()
+        for process in self.processes:
+            await asyncio.to_thread(process.join, 5)
+            if process.is_alive():
+                process.kill()
+
+
+def worker_sockets(pids: list[int]) -> dict[int, int]:
+    """How many sockets each process holds open (for the spread of listeners over workers)."""
+    counts = {}
+    for pid in pids:
+        with contextlib.suppress(OSError):
+            counts[pid] = sum(1 for fd in os.listdir(f"/proc/{pid}/fd") if _is_socket(pid, fd))
+    return counts
+
+
+def _is_socket(pid: int, fd: str) -> bool:
+    try:
+        return os.readlink(f"/proc/{pid}/fd/{fd}").startswith("socket:")
+    except OSError:
+        return False
