@@ -52,7 +52,14 @@ def _wrap(handler: grpc.RpcMethodHandler, method: str, unary: UnaryWrapper, stre
 
 
 class _BehaviourInterceptor(aio.ServerInterceptor):
-    """Base: subclasses give ``unary`` and ``stream`` wrappers."""
+    """Base: subclasses give ``unary`` and ``stream`` wrappers.
+
+    A method's wrapped handler is built once and kept (by full method name, for as long as the
+    server hands out the same handler): building it per call cost a handler and a closure each.
+    """
+
+    def __init__(self) -> None:
+        self._wrapped: dict[str, tuple[grpc.RpcMethodHandler, Any]] = {}
 
     def unary(self, behaviour: UnaryBehaviour, method: str) -> UnaryBehaviour:
         return behaviour
@@ -66,8 +73,14 @@ class _BehaviourInterceptor(aio.ServerInterceptor):
         handler_call_details: grpc.HandlerCallDetails,
     ) -> grpc.RpcMethodHandler:
         handler = await continuation(handler_call_details)
+        kept = self._wrapped.get(handler_call_details.method)
+        if kept is not None and kept[0] is handler:
+            return kept[1]  # type: ignore[no-any-return]
         method = handler_call_details.method.rsplit("/", 1)[-1]
-        return _wrap(handler, method, self.unary, self.stream)  # type: ignore[no-any-return]
+        wrapped = _wrap(handler, method, self.unary, self.stream)
+        if handler is not None:
+            self._wrapped[handler_call_details.method] = (handler, wrapped)
+        return wrapped  # type: ignore[no-any-return]
 
 
 def _bearer(context: aio.ServicerContext) -> str:
@@ -116,7 +129,11 @@ class RpcInterceptor(_BehaviourInterceptor):
     """
 
     def __init__(self, game_type: str) -> None:
+        super().__init__()
         self.game_type = game_type
+        # Metric children bound once per method (and status): ``labels`` per call is a lock and a lookup.
+        self._durations: dict[str, Any] = {}
+        self._counts: dict[tuple[str, str], Any] = {}
 
     async def _abort(self, context: aio.ServicerContext, error: Exception, method: str) -> None:
         mapped = _as_service_error(error)
@@ -132,8 +149,14 @@ class RpcInterceptor(_BehaviourInterceptor):
         code = _code_name(context)
         if failed and code == "OK":
             code = "CANCELLED"
-        metrics.RPC_REQUESTS.labels(self.game_type, method, code).inc()
-        metrics.RPC_DURATION.labels(self.game_type, method).observe(elapsed)
+        count = self._counts.get((method, code))
+        if count is None:
+            count = self._counts[method, code] = metrics.RPC_REQUESTS.labels(self.game_type, method, code)
+        duration = self._durations.get(method)
+        if duration is None:
+            duration = self._durations[method] = metrics.RPC_DURATION.labels(self.game_type, method)
+        count.inc()
+        duration.observe(elapsed)
         log.debug("rpc", game_type=self.game_type, method=method, code=code, ms=round(elapsed * 1000, 2))
 
     def unary(self, behaviour: UnaryBehaviour, method: str) -> UnaryBehaviour:
