@@ -27,6 +27,9 @@ CHANNEL_OPTIONS = [
     ("grpc.initial_reconnect_backoff_ms", 100),
     ("grpc.min_reconnect_backoff_ms", 100),
     ("grpc.max_reconnect_backoff_ms", 1000),
+    # No HTTP/2 BDP probes: each is a PING the peer must answer, i.e. extra syscalls and wake-ups on
+    # both sides of nearly every call of the move path (small messages, where no window grows).
+    ("grpc.http2.bdp_probe", 0),
 ]
 # Live-event upstreams (gateway.fanout) get a channel of their own per game type: a local subchannel
 # pool makes it a separate HTTP/2 connection, so long-lived streams and their concurrent-stream

@@ -33,6 +33,8 @@ from typing import Any
 
 from starlette.types import ASGIApp, Receive, Scope, Send
 
+from gateway.one_write import OneWrite
+
 RAW_SEND = "chaiwala.server_send"
 
 
@@ -48,9 +50,11 @@ class UvicornSend:
         self.app = app
 
     async def __call__(self, scope: Scope, receive: Receive, send: Send) -> None:
-        """Pass the request on unchanged, with ``send`` noted under :data:`RAW_SEND`."""
+        """Pass the request on with ``send`` noted under :data:`RAW_SEND` (and a whole response
+        written at once: :class:`gateway.one_write.OneWrite`)."""
         if scope["type"] == "http":
             scope[RAW_SEND] = send
+            send = OneWrite.wrap(send)
         await self.app(scope, receive, send)
 
 

@@ -57,6 +57,8 @@ async def create_server(
             ("grpc.max_connection_age_grace_ms", 60 * 1000),
             # Every process of a service binds the same port (services.common.workers).
             ("grpc.so_reuseport", 1),
+            # No BDP probe PINGs from this side either (see gateway.backends.CHANNEL_OPTIONS).
+            ("grpc.http2.bdp_probe", 0),
         ],
     )
     servicer = RulesServicer(engine, store, api_keys, live=EventHub.for_store(store, game_type, live_limits))

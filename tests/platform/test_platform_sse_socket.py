@@ -11,22 +11,19 @@ from __future__ import annotations
 
 import asyncio
 import socket
-import threading
 import time
 from collections.abc import Iterator
 from typing import Any
 
 import orjson
 import pytest
-import uvicorn
 
 from gateway.fanout import final_bytes
-from gateway.server import uvicorn_config
-from gateway.settings import GatewaySettings
 from gateway.sse_listener import Listener, LiveStream, Relayed
 from gateway.sse_socket import frame
 from services.streaming.mailbox import SlowConsumer
 from tests.support.client import unchunk
+from tests.support.uvicorn_thread import UvicornThread
 
 PADDING = 2000  # bytes per event, so a client that stops reading fills its socket soon
 
@@ -42,17 +39,8 @@ class Streams:
     def __init__(self) -> None:
         self.listeners: list[Listener] = []
         self.loop: asyncio.AbstractEventLoop | None = None
-        self.sock = socket.socket()
-        self.sock.setsockopt(socket.SOL_SOCKET, socket.SO_SNDBUF, 4096)  # accepted sockets fill soon
-        self.sock.bind(("127.0.0.1", 0))
-        self.port = self.sock.getsockname()[1]
-        config = uvicorn_config(self.app, GatewaySettings(), log_level="warning")
-        self.server = uvicorn.Server(config)
-        self.thread = threading.Thread(target=self.server.run, kwargs={"sockets": [self.sock]}, daemon=True)
-        self.thread.start()
-        deadline = time.monotonic() + 20
-        while not self.server.started and time.monotonic() < deadline:
-            time.sleep(0.02)
+        self.served = UvicornThread(self.app, send_buffer=4096)  # accepted sockets fill soon
+        self.port = self.served.port
 
     async def app(self, scope: dict[str, Any], receive: Any, send: Any) -> None:
         if scope["type"] != "http":
@@ -72,9 +60,7 @@ class Streams:
         return asyncio.run_coroutine_threadsafe(run(), self.loop).result(10)
 
     def stop(self) -> None:
-        self.server.should_exit = True
-        self.thread.join(10)
-        self.sock.close()
+        self.served.stop()
 
 
 @pytest.fixture

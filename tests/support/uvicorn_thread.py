@@ -1,0 +1,36 @@
+"""A real uvicorn with the gateway's configuration, serving a test's own ASGI app from a thread."""
+
+from __future__ import annotations
+
+import socket
+import threading
+import time
+from typing import Any
+
+import uvicorn
+
+from gateway.server import uvicorn_config
+from gateway.settings import GatewaySettings
+
+
+class UvicornThread:
+    """``app`` served on an ephemeral port (``send_buffer``: accepted sockets' SO_SNDBUF) until :meth:`stop`."""
+
+    def __init__(self, app: Any, send_buffer: int | None = None) -> None:
+        self.sock = socket.socket()
+        if send_buffer is not None:
+            self.sock.setsockopt(socket.SOL_SOCKET, socket.SO_SNDBUF, send_buffer)
+        self.sock.bind(("127.0.0.1", 0))
+        self.port = self.sock.getsockname()[1]
+        self.server = uvicorn.Server(uvicorn_config(app, GatewaySettings(), log_level="warning"))
+        self.thread = threading.Thread(target=self.server.run, kwargs={"sockets": [self.sock]}, daemon=True)
+        self.thread.start()
+        deadline = time.monotonic() + 20
+        while not self.server.started and time.monotonic() < deadline:
+            time.sleep(0.02)
+
+    def stop(self) -> None:
+        """Ask uvicorn to exit, wait for its thread, close the socket."""
+        self.server.should_exit = True
+        self.thread.join(10)
+        self.sock.close()
