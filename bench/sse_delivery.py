@@ -193,18 +193,25 @@ async def _floor(count: int, frames: list[tuple[int, bytes]], workers: int) -> d
     try:
         await floor.start()
         await asyncio.to_thread(listeners.start)
+        cpu = (floor.cpu(), listeners.cpu())
         for version, data in frames:
             await asyncio.sleep(0.002)  # the driver's GET legal-moves sits here in the gateway case
             at = time.perf_counter()
             await floor.publish(data)
             await _delivered(listeners, version, 10.0)
             sent[version] = at
+        cpu = (floor.cpu() - cpu[0], listeners.cpu() - cpu[1])
     finally:
         await asyncio.to_thread(listeners.stop)
         await floor.stop()
     summary = _summary(_latencies(listeners, sent), listeners.opened * len(sent))
+    deliveries = max(1, listeners.opened * len(sent))
+    # CPU per delivery of the bare writes and of the listeners' reads (both on the same cores): the
+    # physical floor of one move's fan-out is about listeners x their sum over the cores.
     return {**summary, "open": listeners.opened, "workers": floor.workers,
-            "bytes_per_move": round(sum(len(d) for _, d in frames) / max(1, len(frames)))}  # fmt: skip
+            "bytes_per_move": round(sum(len(d) for _, d in frames) / max(1, len(frames))),
+            "server_cpu_us_per_delivery": round(cpu[0] * 1e6 / deliveries, 2),
+            "listener_cpu_us_per_delivery": round(cpu[1] * 1e6 / deliveries, 2)}  # fmt: skip
 
 
 async def _redis_floor(redis_url: str, port: int, events: int) -> dict[str, Any]:

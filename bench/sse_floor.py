@@ -23,7 +23,9 @@ import struct
 from multiprocessing.connection import Connection
 from typing import Any
 
+from bench.procs import cpu_seconds
 from gateway.sse_socket import STREAM_SEND_BUFFER, frame
+from services.common.embedded_redis import free_port
 
 HEAD = (
     b"HTTP/1.1 200 OK\r\ncontent-type: text/event-stream\r\ncache-control: no-store\r\n"
@@ -102,13 +104,6 @@ def _worker_main(port: int, report: Connection) -> None:
     asyncio.run(_worker(port, report))
 
 
-def free_port() -> int:
-    """A port nobody listens on now."""
-    with socket.socket() as probe:
-        probe.bind(("127.0.0.1", 0))
-        return int(probe.getsockname()[1])
-
-
 class FloorServer:
     """``workers`` bare server processes on one port; :meth:`publish` hands bytes to all of them."""
 
@@ -137,6 +132,10 @@ class FloorServer:
             writer.write(message)
         for reader, _ in self.controls:
             await reader.readexactly(1)
+
+    def cpu(self) -> float:
+        """CPU seconds the workers used so far."""
+        return sum(cpu_seconds(process.pid) for process in self.processes)
 
     async def stop(self) -> None:
         """Close the control connections (each worker exits), then reap the processes."""

@@ -27,6 +27,8 @@ from dataclasses import dataclass, field
 from multiprocessing.connection import Connection
 from typing import Any
 
+from bench.procs import cpu_seconds
+
 ID_LINE = re.compile(rb"\nid: (\d+):")
 BATCH = 100  # connections opened at a time by one child, each waiting for its headers
 CONNECT_SECONDS = 30.0
@@ -223,6 +225,10 @@ class ListenerGroup:
             hello = pipe.recv()
             self.opened += hello["opened"]
             self.connect_errors.update(hello["errors"])
+
+    def cpu(self) -> float:
+        """CPU seconds the child processes used so far (their ``recv`` of every delivery)."""
+        return sum(cpu_seconds(process.pid) for process, _, _ in self._children)
 
     def reached(self, version: int) -> bool:
         """Whether every open listener has seen ``version``."""
