@@ -39,7 +39,7 @@ DEPTH: dict[str, int] = {"india_rails": 60, "tea_rum": 60, "alubari": 60}
 # Per game (absent: every decision is searched): the move kinds that make a position worth a
 # search. Elsewhere the bot plays its heuristic's move. India Rails: see RIVALS.
 DECISIONS: dict[str, frozenset[str]] = {
-    "india_rails": frozenset({"pick_up", "deliver"}),
+    "india_rails": frozenset({"pick_up", "deliver", "drop_load"}),
     # Tea & Rum: the turn's choices (a worker's action, what to build, hire or fulfil); the market's
     # buy/sell/plate/confirm steps (two in five of its moves) carry out the heuristic's trade.
     "tea_rum": frozenset(
@@ -60,8 +60,14 @@ DECISIONS: dict[str, frozenset[str]] = {
 # cash kept and the long game pays for, and asking the heuristic with its favourite taken away fed
 # its memory (refused segments, a plan's progress) positions that never happened. The rivals are
 # what the plan does not weigh: another load to pick up (the heuristic takes only its target's),
-# another delivery, an upgrade instead of building.
+# another delivery.
 RIVALS: dict[str, frozenset[str]] = {"india_rails": frozenset({"pick_up", "deliver"})}
+# Per game: the kinds of the heuristic's move that are second-guessed by its runner-up (what it
+# plays were no move of those kinds legal, asked of a throwaway copy so the real one remembers nothing of
+# it). India Rails' heuristic drops any load but its target's once a train carries two (and,
+# while delivering a carried load, even that one): keeping it on is the rival, else a load the
+# search picked up would be dropped at the next city.
+SECOND_THOUGHTS: dict[str, frozenset[str]] = {"india_rails": frozenset({"drop_load"})}
 
 
 @dataclass(frozen=True)
@@ -73,6 +79,7 @@ class SearchBot:
     budget: Budget
     decisions: frozenset[str] | None = None
     rivals: frozenset[str] | None = None
+    second_thoughts: frozenset[str] = frozenset()
     # Slow: the conductor computes its moves in a worker process (services.conductor.search_pool).
     offload: ClassVar[bool] = True
 
@@ -83,12 +90,7 @@ class SearchBot:
             return legal[0]
         if self.decisions is not None and not any(next(iter(move)) in self.decisions for move in legal):
             return self.rollout.choose(engine, seen, rng.fork(2))  # no decision here: the route plan's step
-        if self.rivals is None:
-            moves = candidates(self.rollout, engine, seen, rng.fork(2), self.budget.candidates)
-        else:
-            moves = rival_moves(
-                self.rollout.choose(engine, seen, rng.fork(2)), legal, self.rivals, self.budget.candidates
-            )
+        moves = self._candidates(engine, seen, rng.fork(2))
         if len(moves) == 1:
             return moves[0]
         # A private copy plays the playouts: a heuristic that remembers (India Rails' refused
@@ -96,6 +98,19 @@ class SearchBot:
         policy = copy.deepcopy(self.rollout)
         playout = Playout(engine=engine, policy=policy, evaluate=EVALUATIONS[self.game_type], budget=self.budget)
         return improve(playout, seen, moves, rng.fork(3))
+
+    def _candidates(self, engine: Engine, seen: Seen, rng: Rng) -> list[Move]:
+        """The heuristic's move first, then its rivals (see RIVALS and SECOND_THOUGHTS)."""
+        if self.rivals is None:
+            return candidates(self.rollout, engine, seen, rng, self.budget.candidates)
+        base = self.rollout.choose(engine, seen, rng)
+        moves = rival_moves(base, list(seen.legal), self.rivals, self.budget.candidates)
+        others = [move for move in seen.legal if next(iter(move)) not in self.second_thoughts]
+        if next(iter(base)) in self.second_thoughts and others:
+            runner_up = copy.deepcopy(self.rollout).choose(engine, replace(seen, legal=others), rng)
+            if runner_up in others:
+                moves.insert(1, runner_up)
+        return moves[: self.budget.candidates]
 
 
 def rival_moves(base: Move, legal: list[Move], kinds: frozenset[str], count: int) -> list[Move]:
@@ -127,6 +142,7 @@ def search_levels(engine: Engine, rollout: Bot) -> dict[str, Bot]:
             budget=replace(budget, margin_scale=scale, **({"depth": depth} if depth else {})),
             decisions=DECISIONS.get(game_type),
             rivals=RIVALS.get(game_type),
+            second_thoughts=SECOND_THOUGHTS.get(game_type, frozenset()),
         )
         for name, budget in LEVELS.items()
     }

@@ -116,3 +116,29 @@ def test_track_and_an_upgraded_train_count_beside_cash() -> None:
     before = estimate(state)[0]
     player["trains"][0]["loco"] = "fast_freight"
     assert estimate(state)[0] > before
+
+
+def _position_with_a_drop(seed: int) -> Seen:
+    """The first position where the heuristic drops a load (its trains take on every load they pass)."""
+    heuristic = ENGINE.bots()["heuristic"]
+    match = Match.start(ENGINE, 2, seed=seed)
+    for step in range(3000):
+        seat = match.to_act()[0]
+        seen = match.seen(seat)
+        move = match.bot_move(copy.deepcopy(heuristic), seat, step)
+        if next(iter(move)) == "drop_load":
+            return seen
+        greedy = [other for other in seen.legal if next(iter(other)) == "pick_up"]
+        match.play(seat, greedy[0] if greedy else match.bot_move(heuristic, seat, step))
+    raise AssertionError("the heuristic dropped no load")
+
+
+def test_a_drop_the_heuristic_would_make_has_keeping_the_load_as_its_rival() -> None:
+    seen = _position_with_a_drop(seed=11)
+    bot = ENGINE.bots()["mcts"]
+    assert isinstance(bot, SearchBot)
+    recorder = Recorder(copy.deepcopy(bot.rollout))
+    moves = replace(bot, rollout=recorder)._candidates(ENGINE, seen, Rng(5))
+    assert next(iter(moves[0])) == "drop_load"
+    assert len(moves) >= 2 and next(iter(moves[1])) != "drop_load" and moves[1] in seen.legal
+    assert len(recorder.asked) == 1  # the runner-up was asked of a throwaway copy
