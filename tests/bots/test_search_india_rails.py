@@ -5,6 +5,7 @@ earning, not only its cash."""
 from __future__ import annotations
 
 import copy
+from collections.abc import Callable
 from dataclasses import dataclass, field, replace
 
 from services.bots.evaluation import india_rails as estimate
@@ -31,18 +32,29 @@ class Recorder:
         return self.heuristic.choose(engine, seen, rng)
 
 
-def _position_with_rivals(seed: int) -> Seen:
-    """The first position where the heuristic has a pick-up or delivery it does not take."""
+def _first_position(seed: int, found: Callable[[Seen, Move], bool], greedy: bool = False) -> Seen:
+    """The first position where ``found(seen, heuristic's move)`` holds in a heuristic game.
+
+    ``greedy``: the trains take on every load they pass (so that the heuristic has some to drop).
+    """
     heuristic = ENGINE.bots()["heuristic"]
     match = Match.start(ENGINE, 2, seed=seed)
     for step in range(3000):
         seat = match.to_act()[0]
         seen = match.seen(seat)
-        move = match.bot_move(copy.deepcopy(heuristic), seat, step)
-        if rival_moves(move, seen.legal, frozenset({"pick_up", "deliver"}), 3)[1:]:
+        if found(seen, match.bot_move(copy.deepcopy(heuristic), seat, step)):
             return seen
-        match.play(seat, match.bot_move(heuristic, seat, step))
-    raise AssertionError("no position with a rival in a whole game")
+        pick_ups = [move for move in seen.legal if greedy and next(iter(move)) == "pick_up"]
+        match.play(seat, pick_ups[0] if pick_ups else match.bot_move(heuristic, seat, step))
+    raise AssertionError("no such position")
+
+
+def _position_with_rivals(seed: int) -> Seen:
+    """The first position where the heuristic has a pick-up or delivery it does not take."""
+    return _first_position(seed, lambda seen, move: len(rival_moves(move, seen.legal, RIVAL_KINDS, 3)) > 1)
+
+
+RIVAL_KINDS = frozenset({"pick_up", "deliver"})
 
 
 def test_rivals_are_the_legal_moves_of_the_rival_kinds_after_the_base_move() -> None:
@@ -118,23 +130,8 @@ def test_track_and_an_upgraded_train_count_beside_cash() -> None:
     assert estimate(state)[0] > before
 
 
-def _position_with_a_drop(seed: int) -> Seen:
-    """The first position where the heuristic drops a load (its trains take on every load they pass)."""
-    heuristic = ENGINE.bots()["heuristic"]
-    match = Match.start(ENGINE, 2, seed=seed)
-    for step in range(3000):
-        seat = match.to_act()[0]
-        seen = match.seen(seat)
-        move = match.bot_move(copy.deepcopy(heuristic), seat, step)
-        if next(iter(move)) == "drop_load":
-            return seen
-        greedy = [other for other in seen.legal if next(iter(other)) == "pick_up"]
-        match.play(seat, greedy[0] if greedy else match.bot_move(heuristic, seat, step))
-    raise AssertionError("the heuristic dropped no load")
-
-
 def test_a_drop_the_heuristic_would_make_has_keeping_the_load_as_its_rival() -> None:
-    seen = _position_with_a_drop(seed=11)
+    seen = _first_position(11, lambda _seen, move: next(iter(move)) == "drop_load", greedy=True)
     bot = ENGINE.bots()["mcts"]
     assert isinstance(bot, SearchBot)
     recorder = Recorder(copy.deepcopy(bot.rollout))
