@@ -30,12 +30,16 @@ LEVELS: dict[str, Budget] = {
 MARGIN_SCALE: dict[str, float] = {"darjeeling": 10.0, "tea_rum": 4.0, "india_rails": 40.0, "alubari": 8.0}
 # Per game: playouts stop after this many moves and the game's evaluation estimates the end
 # (absent: to the end). An India Rails game is ~2,000 moves (~32 a round at 2 players) at ~3 ms
-# each: a playout to the end would cost seconds, so its playouts cover about two rounds (the
-# rest of the seat's turn and the next), and its estimate values loads on the train, track and
+# each: a playout to the end would cost seconds, so its playouts cover about a round (the
+# rest of the seat's turn and the next seat's), and its estimate values loads on the train, track and
 # locos (a playout of 120 moves valuing cash alone had the search stop trains to keep cash); Tea & Rum
 # (~180 moves, ~3 ms each) and Alubari (~480, ~5 ms) stop after a round or so. Darjeeling's
 # whole game (~110 moves) costs well under a tenth of a second, so it plays to the end.
-DEPTH: dict[str, int] = {"india_rails": 60, "tea_rum": 60, "alubari": 60}
+DEPTH: dict[str, int] = {"india_rails": 40, "tea_rum": 60, "alubari": 60}
+# Per game and level: paired samples instead of the level's (absent: the level's). India Rails'
+# moves cost ~3 ms each (the heuristic plans from a fresh determinization at every step), and
+# its estimate, not the playout's luck, carries most of a decision: fewer samples, same bar.
+SAMPLES: dict[str, dict[str, int]] = {"india_rails": {"mcts-easy": 2, "mcts": 3, "mcts-hard": 6}}
 # Per game (absent: every decision is searched): the move kinds that make a position worth a
 # search. Elsewhere the bot plays its heuristic's move. India Rails: see RIVALS.
 DECISIONS: dict[str, frozenset[str]] = {
@@ -139,7 +143,12 @@ def search_levels(engine: Engine, rollout: Bot) -> dict[str, Bot]:
         name: SearchBot(
             game_type=game_type,
             rollout=rollout,
-            budget=replace(budget, margin_scale=scale, **({"depth": depth} if depth else {})),
+            budget=replace(
+                budget,
+                margin_scale=scale,
+                samples=SAMPLES.get(game_type, {}).get(name, budget.samples),
+                **({"depth": depth} if depth else {}),
+            ),
             decisions=DECISIONS.get(game_type),
             rivals=RIVALS.get(game_type),
             second_thoughts=SECOND_THOUGHTS.get(game_type, frozenset()),
