@@ -5,6 +5,7 @@ earning, not only its cash."""
 from __future__ import annotations
 
 import copy
+import functools
 from collections.abc import Callable
 from dataclasses import dataclass, field, replace
 
@@ -97,13 +98,19 @@ def test_the_search_leaves_the_heuristic_remembering_what_the_heuristic_alone_wo
         assert getattr(bot.rollout, memory) == getattr(alone, memory)
 
 
-def _midgame(seed: int = 11, moves: int = 600) -> State:
+def _midgame() -> State:
+    """A private copy of one mid-game position (played once per test run)."""
+    return copy.deepcopy(_played(seed=11, moves=600))
+
+
+@functools.cache
+def _played(seed: int, moves: int) -> State:
     heuristic = ENGINE.bots()["heuristic"]
     match = Match.start(ENGINE, 2, seed=seed)
     for step in range(moves):
         seat = match.to_act()[0]
         match.play(seat, match.bot_move(heuristic, seat, step))
-    return copy.deepcopy(match.state)
+    return match.state
 
 
 def test_a_carried_load_a_demand_card_wants_is_worth_part_of_its_payout() -> None:
