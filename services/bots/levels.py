@@ -15,7 +15,7 @@ from dataclasses import dataclass, replace
 from typing import ClassVar
 
 from services.bots.evaluation import EVALUATIONS
-from services.bots.search import Budget, Playout, candidates, improve
+from services.bots.search import Budget, Playout, candidates, improve, move_key
 from services.common.engine import Bot, Engine, Move, Seen
 from services.common.rng import Rng
 
@@ -29,18 +29,21 @@ LEVELS: dict[str, Budget] = {
 # Per game: the score difference that counts as a clear lead (the reward's margin scale).
 MARGIN_SCALE: dict[str, float] = {"darjeeling": 10.0, "tea_rum": 4.0, "india_rails": 40.0, "alubari": 8.0}
 # Per game: playouts stop after this many moves and the game's evaluation estimates the end
-# (absent: to the end). An India Rails game is ~2,000 moves at ~10 ms each: a playout to the end
-# would cost seconds, so its playouts cover a few turns of train runs and building; Tea & Rum
+# (absent: to the end). An India Rails game is ~2,000 moves (~32 a round at 2 players) at ~3 ms
+# each: a playout to the end would cost seconds, so its playouts cover about a round (the
+# rest of the seat's turn and the next seat's), and its estimate values loads on the train, track and
+# locos (a playout of 120 moves valuing cash alone had the search stop trains to keep cash); Tea & Rum
 # (~180 moves, ~3 ms each) and Alubari (~480, ~5 ms) stop after a round or so. Darjeeling's
 # whole game (~110 moves) costs well under a tenth of a second, so it plays to the end.
-DEPTH: dict[str, int] = {"india_rails": 120, "tea_rum": 60, "alubari": 60}
+DEPTH: dict[str, int] = {"india_rails": 40, "tea_rum": 60, "alubari": 60}
+# Per game and level: paired samples instead of the level's (absent: the level's). India Rails'
+# moves cost ~3 ms each (the heuristic plans from a fresh determinization at every step), and
+# its estimate, not the playout's luck, carries most of a decision: fewer samples, same bar.
+SAMPLES: dict[str, dict[str, int]] = {"india_rails": {"mcts-easy": 2, "mcts": 3, "mcts-hard": 6}}
 # Per game (absent: every decision is searched): the move kinds that make a position worth a
-# search. Elsewhere the bot plays its heuristic's move: India Rails runs a train and lays track
-# one mile at a time (nine in ten of a game's ~2,000 moves are such steps of the heuristic's
-# route plan); the plan is decided where a load may be picked up, delivered or dropped, a hand
-# discarded or a train upgraded, and those positions are searched.
+# search. Elsewhere the bot plays its heuristic's move. India Rails: see RIVALS.
 DECISIONS: dict[str, frozenset[str]] = {
-    "india_rails": frozenset({"pick_up", "deliver", "drop_load", "discard_hand", "upgrade_train", "place_train"}),
+    "india_rails": frozenset({"pick_up", "deliver", "drop_load"}),
     # Tea & Rum: the turn's choices (a worker's action, what to build, hire or fulfil); the market's
     # buy/sell/plate/confirm steps (two in five of its moves) carry out the heuristic's trade.
     "tea_rum": frozenset(
@@ -53,6 +56,23 @@ DECISIONS: dict[str, frozenset[str]] = {
     ),
 }
 
+# Per game (absent: the heuristic's runners-up, see :func:`~services.bots.search.candidates`): the
+# only move kinds a rival of the heuristic's move may be; the rivals are the legal moves of those
+# kinds, and the heuristic is asked once, for its own move. India Rails runs a train and lays track
+# one mile at a time (nine in ten of its ~2,000 moves are steps of the heuristic's route plan):
+# its runners-up were "stop the train here" and "stop building", which a short playout scores as
+# cash kept and the long game pays for, and asking the heuristic with its favourite taken away fed
+# its memory (refused segments, a plan's progress) positions that never happened. The rivals are
+# what the plan does not weigh: another load to pick up (the heuristic takes only its target's),
+# another delivery.
+RIVALS: dict[str, frozenset[str]] = {"india_rails": frozenset({"pick_up", "deliver"})}
+# Per game: the kinds of the heuristic's move that are second-guessed by its runner-up (what it
+# plays were no move of those kinds legal, asked of a throwaway copy so the real one remembers nothing of
+# it). India Rails' heuristic drops any load but its target's once a train carries two (and,
+# while delivering a carried load, even that one): keeping it on is the rival, else a load the
+# search picked up would be dropped at the next city.
+SECOND_THOUGHTS: dict[str, frozenset[str]] = {"india_rails": frozenset({"drop_load"})}
+
 
 @dataclass(frozen=True)
 class SearchBot:
@@ -62,6 +82,8 @@ class SearchBot:
     rollout: Bot
     budget: Budget
     decisions: frozenset[str] | None = None
+    rivals: frozenset[str] | None = None
+    second_thoughts: frozenset[str] = frozenset()
     # Slow: the conductor computes its moves in a worker process (services.conductor.search_pool).
     offload: ClassVar[bool] = True
 
@@ -72,12 +94,34 @@ class SearchBot:
             return legal[0]
         if self.decisions is not None and not any(next(iter(move)) in self.decisions for move in legal):
             return self.rollout.choose(engine, seen, rng.fork(2))  # no decision here: the route plan's step
-        moves = candidates(self.rollout, engine, seen, rng.fork(2), self.budget.candidates)
+        moves = self._candidates(engine, seen, rng.fork(2))
+        if len(moves) == 1:
+            return moves[0]
         # A private copy plays the playouts: a heuristic that remembers (India Rails' refused
         # segments, its plan cache) must not learn from sampled states in the real game.
         policy = copy.deepcopy(self.rollout)
         playout = Playout(engine=engine, policy=policy, evaluate=EVALUATIONS[self.game_type], budget=self.budget)
         return improve(playout, seen, moves, rng.fork(3))
+
+    def _candidates(self, engine: Engine, seen: Seen, rng: Rng) -> list[Move]:
+        """The heuristic's move first, then its rivals (see RIVALS and SECOND_THOUGHTS)."""
+        if self.rivals is None:
+            return candidates(self.rollout, engine, seen, rng, self.budget.candidates)
+        base = self.rollout.choose(engine, seen, rng)
+        moves = rival_moves(base, list(seen.legal), self.rivals, self.budget.candidates)
+        others = [move for move in seen.legal if next(iter(move)) not in self.second_thoughts]
+        if next(iter(base)) in self.second_thoughts and others:
+            runner_up = copy.deepcopy(self.rollout).choose(engine, replace(seen, legal=others), rng)
+            if runner_up in others:
+                moves.insert(1, runner_up)
+        return moves[: self.budget.candidates]
+
+
+def rival_moves(base: Move, legal: list[Move], kinds: frozenset[str], count: int) -> list[Move]:
+    """``base`` first, then up to ``count - 1`` other legal moves of ``kinds``, in the engine's order."""
+    key = move_key(base)
+    rivals = [move for move in legal if next(iter(move)) in kinds and move_key(move) != key]
+    return [base, *rivals[: count - 1]]
 
 
 def can_search(engine: Engine) -> bool:
@@ -99,8 +143,15 @@ def search_levels(engine: Engine, rollout: Bot) -> dict[str, Bot]:
         name: SearchBot(
             game_type=game_type,
             rollout=rollout,
-            budget=replace(budget, margin_scale=scale, **({"depth": depth} if depth else {})),
+            budget=replace(
+                budget,
+                margin_scale=scale,
+                samples=SAMPLES.get(game_type, {}).get(name, budget.samples),
+                **({"depth": depth} if depth else {}),
+            ),
             decisions=DECISIONS.get(game_type),
+            rivals=RIVALS.get(game_type),
+            second_thoughts=SECOND_THOUGHTS.get(game_type, frozenset()),
         )
         for name, budget in LEVELS.items()
     }

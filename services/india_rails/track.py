@@ -6,6 +6,7 @@ list of edge ids; the helpers here derive ownership maps and networks from those
 
 from __future__ import annotations
 
+import functools
 from collections import deque
 from collections.abc import Iterable
 from typing import Any
@@ -68,22 +69,22 @@ def reachable(links: dict[int, list[int]], start: int) -> set[int]:
 def connected_majors(track: Iterable[int]) -> bool:
     """Whether one continuous line of own track (plus the red areas) joins all five major cities.
 
-    Every view asks this for every player, so answers are remembered by the track; and a line can
-    only join a major city that a segment of its own touches (the red areas join nothing else).
+    Every view asks this for every player, so answers are remembered by the track (see
+    :func:`_connected`); and a line can only join a major city that a segment of its own touches
+    (the red areas join nothing else).
     """
-    key = tuple(track)
-    found = _CONNECTED.get(key)
-    if found is None:
-        found = _touches_every_major(key) and _joins_majors(key)
-        if len(_CONNECTED) >= CONNECTED_MEMO_SIZE:
-            _CONNECTED.clear()  # bounded; a miss only costs the search again, never another answer
-        _CONNECTED[key] = found
-    return found
+    return _connected(tuple(track))
 
 
-# Answers of :func:`connected_majors` by track (a pure function's memo).
+# Answers of :func:`connected_majors` by track (a pure function's memo, bounded).
 CONNECTED_MEMO_SIZE = 256
-_CONNECTED: dict[tuple[int, ...], bool] = {}
+
+
+@functools.lru_cache(maxsize=CONNECTED_MEMO_SIZE)
+def _connected(track: tuple[int, ...]) -> bool:
+    return _touches_every_major(track) and _joins_majors(track)
+
+
 _MAJOR_CITY_MILEPOSTS = tuple(frozenset(c.mileposts) for c in BOARD.cities.values() if c.size == "major")
 
 

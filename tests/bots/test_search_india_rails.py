@@ -1,0 +1,148 @@
+"""The India Rails search bot: what its rivals are, that it asks the real heuristic only about the
+real position (the heuristic remembers), and that its depth-cap estimate values a seat's means of
+earning, not only its cash."""
+
+from __future__ import annotations
+
+import copy
+import functools
+from collections.abc import Callable
+from dataclasses import dataclass, field, replace
+
+from services.bots.evaluation import india_rails as estimate
+from services.bots.levels import SearchBot, rival_moves
+from services.bots.search import Budget, move_key
+from services.common.engine import Bot, Engine, Move, Seen, State
+from services.common.registry import engine_for
+from services.common.rng import Rng
+from services.common.runner import Match
+from services.india_rails.content import BOARD, DEMAND_CARDS, LOAD_SOURCES
+
+ENGINE = engine_for("india_rails")
+
+
+@dataclass
+class Recorder:
+    """The heuristic, noting the legal moves of every question the real bot is asked."""
+
+    heuristic: Bot
+    asked: list[list[bytes]] = field(default_factory=list)
+
+    def choose(self, engine: Engine, seen: Seen, rng: Rng) -> Move:
+        self.asked.append(sorted(move_key(move) for move in seen.legal))
+        return self.heuristic.choose(engine, seen, rng)
+
+
+def _first_position(seed: int, found: Callable[[Seen, Move], bool], greedy: bool = False) -> Seen:
+    """The first position where ``found(seen, heuristic's move)`` holds in a heuristic game.
+
+    ``greedy``: the trains take on every load they pass (so that the heuristic has some to drop).
+    """
+    heuristic = ENGINE.bots()["heuristic"]
+    match = Match.start(ENGINE, 2, seed=seed)
+    for step in range(3000):
+        seat = match.to_act()[0]
+        seen = match.seen(seat)
+        if found(seen, match.bot_move(copy.deepcopy(heuristic), seat, step)):
+            return seen
+        pick_ups = [move for move in seen.legal if greedy and next(iter(move)) == "pick_up"]
+        match.play(seat, pick_ups[0] if pick_ups else match.bot_move(heuristic, seat, step))
+    raise AssertionError("no such position")
+
+
+def _position_with_rivals(seed: int) -> Seen:
+    """The first position where the heuristic has a pick-up or delivery it does not take."""
+    return _first_position(seed, lambda seen, move: len(rival_moves(move, seen.legal, RIVAL_KINDS, 3)) > 1)
+
+
+RIVAL_KINDS = frozenset({"pick_up", "deliver"})
+
+
+def test_rivals_are_the_legal_moves_of_the_rival_kinds_after_the_base_move() -> None:
+    legal: list[Move] = [
+        {"move_train": {"train": 0, "to_milepost": 5}},
+        {"pick_up": {"train": 0, "load": "Tea", "from_warehouse": False}},
+        {"end_operations": {}},
+        {"pick_up": {"train": 0, "load": "Salt", "from_warehouse": False}},
+        {"deliver": {"train": 0, "slot": 0, "card": 1, "demand": 0, "open_contract": False}},
+    ]
+    base = legal[3]
+    assert rival_moves(base, legal, frozenset({"pick_up", "deliver"}), 3) == [base, legal[1], legal[4]]
+    assert rival_moves(legal[0], legal, frozenset({"pick_up"}), 2) == [legal[0], legal[1]]
+    assert rival_moves(legal[2], legal, frozenset({"upgrade_train"}), 3) == [legal[2]]
+
+
+def test_the_real_heuristic_is_asked_only_about_the_real_position() -> None:
+    seen = _position_with_rivals(seed=7)
+    bot = ENGINE.bots()["mcts-easy"]
+    assert isinstance(bot, SearchBot)
+    recorder = Recorder(bot.rollout)
+    tiny = replace(bot, rollout=recorder, budget=replace(Budget(candidates=3, samples=2, depth=4), margin_scale=40.0))
+    played = tiny.choose(ENGINE, seen, Rng(3))
+    assert played in seen.legal
+    # Once, with every legal move: a heuristic asked with its favourite taken away would plan (and
+    # remember refusals and progress) for positions the game never reaches.
+    assert recorder.asked == [sorted(move_key(move) for move in seen.legal)]
+
+
+def test_the_search_leaves_the_heuristic_remembering_what_the_heuristic_alone_would() -> None:
+    seen = _position_with_rivals(seed=7)
+    bot = ENGINE.bots()["mcts-easy"]
+    assert isinstance(bot, SearchBot)
+    alone = copy.deepcopy(bot.rollout)
+    alone.choose(ENGINE, seen, Rng(3).fork(2))
+    replace(bot, budget=replace(Budget(candidates=3, samples=2, depth=4), margin_scale=40.0)).choose(
+        ENGINE, seen, Rng(3)
+    )
+    for memory in ("_refused", "_avoid", "_progress"):
+        assert getattr(bot.rollout, memory) == getattr(alone, memory)
+
+
+def _midgame() -> State:
+    """A private copy of one mid-game position (played once per test run)."""
+    return copy.deepcopy(_played(seed=11, moves=600))
+
+
+@functools.cache
+def _played(seed: int, moves: int) -> State:
+    heuristic = ENGINE.bots()["heuristic"]
+    match = Match.start(ENGINE, 2, seed=seed)
+    for step in range(moves):
+        seat = match.to_act()[0]
+        match.play(seat, match.bot_move(heuristic, seat, step))
+    return match.state
+
+
+def test_a_carried_load_a_demand_card_wants_is_worth_part_of_its_payout() -> None:
+    state = _midgame()
+    player = state["players"][0]
+    demand = DEMAND_CARDS[player["hand"][0]]["demands"][0]
+    origin = BOARD.cities[BOARD.city_at[LOAD_SOURCES[demand["load"]][0]]].region
+    player["trains"][0]["loads"] = []
+    empty = estimate(state)[0]
+    player["trains"][0]["loads"] = [[demand["load"], origin]]
+    loaded = estimate(state)[0]
+    assert empty < loaded < empty + demand["payout"]
+
+
+def test_track_and_an_upgraded_train_count_beside_cash() -> None:
+    state = _midgame()
+    player = state["players"][0]
+    base = estimate(state)[0]
+    player["track"].pop()  # the same cash, one segment fewer
+    assert estimate(state)[0] < base
+    player["trains"][0]["loco"] = "freight"
+    before = estimate(state)[0]
+    player["trains"][0]["loco"] = "fast_freight"
+    assert estimate(state)[0] > before
+
+
+def test_a_drop_the_heuristic_would_make_has_keeping_the_load_as_its_rival() -> None:
+    seen = _first_position(11, lambda _seen, move: next(iter(move)) == "drop_load", greedy=True)
+    bot = ENGINE.bots()["mcts"]
+    assert isinstance(bot, SearchBot)
+    recorder = Recorder(copy.deepcopy(bot.rollout))
+    moves = replace(bot, rollout=recorder)._candidates(ENGINE, seen, Rng(5))
+    assert next(iter(moves[0])) == "drop_load"
+    assert len(moves) >= 2 and next(iter(moves[1])) != "drop_load" and moves[1] in seen.legal
+    assert len(recorder.asked) == 1  # the runner-up was asked of a throwaway copy
