@@ -7,7 +7,7 @@ from pathlib import Path
 import orjson
 import pytest
 
-from services.arena.bots_report import GAMES, plan_runs, render_report, solo_comparison
+from services.arena.bots_report import GAMES, plan_runs, render_report
 from services.arena.content import SeatOutcome, content_stats, flagged, seat_outcomes, turn_positions
 from services.arena.stats import summarize
 from services.arena.tables import TableResult, TableSpec
@@ -102,17 +102,6 @@ def test_the_report_plan_covers_every_count_of_every_game() -> None:
     assert {r.bots for r in runs if r.section == "solo"} == {("heuristic",), ("random",)}
     assert {r.players for r in runs if r.game == "india_rails" and r.section == "balance"} == {2}
     assert all(len(set(r.bots)) == 1 for r in runs if r.section == "balance")
-
-
-def test_solo_scores_are_compared_seed_by_seed() -> None:
-    def solo(bot: str, seed: int, score: float) -> TableResult:
-        return TableResult(TableSpec("alubari", (bot,), seed), True, 5, 0.1, (score,), (1,), (0,))
-
-    better = [solo("heuristic", s, score) for s, score in enumerate([30, 20, 10, 25])]
-    worse = [solo("random", s, score) for s, score in enumerate([10, 20, 12, 5])]
-    comparison = solo_comparison(better, worse)
-    assert (comparison["seeds"], comparison["higher"], comparison["rate"]) == (4, 2, 0.5)
-    assert comparison["mean_scores"] == [21.25, 11.75]
 
 
 def test_the_report_is_rendered_from_its_summary_with_sections_flags_and_plots(tmp_path: Path) -> None:
