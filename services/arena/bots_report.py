@@ -25,10 +25,12 @@ plan no longer has are dropped.
 
 from __future__ import annotations
 
+import fcntl
 import os
 import subprocess
 import time
-from collections.abc import Callable, Sequence
+from collections.abc import Callable, Iterator, Sequence
+from contextlib import contextmanager
 from dataclasses import dataclass
 from datetime import UTC, datetime
 from fnmatch import fnmatchcase
@@ -283,7 +285,7 @@ def solo_comparisons(entries: Sequence[dict[str, Any]]) -> list[dict[str, Any]]:
 
 def _read(folder: Path) -> dict[str, Any]:
     path = folder / "summary.json"
-    if not path.exists():
+    if not path.exists() or not path.stat().st_size:
         return {"meta": {}, "runs": []}
     document: dict[str, Any] = orjson.loads(path.read_bytes())
     return document
@@ -292,6 +294,21 @@ def _read(folder: Path) -> dict[str, Any]:
 def _write(folder: Path, document: dict[str, Any]) -> None:
     folder.mkdir(parents=True, exist_ok=True)
     (folder / "summary.json").write_bytes(orjson.dumps(document, option=orjson.OPT_INDENT_2) + b"\n")
+
+
+@contextmanager
+def _updating(folder: Path) -> Iterator[dict[str, Any]]:
+    """``summary.json`` read, changed by the caller and written back under an exclusive lock.
+
+    Two re-plays may run at once (say the solo runs beside the others): each merges its run into
+    the file as it is *then*, so neither loses the other's entries.
+    """
+    folder.mkdir(parents=True, exist_ok=True)
+    with (folder / "summary.json").open("ab") as lock:  # the file itself is the lock (created if missing)
+        fcntl.flock(lock, fcntl.LOCK_EX)
+        document = _read(folder)
+        yield document
+        _write(folder, document)
 
 
 def build_report(
@@ -315,25 +332,24 @@ def build_report(
     everything = plan_runs(scale, balance_bot, GAMES, search_bot)
     runs = select(plan_runs(scale, balance_bot, games, search_bot), only, skip)
     folder = out / "bots-report"
-    document = _read(folder)
     on_result = on_start(sum(r.tables for r in runs)) if on_start is not None else None
     for run in runs:
         started, load, clock = _now(), [os.getloadavg()[0]], time.perf_counter()
         results = play_run(run, jobs, seed, on_result)
         minutes = (time.perf_counter() - clock) / 60
         made = provenance(run, seed, jobs, scale, started, minutes, [*load, os.getloadavg()[0]])
-        document["runs"] = merge(document["runs"], entry(run, results, made))
-        _write(folder, document)  # run by run: a report cut short keeps every run already played
-    if not only and not skip and set(games) == set(GAMES):
-        planned = {run_identity(run) for run in everything}
-        document["runs"] = [e for e in document["runs"] if identity(e) in planned]
-    document["meta"] = {
-        "full_tables": sum(r.tables for r in plan_runs(1.0, balance_bot, GAMES, search_bot)),
-        "updated": _now(),
-        "search_bot": search_bot,
-        "balance_bot": balance_bot,
-    }
-    _write(folder, document)
+        with _updating(folder) as document:  # run by run: a report cut short keeps every run already played
+            document["runs"] = merge(document["runs"], entry(run, results, made))
+    with _updating(folder) as document:
+        if not only and not skip and set(games) == set(GAMES):
+            planned = {run_identity(run) for run in everything}
+            document["runs"] = [e for e in document["runs"] if identity(e) in planned]
+        document["meta"] = {
+            "full_tables": sum(r.tables for r in plan_runs(1.0, balance_bot, GAMES, search_bot)),
+            "updated": _now(),
+            "search_bot": search_bot,
+            "balance_bot": balance_bot,
+        }
     return render_report(out)
 
 
