@@ -367,6 +367,9 @@ def render_report(out: Path) -> Path:
             plot_game(game, mine, folder / f"{game}.png")
             plots.append(game)
     meta["plots"] = plots
+    played = {identity(e) for e in entries}
+    planned = plan_runs(1.0, meta.get("balance_bot", "heuristic"), GAMES, meta.get("search_bot", SEARCH_BOT))
+    meta["missing"] = sorted({run.key for run in planned if run_identity(run) not in played})
     report = out / "bots-report.md"
     report.write_text(markdown(entries, solo_comparisons(entries), meta), encoding="utf-8")
     return report

@@ -202,6 +202,13 @@ def provenance_lines(entries: Sequence[dict[str, Any]]) -> list[str]:
     return rows + [""] + [f"Note {i + 1}: {note}" for i, note in enumerate(notes)]
 
 
+def _missing_lines(missing: Sequence[str]) -> list[str]:
+    if not missing:
+        return []
+    runs = ", ".join(f"`{key}`" for key in missing)
+    return ["", f"Runs of `make bots-report` not in this copy (`--only` plays them): {runs}."]
+
+
 def run_key(entry: dict[str, Any]) -> str:
     """``section:game:players``, what ``--only`` selects (the bots are the run's own)."""
     run, summary = entry["run"], entry["summary"]
@@ -273,6 +280,7 @@ def markdown(entries: Sequence[dict[str, Any]], solo: Sequence[dict[str, Any]], 
         'commit. Commit "(modified)": the tree had uncommitted changes under `services/`.',
         "",
         *provenance_lines(entries),
+        *_missing_lines(meta.get("missing") or []),
     ]
     return "\n".join(lines).rstrip() + "\n"
 

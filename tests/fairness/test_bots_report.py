@@ -102,4 +102,8 @@ def test_replaying_one_run_replaces_its_entry_keeps_the_others_and_records_how(t
     text = (tmp_path / "bots-report.md").read_text()
     assert "| Darjeeling | 2 | 2 |" in text and "| Darjeeling | 3 | 3 |" in text
     assert f"| `versus:darjeeling:2` | heuristic,random | 2 | 7 | {made['date']} | `{made['commit'][:10]}" in text
+    assert (
+        "not in this copy (`--only` plays them): `balance:alubari:2`," in text
+        and "`versus:darjeeling:2`" not in text.split("not in this copy")[1]
+    )
     assert (tmp_path / "bots-report" / "darjeeling.png").exists()
