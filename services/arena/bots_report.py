@@ -359,7 +359,6 @@ def render_report(out: Path) -> Path:
     folder = out / "bots-report"
     document = _read(folder)
     entries, meta = document["runs"], dict(document["meta"])
-    meta.setdefault("full_tables", sum(r.tables for r in plan_runs()))
     plots = []
     for game in GAMES:
         mine = [e for e in entries if e["summary"]["game"] == game]
@@ -369,6 +368,7 @@ def render_report(out: Path) -> Path:
     meta["plots"] = plots
     played = {identity(e) for e in entries}
     planned = plan_runs(1.0, meta.get("balance_bot", "heuristic"), GAMES, meta.get("search_bot", SEARCH_BOT))
+    meta["full_tables"] = sum(run.tables for run in planned)
     meta["missing"] = sorted({run.key for run in planned if run_identity(run) not in played})
     report = out / "bots-report.md"
     report.write_text(markdown(entries, solo_comparisons(entries), meta), encoding="utf-8")

@@ -38,6 +38,36 @@ def section(entries: Sequence[dict[str, Any]], name: str) -> list[dict[str, Any]
     return [e for e in entries if e["run"]["section"] == name]
 
 
+UNRECORDED = "†"
+"""Marks a run whose provenance was not recorded (see the report's last section)."""
+
+
+def _tables(entry: dict[str, Any]) -> str:
+    """The run's finished tables, marked when the run's provenance is unknown."""
+    recorded = "commit" in (entry.get("provenance") or {})
+    return f"{entry['summary']['games']}{'' if recorded else ' ' + UNRECORDED}"
+
+
+def _copy_line(entries: Sequence[dict[str, Any]]) -> str:
+    """What this copy holds: how many runs, played when and from which commits."""
+    made = [e["provenance"] for e in entries if "commit" in (e.get("provenance") or {})]
+    if not made:
+        return "No run of this copy has a recorded provenance."
+    dates = sorted(m["date"] for m in made)
+    commits = sorted({m["commit"][:10] for m in made})
+    unknown = len(entries) - len(made)
+    rest = f"; {unknown} runs marked {UNRECORDED} were not played by it (see the last section)" if unknown else ""
+    return (
+        f"This copy: {len(made)} runs played by `chaiwala arena-report` between {dates[0]} and {dates[-1]} UTC "
+        f"from commit{'s' if len(commits) > 1 else ''} {', '.join(f'`{c}`' for c in commits)}{rest}."
+    )
+
+
+def _missing_in(missing: Sequence[str], name: str) -> list[str]:
+    keys = [key for key in missing if key.startswith(f"{name}:")]
+    return [f"Not in this copy: {', '.join(f'`{key}`' for key in keys)}.", ""] if keys else []
+
+
 def _versus_lines(entries: Sequence[dict[str, Any]], bot: str, against: str) -> list[str]:
     rows = [
         f"| game | players | tables | {bot} win rate | 95 % interval | {bot} mean rank (95 %) "
@@ -51,7 +81,7 @@ def _versus_lines(entries: Sequence[dict[str, Any]], bot: str, against: str) -> 
             continue
         rank_low, rank_high = mine["mean_rank_ci95"]
         rows.append(
-            f"| {TITLES[summary['game']]} | {summary['players']} | {summary['games']} | {_pct(mine['win_rate'])} "
+            f"| {TITLES[summary['game']]} | {summary['players']} | {_tables(entry)} | {_pct(mine['win_rate'])} "
             f"| {_interval(mine['win_rate_ci95'])} | {mine['mean_rank']:.2f} ({rank_low:.2f}–{rank_high:.2f}) "
             f"| {_pct(theirs['win_rate'])} | {summary['mean_moves']:.0f} |"
         )
@@ -87,7 +117,7 @@ def _search_lines(entries: Sequence[dict[str, Any]]) -> list[str]:
         if mine is None or theirs is None:
             continue
         rows.append(
-            f"| {TITLES[summary['game']]} | {summary['players']} | {summary['games']} | `{bot}` "
+            f"| {TITLES[summary['game']]} | {summary['players']} | {_tables(entry)} | `{bot}` "
             f"| {mine['wins']} of {mine['seats']} ({_pct(mine['win_rate'])}, {_interval(mine['win_rate_ci95'])}) "
             f"| {mine['mean_rank']:.2f} ({mine['mean_rank_ci95'][0]:.2f}–{mine['mean_rank_ci95'][1]:.2f}) "
             f"| {theirs['mean_rank']:.2f} ({theirs['mean_rank_ci95'][0]:.2f}–{theirs['mean_rank_ci95'][1]:.2f}) "
@@ -146,7 +176,7 @@ def _balance_lines(entries: Sequence[dict[str, Any]]) -> list[str]:
         rates = summary["seat_win_rate"]
         share = sum(rates) / len(rates) if rates else 0.0
         rows.append(
-            f"| {TITLES[summary['game']]} | {summary['players']} | {entry['run']['bots'][0]} | {summary['games']} "
+            f"| {TITLES[summary['game']]} | {summary['players']} | {entry['run']['bots'][0]} | {_tables(entry)} "
             f"| {_positions(summary, 'seat_win_rate')} | {_positions(summary, 'turn_position_win_rate')} "
             f"| {_pct(share)} | {summary['mean_moves']:.0f} |"
         )
@@ -219,6 +249,7 @@ def markdown(entries: Sequence[dict[str, Any]], solo: Sequence[dict[str, Any]], 
     """The whole committed report."""
     search = section(entries, "search")
     versus = section(entries, "versus")
+    missing = meta.get("missing") or []
     lines = [
         "# Bots and balance: the arena report",
         "",
@@ -230,12 +261,15 @@ def markdown(entries: Sequence[dict[str, Any]], solo: Sequence[dict[str, Any]], 
         "95 % intervals for mean ranks. A shared victory counts for every seat that shares it. Statistics of "
         "each run: [`bots-report/summary.json`](bots-report/summary.json).",
         "",
+        _copy_line(entries),
+        "",
         "## Heuristic against random",
         "",
         "One heuristic seat, every other seat random (the heuristic visits every seat in turn).",
         "",
         *(_versus_lines(versus, "heuristic", "random") if versus else ["No runs in this copy."]),
         "",
+        *_missing_in(missing, "versus"),
         *_solo_lines(solo),
         "## Search against heuristic",
         "",
@@ -248,6 +282,7 @@ def markdown(entries: Sequence[dict[str, Any]], solo: Sequence[dict[str, Any]], 
             "",
             *_search_lines([e for e in search if e["summary"]["players"] > 1]),
             "",
+            *_missing_in(missing, "search"),
         ]
     else:
         lines += ["No search runs in this copy (`make bots-report` plays `mcts` where a game offers it).", ""]
@@ -260,6 +295,7 @@ def markdown(entries: Sequence[dict[str, Any]], solo: Sequence[dict[str, Any]], 
         "",
         *_balance_lines(section(entries, "balance")),
         "",
+        *_missing_in(missing, "balance"),
         *[f"![{game}](bots-report/{game}.png)" for game in meta["plots"]],
         "",
         "## Balance: content",
@@ -277,7 +313,8 @@ def markdown(entries: Sequence[dict[str, Any]], solo: Sequence[dict[str, Any]], 
         "",
         "Wall minutes and load average (1 minute, at the run's start and end) describe the shared machine the "
         "run was played on, not the bots: the results depend only on the seed, the table count and the "
-        'commit. Commit "(modified)": the tree had uncommitted changes under `services/`.',
+        'commit. Commit "(modified)": the tree had uncommitted changes under `services/`. '
+        f"{UNRECORDED} in the tables above: a run whose provenance was not recorded (its note is below).",
         "",
         *provenance_lines(entries),
         *_missing_lines(meta.get("missing") or []),

@@ -132,8 +132,9 @@ def test_the_report_is_rendered_from_its_summary_with_sections_flags_and_plots(t
     (folder / "summary.json").write_bytes(orjson.dumps({"meta": meta, "solo": None, "runs": entries}))
     text = render_report(tmp_path).read_text()
     assert "## Heuristic against random" in text and "## Balance: content" in text
-    assert "| Tea & Rum | 2 | 10 | 100.0 % | 72.2 %–100.0 % | 1.00 (1.00–1.00) | 0.0 % | 10 |" in text
-    assert "| Tea & Rum | 2 | heuristic | 30 |" in text
+    # No provenance recorded: the tables are marked.
+    assert "| Tea & Rum | 2 | 10 † | 100.0 % | 72.2 %–100.0 % | 1.00 (1.00–1.00) | 0.0 % | 10 |" in text
+    assert "| Tea & Rum | 2 | heuristic | 30 † |" in text
     assert "No search runs in this copy" in text and "![tea_rum](bots-report/tea_rum.png)" in text
     assert "| `card:1` | 30 | 50.0 %" in text and "No item's interval leaves out the base rate." in text
     assert (folder / "tea_rum.png").read_bytes()[:8] == b"\x89PNG\r\n\x1a\n"
