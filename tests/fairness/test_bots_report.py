@@ -7,6 +7,7 @@ from typing import Any
 
 import orjson
 import pytest
+from typer.testing import CliRunner
 
 from services.arena.bots_report import (
     build_report,
@@ -17,6 +18,7 @@ from services.arena.bots_report import (
     solo_comparisons,
 )
 from services.arena.bots_report_text import search_verdict
+from services.cli.main import app
 
 
 def _solo(section: str, bot: str, scores: list[tuple[int, float | None]]) -> dict[str, Any]:
@@ -107,3 +109,15 @@ def test_replaying_one_run_replaces_its_entry_keeps_the_others_and_records_how(t
         and "`versus:darjeeling:2`" not in text.split("not in this copy")[1]
     )
     assert (tmp_path / "bots-report" / "darjeeling.png").exists()
+
+
+@pytest.mark.parametrize(
+    ("arguments", "reason"),
+    [(["--only", "search:alubari:9"], "names no run"), (["--only", "versus", "--skip", "nope:x"], "names no run")],
+)
+def test_a_selection_that_names_no_run_is_refused_before_any_table(
+    arguments: list[str], reason: str, tmp_path: Path
+) -> None:
+    answer = CliRunner().invoke(app, ["arena-report", "--out", str(tmp_path), *arguments])
+    assert answer.exit_code == 2 and reason in answer.output
+    assert not (tmp_path / "bots-report").exists()
