@@ -31,7 +31,7 @@ MARGIN_SCALE: dict[str, float] = {"darjeeling": 10.0, "tea_rum": 4.0, "india_rai
 # Per game with a solo mode: the solo score worth a reward of 1 (``search.solo_reward``). Alubari:
 # 100, so a point weighs about what it weighs in a close 2-player game (0.3 / (4 × 8) ≈ 1 / 107)
 # and a rival must gain 2 points on average to replace the heuristic's move (edge 0.02); the
-# heuristic's solo games end at 150-280 points.
+# heuristic's solo games end at 185-225 points (60 seeds of the bots report).
 SOLO_SCALE: dict[str, float] = {"alubari": 100.0}
 # Per game: playouts stop after this many moves and the game's evaluation estimates the end
 # (absent: to the end). An India Rails game is ~2,000 moves at ~10 ms each: a playout to the end
