@@ -267,6 +267,7 @@ def compare_solo(better: dict[str, Any], worse: dict[str, Any]) -> dict[str, Any
         "rate": higher / len(pairs) if pairs else 0.0,
         "rate_ci95": list(wilson(higher, len(pairs))),
         "mean_scores": [sum(p[i] for p in pairs) / len(pairs) if pairs else 0.0 for i in (0, 1)],
+        "cpu_seconds_per_game": better["summary"].get("cpu_seconds_per_game", 0.0),
     }
 
 

@@ -140,8 +140,9 @@ def _solo_lines(comparisons: Sequence[dict[str, Any]]) -> list[str]:
         "Both bots play the same seeds alone; a seed is won by the strictly higher score, and a tie counts "
         "as not won (ties are listed).",
         "",
-        "| bot | against | seeds | higher | ties | lower | rate higher (95 %) | mean scores | target |",
-        "|---|---|---:|---:|---:|---:|---|---|---|",
+        "| bot | against | seeds | higher | ties | lower | rate higher (95 %) | mean scores | CPU s per game "
+        "| target |",
+        "|---|---|---:|---:|---:|---:|---|---|---:|---|",
     ]
     for solo in comparisons:
         target = HEURISTIC_SOLO_TARGET if solo["better"] == "heuristic" else SOLO_TARGET
@@ -150,7 +151,8 @@ def _solo_lines(comparisons: Sequence[dict[str, Any]]) -> list[str]:
         lines.append(
             f"| `{solo['better']}` | `{solo['worse']}` | {solo['seeds']} | {solo['higher']} | {solo['ties']} "
             f"| {lower} | {_pct(solo['rate'])} ({_interval(solo['rate_ci95'])}) "
-            f"| {solo['mean_scores'][0]:.1f} vs {solo['mean_scores'][1]:.1f} | ≥ {100 * target:.0f} %: **{met}** |"
+            f"| {solo['mean_scores'][0]:.1f} vs {solo['mean_scores'][1]:.1f} | {_cpu(solo)} "
+            f"| ≥ {100 * target:.0f} %: **{met}** |"
         )
     return [*lines, ""]
 

@@ -24,7 +24,7 @@ from services.cli.main import app
 def _solo(section: str, bot: str, scores: list[tuple[int, float | None]]) -> dict[str, Any]:
     return {
         "run": {"section": section, "game": "alubari", "players": 1, "bots": [bot], "tables": len(scores)},
-        "summary": {"game": "alubari", "players": 1},
+        "summary": {"game": "alubari", "players": 1, "cpu_seconds_per_game": 2.0},
         "solo_scores": [list(pair) for pair in scores],
     }
 
