@@ -7,45 +7,70 @@ run's statistics in ``docs/bots-report/summary.json``:
 * **heuristic against random** — one heuristic seat, the others random, at every player
   count of every game (solo Alubari: the heuristic's and the random bot's score on the
   same seeds, compared seed by seed);
-* **search against heuristic** — once a game offers the search bot (``mcts``);
+* **search against heuristic** — the search bot (``mcts``) in one seat, the heuristic in the
+  others, at 2 players and more (``SEARCH_TABLES``), and solo Alubari seed by seed against
+  the heuristic's solo scores;
 * **balance** — the strongest bot against itself at every count (India Rails: 2 seats,
   see ``BALANCE_PLAYERS``), so seats differ only by position and content: win rate by
   seat and by turn position (first-player advantage) and the content table of
   :mod:`services.arena.content`.
 
-Table counts are sized so that the whole report takes about a quarter of an hour on two
-free cores (``--scale`` multiplies them; the report states the counts it used).
+Every run is an *entry* of ``summary.json`` with its own provenance (seed, tables, date, commit,
+processes, wall time, load). ``--only SPEC`` / ``--skip SPEC`` (``SECTION:GAME:PLAYERS``, shell
+wildcards, missing parts match anything: ``search:india_rails:2``, ``versus:alubari:*``, ``balance``)
+re-play only some runs and replace their entries, keeping the others. Entries are written run by
+run, so a run cut short loses only itself. Without a selection every run is played and entries the
+plan no longer has are dropped.
 """
 
 from __future__ import annotations
 
+import fcntl
+import os
+import subprocess
 import time
-from collections.abc import Callable, Sequence
+from collections.abc import Callable, Iterator, Sequence
+from contextlib import contextmanager
 from dataclasses import dataclass
+from datetime import UTC, datetime
+from fnmatch import fnmatchcase
 from pathlib import Path
 from typing import Any
 
 import orjson
 
-from services.arena.content import flagged
-from services.arena.report import content_table, error_bars
+from services.arena.bots_report_text import markdown, plot_game, section
 from services.arena.schedule import plan, run_tables
-from services.arena.stats import summarize, unfair_seats, wilson
+from services.arena.stats import summarize, wilson
 from services.arena.tables import TableResult
 from services.common.registry import engine_for
 
-# India Rails first: its tables are the longest, so they start while the others fill the pool.
+# India Rails first: its tables are the longest.
 GAMES = ("india_rails", "alubari", "tea_rum", "darjeeling")
-TITLES = {"india_rails": "India Rails", "alubari": "Alubari", "tea_rum": "Tea & Rum", "darjeeling": "Darjeeling"}
+SECTIONS = ("solo", "versus", "search", "balance")
 VERSUS_TABLES = {"india_rails": 12, "alubari": 60, "tea_rum": 100, "darjeeling": 200}
 SOLO_TABLES = 60
-SEARCH_TABLES = {"india_rails": 4, "alubari": 6, "tea_rum": 6, "darjeeling": 12}
-SEARCH_PLAYERS = {"india_rails": (2,), "alubari": (2,), "tea_rum": (2,), "darjeeling": (2, 3)}
+# Search bot against heuristic, per (game, players): 24 tables at 2 players (a 65 % rate is then
+# told from a coin flip), 3 players for the games whose search tables cost under a minute; solo
+# Alubari (one seat, ~30 s of CPU a game) against the heuristic's solo scores on the same seeds.
+# India Rails' search tables cost ~340 s each: 4 (its search is being reworked).
+SEARCH_TABLES: dict[tuple[str, int], int] = {
+    ("india_rails", 2): 4,
+    ("alubari", 1): 40,
+    ("alubari", 2): 24,
+    ("alubari", 3): 24,
+    ("tea_rum", 2): 24,
+    ("tea_rum", 3): 24,
+    ("darjeeling", 2): 24,
+    ("darjeeling", 3): 24,
+    ("darjeeling", 4): 16,
+}
 BALANCE_TABLES = {"india_rails": 16, "alubari": 60, "tea_rum": 150, "darjeeling": 200}
 # A self-play table of 3-6 heuristic rail barons takes 20-35 s: only 2 seats fit the budget.
 BALANCE_PLAYERS = {"india_rails": (2,)}
 SEARCH_BOT = "mcts"
 """The search bot of the "search against heuristic" section (``--search-bot`` picks another level)."""
+ROOT = Path(__file__).resolve().parents[2]
 
 
 @dataclass(frozen=True)
@@ -58,6 +83,11 @@ class Run:
     bots: tuple[str, ...]
     tables: int
 
+    @property
+    def key(self) -> str:
+        """``section:game:players``: what ``--only`` and ``--skip`` match."""
+        return f"{self.section}:{self.game}:{self.players}"
+
 
 def _counts(game: str) -> range:
     engine = engine_for(game)
@@ -69,284 +99,217 @@ def _scaled(tables: int, scale: float, players: int) -> int:
     return max(players, round(tables * scale))
 
 
+def _runs_at(game: str, players: int, scale: float, balance_bot: str, search_bot: str) -> list[Run]:
+    """The runs of one game and seat count, in the report's section order."""
+    runs: list[Run] = []
+    if players == 1:
+        runs += [Run("solo", game, 1, (bot,), _scaled(SOLO_TABLES, scale, 1)) for bot in ("heuristic", "random")]
+    else:
+        versus = ("heuristic",) + ("random",) * (players - 1)
+        runs.append(Run("versus", game, players, versus, _scaled(VERSUS_TABLES[game], scale, players)))
+    searched = SEARCH_TABLES.get((game, players))
+    if searched and search_bot in engine_for(game).bots():
+        bots = (search_bot,) + ("heuristic",) * (players - 1)
+        runs.append(Run("search", game, players, bots, _scaled(searched, scale, players)))
+    if players > 1 and players in BALANCE_PLAYERS.get(game, (players,)):
+        mirror = (balance_bot,) * players
+        runs.append(Run("balance", game, players, mirror, _scaled(BALANCE_TABLES[game], scale, players)))
+    return runs
+
+
 def plan_runs(
     scale: float = 1.0, balance_bot: str = "heuristic", games: Sequence[str] = GAMES, search_bot: str = SEARCH_BOT
 ) -> list[Run]:
     """Every run of the report, longest games first."""
-    runs: list[Run] = []
-    for game in games:
-        bots = engine_for(game).bots()
-        for players in _counts(game):
-            if players == 1:
-                for bot in ("heuristic", "random"):
-                    runs.append(Run("solo", game, 1, (bot,), _scaled(SOLO_TABLES, scale, 1)))
-                continue
-            versus = ("heuristic",) + ("random",) * (players - 1)
-            runs.append(Run("versus", game, players, versus, _scaled(VERSUS_TABLES[game], scale, players)))
-            if search_bot in bots and players in SEARCH_PLAYERS[game]:
-                search = (search_bot, "heuristic")
-                runs.append(Run("search", game, players, search, _scaled(SEARCH_TABLES[game], scale, players)))
-            if players in BALANCE_PLAYERS.get(game, (players,)):
-                mirror = (balance_bot,) * players
-                runs.append(Run("balance", game, players, mirror, _scaled(BALANCE_TABLES[game], scale, players)))
-    return runs
+    return [
+        run
+        for game in games
+        for players in _counts(game)
+        for run in _runs_at(game, players, scale, balance_bot, search_bot)
+    ]
 
 
-def play_runs(
-    runs: Sequence[Run], jobs: int, seed: int, on_result: Callable[[TableResult], None] | None = None
-) -> list[list[TableResult]]:
-    """Play every table of every run in one process pool; the results grouped by run.
+def matches(run: Run, spec: str) -> bool:
+    """Whether ``run`` is one ``spec`` names: ``SECTION:GAME:PLAYERS``, shell wildcards, missing parts ``*``."""
+    parts = spec.strip().split(":")
+    if len(parts) > 3 or not all(parts):
+        raise ValueError(f"run {spec!r} is not SECTION[:GAME[:PLAYERS]], e.g. search:india_rails:2")
+    return all(fnmatchcase(value, part) for value, part in zip(run.key.split(":"), parts, strict=False))
+
+
+def select(runs: Sequence[Run], only: Sequence[str] = (), skip: Sequence[str] = ()) -> list[Run]:
+    """The runs ``only`` names (all when empty) less those ``skip`` names.
+
+    Raises :class:`ValueError` for a spec that names no run of the plan (a typo must not
+    silently play nothing, or everything).
+    """
+    for spec in (*only, *skip):
+        if not any(matches(run, spec) for run in runs):
+            known = ", ".join(sorted({run.key for run in runs}))
+            raise ValueError(f"run {spec!r} names no run of the report; its runs: {known}")
+    chosen = [run for run in runs if not only or any(matches(run, spec) for spec in only)]
+    return [run for run in chosen if not any(matches(run, spec) for spec in skip)]
+
+
+def play_run(
+    run: Run, jobs: int, seed: int, on_result: Callable[[TableResult], None] | None = None
+) -> list[TableResult]:
+    """Every table of one run, in table order.
 
     Every run derives its table seeds from the same ``seed``, so the solo runs of two
     bots play the same deals and can be compared seed by seed.
     """
-    specs, owners = [], []
-    for index, run in enumerate(runs):
-        for spec in plan(run.game, run.players, list(run.bots), run.tables, seed=seed):
-            specs.append(spec)
-            owners.append(index)
-    grouped: list[list[TableResult]] = [[] for _ in runs]
-    for owner, result in zip(owners, run_tables(specs, jobs=jobs, on_result=on_result), strict=True):
-        grouped[owner].append(result)
-    return grouped
+    return run_tables(
+        plan(run.game, run.players, list(run.bots), run.tables, seed=seed), jobs=jobs, on_result=on_result
+    )
 
 
-def solo_comparison(better: Sequence[TableResult], worse: Sequence[TableResult]) -> dict[str, Any]:
-    """Seed by seed: how often the first bot's solo score beats the second's (ties count as not)."""
-    pairs = [
-        (a.scores[0], b.scores[0])
-        for a, b in zip(better, worse, strict=True)
-        if a.finished and b.finished and a.spec.seed == b.spec.seed
-    ]
-    higher = sum(a > b for a, b in pairs)
+# ---- entries of summary.json ----------------------------------------------------------------------
+
+
+def _commit() -> tuple[str, bool]:
+    """The checkout's commit, and whether ``services/`` differs from it (``unknown`` outside git)."""
+
+    def git(*args: str) -> str:
+        return subprocess.run(["git", *args], cwd=ROOT, capture_output=True, text=True, check=True).stdout.strip()
+
+    try:
+        return git("rev-parse", "HEAD"), bool(git("status", "--porcelain", "--untracked-files=no", "--", "services"))
+    except (OSError, subprocess.CalledProcessError):
+        return "unknown", False
+
+
+def _now() -> str:
+    return datetime.now(UTC).strftime("%Y-%m-%d %H:%M")
+
+
+def provenance(
+    run: Run, seed: int, jobs: int, scale: float, started: str, minutes: float, load: list[float]
+) -> dict[str, Any]:
+    """How one run was played: enough to re-play it and to read its wall time honestly."""
+    commit, modified = _commit()
     return {
-        "seeds": len(pairs),
-        "higher": higher,
-        "rate": higher / len(pairs) if pairs else 0.0,
-        "rate_ci95": list(wilson(higher, len(pairs))),
-        "mean_scores": [sum(p[i] for p in pairs) / len(pairs) if pairs else 0.0 for i in (0, 1)],
+        "seed": seed,
+        "tables": run.tables,
+        "jobs": jobs,
+        "date": started,
+        "commit": commit,
+        "code_modified": modified,
+        "minutes": minutes,
+        "load": load,
+        "command": f"chaiwala arena-report --only {run.key} --seed {seed} --scale {scale} --jobs {jobs}",
     }
 
 
-# ---- Markdown ------------------------------------------------------------------------------------
+def entry(run: Run, results: Sequence[TableResult], made: dict[str, Any]) -> dict[str, Any]:
+    """One run's entry of ``summary.json``: the run, the arena's statistics, the provenance.
+
+    One-seat runs keep every seed's score (``solo_scores``: ``[seed, score or None when
+    unfinished]``), so two bots' solo runs can be compared seed by seed when either is re-played.
+    """
+    data: dict[str, Any] = {
+        "run": {
+            "section": run.section,
+            "game": run.game,
+            "players": run.players,
+            "bots": list(run.bots),
+            "tables": run.tables,
+        },
+        "summary": summarize(run.game, run.players, results),
+        "provenance": made,
+    }
+    if run.players == 1:
+        data["solo_scores"] = [[r.spec.seed, r.scores[0] if r.finished else None] for r in results]
+    return data
 
 
-def _pct(value: float) -> str:
-    return f"{100 * value:.1f} %"
+Identity = tuple[str, str, int, tuple[str, ...]]
 
 
-def _interval(ci: Sequence[float]) -> str:
-    return f"{_pct(ci[0])}–{_pct(ci[1])}"
+def run_identity(run: Run) -> Identity:
+    """What a re-played run replaces: the same section, game and count (and bot, for the solo runs)."""
+    return run.section, run.game, run.players, run.bots if run.section == "solo" else ()
 
 
-def _entries(entries: Sequence[dict[str, Any]], section: str) -> list[dict[str, Any]]:
-    return [e for e in entries if e["run"]["section"] == section]
+def identity(data: dict[str, Any]) -> Identity:
+    """:func:`run_identity` of an entry of ``summary.json``."""
+    run, summary = data["run"], data["summary"]
+    bots = tuple(run["bots"]) if run["section"] == "solo" else ()
+    return run["section"], summary["game"], summary["players"], bots
 
 
-def _versus_lines(entries: Sequence[dict[str, Any]], bot: str, against: str) -> list[str]:
-    rows = [
-        f"| game | players | tables | {bot} win rate | 95 % interval | {bot} mean rank (95 %) "
-        f"| {against} win rate (per seat) | mean moves |",
-        "|---|---:|---:|---:|---:|---:|---:|---:|",
-    ]
-    for entry in entries:
-        summary = entry["summary"]
-        mine, theirs = summary["bots"].get(bot), summary["bots"].get(against)
-        if mine is None or theirs is None:
-            continue
-        rank_low, rank_high = mine["mean_rank_ci95"]
-        rows.append(
-            f"| {TITLES[summary['game']]} | {summary['players']} | {summary['games']} | {_pct(mine['win_rate'])} "
-            f"| {_interval(mine['win_rate_ci95'])} | {mine['mean_rank']:.2f} ({rank_low:.2f}–{rank_high:.2f}) "
-            f"| {_pct(theirs['win_rate'])} | {summary['mean_moves']:.0f} |"
-        )
-    return rows
+def _order(data: dict[str, Any]) -> tuple[int, int, int, tuple[str, ...]]:
+    section_name, game, players, bots = identity(data)
+    place = GAMES.index(game) if game in GAMES else len(GAMES)
+    return place, players, SECTIONS.index(section_name), bots
 
 
-def _solo_lines(solo: dict[str, Any] | None) -> list[str]:
-    if solo is None:
+def merge(entries: Sequence[dict[str, Any]], new: dict[str, Any]) -> list[dict[str, Any]]:
+    """``entries`` with ``new`` in place of the entry of the same run (or added), in report order."""
+    kept = [e for e in entries if identity(e) != identity(new)]
+    return sorted([*kept, new], key=_order)
+
+
+def compare_solo(better: dict[str, Any], worse: dict[str, Any]) -> dict[str, Any]:
+    """Seed by seed, how often ``better``'s solo score is strictly higher than ``worse``'s.
+
+    Only seeds both runs played and finished count; a tie is not higher (ties are counted apart).
+    """
+    theirs = {seed: score for seed, score in worse["solo_scores"] if score is not None}
+    pairs = [(score, theirs[seed]) for seed, score in better["solo_scores"] if score is not None and seed in theirs]
+    higher, ties = sum(a > b for a, b in pairs), sum(a == b for a, b in pairs)
+    return {
+        "better": better["run"]["bots"][0],
+        "worse": worse["run"]["bots"][0],
+        "seeds": len(pairs),
+        "higher": higher,
+        "ties": ties,
+        "rate": higher / len(pairs) if pairs else 0.0,
+        "rate_ci95": list(wilson(higher, len(pairs))),
+        "mean_scores": [sum(p[i] for p in pairs) / len(pairs) if pairs else 0.0 for i in (0, 1)],
+        "cpu_seconds_per_game": better["summary"].get("cpu_seconds_per_game", 0.0),
+    }
+
+
+def solo_comparisons(entries: Sequence[dict[str, Any]]) -> list[dict[str, Any]]:
+    """Heuristic against random, then every solo search run against the heuristic, on shared seeds."""
+    solo = {e["run"]["bots"][0]: e for e in section(entries, "solo") if "solo_scores" in e}
+    if "heuristic" not in solo:
         return []
-    return [
-        "### Solo Alubari (same seeds)",
-        "",
-        f"On {solo['seeds']} seeds the heuristic scored higher than the random bot on **{solo['higher']}** "
-        f"({_pct(solo['rate'])}, 95 % interval {_interval(solo['rate_ci95'])}); mean scores "
-        f"{solo['mean_scores'][0]:.1f} against {solo['mean_scores'][1]:.1f}.",
-        "",
-    ]
-
-
-def _positions(summary: dict[str, Any], key: str) -> str:
-    rates, intervals = summary.get(key) or [], summary.get(f"{key}_ci95") or []
-    unfair = set(unfair_seats(summary, key))
-    cells = [
-        f"{'**' if place in unfair else ''}{_pct(rate)}{'**' if place in unfair else ''} ({_interval(ci)})"
-        for place, (rate, ci) in enumerate(zip(rates, intervals, strict=True))
-    ]
-    return " / ".join(cells) if cells else "–"
-
-
-def _balance_lines(entries: Sequence[dict[str, Any]]) -> list[str]:
-    rows = [
-        "| game | players | bot | tables | win rate by seat (95 %) | by turn position, 1 = start player (95 %) "
-        "| fair share | mean moves |",
-        "|---|---:|---|---:|---|---|---:|---:|",
-    ]
-    for entry in entries:
-        summary = entry["summary"]
-        rates = summary["seat_win_rate"]
-        share = sum(rates) / len(rates) if rates else 0.0
-        rows.append(
-            f"| {TITLES[summary['game']]} | {summary['players']} | {entry['run']['bots'][0]} | {summary['games']} "
-            f"| {_positions(summary, 'seat_win_rate')} | {_positions(summary, 'turn_position_win_rate')} "
-            f"| {_pct(share)} | {summary['mean_moves']:.0f} |"
-        )
-    return rows
-
-
-def _content_lines(entries: Sequence[dict[str, Any]]) -> list[str]:
-    lines: list[str] = []
-    for entry in entries:
-        summary = entry["summary"]
-        rows = summary.get("content") or []
-        if not rows:
-            continue
-        title = f"{TITLES[summary['game']]}, {summary['players']} players ({summary['games']} tables)"
-        outside = flagged(rows)
-        lines += [f"#### {title}", ""]
-        if outside:
-            lines += ["Items whose interval leaves out the base rate:", "", *content_table(outside), ""]
-        else:
-            lines += ["No item's interval leaves out the base rate.", ""]
-        lines += ["<details><summary>every item</summary>", "", *content_table(rows), "", "</details>", ""]
-    return lines
-
-
-def _provenance(meta: dict[str, Any]) -> str:
-    """Which command made this copy of the report, and at what size."""
-    full = f"`make bots-report` plays {meta.get('full_tables', meta['tables'])} tables at scale 1."
-    if meta.get("note"):
-        return f"Regenerated by `make bots-report`. {meta['tables']} tables in this copy; {full}"
-    return (
-        f"Regenerated by `make bots-report`; this copy by `chaiwala arena-report --jobs {meta['jobs']} "
-        f"--scale {meta['scale']} --search-bot {meta.get('search_bot', SEARCH_BOT)}`: {meta['tables']} tables, "
-        f"seed {meta['seed']}, {meta['minutes']:.1f} min of wall time with {meta['jobs']} processes; {full}"
-    )
-
-
-def markdown(entries: Sequence[dict[str, Any]], solo: dict[str, Any] | None, meta: dict[str, Any]) -> str:
-    """The whole committed report."""
-    search = _entries(entries, "search")
-    search_bot = meta.get("search_bot", SEARCH_BOT)
-    lines = [
-        "# Bots and balance: the arena report",
-        "",
-        *([f"> {meta['note']}", ""] if meta.get("note") else []),
-        _provenance(meta) + " Seats are rotated table by table and every table's seed is derived from "
-        "the run's seed, so the same command gives the same figures. Intervals are Wilson 95 % intervals for "
-        "rates and normal-approximation 95 % intervals for mean ranks. A shared victory counts for every "
-        "seat that shares it. Statistics of each run: [`bots-report/summary.json`](bots-report/summary.json).",
-        "",
-        "## Heuristic against random",
-        "",
-        "One heuristic seat, every other seat random (the heuristic visits every seat in turn).",
-        "",
-        *(
-            _versus_lines(_entries(entries, "versus"), "heuristic", "random")
-            if _entries(entries, "versus")
-            else ["No runs in this copy."]
-        ),
-        "",
-        *_solo_lines(solo),
-        "## Search against heuristic",
-        "",
-    ]
-    if search:
-        lines += [
-            f"`{search_bot}` against the heuristic, seats rotated.",
-            "",
-            *_versus_lines(search, search_bot, "heuristic"),
-            "",
-        ]
-    else:
-        lines += [f"No search runs in this copy (`make bots-report` plays `{search_bot}` where a game offers it).", ""]
-    lines += [
-        "## Balance: seat and turn position in self-play",
-        "",
-        "Every seat plays the same bot, so a seat differs from the others only by its position and the "
-        "content it drew. **Bold**: the 95 % interval leaves out the fair share (the mean of the seats' "
-        "win rates).",
-        "",
-        *_balance_lines(_entries(entries, "balance")),
-        "",
-        *[f"![{game}](bots-report/{game}.png)" for game in meta["plots"]],
-        "",
-        "## Balance: content",
-        "",
-        "Win rate of the seats that had an item (owned or used it by the end) against those that did not, "
-        "in the self-play runs above. Correlation is not cause: a seat that owns more tends to win whatever "
-        "it owns, so an item matters when it stands out among the items of its kind. Ids are those of "
-        "`Engine.content_facts` (see each game's `facts.py`). With dozens of items a table, about one in "
-        "twenty is flagged by chance alone: an item is worth a look when it is flagged the same way at two "
-        "or more player counts. What was measured at larger counts, what was tried and what was decided is "
-        "in each game's `seeds/<game>/README.md`, section *Balance*.",
-        "",
-        *_content_lines(_entries(entries, "balance")),
-    ]
-    return "\n".join(lines).rstrip() + "\n"
-
-
-# ---- plots ---------------------------------------------------------------------------------------
-
-
-def _plot_game(game: str, entries: Sequence[dict[str, Any]], path: Path) -> None:
-    """Left: the heuristic's win rate against random by player count; right: self-play seat rates."""
-    import matplotlib
-
-    matplotlib.use("Agg")
-    from matplotlib import pyplot
-
-    versus = [e["summary"] for e in entries if e["run"]["section"] == "versus"]
-    balance = [e["summary"] for e in entries if e["run"]["section"] == "balance"]
-    figure, (left, right) = pyplot.subplots(1, 2, figsize=(11, 4))
-    counts = [s["players"] for s in versus]
-    rates = [s["bots"]["heuristic"]["win_rate"] for s in versus]
-    errors = error_bars(rates, [s["bots"]["heuristic"]["win_rate_ci95"] for s in versus])
-    left.bar([str(c) for c in counts], rates, yerr=errors, capsize=4, label="heuristic")
-    left.plot([str(c) for c in counts], [1 / c for c in counts], "k--", label="fair share")
-    left.set_ylim(0, 1.05)
-    left.set_xlabel("players")
-    left.set_title(f"{TITLES[game]}: heuristic win rate against random")
-    left.legend(loc="lower left")
-    width = 0.8 / max((s["players"] for s in balance), default=1)
-    labelled: set[int] = set()
-    for index, summary in enumerate(balance):
-        key = "turn_position_win_rate" if summary.get("turn_position_win_rate") else "seat_win_rate"
-        for place, (rate, ci) in enumerate(zip(summary[key], summary[f"{key}_ci95"], strict=True)):
-            label = None if place in labelled else f"position {place + 1}"
-            labelled.add(place)
-            right.bar(
-                index + place * width,
-                rate,
-                width,
-                yerr=error_bars([rate], [ci]),
-                capsize=2,
-                color=f"C{place}",
-                label=label,
-            )
-        share = sum(summary[key]) / len(summary[key]) if summary[key] else 0.0
-        right.hlines(share, index - width / 2, index + width * summary["players"], "k", "dashed")
-    right.set_xticks(
-        [i + width * (s["players"] - 1) / 2 for i, s in enumerate(balance)], [f"{s['players']}p" for s in balance]
-    )
-    right.set_title("self-play win rate by turn position (95 %)")
-    right.legend(fontsize="small")
-    figure.tight_layout()
-    figure.savefig(path, dpi=80)
-    pyplot.close(figure)
+    searched = [e for e in section(entries, "search") if e["summary"]["players"] == 1 and "solo_scores" in e]
+    pairs = [(solo["heuristic"], solo["random"])] if "random" in solo else []
+    return [compare_solo(better, worse) for better, worse in pairs + [(e, solo["heuristic"]) for e in searched]]
 
 
 # ---- the command ---------------------------------------------------------------------------------
+
+
+def _read(folder: Path) -> dict[str, Any]:
+    path = folder / "summary.json"
+    if not path.exists() or not path.stat().st_size:
+        return {"meta": {}, "runs": []}
+    document: dict[str, Any] = orjson.loads(path.read_bytes())
+    return document
+
+
+def _write(folder: Path, document: dict[str, Any]) -> None:
+    folder.mkdir(parents=True, exist_ok=True)
+    (folder / "summary.json").write_bytes(orjson.dumps(document, option=orjson.OPT_INDENT_2) + b"\n")
+
+
+@contextmanager
+def _updating(folder: Path) -> Iterator[dict[str, Any]]:
+    """``summary.json`` read, changed by the caller and written back under an exclusive lock.
+
+    Two re-plays may run at once (say the solo runs beside the others): each merges its run into
+    the file as it is *then*, so neither loses the other's entries.
+    """
+    folder.mkdir(parents=True, exist_ok=True)
+    with (folder / "summary.json").open("ab") as lock:  # the file itself is the lock (created if missing)
+        fcntl.flock(lock, fcntl.LOCK_EX)
+        document = _read(folder)
+        yield document
+        _write(folder, document)
 
 
 def build_report(
@@ -358,35 +321,36 @@ def build_report(
     games: Sequence[str] = GAMES,
     search_bot: str = SEARCH_BOT,
     on_start: Callable[[int], Callable[[TableResult], None]] | None = None,
+    only: Sequence[str] = (),
+    skip: Sequence[str] = (),
 ) -> Path:
-    """Play every run and write ``out/bots-report.md``, its plots and ``summary.json``; return the report."""
-    runs = plan_runs(scale, balance_bot, games, search_bot)
-    started = time.perf_counter()
-    on_result = on_start(sum(r.tables for r in runs)) if on_start is not None else None
-    grouped = play_runs(runs, jobs, seed, on_result)
-    entries = [
-        {
-            "run": {"section": r.section, "bots": list(r.bots), "tables": r.tables},
-            "summary": summarize(r.game, r.players, results),
-        }
-        for r, results in zip(runs, grouped, strict=True)
-    ]
-    solo_runs = {r.bots[0]: results for r, results in zip(runs, grouped, strict=True) if r.section == "solo"}
-    solo = solo_comparison(solo_runs["heuristic"], solo_runs["random"]) if len(solo_runs) == 2 else None
-    meta = {
-        "full_tables": sum(r.tables for r in plan_runs(1.0, balance_bot, games, search_bot)),
-        "jobs": jobs,
-        "scale": scale,
-        "seed": seed,
-        "tables": sum(r.tables for r in runs),
-        "minutes": (time.perf_counter() - started) / 60,
-        "search_bot": search_bot,
-        "balance_bot": balance_bot,
-    }
+    """Play the runs (all, or those ``only``/``skip`` select) into ``out/bots-report/summary.json`` and
+    write ``out/bots-report.md`` and its plots; return the report.
+
+    A selection (``only``, ``skip`` or fewer ``games``) replaces the entries of the runs it plays
+    and keeps every other entry; the whole report also drops entries its plan no longer has.
+    """
+    everything = plan_runs(scale, balance_bot, GAMES, search_bot)
+    runs = select(plan_runs(scale, balance_bot, games, search_bot), only, skip)
     folder = out / "bots-report"
-    folder.mkdir(parents=True, exist_ok=True)
-    document = {"meta": meta, "solo": solo, "runs": entries}
-    (folder / "summary.json").write_bytes(orjson.dumps(document, option=orjson.OPT_INDENT_2) + b"\n")
+    on_result = on_start(sum(r.tables for r in runs)) if on_start is not None else None
+    for run in runs:
+        started, load, clock = _now(), [os.getloadavg()[0]], time.perf_counter()
+        results = play_run(run, jobs, seed, on_result)
+        minutes = (time.perf_counter() - clock) / 60
+        made = provenance(run, seed, jobs, scale, started, minutes, [*load, os.getloadavg()[0]])
+        with _updating(folder) as document:  # run by run: a report cut short keeps every run already played
+            document["runs"] = merge(document["runs"], entry(run, results, made))
+    with _updating(folder) as document:
+        if not only and not skip and set(games) == set(GAMES):
+            planned = {run_identity(run) for run in everything}
+            document["runs"] = [e for e in document["runs"] if identity(e) in planned]
+        document["meta"] = {
+            "full_tables": sum(r.tables for r in plan_runs(1.0, balance_bot, GAMES, search_bot)),
+            "updated": _now(),
+            "search_bot": search_bot,
+            "balance_bot": balance_bot,
+        }
     return render_report(out)
 
 
@@ -394,17 +358,19 @@ def render_report(out: Path) -> Path:
     """Write ``out/bots-report.md`` and its plots from ``out/bots-report/summary.json`` (no table is
     played: the text and plots can be redone after a change of wording without the hour of games)."""
     folder = out / "bots-report"
-    document = orjson.loads((folder / "summary.json").read_bytes())
-    entries, meta = document["runs"], document["meta"]
-    searched = [e["run"]["bots"][0] for e in entries if e["run"]["section"] == "search"]
-    meta.setdefault("search_bot", searched[0] if searched else SEARCH_BOT)
+    document = _read(folder)
+    entries, meta = document["runs"], dict(document["meta"])
     plots = []
     for game in GAMES:
         mine = [e for e in entries if e["summary"]["game"] == game]
         if any(e["run"]["section"] in ("versus", "balance") for e in mine):
-            _plot_game(game, mine, folder / f"{game}.png")
+            plot_game(game, mine, folder / f"{game}.png")
             plots.append(game)
     meta["plots"] = plots
+    played = {identity(e) for e in entries}
+    planned = plan_runs(1.0, meta.get("balance_bot", "heuristic"), GAMES, meta.get("search_bot", SEARCH_BOT))
+    meta["full_tables"] = sum(run.tables for run in planned)
+    meta["missing"] = sorted({run.key for run in planned if run_identity(run) not in played})
     report = out / "bots-report.md"
-    report.write_text(markdown(entries, document["solo"], meta), encoding="utf-8")
+    report.write_text(markdown(entries, solo_comparisons(entries), meta), encoding="utf-8")
     return report

@@ -84,6 +84,7 @@ def summarize(game: str, players: int, results: Sequence[TableResult]) -> dict[s
         "mean_moves": statistics.fmean(r.moves for r in finished) if finished else 0.0,
         "moves": _distribution([float(r.moves) for r in finished]),
         "seconds_per_game": statistics.fmean(r.seconds for r in finished) if finished else 0.0,
+        "cpu_seconds_per_game": statistics.fmean(r.cpu_seconds for r in finished) if finished else 0.0,
         "turn_position_win_rate": [row["win_rate"] for row in positions],
         "turn_position_win_rate_ci95": [row["win_rate_ci95"] for row in positions],
         "content": content,

@@ -34,6 +34,8 @@ class TableResult:
     winners: tuple[int, ...] = ()
     # Per seat, the content ids the engine reports for the end (``Engine.content_facts``); empty if none.
     facts: tuple[tuple[str, ...], ...] = ()
+    # CPU seconds of the process that played the table (what it costs on a free core, whatever the load).
+    cpu_seconds: float = 0.0
 
 
 def play_table(spec: TableSpec) -> TableResult:
@@ -43,17 +45,17 @@ def play_table(spec: TableSpec) -> TableResult:
     unknown = sorted(set(spec.bots) - set(bots))
     if unknown:
         raise ValueError(f"{spec.game} has no bot {', '.join(unknown)}; choose from {sorted(bots)}")
-    started = time.perf_counter()
+    started, cpu_started = time.perf_counter(), time.process_time()
     match = Match.start(engine, len(spec.bots), spec.seed, spec.options)
     moves = 0
     while not engine.is_over(match.state) and moves < spec.max_moves:
         seat = match.to_act()[0]
         match.play(seat, match.bot_move(bots[spec.bots[seat]], seat, moves))
         moves += 1
-    seconds = time.perf_counter() - started
+    seconds, cpu_seconds = time.perf_counter() - started, time.process_time() - cpu_started
     result = engine.result(match.state)
     if result is None:
-        return TableResult(spec, finished=False, moves=moves, seconds=seconds)
+        return TableResult(spec, finished=False, moves=moves, seconds=seconds, cpu_seconds=cpu_seconds)
     return TableResult(
         spec,
         finished=True,
@@ -63,4 +65,5 @@ def play_table(spec: TableSpec) -> TableResult:
         ranking=tuple(result.ranking),
         winners=tuple(result.winners),
         facts=tuple(tuple(seat) for seat in engine.content_facts(match.state) or ()),
+        cpu_seconds=cpu_seconds,
     )

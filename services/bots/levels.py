@@ -28,6 +28,11 @@ LEVELS: dict[str, Budget] = {
 
 # Per game: the score difference that counts as a clear lead (the reward's margin scale).
 MARGIN_SCALE: dict[str, float] = {"darjeeling": 10.0, "tea_rum": 4.0, "india_rails": 40.0, "alubari": 8.0}
+# Per game with a solo mode: the solo score worth a reward of 1 (``search.solo_reward``). Alubari:
+# 100, so a point weighs about what it weighs in a close 2-player game (0.3 / (4 × 8) ≈ 1 / 107)
+# and a rival must gain 2 points on average to replace the heuristic's move (edge 0.02); the
+# heuristic's solo games end at 185-225 points (60 seeds of the bots report).
+SOLO_SCALE: dict[str, float] = {"alubari": 100.0}
 # Per game: playouts stop after this many moves and the game's evaluation estimates the end
 # (absent: to the end). An India Rails game is ~2,000 moves (~32 a round at 2 players) at ~3 ms
 # each: a playout to the end would cost seconds, so its playouts cover about a round (the
@@ -147,6 +152,7 @@ def search_levels(engine: Engine, rollout: Bot) -> dict[str, Bot]:
                 budget,
                 margin_scale=scale,
                 samples=SAMPLES.get(game_type, {}).get(name, budget.samples),
+                solo_scale=SOLO_SCALE.get(game_type, budget.solo_scale),
                 **({"depth": depth} if depth else {}),
             ),
             decisions=DECISIONS.get(game_type),

@@ -20,7 +20,8 @@ The search bot's levels decide with this (:mod:`services.bots.levels`). One deci
    is left the decision ends early (the heuristic is right in most positions).
 
 Rewards (:func:`rewards`): mostly the place, partly the
-score margin, so a playout that wins by more counts more and ties between equal places matter.
+score margin, so a playout that wins by more counts more and ties between equal places matter;
+solo, the score itself on the game's solo scale (:func:`solo_reward`).
 
 Determinism: the same view and generator give the same move. The wall-clock safety cap (the
 level's ``wall_seconds``, scaled or lifted by ``CHAIWALA_SEARCH_WALL_CAP``, see :func:`wall_cap`)
@@ -72,6 +73,8 @@ class Budget:
     margin_weight: float = 0.3
     margin_scale: float = 10.0
     wall_seconds: float = 10.0
+    # Solo games: the score worth a reward of 1 (the reward is the score over it: :func:`solo_reward`).
+    solo_scale: float = 100.0
 
 
 def move_key(move: Move) -> bytes:
@@ -86,11 +89,11 @@ def fresh(state: State) -> State:
 
 
 def rewards(result: Result, budget: Budget) -> list[float]:
-    """Each seat's reward in ``[0, 1]``: mostly its place, partly its score margin."""
+    """Each seat's reward in ``[0, 1]``: mostly its place, partly its score margin (solo: :func:`solo_reward`)."""
     count = len(result.ranking)
-    places = [1.0 - (rank - 1) / max(count - 1, 1) for rank in result.ranking]
     if count == 1:
-        places = [1.0]  # solo games: only the score counts, through the margin term
+        return [solo_reward(result.scores[0], budget)]
+    places = [1.0 - (rank - 1) / max(count - 1, 1) for rank in result.ranking]
     return [
         (1 - budget.margin_weight) * places[s] + budget.margin_weight * _margin(result.scores, s, budget.margin_scale)
         for s in range(count)
@@ -103,10 +106,24 @@ def _margin(scores: Sequence[float], seat: int, scale: float) -> float:
     return 1.0 / (1.0 + math.exp(-lead / scale))
 
 
+def solo_reward(score: float, budget: Budget) -> float:
+    """A solo game's reward: the (final or estimated) score over the game's ``solo_scale``.
+
+    With no opponent there is no place and no margin. A logistic of the score saturates near 1
+    for any decent score (every playout then looks alike and no rival can clear the edge), and a
+    logistic centred on a typical final score saturates near 0 for a capped playout's mid-game
+    estimate. The search only compares paired differences of playouts from the same position, so
+    the reward needs no bound: linear, a point is worth ``1 / solo_scale`` at every score and in
+    both a final score and an estimate, and a rival must gain ``edge × solo_scale`` points on
+    average (Alubari: 2) to replace the heuristic's move.
+    """
+    return score / budget.solo_scale
+
+
 def estimate(scores: list[float], budget: Budget) -> list[float]:
     """Rewards of an unfinished game from estimated scores (a soft place by score margin)."""
     if len(scores) == 1:
-        return [_margin(scores, 0, budget.margin_scale)]
+        return [solo_reward(scores[0], budget)]
     return [_margin(scores, s, budget.margin_scale) for s in range(len(scores))]
 
 

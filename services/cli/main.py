@@ -237,13 +237,29 @@ def arena_report(
     render_only: Annotated[
         bool, typer.Option("--render-only", help="Only rewrite the text and plots from summary.json.")
     ] = False,
+    only: Annotated[
+        list[str] | None,
+        typer.Option("--only", help="Re-play only these runs, SECTION[:GAME[:PLAYERS]] (wildcards, comma-separated)."),
+    ] = None,
+    skip: Annotated[
+        list[str] | None, typer.Option("--skip", help="Leave these runs as they are (same form as --only).")
+    ] = None,
 ) -> None:
-    """Regenerate the committed bots report: heuristic v random, search v heuristic, balance, content."""
-    from services.arena.bots_report import GAMES, build_report, render_report
+    """Regenerate the committed bots report: heuristic v random, search v heuristic, balance, content.
+
+    With --only/--skip/--game, only the selected runs are re-played; the others keep their entries.
+    """
+    from services.arena.bots_report import GAMES, build_report, plan_runs, render_report, select
 
     if render_only:
         errors.print(f"report: {render_report(out)}")
         return
+    chosen, skipped = _specs(only), _specs(skip)
+    try:
+        select(plan_runs(scale, balance_bot, tuple(game or GAMES), search_bot), chosen, skipped)
+    except ValueError as error:
+        errors.print(f"[red]error[/red] {error}")
+        raise typer.Exit(2) from None
 
     with Progress(console=errors) as progress:
 
@@ -251,8 +267,15 @@ def arena_report(
             task = progress.add_task("arena report", total=total)
             return lambda _: progress.advance(task)
 
-        report = build_report(out, jobs, scale, seed, balance_bot, tuple(game or GAMES), search_bot, on_start=start)
+        report = build_report(
+            out, jobs, scale, seed, balance_bot, tuple(game or GAMES), search_bot, start, chosen, skipped
+        )
     errors.print(f"report: {report}")
+
+
+def _specs(values: list[str] | None) -> tuple[str, ...]:
+    """Repeated and comma-separated run specs as one tuple."""
+    return tuple(part.strip() for value in values or [] for part in value.split(",") if part.strip())
 
 
 SUITES_HELP = "Benchmark suites (default: all): engines render rest grpc sse memory micro."

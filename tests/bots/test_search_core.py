@@ -13,12 +13,15 @@ where the policy already wins it keeps the policy's move (no rival is better).
 
 from __future__ import annotations
 
+import itertools
 from typing import Any
 
 import pytest
 
-from services.bots.search import RACE_AFTER, Budget, Playout, candidates, improve, rewards, wall_cap
+from services.bots.levels import SearchBot, search_levels
+from services.bots.search import RACE_AFTER, Budget, Playout, candidates, estimate, improve, rewards, wall_cap
 from services.common.engine import Engine, GameConfig, Move, Result, Seen, State, View
+from services.common.registry import engine_for
 from services.common.rng import Rng
 
 TARGET = 21
@@ -163,6 +166,23 @@ def test_rewards_rank_first_and_count_the_margin() -> None:
     assert won > 0.9 and lost < 0.1
     tied = rewards(Result.from_scores([2.0, 2.0]), budget)
     assert tied[0] == tied[1] and lost < tied[0] < won  # a shared win is worth less than a win
+
+
+def test_a_higher_solo_score_always_earns_a_higher_reward() -> None:
+    # Solo: no place, no margin over anyone. The old logistic of the score (margin scale 8) was 1.0 to the float
+    # from ~295 points and within 0.001 of it from ~55: every decent playout looked alike.
+    bot = search_levels(engine_for("alubari"), engine_for("alubari").bots()["heuristic"])["mcts"]
+    assert isinstance(bot, SearchBot)
+    budget = bot.budget
+    scores = [float(points) / 2 for points in range(0, 2 * 400)]  # half points: tea leaves
+    final = [rewards(Result.from_scores([score]), budget)[0] for score in scores]
+    estimated = [estimate([score], budget)[0] for score in scores]
+    assert all(low < high for low, high in itertools.pairwise(final))
+    assert final == estimated, "a capped playout's estimate is on the final score's scale"
+    # A rival clears the edge with a few points more on average, at any stage of the game.
+    for score in (20.0, 210.0, 380.0):
+        gain = rewards(Result.from_scores([score + 3]), budget)[0] - rewards(Result.from_scores([score]), budget)[0]
+        assert gain > budget.edge
 
 
 def test_the_wall_cap_is_lifted_or_scaled_by_the_environment(monkeypatch: pytest.MonkeyPatch) -> None:

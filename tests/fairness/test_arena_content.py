@@ -7,7 +7,7 @@ from pathlib import Path
 import orjson
 import pytest
 
-from services.arena.bots_report import GAMES, plan_runs, render_report, solo_comparison
+from services.arena.bots_report import GAMES, plan_runs, render_report
 from services.arena.content import SeatOutcome, content_stats, flagged, seat_outcomes, turn_positions
 from services.arena.stats import summarize
 from services.arena.tables import TableResult, TableSpec
@@ -104,17 +104,6 @@ def test_the_report_plan_covers_every_count_of_every_game() -> None:
     assert all(len(set(r.bots)) == 1 for r in runs if r.section == "balance")
 
 
-def test_solo_scores_are_compared_seed_by_seed() -> None:
-    def solo(bot: str, seed: int, score: float) -> TableResult:
-        return TableResult(TableSpec("alubari", (bot,), seed), True, 5, 0.1, (score,), (1,), (0,))
-
-    better = [solo("heuristic", s, score) for s, score in enumerate([30, 20, 10, 25])]
-    worse = [solo("random", s, score) for s, score in enumerate([10, 20, 12, 5])]
-    comparison = solo_comparison(better, worse)
-    assert (comparison["seeds"], comparison["higher"], comparison["rate"]) == (4, 2, 0.5)
-    assert comparison["mean_scores"] == [21.25, 11.75]
-
-
 def test_the_report_is_rendered_from_its_summary_with_sections_flags_and_plots(tmp_path: Path) -> None:
     facts = (("turn_position:1", "card:1"), ("turn_position:2", "card:2"))
     mirror = [_table(t % 2, facts) for t in range(30)]
@@ -143,8 +132,9 @@ def test_the_report_is_rendered_from_its_summary_with_sections_flags_and_plots(t
     (folder / "summary.json").write_bytes(orjson.dumps({"meta": meta, "solo": None, "runs": entries}))
     text = render_report(tmp_path).read_text()
     assert "## Heuristic against random" in text and "## Balance: content" in text
-    assert "| Tea & Rum | 2 | 10 | 100.0 % | 72.2 %–100.0 % | 1.00 (1.00–1.00) | 0.0 % | 10 |" in text
-    assert "| Tea & Rum | 2 | heuristic | 30 |" in text
+    # No provenance recorded: the tables are marked.
+    assert "| Tea & Rum | 2 | 10 † | 100.0 % | 72.2 %–100.0 % | 1.00 (1.00–1.00) | 0.0 % | 10 |" in text
+    assert "| Tea & Rum | 2 | heuristic | 30 † |" in text
     assert "No search runs in this copy" in text and "![tea_rum](bots-report/tea_rum.png)" in text
     assert "| `card:1` | 30 | 50.0 %" in text and "No item's interval leaves out the base rate." in text
     assert (folder / "tea_rum.png").read_bytes()[:8] == b"\x89PNG\r\n\x1a\n"

@@ -1,0 +1,375 @@
+"""The committed bots report's Markdown and plots, from the entries of ``docs/bots-report/summary.json``.
+
+:mod:`services.arena.bots_report` plays the runs and keeps their entries; this module only reads
+them. An entry is ``{"run": {...}, "summary": <the arena's --json object>, "provenance": {...}}``
+(``solo_scores`` too for one-seat runs), see :func:`services.arena.bots_report.entry`.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Sequence
+from pathlib import Path
+from typing import Any
+
+from services.arena.content import flagged
+from services.arena.report import content_table, error_bars
+from services.arena.stats import unfair_seats
+
+TITLES = {"india_rails": "India Rails", "alubari": "Alubari", "tea_rum": "Tea & Rum", "darjeeling": "Darjeeling"}
+# Issue #17's targets for the search bot against the heuristic.
+SEARCH_SEAT_TARGET = 0.65
+"""2 players: the search bot wins at least this share of its head-to-head seats."""
+SOLO_TARGET = 0.65
+"""Solo: the search bot scores strictly higher than the heuristic on at least this share of seeds."""
+HEURISTIC_SOLO_TARGET = 0.9
+"""Solo: the heuristic scores strictly higher than the random bot on at least this share of seeds."""
+
+
+def _pct(value: float) -> str:
+    return f"{100 * value:.1f} %"
+
+
+def _interval(ci: Sequence[float]) -> str:
+    return f"{_pct(ci[0])}–{_pct(ci[1])}"
+
+
+def section(entries: Sequence[dict[str, Any]], name: str) -> list[dict[str, Any]]:
+    """The entries of one section (``solo``, ``versus``, ``search``, ``balance``), in their order."""
+    return [e for e in entries if e["run"]["section"] == name]
+
+
+UNRECORDED = "†"
+"""Marks a run whose provenance was not recorded (see the report's last section)."""
+
+
+def _tables(entry: dict[str, Any]) -> str:
+    """The run's finished tables, marked when the run's provenance is unknown."""
+    recorded = "commit" in (entry.get("provenance") or {})
+    return f"{entry['summary']['games']}{'' if recorded else ' ' + UNRECORDED}"
+
+
+def _copy_line(entries: Sequence[dict[str, Any]]) -> str:
+    """What this copy holds: how many runs, played when and from which commits."""
+    made = [e["provenance"] for e in entries if "commit" in (e.get("provenance") or {})]
+    if not made:
+        return "No run of this copy has a recorded provenance."
+    dates = sorted(m["date"] for m in made)
+    commits = sorted({m["commit"][:10] for m in made})
+    unknown = len(entries) - len(made)
+    rest = f"; {unknown} runs marked {UNRECORDED} were not played by it (see the last section)" if unknown else ""
+    return (
+        f"This copy: {len(made)} runs played by `chaiwala arena-report` between {dates[0]} and {dates[-1]} UTC "
+        f"from commit{'s' if len(commits) > 1 else ''} {', '.join(f'`{c}`' for c in commits)}{rest}."
+    )
+
+
+def _missing_in(missing: Sequence[str], name: str) -> list[str]:
+    keys = [key for key in missing if key.startswith(f"{name}:")]
+    return [f"Not in this copy: {', '.join(f'`{key}`' for key in keys)}.", ""] if keys else []
+
+
+def _versus_lines(entries: Sequence[dict[str, Any]], bot: str, against: str) -> list[str]:
+    rows = [
+        f"| game | players | tables | {bot} win rate | 95 % interval | {bot} mean rank (95 %) "
+        f"| {against} win rate (per seat) | mean moves |",
+        "|---|---:|---:|---:|---:|---:|---:|---:|",
+    ]
+    for entry in entries:
+        summary = entry["summary"]
+        mine, theirs = summary["bots"].get(bot), summary["bots"].get(against)
+        if mine is None or theirs is None:
+            continue
+        rank_low, rank_high = mine["mean_rank_ci95"]
+        rows.append(
+            f"| {TITLES[summary['game']]} | {summary['players']} | {_tables(entry)} | {_pct(mine['win_rate'])} "
+            f"| {_interval(mine['win_rate_ci95'])} | {mine['mean_rank']:.2f} ({rank_low:.2f}–{rank_high:.2f}) "
+            f"| {_pct(theirs['win_rate'])} | {summary['mean_moves']:.0f} |"
+        )
+    return rows
+
+
+def search_verdict(summary: dict[str, Any], bot: str) -> str:
+    """Issue #17's target for one search row: ≥ 65 % of seats at 2 players, a better mean rank at more.
+
+    "met" reads the point estimate; the interval says how sure that is.
+    """
+    mine, theirs = summary["bots"][bot], summary["bots"]["heuristic"]
+    if summary["players"] == 2:
+        low = mine["win_rate_ci95"][0]
+        met = mine["win_rate"] >= SEARCH_SEAT_TARGET
+        sure = " (lower bound too)" if low >= SEARCH_SEAT_TARGET else f" (lower bound {_pct(low)})"
+        return f"≥ 65 % of seats: **{'met' if met else 'not met'}**{sure if met else ''}"
+    met = mine["mean_rank"] < theirs["mean_rank"]
+    apart = mine["mean_rank_ci95"][1] < theirs["mean_rank_ci95"][0]
+    sure = " (intervals apart)" if apart else " (intervals overlap)"
+    return f"better mean rank: **{'met' if met else 'not met'}**{sure if met else ''}"
+
+
+def _search_lines(entries: Sequence[dict[str, Any]]) -> list[str]:
+    rows = [
+        "| game | players | tables | search bot | wins (rate, 95 %) | mean rank (95 %) | heuristic mean rank (95 %) "
+        "| CPU s per table | target |",
+        "|---|---:|---:|---|---|---|---|---:|---|",
+    ]
+    for entry in entries:
+        summary, bot = entry["summary"], entry["run"]["bots"][0]
+        mine, theirs = summary["bots"].get(bot), summary["bots"].get("heuristic")
+        if mine is None or theirs is None:
+            continue
+        rows.append(
+            f"| {TITLES[summary['game']]} | {summary['players']} | {_tables(entry)} | `{bot}` "
+            f"| {mine['wins']} of {mine['seats']} ({_pct(mine['win_rate'])}, {_interval(mine['win_rate_ci95'])}) "
+            f"| {mine['mean_rank']:.2f} ({mine['mean_rank_ci95'][0]:.2f}–{mine['mean_rank_ci95'][1]:.2f}) "
+            f"| {theirs['mean_rank']:.2f} ({theirs['mean_rank_ci95'][0]:.2f}–{theirs['mean_rank_ci95'][1]:.2f}) "
+            f"| {_cpu(summary)} | {search_verdict(summary, bot)} |"
+        )
+    return rows
+
+
+def _cpu(summary: dict[str, Any]) -> str:
+    cpu = summary.get("cpu_seconds_per_game")
+    return f"{cpu:.1f}" if cpu else "–"
+
+
+def _solo_lines(comparisons: Sequence[dict[str, Any]]) -> list[str]:
+    if not comparisons:
+        return []
+    lines = [
+        "### Solo Alubari (same seeds)",
+        "",
+        "Both bots play the same seeds alone; a seed is won by the strictly higher score, and a tie counts "
+        "as not won (ties are listed).",
+        "",
+        "| bot | against | seeds | higher | ties | lower | rate higher (95 %) | mean scores | CPU s per game "
+        "| target |",
+        "|---|---|---:|---:|---:|---:|---|---|---:|---|",
+    ]
+    for solo in comparisons:
+        target = HEURISTIC_SOLO_TARGET if solo["better"] == "heuristic" else SOLO_TARGET
+        met = "met" if solo["rate"] >= target else "not met"
+        lower = solo["seeds"] - solo["higher"] - solo["ties"]
+        lines.append(
+            f"| `{solo['better']}` | `{solo['worse']}` | {solo['seeds']} | {solo['higher']} | {solo['ties']} "
+            f"| {lower} | {_pct(solo['rate'])} ({_interval(solo['rate_ci95'])}) "
+            f"| {solo['mean_scores'][0]:.1f} vs {solo['mean_scores'][1]:.1f} | {_cpu(solo)} "
+            f"| ≥ {100 * target:.0f} %: **{met}** |"
+        )
+    return [*lines, ""]
+
+
+def _positions(summary: dict[str, Any], key: str) -> str:
+    rates, intervals = summary.get(key) or [], summary.get(f"{key}_ci95") or []
+    unfair = set(unfair_seats(summary, key))
+    cells = [
+        f"{'**' if place in unfair else ''}{_pct(rate)}{'**' if place in unfair else ''} ({_interval(ci)})"
+        for place, (rate, ci) in enumerate(zip(rates, intervals, strict=True))
+    ]
+    return " / ".join(cells) if cells else "–"
+
+
+def _balance_lines(entries: Sequence[dict[str, Any]]) -> list[str]:
+    rows = [
+        "| game | players | bot | tables | win rate by seat (95 %) | by turn position, 1 = start player (95 %) "
+        "| fair share | mean moves |",
+        "|---|---:|---|---:|---|---|---:|---:|",
+    ]
+    for entry in entries:
+        summary = entry["summary"]
+        rates = summary["seat_win_rate"]
+        share = sum(rates) / len(rates) if rates else 0.0
+        rows.append(
+            f"| {TITLES[summary['game']]} | {summary['players']} | {entry['run']['bots'][0]} | {_tables(entry)} "
+            f"| {_positions(summary, 'seat_win_rate')} | {_positions(summary, 'turn_position_win_rate')} "
+            f"| {_pct(share)} | {summary['mean_moves']:.0f} |"
+        )
+    return rows
+
+
+def _content_lines(entries: Sequence[dict[str, Any]]) -> list[str]:
+    lines: list[str] = []
+    for entry in entries:
+        summary = entry["summary"]
+        rows = summary.get("content") or []
+        if not rows:
+            continue
+        title = f"{TITLES[summary['game']]}, {summary['players']} players ({summary['games']} tables)"
+        outside = flagged(rows)
+        lines += [f"#### {title}", ""]
+        if outside:
+            lines += ["Items whose interval leaves out the base rate:", "", *content_table(outside), ""]
+        else:
+            lines += ["No item's interval leaves out the base rate.", ""]
+        lines += ["<details><summary>every item</summary>", "", *content_table(rows), "", "</details>", ""]
+    return lines
+
+
+def _load(provenance: dict[str, Any]) -> str:
+    load = provenance.get("load") or []
+    return "–".join(f"{value:.1f}" for value in load) if load else "–"
+
+
+def provenance_lines(entries: Sequence[dict[str, Any]]) -> list[str]:
+    """One row per run: how, when and from which commit it was played (the copy may mix runs)."""
+    rows = [
+        "| run | bots | tables | seed | played (UTC) | commit | processes | wall min | load average (start–end) |",
+        "|---|---|---:|---:|---|---|---:|---:|---|",
+    ]
+    notes: list[str] = []
+    for entry in entries:
+        run, made = entry["run"], entry.get("provenance") or {}
+        bots = ",".join(run["bots"])
+        if "commit" not in made:
+            note = made.get("note", "not recorded")
+            if note not in notes:
+                notes.append(note)
+            rows.append(
+                f"| `{run_key(entry)}` | {bots} | {run['tables']} | – | – | – | – | – | note {notes.index(note) + 1} |"
+            )
+            continue
+        commit = made["commit"][:10] + (" (modified)" if made.get("code_modified") else "")
+        rows.append(
+            f"| `{run_key(entry)}` | {bots} | {run['tables']} | {made['seed']} | {made['date']} | `{commit}` "
+            f"| {made['jobs']} | {made['minutes']:.1f} | {_load(made)} |"
+        )
+    return rows + [""] + [f"Note {i + 1}: {note}" for i, note in enumerate(notes)]
+
+
+def _missing_lines(missing: Sequence[str]) -> list[str]:
+    if not missing:
+        return []
+    runs = ", ".join(f"`{key}`" for key in missing)
+    return ["", f"Runs of `make bots-report` not in this copy (`--only` plays them): {runs}."]
+
+
+def run_key(entry: dict[str, Any]) -> str:
+    """``section:game:players``, what ``--only`` selects (the bots are the run's own)."""
+    run, summary = entry["run"], entry["summary"]
+    return f"{run['section']}:{summary['game']}:{summary['players']}"
+
+
+def markdown(entries: Sequence[dict[str, Any]], solo: Sequence[dict[str, Any]], meta: dict[str, Any]) -> str:
+    """The whole committed report."""
+    search = section(entries, "search")
+    versus = section(entries, "versus")
+    missing = meta.get("missing") or []
+    lines = [
+        "# Bots and balance: the arena report",
+        "",
+        f"Regenerated by `make bots-report` (every run, {meta['full_tables']} tables at scale 1); "
+        "`chaiwala arena-report --only SPEC` re-plays some runs and keeps the others (each run's command, "
+        "date, commit and machine load are at the end). Seats are rotated table by table and every table's "
+        "seed is derived from the run's seed, so the same command and commit give the same figures (the bots "
+        "have no time limit in the arena). Intervals are Wilson 95 % intervals for rates and normal-approximation "
+        "95 % intervals for mean ranks. A shared victory counts for every seat that shares it. Statistics of "
+        "each run: [`bots-report/summary.json`](bots-report/summary.json).",
+        "",
+        _copy_line(entries),
+        "",
+        "## Heuristic against random",
+        "",
+        "One heuristic seat, every other seat random (the heuristic visits every seat in turn).",
+        "",
+        *(_versus_lines(versus, "heuristic", "random") if versus else ["No runs in this copy."]),
+        "",
+        *_missing_in(missing, "versus"),
+        *_solo_lines(solo),
+        "## Search against heuristic",
+        "",
+    ]
+    if search:
+        lines += [
+            "The search bot in one seat, the heuristic in every other, seats rotated. Target (issue #17): "
+            "win ≥ 65 % of the head-to-head seats at 2 players, a better (lower) mean rank than the heuristic "
+            "at more. CPU s per table is the whole table, every seat, on one core (the load does not change it).",
+            "",
+            *_search_lines([e for e in search if e["summary"]["players"] > 1]),
+            "",
+            *_missing_in(missing, "search"),
+        ]
+    else:
+        lines += ["No search runs in this copy (`make bots-report` plays `mcts` where a game offers it).", ""]
+    lines += [
+        "## Balance: seat and turn position in self-play",
+        "",
+        "Every seat plays the same bot, so a seat differs from the others only by its position and the "
+        "content it drew. **Bold**: the 95 % interval leaves out the fair share (the mean of the seats' "
+        "win rates).",
+        "",
+        *_balance_lines(section(entries, "balance")),
+        "",
+        *_missing_in(missing, "balance"),
+        *[f"![{game}](bots-report/{game}.png)" for game in meta["plots"]],
+        "",
+        "## Balance: content",
+        "",
+        "Win rate of the seats that had an item (owned or used it by the end) against those that did not, "
+        "in the self-play runs above. Correlation is not cause: a seat that owns more tends to win whatever "
+        "it owns, so an item matters when it stands out among the items of its kind. Ids are those of "
+        "`Engine.content_facts` (see each game's `facts.py`). With dozens of items a table, about one in "
+        "twenty is flagged by chance alone: an item is worth a look when it is flagged the same way at two "
+        "or more player counts. What was measured at larger counts, what was tried and what was decided is "
+        "in each game's `seeds/<game>/README.md`, section *Balance*.",
+        "",
+        *_content_lines(section(entries, "balance")),
+        "## How each run was produced",
+        "",
+        "Wall minutes and load average (1 minute, at the run's start and end) describe the shared machine the "
+        "run was played on, not the bots: the results depend only on the seed, the table count and the "
+        'commit. Commit "(modified)": the tree had uncommitted changes under `services/`. '
+        f"{UNRECORDED} in the tables above: a run whose provenance was not recorded (its note is below).",
+        "",
+        *provenance_lines(entries),
+        *_missing_lines(meta.get("missing") or []),
+    ]
+    return "\n".join(lines).rstrip() + "\n"
+
+
+# ---- plots ---------------------------------------------------------------------------------------
+
+
+def plot_game(game: str, entries: Sequence[dict[str, Any]], path: Path) -> None:
+    """Left: the heuristic's win rate against random by player count; right: self-play seat rates."""
+    import matplotlib
+
+    matplotlib.use("Agg")
+    from matplotlib import pyplot
+
+    versus = [e["summary"] for e in entries if e["run"]["section"] == "versus"]
+    balance = [e["summary"] for e in entries if e["run"]["section"] == "balance"]
+    figure, (left, right) = pyplot.subplots(1, 2, figsize=(11, 4))
+    counts = [s["players"] for s in versus]
+    rates = [s["bots"]["heuristic"]["win_rate"] for s in versus]
+    errors = error_bars(rates, [s["bots"]["heuristic"]["win_rate_ci95"] for s in versus])
+    left.bar([str(c) for c in counts], rates, yerr=errors, capsize=4, label="heuristic")
+    left.plot([str(c) for c in counts], [1 / c for c in counts], "k--", label="fair share")
+    left.set_ylim(0, 1.05)
+    left.set_xlabel("players")
+    left.set_title(f"{TITLES[game]}: heuristic win rate against random")
+    left.legend(loc="lower left")
+    width = 0.8 / max((s["players"] for s in balance), default=1)
+    labelled: set[int] = set()
+    for index, summary in enumerate(balance):
+        key = "turn_position_win_rate" if summary.get("turn_position_win_rate") else "seat_win_rate"
+        for place, (rate, ci) in enumerate(zip(summary[key], summary[f"{key}_ci95"], strict=True)):
+            label = None if place in labelled else f"position {place + 1}"
+            labelled.add(place)
+            right.bar(
+                index + place * width,
+                rate,
+                width,
+                yerr=error_bars([rate], [ci]),
+                capsize=2,
+                color=f"C{place}",
+                label=label,
+            )
+        share = sum(summary[key]) / len(summary[key]) if summary[key] else 0.0
+        right.hlines(share, index - width / 2, index + width * summary["players"], "k", "dashed")
+    right.set_xticks(
+        [i + width * (s["players"] - 1) / 2 for i, s in enumerate(balance)], [f"{s['players']}p" for s in balance]
+    )
+    right.set_title("self-play win rate by turn position (95 %)")
+    if labelled:
+        right.legend(fontsize="small")
+    figure.tight_layout()
+    figure.savefig(path, dpi=80)
+    pyplot.close(figure)
