@@ -129,18 +129,12 @@ def rival_moves(base: Move, legal: list[Move], kinds: frozenset[str], count: int
     return [base, *rivals[: count - 1]]
 
 
-def can_search(engine: Engine) -> bool:
-    """Whether ``engine`` samples a seat's hidden information (the search needs ``determinize``)."""
-    return type(engine).determinize is not Engine.determinize
-
-
 def search_levels(engine: Engine, rollout: Bot) -> dict[str, Bot]:
     """The search bot's levels for one game, playing out with ``rollout`` (its heuristic).
 
-    None for a game that cannot determinize yet: a search over the real state would cheat.
+    Every engine samples a seat's hidden information (``Engine.determinize`` is abstract), so
+    every game lists them: the playouts never see the real game's hidden parts.
     """
-    if not can_search(engine):
-        return {}
     game_type = engine.game_type
     scale = MARGIN_SCALE.get(game_type, 10.0)
     depth = DEPTH.get(game_type)

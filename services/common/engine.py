@@ -201,17 +201,17 @@ class Engine(abc.ABC):
         """What ``seat`` may know of ``state``: its view and its legal moves."""
         return Seen(seat=seat, view=self.view(state, seat), legal=self.legal_moves(state, seat))
 
+    @abc.abstractmethod
     def determinize(self, seen: Seen, rng: Rng) -> State:
         """A full state the seat cannot tell from the real one; hidden parts sampled with ``rng``.
 
         ``view(result, seen.seat) == seen.view`` and ``legal_moves(result, seen.seat)`` equals
         ``seen.legal``; what the seat cannot see (other seats' hidden holdings, unseen deck
         orders) is drawn from what it cannot rule out, never copied from the real state.
-        Every game of the platform overrides this; the default refuses, so a game without it
-        lists no search levels (:func:`services.bots.levels.can_search`): a search over the real
-        state would cheat.
+        Every engine must say how its hidden information is sampled (a game with none returns
+        the state its view describes): the search bot plays out from this, so a default that
+        reused the real state would let it cheat.
         """
-        raise NotImplementedError(f"{self.name} cannot determinize a seat's view")
 
     def is_over(self, state: State) -> bool:
         """Whether the game has ended."""
