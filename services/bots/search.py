@@ -31,6 +31,7 @@ so a measured strength is the level's own, whatever the load.
 
 from __future__ import annotations
 
+import copy
 import math
 import os
 import statistics
@@ -128,14 +129,22 @@ def estimate(scores: list[float], budget: Budget) -> list[float]:
 
 
 def candidates(bot: Bot, engine: Engine, seen: Seen, rng: Rng, count: int) -> list[Move]:
-    """The heuristic's move first, then each next move it would pick were the earlier ones not legal."""
+    """The heuristic's move first, then each next move it would pick were the earlier ones not legal.
+
+    Only the first question is asked of ``bot`` itself, on the real position; the runners-up are
+    asked of a throwaway copy, so a heuristic that remembers (India Rails' refused segments, a
+    plan's progress) never learns from positions with moves taken away, which never happen.
+    """
     legal = list(seen.legal)
     chosen: list[Move] = []
+    asked = bot
     while legal and len(chosen) < count:
-        move = legal[0] if len(legal) == 1 else bot.choose(engine, replace(seen, legal=legal), rng)
+        move = legal[0] if len(legal) == 1 else asked.choose(engine, replace(seen, legal=legal), rng)
         key = move_key(move)
         chosen.append(move)
         legal = [other for other in legal if move_key(other) != key]
+        if asked is bot:
+            asked = copy.deepcopy(bot)
     return chosen
 
 

@@ -110,6 +110,23 @@ def test_candidates_are_the_policys_move_then_its_runners_up() -> None:
     assert candidates(AddOne(), ENGINE, _seen(5), Rng(1), 2) == [{"add": 1}, {"add": 2}]
 
 
+class Remembering(AddOne):
+    """The base policy, remembering every list of legal moves it was asked to choose from."""
+
+    def __init__(self) -> None:
+        self.asked: list[list[Move]] = []
+
+    def choose(self, engine: Engine, seen: Seen, rng: Rng) -> Move:
+        self.asked.append(list(seen.legal))
+        return super().choose(engine, seen, rng)
+
+
+def test_runners_up_are_asked_of_a_copy_so_the_policy_remembers_only_the_real_position() -> None:
+    policy, seen = Remembering(), _seen(5)
+    assert candidates(policy, ENGINE, seen, Rng(1), 3) == [{"add": 1}, {"add": 2}, {"add": 3}]
+    assert policy.asked == [list(seen.legal)]
+
+
 @pytest.mark.parametrize("total", range(0, 19))
 def test_it_wins_from_every_total_where_the_policy_keeps_or_fixes_its_move(total: int) -> None:
     move = _improved(_seen(total), Rng(total))
