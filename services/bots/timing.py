@@ -14,7 +14,7 @@ import statistics
 import sys
 import time
 
-from services.bots.levels import DECISIONS
+from services.bots.levels import profile
 from services.common.registry import ENGINES, engine_for
 from services.common.runner import Match
 
@@ -25,7 +25,7 @@ EVERY = 7
 def _searched(match: Match, seat: int) -> bool:
     """Whether the search bot searches here (more than one move, and one of its decisions)."""
     legal = match.legal_moves(seat)
-    decisions = DECISIONS.get(match.engine.game_type)
+    decisions = profile(match.engine.game_type).decisions
     return len(legal) > 1 and (decisions is None or any(next(iter(move)) in decisions for move in legal))
 
 
