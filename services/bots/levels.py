@@ -16,6 +16,7 @@ from dataclasses import dataclass, field, replace
 from typing import ClassVar
 
 from services.bots.evaluation import EVALUATIONS
+from services.bots.plans import Planner, committed_plan
 from services.bots.search import Budget, Playout, candidates, improve, move_key
 from services.common.engine import Bot, Engine, Move, Seen
 from services.common.rng import Rng
@@ -45,6 +46,9 @@ class SearchProfile:
     * ``second_thoughts``: the kinds of the heuristic's move second-guessed by its runner-up (what it
       plays were no move of those kinds legal, asked of a throwaway copy so the real one remembers
       nothing of it).
+    * ``plan_depth``: a game whose heuristic is a :class:`~services.bots.plans.Planner` first races
+      its plans (:mod:`services.bots.plans`) over playouts of this many moves (``None``: no plan
+      search); ``plan_samples``: paired samples per level for it (absent: the level's).
     """
 
     margin_scale: float = 10.0
@@ -54,6 +58,8 @@ class SearchProfile:
     decisions: frozenset[str] | None = None
     rivals: frozenset[str] | None = None
     second_thoughts: frozenset[str] = frozenset()
+    plan_depth: int | None = None
+    plan_samples: Mapping[str, int] = field(default_factory=dict)
 
     def budget(self, level: str, budget: Budget) -> Budget:
         """``level``'s budget with this game's scales, depth and samples."""
@@ -64,6 +70,13 @@ class SearchProfile:
             solo_scale=budget.solo_scale if self.solo_scale is None else self.solo_scale,
             **({"depth": self.depth} if self.depth else {}),
         )
+
+    def plan_budget(self, level: str, budget: Budget) -> Budget | None:
+        """``level``'s budget for a plan search (``None``: the game searches no plans)."""
+        if self.plan_depth is None:
+            return None
+        base = self.budget(level, budget)
+        return replace(base, depth=self.plan_depth, samples=self.plan_samples.get(level, base.samples))
 
 
 # Darjeeling's whole game (~110 moves) costs well under a tenth of a second: it plays to the end,
@@ -118,6 +131,8 @@ INDIA_RAILS = SearchProfile(
     decisions=frozenset({"pick_up", "deliver", "drop_load"}),
     rivals=frozenset({"pick_up", "deliver"}),
     second_thoughts=frozenset({"drop_load"}),
+    plan_depth=200,
+    plan_samples={"mcts-easy": 2, "mcts": 3, "mcts-hard": 4},
 )
 
 # Per game: its search profile (absent: the generic search, ``SearchProfile()``).
@@ -144,6 +159,7 @@ class SearchBot:
     decisions: frozenset[str] | None = None
     rivals: frozenset[str] | None = None
     second_thoughts: frozenset[str] = frozenset()
+    plans: Budget | None = None
     # Slow: the conductor computes its moves in a worker process (services.conductor.search_pool).
     offload: ClassVar[bool] = True
 
@@ -152,6 +168,9 @@ class SearchBot:
         legal = list(seen.legal)
         if len(legal) == 1:
             return legal[0]
+        if self.plans is not None and isinstance(self.rollout, Planner):
+            # The seat's plan first (remembered, or raced now): the rest of the decision follows it.
+            committed_plan(self.rollout, engine, seen, self.plans, EVALUATIONS[self.game_type], rng.fork(4))
         if self.decisions is not None and not any(next(iter(move)) in self.decisions for move in legal):
             return self.rollout.choose(engine, seen, rng.fork(2))  # no decision here: e.g. the route plan's step
         moves = self._candidates(engine, seen, rng.fork(2))
@@ -200,6 +219,7 @@ def search_levels(engine: Engine, rollout: Bot) -> dict[str, Bot]:
             decisions=settings.decisions,
             rivals=settings.rivals,
             second_thoughts=settings.second_thoughts,
+            plans=settings.plan_budget(name, budget),
         )
         for name, budget in LEVELS.items()
     }

@@ -1,4 +1,4 @@
-"""Every bot of a game, with the search bot's levels at a tiny budget so property tests stay quick."""
+"""Every bot of a game, with the search bot's levels (moves and plans) at a tiny budget so property tests stay quick."""
 
 from __future__ import annotations
 
@@ -15,7 +15,11 @@ def quick_bots(engine: Engine) -> dict[str, Bot]:
     """``engine.bots()``; search levels keep their code paths but spend a few short playouts only."""
     bots = engine.bots()
     return {
-        name: replace(bot, budget=replace(bot.budget, samples=TINY_SAMPLES, depth=TINY_DEPTH))
+        name: replace(
+            bot,
+            budget=replace(bot.budget, samples=TINY_SAMPLES, depth=TINY_DEPTH),
+            plans=replace(bot.plans, samples=TINY_SAMPLES, depth=TINY_DEPTH) if bot.plans else None,
+        )
         if isinstance(bot, SearchBot)
         else bot
         for name, bot in bots.items()

@@ -35,7 +35,9 @@ def _tiny(engine: Engine) -> SearchBot:
     bot = engine.bots()["mcts-easy"]
     assert isinstance(bot, SearchBot)
     return replace(
-        bot, budget=replace(TINY, margin_scale=bot.budget.margin_scale, depth=min(TINY.depth, bot.budget.depth))
+        bot,
+        budget=replace(TINY, margin_scale=bot.budget.margin_scale, depth=min(TINY.depth, bot.budget.depth)),
+        plans=replace(TINY, margin_scale=bot.plans.margin_scale) if bot.plans else None,
     )
 
 
