@@ -124,11 +124,19 @@ ALUBARI = SearchProfile(
 # Second thoughts: its heuristic drops any load but its target's once a train carries two (and,
 # while delivering a carried load, even that one): keeping it on is the rival, else a load the
 # search picked up would be dropped at the next city.
+# Plans: the game is won on the heuristic's plan (which demand to chase), which pays off far beyond a
+# move's playout: once per hand of demand cards the search races committing to the heuristic's
+# runners-up against its own choice over 200-move playouts (:mod:`services.bots.plans`, about 6
+# rounds at 2 players; ~12 plan searches a seat and game), and then plays the heuristic's moves:
+# ``decisions`` is empty, because the move-level search (rivals and second thoughts above; list
+# ``MOVE_DECISIONS`` to turn it on) measured level with the heuristic (22 of 48 tables) at ~49 CPU
+# s a table, and changed 10 of 101 searched moves on an instrumented table.
+MOVE_DECISIONS = frozenset({"pick_up", "deliver", "drop_load"})
 INDIA_RAILS = SearchProfile(
     margin_scale=40.0,
     depth=40,
     samples={"mcts-easy": 2, "mcts": 3, "mcts-hard": 6},
-    decisions=frozenset({"pick_up", "deliver", "drop_load"}),
+    decisions=frozenset(),
     rivals=frozenset({"pick_up", "deliver"}),
     second_thoughts=frozenset({"drop_load"}),
     plan_depth=200,

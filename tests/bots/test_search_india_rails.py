@@ -11,7 +11,7 @@ from dataclasses import dataclass, field, replace
 
 from services.bots import plans
 from services.bots.evaluation import india_rails as estimate
-from services.bots.levels import SearchBot, rival_moves
+from services.bots.levels import MOVE_DECISIONS, SearchBot, rival_moves
 from services.bots.search import Budget, move_key
 from services.common.engine import Bot, Engine, Move, Seen, State
 from services.common.registry import engine_for
@@ -74,10 +74,16 @@ def test_rivals_are_the_legal_moves_of_the_rival_kinds_after_the_base_move() -> 
     assert rival_moves(legal[2], legal, frozenset({"upgrade_train"}), 3) == [legal[2]]
 
 
+def _move_searching(level: str) -> SearchBot:
+    """The level with its move-level search on (the India Rails profile searches plans only)."""
+    bot = ENGINE.bots()[level]
+    assert isinstance(bot, SearchBot)
+    return replace(bot, decisions=MOVE_DECISIONS, plans=None)
+
+
 def test_the_real_heuristic_is_asked_only_about_the_real_position() -> None:
     seen = _position_with_rivals(seed=7)
-    bot = ENGINE.bots()["mcts-easy"]
-    assert isinstance(bot, SearchBot)
+    bot = _move_searching("mcts-easy")
     recorder = Recorder(bot.rollout)
     tiny = replace(bot, rollout=recorder, budget=replace(Budget(candidates=3, samples=2, depth=4), margin_scale=40.0))
     played = tiny.choose(ENGINE, seen, Rng(3))
@@ -89,8 +95,7 @@ def test_the_real_heuristic_is_asked_only_about_the_real_position() -> None:
 
 def test_the_search_leaves_the_heuristic_remembering_what_the_heuristic_alone_would() -> None:
     seen = _position_with_rivals(seed=7)
-    bot = ENGINE.bots()["mcts-easy"]
-    assert isinstance(bot, SearchBot)
+    bot = _move_searching("mcts-easy")
     alone = copy.deepcopy(bot.rollout)
     alone.choose(ENGINE, seen, Rng(3).fork(2))
     replace(bot, budget=replace(Budget(candidates=3, samples=2, depth=4), margin_scale=40.0)).choose(
@@ -141,8 +146,7 @@ def test_track_and_an_upgraded_train_count_beside_cash() -> None:
 
 def test_a_drop_the_heuristic_would_make_has_keeping_the_load_as_its_rival() -> None:
     seen = _first_position(11, lambda _seen, move: next(iter(move)) == "drop_load", greedy=True)
-    bot = ENGINE.bots()["mcts"]
-    assert isinstance(bot, SearchBot)
+    bot = _move_searching("mcts")
     recorder = Recorder(copy.deepcopy(bot.rollout))
     moves = replace(bot, rollout=recorder)._candidates(ENGINE, seen, Rng(5))
     assert next(iter(moves[0])) == "drop_load"
