@@ -4,8 +4,10 @@ A level is a playout budget (:class:`~services.bots.search.Budget`: how many of 
 heuristic's best moves are compared, over how many determinized heuristic playouts each):
 the move depends only on the seat's view and the bot's random generator, never on the
 machine, except when the wall-clock safety cap cuts a decision short (see
-:mod:`services.bots.search`; the arena lifts the cap). Measured costs and strength per
-level and game are in the README, ``## Bots`` / ``### Search bot``.
+:mod:`services.bots.search`; the arena lifts the cap). A game's settings are its
+:class:`SearchProfile`; a game whose heuristic is a :class:`~services.bots.plans.Planner`
+(India Rails) first races the heuristic's plans (:mod:`services.bots.plans`). Measured costs and
+strength per level and game are in the README, ``## Bots`` / ``### Search bot``.
 """
 
 from __future__ import annotations
