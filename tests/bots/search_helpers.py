@@ -4,6 +4,7 @@ from __future__ import annotations
 
 from dataclasses import replace
 
+from services.bots import plans
 from services.bots.levels import SearchBot
 from services.common.engine import Bot, Engine
 
@@ -12,7 +13,12 @@ TINY_DEPTH = 3
 
 
 def quick_bots(engine: Engine) -> dict[str, Bot]:
-    """``engine.bots()``; search levels keep their code paths but spend a few short playouts only."""
+    """``engine.bots()``; search levels keep their code paths but spend a few short playouts only.
+
+    Fresh: the process's remembered plan commitments are forgotten too, so each plan is searched
+    again from the view it is asked with (a twin position must not reuse the real one's choice).
+    """
+    plans.COMMITMENTS.clear()
     bots = engine.bots()
     return {
         name: replace(
