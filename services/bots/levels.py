@@ -4,17 +4,21 @@ A level is a playout budget (:class:`~services.bots.search.Budget`: how many of 
 heuristic's best moves are compared, over how many determinized heuristic playouts each):
 the move depends only on the seat's view and the bot's random generator, never on the
 machine, except when the wall-clock safety cap cuts a decision short (see
-:mod:`services.bots.search`; the arena lifts the cap). Measured costs and strength per
-level and game are in the README, ``## Bots`` / ``### Search bot``.
+:mod:`services.bots.search`; the arena lifts the cap). A game's settings are its
+:class:`SearchProfile`; a game whose heuristic is a :class:`~services.bots.plans.Planner`
+(India Rails) first races the heuristic's plans (:mod:`services.bots.plans`). Measured costs and
+strength per level and game are in the README, ``## Bots`` / ``### Search bot``.
 """
 
 from __future__ import annotations
 
 import copy
-from dataclasses import dataclass, replace
+from collections.abc import Mapping
+from dataclasses import dataclass, field, replace
 from typing import ClassVar
 
 from services.bots.evaluation import EVALUATIONS
+from services.bots.plans import Planner, committed_plan
 from services.bots.search import Budget, Playout, candidates, improve, move_key
 from services.common.engine import Bot, Engine, Move, Seen
 from services.common.rng import Rng
@@ -26,57 +30,133 @@ LEVELS: dict[str, Budget] = {
     "mcts-hard": Budget(candidates=4, samples=12, wall_seconds=15.0),
 }
 
-# Per game: the score difference that counts as a clear lead (the reward's margin scale).
-MARGIN_SCALE: dict[str, float] = {"darjeeling": 10.0, "tea_rum": 4.0, "india_rails": 40.0, "alubari": 8.0}
-# Per game with a solo mode: the solo score worth a reward of 1 (``search.solo_reward``). Alubari:
-# 100, so a point weighs about what it weighs in a close 2-player game (0.3 / (4 × 8) ≈ 1 / 107)
-# and a rival must gain 2 points on average to replace the heuristic's move (edge 0.02); the
-# heuristic's solo games end at 185-225 points (60 seeds of the bots report).
-SOLO_SCALE: dict[str, float] = {"alubari": 100.0}
-# Per game: playouts stop after this many moves and the game's evaluation estimates the end
-# (absent: to the end). An India Rails game is ~2,000 moves (~32 a round at 2 players) at ~3 ms
-# each: a playout to the end would cost seconds, so its playouts cover about a round (the
-# rest of the seat's turn and the next seat's), and its estimate values loads on the train, track and
-# locos (a playout of 120 moves valuing cash alone had the search stop trains to keep cash); Tea & Rum
-# (~180 moves, ~3 ms each) and Alubari (~480, ~5 ms) stop after a round or so. Darjeeling's
-# whole game (~110 moves) costs well under a tenth of a second, so it plays to the end.
-DEPTH: dict[str, int] = {"india_rails": 40, "tea_rum": 60, "alubari": 60}
-# Per game and level: paired samples instead of the level's (absent: the level's). India Rails'
-# moves cost ~3 ms each (the heuristic plans from a fresh determinization at every step), and
-# its estimate, not the playout's luck, carries most of a decision: fewer samples, same bar.
-SAMPLES: dict[str, dict[str, int]] = {"india_rails": {"mcts-easy": 2, "mcts": 3, "mcts-hard": 6}}
-# Per game (absent: every decision is searched): the move kinds that make a position worth a
-# search. Elsewhere the bot plays its heuristic's move. India Rails: see RIVALS.
-DECISIONS: dict[str, frozenset[str]] = {
-    "india_rails": frozenset({"pick_up", "deliver", "drop_load"}),
-    # Tea & Rum: the turn's choices (a worker's action, what to build, hire or fulfil); the market's
-    # buy/sell/plate/confirm steps (two in five of its moves) carry out the heuristic's trade.
-    "tea_rum": frozenset(
+
+@dataclass(frozen=True)
+class SearchProfile:
+    """One game's search settings, read in one place (absent fields: the level's or the generic search's).
+
+    * ``margin_scale``: the score difference that counts as a clear lead (the reward's margin scale).
+    * ``solo_scale``: games with a solo mode, the solo score worth a reward of 1 (``search.solo_reward``).
+    * ``depth``: playouts stop after this many moves and the game's evaluation estimates the end
+      (``None``: to the end).
+    * ``samples``: paired samples per level instead of the level's.
+    * ``decisions``: the move kinds that make a position worth a search (``None``: every decision);
+      elsewhere the bot plays its heuristic's move.
+    * ``rivals``: the only move kinds a rival of the heuristic's move may be (``None``: the heuristic's
+      runners-up, see :func:`~services.bots.search.candidates`); the rivals are the legal moves of those
+      kinds, and the heuristic is asked once, for its own move.
+    * ``second_thoughts``: the kinds of the heuristic's move second-guessed by its runner-up (what it
+      plays were no move of those kinds legal, asked of a throwaway copy so the real one remembers
+      nothing of it).
+    * ``plan_depth``: a game whose heuristic is a :class:`~services.bots.plans.Planner` first races
+      its plans (:mod:`services.bots.plans`) over playouts of this many moves (``None``: no plan
+      search); ``plan_samples``: paired samples per level for it (absent: the level's).
+    """
+
+    margin_scale: float = 10.0
+    solo_scale: float | None = None
+    depth: int | None = None
+    samples: Mapping[str, int] = field(default_factory=dict)
+    decisions: frozenset[str] | None = None
+    rivals: frozenset[str] | None = None
+    second_thoughts: frozenset[str] = frozenset()
+    plan_depth: int | None = None
+    plan_samples: Mapping[str, int] = field(default_factory=dict)
+
+    def budget(self, level: str, budget: Budget) -> Budget:
+        """``level``'s budget with this game's scales, depth and samples."""
+        return replace(
+            budget,
+            margin_scale=self.margin_scale,
+            samples=self.samples.get(level, budget.samples),
+            solo_scale=budget.solo_scale if self.solo_scale is None else self.solo_scale,
+            **({"depth": self.depth} if self.depth else {}),
+        )
+
+    def plan_budget(self, level: str, budget: Budget) -> Budget | None:
+        """``level``'s budget for a plan search (``None``: the game searches no plans)."""
+        if self.plan_depth is None:
+            return None
+        base = self.budget(level, budget)
+        return replace(base, depth=self.plan_depth, samples=self.plan_samples.get(level, base.samples))
+
+
+# Darjeeling's whole game (~110 moves) costs well under a tenth of a second: it plays to the end,
+# every decision searched with the heuristic's runners-up as rivals.
+DARJEELING = SearchProfile(margin_scale=10.0)
+
+# Tea & Rum (~180 moves, ~3 ms each) stops after a round or so. Its searched decisions are the
+# turn's choices (a worker's action, what to build, hire or fulfil); the market's
+# buy/sell/plate/confirm steps (two in five of its moves) carry out the heuristic's trade.
+TEA_RUM = SearchProfile(
+    margin_scale=4.0,
+    depth=60,
+    decisions=frozenset(
         {"worker_action", "hire_captain", "buy_ship", "build", "take_allegiance", "fulfill_contract", "choose_option"}
     ),
-    # Alubari: where a worker goes and what is bought, built or played; which cube to take, whether to
-    # boost the chai and the foundry's steps (over half its ~480 moves) follow the heuristic.
-    "alubari": frozenset(
+)
+
+# Alubari (~480 moves, ~5 ms) stops after a round or so. Solo scale 100, so a point weighs about
+# what it weighs in a close 2-player game (0.3 / (4 × 8) ≈ 1 / 107) and a rival must gain 2 points
+# on average to replace the heuristic's move (edge 0.02); the heuristic's solo games end at 185-225
+# points (60 seeds of the bots report). Searched: where a worker goes and what is bought, built or
+# played; which cube to take, whether to boost the chai and the foundry's steps (over half its
+# ~480 moves) follow the heuristic.
+ALUBARI = SearchProfile(
+    margin_scale=8.0,
+    solo_scale=100.0,
+    depth=60,
+    decisions=frozenset(
         {"place_worker", "take_contract", "play_contract", "build_station", "buy_equipment", "chaiwala_convert"}
     ),
-}
+)
 
-# Per game (absent: the heuristic's runners-up, see :func:`~services.bots.search.candidates`): the
-# only move kinds a rival of the heuristic's move may be; the rivals are the legal moves of those
-# kinds, and the heuristic is asked once, for its own move. India Rails runs a train and lays track
-# one mile at a time (nine in ten of its ~2,000 moves are steps of the heuristic's route plan):
-# its runners-up were "stop the train here" and "stop building", which a short playout scores as
-# cash kept and the long game pays for, and asking the heuristic with its favourite taken away fed
-# its memory (refused segments, a plan's progress) positions that never happened. The rivals are
-# what the plan does not weigh: another load to pick up (the heuristic takes only its target's),
-# another delivery.
-RIVALS: dict[str, frozenset[str]] = {"india_rails": frozenset({"pick_up", "deliver"})}
-# Per game: the kinds of the heuristic's move that are second-guessed by its runner-up (what it
-# plays were no move of those kinds legal, asked of a throwaway copy so the real one remembers nothing of
-# it). India Rails' heuristic drops any load but its target's once a train carries two (and,
+# India Rails. An India Rails game is ~2,000 moves (~32 a round at 2 players) at ~3 ms each: a
+# playout to the end would cost seconds, so its playouts cover about a round (the rest of the seat's
+# turn and the next seat's), and its estimate values loads on the train, track and locos (a playout
+# of 120 moves valuing cash alone had the search stop trains to keep cash). Samples: its moves cost
+# ~3 ms each (the heuristic plans from a fresh determinization at every step), and its estimate, not
+# the playout's luck, carries most of a decision: fewer samples, same bar.
+# Rivals: India Rails runs a train and lays track one mile at a time (nine in ten of its ~2,000
+# moves are steps of the heuristic's route plan): its runners-up were "stop the train here" and
+# "stop building", which a short playout scores as cash kept and the long game pays for, and asking
+# the heuristic with its favourite taken away fed its memory (refused segments, a plan's progress)
+# positions that never happened. The rivals are what the plan does not weigh: another load to pick
+# up (the heuristic takes only its target's), another delivery.
+# Second thoughts: its heuristic drops any load but its target's once a train carries two (and,
 # while delivering a carried load, even that one): keeping it on is the rival, else a load the
 # search picked up would be dropped at the next city.
-SECOND_THOUGHTS: dict[str, frozenset[str]] = {"india_rails": frozenset({"drop_load"})}
+# Plans: the game is won on the heuristic's plan (which demand to chase), which pays off far beyond a
+# move's playout: once per hand of demand cards the search races committing to the heuristic's
+# runners-up against its own choice over 200-move playouts (:mod:`services.bots.plans`, about 6
+# rounds at 2 players; ~12 plan searches a seat and game), and then plays the heuristic's moves:
+# ``decisions`` is empty, because the move-level search (rivals and second thoughts above; list
+# ``MOVE_DECISIONS`` to turn it on) measured level with the heuristic (22 of 48 tables) at ~49 CPU
+# s a table, and changed 10 of 101 searched moves on an instrumented table.
+MOVE_DECISIONS = frozenset({"pick_up", "deliver", "drop_load"})
+INDIA_RAILS = SearchProfile(
+    margin_scale=40.0,
+    depth=40,
+    samples={"mcts-easy": 2, "mcts": 3, "mcts-hard": 6},
+    decisions=frozenset(),
+    rivals=frozenset({"pick_up", "deliver"}),
+    second_thoughts=frozenset({"drop_load"}),
+    plan_depth=200,
+    plan_samples={"mcts-easy": 2, "mcts": 3, "mcts-hard": 4},
+)
+
+# Per game: its search profile (absent: the generic search, ``SearchProfile()``).
+PROFILES: dict[str, SearchProfile] = {
+    "darjeeling": DARJEELING,
+    "tea_rum": TEA_RUM,
+    "india_rails": INDIA_RAILS,
+    "alubari": ALUBARI,
+}
+
+
+def profile(game_type: str) -> SearchProfile:
+    """``game_type``'s search profile."""
+    return PROFILES.get(game_type, SearchProfile())
 
 
 @dataclass(frozen=True)
@@ -89,6 +169,7 @@ class SearchBot:
     decisions: frozenset[str] | None = None
     rivals: frozenset[str] | None = None
     second_thoughts: frozenset[str] = frozenset()
+    plans: Budget | None = None
     # Slow: the conductor computes its moves in a worker process (services.conductor.search_pool).
     offload: ClassVar[bool] = True
 
@@ -97,8 +178,11 @@ class SearchBot:
         legal = list(seen.legal)
         if len(legal) == 1:
             return legal[0]
+        if self.plans is not None and isinstance(self.rollout, Planner):
+            # The seat's plan first (remembered, or raced now): the rest of the decision follows it.
+            committed_plan(self.rollout, engine, seen, self.plans, EVALUATIONS[self.game_type], rng.fork(4))
         if self.decisions is not None and not any(next(iter(move)) in self.decisions for move in legal):
-            return self.rollout.choose(engine, seen, rng.fork(2))  # no decision here: the route plan's step
+            return self.rollout.choose(engine, seen, rng.fork(2))  # no decision here: e.g. the route plan's step
         moves = self._candidates(engine, seen, rng.fork(2))
         if len(moves) == 1:
             return moves[0]
@@ -109,7 +193,7 @@ class SearchBot:
         return improve(playout, seen, moves, rng.fork(3))
 
     def _candidates(self, engine: Engine, seen: Seen, rng: Rng) -> list[Move]:
-        """The heuristic's move first, then its rivals (see RIVALS and SECOND_THOUGHTS)."""
+        """The heuristic's move first, then its rivals (see :class:`SearchProfile`)."""
         if self.rivals is None:
             return candidates(self.rollout, engine, seen, rng, self.budget.candidates)
         base = self.rollout.choose(engine, seen, rng)
@@ -136,22 +220,16 @@ def search_levels(engine: Engine, rollout: Bot) -> dict[str, Bot]:
     every game lists them: the playouts never see the real game's hidden parts.
     """
     game_type = engine.game_type
-    scale = MARGIN_SCALE.get(game_type, 10.0)
-    depth = DEPTH.get(game_type)
+    settings = profile(game_type)
     return {
         name: SearchBot(
             game_type=game_type,
             rollout=rollout,
-            budget=replace(
-                budget,
-                margin_scale=scale,
-                samples=SAMPLES.get(game_type, {}).get(name, budget.samples),
-                solo_scale=SOLO_SCALE.get(game_type, budget.solo_scale),
-                **({"depth": depth} if depth else {}),
-            ),
-            decisions=DECISIONS.get(game_type),
-            rivals=RIVALS.get(game_type),
-            second_thoughts=SECOND_THOUGHTS.get(game_type, frozenset()),
+            budget=settings.budget(name, budget),
+            decisions=settings.decisions,
+            rivals=settings.rivals,
+            second_thoughts=settings.second_thoughts,
+            plans=settings.plan_budget(name, budget),
         )
         for name, budget in LEVELS.items()
     }

@@ -173,19 +173,29 @@ class Playout:
 
     def rewards(self, state: State, seat: int, first: Move, chance: Rng, rng: Rng) -> list[float]:
         """Each seat's reward after ``seat`` plays ``first`` and the policy plays on."""
-        engine, scoring = self.engine, self.budget
-        state, _events = engine.apply(state, seat, first, chance)
-        for step in range(self.budget.depth):
-            result = engine.result(state)
-            if result is not None:
-                return rewards(result, scoring)
-            seats = engine.to_act(state)
-            if not seats:
-                break
-            move = self.move(state, seats[0], rng.fork(step))
-            state, _events = engine.apply(state, seats[0], move, chance)
+        state, _events = self.engine.apply(state, seat, first, chance)
+        return play_on(self.engine, state, self.move, self.evaluate, self.budget, chance, rng)
+
+
+Mover = Callable[[State, int, Rng], Move]
+
+
+def play_on(engine: Engine, state: State, move: Mover, evaluate: Evaluation, budget: Budget,
+            chance: Rng, rng: Rng) -> list[float]:
+    """Each seat's reward once ``move`` has played every seat to the end, or ``budget.depth`` moves and an estimate."""
+    for step in range(budget.depth):
         result = engine.result(state)
-        return rewards(result, scoring) if result is not None else estimate(self.evaluate(state), scoring)
+        if result is not None:
+            return rewards(result, budget)
+        seats = engine.to_act(state)
+        if not seats:
+            break
+        state, _events = engine.apply(state, seats[0], move(state, seats[0], rng.fork(step)), chance)
+    result = engine.result(state)
+    return rewards(result, budget) if result is not None else estimate(evaluate(state), budget)
+
+
+Value = Callable[[State, int, Rng], float]
 
 
 def improve(playout: Playout, seen: Seen, moves: list[Move], rng: Rng) -> Move:
@@ -197,23 +207,35 @@ def improve(playout: Playout, seen: Seen, moves: list[Move], rng: Rng) -> Move:
     """
     if len(moves) == 1:
         return moves[0]
-    engine, budget = playout.engine, playout.budget
-    differences: dict[int, list[float]] = {rival: [] for rival in range(1, len(moves))}
+
+    def value(state: State, candidate: int, draw: Rng) -> float:
+        return playout.value(state, seen.seat, moves[candidate], draw)
+
+    return moves[race(playout.engine, seen, len(moves), value, playout.budget, rng)]
+
+
+def race(engine: Engine, seen: Seen, count: int, value: Value, budget: Budget, rng: Rng) -> int:
+    """Candidate 0 (the base policy's) unless another of ``count`` wins clearly more paired playouts.
+
+    ``value(sampled, candidate, draw)`` is the seat's reward for a candidate in a sampled state,
+    every candidate of a sample getting the same ``draw`` (common random numbers); see :func:`improve`.
+    """
+    differences: dict[int, list[float]] = {rival: [] for rival in range(1, count)}
     cap, started = wall_cap(budget.wall_seconds), time.perf_counter()
     for sample in range(budget.samples):
         draw = rng.fork(sample)
         state = engine.determinize(seen, draw.fork(0))
-        base = playout.value(state, seen.seat, moves[0], draw)
+        base = value(state, 0, draw)
         for rival, paired in differences.items():
-            paired.append(playout.value(state, seen.seat, moves[rival], draw) - base)
+            paired.append(value(state, rival, draw) - base)
         if sample + 1 >= RACE_AFTER:
             differences = {rival: paired for rival, paired in differences.items() if _may_clear(paired, budget)}
         if not differences or time.perf_counter() - started > cap:
             break  # nothing left to race, or the safety cap (between samples): see the module docstring
     winners = [rival for rival, paired in differences.items() if _clears(paired, budget)]
     if not winners:
-        return moves[0]
-    return moves[max(winners, key=lambda rival: (statistics.fmean(differences[rival]), -rival))]
+        return 0
+    return max(winners, key=lambda rival: (statistics.fmean(differences[rival]), -rival))
 
 
 # Samples before a rival may be dropped from the race (fewer say too little about its spread).

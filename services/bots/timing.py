@@ -6,6 +6,11 @@ nothing and are left out). Prints one Markdown table of CPU milliseconds per sea
 (median and 90th percentile) for the README's ``### Search bot`` section: the process's CPU
 time, which is what the move takes on a quiet core of this machine even when it shares the
 machine (its wall time on a loaded host is longer). A measurement, not a test.
+
+A game whose search decides plans (``SearchProfile.plan_depth``, :mod:`services.bots.plans`)
+is measured where a plan is searched: a seat's first choice in a new plan context (India Rails:
+a new hand of demand cards), with the process's remembered commitments cleared before each
+move, so every measured move pays for its plan search; its other moves cost a heuristic move.
 """
 
 from __future__ import annotations
@@ -13,8 +18,11 @@ from __future__ import annotations
 import statistics
 import sys
 import time
+from collections.abc import Hashable
 
-from services.bots.levels import DECISIONS
+from services.bots import plans
+from services.bots.levels import profile
+from services.bots.plans import Planner
 from services.common.registry import ENGINES, engine_for
 from services.common.runner import Match
 
@@ -25,20 +33,36 @@ EVERY = 7
 def _searched(match: Match, seat: int) -> bool:
     """Whether the search bot searches here (more than one move, and one of its decisions)."""
     legal = match.legal_moves(seat)
-    decisions = DECISIONS.get(match.engine.game_type)
+    decisions = profile(match.engine.game_type).decisions
     return len(legal) > 1 and (decisions is None or any(next(iter(move)) in decisions for move in legal))
 
 
+def _new_plan(match: Match, seat: int, contexts: dict[int, Hashable]) -> bool:
+    """Whether ``seat`` has a choice in a plan context it has not had (notes it in ``contexts``)."""
+    heuristic = match.engine.bots()["heuristic"]
+    if not isinstance(heuristic, Planner) or len(match.legal_moves(seat)) < 2:
+        return False
+    context = heuristic.plan_context(match.state, seat)  # the real state: a measurement picks positions
+    if contexts.get(seat) == context:
+        return False
+    contexts[seat] = context
+    return True
+
+
 def _positions(game: str, players: int, seed: int) -> list[Match]:
-    """Up to :data:`SAMPLES` searched positions of one heuristic game, at least :data:`EVERY` moves apart."""
+    """Up to :data:`SAMPLES` searched positions of one heuristic game (moves: at least :data:`EVERY` apart)."""
     engine = engine_for(game)
     heuristic = engine.bots()["heuristic"]
     match = Match.start(engine, players, seed)
     found: list[Match] = []
     step = last = 0
+    planned = profile(game).plan_depth is not None
+    contexts: dict[int, Hashable] = {}
     while not engine.is_over(match.state) and len(found) < SAMPLES:
         seat = match.to_act()[0]
-        if step - last >= EVERY and _searched(match, seat):
+        if planned and _new_plan(match, seat, contexts):
+            found.append(Match(engine=engine, snapshot=match.snapshot))
+        elif not planned and step - last >= EVERY and _searched(match, seat):
             found.append(Match(engine=engine, snapshot=match.snapshot))
             last = step
         match.play(seat, match.bot_move(heuristic, seat, step))
@@ -53,6 +77,7 @@ def measure(game: str, level: str, players: int = 2) -> list[float]:
     costs = []
     for salt, match in enumerate(_positions(game, players, seed=11)):
         seat = match.to_act()[0]
+        plans.COMMITMENTS.clear()  # each measured move searches its plan afresh
         started = time.process_time()
         match.bot_move(bot, seat, salt)
         costs.append(1000 * (time.process_time() - started))

@@ -10,8 +10,8 @@ from __future__ import annotations
 import heapq
 import itertools
 from collections import deque
-from collections.abc import Sequence
-from typing import Any
+from collections.abc import Callable, Hashable, Sequence
+from typing import Any, cast
 
 from services.common.engine import Engine, Move, Seen, State
 from services.common.rng import Rng
@@ -46,6 +46,13 @@ def _out_edges() -> list[list[tuple[int, int, int, bool]]]:
 
 
 OUT_EDGES = _out_edges()
+# A plan's route to a target (the mileposts to build along, -1 between separate pieces).
+RouteOf = Callable[[dict[str, Any]], list[int]]
+
+
+def demand_key(card: int, demand: dict[str, Any]) -> tuple[int, int]:
+    """A demand's identity: its card and its place on the card."""
+    return card, DEMAND_CARDS[card]["demands"].index(demand)
 
 
 def dijkstra(sources: set[int] | list[int], owner: dict[int, int], seat: int,
@@ -212,6 +219,9 @@ class HeuristicBot:
         self._refused: dict[tuple[int, int], set[int]] = {}
         self._avoid: dict[tuple[int, int], set[tuple[int, int]]] = {}
         self._progress: dict[tuple[int, int], tuple[Any, int, int]] = {}
+        # Per seat: the demand the search bot committed it to chase, and the hand it was chosen from
+        # (:meth:`commit`; empty for the plain heuristic, which chases its best-scored demand).
+        self.focus: dict[int, tuple[tuple[int, ...], tuple[int, int]]] = {}
 
     def _who(self, state: State, seat: int) -> tuple[int, int]:
         """This seat in this game (the game key is a private random number drawn at setup)."""
@@ -229,7 +239,14 @@ class HeuristicBot:
         if len(legal) == 1:
             return legal[0]
         # A forked generator samples the hidden parts, so the bot's own draws stay as they were.
-        state = engine.determinize(seen, rng.fork(0x1D1A))
+        return self.decide(engine.determinize(seen, rng.fork(0x1D1A)), seat, legal)
+
+    def decide(self, state: State, seat: int, legal: Sequence[Move]) -> Move:
+        """The move for ``seat`` in a full ``state`` of which it reads only what the seat may see.
+
+        A playout of the search bot plays on a state already sampled from the searching seat's
+        view, so it asks here directly, without sampling it again (a third of a move's cost).
+        """
         kinds: dict[str, list[Move]] = {}
         for move in legal:
             kinds.setdefault(next(iter(move)), []).append(move)
@@ -251,7 +268,7 @@ class HeuristicBot:
         avoid = self._avoid.setdefault(self._who(state, seat), set())
         key = ("plan", self._who(state, seat), player["turns"], state["round"], len(state["deck"]), state["phase"],
                tuple(player["hand"]),
-               len(refused), len(avoid),
+               len(refused), len(avoid), self.committed(state, seat),
                tuple(tuple(load) for t in player["trains"] for load in t["loads"]))
         cached = self._cache.get(key)
         if cached is not None:
@@ -263,19 +280,33 @@ class HeuristicBot:
         return plan
 
     def _make_plan(self, state: State, seat: int) -> dict[str, Any]:
+        """The committed demand (:attr:`focus`) if workable, else the best-scored one, and the route to build."""
+        scored, route_of = self._targets(state, seat)
+        plan: dict[str, Any] = {"target": None, "route": [], "score": -INF}
+        target = self._pick(state, seat, scored)
+        if target is None:
+            return plan
+        plan.update({"target": target, "route": route_of(target), "score": target["score"]})
+        return plan
+
+    def _targets(self, state: State, seat: int) -> tuple[list[dict[str, Any]], RouteOf]:
+        """Every workable (demand, source) with its score, in the order they were found, and their routes."""
+        if not state["players"][seat]["track"]:
+            return self._first_targets(state, seat)
+        return self._network_targets(state, seat)
+
+    def _network_targets(self, state: State, seat: int) -> tuple[list[dict[str, Any]], RouteOf]:
         """Grow the network: cost of a demand = joining its source and its city to own track."""
         player = state["players"][seat]
-        if not player["track"]:
-            return self._first_plan(state, seat)
         owner = tracks.owners(state)
         starts = self._home(player)
         closed = closed_cities(owner, seat, len(state["players"])) - starts
         refused = self._refused.get(self._who(state, seat), set())
         reach, parent = dijkstra(starts, owner, seat, closed=closed, refused=refused)
-        best: tuple[float, dict[str, Any]] | None = None
+        scored: list[dict[str, Any]] = []
         avoid = self._avoid.get(self._who(state, seat), set())
         for card, demand, source, at in self._candidates(state, seat):
-            if (card, DEMAND_CARDS[card]["demands"].index(demand)) in avoid:
+            if demand_key(card, demand) in avoid:
                 continue
             city = BOARD.cities[demand["city"]]
             dest = min(city.mileposts, key=lambda m: reach[m])
@@ -283,19 +314,63 @@ class HeuristicBot:
             if cost >= INF:
                 continue
             score = self._score(demand["payout"], cost, self._budget(state, player), source < 0)
-            if best is None or score > best[0]:
-                best = (score, {"card": card, "demand": demand, "source": source, "dest": dest, "score": score,
-                                "cost": cost, "at": at})
-        plan: dict[str, Any] = {"target": None, "route": [], "score": -INF}
-        if best is None:
-            return plan
-        target = best[1]
-        route = _path(parent, target["dest"])[::-1]
-        branch = target["source"] if target["source"] >= 0 else target["at"]
-        if branch >= 0:
-            route = [*_path(parent, branch)[::-1], -1, *route]
-        plan.update({"target": target, "route": route, "score": target["score"]})
-        return plan
+            scored.append({"card": card, "demand": demand, "source": source, "dest": dest, "score": score,
+                           "cost": cost, "at": at})
+
+        def route_of(target: dict[str, Any]) -> list[int]:
+            route = _path(parent, target["dest"])[::-1]
+            branch = target["source"] if target["source"] >= 0 else target["at"]
+            if branch >= 0:
+                route = [*_path(parent, branch)[::-1], -1, *route]
+            return route
+
+        return scored, route_of
+
+    # ---- the plan as a choice (what the search bot commits a seat to) ------------------------
+
+    def _pick(self, state: State, seat: int, scored: list[dict[str, Any]]) -> dict[str, Any] | None:
+        """The best-scored target of the committed demand, if any is workable, else the best-scored one.
+
+        Ties go to the first found (as :func:`max` settles them), so with no commitment the plan is the
+        heuristic's own.
+        """
+        committed = self.committed(state, seat)
+        chosen = [t for t in scored if demand_key(t["card"], t["demand"]) == committed] if committed else []
+        return max(chosen or scored, key=lambda t: t["score"], default=None)
+
+    def committed(self, state: State, seat: int) -> tuple[int, int] | None:
+        """The demand ``seat`` is committed to chase (:attr:`focus`), while its hand is the one it was chosen from."""
+        held = self.focus.get(seat)
+        if held is None or held[0] != self.plan_context(state, seat):
+            return None
+        return held[1]
+
+    @staticmethod
+    def plan_context(state: State, seat: int) -> tuple[int, ...]:
+        """What a plan is chosen from: the seat's hand (a delivery or a discard changes it)."""
+        return tuple(state["players"][seat]["hand"])
+
+    def commit(self, state: State, seat: int, plan: Hashable | None) -> None:
+        """Chase ``plan`` (a demand: card, demand index) while the hand holds; ``None``: the heuristic's own choice."""
+        if plan is None:
+            self.focus.pop(seat, None)
+            return
+        card, index = cast(tuple[int, int], plan)
+        self.focus[seat] = (self.plan_context(state, seat), (card, index))
+
+    def plan_options(self, state: State, seat: int, count: int) -> list[Hashable]:
+        """The ``count`` best-scored demands to chase (card, demand index), the heuristic's own choice first.
+
+        Reads only what :meth:`choose` reads (the seat's own hand and public parts), so any
+        determinization of the seat's view gives the same options.
+        """
+        scored, _route_of = self._targets(state, seat)
+        options: list[Hashable] = []
+        for target in sorted(scored, key=lambda t: -t["score"]):  # stable: ties in found order, as _pick
+            key = demand_key(target["card"], target["demand"])
+            if key not in options:
+                options.append(key)
+        return options[:count]
 
     @staticmethod
     def _score(payout: int, cost: int, budget: int, carried: bool = False) -> float:
@@ -331,14 +406,14 @@ class HeuristicBot:
                     found.append((card, demand, source, -1))
         return found
 
-    def _first_plan(self, state: State, seat: int) -> dict[str, Any]:
+    def _first_targets(self, state: State, seat: int) -> tuple[list[dict[str, Any]], RouteOf]:
         """No track yet: a major city, then the source, then the demand city, around others' track."""
         player = state["players"][seat]
         owner = tracks.owners(state)
         closed = closed_cities(owner, seat, len(state["players"]))
         reach, reach_parent = dijkstra(set(MAJOR_MILEPOSTS), owner, seat, rent=INF, closed=closed)
         lines: dict[int, tuple[Sequence[int], Sequence[int]]] = {}
-        best: tuple[float, dict[str, Any]] | None = None
+        scored: list[dict[str, Any]] = []
         for card, demand, source, _ in self._candidates(state, seat):
             dest = BOARD.cities[demand["city"]].anchor
             if source < 0 or dest in closed or source in closed:
@@ -350,21 +425,17 @@ class HeuristicBot:
             if cost >= INF:
                 continue
             score = self._score(demand["payout"], cost, self._budget(state, player))
-            if best is None or score > best[0]:
-                best = (score, {"card": card, "demand": demand, "source": source, "dest": dest, "score": score,
-                                "cost": cost, "at": -1})
-        plan: dict[str, Any] = {"target": None, "route": [], "score": -INF}
-        if best is None:
-            return plan
-        target = best[1]
-        source, dest = target["source"], target["dest"]
-        line = _path(lines[dest][1], source)  # source ... dest
-        if reach[source] <= reach[dest]:
-            route = _path(reach_parent, source)[::-1] + line[1:]
-        else:
-            route = [*_path(reach_parent, dest)[::-1], -1, *line[::-1]]
-        plan.update({"target": target, "route": route, "score": target["score"]})
-        return plan
+            scored.append({"card": card, "demand": demand, "source": source, "dest": dest, "score": score,
+                           "cost": cost, "at": -1})
+
+        def route_of(target: dict[str, Any]) -> list[int]:
+            source, dest = target["source"], target["dest"]
+            line = _path(lines[dest][1], source)  # source ... dest
+            if reach[source] <= reach[dest]:
+                return _path(reach_parent, source)[::-1] + line[1:]
+            return [*_path(reach_parent, dest)[::-1], -1, *line[::-1]]
+
+        return scored, route_of
 
     def _major_route(self, state: State, seat: int) -> list[int]:
         """Cheapest way from own track to the nearest major city not yet joined to it."""
@@ -721,7 +792,7 @@ class HeuristicBot:
         if target is None:
             return
         player = state["players"][seat]
-        key = (target["card"], DEMAND_CARDS[target["card"]]["demands"].index(target["demand"]))
+        key = demand_key(target["card"], target["demand"])
         seen = self._progress.get(self._who(state, seat))
         if seen and seen[0] == key and seen[1] == player["cash"]:
             if player["turns"] - seen[2] >= 8:

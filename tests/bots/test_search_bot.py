@@ -7,6 +7,7 @@ from dataclasses import replace
 
 import pytest
 
+from services.bots import plans
 from services.bots.levels import LEVELS, SearchBot
 from services.bots.search import Budget
 from services.common.engine import Engine
@@ -35,7 +36,9 @@ def _tiny(engine: Engine) -> SearchBot:
     bot = engine.bots()["mcts-easy"]
     assert isinstance(bot, SearchBot)
     return replace(
-        bot, budget=replace(TINY, margin_scale=bot.budget.margin_scale, depth=min(TINY.depth, bot.budget.depth))
+        bot,
+        budget=replace(TINY, margin_scale=bot.budget.margin_scale, depth=min(TINY.depth, bot.budget.depth)),
+        plans=replace(TINY, margin_scale=bot.plans.margin_scale) if bot.plans else None,
     )
 
 
@@ -71,9 +74,15 @@ def test_the_same_generator_gives_the_same_move(game: str) -> None:
     _advance(match, 9)
     seat = match.to_act()[0]
     seen = match.seen(seat)
-    first = [bot.choose(engine, seen, Rng(salt)) for salt in range(3)]
-    again = [bot.choose(engine, seen, Rng(salt)) for salt in range(3)]
+    first = [_forgetting(bot).choose(engine, seen, Rng(salt)) for salt in range(3)]
+    again = [_forgetting(bot).choose(engine, seen, Rng(salt)) for salt in range(3)]
     assert first == again
+
+
+def _forgetting(bot: SearchBot) -> SearchBot:
+    """``bot``, with the process's remembered plans forgotten (each move searches its plan again)."""
+    plans.COMMITMENTS.clear()
+    return bot
 
 
 @pytest.mark.parametrize("game", list(ENGINES))

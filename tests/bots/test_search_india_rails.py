@@ -1,6 +1,6 @@
 """The India Rails search bot: what its rivals are, that it asks the real heuristic only about the
-real position (the heuristic remembers), and that its depth-cap estimate values a seat's means of
-earning, not only its cash."""
+real position (the heuristic remembers), that its depth-cap estimate values a seat's means of
+earning, not only its cash, and its plans (the demands it may commit a seat to chase)."""
 
 from __future__ import annotations
 
@@ -9,13 +9,15 @@ import functools
 from collections.abc import Callable
 from dataclasses import dataclass, field, replace
 
+from services.bots import plans
 from services.bots.evaluation import india_rails as estimate
-from services.bots.levels import SearchBot, rival_moves
+from services.bots.levels import MOVE_DECISIONS, SearchBot, rival_moves
 from services.bots.search import Budget, move_key
 from services.common.engine import Bot, Engine, Move, Seen, State
 from services.common.registry import engine_for
 from services.common.rng import Rng
 from services.common.runner import Match
+from services.india_rails.bots import HeuristicBot, demand_key
 from services.india_rails.content import BOARD, DEMAND_CARDS, LOAD_SOURCES
 
 ENGINE = engine_for("india_rails")
@@ -72,10 +74,16 @@ def test_rivals_are_the_legal_moves_of_the_rival_kinds_after_the_base_move() -> 
     assert rival_moves(legal[2], legal, frozenset({"upgrade_train"}), 3) == [legal[2]]
 
 
+def _move_searching(level: str) -> SearchBot:
+    """The level with its move-level search on (the India Rails profile searches plans only)."""
+    bot = ENGINE.bots()[level]
+    assert isinstance(bot, SearchBot)
+    return replace(bot, decisions=MOVE_DECISIONS, plans=None)
+
+
 def test_the_real_heuristic_is_asked_only_about_the_real_position() -> None:
     seen = _position_with_rivals(seed=7)
-    bot = ENGINE.bots()["mcts-easy"]
-    assert isinstance(bot, SearchBot)
+    bot = _move_searching("mcts-easy")
     recorder = Recorder(bot.rollout)
     tiny = replace(bot, rollout=recorder, budget=replace(Budget(candidates=3, samples=2, depth=4), margin_scale=40.0))
     played = tiny.choose(ENGINE, seen, Rng(3))
@@ -87,8 +95,7 @@ def test_the_real_heuristic_is_asked_only_about_the_real_position() -> None:
 
 def test_the_search_leaves_the_heuristic_remembering_what_the_heuristic_alone_would() -> None:
     seen = _position_with_rivals(seed=7)
-    bot = ENGINE.bots()["mcts-easy"]
-    assert isinstance(bot, SearchBot)
+    bot = _move_searching("mcts-easy")
     alone = copy.deepcopy(bot.rollout)
     alone.choose(ENGINE, seen, Rng(3).fork(2))
     replace(bot, budget=replace(Budget(candidates=3, samples=2, depth=4), margin_scale=40.0)).choose(
@@ -139,10 +146,72 @@ def test_track_and_an_upgraded_train_count_beside_cash() -> None:
 
 def test_a_drop_the_heuristic_would_make_has_keeping_the_load_as_its_rival() -> None:
     seen = _first_position(11, lambda _seen, move: next(iter(move)) == "drop_load", greedy=True)
-    bot = ENGINE.bots()["mcts"]
-    assert isinstance(bot, SearchBot)
+    bot = _move_searching("mcts")
     recorder = Recorder(copy.deepcopy(bot.rollout))
     moves = replace(bot, rollout=recorder)._candidates(ENGINE, seen, Rng(5))
     assert next(iter(moves[0])) == "drop_load"
     assert len(moves) >= 2 and next(iter(moves[1])) != "drop_load" and moves[1] in seen.legal
     assert len(recorder.asked) == 1  # the runner-up was asked of a throwaway copy
+
+
+def _heuristic() -> HeuristicBot:
+    heuristic = ENGINE.bots()["heuristic"]
+    assert isinstance(heuristic, HeuristicBot)
+    return heuristic
+
+
+def _target_key(bot: HeuristicBot, state: State, seat: int) -> tuple[int, int] | None:
+    target = bot._plan(state, seat)["target"]
+    return None if target is None else demand_key(target["card"], target["demand"])
+
+
+def test_the_plans_are_the_heuristics_best_demands_its_own_first_and_a_commitment_is_chased() -> None:
+    state = _midgame()
+    options = _heuristic().plan_options(state, 0, 4)
+    assert len(options) >= 2 and len(set(options)) == len(options)
+    assert options[0] == _target_key(_heuristic(), state, 0)
+    for option in options:
+        committed = _heuristic()
+        committed.commit(state, 0, option)
+        assert _target_key(committed, state, 0) == option
+        committed.commit(state, 0, None)
+        assert _target_key(committed, state, 0) == options[0]
+
+
+def test_a_commitment_holds_only_while_the_hand_it_was_chosen_from_does() -> None:
+    state = _midgame()
+    bot = _heuristic()
+    option = bot.plan_options(state, 0, 2)[1]
+    bot.commit(state, 0, option)
+    assert bot.committed(state, 0) == option
+    state["players"][0]["hand"] = state["players"][0]["hand"][::-1]
+    assert bot.committed(state, 0) is None
+    assert bot.committed(state, 1) is None  # one seat's commitment is not another's
+
+
+def test_the_plans_depend_only_on_what_the_seat_may_see() -> None:
+    state = _midgame()
+    seen = ENGINE.seen(state, 0)
+    options = [_heuristic().plan_options(ENGINE.determinize(seen, Rng(salt)), 0, 4) for salt in range(3)]
+    assert options[0] == options[1] == options[2]
+    twin = copy.deepcopy(state)
+    twin["players"][1]["hand"] = twin["players"][1]["hand"][::-1]  # another seat's hidden cards
+    twin["deck"] = twin["deck"][::-1]
+    assert _heuristic().plan_options(twin, 0, 4) == _heuristic().plan_options(state, 0, 4)
+
+
+def test_the_plan_search_commits_the_real_heuristic_to_one_of_its_plans_and_plays_a_legal_move() -> None:
+    plans.COMMITMENTS.clear()
+    played = _midgame()
+    seat = ENGINE.to_act(played)[0]
+    seen = ENGINE.seen(played, seat)
+    bot = ENGINE.bots()["mcts"]
+    assert isinstance(bot, SearchBot) and bot.plans is not None
+    tiny = replace(bot, plans=replace(bot.plans, samples=2, depth=30))
+    state = ENGINE.determinize(seen, Rng(0))
+    options = _heuristic().plan_options(state, seat, bot.plans.candidates)
+    move = tiny.choose(ENGINE, seen, Rng(8))
+    assert len(seen.legal) > 1 and move in seen.legal
+    assert tiny.rollout.committed(state, seat) in [None, *options[1:]]  # type: ignore[attr-defined]
+    assert list(plans.COMMITMENTS) == [(seat, tuple(state["players"][seat]["hand"]))]
+    plans.COMMITMENTS.clear()
