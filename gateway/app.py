@@ -31,6 +31,7 @@ from gateway.table_routes import router as table_router
 from gateway.tournament_routes import router as tournament_router
 from gateway.webclient import install_web_client
 from gateway.webhook_routes import router as webhook_router
+from services.legalmoves.reader import LegalMovesReader
 
 
 async def _on_problem(request: Request, problem: Exception) -> Response:
@@ -58,7 +59,11 @@ def create_app(settings: GatewaySettings | None = None) -> FastAPI:
     async def lifespan(app: FastAPI) -> AsyncIterator[None]:
         app.state.backends = Backends(settings)
         app.state.live_events = LiveEvents(settings, app.state.fanout_metrics)
+        app.state.legal_moves = LegalMovesReader.from_url(
+            settings.redis_url, settings.redis_cluster, app.state.metrics.registry
+        )
         yield
+        await app.state.legal_moves.close()
         await app.state.live_events.close()
         await app.state.backends.close()
 

@@ -33,6 +33,7 @@ from services.common import protojson
 from services.common.logs import get_logger
 from services.common.store import game_type_of
 from services.common.workers import scrape_registry
+from services.legalmoves.render import listing_json
 
 log = get_logger("gateway")
 LANGUAGES = ("en", "es")  # the values ?lang= may take
@@ -278,12 +279,13 @@ async def get_game(game_id: str, request: Request) -> Response:
 async def legal_moves(game_id: str, request: Request) -> Response:
     """The bearer's legal moves, each with its sentence as ``text`` beside the move's fields."""
     stub = _stub_for(request, game_id)
-    answer = await _rpc(stub.ListLegalMoves(rules_pb2.ListLegalMovesRequest(game_id=game_id), **_call(request)))
-    listing = protojson.to_dict(answer)
-    texts = listing.pop("texts", [])
-    for move, text in zip(listing["moves"], texts, strict=False):
-        move["text"] = text
-    return JSON(listing)
+    options = _call(request)
+    # The answer the game's last commit stored for this very token, if still current (services.legalmoves).
+    stored = await request.app.state.legal_moves.read(game_id, options["metadata"])
+    if stored is None:
+        listing = rules_pb2.ListLegalMovesRequest(game_id=game_id)
+        stored = listing_json(await _rpc(stub.ListLegalMoves(listing, **options)))
+    return Response(stored, media_type=JSON.media_type)
 
 
 @router.post("/v1/games/{game_id}/moves")
