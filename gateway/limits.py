@@ -24,6 +24,7 @@ import hashlib
 import math
 import time
 from collections import Counter as Tally
+from collections.abc import Callable
 from dataclasses import dataclass
 from typing import cast
 
@@ -46,6 +47,22 @@ log = get_logger("gateway")
 STREAM_RETRY_AFTER = 5  # seconds a client over a stream cap should wait
 Window = tuple[str, str, limits.RateLimitItem]  # limit name, key, one of its rate items
 ScriptCall = tuple[list[str], tuple[int, ...]]  # a script's keys and arguments
+
+
+@dataclass(frozen=True)
+class Rider:
+    """A read another layer wants in the limits' round trip (one more script in their pipeline):
+    its answer is left in the request's scope under ``scope_key``, beside ``tag`` (what was read)."""
+
+    source: str  # the Lua script (loaded again on NOSCRIPT, as the limits' own)
+    sha: str
+    keys: list[str]
+    args: list[str]
+    scope_key: str
+    tag: object
+
+
+RiderFor = Callable[[Scope], "Rider | None"]
 
 
 @dataclass(frozen=True)
@@ -133,9 +150,10 @@ def _is_stream(scope: Scope) -> bool:
 class Limiter:
     """Rate limits and stream caps for one gateway process."""
 
-    def __init__(self, settings: GatewaySettings, metrics: LimitMetrics) -> None:
+    def __init__(self, settings: GatewaySettings, metrics: LimitMetrics, rider: RiderFor | None = None) -> None:
         self.settings = settings
         self.metrics = metrics
+        self.rider = rider
         self.storage = _storage(settings)
         self.strategy = SlidingWindowCounterRateLimiter(self.storage)
         self.rates = {name: limits.parse_many(text) for name, text in settings.rate_limits().items()}
@@ -152,7 +170,7 @@ class Limiter:
         windows = [(name, key, item) for name, key in checks for item in self.rates[name]]
         try:
             if isinstance(self.storage, RedisStorage):
-                return await self._hit_batch(windows)
+                return await self._hit_batch(windows, self.rider(scope) if self.rider else None, scope)
             for name, key, item in windows:
                 if not await self.strategy.hit(item, name, key):
                     return await self._refused(name, key, item)
@@ -166,7 +184,7 @@ class Limiter:
         self.metrics.refused.labels(name).inc()
         return Refusal(name, item, stats.reset_time)
 
-    async def _hit_batch(self, windows: list[Window]) -> Refusal | None:
+    async def _hit_batch(self, windows: list[Window], rider: Rider | None, scope: Scope) -> Refusal | None:
         """Every window of the request charged in one Redis round trip, as ``strategy.hit`` would in turn.
 
         One pipeline of the library's own sliding-window script (the same keys and arithmetic as
@@ -174,6 +192,7 @@ class Limiter:
         were a fifth of the gateway's CPU per move.  Checked in turn, the first refusal ends the
         check and later windows are not charged; here they were charged in the same round trip,
         so the ones after the first refusal that took a hit get it back (only when refusing).
+        A ``rider``'s script runs in the same pipeline and its answer goes into ``scope``.
         """
         assert isinstance(self.storage, RedisStorage)
         bridge = cast(RedispyBridge, self.storage.bridge)  # implementation="redispy" (see _storage)
@@ -186,10 +205,11 @@ class Limiter:
                     bridge.prefixed_key(self.storage._current_window_key(window_key))]  # fmt: skip
             calls.append((keys, (item.amount, item.get_expiry(), 1)))
         try:
-            taken = await _evalsha_all(connection, script.sha, calls)
-        except NoScriptError:  # a Redis that restarted or was flushed: load the script once, again
-            await connection.script_load(script.script)
-            taken = await _evalsha_all(connection, script.sha, calls)
+            taken = await _evalsha_all(connection, script.sha, calls, rider, scope)
+        except NoScriptError:  # a Redis that restarted or was flushed: load the scripts once, again
+            for source in [script.script, *([rider.source] if rider else [])]:
+                await connection.script_load(source)
+            taken = await _evalsha_all(connection, script.sha, calls, rider, scope)
         if all(taken):
             return None
         first = taken.index(False)
@@ -256,8 +276,11 @@ class LimitsMiddleware:
             self.limiter.close_stream(taken)
 
 
-async def _evalsha_all(connection: aioredis.Redis, sha: str, calls: list[ScriptCall]) -> list[bool]:
-    """One script run per ``(keys, args)``, pipelined: what each answered, as booleans.
+async def _evalsha_all(
+    connection: aioredis.Redis, sha: str, calls: list[ScriptCall], rider: Rider | None, scope: Scope
+) -> list[bool]:
+    """One script run per ``(keys, args)``, pipelined: what each answered, as booleans; the
+    ``rider``'s answer, read in the same pipeline, is left in ``scope``.
 
     EVALSHA directly, not the script object on the pipeline: redis-py then checks that every
     script exists with a second round trip before each pipeline, which is what this saves.
@@ -265,7 +288,12 @@ async def _evalsha_all(connection: aioredis.Redis, sha: str, calls: list[ScriptC
     async with connection.pipeline(transaction=False) as pipe:
         for keys, args in calls:
             pipe.evalsha(sha, len(keys), *keys, *args)
-        return [bool(answer) for answer in await pipe.execute()]
+        if rider is not None:
+            pipe.evalsha(rider.sha, len(rider.keys), *rider.keys, *rider.args)
+        answers = await pipe.execute()
+    if rider is not None:
+        scope[rider.scope_key] = (rider.tag, answers.pop())
+    return [bool(answer) for answer in answers]
 
 
 def _deadline_receive(receive: Receive, seconds: float) -> Receive:

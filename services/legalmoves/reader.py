@@ -50,6 +50,16 @@ def call_language(metadata: Sequence[tuple[str, str]]) -> str:
     return sentences.DEFAULT_LANGUAGE
 
 
+# Where the gateway's limits layer leaves the answer it read in its own round trip (gateway.limits.Rider).
+RIDDEN = "chaiwala.legal_moves"
+
+
+def answer_field(metadata: Sequence[tuple[str, str]]) -> str:
+    """The field of the bearer's answer in the call's language ("" without a bearer token)."""
+    token = bearer_token(metadata)
+    return entry_field(hash_token(token), call_language(metadata)) if token else ""
+
+
 class LegalMovesReader:
     """Reads stored answers through ``client`` (``None``: never, every GET asks the rules service)."""
 
@@ -64,30 +74,57 @@ class LegalMovesReader:
             registry=registry,
         )
         self.stored, self.asked, self.failed = (outcomes.labels(s) for s in ("stored", "asked", "failed"))
+        reads = Counter(
+            "chaiwala_gateway_legal_moves_reads_total",
+            "Reads of stored GET legal-moves answers by round trip: the limits' own (limits) or one more (own)",
+            ["round_trip"],
+            registry=registry,
+        )
+        self.read_with_limits, self.read_alone = reads.labels("limits"), reads.labels("own")
 
     @classmethod
     def from_url(cls, url: str, cluster: bool, registry: CollectorRegistry) -> LegalMovesReader:
         """A reader of the games' Redis at ``url`` (``""``: none, every GET asks the rules service)."""
         return cls(GameStore.from_url(url, cluster).redis if url else None, registry)
 
-    async def read(self, game_id: str, metadata: Sequence[tuple[str, str]]) -> bytes | None:
-        """The bearer's stored answer for the game as it is now, or ``None``."""
-        token = bearer_token(metadata)
-        if self._read is None or not token:
+    def script(self) -> tuple[str, str]:
+        """The read script's source and SHA-1, for a caller that runs it in its own pipeline."""
+        assert self._read is not None
+        return _READ, str(self._read.sha)
+
+    @staticmethod
+    def script_keys(game_id: str) -> list[str]:
+        """The read script's keys for a game."""
+        return [game_keys(game_id)[0], legal_key(game_id)]
+
+    async def read(
+        self, game_id: str, metadata: Sequence[tuple[str, str]], ridden: tuple[object, object] | None = None
+    ) -> bytes | None:
+        """The bearer's stored answer for the game as it is now, or ``None``.
+
+        ``ridden`` is what another layer already read with this script (its tag is ``(game_id,
+        field)``): used when it read this very answer, else read here.
+        """
+        field = answer_field(metadata)
+        if self._read is None or not field:
             self.asked.inc()
             return None
-        field = entry_field(hash_token(token), call_language(metadata))
-        try:
-            answer = await self._read(keys=[game_keys(game_id)[0], legal_key(game_id)], args=[field])
-        except Exception as error:  # a cache: Redis trouble only costs the rules call
-            self.failed.inc()
-            log.warning("legal_moves_read_failed", error=type(error).__name__)
-            return None
-        if answer is None:
+        if ridden is not None and ridden[0] == (game_id, field):
+            answer = ridden[1]
+            self.read_with_limits.inc()
+        else:
+            self.read_alone.inc()
+            try:
+                answer = await self._read(keys=self.script_keys(game_id), args=[field])
+            except Exception as error:  # a cache: Redis trouble only costs the rules call
+                self.failed.inc()
+                log.warning("legal_moves_read_failed", error=type(error).__name__)
+                return None
+        if not isinstance(answer, bytes | str):
             self.asked.inc()
             return None
         self.stored.inc()
-        return bytes(answer)
+        return answer.encode() if isinstance(answer, str) else answer
 
     async def close(self) -> None:
         """Release the client's connections."""

@@ -115,6 +115,23 @@ def test_stored_answers_are_the_rules_answers_across_two_gateways(
         assert sum(_stored_count(g) for g in gateways) - served >= 2 * 9
 
 
+def test_the_answer_is_read_in_the_limits_round_trip(gateways: tuple[Gateway, Gateway]) -> None:
+    """The stack's gateway limits through Redis: the stored answer comes with the limits' pipeline,
+    also right after Redis forgot every script (NOSCRIPT: both are loaded again)."""
+    rng = random.Random(4)
+    reader = gateways[0].app.state.legal_moves
+    with httpx.Client(base_url=gateways[0].url) as client:
+        game_id, tokens, seat = _after_one_move(client, 10, rng)
+        url, headers = f"/v1/games/{game_id}/legal-moves", auth(tokens[seat])
+        with_limits, alone = reader.read_with_limits._value.get(), reader.read_alone._value.get()
+        first = client.get(url, headers=headers)
+        _redis(gateways[0].settings.redis_url, ("SCRIPT", "FLUSH"))
+        again = client.get(url, headers=headers)
+        assert first.status_code == again.status_code == 200 and first.content == again.content
+        assert reader.read_with_limits._value.get() == with_limits + 2
+        assert reader.read_alone._value.get() == alone
+
+
 def test_a_seat_never_gets_another_seats_answer(stack: dict[str, Any], gateways: tuple[Gateway, Gateway]) -> None:
     rng = random.Random(6)
     with httpx.Client(base_url=gateways[0].url) as client:
