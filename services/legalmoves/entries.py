@@ -16,6 +16,9 @@ from services.common.store import GameMeta
 from services.legalmoves.fingerprint import LegalEntries, entry_field
 from services.legalmoves.render import listing_json
 
+# Redis memory per game stays small (measured 1.4-7 KB a game on average, README "Speed", 2026-12-02).
+MAX_STORED_BYTES = 16 * 1024
+
 
 class Speaker(Protocol):
     """What the rules servicer lends: move sentences and packing (``RulesServicer``)."""
@@ -51,6 +54,7 @@ def after_commit(
         if not token_hash:
             continue
         playing = None if seat in resigned else match
-        answer = legal_answer(service, version, playing, seat, names, language)
-        answers.append((entry_field(token_hash, language), listing_json(answer)))
+        rendered = listing_json(legal_answer(service, version, playing, seat, names, language))
+        if len(rendered) <= MAX_STORED_BYTES:  # a huge listing is rare: its GET asks the rules service
+            answers.append((entry_field(token_hash, language), rendered))
     return LegalEntries(meta.identity, answers)
