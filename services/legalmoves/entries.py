@@ -46,13 +46,15 @@ def after_commit(
     service: Speaker, meta: GameMeta, resigned: list[int], match: Match, version: int, language: str
 ) -> LegalEntries:
     """Every seat's answer at ``version``, the position ``match`` stands in (the game active), in
-    ``language``, filed under its token's hash; seats without a token (bots) get none.  ``meta``
-    is the metadata the commit started from (players, token hashes and their ``identity``)."""
+    ``language``, filed under its token's hash; seats without a token (bots) get none, and a hash
+    two seats share (entrant tokens) is the first seat's, as ``GameMeta.seat_of_token`` reads it.
+    ``meta`` is the metadata the commit started from (players, token hashes, their ``identity``)."""
     names = players_names(meta)
-    answers = []
+    answers, filed = [], set()
     for seat, token_hash in enumerate(meta.token_hashes):
-        if not token_hash:
+        if not token_hash or token_hash in filed:
             continue
+        filed.add(token_hash)
         playing = None if seat in resigned else match
         rendered = listing_json(legal_answer(service, version, playing, seat, names, language))
         if len(rendered) <= MAX_STORED_BYTES:  # a huge listing is rare: its GET asks the rules service

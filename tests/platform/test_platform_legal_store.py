@@ -24,8 +24,12 @@ import orjson
 import pytest
 from redis import asyncio as aioredis
 
+from bench.engine_cases import random_position
 from chaiwala.v1 import rules_pb2, rules_pb2_grpc
-from services.common.store import GameStore, game_keys, hash_token
+from services.common.registry import engine_for
+from services.common.service import RulesServicer
+from services.common.store import GameMeta, GameStore, game_keys, hash_token
+from services.legalmoves.entries import after_commit, legal_answer
 from services.legalmoves.fingerprint import LegalEntries, entry_field, legal_key
 from services.legalmoves.render import listing_json
 from tests.support.client import assert_problem, auth, two_humans
@@ -226,3 +230,19 @@ def test_conflicts_and_keyed_retries_answer_as_before(gateways: tuple[Gateway, G
         seat, version = _to_act(one, game_id)
         assert version > listing["version"]
         assert two.get(f"/v1/games/{game_id}/legal-moves", headers=auth(tokens[seat])).json()["version"] == version
+
+
+def test_a_token_hash_two_seats_share_is_the_first_seats(redis_url: str) -> None:
+    """Entrant tokens may repeat a hash; ``seat_of_token`` then reads the first seat, and so does
+    the stored answer (the rules service's own answer for that bearer)."""
+    engine = engine_for(GAME)
+    servicer = RulesServicer(engine, GameStore.from_url(redis_url), frozenset())
+    match = random_position(engine, 2, 3, 4)[0]
+    shared = hash_token("one-token-two-seats")
+    meta = GameMeta(game_id=f"{GAME}-{'0' * 24}", game_type=GAME, seed=1, options={},
+                    players=[{"name": "Asha"}, {"name": "Bilal"}], token_hashes=[shared, shared],
+                    status="active", version=3, result=None)  # fmt: skip
+    entries = after_commit(servicer, meta, [], match, 3, "en")
+    assert meta.seat_of_token("one-token-two-seats") == 0
+    first = listing_json(legal_answer(servicer, 3, match, 0, ["Asha", "Bilal"], "en"))
+    assert entries.answers == [(entry_field(shared, "en"), first)]
