@@ -299,7 +299,7 @@ def legal_moves_rider(reader: LegalMovesReader) -> RiderFor:
     """The stored-answer read of a ``GET legal-moves``, to run in the limits' Redis round trip."""
     if reader.client is None:
         return lambda scope: None
-    source, sha = reader.script()
+    source = reader.script_source()
 
     def rider(scope: Scope) -> Rider | None:
         found = LEGAL_MOVES_PATH.fullmatch(scope["path"]) if scope["method"] == "GET" else None
@@ -312,7 +312,7 @@ def legal_moves_rider(reader: LegalMovesReader) -> RiderFor:
         if not field:
             return None
         game_id = found["game_id"]
-        return Rider(source, sha, reader.script_keys(game_id), [field], RIDDEN, (game_id, field))
+        return Rider(source, reader.script_keys(game_id), [field], RIDDEN, (game_id, field))
 
     return rider
 

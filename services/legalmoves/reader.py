@@ -87,10 +87,10 @@ class LegalMovesReader:
         """A reader of the games' Redis at ``url`` (``""``: none, every GET asks the rules service)."""
         return cls(GameStore.from_url(url, cluster).redis if url else None, registry)
 
-    def script(self) -> tuple[str, str]:
-        """The read script's source and SHA-1, for a caller that runs it in its own pipeline."""
-        assert self._read is not None
-        return _READ, str(self._read.sha)
+    @staticmethod
+    def script_source() -> str:
+        """The read script, for a caller that runs it inside a script of its own (gateway.limits)."""
+        return _READ
 
     @staticmethod
     def script_keys(game_id: str) -> list[str]:
