@@ -25,12 +25,13 @@ from gateway.lobby_routes import router as lobby_router
 from gateway.openapi import build_openapi
 from gateway.problems import Problem, problem_response
 from gateway.route_table import flat_routes
-from gateway.routes import legal_moves, router, submit_moves
+from gateway.routes import legal_moves, legal_moves_rider, router, submit_moves
 from gateway.settings import GatewaySettings
 from gateway.table_routes import router as table_router
 from gateway.tournament_routes import router as tournament_router
 from gateway.webclient import install_web_client
 from gateway.webhook_routes import router as webhook_router
+from services.legalmoves.reader import LegalMovesReader
 
 
 async def _on_problem(request: Request, problem: Exception) -> Response:
@@ -59,6 +60,7 @@ def create_app(settings: GatewaySettings | None = None) -> FastAPI:
         app.state.backends = Backends(settings)
         app.state.live_events = LiveEvents(settings, app.state.fanout_metrics)
         yield
+        await app.state.legal_moves.close()
         await app.state.live_events.close()
         await app.state.backends.close()
 
@@ -66,6 +68,8 @@ def create_app(settings: GatewaySettings | None = None) -> FastAPI:
     app.state.settings = settings
     app.state.metrics = Metrics()
     app.state.fanout_metrics = FanoutMetrics(app.state.metrics.registry)
+    registry = app.state.metrics.registry
+    app.state.legal_moves = LegalMovesReader.from_url(settings.redis_url, settings.redis_cluster, registry)
 
     def openapi() -> dict[str, Any]:
         if app.openapi_schema is None:
@@ -81,7 +85,9 @@ def create_app(settings: GatewaySettings | None = None) -> FastAPI:
     # The move path's two routes skip FastAPI's routing (gateway.hotpath), inside the limits.
     hot: Callable[..., Any] = HotPathMiddleware
     app.add_middleware(hot, routes=hot_routes(router.routes, [legal_moves, submit_moves]))
-    app.state.limiter = Limiter(settings, LimitMetrics(app.state.metrics.registry, settings))
+    # GET legal-moves reads its stored answer in the limits' own Redis round trip (services.legalmoves).
+    rider = legal_moves_rider(app.state.legal_moves) if not settings.redis_cluster else None
+    app.state.limiter = Limiter(settings, LimitMetrics(registry, settings), rider)
     limited: Callable[..., Any] = LimitsMiddleware
     app.add_middleware(limited, limiter=app.state.limiter)
     install_docs(app, "Chaiwala")

@@ -9,6 +9,7 @@ module-level functions; what they share (settings, channels, metrics) lives on
 from __future__ import annotations
 
 import asyncio
+import re
 from collections.abc import Awaitable
 from typing import Any
 
@@ -20,12 +21,14 @@ from google.protobuf import json_format
 from google.protobuf.message import Message
 from grpc_health.v1 import health_pb2, health_pb2_grpc
 from prometheus_client import CONTENT_TYPE_LATEST, generate_latest
+from starlette.types import Scope
 
 from chaiwala.v1 import rendered_pb2, rest_pb2, rules_pb2
 from gateway import jsonbody
 from gateway.backends import Backends
 from gateway.edge import Metrics
 from gateway.fanout import LiveEvents, ViewerKey, live_stream
+from gateway.limits import Rider, RiderFor
 from gateway.problems import Problem, problem_from_rpc
 from gateway.settings import GatewaySettings
 from gateway.stream_tickets import ticket_body, ticket_param
@@ -33,10 +36,13 @@ from services.common import protojson
 from services.common.logs import get_logger
 from services.common.store import game_type_of
 from services.common.workers import scrape_registry
+from services.legalmoves.reader import RIDDEN, LegalMovesReader, answer_field
+from services.legalmoves.render import listing_json
 
 log = get_logger("gateway")
 LANGUAGES = ("en", "es")  # the values ?lang= may take
 router = APIRouter()
+LEGAL_MOVES_PATH = re.compile(r"/v1/games/(?P<game_id>[^/]+)/legal-moves")
 
 
 class JSON(JSONResponse):
@@ -278,12 +284,37 @@ async def get_game(game_id: str, request: Request) -> Response:
 async def legal_moves(game_id: str, request: Request) -> Response:
     """The bearer's legal moves, each with its sentence as ``text`` beside the move's fields."""
     stub = _stub_for(request, game_id)
-    answer = await _rpc(stub.ListLegalMoves(rules_pb2.ListLegalMovesRequest(game_id=game_id), **_call(request)))
-    listing = protojson.to_dict(answer)
-    texts = listing.pop("texts", [])
-    for move, text in zip(listing["moves"], texts, strict=False):
-        move["text"] = text
-    return JSON(listing)
+    options = _call(request)
+    # The answer the game's last commit stored for this very token, if still current
+    # (services.legalmoves), usually read already with the limits (legal_moves_rider).
+    reader: LegalMovesReader = request.app.state.legal_moves
+    stored = await reader.read(game_id, options["metadata"], request.scope.get(RIDDEN))
+    if stored is None:
+        listing = rules_pb2.ListLegalMovesRequest(game_id=game_id)
+        stored = listing_json(await _rpc(stub.ListLegalMoves(listing, **options)))
+    return Response(stored, media_type=JSON.media_type)
+
+
+def legal_moves_rider(reader: LegalMovesReader) -> RiderFor:
+    """The stored-answer read of a ``GET legal-moves``, to run in the limits' Redis round trip."""
+    if reader.client is None:
+        return lambda scope: None
+    source = reader.script_source()
+
+    def rider(scope: Scope) -> Rider | None:
+        found = LEGAL_MOVES_PATH.fullmatch(scope["path"]) if scope["method"] == "GET" else None
+        if found is None:
+            return None
+        try:
+            field = answer_field(_metadata(Request(scope)))
+        except Problem:  # the route refuses it before reading anything
+            return None
+        if not field:
+            return None
+        game_id = found["game_id"]
+        return Rider(source, reader.script_keys(game_id), [field], RIDDEN, (game_id, field))
+
+    return rider
 
 
 @router.post("/v1/games/{game_id}/moves")

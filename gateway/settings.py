@@ -32,6 +32,9 @@ class GatewaySettings(BaseSettings):
     rpc_timeout_seconds: float = 30.0
     # Where rate-limit counters live (shared by every gateway); empty: this process's memory.
     redis_url: str = Field(default="", validation_alias=AliasChoices("REDIS_URL", "CHAIWALA_REDIS_URL"))
+    # The same Redis holds the games: GET legal-moves reads the answers commits store there
+    # (services.legalmoves); a cluster needs the cluster client, as the services' setting says.
+    redis_cluster: bool = False
     # Rates in the `limits` notation ("100/second;3000/minute"), sliding windows.
     # Generous defaults (a test suite plays thousands of moves a minute from one address and
     # one token); a public deployment should lower them.

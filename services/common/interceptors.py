@@ -131,9 +131,8 @@ class RpcInterceptor(_BehaviourInterceptor):
     def __init__(self, game_type: str) -> None:
         super().__init__()
         self.game_type = game_type
-        # Metric children bound once per method (and status): ``labels`` per call is a lock and a lookup.
-        self._durations: dict[str, Any] = {}
-        self._counts: dict[tuple[str, str], Any] = {}
+        self._counts = metrics.Children(metrics.RPC_REQUESTS, game_type)  # by method and status
+        self._durations = metrics.Children(metrics.RPC_DURATION, game_type)  # by method
 
     async def _abort(self, context: aio.ServicerContext, error: Exception, method: str) -> None:
         mapped = _as_service_error(error)
@@ -149,14 +148,8 @@ class RpcInterceptor(_BehaviourInterceptor):
         code = _code_name(context)
         if failed and code == "OK":
             code = "CANCELLED"
-        count = self._counts.get((method, code))
-        if count is None:
-            count = self._counts[method, code] = metrics.RPC_REQUESTS.labels(self.game_type, method, code)
-        duration = self._durations.get(method)
-        if duration is None:
-            duration = self._durations[method] = metrics.RPC_DURATION.labels(self.game_type, method)
-        count.inc()
-        duration.observe(elapsed)
+        self._counts(method, code).inc()
+        self._durations(method).observe(elapsed)
         log.debug("rpc", game_type=self.game_type, method=method, code=code, ms=round(elapsed * 1000, 2))
 
     def unary(self, behaviour: UnaryBehaviour, method: str) -> UnaryBehaviour:

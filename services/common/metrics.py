@@ -2,7 +2,10 @@
 
 from __future__ import annotations
 
+from typing import Any
+
 from prometheus_client import Counter, Gauge, Histogram
+from prometheus_client.metrics import MetricWrapperBase
 
 LATENCY_BUCKETS = (0.0005, 0.001, 0.0025, 0.005, 0.01, 0.025, 0.05, 0.1, 0.25, 0.5, 1.0, 2.5, 5.0, 10.0)
 
@@ -40,3 +43,22 @@ ENGINE_APPLY = Histogram(
     ["game_type"],
     buckets=LATENCY_BUCKETS,
 )
+
+
+class Children:
+    """A labelled metric's children, each bound once: ``labels`` on every use is a lock and a lookup.
+
+    ``fixed`` label values come first (e.g. the game type); the call gives the rest.
+    """
+
+    def __init__(self, metric: MetricWrapperBase, *fixed: str) -> None:
+        self.metric = metric
+        self.fixed = fixed
+        self._bound: dict[tuple[str, ...], Any] = {}
+
+    def __call__(self, *labels: str) -> Any:
+        """The child of ``fixed + labels``."""
+        child = self._bound.get(labels)
+        if child is None:
+            child = self._bound[labels] = self.metric.labels(*self.fixed, *labels)
+        return child

@@ -40,6 +40,7 @@ from services.common.store import (
 )
 from services.common.tickets import StreamTickets
 from services.fairness import chain, seeding
+from services.legalmoves.entries import after_commit, legal_answer
 from services.lobby import seats as lobby_seats
 from services.lobby.creation import lifecycle_from, rating_fields, seat_credentials, waiting_snapshot
 from services.lobby.listing import GameIndex
@@ -369,12 +370,9 @@ class RulesServicer(LobbyRpcs, ResignRpcs, rules_pb2_grpc.RulesServiceServicer):
         meta, snapshot = await self.store.load(request.game_id)
         self._check_type(meta)
         seat = self._seat_viewer(meta)
-        if meta.status != "active" or seat in Lifecycle.from_dict(meta.lifecycle).resigned:
-            return rules_pb2.LegalMoves(version=meta.version)
-        moves = self.position(meta, snapshot).legal_moves(seat)
-        names, language = answers.words(meta, context)
-        texts = [self._say(self.sentences.move_text, m, seat, names, language) for m in moves]
-        return rules_pb2.LegalMoves(version=meta.version, moves=[self._pack("Move", m) for m in moves], texts=texts)
+        playing = meta.status == "active" and seat not in Lifecycle.from_dict(meta.lifecycle).resigned
+        match = self.position(meta, snapshot) if playing else None
+        return legal_answer(self, meta.version, match, seat, *answers.words(meta, context))
 
     async def SubmitMoves(
         self, request: rules_pb2.SubmitMovesRequest, context: aio.ServicerContext
@@ -510,6 +508,8 @@ class RulesServicer(LobbyRpcs, ResignRpcs, rules_pb2_grpc.RulesServiceServicer):
                 )
                 response.events.extend(self._entry_messages(entry, seat, words=words))
         idem_key = self.store.idempotency_key(meta.game_id, seat, key) if seat is not None else ""
+        # Every seat's next GET legal-moves, stored with the commit (services.legalmoves).
+        legal = after_commit(self, meta, lifecycle.resigned, match, new_version, language) if to_act else None
         outcome, value = await self.store.commit(
             meta.game_id,
             meta.version,
@@ -526,6 +526,7 @@ class RulesServicer(LobbyRpcs, ResignRpcs, rules_pb2_grpc.RulesServiceServicer):
             outbox=outbox_events.for_commit(
                 meta, status, answers.result_dict(result), commits, lifecycle.to_dict(), now
             ),
+            legal=legal,
         )
         if outcome == "idempotent":
             assert isinstance(value, bytes)

@@ -40,6 +40,8 @@ from redis.backoff import NoBackoff
 from services.common.attention import keys_for_game, score_arg
 from services.common.attention import new_game_id as new_game_id
 from services.eventlog import codec
+from services.legalmoves import fingerprint as legal_fingerprint
+from services.legalmoves.fingerprint import LegalEntries
 from services.outbox import events as outbox_events
 from services.outbox import stream as outbox_stream
 
@@ -113,7 +115,30 @@ redis.call('HDEL', KEYS[6], ARGV[11])
 if ARGV[10] == '' then redis.call('ZREM', KEYS[5], ARGV[11]) else redis.call('ZADD', KEYS[5], ARGV[10], ARGV[11]) end
 """
     + outbox_stream.lua_block("KEYS[7]", "14 + count * 7")
+    + legal_fingerprint.LUA_FUNCTIONS
     + """
+-- ---- legal-moves answers (services.legalmoves): KEYS[8] = the game's legal hash; after the
+-- format-2 entries, the identity the answers were made from, then their count, then per answer
+-- its field and bytes.  Written with the metadata just committed, only if the players and token
+-- hashes are still those the answers were made from; the old answers go in any case.
+local legal_at = compact_at + 1 + compact_count * 3
+local legal_count = tonumber(ARGV[legal_at + 1] or '0')
+if KEYS[8] then redis.call('DEL', KEYS[8]) end
+if legal_count > 0 and legal_identity(KEYS[1]) == ARGV[legal_at] then
+  local fingerprint = legal_fingerprint(KEYS[1])
+  if fingerprint then
+    local fields = {'fp', fingerprint}
+    for i = 0, legal_count - 1 do
+      fields[#fields + 1] = ARGV[legal_at + 2 + i * 2]
+      fields[#fields + 1] = ARGV[legal_at + 3 + i * 2]
+    end
+    redis.call('HSET', KEYS[8], unpack(fields))
+    redis.call('EXPIRE', KEYS[8], """
+    + str(legal_fingerprint.TTL_SECONDS)
+    + """)
+  end
+end
+-- ---- end legal-moves answers ----
 return {'ok', tostring(version)}
 """
 )
@@ -205,6 +230,8 @@ class GameMeta:
     tournament: str = ""
     # Compacted by the retention policy (services.retention.archive): a compressed snapshot, no stream.
     archived: bool = False
+    # Digest of the raw players and token hashes read (services.legalmoves.fingerprint.identity).
+    identity: str = ""
 
     def is_host(self, token: str) -> bool:
         """Whether ``token`` is this game's host token."""
@@ -497,6 +524,7 @@ class GameStore:
             rated=data.get("rated") == "1",
             tournament=data.get("tournament", ""),
             archived=data.get("archived") == "1",
+            identity=legal_fingerprint.identity(data["players"], data["token_hashes"]),
         )
 
     async def commit(
@@ -513,12 +541,13 @@ class GameStore:
         attention_ms: int | None = None,
         previous_head: str = "",
         outbox: Sequence[outbox_stream.OutboxEvent] = (),
+        legal: LegalEntries | None = None,
     ) -> tuple[str, int | bytes]:
         """Append moves atomically if the game is still at ``expected_version``.
 
         ``commits`` are sealed (chain hash and state digest set) on top of ``previous_head``,
         the head stored with ``expected_version``.  ``outbox`` events are written in the same
-        atomic step (only if the commit is).
+        atomic step (only if the commit is); so are ``legal`` answers (:mod:`services.legalmoves`).
 
         Returns ``("ok", new_version)`` or ``("idempotent", first_answer)``; raises
         :class:`VersionConflict`, :class:`GameNotActive` or :class:`GameNotFound`.
@@ -546,9 +575,11 @@ class GameStore:
             fields = codec.encode(game_type, item.seat, item.bot, item.kind, item.move, item.events, item.hash,
                                   item.state_digest)  # fmt: skip
             args += [fields["h"], fields["d"], fields["z"]]
+        args += _legal_args(legal)
         # Without an idempotency key a placeholder of the same slot keeps the script single-slot.
         idem = idempotency_key or f"game:{{{game_id}}}:idem:-"
-        keys = [meta_key, state_key, events_key, idem, *keys_for_game(game_id), outbox_stream.outbox_key_for(game_id)]
+        keys = [meta_key, state_key, events_key, idem, *keys_for_game(game_id), outbox_stream.outbox_key_for(game_id),
+                legal_fingerprint.legal_key(game_id)]  # fmt: skip
         outcome, value = await self._commit(keys=keys, args=args)
         outcome = _decode(outcome)
         if outcome == "ok":
@@ -601,6 +632,13 @@ class GameStore:
         raw: Any = await self.redis.xrange(_keys(game_id)[2], min=start, max="+")
         game_type = game_type_of(game_id)
         return [_entry(game_type, fields, entry_id) for entry_id, fields in raw or []]
+
+
+def _legal_args(legal: LegalEntries | None) -> list[Any]:
+    """The commit script's legal-moves block: identity, count, then field and bytes per answer."""
+    if legal is None:
+        return ["", 0]
+    return [legal.identity, len(legal.answers), *(part for answer in legal.answers for part in answer)]
 
 
 # ---- live readers (services.streaming) ------------------------------------------------------

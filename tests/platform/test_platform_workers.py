@@ -11,6 +11,7 @@ import subprocess
 import sys
 import time
 from collections.abc import Iterator
+from concurrent.futures import ThreadPoolExecutor
 from pathlib import Path
 
 import httpx
@@ -110,3 +111,43 @@ def test_games_play_through_the_groups_and_one_scrape_sums_every_process(groups:
     assert _metric(metrics, "chaiwala_moves_accepted_total") == moves
     assert _metric(metrics, "chaiwala_games_created_total") == 3
     assert _metric(f"{url}/metrics", "chaiwala_http_requests_total") >= requests
+
+
+def _play_closed_loop(url: str, seed: int, moves: int) -> int:
+    """One client's game, every request on a new connection (so on any gateway worker, and its
+    POST on any rules process): each move's GET legal-moves must be of the game as it is, or the
+    pinned POST that follows would be refused.  Answers how many GETs the workers served stored."""
+    close = {"Connection": "close"}
+    with httpx.Client(base_url=url, timeout=60) as client:
+        game_id, tokens = two_humans(client, GAME, seed=seed)
+        seat, version = client.get(f"/v1/games/{game_id}").json()["to_act"][0], 0
+        for _ in range(moves):
+            listing = client.get(f"/v1/games/{game_id}/legal-moves", headers={**auth(tokens[seat]), **close}).json()
+            waiting = client.get(f"/v1/games/{game_id}/legal-moves", headers={**auth(tokens[1 - seat]), **close})
+            assert listing["version"] == waiting.json()["version"] == version
+            assert waiting.json()["moves"] == [] and listing["moves"]
+            move = {k: v for k, v in listing["moves"][seed % len(listing["moves"])].items() if k != "text"}
+            answer = client.post(f"/v1/games/{game_id}/moves", headers={**auth(tokens[seat]), **close},
+                                 json={"move": move, "expected_version": version})  # fmt: skip
+            assert answer.status_code == 200, answer.text
+            version, seat = answer.json()["version"], answer.json()["to_act"][0]
+    return moves
+
+
+def test_concurrent_movers_through_both_workers_get_current_legal_moves(groups: dict[str, object]) -> None:
+    """Stored legal-moves answers (services.legalmoves) across processes: six games moved at once,
+    each request on any gateway worker and any rules process; never a stale answer."""
+    url = str(groups["url"])
+    stored = "chaiwala_gateway_legal_moves_answers_total"
+    before = _stored(url, stored)
+    with ThreadPoolExecutor(6) as pool:
+        played = sum(pool.map(lambda seed: _play_closed_loop(url, seed, 8), range(10, 16)))
+    assert played == 48
+    # After each game's first move, both seats' GETs were stored answers (summed over both workers).
+    assert _stored(url, stored) - before >= 2 * 6 * 7
+
+
+def _stored(url: str, name: str) -> float:
+    text = httpx.get(f"{url}/metrics", timeout=10).text
+    return sum(s.value for f in text_string_to_metric_families(text) for s in f.samples
+               if s.name == name and s.labels.get("source") == "stored")  # fmt: skip

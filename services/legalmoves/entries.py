@@ -1,0 +1,62 @@
+"""The rules service's side: each seat's legal-moves answer, for ``ListLegalMoves`` and for the commit.
+
+One function builds the answer (:func:`legal_answer`), so what the commit stores for the gateway
+is what the call answers; :func:`after_commit` makes every seat's entry for the commit script.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Callable
+from typing import Any, Protocol
+
+from chaiwala.v1 import rules_pb2
+from services.common.answers import names as players_names
+from services.common.runner import Match
+from services.common.store import GameMeta
+from services.legalmoves.fingerprint import LegalEntries, entry_field
+from services.legalmoves.render import listing_json
+
+# Redis memory per game stays small (measured 1.4-7 KB a game on average, README "Speed", 2026-12-02).
+MAX_STORED_BYTES = 16 * 1024
+
+
+class Speaker(Protocol):
+    """What the rules servicer lends: move sentences and packing (``RulesServicer``)."""
+
+    sentences: Any
+
+    def _say(self, render: Callable[..., Any], *args: Any) -> str: ...
+
+    def _pack(self, name: str, data: dict[str, Any]) -> Any: ...
+
+
+def legal_answer(
+    service: Speaker, version: int, match: Match | None, seat: int, names: list[str], language: str
+) -> rules_pb2.LegalMoves:
+    """``seat``'s legal moves at ``version`` with their sentences; none without a match (not
+    active, or the seat resigned)."""
+    if match is None:
+        return rules_pb2.LegalMoves(version=version)
+    moves = match.legal_moves(seat)
+    texts = [service._say(service.sentences.move_text, m, seat, names, language) for m in moves]
+    return rules_pb2.LegalMoves(version=version, moves=[service._pack("Move", m) for m in moves], texts=texts)
+
+
+def after_commit(
+    service: Speaker, meta: GameMeta, resigned: list[int], match: Match, version: int, language: str
+) -> LegalEntries:
+    """Every seat's answer at ``version``, the position ``match`` stands in (the game active), in
+    ``language``, filed under its token's hash; seats without a token (bots) get none, and a hash
+    two seats share (entrant tokens) is the first seat's, as ``GameMeta.seat_of_token`` reads it.
+    ``meta`` is the metadata the commit started from (players, token hashes, their ``identity``)."""
+    names = players_names(meta)
+    answers, filed = [], set()
+    for seat, token_hash in enumerate(meta.token_hashes):
+        if not token_hash or token_hash in filed:
+            continue
+        filed.add(token_hash)
+        playing = None if seat in resigned else match
+        rendered = listing_json(legal_answer(service, version, playing, seat, names, language))
+        if len(rendered) <= MAX_STORED_BYTES:  # a huge listing is rare: its GET asks the rules service
+            answers.append((entry_field(token_hash, language), rendered))
+    return LegalEntries(meta.identity, answers)
