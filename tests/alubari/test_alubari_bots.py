@@ -4,7 +4,7 @@ from __future__ import annotations
 
 from typing import Any
 
-from alubari_helpers import ENGINE, State, new_state, play
+from alubari_helpers import ENGINE, State, new_state
 
 from services.alubari.bots import HeuristicBot
 from services.common.rng import Rng
@@ -30,9 +30,8 @@ def _choice(state: State, seat: int) -> dict[str, Any]:
 def test_a_seat_that_is_not_the_starting_player_takes_the_last_stockyard_space() -> None:
     state = _placing(3, 1, "A")
     last = len(state["areas"]["A"])
+    # (that the space does make it the starting player is a rules test: test_alubari_rules.py)
     assert _choice(state, 1) == {"area": "A", "space": last}
-    play(state, 1, {"place_worker": {"area": "A", "space": last}})
-    assert state["areas"]["A"][last - 1] == 1
 
 
 def test_the_starting_player_does_not_spend_the_last_space_on_the_marker_it_holds() -> None:
