@@ -31,7 +31,6 @@ import subprocess
 import time
 from collections.abc import Callable, Iterator, Sequence
 from contextlib import contextmanager
-from dataclasses import dataclass
 from datetime import UTC, datetime
 from fnmatch import fnmatchcase
 from pathlib import Path
@@ -40,6 +39,7 @@ from typing import Any
 import orjson
 
 from services.arena.bots_report_text import markdown, plot_game, section
+from services.arena.report_runs import Run
 from services.arena.schedule import plan, run_tables
 from services.arena.stats import summarize, wilson
 from services.arena.tables import TableResult
@@ -71,22 +71,6 @@ BALANCE_PLAYERS = {"india_rails": (2,)}
 SEARCH_BOT = "mcts"
 """The search bot of the "search against heuristic" section (``--search-bot`` picks another level)."""
 ROOT = Path(__file__).resolve().parents[2]
-
-
-@dataclass(frozen=True)
-class Run:
-    """One arena run of the report: its section, game, seat count, bot list and table count."""
-
-    section: str
-    game: str
-    players: int
-    bots: tuple[str, ...]
-    tables: int
-
-    @property
-    def key(self) -> str:
-        """``section:game:players``: what ``--only`` and ``--skip`` match."""
-        return f"{self.section}:{self.game}:{self.players}"
 
 
 def _counts(game: str) -> range:
@@ -223,30 +207,16 @@ def entry(run: Run, results: Sequence[TableResult], made: dict[str, Any]) -> dic
     return data
 
 
-Identity = tuple[str, str, int, tuple[str, ...]]
-
-
-def run_identity(run: Run) -> Identity:
-    """What a re-played run replaces: the same section, game and count (and bot, for the solo runs)."""
-    return run.section, run.game, run.players, run.bots if run.section == "solo" else ()
-
-
-def identity(data: dict[str, Any]) -> Identity:
-    """:func:`run_identity` of an entry of ``summary.json``."""
-    run, summary = data["run"], data["summary"]
-    bots = tuple(run["bots"]) if run["section"] == "solo" else ()
-    return run["section"], summary["game"], summary["players"], bots
-
-
 def _order(data: dict[str, Any]) -> tuple[int, int, int, tuple[str, ...]]:
-    section_name, game, players, bots = identity(data)
+    section_name, game, players, bots = Run.from_entry(data).identity
     place = GAMES.index(game) if game in GAMES else len(GAMES)
     return place, players, SECTIONS.index(section_name), bots
 
 
 def merge(entries: Sequence[dict[str, Any]], new: dict[str, Any]) -> list[dict[str, Any]]:
     """``entries`` with ``new`` in place of the entry of the same run (or added), in report order."""
-    kept = [e for e in entries if identity(e) != identity(new)]
+    replaced = Run.from_entry(new).identity
+    kept = [e for e in entries if Run.from_entry(e).identity != replaced]
     return sorted([*kept, new], key=_order)
 
 
@@ -343,8 +313,8 @@ def build_report(
             document["runs"] = merge(document["runs"], entry(run, results, made))
     with _updating(folder) as document:
         if not only and not skip and set(games) == set(GAMES):
-            planned = {run_identity(run) for run in everything}
-            document["runs"] = [e for e in document["runs"] if identity(e) in planned]
+            planned = {run.identity for run in everything}
+            document["runs"] = [e for e in document["runs"] if Run.from_entry(e).identity in planned]
         document["meta"] = {
             "full_tables": sum(r.tables for r in plan_runs(1.0, balance_bot, GAMES, search_bot)),
             "updated": _now(),
@@ -367,10 +337,10 @@ def render_report(out: Path) -> Path:
             plot_game(game, mine, folder / f"{game}.png")
             plots.append(game)
     meta["plots"] = plots
-    played = {identity(e) for e in entries}
+    played = {Run.from_entry(e).identity for e in entries}
     planned = plan_runs(1.0, meta.get("balance_bot", "heuristic"), GAMES, meta.get("search_bot", SEARCH_BOT))
     meta["full_tables"] = sum(run.tables for run in planned)
-    meta["missing"] = sorted({run.key for run in planned if run_identity(run) not in played})
+    meta["missing"] = sorted({run.key for run in planned if run.identity not in played})
     report = out / "bots-report.md"
     report.write_text(markdown(entries, solo_comparisons(entries), meta), encoding="utf-8")
     return report

@@ -13,6 +13,7 @@ from typing import Any
 
 from services.arena.content import flagged
 from services.arena.report import content_table, error_bars
+from services.arena.report_runs import Run
 from services.arena.stats import unfair_seats
 
 TITLES = {"india_rails": "India Rails", "alubari": "Alubari", "tea_rum": "Tea & Rum", "darjeeling": "Darjeeling"}
@@ -217,18 +218,16 @@ def provenance_lines(entries: Sequence[dict[str, Any]]) -> list[str]:
     notes: list[str] = []
     for entry in entries:
         run, made = entry["run"], entry.get("provenance") or {}
-        bots = ",".join(run["bots"])
+        key, bots = Run.from_entry(entry).key, ",".join(run["bots"])
         if "commit" not in made:
             note = made.get("note", "not recorded")
             if note not in notes:
                 notes.append(note)
-            rows.append(
-                f"| `{run_key(entry)}` | {bots} | {run['tables']} | – | – | – | – | – | note {notes.index(note) + 1} |"
-            )
+            rows.append(f"| `{key}` | {bots} | {run['tables']} | – | – | – | – | – | note {notes.index(note) + 1} |")
             continue
         commit = made["commit"][:10] + (" (modified)" if made.get("code_modified") else "")
         rows.append(
-            f"| `{run_key(entry)}` | {bots} | {run['tables']} | {made['seed']} | {made['date']} | `{commit}` "
+            f"| `{key}` | {bots} | {run['tables']} | {made['seed']} | {made['date']} | `{commit}` "
             f"| {made['jobs']} | {made['minutes']:.1f} | {_load(made)} |"
         )
     return rows + [""] + [f"Note {i + 1}: {note}" for i, note in enumerate(notes)]
@@ -239,12 +238,6 @@ def _missing_lines(missing: Sequence[str]) -> list[str]:
         return []
     runs = ", ".join(f"`{key}`" for key in missing)
     return ["", f"Runs of `make bots-report` not in this copy (`--only` plays them): {runs}."]
-
-
-def run_key(entry: dict[str, Any]) -> str:
-    """``section:game:players``, what ``--only`` selects (the bots are the run's own)."""
-    run, summary = entry["run"], entry["summary"]
-    return f"{run['section']}:{summary['game']}:{summary['players']}"
 
 
 def markdown(entries: Sequence[dict[str, Any]], solo: Sequence[dict[str, Any]], meta: dict[str, Any]) -> str:
