@@ -14,6 +14,7 @@ from __future__ import annotations
 
 import asyncio
 import random
+import time
 from collections.abc import Awaitable
 from dataclasses import dataclass
 from typing import Any, Protocol
@@ -145,16 +146,23 @@ def _client(port: int, connections: int) -> httpx.AsyncClient:
 
 
 async def _timed(children: list[Child], body: Body, loops: int, config: Config) -> tuple[Tally, list[float]]:
-    """A closed-loop run, and the CPU seconds each child used while it measured.
+    """A closed-loop run, and the CPU seconds each child used while it measured, then this
+    process's own (the client's: it shares the cores, and one process can be the bottleneck).
 
     The warm-up runs as a loop of its own before the CPU is read, so CPU per unit divides the
     measuring window's CPU by the units measured in it (it used to include the warm-up's too).
     """
     if config.warmup:
         await closed_loop(body, loops, config.warmup)
-    before = [child.cpu() for child in children]
+    before, client_before = [child.cpu() for child in children], time.process_time()
     tally = await closed_loop(body, loops, config.seconds)
-    return tally, [child.cpu() - used for child, used in zip(children, before, strict=True)]
+    used = [child.cpu() - cpu for child, cpu in zip(children, before, strict=True)]
+    return tally, [*used, time.process_time() - client_before]
+
+
+def _busy(cpu: float, tally: Tally) -> float:
+    """The share of one core ``cpu`` seconds took over the measuring window."""
+    return round(cpu / tally.seconds, 2) if tally.seconds else 0.0
 
 
 def _cpu_ms(cpu: float, units: int) -> float:
@@ -169,11 +177,11 @@ async def _measure(running: Stack, config: Config, gateway: Child, rules: Child,
             async def request(_: int, client: httpx.AsyncClient = client) -> None:
                 _checked(await client.get("/trivial"))
 
-            base, (base_cpu,) = await _timed([trivial], request, games, config)
+            base, (base_cpu, base_client) = await _timed([trivial], request, games, config)
         async with _client(gateway.port, games) as client:
             players = Players(client, config.game)
             await players.start(games)
-            moves, (gateway_cpu, rules_cpu) = await _timed([gateway, rules], players.move, games, config)
+            moves, (gateway_cpu, rules_cpu, client_cpu) = await _timed([gateway, rules], players.move, games, config)
             details = {
                 **moves.summary(),
                 "baseline_p99_ms": base.summary()["p99_ms"],
@@ -181,6 +189,11 @@ async def _measure(running: Stack, config: Config, gateway: Child, rules: Child,
                 "rules_cpu_ms_per_move": _cpu_ms(rules_cpu, moves.done),
                 "trivial_cpu_ms_per_request": _cpu_ms(base_cpu, base.done),
                 "baseline_errors": sum(base.errors.values()),
+                "client_cpu_ms_per_move": _cpu_ms(client_cpu, moves.done),
+                "client_cpu_ms_per_trivial_request": _cpu_ms(base_client, base.done),
+                "client_busy": _busy(client_cpu, moves),
+                "client_busy_trivial": _busy(base_client, base),
+                "servers_busy": _busy(gateway_cpu + rules_cpu, moves),
                 "processes": f"gateway {gateway.processes()}, rules {rules.processes()}, trivial {trivial.processes()}",
             }
             rows.append(Row(SUITE, f"move_path_{games}_games", "moves/s", moves.rate, "trivial_get_set",
@@ -190,7 +203,31 @@ async def _measure(running: Stack, config: Config, gateway: Child, rules: Child,
                             details["trivial_cpu_ms_per_request"], better="lower"))  # fmt: skip
             if games == min(config.rest_games) and moves.rate > 0:
                 rows.append(await _half_saturation(gateway.port, games, players, moves, config))
+                rows.append(await _lean_comparison(gateway.port, trivial.port, games, config))
     return rows
+
+
+async def _lean_comparison(gateway_port: int, trivial_port: int, games: int, config: Config) -> Row:
+    """The move path against the trivial endpoint with the lean client on both sides (no goal).
+
+    Through httpx one client process is busy all the time while the servers are not (see
+    ``client_busy`` and ``servers_busy`` in the move path's details), so that ratio mostly prices
+    httpx's work per request; with a client that costs little the servers saturate instead, and
+    this ratio prices the servers' work per move against theirs per trivial request.
+    """
+    async with LeanClient(trivial_port) as client:
+
+        async def request(_: int, client: LeanClient = client) -> None:
+            _checked(await client.get("/trivial"))
+
+        base = await closed_loop(request, games, config.seconds, config.warmup)
+    async with LeanClient(gateway_port) as client:
+        lean = Players(client, config.game, seed=5)
+        await lean.start(games)
+        moves = await closed_loop(lean.move, games, config.seconds, config.warmup)
+    details = {**moves.summary(), "client": "bench.lean_http", "baseline_p99_ms": base.summary()["p99_ms"]}
+    return Row(SUITE, f"move_path_lean_client_{games}_games", "moves/s", moves.rate, "trivial_get_set_lean_client",
+               base.rate, details=details)  # fmt: skip
 
 
 async def _paced(players: Players, games: int, saturated: Tally, config: Config) -> Tally:
