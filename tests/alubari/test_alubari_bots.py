@@ -53,6 +53,12 @@ def test_at_four_players_the_seat_two_behind_the_starting_player_excavates_inste
         assert _choice(_placing(4, seat, "AB"), seat)["area"] == "B"
 
 
+def test_at_five_players_only_the_last_seat_gives_up_excavation_for_the_marker() -> None:
+    # A middle seat taking it pushed the seats between it and the holder to the end (seeds README).
+    for seat, area in ((2, "B"), (3, "B"), (4, "A")):
+        assert _choice(_placing(5, seat, "AB"), seat)["area"] == area
+
+
 def test_at_four_players_the_seat_right_behind_takes_the_marker_with_a_later_worker() -> None:
     first_worker = _placing(4, 1, "AB")
     assert _choice(first_worker, 1)["area"] == "B"
