@@ -131,10 +131,10 @@ def _start_marker(seen: dict[str, Any], me: dict[str, Any], area: str, space: in
 # then it is worth the whole order (placing first instead of falling to last behind a taker).
 # Every turn position fell inside its fair interval on seeds 1-3 (180 tables).  At 5 players the same
 # walk left position 2 at 7.5 % (seeds 1-2): there only the last seat in the order wants the marker
-# (it is shut out of Excavation's four spaces in the first round anyway), so the order turns back one
-# seat a round; the middle seats value it as the seat right behind does.  That brought positions 2
-# and 3 inside their intervals and the start player from 28.3 % to 26.1 % (20.2-33.0, fair 20 %) on
-# 180 tables (seeds README, *Balance*).
+# (it is shut out of Excavation's four spaces in the first round anyway), so in the early rounds the
+# order turns back one seat a round; the middle seats value it as the seat right behind does.  That
+# brought positions 2 and 3 inside their intervals and the start player from 28.3 % to 26.1 %
+# (20.2-33.0, fair 20 %) on 180 tables (seeds README, *Balance*).
 MARKER_WALKS_AT = (4,)
 MARKER_TO_LAST_AT = (5,)
 
