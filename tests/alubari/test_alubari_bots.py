@@ -40,10 +40,31 @@ def test_the_starting_player_does_not_spend_the_last_space_on_the_marker_it_hold
 
 
 def test_the_marker_is_worth_more_the_later_the_seat_places() -> None:
-    # 4 players, seat 0 starts: seat 1 places second anyway and goes to Excavation, seat 3 places
+    # 5 players, seat 0 starts: seat 1 places second anyway and goes to Excavation, seat 4 places
     # last and gives up Excavation to place first from now on.
-    for seat, area in ((1, "B"), (3, "A")):
-        assert _choice(_placing(4, seat, "AB"), seat)["area"] == area
+    for seat, area in ((1, "B"), (4, "A")):
+        assert _choice(_placing(5, seat, "AB"), seat)["area"] == area
+
+
+def test_at_four_players_the_seat_two_behind_the_starting_player_excavates_instead() -> None:
+    # Taking the marker there jumped it two seats and dropped seat 1 from second to last; at 4
+    # players it walks one seat a round instead (seeds README, *Balance*).
+    for seat in (2, 3):
+        assert _choice(_placing(4, seat, "AB"), seat)["area"] == "B"
+
+
+def test_at_five_players_only_the_last_seat_gives_up_excavation_for_the_marker() -> None:
+    # A middle seat taking it pushed the seats between it and the holder to the end (seeds README).
+    for seat, area in ((2, "B"), (3, "B"), (4, "A")):
+        assert _choice(_placing(5, seat, "AB"), seat)["area"] == area
+
+
+def test_at_four_players_the_seat_right_behind_takes_the_marker_with_a_later_worker() -> None:
+    first_worker = _placing(4, 1, "AB")
+    assert _choice(first_worker, 1)["area"] == "B"
+    later_worker = _placing(4, 1, "AB")
+    later_worker["areas"]["C"][0] = 1  # its first worker is already out, on the Foundry
+    assert _choice(later_worker, 1) == {"area": "A", "space": len(later_worker["areas"]["A"])}
 
 
 def test_in_heuristic_self_play_the_marker_goes_round_the_table() -> None:
