@@ -14,7 +14,8 @@ from grpc import aio
 
 from chaiwala.v1 import rules_pb2
 from services.clock import clock as clocks
-from services.common import dictrender, protojson, sentences
+from services.common import dictrender, protojson
+from services.common.callmeta import call_language
 from services.common.engine import Result
 from services.common.store import GameMeta
 
@@ -51,10 +52,7 @@ def clock_message(clock: clocks.Clock, status: str) -> rules_pb2.Clock:
 
 def language(context: aio.ServicerContext) -> str:
     """The call's language, from its ``accept-language`` metadata (English when absent)."""
-    for key, value in context.invocation_metadata() or ():
-        if key == "accept-language":
-            return sentences.pick_language(str(value))
-    return sentences.DEFAULT_LANGUAGE
+    return call_language(context.invocation_metadata() or ())
 
 
 def fill_state(

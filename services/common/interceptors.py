@@ -16,6 +16,7 @@ import grpc
 from grpc import aio
 
 from services.common import errors, metrics
+from services.common.callmeta import bearer_token
 from services.common.errors import ServiceError
 from services.common.logs import get_logger
 from services.common.store import UNAVAILABLE_ERRORS, GameNotActive, GameNotFound, VersionConflict
@@ -84,10 +85,7 @@ class _BehaviourInterceptor(aio.ServerInterceptor):
 
 
 def _bearer(context: aio.ServicerContext) -> str:
-    for key, value in context.invocation_metadata() or ():
-        if key == "authorization" and isinstance(value, str) and value.lower().startswith("bearer "):
-            return value[7:].strip()
-    return ""
+    return bearer_token(context.invocation_metadata() or ())
 
 
 def _as_service_error(error: Exception) -> ServiceError | None:

@@ -14,7 +14,7 @@ from prometheus_client import CollectorRegistry, Counter
 from redis import asyncio as aioredis
 from redis.asyncio.cluster import RedisCluster
 
-from services.common import sentences
+from services.common.callmeta import bearer_token, call_language
 from services.common.logs import get_logger
 from services.common.store import GameStore, game_keys, hash_token
 from services.legalmoves.fingerprint import LUA_FUNCTIONS, entry_field, legal_key
@@ -32,22 +32,6 @@ if stored[1] ~= fingerprint then return false end
 return stored[2]
 """
 )
-
-
-def bearer_token(metadata: Sequence[tuple[str, str]]) -> str:
-    """The token of the call's ``authorization`` metadata, read as the rules service reads it."""
-    for key, value in metadata:
-        if key == "authorization" and value.lower().startswith("bearer "):
-            return value[7:].strip()
-    return ""
-
-
-def call_language(metadata: Sequence[tuple[str, str]]) -> str:
-    """The language the rules service would answer the call in."""
-    for key, value in metadata:
-        if key == "accept-language":
-            return sentences.pick_language(value)
-    return sentences.DEFAULT_LANGUAGE
 
 
 # Where the gateway's limits layer leaves the answer it read in its own round trip (gateway.limits.Rider).

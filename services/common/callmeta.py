@@ -1,0 +1,28 @@
+"""What a call's metadata says about its caller: the bearer token and the language.
+
+One reading for the rules service (its interceptor and answers) and for the gateway's stored
+legal-moves read (:mod:`services.legalmoves.reader`), which must find the very seat and language
+the rules service would answer for.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Iterable
+
+from services.common import sentences
+
+
+def bearer_token(metadata: Iterable[tuple[str, object]]) -> str:
+    """The token of the ``authorization: Bearer <token>`` entry ("" without one)."""
+    for key, value in metadata:
+        if key == "authorization" and isinstance(value, str) and value.lower().startswith("bearer "):
+            return value[7:].strip()
+    return ""
+
+
+def call_language(metadata: Iterable[tuple[str, object]]) -> str:
+    """The language of the ``accept-language`` entry (English when absent)."""
+    for key, value in metadata:
+        if key == "accept-language":
+            return sentences.pick_language(str(value))
+    return sentences.DEFAULT_LANGUAGE
