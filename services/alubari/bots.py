@@ -103,7 +103,7 @@ def _place(seen: dict[str, Any], me: dict[str, Any], body: dict[str, Any]) -> fl
 # and left the last Stockyard space to whoever had nothing better, so the first round's starting
 # player held the marker in 46-63 % of the rounds at 2-5 players and won 67 % at 2 players.  Per
 # place: 1.5 (a seat behind by one still prefers Excavation; the last seat of 4-5 does not) kept
-# every seat inside its fair interval at 2, 3 and 5 players on 60 seeds; a flat 2, 4 or 5, or 4-6
+# every seat inside its fair interval at 2 and 3 players on 60 seeds; a flat 2, 4 or 5, or 4-6
 # spread over the order, left a seat outside it at 3, 4 or 5 players (seeds README, *Balance*).
 # It is the rule at 2-3 players; 4 and 5 players have their own (``MARKER_WALKS_AT`` and
 # ``MARKER_TO_LAST_AT`` below), since there it jumped the marker two seats.
