@@ -37,9 +37,13 @@ def _click_first_offer(driver: Any) -> None:
     from selenium.common.exceptions import StaleElementReferenceException
 
     before = _version(driver)
+    offers = "#board [data-move-index], #moves [data-move-index]"
     for _ in range(20):  # the page may redraw between finding the offer and clicking it
-        wait_for(driver, lambda: _my_turn(driver) and driver.find_elements("css selector", "[data-move-index]"), 20)
-        offer = driver.find_elements("css selector", "#board [data-move-index], #moves [data-move-index]")[0]
+        wait_for(driver, lambda: _my_turn(driver) and driver.find_elements("css selector", offers), 20)
+        found = driver.find_elements("css selector", offers)
+        if not found:  # redrawn since the wait saw it: look again
+            continue
+        offer = found[0]
         try:
             driver.execute_script("arguments[0].scrollIntoView({block: 'center'});", offer)
             offer.click()
