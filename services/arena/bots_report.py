@@ -50,20 +50,30 @@ GAMES = ("india_rails", "alubari", "tea_rum", "darjeeling")
 SECTIONS = ("solo", "versus", "search", "balance")
 VERSUS_TABLES = {"india_rails": 12, "alubari": 60, "tea_rum": 100, "darjeeling": 200}
 SOLO_TABLES = 60
-# Search bot against heuristic, per (game, players): 24 tables at 2 players (a 65 % rate is then
-# told from a coin flip), 3 players for the games whose search tables cost under a minute; solo
-# Alubari (one seat, ~30 s of CPU a game) against the heuristic's solo scores on the same seeds.
-# India Rails' search tables cost ~50 CPU s each (the reworked search of 2026-12-01 evening).
+# Search bot against heuristic, per (game, players), at every count of every game: 24 tables at 2
+# players (a 65 % rate is then told from a coin flip) and where a table costs under a minute; fewer,
+# a whole number of seat rotations, where it costs more (Darjeeling at 4-5, India Rails above 2,
+# whose 6-seat table is ~5,000 moves). Solo Alubari (one seat, ~30 s of CPU a
+# game) against the heuristic's solo scores on the same seeds. India Rails' plan search costs ~30
+# CPU s a 2-player table.
 SEARCH_TABLES: dict[tuple[str, int], int] = {
     ("india_rails", 2): 24,
+    ("india_rails", 3): 12,
+    ("india_rails", 4): 12,
+    ("india_rails", 5): 10,
+    ("india_rails", 6): 12,
     ("alubari", 1): 40,
     ("alubari", 2): 24,
     ("alubari", 3): 24,
+    ("alubari", 4): 24,
+    ("alubari", 5): 25,
     ("tea_rum", 2): 24,
     ("tea_rum", 3): 24,
+    ("tea_rum", 4): 24,
     ("darjeeling", 2): 24,
     ("darjeeling", 3): 24,
     ("darjeeling", 4): 16,
+    ("darjeeling", 5): 15,
 }
 BALANCE_TABLES = {"india_rails": 16, "alubari": 60, "tea_rum": 150, "darjeeling": 200}
 # A self-play table of 3-6 heuristic rail barons takes 20-35 s: only 2 seats fit the budget.
