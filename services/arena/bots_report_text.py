@@ -197,9 +197,9 @@ def _content_lines(entries: Sequence[dict[str, Any]]) -> list[str]:
         outside = flagged(rows)
         lines += [f"#### {title}", ""]
         if outside:
-            lines += ["Items whose interval leaves out the base rate:", "", *content_table(outside), ""]
+            lines += ["Items flagged against the base rate or their peers:", "", *content_table(outside), ""]
         else:
-            lines += ["No item's interval leaves out the base rate.", ""]
+            lines += ["No item is flagged against the base rate or its peers.", ""]
         lines += ["<details><summary>every item</summary>", "", *content_table(rows), "", "</details>", ""]
     return lines
 
@@ -297,7 +297,9 @@ def markdown(entries: Sequence[dict[str, Any]], solo: Sequence[dict[str, Any]], 
         "",
         "Win rate of the seats that had an item (owned or used it by the end) against those that did not, "
         "in the self-play runs above. Correlation is not cause: a seat that owns more tends to win whatever "
-        "it owns, so an item matters when it stands out among the items of its kind. Ids are those of "
+        "it owns, so an item matters when it stands out among the items of its kind: *against peers* "
+        "compares its wins with those of the seats that held as many items of its kind (a seat with three "
+        "Equipment cards against the other seats with three). Ids are those of "
         "`Engine.content_facts` (see each game's `facts.py`). With dozens of items a table, about one in "
         "twenty is flagged by chance alone: an item is worth a look when it is flagged the same way at two "
         "or more player counts. What was measured at larger counts, what was tried and what was decided is "

@@ -13,10 +13,19 @@ seat that owns more things tends to win, whatever the things are, so a flag says
 of its own kind (the report lists kinds side by side).  The comparison is only
 meaningful when every seat plays the same bot (self-play), so that the content, not
 the bot, differs between seats.
+
+*Peers* answer "stands out among its kind" in figures: an item's seats are compared with
+the seats that held as many items of the same kind (a seat with three Equipment cards
+against every seat with three).  ``peer_expected_wins`` is the sum, over the item's seats,
+of the win rate of their peers; ``peer_ratio`` is wins over that; ``peer_verdict`` is
+``high``/``low`` when the wins lie more than 1.96 standard deviations from the expectation
+(the peers' rates taken as known, a normal approximation).  A kind every seat holds once
+(``turn_position``) has a single peer group, so there it says what the base rate says.
 """
 
 from __future__ import annotations
 
+import math
 from collections import Counter
 from collections.abc import Iterable, Sequence
 from dataclasses import dataclass
@@ -24,6 +33,9 @@ from typing import Any
 
 from services.arena.intervals import wilson
 from services.arena.tables import TableResult
+
+Z95 = 1.959963984540054
+"""The two-sided 95 % point of the normal distribution."""
 
 MIN_SEATS = 10
 """Items seen on fewer seats than this are left out: their intervals say nothing."""
@@ -62,7 +74,9 @@ def content_stats(outcomes: Sequence[SeatOutcome], min_seats: int = MIN_SEATS) -
     Each row: ``item``, ``kind`` (the id before ``:``), ``seats``/``wins`` with it,
     ``win_rate`` and ``win_rate_ci95``, the same ``without_*`` for the other seats,
     ``lift`` (with − without), the run's ``base_rate`` and ``verdict``
-    (``high``/``low``/``within``: where the with-item interval lies against the base).
+    (``high``/``low``/``within``: where the with-item interval lies against the base),
+    and the comparison with its peers (``peer_expected_wins``, ``peer_ratio``,
+    ``peer_verdict``; module docstring).
     """
     total_seats = len(outcomes)
     total_wins = sum(o.won for o in outcomes)
@@ -75,12 +89,53 @@ def content_stats(outcomes: Sequence[SeatOutcome], min_seats: int = MIN_SEATS) -
         for fact in outcome.facts:
             seats[fact] += 1
             wins[fact] += outcome.won
+    peers = _PeerRates(outcomes)
     rows = []
     for item in sorted(seats, key=_sort_key):
         if seats[item] < min_seats:
             continue
-        rows.append(_row(item, wins[item], seats[item], total_wins - wins[item], total_seats - seats[item], base))
+        row = _row(item, wins[item], seats[item], total_wins - wins[item], total_seats - seats[item], base)
+        rows.append(row | peers.compare(item, outcomes))
     return rows
+
+
+def _kind(fact: str) -> str:
+    return fact.partition(":")[0]
+
+
+class _PeerRates:
+    """The win rate of the seats holding each number of items of each kind."""
+
+    def __init__(self, outcomes: Sequence[SeatOutcome]) -> None:
+        self.seats: Counter[tuple[str, int]] = Counter()
+        self.wins: Counter[tuple[str, int]] = Counter()
+        kinds = {_kind(fact) for outcome in outcomes for fact in outcome.facts}
+        for outcome in outcomes:
+            held = Counter(_kind(fact) for fact in outcome.facts)
+            for kind in kinds:
+                self.seats[kind, held[kind]] += 1
+                self.wins[kind, held[kind]] += outcome.won
+
+    def rate(self, kind: str, held: int) -> float:
+        """The win rate of the seats that held ``held`` items of ``kind``."""
+        return self.wins[kind, held] / self.seats[kind, held]
+
+    def compare(self, item: str, outcomes: Sequence[SeatOutcome]) -> dict[str, Any]:
+        """``item``'s wins against what its seats' peers won (the ``peer_*`` fields of a row)."""
+        kind = _kind(item)
+        having = [o for o in outcomes if item in o.facts]
+        rates = [self.rate(kind, sum(_kind(fact) == kind for fact in o.facts)) for o in having]
+        expected = sum(rates)
+        spread = math.sqrt(sum(rate * (1 - rate) for rate in rates))
+        wins = sum(o.won for o in having)
+        verdict = "within"
+        if spread and abs(wins - expected) > Z95 * spread:
+            verdict = "high" if wins > expected else "low"
+        return {
+            "peer_expected_wins": expected,
+            "peer_ratio": wins / expected if expected else None,
+            "peer_verdict": verdict,
+        }
 
 
 def _sort_key(item: str) -> tuple[str, int, str]:
@@ -109,8 +164,8 @@ def _row(item: str, wins: int, seats: int, other_wins: int, other_seats: int, ba
 
 
 def flagged(rows: Iterable[dict[str, Any]]) -> list[dict[str, Any]]:
-    """The rows whose interval leaves out the base rate."""
-    return [row for row in rows if row["verdict"] != "within"]
+    """The rows whose interval leaves out the base rate, or whose wins stand out from their peers'."""
+    return [row for row in rows if row["verdict"] != "within" or row.get("peer_verdict", "within") != "within"]
 
 
 def turn_positions(outcomes: Sequence[SeatOutcome]) -> list[dict[str, Any]]:

@@ -58,26 +58,40 @@ def turn_position_table(summary: dict[str, Any]) -> list[str]:
 
 
 def content_table(rows: Sequence[dict[str, Any]]) -> list[str]:
-    """Markdown rows: per content id, the win rate with it and without it, flagged off the base rate."""
+    """Markdown rows: per content id, the win rate with it and without it, flagged off the base rate,
+    and its wins against its peers (seats holding as many items of its kind)."""
     if not rows:
         return []
     lines = [
         f"Base rate (all seats): {_percent(rows[0]['base_rate'])}; **high**/**low** = the 95 % interval "
-        "of the with-item win rate leaves out the base rate.",
+        "of the with-item win rate leaves out the base rate. *Peers*: its wins over those of the seats that "
+        "held as many items of its kind (1.00 = no better than they; flagged beyond 1.96 standard deviations).",
         "",
-        "| item | seats | win rate with | 95 % interval | without | lift | verdict |",
-        "|---|---:|---:|---:|---:|---:|---|",
+        "| item | seats | win rate with | 95 % interval | without | lift | verdict | against peers |",
+        "|---|---:|---:|---:|---:|---:|---|---:|",
     ]
     for row in rows:
         low, high = row["win_rate_ci95"]
         without = "–" if row["without_win_rate"] is None else _percent(row["without_win_rate"])
         lift = "–" if row["lift"] is None else f"{100 * row['lift']:+.1f}"
-        verdict = row["verdict"] if row["verdict"] == "within" else f"**{row['verdict']}**"
         lines.append(
             f"| `{row['item']}` | {row['seats']} | {_percent(row['win_rate'])} | {_percent(low)}–{_percent(high)} "
-            f"| {without} | {lift} | {verdict} |"
+            f"| {without} | {lift} | {_flag(row['verdict'])} | {_peers(row)} |"
         )
     return lines
+
+
+def _flag(verdict: str) -> str:
+    return verdict if verdict == "within" else f"**{verdict}**"
+
+
+def _peers(row: dict[str, Any]) -> str:
+    """``1.24 **high**``; ``–`` for a row from before peers were measured."""
+    ratio = row.get("peer_ratio")
+    if ratio is None:
+        return "–"
+    verdict = row["peer_verdict"]
+    return f"{ratio:.2f}" if verdict == "within" else f"{ratio:.2f} {_flag(verdict)}"
 
 
 def markdown(summary: dict[str, Any], plots: Sequence[str] = ()) -> str:

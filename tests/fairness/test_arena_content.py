@@ -43,8 +43,34 @@ def test_content_rows_compare_seats_with_and_without_an_item() -> None:
     # Wilson (1, 10): 0.0179 to 0.4042 holds the base rate 25 %.
     assert three["win_rate_ci95"] == pytest.approx([0.0179, 0.4042], abs=1e-4)
     assert three["verdict"] == "within"
-    assert [row["item"] for row in flagged(rows.values())] == ["card:7"]
+    # Among one-card seats (10 wins of 22), card:3's one win is low: 4.5 expected, 1.57 deviations.
+    assert three["peer_verdict"] == "low" and seven["peer_verdict"] == "high"
+    assert [row["item"] for row in flagged(rows.values())] == ["card:3", "card:7"]
     assert content_stats([]) == []
+
+
+def test_an_item_is_measured_against_the_seats_holding_as_many_items_of_its_kind() -> None:
+    # Seats with two Equipment cards win 40 of 80 (A+B, C+B); seats with one win 22 of 100 (D, E).
+    outcomes = [_outcome(t < 20, "equipment:A", "equipment:B", "turn_position:1") for t in range(40)]
+    outcomes += [_outcome(t < 20, "equipment:C", "equipment:B", "turn_position:2") for t in range(40)]
+    outcomes += [_outcome(t < 8, "equipment:D", f"turn_position:{1 + t % 2}") for t in range(80)]
+    outcomes += [_outcome(t < 14, "equipment:E", "turn_position:2") for t in range(20)]
+    rows = {row["item"]: row for row in content_stats(outcomes)}
+    owns_more = rows["equipment:A"]
+    # 50 % beside a 62/180 base is "high", but no better than the other seats with two cards.
+    assert owns_more["verdict"] == "high"
+    assert owns_more["peer_expected_wins"] == pytest.approx(20.0) and owns_more["peer_ratio"] == pytest.approx(1.0)
+    assert owns_more["peer_verdict"] == "within"
+    dominant, weak = rows["equipment:E"], rows["equipment:D"]
+    # One-card peers win 22 %: E expects 20 × 0.22 = 4.4 and won 14, z = 9.6 / 1.85; D expects 17.6, won 8.
+    assert dominant["peer_expected_wins"] == pytest.approx(4.4) and dominant["peer_ratio"] == pytest.approx(14 / 4.4)
+    assert dominant["peer_verdict"] == "high" and weak["peer_verdict"] == "low"
+    assert weak["peer_ratio"] == pytest.approx(8 / 17.6)
+    # turn_position is held once by every seat: one peer group, the base rate's verdict.
+    first = rows["turn_position:1"]
+    assert first["peer_expected_wins"] == pytest.approx(first["seats"] * 62 / 180)
+    assert first["peer_verdict"] == first["verdict"] == "within"
+    assert [row["item"] for row in flagged(rows.values())] == [f"equipment:{name}" for name in "ABCDE"]
 
 
 def test_a_low_item_is_flagged_and_rows_sort_by_kind_then_number() -> None:
@@ -136,5 +162,5 @@ def test_the_report_is_rendered_from_its_summary_with_sections_flags_and_plots(t
     assert "| Tea & Rum | 2 | 10 † | 100.0 % | 72.2 %–100.0 % | 1.00 (1.00–1.00) | 0.0 % | 10 |" in text
     assert "| Tea & Rum | 2 | heuristic | 30 † |" in text
     assert "No search runs in this copy" in text and "![tea_rum](bots-report/tea_rum.png)" in text
-    assert "| `card:1` | 30 | 50.0 %" in text and "No item's interval leaves out the base rate." in text
+    assert "| `card:1` | 30 | 50.0 %" in text and "No item is flagged against the base rate or its peers." in text
     assert (folder / "tea_rum.png").read_bytes()[:8] == b"\x89PNG\r\n\x1a\n"
