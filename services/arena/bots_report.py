@@ -75,7 +75,8 @@ SEARCH_TABLES: dict[tuple[str, int], int] = {
     ("darjeeling", 4): 16,
     ("darjeeling", 5): 15,
 }
-BALANCE_TABLES = {"india_rails": 16, "alubari": 60, "tea_rum": 150, "darjeeling": 200}
+# India Rails: 48 two-seat tables (~3 CPU s each), enough to tell a 70 % first player from 50 %.
+BALANCE_TABLES = {"india_rails": 48, "alubari": 60, "tea_rum": 150, "darjeeling": 200}
 # A self-play table of 3-6 heuristic rail barons takes 20-35 s: only 2 seats fit the budget.
 BALANCE_PLAYERS = {"india_rails": (2,)}
 SEARCH_BOT = "mcts"
