@@ -48,9 +48,10 @@ class SearchProfile:
     * ``second_thoughts``: the kinds of the heuristic's move second-guessed by its runner-up (what it
       plays were no move of those kinds legal, asked of a throwaway copy so the real one remembers
       nothing of it).
-    * ``plan_depth``: a game whose heuristic is a :class:`~services.bots.plans.Planner` first races
-      its plans (:mod:`services.bots.plans`) over playouts of this many moves (``None``: no plan
-      search); ``plan_samples``: paired samples per level for it (absent: the level's).
+    * ``plan_moves_per_seat``: a game whose heuristic is a :class:`~services.bots.plans.Planner` first
+      races its plans (:mod:`services.bots.plans`) over playouts of this many moves for every seat at
+      the table (``None``: no plan search), so a plan is judged after as many moves of its own seat
+      at any table size; ``plan_samples``: paired samples per level for it (absent: the level's).
     """
 
     margin_scale: float = 10.0
@@ -60,7 +61,7 @@ class SearchProfile:
     decisions: frozenset[str] | None = None
     rivals: frozenset[str] | None = None
     second_thoughts: frozenset[str] = frozenset()
-    plan_depth: int | None = None
+    plan_moves_per_seat: int | None = None
     plan_samples: Mapping[str, int] = field(default_factory=dict)
 
     def budget(self, level: str, budget: Budget) -> Budget:
@@ -74,11 +75,12 @@ class SearchProfile:
         )
 
     def plan_budget(self, level: str, budget: Budget) -> Budget | None:
-        """``level``'s budget for a plan search (``None``: the game searches no plans)."""
-        if self.plan_depth is None:
+        """``level``'s budget for a plan search (``None``: the game searches no plans); its ``depth`` is
+        per seat (:func:`~services.bots.plans.committed_plan` multiplies it by the table's seats)."""
+        if self.plan_moves_per_seat is None:
             return None
         base = self.budget(level, budget)
-        return replace(base, depth=self.plan_depth, samples=self.plan_samples.get(level, base.samples))
+        return replace(base, depth=self.plan_moves_per_seat, samples=self.plan_samples.get(level, base.samples))
 
 
 # Darjeeling's whole game (~110 moves) costs well under a tenth of a second: it plays to the end,
@@ -128,8 +130,9 @@ ALUBARI = SearchProfile(
 # search picked up would be dropped at the next city.
 # Plans: the game is won on the heuristic's plan (which demand to chase), which pays off far beyond a
 # move's playout: once per hand of demand cards the search races committing to the heuristic's
-# runners-up against its own choice over 200-move playouts (:mod:`services.bots.plans`, about 6
-# rounds at 2 players; ~12 plan searches a seat and game), and then plays the heuristic's moves:
+# runners-up against its own choice over playouts of 100 moves a seat (:mod:`services.bots.plans`:
+# 200 at 2 players, about 6 rounds, 500 at 5; a fixed 200 left a 5-player plan ~40 moves of its own
+# seat, too few to see a delivery; ~12 plan searches a seat and game), then plays the heuristic's moves:
 # ``decisions`` is empty, because the move-level search (rivals and second thoughts above; list
 # ``MOVE_DECISIONS`` to turn it on) measured level with the heuristic (22 of 48 tables) at ~49 CPU
 # s a table, and changed 10 of 101 searched moves on an instrumented table.
@@ -141,7 +144,7 @@ INDIA_RAILS = SearchProfile(
     decisions=frozenset(),
     rivals=frozenset({"pick_up", "deliver"}),
     second_thoughts=frozenset({"drop_load"}),
-    plan_depth=200,
+    plan_moves_per_seat=100,
     plan_samples={"mcts-easy": 2, "mcts": 3, "mcts-hard": 4},
 )
 

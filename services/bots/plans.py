@@ -27,6 +27,7 @@ from __future__ import annotations
 
 import copy
 from collections.abc import Hashable, Sequence
+from dataclasses import replace
 from typing import Protocol, runtime_checkable
 
 from services.bots.search import Budget, Evaluation, fresh, play_on, race
@@ -58,6 +59,10 @@ class Planner(Protocol):
         """Chase ``plan`` while the context holds; ``None``: the heuristic's own (re-weighed) choice."""
         ...
 
+    def seat_count(self, state: State) -> int:
+        """The number of seats at the table (plan playouts last as many moves per seat)."""
+        ...
+
 
 # The plans this process's search bots committed their seats to, by (seat, context); bounded.
 COMMITMENTS: dict[tuple[int, Hashable], Hashable | None] = {}
@@ -66,13 +71,18 @@ COMMITMENTS_SIZE = 4096
 
 def committed_plan(planner: Planner, engine: Engine, seen: Seen, budget: Budget, evaluate: Evaluation,
                    rng: Rng) -> None:
-    """Commit ``planner`` for ``seen.seat`` to its plan in this context: remembered, or searched now."""
+    """Commit ``planner`` for ``seen.seat`` to its plan in this context: remembered, or searched now.
+
+    ``budget.depth`` counts moves per seat: the playouts last that many times the table's seats, so
+    the seat plays about as many moves of its own at any table size.
+    """
     state = engine.determinize(seen, rng.fork(0))
     key = (seen.seat, planner.plan_context(state, seen.seat))
     if key not in COMMITMENTS:
         if len(COMMITMENTS) >= COMMITMENTS_SIZE:
             COMMITMENTS.clear()  # bounded; a miss only costs a new plan search
-        COMMITMENTS[key] = search_plan(planner, engine, seen, state, budget, evaluate, rng.fork(1))
+        playouts = replace(budget, depth=budget.depth * planner.seat_count(state))
+        COMMITMENTS[key] = search_plan(planner, engine, seen, state, playouts, evaluate, rng.fork(1))
     planner.commit(state, seen.seat, COMMITMENTS[key])
 
 

@@ -7,7 +7,7 @@ nothing and are left out). Prints one Markdown table of CPU milliseconds per sea
 time, which is what the move takes on a quiet core of this machine even when it shares the
 machine (its wall time on a loaded host is longer). A measurement, not a test.
 
-A game whose search decides plans (``SearchProfile.plan_depth``, :mod:`services.bots.plans`)
+A game whose search decides plans (``SearchProfile.plan_moves_per_seat``, :mod:`services.bots.plans`)
 is measured where a plan is searched: a seat's first choice in a new plan context (India Rails:
 a new hand of demand cards), with the process's remembered commitments cleared before each
 move, so every measured move pays for its plan search; its other moves cost a heuristic move.
@@ -56,7 +56,7 @@ def _positions(game: str, players: int, seed: int) -> list[Match]:
     match = Match.start(engine, players, seed)
     found: list[Match] = []
     step = last = 0
-    planned = profile(game).plan_depth is not None
+    planned = profile(game).plan_moves_per_seat is not None
     contexts: dict[int, Hashable] = {}
     while not engine.is_over(match.state) and len(found) < SAMPLES:
         seat = match.to_act()[0]

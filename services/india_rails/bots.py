@@ -346,6 +346,11 @@ class HeuristicBot:
         return held[1]
 
     @staticmethod
+    def seat_count(state: State) -> int:
+        """The number of rail barons at the table."""
+        return len(state["players"])
+
+    @staticmethod
     def plan_context(state: State, seat: int) -> tuple[int, ...]:
         """What a plan is chosen from: the seat's hand (a delivery or a discard changes it)."""
         return tuple(state["players"][seat]["hand"])

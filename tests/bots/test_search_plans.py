@@ -24,8 +24,12 @@ BUDGET = Budget(candidates=3, samples=3, margin_scale=1.0)
 class Stepper:
     """A planner over Twenty-one: the plan is the step a seat always adds (its own choice: 1)."""
 
-    def __init__(self) -> None:
+    def __init__(self, seats: int = 2) -> None:
         self.steps: dict[int, int] = {}
+        self.seats = seats
+
+    def seat_count(self, state: State) -> int:
+        return self.seats
 
     def choose(self, engine: Engine, seen: Seen, rng: Rng) -> Move:
         return self.decide({}, seen.seat, seen.legal)
@@ -89,4 +93,19 @@ def test_a_plan_is_searched_once_per_context_and_then_remembered() -> None:
     assert fresh.steps == {0: 2} and engine.samples == searched + 1  # one sample to read the context
     committed_plan(fresh, engine, _seen(11), BUDGET, _no_estimate, Rng(5))  # a new context: searched anew
     assert engine.samples > searched + 2
+    plans.COMMITMENTS.clear()
+
+
+def test_plan_playouts_last_the_budgets_moves_for_every_seat() -> None:
+    # 3 moves a seat: 6 moves at 2 seats end nowhere near 21 (no estimate, no rival wins); as if 10
+    # seats sat at the table, 30 moves reach the end and adding 2 is seen to win.
+    short = Budget(candidates=3, samples=3, margin_scale=1.0, depth=3)
+    plans.COMMITMENTS.clear()
+    two = Stepper(seats=2)
+    committed_plan(two, ENGINE, _seen(1), short, _no_estimate, Rng(3))
+    assert two.steps == {}
+    plans.COMMITMENTS.clear()
+    ten = Stepper(seats=10)
+    committed_plan(ten, ENGINE, _seen(1), short, _no_estimate, Rng(3))
+    assert ten.steps == {0: 2}
     plans.COMMITMENTS.clear()
