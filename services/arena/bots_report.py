@@ -53,9 +53,8 @@ SOLO_TABLES = 60
 # Search bot against heuristic, per (game, players), at every count of every game: 24 tables at 2
 # players (a 65 % rate is then told from a coin flip) and where a table costs under a minute; fewer,
 # a whole number of seat rotations, where it costs more (Darjeeling at 4-5, India Rails above 2,
-# whose 6-seat table is ~5,000 moves). Solo Alubari (one seat, ~30 s of CPU a
-# game) against the heuristic's solo scores on the same seeds. India Rails' plan search costs ~30
-# CPU s a 2-player table.
+# whose 6-seat table is ~5,000 moves and ~2.6 CPU minutes). Solo Alubari (one seat, ~65 s of CPU a
+# game) against the heuristic's solo scores on the same seeds.
 SEARCH_TABLES: dict[tuple[str, int], int] = {
     ("india_rails", 2): 24,
     ("india_rails", 3): 12,

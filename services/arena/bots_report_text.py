@@ -301,7 +301,8 @@ def markdown(entries: Sequence[dict[str, Any]], solo: Sequence[dict[str, Any]], 
         "compares its wins with those of the seats that held as many items of its kind (a seat with three "
         "Equipment cards against the other seats with three). Ids are those of "
         "`Engine.content_facts` (see each game's `facts.py`). With dozens of items a table, about one in "
-        "twenty is flagged by chance alone: an item is worth a look when it is flagged the same way at two "
+        "twenty is flagged by chance alone on each of the two measures: an item is worth a look when it is "
+        "flagged the same way at two "
         "or more player counts. What was measured at larger counts, what was tried and what was decided is "
         "in each game's `seeds/<game>/README.md`, section *Balance*.",
         "",
