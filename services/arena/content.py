@@ -26,7 +26,7 @@ of the win rate of their peers; ``peer_ratio`` is wins over that; ``peer_verdict
 from __future__ import annotations
 
 import math
-from collections import Counter
+from collections import Counter, defaultdict
 from collections.abc import Iterable, Sequence
 from dataclasses import dataclass
 from typing import Any
@@ -89,13 +89,13 @@ def content_stats(outcomes: Sequence[SeatOutcome], min_seats: int = MIN_SEATS) -
         for fact in outcome.facts:
             seats[fact] += 1
             wins[fact] += outcome.won
-    peers = _PeerRates(outcomes)
+    peers = _PeerExpectation(outcomes)
     rows = []
     for item in sorted(seats, key=_sort_key):
         if seats[item] < min_seats:
             continue
         row = _row(item, wins[item], seats[item], total_wins - wins[item], total_seats - seats[item], base)
-        rows.append(row | peers.compare(item, outcomes))
+        rows.append(row | peers.compare(item, wins[item]))
     return rows
 
 
@@ -103,31 +103,30 @@ def _kind(fact: str) -> str:
     return fact.partition(":")[0]
 
 
-class _PeerRates:
-    """The win rate of the seats holding each number of items of each kind."""
+class _PeerExpectation:
+    """Per item, the wins its seats' peers predict (the sum of their win rates) and that sum's variance."""
 
     def __init__(self, outcomes: Sequence[SeatOutcome]) -> None:
-        self.seats: Counter[tuple[str, int]] = Counter()
-        self.wins: Counter[tuple[str, int]] = Counter()
-        kinds = {_kind(fact) for outcome in outcomes for fact in outcome.facts}
-        for outcome in outcomes:
-            held = Counter(_kind(fact) for fact in outcome.facts)
+        held = [Counter(_kind(fact) for fact in outcome.facts) for outcome in outcomes]
+        kinds = {kind for counts in held for kind in counts}
+        seats: Counter[tuple[str, int]] = Counter()
+        wins: Counter[tuple[str, int]] = Counter()
+        for outcome, counts in zip(outcomes, held, strict=True):
             for kind in kinds:
-                self.seats[kind, held[kind]] += 1
-                self.wins[kind, held[kind]] += outcome.won
+                seats[kind, counts[kind]] += 1
+                wins[kind, counts[kind]] += outcome.won
+        self.expected: defaultdict[str, float] = defaultdict(float)
+        self.variance: defaultdict[str, float] = defaultdict(float)
+        for outcome, counts in zip(outcomes, held, strict=True):
+            for fact in outcome.facts:
+                peers = (_kind(fact), counts[_kind(fact)])
+                rate = wins[peers] / seats[peers]
+                self.expected[fact] += rate
+                self.variance[fact] += rate * (1 - rate)
 
-    def rate(self, kind: str, held: int) -> float:
-        """The win rate of the seats that held ``held`` items of ``kind``."""
-        return self.wins[kind, held] / self.seats[kind, held]
-
-    def compare(self, item: str, outcomes: Sequence[SeatOutcome]) -> dict[str, Any]:
-        """``item``'s wins against what its seats' peers won (the ``peer_*`` fields of a row)."""
-        kind = _kind(item)
-        having = [o for o in outcomes if item in o.facts]
-        rates = [self.rate(kind, sum(_kind(fact) == kind for fact in o.facts)) for o in having]
-        expected = sum(rates)
-        spread = math.sqrt(sum(rate * (1 - rate) for rate in rates))
-        wins = sum(o.won for o in having)
+    def compare(self, item: str, wins: int) -> dict[str, Any]:
+        """``item``'s ``wins`` against what its seats' peers predict (the ``peer_*`` fields of a row)."""
+        expected, spread = self.expected[item], math.sqrt(self.variance[item])
         verdict = "within"
         if spread and abs(wins - expected) > Z95 * spread:
             verdict = "high" if wins > expected else "low"
