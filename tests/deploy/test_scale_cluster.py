@@ -32,7 +32,7 @@ import redis
 from services.common.embedded_redis import free_port
 from services.common.processes import stop_process
 from tests.deploy.deploy_contract import ROOT, RULES_SERVICE_NAME
-from tests.support.client import auth, create_game, wait_over
+from tests.support.client import auth, create_game, wait_over, within_rate_limit
 from tests.support.redis_cluster import ClusterInfo, start_cluster
 
 GAME = "darjeeling"
@@ -289,8 +289,11 @@ def test_bot_games_finish_on_the_cluster(cluster_stack: ClusterStack) -> None:
     (the commit script writes the game and its queue shard, one slot, in one step)."""
     with httpx.Client(base_url=cluster_stack.gateway.url, timeout=120) as client:
         for players in range(2, 6):
-            body = {"game_type": GAME, "players": [{"name": f"bot{i}", "bot": "random"} for i in range(players)],
-                    "seed": 900 + players}
+            body = {
+                "game_type": GAME,
+                "players": [{"name": f"bot{i}", "bot": "random"} for i in range(players)],
+                "seed": 900 + players,
+            }
             response = client.post("/v1/games", json=body)
             assert response.status_code == 201, response.text
             game_id = response.json()["game_id"]
@@ -373,7 +376,8 @@ def play(
         else:
             # Replaying: the seat comes from the script; the final comparison checks every seat and move.
             seat = script[step][0]
-        legal = client.get(f"/v1/games/{game_id}/legal-moves", headers=auth(tokens[seat])).json()
+        reply = within_rate_limit(client, "GET", f"/v1/games/{game_id}/legal-moves", headers=auth(tokens[seat]))
+        legal = reply.json()
         if script is None:
             move = chooser.choice(legal["moves"])
         else:
@@ -382,9 +386,8 @@ def play(
         headers = auth(tokens[seat])
         if idempotency and step % 2 == 0:
             headers["Idempotency-Key"] = f"move-{step}"
-        response = client.post(
-            f"/v1/games/{game_id}/moves", json={"move": move, "expected_version": legal["version"]}, headers=headers
-        )
+        body = {"move": move, "expected_version": legal["version"]}
+        response = within_rate_limit(client, "POST", f"/v1/games/{game_id}/moves", json=body, headers=headers)
         assert response.status_code == 200, response.text
         recorded.append((seat, move))
         step += 1

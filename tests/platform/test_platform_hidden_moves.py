@@ -31,7 +31,7 @@ import pytest
 from services.common.engine import RandomBot
 from services.common.registry import engine_for
 from services.common.runner import Match
-from tests.support.client import auth, create_game, sse_events
+from tests.support.client import auth, create_game, sse_events, within_rate_limit
 
 GAME = "tea_rum"
 SEED = 3  # seat 0 reaches the exchange with $28: it can buy up to two VP
@@ -82,7 +82,8 @@ class Twin:
     def post(self, seat: int, moves: list[dict[str, Any]]) -> None:
         """Submit ``moves`` of ``seat`` at once, pinned to the current version."""
         body = {"moves": [{"@type": MOVE_TYPE, **move} for move in moves], "expected_version": self.version}
-        answer = self.http.post(f"/v1/games/{self.game_id}/moves", json=body, headers=auth(self.tokens[seat]))
+        url, headers = f"/v1/games/{self.game_id}/moves", auth(self.tokens[seat])
+        answer = within_rate_limit(self.http, "POST", url, json=body, headers=headers)
         assert answer.status_code == 200, answer.text
         self.version = answer.json()["version"]
 

@@ -110,6 +110,21 @@ def sse_line(message: dict[str, str], line: str) -> dict[str, str] | None:
     return None
 
 
+def within_rate_limit(client: httpx.Client, method: str, url: str, tries: int = 20, **kwargs: Any) -> httpx.Response:
+    """The request, sent again after the ``Retry-After`` each 429 asks for, as a well-behaved client does.
+
+    The gateway limits each token to a rate that a fast machine playing a whole game through
+    REST can reach; the limit itself is tested elsewhere, so game-playing helpers wait it out.
+    """
+    response = client.request(method, url, **kwargs)
+    for _ in range(tries):
+        if response.status_code != 429:
+            return response
+        time.sleep(min(float(response.headers.get("Retry-After", "1")), 5.0))
+        response = client.request(method, url, **kwargs)
+    return response
+
+
 def wait_for_game(
     client: httpx.Client,
     game_id: str,
@@ -120,7 +135,7 @@ def wait_for_game(
     """Poll GET /v1/games/{id} until ``done(game)``; fail after ``seconds``."""
     deadline = time.monotonic() + seconds
     while True:
-        response = client.get(f"/v1/games/{game_id}", headers=headers or {})
+        response = within_rate_limit(client, "GET", f"/v1/games/{game_id}", headers=headers or {})
         assert response.status_code == 200, response.text
         game: dict[str, Any] = response.json()
         if done(game):
@@ -150,17 +165,17 @@ def play_humans_to_end(
         tries += 1
         assert made < max_moves and tries < 2 * max_moves, f"game {game_id} not over after {made} moves"
         seat = next(s for s in to_act if s in tokens)
-        legal = client.get(f"/v1/games/{game_id}/legal-moves", headers=auth(tokens[seat])).json()
+        headers = auth(tokens[seat])
+        reply = within_rate_limit(client, "GET", f"/v1/games/{game_id}/legal-moves", headers=headers)
+        assert reply.status_code == 200, reply.text
+        legal = reply.json()
         if not legal["moves"]:
             # The game moved on between the two reads (a bot acted): look again.
             answer = wait_for_humans(client, game_id, tokens)
             status, to_act = answer["status"], answer["to_act"]
             continue
-        response = client.post(
-            f"/v1/games/{game_id}/moves",
-            json={"move": pick(legal["moves"]), "expected_version": legal["version"]},
-            headers=auth(tokens[seat]),
-        )
+        body = {"move": pick(legal["moves"]), "expected_version": legal["version"]}
+        response = within_rate_limit(client, "POST", f"/v1/games/{game_id}/moves", json=body, headers=headers)
         if response.status_code == 409:
             # A bot acting at the same time (the conductor) moved first: look again and retry.
             answer = wait_for_humans(client, game_id, tokens)
