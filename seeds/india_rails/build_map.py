@@ -702,20 +702,9 @@ def milepost_adjacency(doc: Doc) -> list[list[int]]:
     return adjacency
 
 
-# A demand's price grows with its distance (4M + 1.35M a milepost), then is drawn toward the deck's
-# median price: with the linear prices (11-98M) one opening hand decided too many 2-player games
-# (the balance trials in README.md, issue 17).
-PAYOUT_BASE = 4
-PAYOUT_PER_MILEPOST = 1.35
-PAYOUT_MEDIAN = 34
-PAYOUT_EXPONENT = 0.6
-PAYOUT_RULE = "round(34 * (round(4 + 1.35 * mileposts from the nearest source) / 34) ** 0.6)"
-
-
 def payout(steps: int) -> int:
-    """Payout in M for a demand ``steps`` mileposts from the nearest source (``PAYOUT_RULE``)."""
-    linear = round(PAYOUT_BASE + PAYOUT_PER_MILEPOST * steps)
-    return round(PAYOUT_MEDIAN * (linear / PAYOUT_MEDIAN) ** PAYOUT_EXPONENT)
+    """Payout in M for a demand ``steps`` mileposts from the nearest source."""
+    return round(4 + 1.35 * steps)
 
 
 def load_destinations(load: str, cities: dict[str, Doc], anchor: dict[str, int],
@@ -796,7 +785,7 @@ def build_cards(doc: Doc) -> Doc:
         load_names=load_names,
         load_weights=[weights[x] for x in load_names],
     )
-    return {"provenance": "designed", "payout_rule": PAYOUT_RULE,
+    return {"provenance": "designed", "payout_rule": "round(4 + 1.35 * mileposts from the nearest source)",
             "cards": [draw.card(number) for number in range(1, CARD_COUNT + 1)]}
 
 

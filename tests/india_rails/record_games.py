@@ -1,7 +1,8 @@
 """Re-record ``data/recorded_games.json``, the replays ``test_india_rails_speedups.py`` holds the engine to.
 
 Run it only when the rules or the content change on purpose (e.g. the demand deck), never to make a
-failing replay pass after a change meant to keep behaviour:
+failing replay pass after a change meant to keep behaviour.  On the committed deck it gives back the
+heuristic games of the committed file move for move and digest for digest (checked 2026-12-04):
 
     PYTHONPATH=.:gen:tests/india_rails .venv/bin/python tests/india_rails/record_games.py
 """
@@ -27,9 +28,8 @@ GAMES: list[tuple[int, str, int, dict[str, bool], int]] = [
     (6, "random", 9, {"mercy_borrowing": True, "track_trading": False}, 400),
 ]
 ABOUT = (
-    "Recorded with the current engine and deck (re-made at the demand payouts' change, issue 17; first recorded "
-    "before the India Rails speed work, issue 12): moves, sha256[:12] of every legal-move list before each move "
-    "(orjson) and of the snapshot after every 25th move and the last."
+    "Recorded with record_games.py: moves, sha256[:12] of every legal-move list before each move (orjson) and of "
+    "the snapshot after every 25th move and the last."
 )
 
 

@@ -1,12 +1,11 @@
 """The cached and one-pass India Rails searches change nothing: recorded games replay identically.
 
-``data/recorded_games.json`` was first recorded before the build listing and the bot's path
-searches were made incremental (issue 12), and re-recorded by ``record_games.py`` when the demand
-payouts changed (issue 17; that script, run on the old deck, gave the old file back): every move, a
-digest of every legal-move list before it and of the snapshot after some moves.  Replaying it now
-must give the same legal moves, the same states and, for the heuristic games, the same bot
-decisions.  A property test holds the one-pass listing to the refusal explainer (``build_problem``)
-on random positions.
+``data/recorded_games.json`` was recorded before the build listing and the bot's path searches
+were made incremental (issue 12): every move, a digest of every legal-move list before it and of
+the snapshot after some moves (``record_games.py`` makes it again, should the rules or the deck
+change on purpose).  Replaying it now must give the same legal moves, the same states and, for
+the heuristic games, the same bot decisions.  A property test holds the one-pass listing to the
+refusal explainer (``build_problem``) on random positions.
 """
 
 from __future__ import annotations
