@@ -74,10 +74,13 @@ SEARCH_TABLES: dict[tuple[str, int], int] = {
     ("darjeeling", 4): 16,
     ("darjeeling", 5): 15,
 }
-# India Rails: 48 two-seat tables (~3 CPU s each), enough to tell a 70 % first player from 50 %.
-BALANCE_TABLES = {"india_rails": 48, "alubari": 60, "tea_rum": 150, "darjeeling": 200}
-# A self-play table of 3-6 heuristic rail barons takes 20-35 s: only 2 seats fit the budget.
-BALANCE_PLAYERS = {"india_rails": (2,)}
+# India Rails: 192 two-seat tables (~4 CPU s each): its first player's lead is a few points, which
+# 48 tables cannot tell from chance (seeds/india_rails/README.md, Balance).
+BALANCE_TABLES = {"india_rails": 192, "alubari": 60, "tea_rum": 150, "darjeeling": 200}
+# Fewer tables where a self-play table costs more (3 heuristic rail barons: ~20 CPU s).
+BALANCE_TABLES_AT = {("india_rails", 3): 48}
+# A self-play table of 4-6 heuristic rail barons takes 25-35 s: 2-3 seats fit the budget.
+BALANCE_PLAYERS = {"india_rails": (2, 3)}
 SEARCH_BOT = "mcts"
 """The search bot of the "search against heuristic" section (``--search-bot`` picks another level)."""
 ROOT = Path(__file__).resolve().parents[2]
@@ -107,7 +110,8 @@ def _runs_at(game: str, players: int, scale: float, balance_bot: str, search_bot
         runs.append(Run("search", game, players, bots, _scaled(searched, scale, players)))
     if players > 1 and players in BALANCE_PLAYERS.get(game, (players,)):
         mirror = (balance_bot,) * players
-        runs.append(Run("balance", game, players, mirror, _scaled(BALANCE_TABLES[game], scale, players)))
+        tables = BALANCE_TABLES_AT.get((game, players), BALANCE_TABLES[game])
+        runs.append(Run("balance", game, players, mirror, _scaled(tables, scale, players)))
     return runs
 
 
