@@ -331,9 +331,14 @@ class LiveEvents:
                 metadata = await call.initial_metadata()
         except TimeoutError:
             raise Problem(504, "timeout", "the rules service did not open the event stream in time") from None
-        if metadata.get(OPEN_MARKER[0]) != OPEN_MARKER[1]:
-            await call.read()  # a refused watch has no marker: this raises its status
-            raise Problem(502, "upstream_error", "the rules service ended the event stream before opening it")
+        if metadata.get(OPEN_MARKER[0]) == OPEN_MARKER[1]:
+            return
+        # No marker: a refused watch (reading raises its status), or one that ended at once with OK
+        # (a game over with nothing after the version asked): gRPC may then send the marker and the
+        # status as one trailers-only response, so the marker never shows as initial metadata.
+        if await call.read() is grpc.aio.EOF:
+            return
+        raise Problem(502, "upstream_error", "the rules service sent events before opening the stream")
 
     def _fail(self, upstream: _Upstream, problem: Problem) -> None:
         upstream.fail_opening(problem)

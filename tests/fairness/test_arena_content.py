@@ -126,7 +126,7 @@ def test_the_report_plan_covers_every_count_of_every_game() -> None:
         assert versus == set(range(max(2, engine.min_players), engine.max_players + 1))
         assert all(r.tables >= r.players for r in runs if r.game == game)
     assert {r.bots for r in runs if r.section == "solo"} == {("heuristic",), ("random",)}
-    assert {r.players for r in runs if r.game == "india_rails" and r.section == "balance"} == {2}
+    assert {r.players for r in runs if r.game == "india_rails" and r.section == "balance"} == {2, 3}
     assert all(len(set(r.bots)) == 1 for r in runs if r.section == "balance")
 
 
