@@ -98,7 +98,7 @@ search-timing: setup
 	$(BIN)/python -m services.bots.timing
 # The committed arena report (docs/bots-report.md + docs/bots-report/): heuristic v random at every
 # count of every game, search v heuristic at every count, seat and content balance in self-play.
-# About 3.3 hours of CPU, ~100 min on two free cores (the search runs are most of it: India Rails'
+# About 3.5 hours of CPU, ~105 min on two free cores (the search runs are most of it: India Rails'
 # five counts ~76 min of CPU, its 6-seat tables 2.6 min each); BOTS_REPORT_ARGS="--scale 0.5" halves every run, and
 # BOTS_REPORT_ARGS="--only search:tea_rum:3 --skip ..." re-plays only some runs, keeping the others.
 bots-report: setup
