@@ -112,12 +112,13 @@ def test_a_finished_games_stream_opens_every_time_even_with_nothing_left_to_send
     watch ends at once, and gRPC may then fold the open marker into a trailers-only answer (CI saw
     a 502 for that).  Every such stream is a 200 event stream that ends without a game event."""
     created = create_game(client, GAME, [{"name": "Asha"}, {"name": "Rand", "bot": "random"}], seed=3)
+    game_id = created["game_id"]
     tokens = {s["seat"]: s["token"] for s in created["seats"] if not s["bot"]}
-    play_humans_to_end(client, created["game_id"], tokens, random.Random(2).choice)
-    last = client.get(f"/v1/games/{created['game_id']}/events").json()[-1]
+    play_humans_to_end(client, game_id, tokens, random.Random(2).choice)
+    last = client.get(f"/v1/games/{game_id}/events").json()[-1]
     headers = {"Accept": "text/event-stream", "Last-Event-ID": f"{last['version']}:{last['index']}"}
     for _ in range(80):
-        with client.stream("GET", f"/v1/games/{created['game_id']}/events", headers=headers) as stream:
+        with client.stream("GET", f"/v1/games/{game_id}/events", headers=headers) as stream:
             assert stream.status_code == 200, stream.read()
             assert stream.headers["content-type"].startswith("text/event-stream")
             assert [m for m in sse_events(stream) if m.get("event") == "game_event"] == []
