@@ -10,10 +10,14 @@ run's statistics in ``docs/bots-report/summary.json``:
 * **search against heuristic** — the search bot (``mcts``) in one seat, the heuristic in the
   others, at 2 players and more (``SEARCH_TABLES``), and solo Alubari seed by seed against
   the heuristic's solo scores;
-* **balance** — the strongest bot against itself at every count (India Rails: 2 seats,
-  see ``BALANCE_PLAYERS``), so seats differ only by position and content: win rate by
-  seat and by turn position (first-player advantage) and the content table of
-  :mod:`services.arena.content`.
+* **balance** — the heuristic against itself at every count (India Rails: 2 and 3 seats,
+  see ``BALANCE_PLAYERS``) on hundreds of tables, so seats differ only by position and content:
+  win rate by seat and by turn position (first-player advantage) and the content table of
+  :mod:`services.arena.content`;
+* **strongest** — the search bot, the strongest bot, against itself at every count it can afford
+  (``STRONGEST_TABLES``: tens of tables, a table costs the seat count times a search seat), and the
+  heuristic against itself on *the same* tables (the same derived seeds and seating) in the same
+  run, so the two bots' turn-position rates are compared deal for deal.
 
 Every run is an *entry* of ``summary.json`` with its own provenance (seed, tables, date, commit,
 processes, wall time, load). ``--only SPEC`` / ``--skip SPEC`` (``SECTION:GAME:PLAYERS``, shell
@@ -31,6 +35,7 @@ import subprocess
 import time
 from collections.abc import Callable, Iterator, Sequence
 from contextlib import contextmanager
+from dataclasses import replace
 from datetime import UTC, datetime
 from fnmatch import fnmatchcase
 from pathlib import Path
@@ -47,7 +52,7 @@ from services.common.registry import engine_for
 
 # India Rails first: its tables are the longest.
 GAMES = ("india_rails", "alubari", "tea_rum", "darjeeling")
-SECTIONS = ("solo", "versus", "search", "balance")
+SECTIONS = ("solo", "versus", "search", "balance", "strongest")
 VERSUS_TABLES = {"india_rails": 12, "alubari": 60, "tea_rum": 100, "darjeeling": 200}
 SOLO_TABLES = 60
 # Search bot against heuristic, per (game, players), at every count of every game: 24 tables at 2
@@ -81,6 +86,28 @@ BALANCE_TABLES = {"india_rails": 192, "alubari": 60, "tea_rum": 150, "darjeeling
 BALANCE_TABLES_AT = {("india_rails", 3): 48}
 # A self-play table of 4-6 heuristic rail barons takes 25-35 s: 2-3 seats fit the budget.
 BALANCE_PLAYERS = {"india_rails": (2, 3)}
+# The search bot in every seat (the "strongest" section): a table costs about the seat count times
+# a search seat (Alubari 4 players ~38 CPU s, Darjeeling 5 ~125 s, India Rails 3 ~105 s), so tens
+# of tables, a whole number of seat rotations; enough to show a lead of about 20 points or a
+# pattern unlike the heuristic's on the same tables, not the few-point leads the balance runs
+# measure. India Rails 4-6 (4-16 CPU minutes a table) are left out.
+STRONGEST_TABLES: dict[tuple[str, int], int] = {
+    ("india_rails", 2): 12,
+    ("india_rails", 3): 12,
+    ("alubari", 2): 24,
+    ("alubari", 3): 24,
+    ("alubari", 4): 24,
+    ("alubari", 5): 25,
+    ("tea_rum", 2): 24,
+    ("tea_rum", 3): 24,
+    ("tea_rum", 4): 24,
+    ("darjeeling", 2): 24,
+    ("darjeeling", 3): 24,
+    ("darjeeling", 4): 16,
+    ("darjeeling", 5): 15,
+}
+BASELINE_BOT = "heuristic"
+"""The bot the strongest bot's self-play is compared with, on the same tables."""
 SEARCH_BOT = "mcts"
 """The search bot of the "search against heuristic" section (``--search-bot`` picks another level)."""
 ROOT = Path(__file__).resolve().parents[2]
@@ -112,7 +139,15 @@ def _runs_at(game: str, players: int, scale: float, balance_bot: str, search_bot
         mirror = (balance_bot,) * players
         tables = BALANCE_TABLES_AT.get((game, players), BALANCE_TABLES[game])
         runs.append(Run("balance", game, players, mirror, _scaled(tables, scale, players)))
+    strongest = STRONGEST_TABLES.get((game, players))
+    if strongest and search_bot in engine_for(game).bots():
+        runs.append(Run("strongest", game, players, (search_bot,) * players, _scaled(strongest, scale, players)))
     return runs
+
+
+def played_tables(run: Run) -> int:
+    """Tables a run plays: a strongest-bot run plays its tables twice, the second time with the baseline."""
+    return run.tables * (2 if run.section == "strongest" else 1)
 
 
 def plan_runs(
@@ -162,6 +197,15 @@ def play_run(
     )
 
 
+def play_baseline(
+    run: Run, jobs: int, seed: int, on_result: Callable[[TableResult], None] | None = None
+) -> list[TableResult] | None:
+    """A strongest-bot run's tables again with :data:`BASELINE_BOT` in every seat (other runs: ``None``)."""
+    if run.section != "strongest":
+        return None
+    return play_run(replace(run, bots=(BASELINE_BOT,) * run.players), jobs, seed, on_result)
+
+
 # ---- entries of summary.json ----------------------------------------------------------------------
 
 
@@ -199,11 +243,14 @@ def provenance(
     }
 
 
-def entry(run: Run, results: Sequence[TableResult], made: dict[str, Any]) -> dict[str, Any]:
+def entry(
+    run: Run, results: Sequence[TableResult], made: dict[str, Any], baseline: Sequence[TableResult] | None = None
+) -> dict[str, Any]:
     """One run's entry of ``summary.json``: the run, the arena's statistics, the provenance.
 
     One-seat runs keep every seed's score (``solo_scores``: ``[seed, score or None when
     unfinished]``), so two bots' solo runs can be compared seed by seed when either is re-played.
+    A strongest-bot run keeps the baseline's statistics on the same tables (``same_tables``).
     """
     data: dict[str, Any] = {
         "run": {
@@ -216,6 +263,8 @@ def entry(run: Run, results: Sequence[TableResult], made: dict[str, Any]) -> dic
         "summary": summarize(run.game, run.players, results),
         "provenance": made,
     }
+    if baseline is not None:
+        data["same_tables"] = {"bot": BASELINE_BOT, "summary": summarize(run.game, run.players, baseline)}
     if run.players == 1:
         data["solo_scores"] = [[r.spec.seed, r.scores[0] if r.finished else None] for r in results]
     return data
@@ -317,20 +366,21 @@ def build_report(
     everything = plan_runs(scale, balance_bot, GAMES, search_bot)
     runs = select(plan_runs(scale, balance_bot, games, search_bot), only, skip)
     folder = out / "bots-report"
-    on_result = on_start(sum(r.tables for r in runs)) if on_start is not None else None
+    on_result = on_start(sum(played_tables(r) for r in runs)) if on_start is not None else None
     for run in runs:
         started, load, clock = _now(), [os.getloadavg()[0]], time.perf_counter()
         results = play_run(run, jobs, seed, on_result)
+        baseline = play_baseline(run, jobs, seed, on_result)
         minutes = (time.perf_counter() - clock) / 60
         made = provenance(run, seed, jobs, scale, started, minutes, [*load, os.getloadavg()[0]])
         with _updating(folder) as document:  # run by run: a report cut short keeps every run already played
-            document["runs"] = merge(document["runs"], entry(run, results, made))
+            document["runs"] = merge(document["runs"], entry(run, results, made, baseline))
     with _updating(folder) as document:
         if not only and not skip and set(games) == set(GAMES):
             planned = {run.identity for run in everything}
             document["runs"] = [e for e in document["runs"] if Run.from_entry(e).identity in planned]
         document["meta"] = {
-            "full_tables": sum(r.tables for r in plan_runs(1.0, balance_bot, GAMES, search_bot)),
+            "full_tables": sum(played_tables(r) for r in plan_runs(1.0, balance_bot, GAMES, search_bot)),
             "updated": _now(),
             "search_bot": search_bot,
             "balance_bot": balance_bot,
@@ -353,7 +403,7 @@ def render_report(out: Path) -> Path:
     meta["plots"] = plots
     played = {Run.from_entry(e).identity for e in entries}
     planned = plan_runs(1.0, meta.get("balance_bot", "heuristic"), GAMES, meta.get("search_bot", SEARCH_BOT))
-    meta["full_tables"] = sum(run.tables for run in planned)
+    meta["full_tables"] = sum(played_tables(run) for run in planned)
     meta["missing"] = sorted({run.key for run in planned if run.identity not in played})
     report = out / "bots-report.md"
     report.write_text(markdown(entries, solo_comparisons(entries), meta), encoding="utf-8")

@@ -116,3 +116,26 @@ def test_a_selection_that_names_no_run_is_refused_before_any_table(
     answer = CliRunner().invoke(app, ["arena-report", "--out", str(tmp_path), *arguments])
     assert answer.exit_code == 2 and reason in answer.output
     assert not (tmp_path / "bots-report").exists()
+
+
+def test_the_strongest_bot_plays_every_affordable_count_against_itself() -> None:
+    runs = select(plan_runs(scale=0.01), ["strongest"])
+    top = {"alubari": 5, "tea_rum": 4, "darjeeling": 5}
+    every_count = {f"strongest:{game}:{n}" for game, most in top.items() for n in range(2, most + 1)}
+    assert {run.key for run in runs} == every_count | {"strongest:india_rails:2", "strongest:india_rails:3"}
+    assert all(run.bots == ("mcts",) * run.players and run.tables >= run.players for run in runs)
+
+
+def test_a_strongest_bot_run_is_compared_with_the_heuristic_on_the_same_tables(tmp_path: Path) -> None:
+    # The random bot stands in for the search bot: cheap, and unlike the heuristic on every table.
+    build_report(tmp_path, jobs=1, scale=0.1, search_bot="random", only=["strongest:darjeeling:2"])
+    (run,) = orjson.loads((tmp_path / "bots-report" / "summary.json").read_bytes())["runs"]
+    assert run["run"]["section"] == "strongest" and run["run"]["bots"] == ["random", "random"]
+    searched, baseline = run["summary"], run["same_tables"]["summary"]
+    assert run["same_tables"]["bot"] == "heuristic" and searched["games"] == baseline["games"] == 2
+    assert list(baseline["bots"]) == ["heuristic"] and list(searched["bots"]) == ["random"]
+    assert searched["mean_moves"] != baseline["mean_moves"], "the second pass is the heuristic's own play"
+    text = (tmp_path / "bots-report.md").read_text()
+    assert "## Balance with the strongest bot" in text
+    row = next(line for line in text.splitlines() if line.startswith("| Darjeeling | 2 | 2 | `random` |"))
+    assert row.count(" / ") == 2, "both bots' turn-position rates, two positions each"
