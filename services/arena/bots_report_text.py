@@ -14,7 +14,7 @@ from typing import Any
 from services.arena.content import flagged
 from services.arena.report import content_table, error_bars
 from services.arena.report_runs import Run
-from services.arena.stats import unfair_seats
+from services.arena.stats import fair_share, unfair_seats
 
 TITLES = {"india_rails": "India Rails", "alubari": "Alubari", "tea_rum": "Tea & Rum", "darjeeling": "Darjeeling"}
 # Issue #17's targets for the search bot against the heuristic.
@@ -176,8 +176,7 @@ def _balance_lines(entries: Sequence[dict[str, Any]]) -> list[str]:
     ]
     for entry in entries:
         summary = entry["summary"]
-        rates = summary["seat_win_rate"]
-        share = sum(rates) / len(rates) if rates else 0.0
+        share = fair_share(summary)
         rows.append(
             f"| {TITLES[summary['game']]} | {summary['players']} | {entry['run']['bots'][0]} | {_tables(entry)} "
             f"| {_positions(summary, 'seat_win_rate')} | {_positions(summary, 'turn_position_win_rate')} "
@@ -196,8 +195,7 @@ def _strongest_lines(entries: Sequence[dict[str, Any]]) -> list[str]:
         summary = entry["summary"]
         baseline = entry.get("same_tables") or {}
         theirs = _positions(baseline["summary"], "turn_position_win_rate") if baseline else "–"
-        rates = summary["turn_position_win_rate"] or summary["seat_win_rate"]
-        share = sum(rates) / len(rates) if rates else 0.0
+        share = fair_share(summary, "turn_position_win_rate")
         rows.append(
             f"| {TITLES[summary['game']]} | {summary['players']} | {_tables(entry)} | `{entry['run']['bots'][0]}` "
             f"| {_positions(summary, 'turn_position_win_rate')} | {theirs} | {_pct(share)} "
@@ -391,8 +389,7 @@ def plot_game(game: str, entries: Sequence[dict[str, Any]], path: Path) -> None:
                 color=f"C{place}",
                 label=label,
             )
-        share = sum(summary[key]) / len(summary[key]) if summary[key] else 0.0
-        right.hlines(share, index - width / 2, index + width * summary["players"], "k", "dashed")
+        right.hlines(fair_share(summary, key), index - width / 2, index + width * summary["players"], "k", "dashed")
     right.set_xticks(
         [i + width * (s["players"] - 1) / 2 for i, s in enumerate(balance)], [f"{s['players']}p" for s in balance]
     )

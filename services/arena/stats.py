@@ -100,8 +100,16 @@ def unfair_seats(summary: dict[str, Any], key: str = "seat_win_rate") -> list[in
     every seat's win rate.  ``key`` names the rates: ``seat_win_rate`` (by seat number)
     or ``turn_position_win_rate`` (by place in the first round's turn order).
     """
-    rates = summary.get(key) or []
-    if not rates:
+    if not summary.get(key):
         return []
-    share = statistics.fmean(rates)
+    share = fair_share(summary, key)
     return [seat for seat, (low, high) in enumerate(summary[f"{key}_ci95"]) if not low <= share <= high]
+
+
+def fair_share(summary: dict[str, Any], key: str = "seat_win_rate") -> float:
+    """What a seat wins if position does not matter: the mean of the positions' rates (0 with none).
+
+    Shared victories and tables without a winner move it off ``1/players``; see :func:`unfair_seats`.
+    """
+    rates = summary.get(key) or []
+    return statistics.fmean(rates) if rates else 0.0
