@@ -14,7 +14,7 @@ run's statistics in ``docs/bots-report/summary.json``:
   see ``BALANCE_PLAYERS``) on hundreds of tables, so seats differ only by position and content:
   win rate by seat and by turn position (first-player advantage) and the content table of
   :mod:`services.arena.content`;
-* **strongest** — the search bot, the strongest bot, against itself at every count it can afford
+* **strongest** — the search bot, the strongest bot, against itself at every count of every game
   (``STRONGEST_TABLES``: tens of tables, a table costs the seat count times a search seat), and the
   heuristic against itself on *the same* tables (the same derived seeds and seating) in the same
   run, so the two bots' turn-position rates are compared deal for deal.
@@ -90,10 +90,14 @@ BALANCE_PLAYERS = {"india_rails": (2, 3)}
 # a search seat (Alubari 4 players ~38 CPU s, Darjeeling 5 ~125 s, India Rails 3 ~105 s), so tens
 # of tables, a whole number of seat rotations; enough to show a lead of about 20 points or a
 # pattern unlike the heuristic's on the same tables, not the few-point leads the balance runs
-# measure. India Rails 4-6 (4-16 CPU minutes a table) are left out.
+# measure. India Rails 4-6 cost 4-16 CPU minutes a table: two or three rotations at 4 and 5 seats,
+# one at 6 (a smoke test for a lead of 40 points or more, not a measure).
 STRONGEST_TABLES: dict[tuple[str, int], int] = {
     ("india_rails", 2): 12,
     ("india_rails", 3): 12,
+    ("india_rails", 4): 12,
+    ("india_rails", 5): 10,
+    ("india_rails", 6): 6,
     ("alubari", 2): 24,
     ("alubari", 3): 24,
     ("alubari", 4): 24,
