@@ -10,8 +10,8 @@ run's statistics in ``docs/bots-report/summary.json``:
 * **search against heuristic** — the search bot (``mcts``) in one seat, the heuristic in the
   others, at 2 players and more (``SEARCH_TABLES``), and solo Alubari seed by seed against
   the heuristic's solo scores;
-* **balance** — the heuristic against itself at every count (India Rails: 2 and 3 seats,
-  see ``BALANCE_PLAYERS``) on hundreds of tables, so seats differ only by position and content:
+* **balance** — the heuristic against itself at every count on hundreds of tables (India Rails
+  above 2 seats: 48-100, ``BALANCE_TABLES_AT``), so seats differ only by position and content:
   win rate by seat and by turn position (first-player advantage) and the content table of
   :mod:`services.arena.content`;
 * **strongest** — the search bot, the strongest bot, against itself at every count of every game
@@ -82,10 +82,9 @@ SEARCH_TABLES: dict[tuple[str, int], int] = {
 # India Rails: 192 two-seat tables (~4 CPU s each): its first player's lead is a few points, which
 # 48 tables cannot tell from chance (seeds/india_rails/README.md, Balance).
 BALANCE_TABLES = {"india_rails": 192, "alubari": 60, "tea_rum": 150, "darjeeling": 200}
-# Fewer tables where a self-play table costs more (3 heuristic rail barons: ~20 CPU s).
-BALANCE_TABLES_AT = {("india_rails", 3): 48}
-# A self-play table of 4-6 heuristic rail barons takes 25-35 s: 2-3 seats fit the budget.
-BALANCE_PLAYERS = {"india_rails": (2, 3)}
+# Fewer tables where a self-play table costs more: heuristic rail barons take ~6 CPU s a table at
+# 3 seats, ~8 at 4, ~12 at 5 and ~20 at 6 (3,000-5,500 moves); whole seat rotations.
+BALANCE_TABLES_AT = {("india_rails", 3): 48, ("india_rails", 4): 96, ("india_rails", 5): 100, ("india_rails", 6): 96}
 # The search bot in every seat (the "strongest" section): a table costs about the seat count times
 # a search seat (Alubari 4 players ~38 CPU s, Darjeeling 5 ~125 s, India Rails 3 ~105 s), so tens
 # of tables, a whole number of seat rotations; enough to show a lead of about 20 points or a
@@ -139,7 +138,7 @@ def _runs_at(game: str, players: int, scale: float, balance_bot: str, search_bot
     if searched and search_bot in engine_for(game).bots():
         bots = (search_bot,) + ("heuristic",) * (players - 1)
         runs.append(Run("search", game, players, bots, _scaled(searched, scale, players)))
-    if players > 1 and players in BALANCE_PLAYERS.get(game, (players,)):
+    if players > 1:
         mirror = (balance_bot,) * players
         tables = BALANCE_TABLES_AT.get((game, players), BALANCE_TABLES[game])
         runs.append(Run("balance", game, players, mirror, _scaled(tables, scale, players)))
