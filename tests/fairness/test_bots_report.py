@@ -118,14 +118,6 @@ def test_a_selection_that_names_no_run_is_refused_before_any_table(
     assert not (tmp_path / "bots-report").exists()
 
 
-def test_the_heuristic_balance_runs_cover_every_multiplayer_count_of_every_game() -> None:
-    runs = select(plan_runs(scale=0.01), ["balance"])
-    top = {"alubari": 5, "tea_rum": 4, "darjeeling": 5, "india_rails": 6}
-    every_count = {f"balance:{game}:{n}" for game, most in top.items() for n in range(2, most + 1)}
-    assert {run.key for run in runs} == every_count
-    assert all(run.bots == ("heuristic",) * run.players and run.tables >= run.players for run in runs)
-
-
 def test_the_strongest_bot_plays_every_count_of_every_game_against_itself() -> None:
     runs = select(plan_runs(scale=0.01), ["strongest"])
     top = {"alubari": 5, "tea_rum": 4, "darjeeling": 5, "india_rails": 6}
