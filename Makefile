@@ -99,9 +99,10 @@ search-timing: setup
 # The committed arena report (docs/bots-report.md + docs/bots-report/): heuristic v random at every
 # count of every game, search v heuristic at every count, seat and content balance in self-play,
 # and the search bot against itself (the "strongest" runs, with the heuristic on the same tables).
-# About 7 hours of CPU, ~3.5 h on two free cores: ~3.5 h for the first four sections (the search
-# runs are most of it: India Rails' five counts ~76 min, its 6-seat tables 2.6 min each) and ~3.4 h
-# for the 13 strongest runs (5-31 min of CPU each); BOTS_REPORT_ARGS="--scale 0.5" halves every run, and
+# About 9.5 hours of CPU, ~5 h on two free cores: ~4.5 h for the first four sections (the search
+# runs are most of it: India Rails' five counts ~76 min, its 6-seat tables 2.6 min each; its
+# heuristic balance at 4-6 seats ~1 h) and ~5 h for the 16 strongest runs (5-50 min of CPU each,
+# India Rails 4-6 ~2 h); BOTS_REPORT_ARGS="--scale 0.5" halves every run, and
 # BOTS_REPORT_ARGS="--only search:tea_rum:3 --skip ..." re-plays only some runs, keeping the others.
 bots-report: setup
 	nice -n 19 $(BIN)/chaiwala arena-report --jobs 2 --out docs $(BOTS_REPORT_ARGS)
