@@ -101,7 +101,7 @@ search-timing: setup
 # and the search bot against itself (the "strongest" runs, with the heuristic on the same tables).
 # About 9.5 hours of CPU, ~5 h on two free cores: ~4.5 h for the first four sections (the search
 # runs are most of it: India Rails' five counts ~76 min, its 6-seat tables 2.6 min each; its
-# heuristic balance at 4-6 seats ~1 h) and ~5 h for the 16 strongest runs (5-50 min of CPU each,
+# heuristic balance at 4-6 seats ~1 h) and ~5 h for the 16 strongest runs (5-65 min of CPU each,
 # India Rails 4-6 ~2 h); BOTS_REPORT_ARGS="--scale 0.5" halves every run, and
 # BOTS_REPORT_ARGS="--only search:tea_rum:3 --skip ..." re-plays only some runs, keeping the others.
 bots-report: setup

@@ -89,8 +89,8 @@ BALANCE_TABLES_AT = {("india_rails", 3): 48, ("india_rails", 4): 96, ("india_rai
 # a search seat (Alubari 4 players ~38 CPU s, Darjeeling 5 ~125 s, India Rails 3 ~105 s), so tens
 # of tables, a whole number of seat rotations; enough to show a lead of about 20 points or a
 # pattern unlike the heuristic's on the same tables, not the few-point leads the balance runs
-# measure. India Rails 4-6 cost 4-16 CPU minutes a table: two or three rotations at 4 and 5 seats,
-# one at 6 (a smoke test for a lead of 40 points or more, not a measure).
+# measure. India Rails 4-6 cost 2.5, 6 and 8 CPU minutes a table: two or three rotations at 4 and 5
+# seats, one at 6 (a smoke test for a lead of 40 points or more, not a measure).
 STRONGEST_TABLES: dict[tuple[str, int], int] = {
     ("india_rails", 2): 12,
     ("india_rails", 3): 12,

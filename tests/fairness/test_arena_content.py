@@ -125,6 +125,7 @@ def test_the_report_plan_covers_every_count_of_every_game() -> None:
         multiplayer = set(range(max(2, engine.min_players), engine.max_players + 1))
         assert {r.players for r in runs if r.game == game and r.section == "versus"} == multiplayer
         assert {r.players for r in runs if r.game == game and r.section == "balance"} == multiplayer
+        assert {r.players for r in runs if r.game == game and r.section == "strongest"} == multiplayer
         assert all(r.tables >= r.players for r in runs if r.game == game)
     assert {r.bots for r in runs if r.section == "solo"} == {("heuristic",), ("random",)}
     assert all(len(set(r.bots)) == 1 for r in runs if r.section == "balance")

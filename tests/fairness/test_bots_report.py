@@ -118,12 +118,9 @@ def test_a_selection_that_names_no_run_is_refused_before_any_table(
     assert not (tmp_path / "bots-report").exists()
 
 
-def test_the_strongest_bot_plays_every_count_of_every_game_against_itself() -> None:
-    runs = select(plan_runs(scale=0.01), ["strongest"])
-    top = {"alubari": 5, "tea_rum": 4, "darjeeling": 5, "india_rails": 6}
-    every_count = {f"strongest:{game}:{n}" for game, most in top.items() for n in range(2, most + 1)}
-    assert {run.key for run in runs} == every_count
-    assert all(run.bots == ("mcts",) * run.players and run.tables >= run.players for run in runs)
+def test_the_strongest_runs_seat_the_search_bot_everywhere() -> None:
+    runs = select(plan_runs(scale=0.01), ["strongest"])  # which counts: test_arena_content's plan test
+    assert runs and all(run.bots == ("mcts",) * run.players and run.tables >= run.players for run in runs)
 
 
 def test_a_strongest_bot_run_is_compared_with_the_heuristic_on_the_same_tables(tmp_path: Path) -> None:
