@@ -1,10 +1,15 @@
-"""The strip trial (``strip_trial.py``) swaps one count's multiplier strip for its block only."""
+"""The balance trial (``balance_trial.py``) changes the strip or the heuristic's start choice for its block only."""
 
 from __future__ import annotations
 
+import json
+
 import pytest
+from balance_trial import random_starts, strip_for
 from darjeeling_helpers import ENGINE, new_state
-from strip_trial import strip_for
+
+from services.common.runner import Match
+from services.darjeeling.bots import HeuristicBot
 
 
 def _multipliers(players: int) -> list[int]:
@@ -24,3 +29,16 @@ def test_a_strip_without_a_ship_per_player_or_falling_is_refused(strip: tuple[in
     with pytest.raises(ValueError, match="a ship for every player"), strip_for(4, strip):
         pass
     assert _multipliers(4) == [1, 1, 2, 2, 3, 3]
+
+
+def _starts_chosen(draws: int) -> set[str]:
+    match = Match.start(ENGINE, 4, 7, {"start_player": 0})
+    heuristic = HeuristicBot()
+    return {json.dumps(match.bot_move(heuristic, 0, salt)) for salt in range(draws)}
+
+
+def test_random_starts_spread_the_heuristic_over_starting_spaces_for_the_block_only() -> None:
+    assert len(_starts_chosen(12)) == 1  # the heuristic's own pick: the best-valued space
+    with random_starts():
+        assert len(_starts_chosen(12)) > 3
+    assert len(_starts_chosen(12)) == 1
