@@ -64,7 +64,7 @@ def _costs(data: dict[str, Any]) -> Costs:
     )
 
 
-def _check_strips(strips: dict[int, tuple[int, ...]], berths: int, water_tiles: int) -> None:
+def check_strips(strips: dict[int, tuple[int, ...]], berths: int, water_tiles: int) -> None:
     """Each strip has a ship per player and the water tiles in the box cover the unused berths."""
     for players, strip in strips.items():
         if not players <= len(strip) <= berths or berths - len(strip) > water_tiles:
@@ -84,7 +84,7 @@ STRIPS: dict[int, tuple[int, ...]] = {s["players"]: tuple(s["multipliers"]) for 
 CRATES_PER_PLAYER: int = _WHARF["crates_per_player"]["count"]
 SHIPPING_CRATES: int = CRATES_PER_PLAYER - _WHARF["scoring_markers_per_player"]["count"]
 GOAL: int = _WHARF["goal"]["points"]
-_check_strips(STRIPS, BERTHS, WATER_TILES)
+check_strips(STRIPS, BERTHS, WATER_TILES)
 COSTS: Costs = _costs(_load("costs.yaml"))
 ACTION_TILES: tuple[tuple[str, ...], ...] = tuple(
     tuple(tile["faces"]) for tile in sorted(_load("action_tiles.yaml")["tiles"], key=lambda t: t["id"])

@@ -28,14 +28,15 @@ from services.arena.schedule import plan
 from services.arena.stats import summarize
 from services.arena.tables import TableResult, TableSpec, play_table
 from services.darjeeling.bots import HeuristicBot
-from services.darjeeling.content import STRIPS
+from services.darjeeling.content import BERTHS, STRIPS, WATER_TILES, check_strips
 
 
 @contextmanager
 def strip_for(players: int, strip: tuple[int, ...]) -> Iterator[None]:
     """Within the block, ``players``-seat games use ``strip`` (bottom berth first)."""
-    if len(strip) < players or list(strip) != sorted(strip):
-        raise ValueError("a strip needs a ship for every player, multipliers rising from the bottom")
+    check_strips({players: strip}, BERTHS, WATER_TILES)
+    if list(strip) != sorted(strip):
+        raise ValueError("a strip's multipliers rise from the bottom berth")
     designed = STRIPS[players]
     STRIPS[players] = strip
     try:

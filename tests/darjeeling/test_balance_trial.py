@@ -24,9 +24,12 @@ def test_a_candidate_strip_holds_inside_the_block_and_the_designed_one_after() -
     assert _multipliers(4) == designed == [1, 1, 2, 2, 3, 3]
 
 
-@pytest.mark.parametrize("strip", [(1, 2, 3), (3, 2, 2, 1, 1, 1)])
-def test_a_strip_without_a_ship_per_player_or_falling_is_refused(strip: tuple[int, ...]) -> None:
-    with pytest.raises(ValueError, match="a ship for every player"), strip_for(4, strip):
+@pytest.mark.parametrize(
+    ("strip", "problem"),
+    [((1, 2, 3), "does not fit"), ((1, 1, 1, 2, 2, 2, 3, 3), "does not fit"), ((3, 2, 2, 1, 1, 1), "rise")],
+)
+def test_a_strip_that_does_not_fit_the_wharf_or_falls_is_refused(strip: tuple[int, ...], problem: str) -> None:
+    with pytest.raises(ValueError, match=problem), strip_for(4, strip):
         pass
     assert _multipliers(4) == [1, 1, 2, 2, 3, 3]
 
