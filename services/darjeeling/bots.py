@@ -18,6 +18,12 @@ Cell = tuple[int, int]
 # A shipment is worth making when its estimated value reaches this (lower as the end nears).
 SHIP_THRESHOLD = 7.0
 LATE_GAME_MARGIN = 20
+# A starting space is judged by the tea within this many steps on its first three moves, a tile's
+# halves divided by its distance and weighted so: against the same bot judging only the tiles straight
+# ahead it won 51 / 35 / 27 / 22 % (2-5 seats, 2,000 tables each; README "Bots").
+START_REACH = 3
+START_REACH_WEIGHT = 1.5
+FIRST_TURNS = ("STRAIGHT", "LEFT", "RIGHT")
 
 
 class Board:
@@ -36,6 +42,20 @@ class Board:
         d_row, d_col = STEP[facing]
         cells = [(start[0] + d_row * k, start[1] + d_col * k) for k in range(1, distance + 1)]
         return cells[:-1], cells[-1]
+
+    def reach(self, start: Cell, facing: str, steps: int) -> float:
+        """Tea a collector at ``start`` facing ``facing`` can reach in one move: the halves of each tile
+        on its straight, left and right rays up to ``steps`` away (a city ends a ray), divided by distance."""
+        total = 0.0
+        for turn in FIRST_TURNS:
+            d_row, d_col = STEP[turned(facing, turn)]
+            for k in range(1, steps + 1):
+                space = self.spaces.get((start[0] + d_row * k, start[1] + d_col * k))
+                if space is None or space["kind"] == "CITY":
+                    break
+                if space["kind"] == "TILE":
+                    total += space["tile"]["halves"] / k
+        return total
 
     def passing_cost(self, cell: Cell) -> int:
         """What passing over ``cell`` costs."""
@@ -89,13 +109,8 @@ class HeuristicBot:
     def _value_choose_start(self, view: View, board: Board, seat: int, body: dict[str, Any]) -> float:
         cell = (body["row"], body["col"])
         tile = board.spaces[cell]["tile"]
-        ahead = 0
-        d_row, d_col = STEP[body["facing"]]
-        probe = (cell[0] + d_row, cell[1] + d_col)
-        while probe in board.spaces:
-            ahead += 1
-            probe = (probe[0] + d_row, probe[1] + d_col)
-        return tile["halves"] + (3.0 if board.near_city(cell) else 0.0) + min(ahead, 4) * 0.5
+        near_city = 3.0 if board.near_city(cell) else 0.0
+        return tile["halves"] + near_city + START_REACH_WEIGHT * board.reach(cell, body["facing"], START_REACH)
 
     def _value_move_collector(self, view: View, board: Board, seat: int, body: dict[str, Any]) -> float:
         me = view["player_states"][seat]
