@@ -5,13 +5,17 @@ each player's starting crate on the next-lowest empty ship in turn order, so the
 each turn position's first crate scores.  ``--strip`` plays the arena's tables (the same seeds and
 seating as ``chaiwala arena``) with a candidate strip patched in for this process and its workers
 only.  ``--random-starts`` makes the heuristic choose its starting space at random (its other
-choices unchanged), which takes its start evaluation out of the turn positions' rates.  Prints the
-arena's summary (``turn_position_win_rate`` and the rest) as one JSON object.
+choices unchanged), which takes its start evaluation out of the turn positions' rates.  The bot
+``heuristic-ahead`` is the heuristic with its start evaluation before 2026-12-05 (the tiles straight
+ahead, not the tea its first move can reach), for ``--bots heuristic,heuristic-ahead``.  Prints the
+arena's summary (``turn_position_win_rate``, ``bots`` and the rest) as one JSON object.
 
 Not a test and not the product: measurements for ``seeds/darjeeling/README.md`` ("Balance").
-For example, 4 players, the heuristic in every seat, 2000 tables of seed 11, strip 1 2 2 2 3 3:
+For example, 4 players, the heuristic in every seat, 2000 tables of seed 11, strip 1 2 2 2 3 3;
+and the heuristic against its former start choice, 2 of each at 4 seats:
 
     PYTHONPATH=.:gen .venv/bin/python tests/darjeeling/balance_trial.py 4 --strip 1,2,2,2,3,3 --seed 11
+    PYTHONPATH=.:gen .venv/bin/python tests/darjeeling/balance_trial.py 4 --bots heuristic,heuristic-ahead
 """
 
 from __future__ import annotations
@@ -27,8 +31,27 @@ import typer
 from services.arena.schedule import plan
 from services.arena.stats import summarize
 from services.arena.tables import TableResult, TableSpec, play_table
-from services.darjeeling.bots import HeuristicBot
+from services.common.engine import Bot, View
+from services.darjeeling.board import STEP
+from services.darjeeling.bots import Board, HeuristicBot
 from services.darjeeling.content import BERTHS, STRIPS, WATER_TILES, check_strips
+from services.darjeeling.engine import DarjeelingEngine
+
+FORMER = "heuristic-ahead"
+
+
+class StraightAheadStart(HeuristicBot):
+    """The heuristic as it chose starting spaces before 2026-12-05: the tile, a city beside it, and
+    how many spaces lie straight ahead (up to four); every other choice is today's."""
+
+    def _value_choose_start(self, view: View, board: Board, seat: int, body: dict[str, Any]) -> float:
+        cell = (body["row"], body["col"])
+        d_row, d_col = STEP[body["facing"]]
+        ahead = 0
+        while (cell[0] + d_row * (ahead + 1), cell[1] + d_col * (ahead + 1)) in board.spaces:
+            ahead += 1
+        near_city = 3.0 if board.near_city(cell) else 0.0
+        return float(board.spaces[cell]["tile"]["halves"]) + near_city + min(ahead, 4) * 0.5
 
 
 @contextmanager
@@ -60,8 +83,24 @@ def random_starts() -> Iterator[None]:
         HeuristicBot._value_choose_start = evaluate  # type: ignore[method-assign]
 
 
+@contextmanager
+def former_start_bot() -> Iterator[None]:
+    """Within the block, Darjeeling's bots include ``heuristic-ahead`` (:class:`StraightAheadStart`)."""
+    bots = DarjeelingEngine.bots
+
+    def with_former(self: DarjeelingEngine) -> dict[str, Bot]:
+        return {**bots(self), FORMER: StraightAheadStart()}
+
+    DarjeelingEngine.bots = with_former  # type: ignore[method-assign]
+    try:
+        yield
+    finally:
+        DarjeelingEngine.bots = bots  # type: ignore[method-assign]
+
+
 def _play(spec: TableSpec, strip: tuple[int, ...], random_start: bool) -> TableResult:
     with ExitStack() as trial:
+        trial.enter_context(former_start_bot())
         if strip:
             trial.enter_context(strip_for(len(spec.bots), strip))
         if random_start:
@@ -81,7 +120,8 @@ def main(
 ) -> None:
     """Play ``tables`` arena tables of ``seed`` under the trial and print the summary."""
     multipliers = tuple(int(m) for m in strip.split(",")) if strip else ()
-    specs = plan("darjeeling", players, bots.split(","), tables, seed=seed, options={"region": region})
+    with former_start_bot():
+        specs = plan("darjeeling", players, bots.split(","), tables, seed=seed, options={"region": region})
     with ProcessPoolExecutor(max_workers=jobs) as pool:
         results = list(pool.map(_play, specs, [multipliers] * len(specs), [random_start] * len(specs), chunksize=50))
     summary = summarize("darjeeling", players, results)

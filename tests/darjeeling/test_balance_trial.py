@@ -5,9 +5,10 @@ from __future__ import annotations
 import json
 
 import pytest
-from balance_trial import random_starts, strip_for
+from balance_trial import FORMER, former_start_bot, random_starts, strip_for
 from darjeeling_helpers import ENGINE, new_state
 
+from services.arena.schedule import plan
 from services.common.runner import Match
 from services.darjeeling.bots import HeuristicBot
 
@@ -45,3 +46,14 @@ def test_random_starts_spread_the_heuristic_over_starting_spaces_for_the_block_o
     with random_starts():
         assert len(_starts_chosen(12)) > 3
     assert len(_starts_chosen(12)) == 1
+
+
+def test_the_former_start_choice_is_a_bot_of_the_block_only_and_judges_the_spaces_ahead() -> None:
+    with former_start_bot():
+        former = ENGINE.bots()[FORMER]
+        assert len(plan("darjeeling", 4, ["heuristic", FORMER], 2)) == 2
+    assert FORMER not in ENGINE.bots()
+    match = Match.start(ENGINE, 4, 3, {"start_player": 0})
+    assert match.bot_move(former, 0, 0) != match.bot_move(HeuristicBot(), 0, 0)  # the two choices differ here
+    with pytest.raises(ValueError, match="no bot"):
+        plan("darjeeling", 4, ["heuristic", FORMER], 2)
