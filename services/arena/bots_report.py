@@ -81,8 +81,8 @@ SEARCH_TABLES: dict[tuple[str, int], int] = {
 }
 # India Rails: 192 two-seat tables (~4 CPU s each): its first player's lead is a few points, which
 # 48 tables cannot tell from chance (seeds/india_rails/README.md, Balance). Darjeeling: 2,000 tables,
-# because a heuristic table costs ~0.05 CPU s and 200 tables hid the 4-5 seat second position's
-# deficit of 4-6 points (seeds/darjeeling/README.md, Balance).
+# because a heuristic table costs ~0.05 CPU s and its positions differ by 4-8 points at 4-5 seats,
+# which 200 tables once hid (seeds/darjeeling/README.md, Balance).
 BALANCE_TABLES = {"india_rails": 192, "alubari": 60, "tea_rum": 150, "darjeeling": 2000}
 # Fewer tables where a self-play table costs more: heuristic rail barons take ~6 CPU s a table at
 # 3 seats, ~8 at 4, ~12 at 5 and ~20 at 6 (3,000-5,500 moves); whole seat rotations.
