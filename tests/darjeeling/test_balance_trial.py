@@ -48,7 +48,7 @@ def test_random_starts_spread_the_heuristic_over_starting_spaces_for_the_block_o
     assert len(_starts_chosen(12)) == 1
 
 
-def test_the_former_start_choice_is_a_bot_of_the_block_only_and_judges_the_spaces_ahead() -> None:
+def test_the_former_start_choice_is_a_bot_of_the_block_only_and_starts_elsewhere_on_this_deal() -> None:
     with former_start_bot():
         former = ENGINE.bots()[FORMER]
         assert len(plan("darjeeling", 4, ["heuristic", FORMER], 2)) == 2
