@@ -46,12 +46,14 @@ def test_reach_counts_the_tea_on_the_three_first_rays_by_distance() -> None:
     assert board.reach((0, 0), "SOUTH", 1) == 2 + 2
 
 
-def test_of_two_equal_border_tiles_the_heuristic_starts_facing_more_tea() -> None:
+def test_of_two_equal_border_tiles_the_heuristic_starts_facing_more_tea_not_more_room() -> None:
+    # Column 3 ends after row 1, so the start facing the tea has less room ahead (1 space against 2):
+    # counting the spaces ahead, as the heuristic once did, would start at (0, 0).
     view = {
         "spaces": [
             _space(0, 0), _space(0, 1), _space(0, 2), _space(0, 3),
             _space(1, 0, "EMPTY"), _space(1, 1, "EMPTY"), _space(1, 2), _space(1, 3, halves=3),
-            _space(2, 0, "EMPTY"), _space(2, 1, "EMPTY"), _space(2, 2), _space(2, 3, halves=3),
+            _space(2, 0, "EMPTY"), _space(2, 1, "EMPTY"), _space(2, 2),
         ]
     }  # fmt: skip
     towards_tea = {"choose_start": {"row": 0, "col": 3, "facing": "SOUTH"}}
