@@ -11,7 +11,9 @@ rulebook's, and could be the lever:
   cities were medium: the rulebook's entry limits stay, but which city is small is our choice, and
   a full city is where building first shuts a later seat out.
 
-Each variant is patched in this process only (``designed`` patches nothing) and plays heuristic
+Each variant is patched in this process only (``designed`` patches nothing; the build listings'
+and the bot's memos are dropped on the way in and out, since their keys hold the state and not the
+content) and plays heuristic
 self-play on the arena's tables (``table_seed(seed, t)``), the same deals as ``chaiwala arena``.
 It prints one JSON object: the arena's statistics (``turn_position_win_rate`` and the rest) and
 the winner's mean turn position, a single figure for the gradient (3.0 is fair at 5 seats; a
@@ -37,6 +39,7 @@ import typer
 from services.arena.schedule import table_seed
 from services.arena.stats import summarize as arena_summary
 from services.arena.tables import TableResult, TableSpec, play_table
+from services.india_rails import bots, track
 from services.india_rails.content import DEMAND_CARDS
 from services.india_rails.track import ENTRY_LIMITS
 
@@ -47,6 +50,24 @@ COMPRESSION = 0.6
 def compressed(payout: int) -> int:
     """A payout pulled towards the median (the 2-player trial's rule)."""
     return round(MEDIAN_PAYOUT * (payout / MEDIAN_PAYOUT) ** COMPRESSION)
+
+
+def _forget_memos() -> None:
+    """Drop the engine's and the bot's memos: their keys hold the state, not the content patched here."""
+    for memo in (track._LISTINGS, bots._SEARCHES, bots._RUNS):
+        memo.clear()
+
+
+@contextmanager
+def _patched(apply: Callable[[], None], undo: Callable[[], None]) -> Iterator[None]:
+    """Within the block the content is patched, with no memo from before it or kept after it."""
+    _forget_memos()
+    apply()
+    try:
+        yield
+    finally:
+        undo()
+        _forget_memos()
 
 
 @contextmanager
@@ -60,24 +81,22 @@ def compressed_payouts() -> Iterator[None]:
     """Within the block every demand pays its compressed payout."""
     demands = [d for card in DEMAND_CARDS.values() for d in card["demands"]]
     before = [d["payout"] for d in demands]
-    for demand, payout in zip(demands, before, strict=True):
-        demand["payout"] = compressed(payout)
-    try:
-        yield
-    finally:
-        for demand, payout in zip(demands, before, strict=True):
+
+    def pay(payouts: list[int]) -> None:
+        for demand, payout in zip(demands, payouts, strict=True):
             demand["payout"] = payout
+
+    with _patched(lambda: pay([compressed(p) for p in before]), lambda: pay(before)):
+        yield
 
 
 @contextmanager
 def medium_cities() -> Iterator[None]:
     """Within the block a small city admits as many players as a medium one."""
     before = ENTRY_LIMITS["small"]
-    ENTRY_LIMITS["small"] = ENTRY_LIMITS["medium"]
-    try:
+    with _patched(lambda: ENTRY_LIMITS.update(small=ENTRY_LIMITS["medium"]),
+                  lambda: ENTRY_LIMITS.update(small=before)):
         yield
-    finally:
-        ENTRY_LIMITS["small"] = before
 
 
 VARIANTS: dict[str, Callable[[], Any]] = {
