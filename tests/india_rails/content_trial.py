@@ -13,8 +13,8 @@ rulebook's, and could be the lever:
 
 Each variant is patched in this process only (``designed`` patches nothing; the build listings'
 and the bot's memos are dropped on the way in and out, since their keys hold the state and not the
-content) and plays heuristic
-self-play on the arena's tables (``table_seed(seed, t)``), the same deals as ``chaiwala arena``.
+content) and plays heuristic self-play on the arena's tables (``table_seed(seed, t)``), the same
+deals as ``chaiwala arena``.
 It prints one JSON object: the arena's statistics (``turn_position_win_rate`` and the rest) and
 the winner's mean turn position, a single figure for the gradient (3.0 is fair at 5 seats; a
 shared victory counts each winner's share).
@@ -35,6 +35,7 @@ from contextlib import contextmanager
 from typing import Any
 
 import typer
+from turn_order_trial import turn_position
 
 from services.arena.schedule import table_seed
 from services.arena.stats import summarize as arena_summary
@@ -112,19 +113,13 @@ def _play(variant: str, players: int, seed: int, table: int) -> TableResult:
         return play_table(spec)
 
 
-def _turn_position(result: TableResult, seat: int) -> int:
-    """The seat's turn position as the engine reports it (its ``turn_position:K`` fact)."""
-    fact = next(f for f in result.facts[seat] if f.startswith("turn_position:"))
-    return int(fact.partition(":")[2])
-
-
 def winner_position(results: list[TableResult]) -> dict[str, float]:
     """The winner's mean turn position and its 95 % normal interval (shared victories split)."""
     shares: list[tuple[float, int]] = []
     for result in results:
         if result.finished and result.winners:
             weight = 1 / len(result.winners)
-            shares += [(weight, _turn_position(result, seat)) for seat in result.winners]
+            shares += [(weight, turn_position(result, seat)) for seat in result.winners]
     total = sum(w for w, _ in shares)
     if not total:
         return {"mean": math.nan, "lo": math.nan, "hi": math.nan, "tables": 0}

@@ -63,7 +63,7 @@ def _play(players: int, seed: int, table: int) -> tuple[TableResult, int]:
     return result, rulebook_first_player(players, spec.seed)
 
 
-def _turn_position(result: TableResult, seat: int) -> int:
+def turn_position(result: TableResult, seat: int) -> int:
     """The seat's turn position as the engine reports it (``turn_position:K``, from the game's own order)."""
     fact = next(f for f in result.facts[seat] if f.startswith("turn_position:"))
     return int(fact.partition(":")[2])
@@ -77,7 +77,7 @@ def summarize(players: int, played: list[tuple[TableResult, int]]) -> dict[str, 
     for result, best in played:
         if not result.finished:
             continue
-        position = _turn_position(result, best)
+        position = turn_position(result, best)
         best_tables[position - 1] += 1
         best_wins[position - 1] += best in result.winners
         outcomes.append({"seed": result.spec.seed, "winners": list(result.winners), "best_hand": best,
