@@ -17,7 +17,7 @@ content) and plays heuristic self-play on the arena's tables (``table_seed(seed,
 deals as ``chaiwala arena``.
 It prints one JSON object: the arena's statistics (``turn_position_win_rate`` and the rest) and
 the winner's mean turn position, a single figure for the gradient (3.0 is fair at 5 seats; a
-shared victory counts each winner's share).
+shared victory counts as its winners' mean position).
 
 Not a test and not the product: a measurement for ``seeds/india_rails/README.md``.  For example,
 one variant on tables 0–99 of seed 1:
@@ -29,6 +29,7 @@ from __future__ import annotations
 
 import json
 import math
+import statistics
 from collections.abc import Callable, Iterator
 from concurrent.futures import ProcessPoolExecutor
 from contextlib import contextmanager
@@ -37,6 +38,7 @@ from typing import Any
 import typer
 from turn_order_trial import turn_position
 
+from services.arena.intervals import mean_ci
 from services.arena.schedule import table_seed
 from services.arena.stats import summarize as arena_summary
 from services.arena.tables import TableResult, TableSpec, play_table
@@ -114,19 +116,16 @@ def _play(variant: str, players: int, seed: int, table: int) -> TableResult:
 
 
 def winner_position(results: list[TableResult]) -> dict[str, float]:
-    """The winner's mean turn position and its 95 % normal interval (shared victories split)."""
-    shares: list[tuple[float, int]] = []
-    for result in results:
-        if result.finished and result.winners:
-            weight = 1 / len(result.winners)
-            shares += [(weight, turn_position(result, seat)) for seat in result.winners]
-    total = sum(w for w, _ in shares)
-    if not total:
+    """The winner's mean turn position over finished tables, with its 95 % interval.
+
+    A table is one value: its winner's turn position, or the mean of its winners' when shared.
+    """
+    positions = [statistics.fmean(turn_position(result, seat) for seat in result.winners)
+                 for result in results if result.finished and result.winners]
+    if not positions:
         return {"mean": math.nan, "lo": math.nan, "hi": math.nan, "tables": 0}
-    mean = sum(w * p for w, p in shares) / total
-    variance = sum(w * (p - mean) ** 2 for w, p in shares) / total
-    half = 1.96 * math.sqrt(variance / total)
-    return {"mean": mean, "lo": mean - half, "hi": mean + half, "tables": total}
+    lo, hi = mean_ci(positions)
+    return {"mean": statistics.fmean(positions), "lo": lo, "hi": hi, "tables": len(positions)}
 
 
 def summarize(players: int, results: list[TableResult]) -> dict[str, Any]:

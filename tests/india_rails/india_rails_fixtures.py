@@ -91,3 +91,17 @@ def building_example() -> list[int]:
 def neighbours(milepost: int) -> list[int]:
     """Adjacent mileposts."""
     return [v for v, _ in BOARD.adjacency[milepost]]
+
+
+def city_with_free_edges(size: str, count: int) -> str:
+    """The first city of ``size`` (by name) with at least ``count`` edges to mileposts outside any city."""
+    for city in sorted(BOARD.cities.values(), key=lambda c: c.name):
+        spokes = [v for v in neighbours(city.anchor) if not BOARD.city_at[v]]
+        if city.size == size and len(spokes) >= count:
+            return city.name
+    raise AssertionError(size)
+
+
+def lead_in(spoke: int, city: int) -> list[int]:
+    """A segment ending at ``spoke`` that does not touch ``city``."""
+    return [next(v for v in neighbours(spoke) if v != city and not BOARD.city_at[v]), spoke]

@@ -6,7 +6,7 @@ import math
 
 import pytest
 from content_trial import VARIANTS, compressed, summarize, winner_position
-from india_rails_fixtures import lay, neighbours, new_match, set_turn
+from india_rails_fixtures import city_with_free_edges, lay, lead_in, neighbours, new_match, set_turn
 
 from services.arena.tables import TableResult, TableSpec
 from services.common.engine import Move
@@ -32,12 +32,11 @@ def test_compressed_payouts_pull_every_demand_towards_the_median_and_come_back()
 def _third_player_at_a_small_city() -> tuple[Match, Move]:
     """Seats 1 and 2 have track into a small city; seat 3, building, may lay the segment into it."""
     match = new_match(4, seed=1)
-    city = next(c for c in sorted(BOARD.cities.values(), key=lambda c: c.name) if c.size == "small"
-                and sum(not BOARD.city_at[v] for v in neighbours(c.anchor)) >= 3).anchor
+    city = BOARD.cities[city_with_free_edges("small", 3)].anchor
     around = [v for v in neighbours(city) if not BOARD.city_at[v]]
     lay(match.state, 1, [around[0], city])
     lay(match.state, 2, [around[1], city])
-    lay(match.state, 3, [next(v for v in neighbours(around[2]) if v != city and not BOARD.city_at[v]), around[2]])
+    lay(match.state, 3, lead_in(around[2], city))
     set_turn(match, 3, "build")
     return match, {"build_track": {"from_milepost": around[2], "to_milepost": city}}
 
@@ -73,14 +72,14 @@ def test_the_winner_s_mean_turn_position_splits_a_shared_victory() -> None:
     tables = [
         _table(first=0, winners=(0,)),     # the start player wins: position 1
         _table(first=3, winners=(2,)),     # seat 2 sits fifth after seat 3: position 5
-        _table(first=1, winners=(1, 3)),   # positions 1 and 3 share, half a table each
+        _table(first=1, winners=(1, 3)),   # positions 1 and 3 share: the table counts 2
         _table(first=0, winners=(), finished=False),
     ]
 
     figure = winner_position(tables)
 
     assert figure["tables"] == 3
-    assert figure["mean"] == pytest.approx((1 + 5 + 0.5 * 1 + 0.5 * 3) / 3)
+    assert figure["mean"] == pytest.approx((1 + 5 + (1 + 3) / 2) / 3)
     assert figure["lo"] < figure["mean"] < figure["hi"]
     assert summarize(5, tables)["winner_turn_position"] == figure
 

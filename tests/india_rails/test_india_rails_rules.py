@@ -4,7 +4,17 @@ from __future__ import annotations
 
 import itertools
 
-from india_rails_fixtures import ENGINE, building_example, lay, neighbours, new_match, place, set_turn
+from india_rails_fixtures import (
+    ENGINE,
+    building_example,
+    city_with_free_edges,
+    lay,
+    lead_in,
+    neighbours,
+    new_match,
+    place,
+    set_turn,
+)
 
 from services.common.runner import Match, check_move_is_illegal
 from services.india_rails.content import BOARD, CITY_MILEPOSTS, DEMAND_CARDS, EVENT_CARDS, MAJOR_CITIES
@@ -177,44 +187,31 @@ def test_no_track_in_the_red_area_and_one_track_per_pair_of_mileposts() -> None:
     assert check_move_is_illegal(match, 0, build(outpost, out)).code == "right_of_way"
 
 
-def _city_with_free_edges(size: str, count: int) -> str:
-    for city in sorted(BOARD.cities.values(), key=lambda c: c.name):
-        spokes = [v for v in neighbours(city.anchor) if not BOARD.city_at[v]]
-        if city.size == size and len(spokes) >= count:
-            return city.name
-    raise AssertionError(size)
-
-
-def _lead_in(spoke: int, city: int) -> list[int]:
-    """A segment ending at ``spoke`` that does not touch ``city``."""
-    return [next(v for v in neighbours(spoke) if v != city and not BOARD.city_at[v]), spoke]
-
-
 def test_small_city_takes_two_players_and_each_at_most_three_segments() -> None:
     match = new_match(4, seed=1)
-    city = BOARD.cities[_city_with_free_edges("small", 5)].anchor
+    city = BOARD.cities[city_with_free_edges("small", 5)].anchor
     around = [v for v in neighbours(city) if not BOARD.city_at[v]]
     state = match.state
     lay(state, 1, [around[0], city])
     lay(state, 2, [around[1], city])
-    lay(state, 3, _lead_in(around[2], city))
+    lay(state, 3, lead_in(around[2], city))
     set_turn(match, 3, "build")
     assert check_move_is_illegal(match, 3, build(around[2], city)).code == "city_full"
     lay(state, 1, [around[3], city])
     lay(state, 1, [around[4], city])
-    lay(state, 1, _lead_in(around[2], city))
+    lay(state, 1, lead_in(around[2], city))
     set_turn(match, 1, "build")
     assert check_move_is_illegal(match, 1, build(around[2], city)).code == "city_entry_limit"
 
 
 def test_medium_city_takes_three_players() -> None:
     match = new_match(4, seed=1)
-    city = BOARD.cities[_city_with_free_edges("medium", 5)].anchor
+    city = BOARD.cities[city_with_free_edges("medium", 5)].anchor
     around = [v for v in neighbours(city) if not BOARD.city_at[v]]
     state = match.state
     for seat in range(3):
         lay(state, seat, [around[seat], city])
-    lay(state, 3, _lead_in(around[3], city))
+    lay(state, 3, lead_in(around[3], city))
     set_turn(match, 3, "build")
     assert check_move_is_illegal(match, 3, build(around[3], city)).code == "city_full"
 
