@@ -3,7 +3,7 @@
 #
 #   docker build -t chaiwala:dev .
 #   docker run --rm -p 8000:8000 chaiwala:dev                                   # gateway (default)
-#   docker run --rm chaiwala:dev python -m services.common.server darjeeling    # a rules service
+#   docker run --rm chaiwala:dev python -m services.rules.server darjeeling    # a rules service
 #
 # Stage 1 (build) installs the codegen toolchain and generates the gRPC/protobuf code into /app/gen.
 # It also builds /opt/venv, a separate virtualenv holding ONLY the runtime dependencies listed in

@@ -58,6 +58,7 @@ test-fast: setup
 lint: setup
 	$(BIN)/ruff check services gateway tests bench seeds
 	$(BIN)/mypy
+	$(BIN)/lint-imports
 
 bench: setup
 	$(BIN)/python -m bench

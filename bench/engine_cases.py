@@ -6,6 +6,7 @@ from collections.abc import Mapping
 from typing import Any
 
 from bench.harness import Case
+from services.bots.roster import bots_for
 from services.common.engine import Engine
 from services.common.runner import Match, play_out
 
@@ -16,7 +17,7 @@ class Stepper:
     def __init__(self, engine: Engine, players: int, bot: str = "random", options: Mapping[str, Any] | None = None):
         self.engine = engine
         self.players = players
-        self.bot = engine.bots()[bot]
+        self.bot = bots_for(engine)[bot]
         self.options = options
         self.seed = 0
         self.moves = 0
@@ -35,7 +36,7 @@ class Stepper:
 def random_position(engine: Engine, players: int, moves: int, seed: int) -> tuple[Match, list[dict[str, Any]]]:
     """A game after up to ``moves`` random-bot moves (fewer if it ends), and the last move's events."""
     match = Match.start(engine, players, seed)
-    bot = engine.bots()["random"]
+    bot = bots_for(engine)["random"]
     events: list[dict[str, Any]] = []
     for step in range(moves):
         if engine.is_over(match.state):
@@ -52,7 +53,7 @@ def step_case(engine: Engine, players: int, bot: str = "random", options: Mappin
 
 def game_case(engine: Engine, players: int, bot: str = "random", options: Mapping[str, Any] | None = None) -> Case:
     """Whole games per second, every seat played by ``bot``, a new seed each game."""
-    player = engine.bots()[bot]
+    player = bots_for(engine)[bot]
     seeds = iter(range(1, 1 << 30))
 
     def game() -> int:

@@ -5,12 +5,13 @@ from __future__ import annotations
 import copy
 
 from bench.harness import Case
+from services.bots.roster import bots_for
 from services.common.rng import Rng
 from services.common.runner import Match
 from services.india_rails.engine import IndiaRailsEngine
 
 ENGINE = IndiaRailsEngine()
-HEURISTIC = ENGINE.bots()["heuristic"]
+HEURISTIC = bots_for(ENGINE)["heuristic"]
 
 
 def _positions(players: int, count: int = 400) -> list[tuple[dict, int]]:

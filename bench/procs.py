@@ -190,10 +190,10 @@ class Stack:
         """Start what the suites use up front (a process stack starts each when first asked)."""
 
     def rules(self, game_type: str) -> Child:
-        """A rules service process for ``game_type`` (``python -m services.common.server``)."""
+        """A rules service process for ``game_type`` (``python -m services.rules.server``)."""
         port = free_port()
         env = {"CHAIWALA_GRPC_PORT": str(port), "CHAIWALA_METRICS_PORT": str(free_port())}
-        return self._serve(f"rules-{game_type}", ["services.common.server", game_type], env, port,
+        return self._serve(f"rules-{game_type}", ["services.rules.server", game_type], env, port,
                            lambda: _grpc_ready(port))  # fmt: skip
 
     def gateway(self, services: dict[str, Child]) -> Child:

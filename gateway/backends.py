@@ -52,7 +52,7 @@ class Backends:
         self.addresses = settings.service_addresses()
         self.channels: dict[str, grpc.aio.Channel] = {}
         self.stubs: dict[str, rules_pb2_grpc.RulesServiceStub] = {}
-        # The move path's SubmitMoves with the state pre-rendered (services.common.rendered), same channel.
+        # The move path's SubmitMoves with the state pre-rendered (services.rules.rendered), same channel.
         self.rendered: dict[str, rendered_pb2_grpc.RenderedRulesStub] = {}
         self.watch_channels: dict[str, grpc.aio.Channel] = {}
         self.watch_stubs: dict[str, rules_pb2_grpc.RulesServiceStub] = {}

@@ -20,7 +20,7 @@ from gateway.openapi_lifecycle import lifecycle_paths, listing_operation
 from gateway.openapi_paths import GAME_ID, TAGS, paths_for
 from gateway.openapi_tables import table_paths
 from gateway.route_table import RouteInfo
-from services.common.lifecycle import ON_TIMEOUT
+from services.games.lifecycle import ON_TIMEOUT
 from services.tournament.creation import MAX_ENTRANTS, MAX_ROUNDS
 from services.tournament.model import FORMATS
 

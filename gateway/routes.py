@@ -34,8 +34,8 @@ from gateway.settings import GatewaySettings
 from gateway.stream_tickets import ticket_body, ticket_param
 from services.common import protojson
 from services.common.logs import get_logger
-from services.common.store import game_type_of
 from services.common.workers import scrape_registry
+from services.games.records import game_type_of
 from services.legalmoves.reader import RIDDEN, LegalMovesReader, answer_field
 from services.legalmoves.render import listing_json
 
@@ -336,7 +336,7 @@ async def submit_moves(game_id: str, request: Request) -> Response:
     )
     if body.HasField("expected_version"):
         grpc_request.expected_version = body.expected_version
-    try:  # the state comes as JSON bytes to pass through (services.common.rendered)
+    try:  # the state comes as JSON bytes to pass through (services.rules.rendered)
         rendered = await _backends(request).rendered[game_type].SubmitMoves(grpc_request, **options)
     except grpc.aio.AioRpcError as error:
         if error.code() != grpc.StatusCode.UNIMPLEMENTED:

@@ -3,7 +3,7 @@
 A browser's ``EventSource`` cannot send ``Authorization``; a seat token must never be put
 in a URL.  So a seat exchanges its token for a short-lived, read-only ticket of one game
 and opens ``GET /v1/games/{id}/events?ticket=…`` with it (see
-:mod:`services.common.tickets` for the rules: about a minute, reusable until then,
+:mod:`services.rules.tickets` for the rules: about a minute, reusable until then,
 hashed in Redis).  Query parameters that look like someone putting a long-lived
 credential in a URL are refused outright.
 """

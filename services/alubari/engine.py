@@ -17,7 +17,6 @@ from services.common.engine import (
     GameConfig,
     IllegalMove,
     Move,
-    RandomBot,
     Result,
     Seen,
     State,
@@ -216,10 +215,7 @@ class AlubariEngine(Engine):
         """Per seat, the content ids the arena correlates with winning (see :mod:`services.alubari.facts`)."""
         return alubari_facts.content_facts(state)
 
-    def bots(self) -> dict[str, Bot]:
-        """The random bot and the heuristic bot, and the search bot's levels (mcts-easy, mcts, mcts-hard)."""
-        from services.bots.levels import search_levels
-
-        heuristic = HeuristicBot()
-        return {"random": RandomBot(), "heuristic": heuristic, **search_levels(self, heuristic)}
+    def heuristic_bot(self) -> Bot:
+        """A fresh heuristic bot (services.bots.roster adds the random bot and the search levels)."""
+        return HeuristicBot()
 

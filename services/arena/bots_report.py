@@ -48,6 +48,7 @@ from services.arena.report_runs import Run
 from services.arena.schedule import plan, run_tables
 from services.arena.stats import summarize, wilson
 from services.arena.tables import TableResult
+from services.bots.roster import bots_for
 from services.common.registry import engine_for
 
 # India Rails first: its tables are the longest.
@@ -137,7 +138,7 @@ def _runs_at(game: str, players: int, scale: float, balance_bot: str, search_bot
         versus = ("heuristic",) + ("random",) * (players - 1)
         runs.append(Run("versus", game, players, versus, _scaled(VERSUS_TABLES[game], scale, players)))
     searched = SEARCH_TABLES.get((game, players))
-    if searched and search_bot in engine_for(game).bots():
+    if searched and search_bot in bots_for(engine_for(game)):
         bots = (search_bot,) + ("heuristic",) * (players - 1)
         runs.append(Run("search", game, players, bots, _scaled(searched, scale, players)))
     if players > 1:
@@ -145,7 +146,7 @@ def _runs_at(game: str, players: int, scale: float, balance_bot: str, search_bot
         tables = BALANCE_TABLES_AT.get((game, players), BALANCE_TABLES[game])
         runs.append(Run("balance", game, players, mirror, _scaled(tables, scale, players)))
     strongest = STRONGEST_TABLES.get((game, players))
-    if strongest and search_bot in engine_for(game).bots():
+    if strongest and search_bot in bots_for(engine_for(game)):
         runs.append(Run("strongest", game, players, (search_bot,) * players, _scaled(strongest, scale, players)))
     return runs
 

@@ -10,6 +10,7 @@ from concurrent.futures import ProcessPoolExecutor, as_completed
 from typing import Any
 
 from services.arena.tables import TableResult, TableSpec, play_table
+from services.bots.roster import bots_for
 from services.bots.search import WALL_CAP_ENV
 from services.common.engine import RulesError
 from services.common.registry import ENGINES, UnknownGameType, engine_for
@@ -69,9 +70,9 @@ def check_run(game: str, players: int, bots: Sequence[str], options: Mapping[str
         engine = engine_for(game)
     except UnknownGameType:
         raise ValueError(f"no game type {game!r}; choose from {sorted(ENGINES)}") from None
-    unknown = sorted(set(bots) - set(engine.bots()))
+    unknown = sorted(set(bots) - set(bots_for(engine)))
     if unknown:
-        raise ValueError(f"{game} has no bot {', '.join(unknown)}; choose from {sorted(engine.bots())}")
+        raise ValueError(f"{game} has no bot {', '.join(unknown)}; choose from {sorted(bots_for(engine))}")
     try:
         engine.validate_options(players, options)
     except RulesError as error:

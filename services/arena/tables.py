@@ -6,6 +6,7 @@ import time
 from dataclasses import dataclass, field
 from typing import Any
 
+from services.bots.roster import bots_for
 from services.common.registry import engine_for
 from services.common.runner import Match
 
@@ -41,7 +42,7 @@ class TableResult:
 def play_table(spec: TableSpec) -> TableResult:
     """Play ``spec`` to its end (or its move budget) and return the outcome."""
     engine = engine_for(spec.game)
-    bots = engine.bots()
+    bots = bots_for(engine)
     unknown = sorted(set(spec.bots) - set(bots))
     if unknown:
         raise ValueError(f"{spec.game} has no bot {', '.join(unknown)}; choose from {sorted(bots)}")

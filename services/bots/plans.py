@@ -14,7 +14,7 @@ it again: :meth:`Planner.decide`).
 **When.** A seat's plan is decided once per *context* (India Rails: the hand of demand cards; a
 delivery or a discard changes it), and the choice is remembered in :data:`COMMITMENTS`, a bounded
 store of this process keyed by the seat and its context: the conductor asks a fresh bot for every
-move (``engine.bots()`` per move in its worker processes), so the bot object cannot hold it. A miss
+move (``bots_for(engine)`` per move in its worker processes), so the bot object cannot hold it. A miss
 (another worker process, a restart, an evicted entry) costs one more plan search, never an illegal
 or unfair move: the store holds only the seat's own choices among its own hand's plans.
 

@@ -23,6 +23,7 @@ from collections.abc import Hashable
 from services.bots import plans
 from services.bots.levels import profile
 from services.bots.plans import Planner
+from services.bots.roster import bots_for
 from services.common.registry import ENGINES, engine_for
 from services.common.runner import Match
 
@@ -39,7 +40,7 @@ def _searched(match: Match, seat: int) -> bool:
 
 def _new_plan(match: Match, seat: int, contexts: dict[int, Hashable]) -> bool:
     """Whether ``seat`` has a choice in a plan context it has not had (notes it in ``contexts``)."""
-    heuristic = match.engine.bots()["heuristic"]
+    heuristic = bots_for(match.engine)["heuristic"]
     if not isinstance(heuristic, Planner) or len(match.legal_moves(seat)) < 2:
         return False
     context = heuristic.plan_context(match.state, seat)  # the real state: a measurement picks positions
@@ -52,7 +53,7 @@ def _new_plan(match: Match, seat: int, contexts: dict[int, Hashable]) -> bool:
 def _positions(game: str, players: int, seed: int) -> list[Match]:
     """Up to :data:`SAMPLES` searched positions of one heuristic game (moves: at least :data:`EVERY` apart)."""
     engine = engine_for(game)
-    heuristic = engine.bots()["heuristic"]
+    heuristic = bots_for(engine)["heuristic"]
     match = Match.start(engine, players, seed)
     found: list[Match] = []
     step = last = 0
@@ -73,7 +74,7 @@ def _positions(game: str, players: int, seed: int) -> list[Match]:
 def measure(game: str, level: str, players: int = 2) -> list[float]:
     """CPU milliseconds of each searched move at ``level``."""
     engine = engine_for(game)
-    bot = engine.bots()[level]
+    bot = bots_for(engine)[level]
     costs = []
     for salt, match in enumerate(_positions(game, players, seed=11)):
         seat = match.to_act()[0]

@@ -8,7 +8,7 @@ lease expiry (so a conductor killed mid-move loses nothing: once the lease runs
 out, another conductor claims the game again) and remembering the claim in a
 hash, which tells a later claimer that it *reclaimed* the work.
 
-Every commit of a game (the Lua script in :mod:`services.common.store`) rewrites
+Every commit of a game (the Lua script in :mod:`services.games.store`) rewrites
 the game's score (or removes it) and drops any claim in the same atomic step, so
 a crash between commit and enqueue cannot lose work.  For that to work on Redis
 Cluster too, the queue shard of a game must live in the game's own hash slot:

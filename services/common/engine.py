@@ -153,9 +153,12 @@ class Engine(abc.ABC):
         merged.update(options)
         return merged
 
-    def bots(self) -> dict[str, Bot]:
-        """Bots a seat may use, by name.  ``random`` is always there."""
-        return {"random": RandomBot()}
+    def heuristic_bot(self) -> Bot | None:
+        """A fresh instance of the game's heuristic bot, or ``None`` for a game without one.
+
+        Which bots a seat may use is the bots domain's (:func:`services.bots.roster.bots_for`).
+        """
+        return None
 
     # ---- the rules -------------------------------------------------------------
 

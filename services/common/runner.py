@@ -63,7 +63,7 @@ class Match:
     snapshot: Snapshot
     canonical: Canonical = field(default=json_key)
     # Legal moves of the current snapshot by seat, each keyed by its JSON (see :meth:`legal_moves`);
-    # may be shared with :class:`services.common.positions.Positions` for the same position.
+    # may be shared with :class:`services.rules.positions.Positions` for the same position.
     legal: dict[int, dict[bytes, Move]] = field(default_factory=dict, repr=False, compare=False)
     legal_of: object = field(default=None, repr=False, compare=False)
     # Whether the state is never changed in place (the service's matches, made from stored snapshots):

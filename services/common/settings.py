@@ -5,8 +5,6 @@ from __future__ import annotations
 from pydantic import AliasChoices, Field
 from pydantic_settings import BaseSettings, SettingsConfigDict
 
-from services.streaming.hub import HubLimits
-
 
 class ServiceSettings(BaseSettings):
     """Settings of one rules service process."""
@@ -36,10 +34,6 @@ class ServiceSettings(BaseSettings):
     stream_buffer: int = 1024
     # SIGTERM: open watches end at once (UNAVAILABLE shutting_down), in-flight calls get this long.
     shutdown_grace_seconds: float = 5.0
-
-    def hub_limits(self) -> HubLimits:
-        """The live-event fan-out's limits."""
-        return HubLimits(readers=self.stream_readers, buffer=self.stream_buffer)
 
     def api_key_set(self) -> frozenset[str]:
         """The configured operator keys; empty means the service is open (local dev)."""

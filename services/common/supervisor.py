@@ -102,7 +102,7 @@ def _children(redis_url: str, games: list[str]) -> list[Child]:
             "CHAIWALA_GRPC_PORT": str(grpc_ports[game]),
             "CHAIWALA_METRICS_PORT": str(metrics_ports[game]),
         }
-        children.append(Child(game, [python, "-m", "services.common.server", game], env))
+        children.append(Child(game, [python, "-m", "services.rules.server", game], env))
     gateway_env = {
         **base,
         "REDIS_URL": redis_url,  # rate-limit counters

@@ -9,8 +9,8 @@ from services.common.daemon import require_redis, run_daemon, serve_metrics
 from services.common.logs import get_logger
 from services.common.outage import StoreWatch
 from services.common.settings import ServiceSettings
-from services.common.store import GameStore
 from services.conductor.conductor import Conductor
+from services.games.store import GameStore
 from services.retention import sweeper
 from services.retention.policy import MODES, RetentionSettings
 

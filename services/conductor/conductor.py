@@ -19,11 +19,12 @@ from services.common.attention import LEASE_MS, SHARD_COUNT, WAKE_CHANNEL, Atten
 from services.common.logs import get_logger
 from services.common.outage import StoreWatch
 from services.common.registry import available_game_types, engine_for
-from services.common.service import RulesServicer
-from services.common.store import GameStore, game_type_of
 from services.conductor import metrics
 from services.conductor.search_pool import SearchPool
 from services.conductor.work import attend
+from services.games.records import game_type_of
+from services.games.store import GameStore
+from services.rules.service import RulesServicer
 
 log = get_logger("conductor")
 CLAIMS_PER_SHARD = 4

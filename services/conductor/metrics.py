@@ -21,6 +21,3 @@ COMMITS_DROPPED = Counter(
     "chaiwala_conductor_commits_dropped", "Conductor commits that lost a version race (dropped)", ["game_type"]
 )
 IDLE_ABORTS = Counter("chaiwala_conductor_idle_aborts", "Active games aborted after going idle too long", ["game_type"])
-GAMES_COMPACTED = Counter(
-    "chaiwala_conductor_games_compacted", "Ended games past their full-log retention, by what was done", ["mode"]
-)

@@ -20,6 +20,7 @@ from collections.abc import Coroutine
 from concurrent.futures import Executor, ProcessPoolExecutor, ThreadPoolExecutor
 from typing import Any
 
+from services.bots.roster import bots_for
 from services.common.engine import Bot, Move
 from services.common.logs import get_logger
 from services.common.registry import engine_for
@@ -37,7 +38,7 @@ def compute_move(game_type: str, snapshot: bytes, seat: int, bot_name: str, salt
     """The bot's move in the stored position (runs in a worker)."""
     engine = engine_for(game_type)
     match = Match(engine=engine, snapshot=Snapshot.from_json(snapshot), trusted=True)
-    return match.bot_move(engine.bots()[bot_name], seat, salt)
+    return match.bot_move(bots_for(engine)[bot_name], seat, salt)
 
 
 def _warm() -> None:

@@ -17,10 +17,17 @@ from __future__ import annotations
 import time
 from dataclasses import dataclass, replace
 
+from services.bots.roster import bots_for
 from services.clock import clock as clocks
 from services.common.attention import AttentionQueue, Claim
 from services.common.engine import Move
-from services.common.lifecycle import (
+from services.common.logs import get_logger
+from services.common.runner import Match
+from services.common.store import GameNotFound, StoreError
+from services.conductor import metrics
+from services.conductor.search_pool import SearchPool, offloaded
+from services.fairness import chain
+from services.games.lifecycle import (
     Lifecycle,
     attention_due,
     bot_of_seat,
@@ -28,13 +35,8 @@ from services.common.lifecycle import (
     last_seat_standing,
     stand_in_bot,
 )
-from services.common.logs import get_logger
-from services.common.runner import Match
-from services.common.service import RulesServicer
-from services.common.store import Commit, GameMeta, GameNotFound, StoreError
-from services.conductor import metrics
-from services.conductor.search_pool import SearchPool, offloaded
-from services.fairness import chain
+from services.games.records import Commit, GameMeta
+from services.rules.service import RulesServicer
 
 log = get_logger("conductor")
 # Bot moves computed before a commit: enough to cut Redis round trips, few enough that
@@ -66,7 +68,7 @@ def bot_commit(
 
     A bot that fails or cheats is replaced by the random bot for that move.
     """
-    bots = servicer.engine.bots()
+    bots = bots_for(servicer.engine)
     started = time.perf_counter() if started is None else started
     try:
         move = chosen if chosen is not None else match.bot_move(bots[bot_name], seat, salt)
@@ -105,7 +107,7 @@ def fire_timeouts(
                 Commit(seat=seat, bot="", move=None, events=[], kind="resign", state_digest=chain.state_digest(match))
             )
             continue  # from now on the stand-in bot plays it like any resigned seat
-        bot = stand_in_bot(sorted(servicer.engine.bots()))
+        bot = stand_in_bot(sorted(bots_for(servicer.engine)))
         commits.append(bot_commit(servicer, match, seat, bot, meta.version + len(commits)))
     return meta
 
@@ -139,7 +141,7 @@ def play_bots(
 
     Stops at a search bot's turn and returns it: that move is computed off the loop.
     """
-    bots = servicer.engine.bots()
+    bots = bots_for(servicer.engine)
     names = sorted(bots)
     started = time.perf_counter()
     while len(commits) < BOT_BATCH and time.perf_counter() - started < BATCH_SECONDS:

@@ -39,7 +39,7 @@ _HEX = frozenset("0123456789abcdef")
 
 @dataclass(frozen=True)
 class Body:
-    """An entry's decoded content (the store turns it into a :class:`~services.common.store.LogEntry`)."""
+    """An entry's decoded content (the store turns it into a :class:`~services.games.records.LogEntry`)."""
 
     seat: int | None
     bot: str

@@ -23,7 +23,7 @@ import orjson
 
 from services.common import protojson
 from services.common.runner import Match
-from services.common.store import Commit
+from services.games.records import Commit
 
 _GENESIS_TAG = "chaiwala/log/v1"
 

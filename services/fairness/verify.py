@@ -24,10 +24,10 @@ from google.protobuf import json_format
 
 from services.common import protojson
 from services.common.engine import IllegalMove, Move
-from services.common.lifecycle import Lifecycle, settled_result
 from services.common.registry import ENGINES, engine_for
 from services.common.runner import Match
 from services.fairness import chain, seeding
+from services.games.lifecycle import Lifecycle, settled_result
 
 
 @dataclass(frozen=True)

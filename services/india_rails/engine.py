@@ -13,7 +13,6 @@ from services.common.engine import (
     GameConfig,
     IllegalMove,
     Move,
-    RandomBot,
     Result,
     Seen,
     State,
@@ -327,13 +326,11 @@ class IndiaRailsEngine(Engine):
                 merged[part] = True
         return merged
 
-    def bots(self) -> dict[str, Bot]:
-        """The random bot, the route-planning heuristic bot and the search bot's levels (mcts-easy, mcts, mcts-hard)."""
-        from services.bots.levels import search_levels
+    def heuristic_bot(self) -> Bot:
+        """A fresh heuristic bot (services.bots.roster adds the random bot and the search levels)."""
         from services.india_rails.bots import HeuristicBot
 
-        heuristic = HeuristicBot()
-        return {"random": RandomBot(), "heuristic": heuristic, **search_levels(self, heuristic)}
+        return HeuristicBot()
 
     # ---- setup ----------------------------------------------------------------
 

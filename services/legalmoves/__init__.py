@@ -6,7 +6,7 @@ A REST move is ``GET legal-moves`` then ``POST moves``; the GET was a whole gRPC
 Redis load) of its own, about half the server CPU of a move (README "Speed", 2026-12-02).  Now:
 
 * **Written by the commit** (:mod:`services.legalmoves.entries`, the delimited block of the
-  commit script in :mod:`services.common.store`): for every seat with a token, the answer
+  commit script in :mod:`services.games.store`): for every seat with a token, the answer
   ``ListLegalMoves`` would give after the commit, rendered to the exact bytes REST prints
   (:mod:`services.legalmoves.render`), in the language of the committing call, filed in the
   hash ``game:{G}:legal`` under ``<sha256 of the seat token>:<language>``.  The hash also holds
@@ -18,7 +18,7 @@ Redis load) of its own, about half the server CPU of a move (README "Speed", 202
   match.  Any writer of those fields (another process's commit, an abort, a lobby or lifecycle
   change) changes the fingerprint, so a stale answer is never served, with no cooperation from
   the writers; the snapshot itself is named by version and log head (as in
-  :mod:`services.common.positions`).  Everything else — no Redis, another language, a bearer
+  :mod:`services.rules.positions`).  Everything else — no Redis, another language, a bearer
   that is not a seat token (operators, hosts, spectators), a game not active, an error — takes
   the rules-service call as before.
 * **Hidden information.**  An answer is filed under the hash of its own seat's token and is

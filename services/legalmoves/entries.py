@@ -10,9 +10,8 @@ from collections.abc import Callable
 from typing import Any, Protocol
 
 from chaiwala.v1 import rules_pb2
-from services.common.answers import names as players_names
 from services.common.runner import Match
-from services.common.store import GameMeta
+from services.games.records import GameMeta
 from services.legalmoves.fingerprint import LegalEntries, entry_field
 from services.legalmoves.render import listing_json
 
@@ -49,7 +48,7 @@ def after_commit(
     ``language``, filed under its token's hash; seats without a token (bots) get none, and a hash
     two seats share (entrant tokens) is the first seat's, as ``GameMeta.seat_of_token`` reads it.
     ``meta`` is the metadata the commit started from (players, token hashes, their ``identity``)."""
-    names = players_names(meta)
+    names = meta.names()
     answers, filed = [], set()
     for seat, token_hash in enumerate(meta.token_hashes):
         if not token_hash or token_hash in filed:

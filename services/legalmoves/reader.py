@@ -16,7 +16,9 @@ from redis.asyncio.cluster import RedisCluster
 
 from services.common.callmeta import bearer_token, call_language
 from services.common.logs import get_logger
-from services.common.store import GameStore, game_keys, hash_token
+from services.common.store import hash_token
+from services.games.records import game_keys
+from services.games.store import GameStore
 from services.legalmoves.fingerprint import LUA_FUNCTIONS, entry_field, legal_key
 
 log = get_logger("gateway")

@@ -9,8 +9,8 @@ from typing import Any
 from chaiwala.v1 import rules_pb2
 from services.clock import clock as clocks
 from services.common import errors
-from services.common.lifecycle import DEFAULT_TIMEOUTS_TO_RESIGN, ON_TIMEOUT, Lifecycle
 from services.common.store import hash_token, new_token
+from services.games.lifecycle import DEFAULT_TIMEOUTS_TO_RESIGN, ON_TIMEOUT, Lifecycle
 
 MAX_TIMEOUTS_TO_RESIGN = 100
 MAX_TOURNAMENT_REF = 128

@@ -16,7 +16,7 @@ import orjson
 
 from services.clock import clock as clocks
 from services.common.attention import keys_for_game, score_arg
-from services.common.store import GameMeta, game_keys
+from services.games.records import GameMeta, game_keys
 from services.outbox import events as outbox_events
 from services.outbox import stream as outbox_stream
 

@@ -1,7 +1,7 @@
 """The platform's durable outbox: a stream of domain events in Redis, written with their cause.
 
 Every commit that changes what an integrator cares about writes its domain event in the
-same atomic step (the commit script of :mod:`services.common.store`, the lobby's start
+same atomic step (the commit script of :mod:`services.games.store`, the lobby's start
 script, the abort script, the creation transaction), so a crash between "commit" and
 "tell the world" cannot lose an event: the event exists whenever the commit does.
 

@@ -28,7 +28,7 @@ PLAYER_EXTRA_FIELDS = ("external_id",)
 
 
 class _Entry(Protocol):
-    """What the commit events need of a log entry (``services.common.store.Commit``)."""
+    """What the commit events need of a log entry (``services.games.records.Commit``)."""
 
     @property
     def seat(self) -> int: ...

@@ -1,7 +1,7 @@
 """OpenSkill (Plackett–Luce) ratings of one finished game: pure, no I/O.
 
 Each seat is a one-player team; its rank is the game's settled ranking (resigned seats
-already below every seat still playing, see :func:`services.common.lifecycle.settled_result`),
+already below every seat still playing, see :func:`services.games.lifecycle.settled_result`),
 and equal ranks are ties (a shared Tea & Rum victory).  A player new to a game type starts
 at the model's defaults (mu 25, sigma 25/3).  The leaderboard sorts by the ordinal
 ``mu - 3 sigma``, a conservative estimate that rises as a player's rating becomes certain.

@@ -25,8 +25,10 @@ from typing import Any
 import orjson
 
 from services.common import errors
-from services.common.store import GameMeta, GameNotFound, GameStore, LogEntry, game_keys, game_type_of
+from services.common.store import GameNotFound
 from services.fairness import chain
+from services.games.records import GameMeta, LogEntry, game_keys, game_type_of
+from services.games.store import GameStore
 from services.lobby.listing import GameIndex
 from services.retention.policy import ENDED_INDEX, ENDED_STATUSES
 

@@ -7,7 +7,7 @@
   is aborted by the conductor, with an ``idle`` entry in its log.
 
 Every process that commits (rules services, conductors) reads the idle limit, because each
-commit schedules the game's next attention (:func:`services.common.lifecycle.attention_due`).
+commit schedules the game's next attention (:func:`services.games.lifecycle.attention_due`).
 """
 
 from __future__ import annotations

@@ -20,8 +20,9 @@ from services.common.embedded_redis import start_redis
 from services.common.engine import RandomBot
 from services.common.registry import engine_for
 from services.common.runner import Match
-from services.common.store import Commit, Fairness, GameStore, NewGame, game_keys
 from services.fairness import chain
+from services.games.records import Commit, Fairness, NewGame, game_keys
+from services.games.store import GameStore
 from services.retention import archive
 
 # (game type, players): the cases of the README's table.

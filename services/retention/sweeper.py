@@ -12,9 +12,8 @@ import time
 
 from services.common.logs import get_logger
 from services.common.outage import StoreWatch
-from services.common.store import GameStore
-from services.conductor import metrics
-from services.retention import archive
+from services.games.store import GameStore
+from services.retention import archive, metrics
 from services.retention.policy import RetentionSettings
 
 log = get_logger("retention")

@@ -7,7 +7,7 @@ own: about a hundred watchers exhausted the pool, and every RPC of that game typ
   starts it; it notes the last entry already logged, then loops ``XREAD BLOCK`` on the game's
   stream and offers each new entry to every watcher's :class:`~services.streaming.mailbox.Mailbox`.
   Watchers hold no Redis connection; readers use a client of their own
-  (:meth:`~services.common.store.GameStore.blocking_client`), so they never take the connections
+  (:meth:`~services.games.store.GameStore.blocking_client`), so they never take the connections
   calls need, and at most ``readers`` of them run (``CHAIWALA_STREAM_READERS``): one more watched
   game is refused with RESOURCE_EXHAUSTED ``too_many_watched_games`` (the gateway answers 503 with
   ``Retry-After``).
@@ -43,7 +43,8 @@ from redis import asyncio as aioredis
 from redis.asyncio.cluster import RedisCluster
 
 from services.common.logs import get_logger
-from services.common.store import GameStore, LogEntry, last_logged_version, progress, read_log
+from services.games.records import LogEntry
+from services.games.store import GameStore, last_logged_version, progress, read_log
 from services.streaming.mailbox import Broadcast, Mailbox
 
 log = get_logger("streaming")

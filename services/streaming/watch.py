@@ -15,7 +15,8 @@ from grpc import aio
 
 from chaiwala.v1 import rules_pb2
 from services.common.errors import ServiceError
-from services.common.store import GameStore, LogEntry
+from services.games.records import LogEntry
+from services.games.store import GameStore
 from services.streaming.hub import EventHub, ShuttingDown, TooManyWatchedGames
 from services.streaming.mailbox import SlowConsumer
 

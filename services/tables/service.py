@@ -20,11 +20,11 @@ from grpc import aio
 
 from chaiwala.v1 import tables_pb2, tables_pb2_grpc
 from services.common import errors
-from services.common.answers import words as call_words
 from services.common.runner import Match, Snapshot
-from services.common.service import RulesServicer
-from services.common.store import GameMeta, LogEntry
+from services.games.records import GameMeta, LogEntry
 from services.lobby.creation import waiting_snapshot
+from services.rules.answers import words as call_words
+from services.rules.service import RulesServicer
 from services.tables.boards import board_json
 
 CACHED_POSITIONS = 64  # rebuilt positions kept per process: a replay viewer steps forward one at a time

@@ -11,7 +11,6 @@ from services.common.engine import (
     GameConfig,
     IllegalMove,
     Move,
-    RandomBot,
     Result,
     Seen,
     State,
@@ -97,9 +96,6 @@ class TeaRumEngine(Engine):
         """Per seat, the content ids the arena correlates with winning (see :mod:`services.tea_rum.facts`)."""
         return tea_rum_facts.content_facts(state)
 
-    def bots(self) -> dict[str, Bot]:
-        """The random bot and the heuristic bot, and the search bot's levels (mcts-easy, mcts, mcts-hard)."""
-        from services.bots.levels import search_levels
-
-        heuristic = HeuristicBot()
-        return {"random": RandomBot(), "heuristic": heuristic, **search_levels(self, heuristic)}
+    def heuristic_bot(self) -> Bot:
+        """A fresh heuristic bot (services.bots.roster adds the random bot and the search levels)."""
+        return HeuristicBot()

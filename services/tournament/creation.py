@@ -10,12 +10,13 @@ from __future__ import annotations
 from typing import Any
 
 from chaiwala.tournament.v1 import tournament_pb2
+from services.bots.roster import bots_for
 from services.clock import clock as clocks
 from services.common import errors, protojson
 from services.common.engine import BadConfig
-from services.common.lifecycle import ON_TIMEOUT
 from services.common.registry import UnknownGameType, engine_for
 from services.fairness.seeding import SOURCE_OPERATOR, SOURCE_SERVER
+from services.games.lifecycle import ON_TIMEOUT
 from services.lobby.seats import player_name
 from services.rating.identity import check_external_id
 from services.tournament import pairing, seeds
@@ -113,7 +114,7 @@ def new_tournament(
 ) -> tuple[Tournament, list[str]]:
     """The tournament (status ``running``, no round yet) and each entrant's token, in entrant order."""
     engine = _engine(request.game_type)
-    entrants = _entrants(request, set(engine.bots()))
+    entrants = _entrants(request, set(bots_for(engine)))
     _check_shape(request, engine, len(entrants))
     tournament = Tournament(
         tournament_id=tournament_id,

@@ -36,7 +36,9 @@ from services import outbox
 from services.clock import clock as clocks
 from services.common.logs import get_logger
 from services.common.outage import StoreWatch
-from services.common.store import GameMeta, GameNotFound, GameStore
+from services.common.store import GameNotFound
+from services.games.records import GameMeta
+from services.games.store import GameStore
 from services.outbox import events as game_events
 from services.rating.ledger import FinishedGame, Ledger
 from services.tournament import metrics, seeds

@@ -15,7 +15,7 @@ from chaiwala.tournament.v1 import tournament_pb2, tournament_pb2_grpc
 from services.common.interceptors import RpcInterceptor
 from services.common.reflection import enable_reflection
 from services.common.settings import ServiceSettings
-from services.common.store import GameStore
+from services.games.store import GameStore
 from services.tournament.director import Director
 from services.tournament.rpcs import RatingServicer, TournamentServicer
 from services.tournament.tables import RulesClients

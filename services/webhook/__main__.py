@@ -13,7 +13,7 @@ from services.common.exposure import check_exposure
 from services.common.interceptors import RpcInterceptor
 from services.common.logs import get_logger
 from services.common.reflection import enable_reflection
-from services.common.store import GameStore
+from services.games.store import GameStore
 from services.webhook.dispatcher import Dispatcher
 from services.webhook.rpcs import WebhookServicer
 from services.webhook.settings import WebhookSettings

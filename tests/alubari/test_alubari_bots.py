@@ -7,6 +7,7 @@ from typing import Any
 from alubari_helpers import ENGINE, State, new_state
 
 from services.alubari.bots import HeuristicBot
+from services.bots.roster import bots_for
 from services.common.rng import Rng
 from services.common.runner import Match
 
@@ -71,7 +72,7 @@ def test_in_heuristic_self_play_the_marker_goes_round_the_table() -> None:
     # Before the heuristic valued the marker, the first start player held it in 58 % of the rounds
     # at 3 players (seeds README, *Balance*).
     match = Match.start(ENGINE, 3, seed=17)
-    bot = ENGINE.bots()["heuristic"]
+    bot = bots_for(ENGINE)["heuristic"]
     starter: dict[int, int] = {}  # round -> the seat that placed first in it
     for moves in range(30_000):
         if ENGINE.is_over(match.state):

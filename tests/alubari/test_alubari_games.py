@@ -5,6 +5,7 @@ from __future__ import annotations
 import pytest
 
 from services.alubari.engine import AlubariEngine
+from services.bots.roster import bots_for
 from services.common import protojson
 from services.common.rng import Rng
 from services.common.runner import Match, play_out
@@ -15,7 +16,7 @@ ENGINE = AlubariEngine()
 @pytest.mark.parametrize("players", [1, 2, 3, 4, 5])
 def test_random_bots_finish(players: int) -> None:
     match = Match.start(ENGINE, players, seed=100 + players)
-    bots = {seat: ENGINE.bots()["random"] for seat in range(players)}
+    bots = {seat: bots_for(ENGINE)["random"] for seat in range(players)}
     moves = play_out(match, bots, max_moves=30_000)
     result = ENGINE.result(match.state)
     assert result is not None and moves > 0
@@ -30,7 +31,7 @@ def test_random_bots_finish(players: int) -> None:
 @pytest.mark.parametrize("players", [1, 2, 3, 4, 5])
 def test_heuristic_bots_finish(players: int) -> None:
     match = Match.start(ENGINE, players, seed=200 + players)
-    bots = {seat: ENGINE.bots()["heuristic"] for seat in range(players)}
+    bots = {seat: bots_for(ENGINE)["heuristic"] for seat in range(players)}
     play_out(match, bots, max_moves=30_000)
     assert ENGINE.result(match.state) is not None
 
@@ -39,7 +40,7 @@ def test_heuristic_beats_random_more_often_than_not() -> None:
     wins = 0
     for seed in range(4):
         match = Match.start(ENGINE, 2, seed=300 + seed)
-        bots = {0: ENGINE.bots()["heuristic"], 1: ENGINE.bots()["random"]}
+        bots = {0: bots_for(ENGINE)["heuristic"], 1: bots_for(ENGINE)["random"]}
         play_out(match, bots, max_moves=30_000)
         result = ENGINE.result(match.state)
         assert result is not None

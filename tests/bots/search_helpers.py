@@ -6,6 +6,7 @@ from dataclasses import replace
 
 from services.bots import plans
 from services.bots.levels import SearchBot
+from services.bots.roster import bots_for
 from services.common.engine import Bot, Engine
 
 TINY_SAMPLES = 2
@@ -13,13 +14,13 @@ TINY_DEPTH = 3
 
 
 def quick_bots(engine: Engine) -> dict[str, Bot]:
-    """``engine.bots()``; search levels keep their code paths but spend a few short playouts only.
+    """``bots_for(engine)``; search levels keep their code paths but spend a few short playouts only.
 
     Fresh: the process's remembered plan commitments are forgotten too, so each plan is searched
     again from the view it is asked with (a twin position must not reuse the real one's choice).
     """
     plans.COMMITMENTS.clear()
-    bots = engine.bots()
+    bots = bots_for(engine)
     return {
         name: replace(
             bot,

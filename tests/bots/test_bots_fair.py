@@ -18,6 +18,7 @@ import pytest
 from bots_helpers import GAMES, SWEEP, Game, json_copy, legal_keys, positions, seen_of, unexplained
 from search_helpers import quick_bots
 
+from services.bots.roster import bots_for
 from services.common.engine import RandomBot
 from services.common.rng import Rng
 from services.common.runner import Match, Snapshot, json_key
@@ -44,7 +45,7 @@ def test_a_bot_does_not_see_what_its_seat_cannot_and_never_plays_an_illegal_move
             assert engine.view(twin, seat) == engine.view(match.state, seat)
             legal = legal_keys(match.legal_moves(seat))
             assert legal_keys(engine.legal_moves(twin, seat)) == legal
-            for name in engine.bots():
+            for name in bots_for(engine):
                 # Fresh bots on both sides: a bot's memory of earlier moves must not tell them apart.
                 real = quick_bots(engine)[name].choose(engine, seen_of(engine, match.state, seat), Rng(seed))
                 other = quick_bots(engine)[name].choose(engine, seen_of(engine, twin, seat), Rng(seed))

@@ -9,6 +9,7 @@ import pytest
 
 from services.bots import plans
 from services.bots.levels import LEVELS, SearchBot
+from services.bots.roster import bots_for
 from services.bots.search import Budget
 from services.common.engine import Engine
 from services.common.registry import ENGINES, engine_for
@@ -33,7 +34,7 @@ def _cases() -> list[tuple[str, int]]:
 
 
 def _tiny(engine: Engine) -> SearchBot:
-    bot = engine.bots()["mcts-easy"]
+    bot = bots_for(engine)["mcts-easy"]
     assert isinstance(bot, SearchBot)
     return replace(
         bot,
@@ -43,7 +44,7 @@ def _tiny(engine: Engine) -> SearchBot:
 
 
 def _advance(match: Match, moves: int) -> None:
-    heuristic = match.engine.bots()["heuristic"]
+    heuristic = bots_for(match.engine)["heuristic"]
     for step in range(moves):
         if match.engine.is_over(match.state):
             return
@@ -87,7 +88,7 @@ def _forgetting(bot: SearchBot) -> SearchBot:
 
 @pytest.mark.parametrize("game", list(ENGINES))
 def test_every_game_lists_the_levels(game: str) -> None:
-    bots = engine_for(game).bots()
+    bots = bots_for(engine_for(game))
     assert set(LEVELS) <= set(bots)
     budgets = [bots[level].budget for level in ("mcts-easy", "mcts", "mcts-hard")]  # type: ignore[attr-defined]
     playouts = [budget.candidates * budget.samples for budget in budgets]
@@ -97,7 +98,7 @@ def test_every_game_lists_the_levels(game: str) -> None:
 def test_a_small_search_beats_the_random_bot_at_darjeeling() -> None:
     engine = engine_for("darjeeling")
     search = replace(_tiny(engine), budget=replace(TINY, samples=2, depth=6, margin_scale=10.0))
-    random_bot = engine.bots()["random"]
+    random_bot = bots_for(engine)["random"]
     wins = 0
     for table in range(2):
         match = Match.start(engine, 2, seed=900 + table)

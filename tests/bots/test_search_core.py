@@ -19,6 +19,7 @@ from typing import Any
 import pytest
 
 from services.bots.levels import SearchBot, search_levels
+from services.bots.roster import bots_for
 from services.bots.search import RACE_AFTER, Budget, Playout, candidates, estimate, improve, rewards, wall_cap
 from services.common.engine import Engine, GameConfig, Move, Result, Seen, State, View
 from services.common.registry import engine_for
@@ -188,7 +189,7 @@ def test_rewards_rank_first_and_count_the_margin() -> None:
 def test_a_higher_solo_score_always_earns_a_higher_reward() -> None:
     # Solo: no place, no margin over anyone. The old logistic of the score (margin scale 8) was 1.0 to the float
     # from ~295 points and within 0.001 of it from ~55: every decent playout looked alike.
-    bot = search_levels(engine_for("alubari"), engine_for("alubari").bots()["heuristic"])["mcts"]
+    bot = search_levels(engine_for("alubari"), bots_for(engine_for("alubari"))["heuristic"])["mcts"]
     assert isinstance(bot, SearchBot)
     budget = bot.budget
     scores = [float(points) / 2 for points in range(0, 2 * 400)]  # half points: tea leaves

@@ -12,6 +12,7 @@ from dataclasses import dataclass, field, replace
 from services.bots import plans
 from services.bots.evaluation import india_rails as estimate
 from services.bots.levels import MOVE_DECISIONS, SearchBot, rival_moves
+from services.bots.roster import bots_for
 from services.bots.search import Budget, move_key
 from services.common.engine import Bot, Engine, Move, Seen, State
 from services.common.registry import engine_for
@@ -40,7 +41,7 @@ def _first_position(seed: int, found: Callable[[Seen, Move], bool], greedy: bool
 
     ``greedy``: the trains take on every load they pass (so that the heuristic has some to drop).
     """
-    heuristic = ENGINE.bots()["heuristic"]
+    heuristic = bots_for(ENGINE)["heuristic"]
     match = Match.start(ENGINE, 2, seed=seed)
     for step in range(3000):
         seat = match.to_act()[0]
@@ -76,7 +77,7 @@ def test_rivals_are_the_legal_moves_of_the_rival_kinds_after_the_base_move() -> 
 
 def _move_searching(level: str) -> SearchBot:
     """The level with its move-level search on (the India Rails profile searches plans only)."""
-    bot = ENGINE.bots()[level]
+    bot = bots_for(ENGINE)[level]
     assert isinstance(bot, SearchBot)
     return replace(bot, decisions=MOVE_DECISIONS, plans=None)
 
@@ -112,7 +113,7 @@ def _midgame() -> State:
 
 @functools.cache
 def _played(seed: int, moves: int) -> State:
-    heuristic = ENGINE.bots()["heuristic"]
+    heuristic = bots_for(ENGINE)["heuristic"]
     match = Match.start(ENGINE, 2, seed=seed)
     for step in range(moves):
         seat = match.to_act()[0]
@@ -155,7 +156,7 @@ def test_a_drop_the_heuristic_would_make_has_keeping_the_load_as_its_rival() -> 
 
 
 def _heuristic() -> HeuristicBot:
-    heuristic = ENGINE.bots()["heuristic"]
+    heuristic = bots_for(ENGINE)["heuristic"]
     assert isinstance(heuristic, HeuristicBot)
     return heuristic
 
@@ -205,7 +206,7 @@ def test_the_plan_search_commits_the_real_heuristic_to_one_of_its_plans_and_play
     played = _midgame()
     seat = ENGINE.to_act(played)[0]
     seen = ENGINE.seen(played, seat)
-    bot = ENGINE.bots()["mcts"]
+    bot = bots_for(ENGINE)["mcts"]
     assert isinstance(bot, SearchBot) and bot.plans is not None
     tiny = replace(bot, plans=replace(bot.plans, samples=2, depth=30))
     state = ENGINE.determinize(seen, Rng(0))

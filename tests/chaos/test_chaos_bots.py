@@ -18,7 +18,8 @@ import grpc
 import pytest
 
 from chaiwala.v1 import rules_pb2, rules_pb2_grpc
-from services.common.store import GameStore, LogEntry
+from services.games.records import LogEntry
+from services.games.store import GameStore
 from tests.support.fleet import Fleet
 
 GAME = "darjeeling"

@@ -31,11 +31,11 @@ import typer
 from services.arena.schedule import plan
 from services.arena.stats import summarize
 from services.arena.tables import TableResult, TableSpec, play_table
-from services.common.engine import Bot, View
+from services.bots.roster import extra_bots
+from services.common.engine import View
 from services.darjeeling.board import STEP
 from services.darjeeling.bots import Board, HeuristicBot
 from services.darjeeling.content import BERTHS, STRIPS, WATER_TILES, check_strips
-from services.darjeeling.engine import DarjeelingEngine
 
 FORMER = "heuristic-ahead"
 
@@ -86,16 +86,8 @@ def random_starts() -> Iterator[None]:
 @contextmanager
 def former_start_bot() -> Iterator[None]:
     """Within the block, Darjeeling's bots include ``heuristic-ahead`` (:class:`StraightAheadStart`)."""
-    bots = DarjeelingEngine.bots
-
-    def with_former(self: DarjeelingEngine) -> dict[str, Bot]:
-        return {**bots(self), FORMER: StraightAheadStart()}
-
-    DarjeelingEngine.bots = with_former  # type: ignore[method-assign]
-    try:
+    with extra_bots("darjeeling", {FORMER: StraightAheadStart}):
         yield
-    finally:
-        DarjeelingEngine.bots = bots  # type: ignore[method-assign]
 
 
 def _play(spec: TableSpec, strip: tuple[int, ...], random_start: bool) -> TableResult:

@@ -9,6 +9,7 @@ from balance_trial import FORMER, former_start_bot, random_starts, strip_for
 from darjeeling_helpers import ENGINE, new_state
 
 from services.arena.schedule import plan
+from services.bots.roster import bots_for
 from services.common.runner import Match
 from services.darjeeling.bots import HeuristicBot
 
@@ -50,9 +51,9 @@ def test_random_starts_spread_the_heuristic_over_starting_spaces_for_the_block_o
 
 def test_the_former_start_choice_is_a_bot_of_the_block_only_and_starts_elsewhere_on_this_deal() -> None:
     with former_start_bot():
-        former = ENGINE.bots()[FORMER]
+        former = bots_for(ENGINE)[FORMER]
         assert len(plan("darjeeling", 4, ["heuristic", FORMER], 2)) == 2
-    assert FORMER not in ENGINE.bots()
+    assert FORMER not in bots_for(ENGINE)
     match = Match.start(ENGINE, 4, 3, {"start_player": 0})
     assert match.bot_move(former, 0, 0) != match.bot_move(HeuristicBot(), 0, 0)  # the two choices differ here
     with pytest.raises(ValueError, match="no bot"):

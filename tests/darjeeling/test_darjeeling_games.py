@@ -5,6 +5,7 @@ from __future__ import annotations
 import pytest
 from darjeeling_helpers import ENGINE, check_conservation
 
+from services.bots.roster import bots_for
 from services.common.engine import RandomBot
 from services.common.runner import Match, play_out
 
@@ -31,7 +32,7 @@ def test_random_bots_finish(players: int, region: str) -> None:
 @pytest.mark.parametrize("players", [2, 3, 4, 5])
 def test_heuristic_bots_finish(players: int) -> None:
     match = Match.start(ENGINE, players, seed=7 + players)
-    bots = ENGINE.bots()
+    bots = bots_for(ENGINE)
     seats = {s: bots["heuristic"] if s % 2 == 0 else bots["random"] for s in range(players)}
     play_out(match, seats, max_moves=20_000, after_move=lambda m, *_: check_conservation(m.state))
     assert ENGINE.result(match.state) is not None
@@ -49,7 +50,7 @@ def test_replay_reproduces_state() -> None:
 
 @pytest.mark.parametrize("region", REGION_NAMES)
 def test_heuristic_only_games_finish_and_beat_random(region: str) -> None:
-    bots = ENGINE.bots()
+    bots = bots_for(ENGINE)
     match = Match.start(ENGINE, 4, seed=3, options={"region": region})
     play_out(match, {s: bots["heuristic"] for s in range(4)}, max_moves=20_000)
     assert ENGINE.result(match.state) is not None

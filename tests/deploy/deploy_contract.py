@@ -11,7 +11,7 @@ from pathlib import Path
 ROOT = Path(__file__).resolve().parents[2]
 
 GAME_TYPES: tuple[str, ...] = ("alubari", "darjeeling", "tea_rum", "india_rails")
-RULES_SERVICE_MODULE = "services.common.server"
+RULES_SERVICE_MODULE = "services.rules.server"
 GATEWAY_MODULE = "gateway"
 CONDUCTOR_MODULE = "services.conductor"
 DIRECTOR_MODULE = "services.tournament"

@@ -79,7 +79,7 @@ class Block(importlib.abc.MetaPathFinder):
         return None
 
 sys.meta_path.insert(0, Block())
-import services.common.server
+import services.rules.server
 import services.conductor.__main__
 import gateway.app
 import gateway.__main__

@@ -1,7 +1,7 @@
 """Scale-out for real: Redis Cluster shards and several instances of each tier.
 
 Every process here is started exactly as the deployment starts it (runtime contract): rules services
-as ``python -m services.common.server darjeeling`` and gateways as ``python -m gateway``, configured
+as ``python -m services.rules.server darjeeling`` and gateways as ``python -m gateway``, configured
 only through environment variables. Redis is real: a 3-master Redis Cluster on loopback for (a), the
 session's embedded redis-server for (b).
 
@@ -100,7 +100,7 @@ class RulesInstance(Instance):
 
 
 def start_rules(name: str, redis_url: str, cluster: bool, log_dir: Path) -> RulesInstance:
-    """``python -m services.common.server darjeeling`` on free ports."""
+    """``python -m services.rules.server darjeeling`` on free ports."""
     grpc_port, metrics_port = free_port(), free_port()
     env = {
         "REDIS_URL": redis_url,
@@ -110,7 +110,7 @@ def start_rules(name: str, redis_url: str, cluster: bool, log_dir: Path) -> Rule
         "CHAIWALA_METRICS_PORT": str(metrics_port),
         "CHAIWALA_GRPC_PROCESSES": "1",  # one process per instance: this test scales by instances
     }
-    process = spawn(name, ["-m", "services.common.server", GAME], env, log_dir)
+    process = spawn(name, ["-m", "services.rules.server", GAME], env, log_dir)
     return RulesInstance(process, grpc_port, metrics_port)
 
 

@@ -17,6 +17,7 @@ from typing import Any
 import orjson
 from india_rails_fixtures import ENGINE, new_match
 
+from services.bots.roster import bots_for
 from services.common.engine import Bot, RandomBot
 
 OUT = Path(__file__).parent / "data" / "recorded_games.json"
@@ -40,7 +41,7 @@ def _digest(value: Any) -> str:
 def record(players: int, bot_name: str, seed: int, options: dict[str, bool], length: int) -> dict[str, Any]:
     """One game of ``length`` moves (or to its end) by ``bot_name`` in every seat."""
     match = new_match(players, seed=seed, **options)
-    bot: Bot = ENGINE.bots()["heuristic"] if bot_name == "heuristic" else RandomBot()
+    bot: Bot = bots_for(ENGINE)["heuristic"] if bot_name == "heuristic" else RandomBot()
     moves: list[list[Any]] = []
     legal_digests: list[str] = []
     state_digests: dict[str, str] = {}

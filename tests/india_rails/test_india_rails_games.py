@@ -9,6 +9,7 @@ from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 from india_rails_fixtures import ENGINE, new_match
 
+from services.bots.roster import bots_for
 from services.common.engine import RandomBot
 from services.common.protojson import to_message
 from services.common.rng import Rng
@@ -30,7 +31,7 @@ def _check_protos(match: Match, seat: int, move: dict, events: list[dict]) -> No
 @pytest.mark.parametrize("players", [2, 6])
 def test_heuristic_bots_finish_a_fast_game(players: int) -> None:
     match = new_match(players, seed=11 * players, fast_game=True, fast_trains=True)
-    bot = ENGINE.bots()["heuristic"]
+    bot = bots_for(ENGINE)["heuristic"]
     play_out(match, {s: bot for s in range(players)}, max_moves=20_000)
     result = ENGINE.result(match.state)
     assert result is not None and match.state["finish_reason"] == "victory"
@@ -44,7 +45,7 @@ def test_the_heuristic_bot_beats_random_bots_with_the_standard_rules(players: in
     # A sample of the in-process measurement recorded in the seeds README (every count, 2-6).
     match = new_match(players, seed=300 + players)
     seat = players // 2
-    heuristic = ENGINE.bots()["heuristic"]
+    heuristic = bots_for(ENGINE)["heuristic"]
     bots = {s: heuristic if s == seat else RandomBot() for s in range(players)}
     play_out(match, bots, max_moves=15_000)
     assert match.state["winners"] == [seat]
@@ -52,7 +53,7 @@ def test_the_heuristic_bot_beats_random_bots_with_the_standard_rules(players: in
 
 def test_a_table_of_heuristic_and_random_bots_ends_with_the_standard_rules() -> None:
     match = new_match(4, seed=77)
-    heuristic = ENGINE.bots()["heuristic"]
+    heuristic = bots_for(ENGINE)["heuristic"]
     bots = {0: heuristic, 1: RandomBot(), 2: heuristic, 3: RandomBot()}
     play_out(match, bots, max_moves=15_000)
     assert match.state["finish_reason"] in ("victory", "stalled") and match.state["winners"][0] in (0, 2)
@@ -99,7 +100,7 @@ def test_every_variant_together_plays_to_the_time_limit_by_random_bots() -> None
 
 def test_every_legal_move_of_a_heuristic_game_parses_as_a_proto_move() -> None:
     match = new_match(2, seed=3, fast_game=True)
-    bot = ENGINE.bots()["heuristic"]
+    bot = bots_for(ENGINE)["heuristic"]
     for i in range(300):
         seat = match.to_act()[0]
         if i % 10 == 0:
@@ -164,7 +165,7 @@ def test_building_listing_is_exact_near_the_network(seed: int, steps: int) -> No
     from services.india_rails.track import network
 
     match = new_match(3, seed=seed, fast_game=True)
-    bot = ENGINE.bots()["heuristic"]
+    bot = bots_for(ENGINE)["heuristic"]
     for i in range(steps):
         if ENGINE.is_over(match.state):
             break
@@ -189,7 +190,7 @@ def test_the_heuristic_bot_decides_only_from_what_its_seat_may_see() -> None:
     from services.india_rails.bots import HeuristicBot
 
     match = new_match(3, seed=8, fast_game=True)
-    bot = ENGINE.bots()["heuristic"]
+    bot = bots_for(ENGINE)["heuristic"]
     for i in range(400):
         seat = match.to_act()[0]
         if i % 25 == 0:

@@ -21,6 +21,7 @@ from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 from india_rails_fixtures import ENGINE, new_match
 
+from services.bots.roster import bots_for
 from services.common.engine import RandomBot
 from services.common.rng import Rng
 from services.india_rails import bots as india_bots
@@ -37,7 +38,7 @@ def _digest(value: Any) -> str:
 @pytest.mark.parametrize("game", RECORDED, ids=lambda g: f"{g['players']}p-{g['bot']}-seed{g['seed']}")
 def test_a_recorded_game_replays_with_the_same_legal_moves_states_and_bot_choices(game: dict[str, Any]) -> None:
     match = new_match(game["players"], seed=game["seed"], **game["options"])
-    bot = ENGINE.bots()["heuristic"] if game["bot"] == "heuristic" else None
+    bot = bots_for(ENGINE)["heuristic"] if game["bot"] == "heuristic" else None
     for i, (seat, move) in enumerate(game["moves"]):
         assert match.to_act()[0] == seat
         assert _digest(ENGINE.legal_moves(match.state, seat)) == game["legal_digests"][i], f"legal moves at {i}"

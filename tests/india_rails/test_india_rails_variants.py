@@ -7,6 +7,7 @@ import copy
 import pytest
 from india_rails_fixtures import ENGINE, lay, neighbours, new_match, place, set_turn
 
+from services.bots.roster import bots_for
 from services.common.engine import BadConfig
 from services.common.rng import Rng
 from services.common.runner import check_move_is_illegal
@@ -252,7 +253,7 @@ def test_the_heuristic_bot_sells_track_for_three_times_its_cost_and_never_swaps(
     eid = BOARD.edge_between(path[0], path[1])
     a, b = BOARD.edges[eid]
     cost = min(BOARD.build_cost[eid])
-    bot = ENGINE.bots()["heuristic"]
+    bot = bots_for(ENGINE)["heuristic"]
     given = BOARD.edges[BOARD.edge_between(path[1], path[2])]
     for offer, accepted in ((_offer(1, a, b, 3 * cost), True), (_offer(1, a, b, 3 * cost - 1), False),
                             (_offer(1, a, b, 0, given), False)):

@@ -8,13 +8,7 @@ from redis.crc import key_slot
 from services.clock import clock as clocks
 from services.common import attention
 from services.common.engine import Result
-from services.common.lifecycle import (
-    Lifecycle,
-    attention_due,
-    idle_too_long,
-    last_seat_standing,
-    rank_with_resignations,
-)
+from services.games.lifecycle import Lifecycle, attention_due, idle_too_long, last_seat_standing, rank_with_resignations
 
 
 def test_a_fischer_bank_charges_the_move_and_adds_the_increment() -> None:

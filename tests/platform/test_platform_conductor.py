@@ -21,7 +21,7 @@ from services.common.attention import SHARD_COUNT, claims_key
 from services.common.embedded_redis import start_redis
 from services.common.registry import engine_for
 from services.common.runner import Match, Snapshot
-from services.common.store import game_keys
+from services.games.records import game_keys
 from tests.support.stack import ConductorProcess, RunningService, Services
 
 GAME = "darjeeling"

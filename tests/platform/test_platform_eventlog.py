@@ -17,19 +17,11 @@ import pytest
 from services.common.engine import RandomBot
 from services.common.registry import engine_for
 from services.common.runner import Match
-from services.common.store import (
-    Commit,
-    Fairness,
-    GameStore,
-    LogEntry,
-    NewGame,
-    game_keys,
-    last_logged_version,
-    read_log,
-)
 from services.eventlog import codec
 from services.eventlog.dictionaries import latest
 from services.fairness import chain
+from services.games.records import Commit, Fairness, LogEntry, NewGame, game_keys
+from services.games.store import GameStore, last_logged_version, read_log
 from services.retention import archive
 
 GAMES = ("darjeeling", "alubari", "tea_rum", "india_rails")

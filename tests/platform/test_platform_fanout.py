@@ -359,7 +359,7 @@ def _stops_in_time(process: subprocess.Popen[bytes]) -> None:
 def test_a_rules_service_stops_within_its_grace_period_with_watches_open(redis_url: str, tmp_path: Path) -> None:
     port = free_port()
     process = _spawn(
-        ["services.common.server", GAME],
+        ["services.rules.server", GAME],
         tmp_path / "service.log",
         REDIS_URL=redis_url,
         CHAIWALA_GRPC_PORT=str(port),

@@ -27,11 +27,13 @@ from redis import asyncio as aioredis
 from bench.engine_cases import random_position
 from chaiwala.v1 import rules_pb2, rules_pb2_grpc
 from services.common.registry import engine_for
-from services.common.service import RulesServicer
-from services.common.store import GameMeta, GameStore, game_keys, hash_token
+from services.common.store import hash_token
+from services.games.records import GameMeta, game_keys
+from services.games.store import GameStore
 from services.legalmoves.entries import after_commit, legal_answer
 from services.legalmoves.fingerprint import LegalEntries, entry_field, legal_key
 from services.legalmoves.render import listing_json
+from services.rules.service import RulesServicer
 from tests.support.client import assert_problem, auth, two_humans
 from tests.support.stack import Gateway
 

@@ -170,7 +170,7 @@ def _run(module: list[str], **env: str) -> subprocess.CompletedProcess[str]:
     [
         (["gateway"], {"CHAIWALA_HTTP_HOST": "0.0.0.0", "CHAIWALA_HTTP_PORT": "0"}),
         (
-            ["services.common.server", GAME],
+            ["services.rules.server", GAME],
             {"CHAIWALA_GRPC_HOST": "0.0.0.0", "CHAIWALA_GRPC_PORT": "0", "REDIS_URL": "redis://127.0.0.1:9/0"},
         ),
     ],

@@ -11,11 +11,11 @@ from typing import Any
 import orjson
 
 from services.common.engine import Move, State
-from services.common.positions import Positions
 from services.common.runner import Match, json_key
 from services.common.sentences import Sentences
-from services.common.store import GameMeta
 from services.darjeeling.engine import DarjeelingEngine
+from services.games.records import GameMeta
+from services.rules.positions import Positions
 
 
 class CountingEngine(DarjeelingEngine):

@@ -18,8 +18,8 @@ import pytest
 import redis
 
 from services.common.embedded_redis import start_redis
-from services.common.store import game_keys
 from services.fairness.verify import verify_replay
+from services.games.records import game_keys
 from services.retention import archive
 from services.retention.policy import ENDED_INDEX
 from tests.support.client import assert_problem, auth, create_game, wait_for_game, wait_over

@@ -15,14 +15,15 @@ from typing import Any
 
 import pytest
 
+from services.bots.roster import bots_for
 from services.common import protojson
 from services.common.engine import Engine, Event
 from services.common.registry import available_game_types, engine_for
 from services.common.rng import Rng
 from services.common.runner import Match, json_key
 from services.common.sentences import LANGUAGES, Pack, Sentences, TextError, pick_language, sentences_for
-from services.common.service import RulesServicer
-from services.common.store import GameStore
+from services.games.store import GameStore
+from services.rules.service import RulesServicer
 
 PLAYER_NAMES = ["Asha", "Bikram", "Chitra", "Devika", "Eshan", "Farida"]
 # Moves per game before the test stops a game that random play has not finished.
@@ -154,7 +155,7 @@ def play_and_read(game: str, players: int, seed: int, plan: dict[str, Any] | Non
     reader = Reader(engine, players)
     match = Match.start(engine, players, seed, plan.get("options"))
     rng = Rng(seed)
-    heuristic, share = engine.bots().get("heuristic"), plan.get("heuristic", 0.0)
+    heuristic, share = bots_for(engine).get("heuristic"), plan.get("heuristic", 0.0)
     for number in range(plan.get("cap") or MOVE_CAP.get(game, DEFAULT_CAP)):
         if engine.is_over(match.state):
             break

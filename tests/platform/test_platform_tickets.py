@@ -15,7 +15,7 @@ import pytest
 from redis import Redis
 
 from chaiwala.v1 import rules_pb2, rules_pb2_grpc
-from services.common.tickets import TICKET_TTL_SECONDS, ticket_key
+from services.rules.tickets import TICKET_TTL_SECONDS, ticket_key
 from tests.support.client import assert_problem, auth, create_game, sse_events
 
 GAME = "darjeeling"

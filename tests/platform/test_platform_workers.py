@@ -1,6 +1,6 @@
 """All cores: a gateway of 2 uvicorn workers and a rules service of 2 processes, each group on one port.
 
-Real processes (``python -m gateway``, ``python -m services.common.server``) over a private
+Real processes (``python -m gateway``, ``python -m services.rules.server``) over a private
 Redis: games play correctly through them, and each group's single scrape sums every process.
 """
 
@@ -53,7 +53,7 @@ def groups(tmp_path_factory: pytest.TempPathFactory) -> Iterator[dict[str, objec
     base = {**os.environ, "REDIS_URL": server.url, "CHAIWALA_LOG_FORMAT": "console", "CHAIWALA_LOG_LEVEL": "warning"}
     log = (tmp / "groups.log").open("ab")
     service = subprocess.Popen(
-        [sys.executable, "-m", "services.common.server", GAME], cwd=ROOT, stdout=log, stderr=log,
+        [sys.executable, "-m", "services.rules.server", GAME], cwd=ROOT, stdout=log, stderr=log,
         env={**base, "CHAIWALA_GRPC_PROCESSES": "2", "CHAIWALA_GRPC_PORT": str(grpc_port),
              "CHAIWALA_METRICS_PORT": str(metrics_port)},
     )

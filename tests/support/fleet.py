@@ -4,7 +4,7 @@
 which cannot be ``kill -9``-ed on their own.  A :class:`Fleet` starts every component the way
 ``make run`` does, as its own process: an embedded ``redis-server`` with AOF
 (``appendfsync everysec``, files in the fleet's directory), one rules service per game
-(``python -m services.common.server <game>``), the gateway (``python -m gateway``) and a conductor
+(``python -m services.rules.server <game>``), the gateway (``python -m gateway``) and a conductor
 (``python -m services.conductor``).  Ports are picked once, so a restarted component comes back at
 the same address, and Redis with the same data (its AOF is replayed on start).
 
@@ -134,7 +134,7 @@ class Fleet:
         self._add_redis()
         for game, port in self.grpc_ports.items():
             env = {**base, "CHAIWALA_GRPC_PORT": str(port), "CHAIWALA_METRICS_PORT": str(free_port())}
-            self._add(f"rules:{game}", ["-m", "services.common.server", game], env, _grpc_serving(port))
+            self._add(f"rules:{game}", ["-m", "services.rules.server", game], env, _grpc_serving(port))
         gateway = {
             **base,
             "CHAIWALA_HTTP_PORT": str(self.http_port),

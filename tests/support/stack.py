@@ -28,9 +28,9 @@ from gateway.app import create_app
 from gateway.server import uvicorn_config
 from gateway.settings import GatewaySettings
 from services.common.processes import stop_process
-from services.common.server import create_server, shutdown
-from services.common.service import RulesServicer
-from services.common.store import GameStore
+from services.games.store import GameStore
+from services.rules.server import create_server, shutdown
+from services.rules.service import RulesServicer
 from services.streaming.hub import HubLimits
 from tests.support import secrets
 

@@ -6,6 +6,7 @@ import orjson
 import pytest
 from tea_rum_helpers import ENGINE, check_invariants
 
+from services.bots.roster import bots_for
 from services.common import protojson
 from services.common.engine import RandomBot
 from services.common.runner import Match, play_out
@@ -20,7 +21,7 @@ def _key(data: dict) -> bytes:
 def test_bots_finish_games(players: int, bot: str) -> None:
     for seed in range(3):
         match = Match.start(ENGINE, players, seed)
-        bots = {s: ENGINE.bots()[bot] for s in range(players)}
+        bots = {s: bots_for(ENGINE)[bot] for s in range(players)}
         play_out(match, bots, max_moves=5000, after_move=check_invariants)
         result = ENGINE.result(match.state)
         assert result is not None

@@ -9,6 +9,7 @@ from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 from tea_rum_helpers import ENGINE, check_invariants
 
+from services.bots.roster import bots_for
 from services.common.engine import RandomBot
 from services.common.rng import Rng
 from services.common.runner import Match, play_out
@@ -104,7 +105,7 @@ def test_the_heuristic_bot_decides_from_its_own_view(players: int, seed: int, st
         return
     seat = match.to_act()[0]
     twin = _perturb_hidden(match.state, seat, Rng(seed))
-    bot = ENGINE.bots()["heuristic"]
+    bot = bots_for(ENGINE)["heuristic"]
     assert bot.choose(ENGINE, ENGINE.seen(twin, seat), Rng(5)) == bot.choose(
         ENGINE, ENGINE.seen(match.state, seat), Rng(5)
     )
@@ -132,7 +133,7 @@ def test_what_a_player_can_still_reach_is_never_exceeded(players: int, seed: int
                 bounds[p["seat"]][req] = min(bounds[p["seat"]][req], reach.most(match.state, p, req))
 
     match = Match.start(ENGINE, players, seed)
-    play_out(match, dict.fromkeys(range(players), ENGINE.bots()[bot]), after_move=record)
+    play_out(match, dict.fromkeys(range(players), bots_for(ENGINE)[bot]), after_move=record)
     for p in match.state["players"]:
         now = standing(p)
         assert all(now[req] <= bounds[p["seat"]][req] for req in REQUIREMENTS), (now, bounds[p["seat"]])

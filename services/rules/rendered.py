@@ -19,7 +19,7 @@ from collections.abc import AsyncIterator
 from grpc import aio
 
 from chaiwala.v1 import rendered_pb2, rendered_pb2_grpc, rules_pb2
-from services.common.service import RulesServicer
+from services.rules.service import RulesServicer
 
 SERVICE_NAME = rendered_pb2.DESCRIPTOR.services_by_name["RenderedRules"].full_name
 

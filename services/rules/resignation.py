@@ -2,7 +2,7 @@
 
 Mixed into the ``RulesService``.  A resignation is an entry of the game's log
 (kind ``resign``, with the seat and no move), so replays show it; see
-:mod:`services.common.lifecycle` for how resigned seats rank and when the game ends.
+:mod:`services.games.lifecycle` for how resigned seats rank and when the game ends.
 """
 
 from __future__ import annotations
@@ -13,11 +13,13 @@ from grpc import aio
 
 from chaiwala.v1 import rules_pb2
 from services.common import errors
-from services.common.lifecycle import Lifecycle
 from services.common.logs import get_logger
 from services.common.runner import Match
-from services.common.store import Commit, GameMeta, GameStore, VersionConflict
+from services.common.store import VersionConflict
 from services.fairness import chain
+from services.games.lifecycle import Lifecycle
+from services.games.records import Commit, GameMeta
+from services.games.store import GameStore
 
 log = get_logger("service")
 RESIGN_RETRIES = 8

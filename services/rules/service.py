@@ -15,38 +15,30 @@ from google.protobuf import any_pb2
 from grpc import aio
 
 from chaiwala.v1 import rules_pb2, rules_pb2_grpc
+from services.bots.roster import bots_for
 from services.clock import clock as clocks
-from services.common import answers, errors, metrics, protojson, sentences
-from services.common.attention import wake_conductors
+from services.common import errors, metrics, protojson, sentences
+from services.common.attention import new_game_id, wake_conductors
 from services.common.engine import BadConfig, Engine, IllegalMove, Move, Result
 from services.common.interceptors import BEARER
-from services.common.lifecycle import Lifecycle, attention_due, clocked_seats, settled_result
 from services.common.logs import get_logger
-from services.common.positions import Positions
-from services.common.resignation import ResignRpcs
 from services.common.runner import Match, Snapshot
-from services.common.store import (
-    Commit,
-    Fairness,
-    GameMeta,
-    GameNotActive,
-    GameStore,
-    LogEntry,
-    NewGame,
-    VersionConflict,
-    hash_token,
-    new_game_id,
-    new_token,
-)
-from services.common.tickets import StreamTickets
+from services.common.store import GameNotActive, VersionConflict, hash_token, new_token
 from services.fairness import chain, seeding
+from services.games.lifecycle import Lifecycle, attention_due, clocked_seats, settled_result
+from services.games.records import Commit, Fairness, GameMeta, LogEntry, NewGame
+from services.games.store import GameStore
 from services.legalmoves.entries import after_commit, legal_answer
 from services.lobby import seats as lobby_seats
 from services.lobby.creation import lifecycle_from, rating_fields, seat_credentials, waiting_snapshot
 from services.lobby.listing import GameIndex
-from services.lobby.rpcs import LobbyRpcs
 from services.outbox import events as outbox_events
 from services.retention import archive
+from services.rules import answers
+from services.rules.lobby_rpcs import LobbyRpcs
+from services.rules.positions import Positions
+from services.rules.resignation import ResignRpcs
+from services.rules.tickets import StreamTickets
 from services.streaming.hub import EventHub
 from services.streaming.watch import watch_entries
 
@@ -254,7 +246,7 @@ class RulesServicer(LobbyRpcs, ResignRpcs, rules_pb2_grpc.RulesServiceServicer):
             min_players=self.engine.min_players,
             max_players=self.engine.max_players,
             options=self._pack("Options", self.engine.default_options()),
-            bots=sorted(self.engine.bots()),
+            bots=sorted(bots_for(self.engine)),
         )
 
     def _options_from(self, request: rules_pb2.CreateGameRequest) -> dict[str, Any]:
@@ -274,7 +266,7 @@ class RulesServicer(LobbyRpcs, ResignRpcs, rules_pb2_grpc.RulesServiceServicer):
         """
         self._require_operator("creating a game")
         visibility = lobby_seats.visibility_of(request.visibility)
-        players = lobby_seats.players_from(request.players, sorted(self.engine.bots()), visibility)
+        players = lobby_seats.players_from(request.players, sorted(bots_for(self.engine)), visibility)
         game_id = new_game_id(self.game_type)
         fairness, seed = self._seed_for(request, game_id)
         lifecycle = lifecycle_from(request, len(players))
@@ -384,7 +376,7 @@ class RulesServicer(LobbyRpcs, ResignRpcs, rules_pb2_grpc.RulesServiceServicer):
         self, request: rules_pb2.SubmitMovesRequest, context: aio.ServicerContext, rendered: list[bytes] | None = None
     ) -> rules_pb2.SubmitMovesResponse:
         """:meth:`SubmitMoves`; with ``rendered``, the seat's state is rendered into it as JSON
-        instead of packed into the answer (:mod:`services.common.rendered`)."""
+        instead of packed into the answer (:mod:`services.rules.rendered`)."""
         key = request.idempotency_key
         if len(key) > MAX_IDEMPOTENCY_KEY:
             raise errors.invalid(
@@ -495,7 +487,7 @@ class RulesServicer(LobbyRpcs, ResignRpcs, rules_pb2_grpc.RulesServiceServicer):
         if seat is not None:
             # Only a seat's own submission needs the view and events; bots' moves skip the work.
             answers.fill_state(response, self.game_type, self.engine.view(match.state, seat), rendered, bool(key))
-            words = (answers.names(meta), language)
+            words = (meta.names(), language)
             for offset, item in enumerate(commits):
                 entry = LogEntry(
                     meta.version + offset + 1,
@@ -598,7 +590,7 @@ class RulesServicer(LobbyRpcs, ResignRpcs, rules_pb2_grpc.RulesServiceServicer):
     async def CreateStreamTicket(
         self, request: rules_pb2.CreateStreamTicketRequest, context: aio.ServicerContext
     ) -> rules_pb2.StreamTicket:
-        """A short-lived, read-only ticket for the caller's seat's events (see :mod:`services.common.tickets`)."""
+        """A short-lived, read-only ticket for the caller's seat's events (see :mod:`services.rules.tickets`)."""
         meta = await self.store.meta(request.game_id)
         self._check_type(meta)
         ticket, expires_at = await self.tickets.issue(meta.game_id, self._seat_viewer(meta))

@@ -16,7 +16,7 @@ from collections import OrderedDict
 
 from services.common.engine import Engine
 from services.common.runner import Canonical, Match, Snapshot
-from services.common.store import GameMeta
+from services.games.records import GameMeta
 
 Name = tuple[str, int, str]
 # A parsed state is some tens of KB of Python objects: 512 positions stay within ~25 MB per process.

@@ -21,9 +21,11 @@ from services.common import errors
 from services.common.attention import wake_conductors
 from services.common.engine import BadConfig, Engine
 from services.common.interceptors import BEARER
-from services.common.lifecycle import Lifecycle, attention_due, clocked_seats
 from services.common.runner import Match
-from services.common.store import Fairness, GameMeta, GameNotFound, GameStore, hash_token, new_token
+from services.common.store import GameNotFound, hash_token, new_token
+from services.games.lifecycle import Lifecycle, attention_due, clocked_seats
+from services.games.records import Fairness, GameMeta
+from services.games.store import GameStore
 from services.lobby import listing
 from services.lobby import seats as lobby_seats
 from services.lobby.listing import GameIndex

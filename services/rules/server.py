@@ -1,6 +1,6 @@
 """Bootstrap of a rules service: gRPC server, health, reflection, metrics, shutdown.
 
-Run one with ``python -m services.common.server <game_type>``.
+Run one with ``python -m services.rules.server <game_type>``.
 """
 
 from __future__ import annotations
@@ -21,11 +21,11 @@ from services.common.interceptors import RpcInterceptor
 from services.common.logs import configure_logging, get_logger
 from services.common.reflection import enable_reflection
 from services.common.registry import engine_for
-from services.common.rendered import SERVICE_NAME as RENDERED_SERVICE_NAME
-from services.common.rendered import RenderedRulesServicer
-from services.common.service import RulesServicer
 from services.common.settings import ServiceSettings
-from services.common.store import GameStore
+from services.games.store import GameStore
+from services.rules.rendered import SERVICE_NAME as RENDERED_SERVICE_NAME
+from services.rules.rendered import RenderedRulesServicer
+from services.rules.service import RulesServicer
 from services.streaming.hub import EventHub, HubLimits
 from services.tables.service import TableServicer
 
@@ -100,7 +100,7 @@ async def serve(game_type: str, settings: ServiceSettings) -> None:
         store,
         f"{settings.grpc_host}:{settings.grpc_port}",
         settings.api_key_set(),
-        settings.hub_limits(),
+        HubLimits(readers=settings.stream_readers, buffer=settings.stream_buffer),
     )
     if not workers.is_worker():
         start_http_server(settings.metrics_port, addr=settings.grpc_host)  # a group's parent serves the sum
@@ -125,9 +125,9 @@ async def shutdown(server: aio.Server, servicer: RulesServicer, store: GameStore
 
 
 def main(argv: list[str]) -> None:
-    """Entry point: ``python -m services.common.server <game_type>``."""
+    """Entry point: ``python -m services.rules.server <game_type>``."""
     if len(argv) != 1:
-        raise SystemExit("usage: python -m services.common.server <game_type>")
+        raise SystemExit("usage: python -m services.rules.server <game_type>")
     settings = ServiceSettings()
     configure_logging(settings.log_format, settings.log_level)
     count = workers.process_count(settings.grpc_processes)
@@ -138,7 +138,7 @@ def main(argv: list[str]) -> None:
 
 def serve_group(game_type: str, settings: ServiceSettings, count: int) -> int:
     """Run ``count`` processes of the service on one port; serve their summed metrics (see workers)."""
-    group = workers.start_workers(count, "services.common.server", [game_type])
+    group = workers.start_workers(count, "services.rules.server", [game_type])
     registry = workers.scrape_registry(CollectorRegistry())
     start_http_server(settings.metrics_port, addr=settings.grpc_host, registry=registry)
     log.info("serving_group", game_type=game_type, processes=count, port=settings.grpc_port,

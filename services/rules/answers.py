@@ -1,7 +1,7 @@
 """What the rules service's answers are made of besides the engine's own messages.
 
 Results as stored and as sent, the clock as every viewer sees it, and the words of a call
-(players' names and the caller's language).  Kept apart from :mod:`services.common.service`
+(players' names and the caller's language).  Kept apart from :mod:`services.rules.service`
 so the servicer stays about RPCs.
 """
 
@@ -17,7 +17,7 @@ from services.clock import clock as clocks
 from services.common import dictrender, protojson
 from services.common.callmeta import call_language
 from services.common.engine import Result
-from services.common.store import GameMeta
+from services.games.records import GameMeta
 
 
 def result_dict(result: Result | None) -> dict[str, Any] | None:
@@ -75,11 +75,6 @@ def fill_state(
         rendered.append(orjson.dumps(dictrender.payload(game_type, "State", view)))
 
 
-def names(meta: GameMeta) -> list[str]:
-    """The players' names, by seat."""
-    return [str(player["name"]) for player in meta.players]
-
-
 def words(meta: GameMeta, context: aio.ServicerContext) -> tuple[list[str], str]:
     """What sentences need besides the event: the players' names and the call's language."""
-    return names(meta), language(context)
+    return meta.names(), language(context)

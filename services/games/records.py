@@ -1,0 +1,141 @@
+"""What the store knows about a game: its metadata, log entries, commits and keys."""
+
+from __future__ import annotations
+
+import secrets
+from dataclasses import dataclass, field
+from typing import Any
+
+from services.common.store import hash_token
+
+
+@dataclass(frozen=True)
+class Fairness:
+    """A game's seed provenance (see :mod:`services.fairness`); the secret stays server-side until the end."""
+
+    server_secret: str
+    seed_commitment: str
+    seed_source: str
+    client_seed: str
+
+
+@dataclass(frozen=True)
+class GameMeta:
+    """What the store knows about a game besides its snapshot."""
+
+    game_id: str
+    game_type: str
+    seed: int
+    options: dict[str, Any]
+    players: list[dict[str, str]]
+    token_hashes: list[str]
+    status: str
+    version: int
+    result: dict[str, Any] | None
+    fairness: Fairness = field(default_factory=lambda: Fairness("", "", "", ""))
+    log_head: str = ""
+    lifecycle: dict[str, Any] = field(default_factory=dict)
+    host_hash: str = ""
+    visibility: str = "public"
+    created_ms: int = 0
+    lobby_rev: int = 0
+    # Ratings (services/rating/): whether the game is rated, and its tournament table if any.
+    rated: bool = False
+    tournament: str = ""
+    # Compacted by the retention policy (services.retention.archive): a compressed snapshot, no stream.
+    archived: bool = False
+    # Digest of the raw players and token hashes read (services.legalmoves.fingerprint.identity).
+    identity: str = ""
+
+    def names(self) -> list[str]:
+        """The players' names, by seat."""
+        return [str(player["name"]) for player in self.players]
+
+    def is_host(self, token: str) -> bool:
+        """Whether ``token`` is this game's host token."""
+        return bool(self.host_hash) and secrets.compare_digest(self.host_hash, hash_token(token))
+
+    def seat_of_token(self, token: str) -> int | None:
+        """The seat a bearer token belongs to, if any."""
+        digest = hash_token(token)
+        for seat, stored in enumerate(self.token_hashes):
+            if stored and secrets.compare_digest(stored, digest):
+                return seat
+        return None
+
+
+@dataclass(frozen=True)
+class LogEntry:
+    """One accepted move in the game's stream (version 0 is the creation)."""
+
+    version: int
+    seat: int | None
+    bot: str
+    move: dict[str, Any] | None
+    events: list[dict[str, Any]]
+    hash: str = ""
+    state_digest: str = ""
+    kind: str = ""
+
+
+@dataclass(frozen=True)
+class Commit:
+    """One entry to append: who, which bot (or ""), the move and its unredacted events.
+
+    ``kind`` is "" for a move; lifecycle entries ("timeout", "resign") have no move.
+    ``state_digest`` is the digest of the snapshot the entry produced and ``hash`` the entry's
+    chain hash (both set by :func:`services.fairness.chain.seal` before committing).
+    """
+
+    seat: int
+    bot: str
+    move: dict[str, Any] | None
+    events: list[dict[str, Any]]
+    kind: str = ""
+    state_digest: str = ""
+    hash: str = ""
+
+
+@dataclass(frozen=True)
+class NewGame:
+    """Everything :meth:`GameStore.create` stores for a new game.
+
+    ``genesis`` (the chain's first hash and the set-up snapshot's digest) is set for a game
+    that starts at once; a game that waits for players gets it when it starts.
+    """
+
+    game_id: str
+    seed: int
+    options: dict[str, Any]
+    players: list[dict[str, Any]]
+    token_hashes: list[str]
+    host_hash: str
+    status: str
+    snapshot: bytes
+    lifecycle: dict[str, Any]
+    visibility: str
+    created_ms: int
+    attention_ms: int | None
+    fairness: Fairness
+    genesis: tuple[str, str] | None
+    rated: bool = False
+    tournament: str = ""
+
+    @property
+    def game_type(self) -> str:
+        """The game type named by the id."""
+        return game_type_of(self.game_id)
+
+
+def game_type_of(game_id: str) -> str:
+    """The game type named by a game id's prefix ("" if the id is malformed)."""
+    prefix, _, rest = game_id.rpartition("-")
+    if not prefix or len(rest) != 24 or any(c not in "0123456789abcdef" for c in rest):
+        return ""
+    return prefix
+
+
+def game_keys(game_id: str) -> tuple[str, str, str]:
+    """Meta, state and events keys of a game (one hash slot)."""
+    tag = f"game:{{{game_id}}}"
+    return f"{tag}:meta", f"{tag}:state", f"{tag}:events"

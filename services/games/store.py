@@ -1,0 +1,364 @@
+"""Games in Redis: metadata, snapshot and event stream, one hash tag per game.
+
+Keys of game ``G`` (the braces make them one Redis Cluster slot, so the commit
+script never crosses shards):
+
+* ``game:{G}:meta``   – hash: game type, seed, options, players, token hashes,
+  status, version, result.
+* ``game:{G}:state``  – the latest snapshot (engine state + RNG), JSON.
+* ``game:{G}:events`` – stream, one entry per accepted move with ID ``<version>-1``
+  (creation, or the start of a game that waited for players, is ``0-1``): seat, bot,
+  move, the unredacted events and a kind ("" for a move; "timeout", "resign" for
+  lifecycle entries without a move), with its chain hash and state digest; stored as
+  :mod:`services.eventlog.codec` says (binary hashes, a compressed body).  This is the
+  log of truth; the snapshot is only a cache of replaying it.
+* ``game:{G}:idem:<seat>:<key>`` – the first answer to an idempotent submission.
+
+A per-game-type set ``chaiwala:active:<type>`` indexes active games for metrics; the
+conductor's work queue (:mod:`services.common.attention`) and the lobby's listing
+index (:mod:`services.lobby.listing`) live beside them, and so does the outbox
+(:mod:`services.outbox`): every commit that starts, ends or times out a game writes its
+domain event to the game's outbox shard in the same atomic step.
+"""
+
+from __future__ import annotations
+
+import zlib
+from collections.abc import Sequence
+from typing import Any
+
+import orjson
+from redis import asyncio as aioredis
+from redis.asyncio.cluster import RedisCluster
+
+from services.common.attention import keys_for_game, score_arg
+from services.common.store import (
+    DEFAULT_MAX_CONNECTIONS,
+    DEFAULT_POOL_TIMEOUT_SECONDS,
+    GameNotActive,
+    GameNotFound,
+    VersionConflict,
+    redis_client,
+)
+from services.eventlog import codec
+from services.games.records import Commit, Fairness, GameMeta, LogEntry, NewGame, game_keys, game_type_of
+from services.games.scripts import COMMIT, LOAD, SET_STATUS
+from services.legalmoves import fingerprint as legal_fingerprint
+from services.legalmoves.fingerprint import LegalEntries
+from services.outbox import events as outbox_events
+from services.outbox import stream as outbox_stream
+
+IDEMPOTENCY_TTL_SECONDS = 24 * 3600
+
+_keys = game_keys
+
+
+def _active_index(game_type: str) -> str:
+    return f"chaiwala:active:{game_type}"
+
+
+def _decode(value: bytes | str | None) -> str:
+    if value is None:
+        return ""
+    return value.decode() if isinstance(value, bytes) else value
+
+
+def _entry(game_type: str, fields: dict[Any, Any], entry_id: bytes | str) -> LogEntry:
+    version = int(_decode(entry_id).split("-")[0])
+    if codec.is_compact(fields):
+        body = codec.decode(game_type, fields)
+        return LogEntry(version, body.seat, body.bot, body.move, body.events, body.hash, body.state_digest, body.kind)
+    data = {_decode(k): _decode(v) for k, v in fields.items()}  # format 1 (services.eventlog.codec)
+    seat = data.get("seat", "")
+    move = data.get("move", "")
+    return LogEntry(
+        version=version,
+        seat=int(seat) if seat != "" else None,
+        bot=data.get("bot", ""),
+        move=orjson.loads(move) if move else None,
+        events=orjson.loads(data.get("events") or "[]"),
+        hash=data.get("hash", ""),
+        state_digest=data.get("digest", ""),
+        kind=data.get("kind", ""),
+    )
+
+
+class GameStore:
+    """Async access to games in Redis (single server or Redis Cluster)."""
+
+    def __init__(self, client: aioredis.Redis | RedisCluster) -> None:
+        self.redis = client
+        self._source: tuple[str, bool] | None = None
+        self._commit = client.register_script(COMMIT)
+        self._set_status = client.register_script(SET_STATUS)
+        self._load = client.register_script(LOAD)
+
+    @classmethod
+    def from_url(
+        cls,
+        url: str,
+        cluster: bool = False,
+        max_connections: int = DEFAULT_MAX_CONNECTIONS,
+        pool_timeout: float = DEFAULT_POOL_TIMEOUT_SECONDS,
+    ) -> GameStore:
+        """Connect to ``url``; ``cluster`` selects the Redis Cluster client.
+
+        At most ``max_connections`` connections (per node on a cluster); a call finding them all
+        busy waits up to ``pool_timeout`` seconds for one, then fails as unavailable (503), so a
+        burst queues briefly instead of failing at once.
+        """
+        store = cls(redis_client(url, cluster, max_connections, pool_timeout))
+        store._source = (url, cluster)
+        return store
+
+    def blocking_client(self, max_connections: int) -> aioredis.Redis | RedisCluster:
+        """A client of its own for blocking reads (live-event readers), so they never hold the
+        connections calls need; this store's own client when it was not made from a URL."""
+        if self._source is None:
+            return self.redis
+        url, cluster = self._source
+        return redis_client(url, cluster, max_connections, pool_timeout=None)
+
+    async def close(self) -> None:
+        """Release connections."""
+        await self.redis.aclose()
+
+    async def create(self, game: NewGame) -> str:
+        """Store a new game (and its first attention, atomically); return its id.
+
+        A game that waits for players gets its ``0-1`` stream entry when it starts.
+        """
+        game_id = game.game_id
+        meta_key, state_key, events_key = _keys(game_id)
+        queue, _ = keys_for_game(game_id)
+        async with self.redis.pipeline(transaction=True) as pipe:
+            pipe.hset(
+                meta_key,
+                mapping={
+                    "game_type": game.game_type,
+                    "seed": game.seed,
+                    "options": orjson.dumps(game.options),
+                    "players": orjson.dumps(game.players),
+                    "token_hashes": orjson.dumps(game.token_hashes),
+                    "host_hash": game.host_hash,
+                    "status": game.status,
+                    "version": 0,
+                    "result": "",
+                    "lifecycle": orjson.dumps(game.lifecycle),
+                    "visibility": game.visibility,
+                    "created_ms": game.created_ms,
+                    "lobby_rev": 0,
+                    "server_secret": game.fairness.server_secret,
+                    "seed_commitment": game.fairness.seed_commitment,
+                    "seed_source": game.fairness.seed_source,
+                    "client_seed": game.fairness.client_seed,
+                    "log_head": game.genesis[0] if game.genesis else "",
+                    "rated": "1" if game.rated else "",
+                    "tournament": game.tournament,
+                },
+            )
+            pipe.set(state_key, game.snapshot)
+            if game.genesis is not None:
+                creation: dict[Any, Any] = codec.encode(game.game_type, None, "", "", None, [], *game.genesis)
+                pipe.xadd(events_key, creation, id="0-1")
+            if game.attention_ms is not None:
+                pipe.zadd(queue, {game_id: game.attention_ms})
+            if game.status == "active":  # the outbox event commits with the game (services.outbox)
+                started = outbox_events.game_started(game_id, game.game_type, game.players, game.created_ms)
+                outbox_stream.append(pipe, started, game_id)
+            await pipe.execute()
+        if game.status == "active":
+            await self.redis.sadd(_active_index(game.game_type), game_id)
+        return game_id
+
+    async def load(self, game_id: str) -> tuple[GameMeta, bytes]:
+        """Metadata and snapshot, read together atomically."""
+        meta, snapshot, _ = await self.load_with(game_id, ())
+        return meta, snapshot
+
+    async def load_with(self, game_id: str, keys: Sequence[str]) -> tuple[GameMeta, bytes, list[bytes | None]]:
+        """:meth:`load`, plus the values of ``keys`` (keys of the same game, e.g. idempotency keys),
+        all in one round trip: a request that needs them pays no second one."""
+        meta_key, state_key, _ = _keys(game_id)
+        flat_meta, snapshot, *values = await self._load(keys=[meta_key, state_key, *keys])
+        if not flat_meta or snapshot is None:
+            raise GameNotFound(game_id)
+        meta = self._meta(game_id, dict(zip(flat_meta[::2], flat_meta[1::2], strict=True)))
+        return meta, zlib.decompress(snapshot) if meta.archived else snapshot, values
+
+    async def meta(self, game_id: str) -> GameMeta:
+        """Metadata only."""
+        raw = await self.redis.hgetall(_keys(game_id)[0])
+        if not raw:
+            raise GameNotFound(game_id)
+        return self._meta(game_id, raw)
+
+    @staticmethod
+    def _meta(game_id: str, raw: dict[Any, Any]) -> GameMeta:
+        data = {_decode(k): _decode(v) for k, v in raw.items()}
+        return GameMeta(
+            game_id=game_id,
+            game_type=data["game_type"],
+            seed=int(data["seed"]),
+            options=orjson.loads(data["options"]),
+            players=orjson.loads(data["players"]),
+            token_hashes=orjson.loads(data["token_hashes"]),
+            status=data["status"],
+            version=int(data["version"]),
+            result=orjson.loads(data["result"]) if data.get("result") else None,
+            fairness=Fairness(
+                server_secret=data.get("server_secret", ""),
+                seed_commitment=data.get("seed_commitment", ""),
+                seed_source=data.get("seed_source", ""),
+                client_seed=data.get("client_seed", ""),
+            ),
+            log_head=data.get("log_head", ""),
+            lifecycle=orjson.loads(data["lifecycle"]) if data.get("lifecycle") else {},
+            host_hash=data.get("host_hash", ""),
+            visibility=data.get("visibility") or "public",
+            created_ms=int(data.get("created_ms") or 0),
+            lobby_rev=int(data.get("lobby_rev") or 0),
+            rated=data.get("rated") == "1",
+            tournament=data.get("tournament", ""),
+            archived=data.get("archived") == "1",
+            identity=legal_fingerprint.identity(data["players"], data["token_hashes"]),
+        )
+
+    async def commit(
+        self,
+        game_id: str,
+        expected_version: int,
+        snapshot: bytes,
+        status: str,
+        result: dict[str, Any] | None,
+        commits: Sequence[Commit],
+        idempotency_key: str = "",
+        answer: bytes = b"",
+        lifecycle: dict[str, Any] | None = None,
+        attention_ms: int | None = None,
+        previous_head: str = "",
+        outbox: Sequence[outbox_stream.OutboxEvent] = (),
+        legal: LegalEntries | None = None,
+    ) -> tuple[str, int | bytes]:
+        """Append moves atomically if the game is still at ``expected_version``.
+
+        ``commits`` are sealed (chain hash and state digest set) on top of ``previous_head``,
+        the head stored with ``expected_version``.  ``outbox`` events are written in the same
+        atomic step (only if the commit is); so are ``legal`` answers (:mod:`services.legalmoves`).
+
+        Returns ``("ok", new_version)`` or ``("idempotent", first_answer)``; raises
+        :class:`VersionConflict`, :class:`GameNotActive` or :class:`GameNotFound`.
+        """
+        meta_key, state_key, events_key = _keys(game_id)
+        args: list[Any] = [
+            expected_version,
+            snapshot,
+            status,
+            orjson.dumps(result) if result is not None else "",
+            answer,
+            IDEMPOTENCY_TTL_SECONDS,
+            0,  # format-1 entries: none (they follow the outbox events, in format 2)
+            "1" if idempotency_key else "0",
+            orjson.dumps(lifecycle or {}),
+            score_arg(attention_ms),
+            game_id,
+            previous_head,
+            commits[-1].hash if commits else previous_head,
+        ]
+        args += outbox_stream.lua_args(outbox)
+        args.append(len(commits))
+        game_type = game_type_of(game_id)
+        for item in commits:
+            fields = codec.encode(game_type, item.seat, item.bot, item.kind, item.move, item.events, item.hash,
+                                  item.state_digest)  # fmt: skip
+            args += [fields["h"], fields["d"], fields["z"]]
+        args += _legal_args(legal)
+        # Without an idempotency key a placeholder of the same slot keeps the script single-slot.
+        idem = idempotency_key or f"game:{{{game_id}}}:idem:-"
+        keys = [meta_key, state_key, events_key, idem, *keys_for_game(game_id), outbox_stream.outbox_key_for(game_id),
+                legal_fingerprint.legal_key(game_id)]  # fmt: skip
+        outcome, value = await self._commit(keys=keys, args=args)
+        outcome = _decode(outcome)
+        if outcome == "ok":
+            return "ok", int(_decode(value))
+        if outcome == "idempotent":
+            return "idempotent", value if isinstance(value, bytes) else str(value).encode()
+        if outcome == "conflict":
+            raise VersionConflict(int(_decode(value)))
+        if outcome == "not_active":
+            raise GameNotActive(_decode(value))
+        raise GameNotFound(game_id)
+
+    def idempotency_key(self, game_id: str, seat: int, key: str) -> str:
+        """The Redis key that remembers the first answer to ``key`` from ``seat``."""
+        return f"game:{{{game_id}}}:idem:{seat}:{key}" if key else ""
+
+    async def set_status(
+        self, game_id: str, game_type: str, status: str, outbox: Sequence[outbox_stream.OutboxEvent] = ()
+    ) -> str:
+        """Move a waiting or active game to ``status`` (e.g. aborted); return its former status.
+
+        ``outbox`` events are written in the same atomic step (only if the status changes).
+        """
+        queue, _ = keys_for_game(game_id)
+        keys = [_keys(game_id)[0], queue, outbox_stream.outbox_key_for(game_id)]
+        outcome, value = await self._set_status(keys=keys, args=[status, game_id, *outbox_stream.lua_args(outbox)])
+        outcome = _decode(outcome)
+        if outcome == "missing":
+            raise GameNotFound(game_id)
+        if outcome == "not_active":
+            raise GameNotActive(_decode(value))
+        await self.mark_inactive(game_type, game_id)
+        return _decode(value)
+
+    async def mark_active(self, game_type: str, game_id: str) -> None:
+        """Add a game that just started to the active index."""
+        await self.redis.sadd(_active_index(game_type), game_id)
+
+    async def mark_inactive(self, game_type: str, game_id: str) -> None:
+        """Drop a finished (or aborted) game from the active index."""
+        await self.redis.srem(_active_index(game_type), game_id)
+
+    async def count_active(self, game_type: str) -> int:
+        """How many games of this type are active."""
+        return int(await self.redis.scard(_active_index(game_type)))
+
+    async def entries(self, game_id: str, after: int = -1) -> list[LogEntry]:
+        """Stream entries of versions strictly greater than ``after`` (-1: all, creation included)."""
+        start = "-" if after < 0 else f"{after + 1}-0"
+        raw: Any = await self.redis.xrange(_keys(game_id)[2], min=start, max="+")
+        game_type = game_type_of(game_id)
+        return [_entry(game_type, fields, entry_id) for entry_id, fields in raw or []]
+
+
+def _legal_args(legal: LegalEntries | None) -> list[Any]:
+    """The commit script's legal-moves block: identity, count, then field and bytes per answer."""
+    if legal is None:
+        return ["", 0]
+    return [legal.identity, len(legal.answers), *(part for answer in legal.answers for part in answer)]
+
+
+# ---- live readers (services.streaming) ------------------------------------------------------
+# Plain reads on any client, so the readers of services.streaming.hub can use a client of their own.
+
+
+async def last_logged_version(client: aioredis.Redis | RedisCluster, game_id: str) -> int:
+    """The version of the game's last log entry (-1 while it has none: a waiting game)."""
+    raw: Any = await client.xrevrange(_keys(game_id)[2], max="+", min="-", count=1)
+    return int(_decode(raw[0][0]).split("-")[0]) if raw else -1
+
+
+async def read_log(
+    client: aioredis.Redis | RedisCluster, game_id: str, after: int, block_ms: int, count: int = 100
+) -> list[LogEntry]:
+    """Entries after version ``after``, waiting up to ``block_ms`` for the first ([] if none came)."""
+    last_id = f"{after}-1" if after >= 0 else "0-0"
+    answer: Any = await client.xread({_keys(game_id)[2]: last_id}, block=block_ms, count=count)
+    game_type = game_type_of(game_id)
+    return [_entry(game_type, fields, entry_id) for _stream, items in answer or [] for entry_id, fields in items]
+
+
+async def progress(client: aioredis.Redis | RedisCluster, game_id: str) -> tuple[str, int]:
+    """The game's status and version ("" and -1 for an unknown game)."""
+    status, version = await client.hmget(_keys(game_id)[0], ["status", "version"])
+    return _decode(status), int(_decode(version) or -1)

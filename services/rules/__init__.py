@@ -1,0 +1,1 @@
+"""The rules service: server, settings, thin gRPC handlers and the one owner of a move."""
