@@ -40,7 +40,7 @@ async def serve(settings: ConductorSettings) -> None:
         watch=watch,
         search_workers=settings.conductor_search_workers,
     )
-    stop = serve_metrics(settings, log, "conducting", game_types=sorted(conductor.servicers))
+    stop = serve_metrics(settings, log, "conducting", game_types=sorted(conductor.plays))
     await asyncio.gather(
         conductor.run(stop), conductor.report(stop), conductor.listen(stop), sweeper.run(store, retention, stop, watch)
     )

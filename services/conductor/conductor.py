@@ -24,7 +24,7 @@ from services.conductor.search_pool import SearchPool
 from services.conductor.work import attend
 from services.games.records import game_type_of
 from services.games.store import GameStore
-from services.rules.service import RulesServicer
+from services.rules.gameplay import GamePlay
 
 log = get_logger("conductor")
 CLAIMS_PER_SHARD = 4
@@ -58,7 +58,7 @@ class Conductor:
         self.searches = SearchPool(search_workers)
         self.queue = AttentionQueue(store.redis, owner_name(), lease_ms)
         types = game_types if game_types is not None else available_game_types()
-        self.servicers = {game: RulesServicer(engine_for(game), store, frozenset()) for game in types}
+        self.plays = {game: GamePlay(engine_for(game), store) for game in types}
         self._next_shard = 0
         self.wake = asyncio.Event()
 
@@ -74,16 +74,16 @@ class Conductor:
         return committed
 
     async def _attend(self, claim: Claim) -> int:
-        servicer = self.servicers.get(game_type_of(claim.game_id))
-        if servicer is None:
+        play = self.plays.get(game_type_of(claim.game_id))
+        if play is None:
             await self.queue.release(claim, None)
             log.warning("unknown_game_type", game_id=claim.game_id)
             return 0
-        metrics.CLAIMS.labels(servicer.game_type).inc()
+        metrics.CLAIMS.labels(play.game_type).inc()
         if claim.reclaimed:
             metrics.CLAIMS_RECLAIMED.inc()
         try:
-            return await attend(servicer, claim, self.queue, self.searches)
+            return await attend(play, claim, self.queue, self.searches)
         except Exception as error:
             # One game that cannot be attended (e.g. Redis hiccup) must not hold up the others;
             # its claim stays leased, so it is tried again once the lease runs out.

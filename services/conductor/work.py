@@ -36,7 +36,7 @@ from services.games.lifecycle import (
     stand_in_bot,
 )
 from services.games.records import Commit, GameMeta
-from services.rules.service import RulesServicer
+from services.rules.gameplay import GamePlay
 
 log = get_logger("conductor")
 # Bot moves computed before a commit: enough to cut Redis round trips, few enough that
@@ -56,7 +56,7 @@ class SearchTurn:
 
 
 def bot_commit(
-    servicer: RulesServicer,
+    play: GamePlay,
     match: Match,
     seat: int,
     bot_name: str,
@@ -68,23 +68,23 @@ def bot_commit(
 
     A bot that fails or cheats is replaced by the random bot for that move.
     """
-    bots = bots_for(servicer.engine)
+    bots = bots_for(play.engine)
     started = time.perf_counter() if started is None else started
     try:
         move = chosen if chosen is not None else match.bot_move(bots[bot_name], seat, salt)
         events = match.play(seat, move)
     except Exception:
-        log.exception("bot_failed", game_type=servicer.game_type, bot=bot_name, seat=seat)
+        log.exception("bot_failed", game_type=play.game_type, bot=bot_name, seat=seat)
         bot_name = "random"
         move = match.bot_move(bots["random"], seat, salt)
         events = match.play(seat, move)
-    metrics.BOT_MOVE_LATENCY.labels(servicer.game_type).observe(time.perf_counter() - started)
-    servicer.count_bot_move(bot_name)
+    metrics.BOT_MOVE_LATENCY.labels(play.game_type).observe(time.perf_counter() - started)
+    play.count_bot_move(bot_name)
     return Commit(seat=seat, bot=bot_name, move=move, events=events, state_digest=chain.state_digest(match))
 
 
 def fire_timeouts(
-    servicer: RulesServicer, meta: GameMeta, match: Match, lifecycle: Lifecycle, commits: list[Commit], now: int
+    play: GamePlay, meta: GameMeta, match: Match, lifecycle: Lifecycle, commits: list[Commit], now: int
 ) -> GameMeta:
     """Log a timeout for every seat to act whose clock ran out, then apply the policy.
 
@@ -97,8 +97,8 @@ def fire_timeouts(
             Commit(seat=seat, bot="", move=None, events=[], kind="timeout", state_digest=chain.state_digest(match))
         )
         count = lifecycle.count_timeout(seat)
-        metrics.TIMEOUTS.labels(servicer.game_type, lifecycle.on_timeout).inc()
-        log.info("clock_timeout", game_type=servicer.game_type, game_id=meta.game_id, seat=seat, count=count)
+        metrics.TIMEOUTS.labels(play.game_type, lifecycle.on_timeout).inc()
+        log.info("clock_timeout", game_type=play.game_type, game_id=meta.game_id, seat=seat, count=count)
         if lifecycle.on_timeout == "abort":
             return replace(meta, status="aborted")
         if lifecycle.on_timeout == "resign" and count >= lifecycle.timeouts_to_resign:
@@ -107,13 +107,13 @@ def fire_timeouts(
                 Commit(seat=seat, bot="", move=None, events=[], kind="resign", state_digest=chain.state_digest(match))
             )
             continue  # from now on the stand-in bot plays it like any resigned seat
-        bot = stand_in_bot(sorted(bots_for(servicer.engine)))
-        commits.append(bot_commit(servicer, match, seat, bot, meta.version + len(commits)))
+        bot = stand_in_bot(sorted(bots_for(play.engine)))
+        commits.append(bot_commit(play, match, seat, bot, meta.version + len(commits)))
     return meta
 
 
 def abort_if_idle(
-    servicer: RulesServicer, meta: GameMeta, match: Match, lifecycle: Lifecycle, commits: list[Commit], now: int
+    play: GamePlay, meta: GameMeta, match: Match, lifecycle: Lifecycle, commits: list[Commit], now: int
 ) -> GameMeta:
     """Abort a game nobody moved in for the idle limit, with an ``idle`` entry naming the seat it waited for.
 
@@ -125,27 +125,27 @@ def abort_if_idle(
     commits.append(
         Commit(seat=waiting_for, bot="", move=None, events=[], kind="idle", state_digest=chain.state_digest(match))
     )
-    metrics.IDLE_ABORTS.labels(servicer.game_type).inc()
-    log.info("idle_abort", game_type=servicer.game_type, game_id=meta.game_id, seat=waiting_for)
+    metrics.IDLE_ABORTS.labels(play.game_type).inc()
+    log.info("idle_abort", game_type=play.game_type, game_id=meta.game_id, seat=waiting_for)
     return replace(meta, status="aborted")
 
 
-def _over(servicer: RulesServicer, meta: GameMeta, match: Match, lifecycle: Lifecycle) -> bool:
-    return servicer.engine.is_over(match.state) or last_seat_standing(len(meta.players), lifecycle) is not None
+def _over(play: GamePlay, meta: GameMeta, match: Match, lifecycle: Lifecycle) -> bool:
+    return play.engine.is_over(match.state) or last_seat_standing(len(meta.players), lifecycle) is not None
 
 
 def play_bots(
-    servicer: RulesServicer, meta: GameMeta, match: Match, lifecycle: Lifecycle, commits: list[Commit]
+    play: GamePlay, meta: GameMeta, match: Match, lifecycle: Lifecycle, commits: list[Commit]
 ) -> SearchTurn | None:
     """Let bot seats (and resigned seats) move while one is to act, for one batch.
 
     Stops at a search bot's turn and returns it: that move is computed off the loop.
     """
-    bots = bots_for(servicer.engine)
+    bots = bots_for(play.engine)
     names = sorted(bots)
     started = time.perf_counter()
     while len(commits) < BOT_BATCH and time.perf_counter() - started < BATCH_SECONDS:
-        if _over(servicer, meta, match, lifecycle):
+        if _over(play, meta, match, lifecycle):
             return None
         seat = next((s for s in match.to_act() if bot_of_seat(meta.players, lifecycle, s, names)), None)
         if seat is None:
@@ -153,12 +153,12 @@ def play_bots(
         bot = bot_of_seat(meta.players, lifecycle, seat, names)
         if bot in bots and offloaded(bots[bot]):
             return SearchTurn(seat=seat, bot=bot)
-        commits.append(bot_commit(servicer, match, seat, bot, meta.version + len(commits)))
+        commits.append(bot_commit(play, match, seat, bot, meta.version + len(commits)))
     return None
 
 
 async def attend(
-    servicer: RulesServicer, claim: Claim, queue: AttentionQueue, searches: SearchPool | None = None
+    play: GamePlay, claim: Claim, queue: AttentionQueue, searches: SearchPool | None = None
 ) -> int:
     """Do the due work of one claimed game; return the number of log entries committed.
 
@@ -166,39 +166,39 @@ async def attend(
     background task that commits when its worker answers; without a pool it is computed here.
     """
     try:
-        meta, snapshot = await servicer.store.load(claim.game_id)
+        meta, snapshot = await play.store.load(claim.game_id)
     except GameNotFound:
         await queue.release(claim, None)
         return 0
     if meta.status != "active":
         await queue.release(claim, None)
         return 0
-    match = servicer.match(snapshot)
+    match = play.match(snapshot)
     lifecycle = Lifecycle.from_dict(meta.lifecycle)
     commits: list[Commit] = []
     turn = None
-    meta = fire_timeouts(servicer, meta, match, lifecycle, commits, clocks.now_ms())
+    meta = fire_timeouts(play, meta, match, lifecycle, commits, clocks.now_ms())
     if meta.status == "active":
-        turn = play_bots(servicer, meta, match, lifecycle, commits)
+        turn = play_bots(play, meta, match, lifecycle, commits)
     if turn is not None and not commits:
         if searches is None:
-            commits.append(bot_commit(servicer, match, turn.seat, turn.bot, meta.version))
+            commits.append(bot_commit(play, match, turn.seat, turn.bot, meta.version))
         elif searches.full():
             await queue.release(claim, clocks.now_ms() + SEARCH_RETRY_MS)
             return 0
         else:
-            searches.spawn(search_and_commit(servicer, claim, queue, searches, meta, match, lifecycle, turn))
+            searches.spawn(search_and_commit(play, claim, queue, searches, meta, match, lifecycle, turn))
             return 0
     if not commits:
-        meta = abort_if_idle(servicer, meta, match, lifecycle, commits, clocks.now_ms())
+        meta = abort_if_idle(play, meta, match, lifecycle, commits, clocks.now_ms())
     if not commits:
         await queue.release(claim, attention_due(meta.players, lifecycle, match.to_act(), clocks.now_ms()))
         return 0
-    return await _commit(servicer, claim, queue, meta, match, lifecycle, commits)
+    return await _commit(play, claim, queue, meta, match, lifecycle, commits)
 
 
 async def _commit(
-    servicer: RulesServicer,
+    play: GamePlay,
     claim: Claim,
     queue: AttentionQueue,
     meta: GameMeta,
@@ -207,16 +207,16 @@ async def _commit(
     commits: list[Commit],
 ) -> int:
     try:
-        await servicer.commit_entries(meta, match, commits, None, lifecycle=lifecycle)
+        await play.commit(meta, match, commits, None, lifecycle=lifecycle)
     except StoreError:
-        metrics.COMMITS_DROPPED.labels(servicer.game_type).inc()
+        metrics.COMMITS_DROPPED.labels(play.game_type).inc()
         await queue.release(claim, None)  # a no-op unless nobody committed since the claim (then: not active)
         return 0
     return len(commits)
 
 
 async def search_and_commit(
-    servicer: RulesServicer,
+    play: GamePlay,
     claim: Claim,
     queue: AttentionQueue,
     searches: SearchPool,
@@ -233,9 +233,9 @@ async def search_and_commit(
     started = time.perf_counter()
     salt = meta.version
     try:
-        move = await searches.move(servicer.game_type, match.snapshot.to_json(), turn.seat, turn.bot, salt)
-        commit = bot_commit(servicer, match, turn.seat, turn.bot, salt, chosen=move, started=started)
+        move = await searches.move(play.game_type, match.snapshot.to_json(), turn.seat, turn.bot, salt)
+        commit = bot_commit(play, match, turn.seat, turn.bot, salt, chosen=move, started=started)
     except Exception:
-        log.exception("search_failed", game_type=servicer.game_type, bot=turn.bot, seat=turn.seat)
-        commit = bot_commit(servicer, match, turn.seat, "random", salt, started=started)
-    return await _commit(servicer, claim, queue, meta, match, lifecycle, [commit])
+        log.exception("search_failed", game_type=play.game_type, bot=turn.bot, seat=turn.seat)
+        commit = bot_commit(play, match, turn.seat, "random", salt, started=started)
+    return await _commit(play, claim, queue, meta, match, lifecycle, [commit])

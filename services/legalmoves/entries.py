@@ -6,7 +6,6 @@ is what the call answers; :func:`after_commit` makes every seat's entry for the 
 
 from __future__ import annotations
 
-from collections.abc import Callable
 from typing import Any, Protocol
 
 from chaiwala.v1 import rules_pb2
@@ -20,13 +19,11 @@ MAX_STORED_BYTES = 16 * 1024
 
 
 class Speaker(Protocol):
-    """What the rules servicer lends: move sentences and packing (``RulesServicer``)."""
+    """What the rules service lends: move sentences and packing (``services.rules.narrator.Narrator``)."""
 
-    sentences: Any
+    def move_text(self, move: dict[str, Any], seat: int, names: list[str], language: str) -> str: ...
 
-    def _say(self, render: Callable[..., Any], *args: Any) -> str: ...
-
-    def _pack(self, name: str, data: dict[str, Any]) -> Any: ...
+    def pack(self, name: str, data: dict[str, Any]) -> Any: ...
 
 
 def legal_answer(
@@ -37,8 +34,8 @@ def legal_answer(
     if match is None:
         return rules_pb2.LegalMoves(version=version)
     moves = match.legal_moves(seat)
-    texts = [service._say(service.sentences.move_text, m, seat, names, language) for m in moves]
-    return rules_pb2.LegalMoves(version=version, moves=[service._pack("Move", m) for m in moves], texts=texts)
+    texts = [service.move_text(m, seat, names, language) for m in moves]
+    return rules_pb2.LegalMoves(version=version, moves=[service.pack("Move", m) for m in moves], texts=texts)
 
 
 def after_commit(

@@ -10,7 +10,7 @@ from __future__ import annotations
 
 from collections.abc import Awaitable, Callable
 from dataclasses import replace
-from typing import TYPE_CHECKING, Any, TypeVar
+from typing import Any, TypeVar
 
 import grpc
 from grpc import aio
@@ -20,17 +20,19 @@ from services.clock import clock as clocks
 from services.common import errors
 from services.common.attention import wake_conductors
 from services.common.engine import BadConfig, Engine
-from services.common.interceptors import BEARER
 from services.common.runner import Match
 from services.common.store import GameNotFound, hash_token, new_token
 from services.games.lifecycle import Lifecycle, attention_due, clocked_seats
-from services.games.records import Fairness, GameMeta
+from services.games.records import GameMeta
 from services.games.store import GameStore
 from services.lobby import listing
 from services.lobby import seats as lobby_seats
 from services.lobby.listing import GameIndex
 from services.lobby.store import LobbyConflict, LobbyStore, NotWaiting, Start
 from services.rating.identity import check_external_id
+from services.rules import seeds
+from services.rules.access import Access
+from services.rules.gameplay import GamePlay
 
 LOBBY_RETRIES = 8
 DEFAULT_PAGE_SIZE = 20
@@ -45,28 +47,8 @@ class LobbyRpcs:
     store: GameStore
     index: GameIndex
     game_type: str
-
-    # Provided by RulesServicer, which mixes this class in; declared for the type checker.
-    if TYPE_CHECKING:
-
-        def _check_type(self, meta: GameMeta) -> None: ...
-
-        def _is_operator(self) -> bool: ...
-
-        def _canonical(self, move: dict[str, Any]) -> bytes: ...
-
-        def _game_message(self, meta: GameMeta, match: Match | None, seat: int | None) -> rules_pb2.Game: ...
-
-        def _genesis(
-            self,
-            game_id: str,
-            fairness: Fairness,
-            options: dict[str, Any],
-            players: list[dict[str, Any]],
-            snapshot: bytes,
-        ) -> tuple[str, str]: ...
-
-        def _match_of(self, meta: GameMeta, snapshot: bytes) -> Match | None: ...
+    play: GamePlay
+    access: Access
 
     @property
     def lobby(self) -> LobbyStore:
@@ -76,8 +58,7 @@ class LobbyRpcs:
     async def _with_retries(self, game_id: str, change: Callable[[GameMeta], Awaitable[T]]) -> T:
         """Run ``change`` on fresh metadata until no concurrent lobby change got in between."""
         for _ in range(LOBBY_RETRIES):
-            meta = await self.store.meta(game_id)
-            self._check_type(meta)
+            meta = await self.play.meta(game_id)
             if meta.status != "waiting":
                 raise errors.illegal("game_not_waiting", f"the game is {meta.status}, not waiting for players")
             try:
@@ -101,7 +82,7 @@ class LobbyRpcs:
         clocks.renumber(lifecycle.clock, len(players))
         try:
             options = self.engine.validate_options(len(players), meta.options)
-            match = Match.start(self.engine, len(players), meta.seed, options, canonical=self._canonical)
+            match = Match.start(self.engine, len(players), meta.seed, options, canonical=self.play.canonical)
         except BadConfig as error:
             raise errors.illegal(error.code, error.message) from None
         now = clocks.now_ms()
@@ -113,7 +94,7 @@ class LobbyRpcs:
             "lifecycle": lifecycle.to_dict(),
         }
         snapshot = match.snapshot.to_json()
-        genesis = self._genesis(meta.game_id, meta.fairness, options, players, snapshot)
+        genesis = seeds.genesis(self.game_type, meta.game_id, meta.fairness, options, players, snapshot)
         return fields, Start(snapshot, attention_due(players, lifecycle, match.to_act(), now), genesis)
 
     async def _started(self, meta: GameMeta, start: Start) -> None:
@@ -123,7 +104,7 @@ class LobbyRpcs:
 
     async def _game(self, game_id: str) -> rules_pb2.Game:
         meta, snapshot = await self.store.load(game_id)
-        return self._game_message(meta, self._match_of(meta, snapshot), None)
+        return self.play.narrator.game_message(meta, self.play.match_of(meta, snapshot), None)
 
     async def JoinGame(
         self, request: rules_pb2.JoinGameRequest, context: aio.ServicerContext
@@ -173,28 +154,15 @@ class LobbyRpcs:
         """Free the caller's seat of a waiting game."""
 
         def own_seat(meta: GameMeta) -> int:
-            seat = meta.seat_of_token(BEARER.get()) if BEARER.get() else None
-            if seat is None:
-                raise errors.unauthenticated("leaving needs the seat token of a player of this game")
-            return seat
+            return self.access.own_seat(meta, "leaving")
 
         return await self._free_seat(request.game_id, own_seat)
-
-    def _require_host(self, meta: GameMeta, what: str) -> None:
-        token = BEARER.get()
-        if token and meta.is_host(token):
-            return
-        if self._is_operator() and (not token or meta.seat_of_token(token) is None):
-            return  # operators keep their keys (and an open service has none)
-        if not token:
-            raise errors.unauthenticated(f"{what} needs the game's host token")
-        raise errors.forbidden("host_required", f"{what} needs the game's host token")
 
     async def KickSeat(self, request: rules_pb2.KickSeatRequest, context: aio.ServicerContext) -> rules_pb2.Game:
         """Host: free a filled seat before the start."""
 
         def kicked(meta: GameMeta) -> int:
-            self._require_host(meta, "kicking a player")
+            self.access.require_host(meta, "kicking a player")
             if request.seat >= len(meta.players):
                 raise errors.invalid("bad_seat", f"this game has seats 0-{len(meta.players) - 1}")
             if lobby_seats.is_open(meta.players[request.seat]):
@@ -207,7 +175,7 @@ class LobbyRpcs:
         """Host: start now with the seats filled so far."""
 
         async def start(meta: GameMeta) -> None:
-            self._require_host(meta, "starting a game")
+            self.access.require_host(meta, "starting a game")
             fields, plan = self._start_plan(meta)
             await self.lobby.update(meta, fields, plan)
             await self._started(meta, plan)
@@ -242,7 +210,7 @@ class LobbyRpcs:
         if request.open_seats:
             statuses = [s for s in statuses if s == "waiting"]
         visibility = lobby_seats.visibility_of(request.visibility)
-        if visibility == "private" and not self._is_operator():
+        if visibility == "private" and not self.access.is_operator():
             raise errors.forbidden("api_key_required", "listing private games needs an operator API key")
         page_size = request.page_size or DEFAULT_PAGE_SIZE
         if page_size > MAX_PAGE_SIZE:

@@ -19,6 +19,7 @@ from collections.abc import AsyncIterator
 from grpc import aio
 
 from chaiwala.v1 import rendered_pb2, rendered_pb2_grpc, rules_pb2
+from services.rules import answers
 from services.rules.service import RulesServicer
 
 SERVICE_NAME = rendered_pb2.DESCRIPTOR.services_by_name["RenderedRules"].full_name
@@ -35,7 +36,7 @@ class RenderedRulesServicer(rendered_pb2_grpc.RenderedRulesServicer):
     ) -> rendered_pb2.RenderedSubmit:
         """Submit as ``RulesService.SubmitMoves``; the state comes as JSON (none for a retried key's answer)."""
         rendered: list[bytes] = []
-        answer = await self.rules.submit(request, context, rendered)
+        answer = await self.rules.play.submit(request, self.rules.access.seat, answers.language(context), rendered)
         return rendered_pb2.RenderedSubmit(answer=answer, state_json=rendered[0] if rendered else b"")
 
     async def WatchEventBatches(

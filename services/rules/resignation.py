@@ -7,19 +7,18 @@ Mixed into the ``RulesService``.  A resignation is an entry of the game's log
 
 from __future__ import annotations
 
-from typing import TYPE_CHECKING, Any
-
 from grpc import aio
 
 from chaiwala.v1 import rules_pb2
 from services.common import errors
 from services.common.logs import get_logger
-from services.common.runner import Match
 from services.common.store import VersionConflict
 from services.fairness import chain
 from services.games.lifecycle import Lifecycle
-from services.games.records import Commit, GameMeta
+from services.games.records import Commit
 from services.games.store import GameStore
+from services.rules.access import Access
+from services.rules.gameplay import GamePlay
 
 log = get_logger("service")
 RESIGN_RETRIES = 8
@@ -30,41 +29,27 @@ class ResignRpcs:
 
     store: GameStore
     game_type: str
-
-    # Provided by RulesServicer, which mixes this class in; declared for the type checker.
-    if TYPE_CHECKING:
-
-        def _check_type(self, meta: GameMeta) -> None: ...
-
-        def _seat_viewer(self, meta: GameMeta) -> int: ...
-
-        def match(self, snapshot: bytes) -> Match: ...
-
-        def _game_message(self, meta: GameMeta, match: Match | None, seat: int | None) -> rules_pb2.Game: ...
-
-        async def commit_entries(self, meta: GameMeta, match: Match, commits: list[Commit], seat: int | None,
-                                 key: str = "", lifecycle: Lifecycle | None = None) -> Any:  # fmt: skip
-            ...
+    play: GamePlay
+    access: Access
 
     async def ResignGame(self, request: rules_pb2.ResignGameRequest, context: aio.ServicerContext) -> rules_pb2.Game:
         """The caller's seat resigns (once); the answer is the game after it."""
         for _ in range(RESIGN_RETRIES):
-            meta, snapshot = await self.store.load(request.game_id)
-            self._check_type(meta)
-            seat = self._seat_viewer(meta)
+            meta, snapshot = await self.play.load(request.game_id)
+            seat = self.access.seat(meta)
             if meta.status != "active":
                 raise errors.illegal("game_not_active", f"the game is {meta.status}")
             lifecycle = Lifecycle.from_dict(meta.lifecycle)
             if seat in lifecycle.resigned:
                 raise errors.illegal("already_resigned", "this seat resigned already")
             lifecycle.resigned.append(seat)
-            match = self.match(snapshot)
+            match = self.play.match(snapshot)
             entry = Commit(seat=seat, bot="", move=None, events=[], kind="resign", state_digest=chain.digest(snapshot))
             try:
-                _, after = await self.commit_entries(meta, match, [entry], None, lifecycle=lifecycle)
+                _, after = await self.play.commit(meta, match, [entry], None, lifecycle=lifecycle)
             except VersionConflict:
                 continue  # a move got in first: resign from the new state
             log.info("seat_resigned", game_type=self.game_type, game_id=meta.game_id, seat=seat)
             assert after is not None  # only a keyed retry answers without it, and this commit has no key
-            return self._game_message(after, match, seat)  # the commit knows the game after it: no reload
+            return self.play.narrator.game_message(after, match, seat)  # the commit knows the game after it: no reload
         raise errors.conflict(meta.version)

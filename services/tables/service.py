@@ -33,7 +33,7 @@ CACHED_POSITIONS = 64  # rebuilt positions kept per process: a replay viewer ste
 class TableServicer(tables_pb2_grpc.TableServiceServicer):
     """TableService for one game type, sharing the RulesService's engine, store and credentials.
 
-    It uses the RulesService's own helpers (viewer, operator check, packing, sentences) rather
+    It uses the RulesService's access checks, narrator and game play rather
     than copies of them, so both services judge credentials and redact exactly alike.
     """
 
@@ -55,11 +55,9 @@ class TableServicer(tables_pb2_grpc.TableServiceServicer):
     ) -> tables_pb2.GameAtVersion:
         """The game right after ``request.version``, for the caller's seat or as a spectator."""
         rules = self.rules
-        meta, snapshot = await rules.store.load(request.game_id)
-        if meta.game_type != rules.game_type:
-            raise errors.not_found(f"no {rules.game_type} game {meta.game_id}")
+        meta, snapshot = await rules.play.load(request.game_id)
         if meta.status not in ("finished", "aborted"):
-            rules._require_operator("a past position of an unfinished game")
+            rules.access.require_operator("a past position of an unfinished game")
         if snapshot == waiting_snapshot():
             raise errors.illegal("game_not_started", "the game never started: it has no positions")
         if request.version > meta.version:
@@ -67,7 +65,7 @@ class TableServicer(tables_pb2_grpc.TableServiceServicer):
             raise errors.ServiceError(
                 errors.grpc.StatusCode.NOT_FOUND, "version_not_found", f"the game has versions 0 to {meta.version}"
             )
-        viewer = rules._viewer(meta)
+        viewer = rules.access.viewer(meta)
         entries = await rules.store.entries(request.game_id, -1)
         match = self._position(meta, entries, request.version)
         answer = tables_pb2.GameAtVersion(
@@ -76,11 +74,11 @@ class TableServicer(tables_pb2_grpc.TableServiceServicer):
         ended_here = request.version == meta.version and meta.status != "active"  # e.g. the last resignation
         if rules.engine.result(match.state) is None and not ended_here:
             answer.to_act.extend(match.to_act())
-        answer.state.CopyFrom(rules._pack("State", rules.engine.view(match.state, viewer)))
+        answer.state.CopyFrom(rules.narrator.pack("State", rules.engine.view(match.state, viewer)))
         words = call_words(meta, context)
         for entry in entries:
             if entry.version == request.version:
-                answer.events.extend(rules._entry_messages(entry, viewer, words=words))
+                answer.events.extend(rules.narrator.entry_messages(entry, viewer, words=words))
         if viewer is not None:
             answer.viewer_seat = viewer
         return answer
@@ -91,10 +89,10 @@ class TableServicer(tables_pb2_grpc.TableServiceServicer):
         cached = self.positions.get(meta.game_id)
         if cached is not None and cached[0] <= version:
             done, raw = cached
-            match = rules.match(raw)
+            match = rules.play.match(raw)
         else:
             options = rules.engine.validate_options(len(meta.players), meta.options)
-            match = Match.start(rules.engine, len(meta.players), meta.seed, options, canonical=rules._canonical)
+            match = Match.start(rules.engine, len(meta.players), meta.seed, options, canonical=rules.play.canonical)
             done = 0
         for entry in entries:
             if done < entry.version <= version and not entry.kind and entry.seat is not None and entry.move is not None:

@@ -33,7 +33,7 @@ from services.games.store import GameStore
 from services.legalmoves.entries import after_commit, legal_answer
 from services.legalmoves.fingerprint import LegalEntries, entry_field, legal_key
 from services.legalmoves.render import listing_json
-from services.rules.service import RulesServicer
+from services.rules.narrator import Narrator
 from tests.support.client import assert_problem, auth, two_humans
 from tests.support.stack import Gateway
 
@@ -238,13 +238,13 @@ def test_a_token_hash_two_seats_share_is_the_first_seats(redis_url: str) -> None
     """Entrant tokens may repeat a hash; ``seat_of_token`` then reads the first seat, and so does
     the stored answer (the rules service's own answer for that bearer)."""
     engine = engine_for(GAME)
-    servicer = RulesServicer(engine, GameStore.from_url(redis_url), frozenset())
+    narrator = Narrator(engine)
     match = random_position(engine, 2, 3, 4)[0]
     shared = hash_token("one-token-two-seats")
     meta = GameMeta(game_id=f"{GAME}-{'0' * 24}", game_type=GAME, seed=1, options={},
                     players=[{"name": "Asha"}, {"name": "Bilal"}], token_hashes=[shared, shared],
                     status="active", version=3, result=None)  # fmt: skip
-    entries = after_commit(servicer, meta, [], match, 3, "en")
+    entries = after_commit(narrator, meta, [], match, 3, "en")
     assert meta.seat_of_token("one-token-two-seats") == 0
-    first = listing_json(legal_answer(servicer, 3, match, 0, ["Asha", "Bilal"], "en"))
+    first = listing_json(legal_answer(narrator, 3, match, 0, ["Asha", "Bilal"], "en"))
     assert entries.answers == [(entry_field(shared, "en"), first)]

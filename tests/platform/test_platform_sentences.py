@@ -22,8 +22,7 @@ from services.common.registry import available_game_types, engine_for
 from services.common.rng import Rng
 from services.common.runner import Match, json_key
 from services.common.sentences import LANGUAGES, Pack, Sentences, TextError, pick_language, sentences_for
-from services.games.store import GameStore
-from services.rules.service import RulesServicer
+from services.rules.narrator import Narrator
 
 PLAYER_NAMES = ["Asha", "Bikram", "Chitra", "Devika", "Eshan", "Farida"]
 # Moves per game before the test stops a game that random play has not finished.
@@ -378,13 +377,13 @@ def test_every_kind_is_read_in_a_covering_game_or_a_sample(game: str) -> None:
 
 
 def test_the_service_sends_an_empty_text_and_logs_once_when_a_template_is_missing(
-    tmp_path: Any, redis_url: str
+    tmp_path: Any
 ) -> None:
-    servicer = RulesServicer(engine_for("darjeeling"), GameStore.from_url(redis_url), frozenset())
+    narrator = Narrator(engine_for("darjeeling"))
     (tmp_path / "darjeeling" / "text").mkdir(parents=True)
     (tmp_path / "darjeeling" / "text" / "en.yaml").write_text("events:\n  turn_ended: '{{ Who(e.seat) }} is done.'\n")
-    servicer.sentences = Sentences("darjeeling", seeds=tmp_path)
+    narrator.sentences = Sentences("darjeeling", seeds=tmp_path)
     events = [{"turn_ended": {"seat": 0, "next": 1}}, {"action_played": {"seat": 0, "action": "NO_ROTTING"}}] * 2
-    messages = servicer._event_messages(3, 0, events, None, words=(["Asha", "Bikram"], "en"))
+    messages = narrator.event_messages(3, 0, events, None, words=(["Asha", "Bikram"], "en"))
     assert [m.text for m in messages] == ["Asha is done.", "", "Asha is done.", ""]
-    assert servicer.text_errors == {"darjeeling/en: no template for event 'action_played'"}
+    assert narrator.text_errors == {"darjeeling/en: no template for event 'action_played'"}

@@ -1,0 +1,82 @@
+"""Creating a game: seats, seed, options, clock, and the first snapshot when every seat is filled."""
+
+from __future__ import annotations
+
+from typing import Any
+
+from chaiwala.v1 import rules_pb2
+from services.bots.roster import bots_for
+from services.clock import clock as clocks
+from services.common import errors, metrics, protojson
+from services.common.attention import new_game_id, wake_conductors
+from services.common.engine import BadConfig
+from services.common.logs import get_logger
+from services.common.runner import Match
+from services.common.store import hash_token, new_token
+from services.games.lifecycle import attention_due, clocked_seats
+from services.games.records import NewGame
+from services.lobby import seats as lobby_seats
+from services.lobby.creation import lifecycle_from, rating_fields, seat_credentials, waiting_snapshot
+from services.rules import seeds
+from services.rules.access import Access
+from services.rules.gameplay import GamePlay
+
+log = get_logger("service")
+
+
+def options_from(game_type: str, request: rules_pb2.CreateGameRequest) -> dict[str, Any]:
+    """The options the request sets (only those: the engine merges the defaults)."""
+    if not request.HasField("options"):
+        return {}
+    try:
+        return protojson.unpack(game_type, "Options", request.options, only_set=True)
+    except protojson.BadMessage as error:
+        raise errors.invalid("bad_options", str(error)) from None
+
+
+async def create_game(
+    play: GamePlay, access: Access, request: rules_pb2.CreateGameRequest
+) -> rules_pb2.CreateGameResponse:
+    """Store a game: active at once when every seat is filled, else waiting for players.
+
+    Bots never move here: a conductor plays them, so the answer is at version 0.
+    """
+    engine, game_type = play.engine, play.game_type
+    access.require_operator("creating a game")
+    visibility = lobby_seats.visibility_of(request.visibility)
+    players = lobby_seats.players_from(request.players, sorted(bots_for(engine)), visibility)
+    game_id = new_game_id(game_type)
+    fairness, seed = seeds.seed_for(request, game_id, access)
+    lifecycle = lifecycle_from(request, len(players))
+    waiting = any(lobby_seats.is_open(p) for p in players)
+    now = clocks.now_ms()
+    try:
+        options = engine.validate_options(len(players), options_from(game_type, request))
+        match = None if waiting else Match.start(engine, len(players), seed, options, canonical=play.canonical)
+    except BadConfig as error:
+        raise errors.invalid(error.code, error.message) from None
+    tokens, token_hashes = seat_credentials(request.players, players)
+    rated, tournament = rating_fields(request, players)
+    host_token = new_token()
+    attention = None
+    if match is not None:
+        clocks.advance(lifecycle.clock, (), match.to_act(), clocked_seats(players, lifecycle), now)
+        attention = attention_due(players, lifecycle, match.to_act(), now)
+    snapshot = waiting_snapshot() if match is None else match.snapshot.to_json()
+    genesis = None if match is None else seeds.genesis(game_type, game_id, fairness, options, players, snapshot)
+    game = NewGame(game_id=game_id, seed=seed, options=options, players=players, token_hashes=token_hashes,
+                   host_hash=hash_token(host_token), status="waiting" if waiting else "active", snapshot=snapshot,
+                   lifecycle=lifecycle.to_dict(), visibility=visibility, created_ms=now, attention_ms=attention,
+                   fairness=fairness, genesis=genesis, rated=rated, tournament=tournament)  # fmt: skip
+    game_id = await play.store.create(game)
+    await wake_conductors(play.store.redis, attention, now)
+    await play.index.record(game_type, visibility, game.status, game_id, now)
+    metrics.GAMES_CREATED.labels(game_type).inc()
+    # Never the seed or the secret: while the game runs they would reveal every draw.
+    log.info("game_created", game_type=game_type, game_id=game_id, players=len(players),
+             seed_source=fairness.seed_source)  # fmt: skip
+    seats = lobby_seats.seat_messages(players, [])
+    for seat, token in zip(seats, tokens, strict=True):
+        seat.token = token
+    return rules_pb2.CreateGameResponse(game_id=game_id, game_type=game_type, status=game.status, version=0,
+                                        seats=seats, host_token=host_token)  # fmt: skip

@@ -1,0 +1,294 @@
+"""GamePlay: the one owner of a move, from load to after the commit.
+
+Load the game, check who may act (the caller's :class:`~services.rules.access.Access`), play
+the moves on the engine, seal the entries into the hash chain, commit them atomically with
+everything that must change with them, and schedule what follows (the conductor's attention).
+The gRPC handlers, the lobby, resignation, the tables service and the conductor all play and
+commit through this object's public methods.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Callable, Sequence
+from dataclasses import replace
+
+from google.protobuf import any_pb2
+
+from chaiwala.v1 import rules_pb2
+from services.clock import clock as clocks
+from services.common import errors, metrics, protojson, sentences
+from services.common.attention import wake_conductors
+from services.common.engine import Engine, IllegalMove, Move, Result
+from services.common.logs import get_logger
+from services.common.runner import Match, Snapshot
+from services.common.store import VersionConflict
+from services.fairness import chain
+from services.games.lifecycle import Lifecycle, attention_due, clocked_seats, settled_result
+from services.games.records import Commit, GameMeta, LogEntry
+from services.games.store import GameStore
+from services.legalmoves.entries import after_commit
+from services.lobby.creation import waiting_snapshot
+from services.lobby.listing import GameIndex
+from services.outbox import events as outbox_events
+from services.rules import answers
+from services.rules.narrator import Narrator
+from services.rules.positions import Positions
+
+log = get_logger("service")
+
+MAX_MOVES_PER_SUBMIT = 200
+MAX_IDEMPOTENCY_KEY = 128
+RETRIES_WITHOUT_EXPECTED_VERSION = 5
+
+
+class GamePlay:
+    """Plays and commits the moves of one game type."""
+
+    def __init__(self, engine: Engine, store: GameStore) -> None:
+        self.engine = engine
+        self.store = store
+        self.game_type = engine.game_type
+        self.narrator = Narrator(engine)
+        self.index = GameIndex(store.redis)
+        self.positions = Positions(engine, self.canonical)
+
+    # ---- positions -------------------------------------------------------------
+
+    def canonical(self, move: Move) -> bytes:
+        """A move's canonical bytes (its proto, serialised deterministically): what the chain hashes."""
+        return protojson.identity(self.game_type, "Move", move)
+
+    def match(self, snapshot: bytes) -> Match:
+        """The in-memory match of a stored snapshot."""
+        return Match(engine=self.engine, snapshot=Snapshot.from_json(snapshot), canonical=self.canonical, trusted=True)
+
+    def position(self, meta: GameMeta, snapshot: bytes) -> Match:
+        """The match of a started game's current position, parsed and legal moves computed once per position."""
+        return self.positions.match(meta, snapshot)
+
+    def match_of(self, meta: GameMeta, snapshot: bytes) -> Match | None:
+        """The match of a started game; ``None`` for one that waits (or was aborted while waiting)."""
+        return None if snapshot == waiting_snapshot() else self.position(meta, snapshot)
+
+    def check_type(self, meta: GameMeta) -> None:
+        """A game of another type is not found here."""
+        if meta.game_type != self.game_type:
+            raise errors.not_found(f"no {self.game_type} game {meta.game_id}")
+
+    async def load(self, game_id: str) -> tuple[GameMeta, bytes]:
+        """A game of this type: metadata and snapshot."""
+        meta, snapshot = await self.store.load(game_id)
+        self.check_type(meta)
+        return meta, snapshot
+
+    async def meta(self, game_id: str) -> GameMeta:
+        """A game of this type's metadata."""
+        meta = await self.store.meta(game_id)
+        self.check_type(meta)
+        return meta
+
+    # ---- a seat's moves --------------------------------------------------------
+
+    async def submit(
+        self,
+        request: rules_pb2.SubmitMovesRequest,
+        seat_of: Callable[[GameMeta], int],
+        language: str,
+        rendered: list[bytes] | None = None,
+    ) -> rules_pb2.SubmitMovesResponse:
+        """The moves of the caller's seat (``seat_of`` checks who is calling), applied atomically;
+        with ``rendered``, the seat's state is rendered
+        into it as JSON instead of packed into the answer (:mod:`services.rules.rendered`)."""
+        key = request.idempotency_key
+        if len(key) > MAX_IDEMPOTENCY_KEY:
+            raise errors.invalid(
+                "bad_idempotency_key", f"idempotency keys are at most {MAX_IDEMPOTENCY_KEY} characters"
+            )
+        # A keyed retry is answered before anything else; its first answer is read with the game
+        # (one round trip): the seat is not known yet, so the key of every possible seat is read.
+        seats = range(self.engine.max_players) if key else range(0)
+        keys = [self.store.idempotency_key(request.game_id, seat, key) for seat in seats]
+        meta, snapshot, answers_by_seat = await self.store.load_with(request.game_id, keys)
+        self.check_type(meta)
+        seat = seat_of(meta)
+        earlier = answers_by_seat[seat] if seat < len(answers_by_seat) else None
+        if earlier is not None:
+            return rules_pb2.SubmitMovesResponse.FromString(earlier)
+        moves = self._unpack_moves(request.moves)
+        expected = request.expected_version if request.HasField("expected_version") else None
+        errors.require_pin(expected, key)
+        attempts = 0
+        while True:
+            try:
+                return await self.play(meta, snapshot, seat, moves, expected, key, language, rendered)
+            except VersionConflict as error:
+                # Keyed but unpinned: re-check on the new state.  Safe, because the commit script
+                # answers a key it has already seen with its first answer instead of applying again.
+                attempts += 1
+                if expected is not None or attempts >= RETRIES_WITHOUT_EXPECTED_VERSION:
+                    raise errors.conflict(error.current) from None
+                meta, snapshot = await self.store.load(request.game_id)
+
+    def _unpack_moves(self, packed: Sequence[any_pb2.Any]) -> list[Move]:
+        if not packed:
+            raise errors.invalid("no_moves", "submit at least one move")
+        if len(packed) > MAX_MOVES_PER_SUBMIT:
+            raise errors.invalid("too_many_moves", f"at most {MAX_MOVES_PER_SUBMIT} moves per submission")
+        try:
+            return [protojson.unpack(self.game_type, "Move", item) for item in packed]
+        except protojson.BadMessage as error:
+            raise errors.invalid("malformed_move", str(error)) from None
+
+    async def play(
+        self,
+        meta: GameMeta,
+        snapshot: bytes,
+        seat: int,
+        moves: list[Move],
+        expected: int | None,
+        key: str,
+        language: str = sentences.DEFAULT_LANGUAGE,
+        rendered: list[bytes] | None = None,
+    ) -> rules_pb2.SubmitMovesResponse:
+        """Play ``moves`` for ``seat`` on the stored position and commit them (one atomic step)."""
+        if meta.status != "active":
+            raise errors.illegal("game_not_active", f"the game is {meta.status}")
+        if seat in Lifecycle.from_dict(meta.lifecycle).resigned:
+            raise errors.forbidden("seat_resigned", "this seat resigned; a bot plays it now")
+        if expected is not None and expected != meta.version:
+            raise errors.conflict(meta.version)
+        match = self.position(meta, snapshot)
+        commits = []
+        for move in moves:
+            commits.append(self._play_one(match, seat, move))
+            if self.engine.is_over(match.state) and len(commits) < len(moves):
+                raise errors.illegal("game_over", "the game ended before the last moves of the batch")
+        response, _ = await self.commit(meta, match, commits, seat, key, language=language, rendered=rendered)
+        return response
+
+    def _play_one(self, match: Match, seat: int, move: Move) -> Commit:
+        try:
+            with metrics.ENGINE_APPLY.labels(self.game_type).time():
+                events = match.play(seat, move)
+        except IllegalMove as refusal:
+            metrics.MOVES_REJECTED.labels(self.game_type, refusal.code).inc()
+            if refusal.code == "not_your_turn":
+                raise errors.forbidden(refusal.code, refusal.message) from None
+            raise errors.illegal(refusal.code, refusal.message) from None
+        return Commit(seat=seat, bot="", move=move, events=events, state_digest=chain.state_digest(match))
+
+    # ---- the commit ------------------------------------------------------------
+
+    def settle(self, meta: GameMeta, match: Match, lifecycle: Lifecycle) -> tuple[Result | None, str]:
+        """The result and status after a commit: the engine's result re-ranked for resignations,
+        or the last seat standing's win, or ``aborted`` when a timeout policy aborted it."""
+        if meta.status == "aborted":
+            return None, "aborted"
+        result = settled_result(self.engine.result(match.state), len(meta.players), lifecycle)
+        return result, "finished" if result is not None else "active"
+
+    async def commit(
+        self,
+        meta: GameMeta,
+        match: Match,
+        commits: list[Commit],
+        seat: int | None,
+        key: str = "",
+        lifecycle: Lifecycle | None = None,
+        language: str = sentences.DEFAULT_LANGUAGE,
+        rendered: list[bytes] | None = None,
+    ) -> tuple[rules_pb2.SubmitMovesResponse, GameMeta | None]:
+        """Seal and commit ``commits`` against ``meta.version``: snapshot, status, result, clock and
+        the game's next attention (bot due now, or a clock deadline), all in one atomic step.
+
+        ``meta.status == "aborted"`` asks for an abort (a timeout policy); ``seat`` is the
+        submitting seat (``None`` for the conductor), whose answer carries its view and events.
+
+        Answers the submitting seat's response and the game's metadata after the commit, so a
+        caller that shows the game next needs no reload (``None`` when a keyed retry got its
+        first answer instead).
+        """
+        commits = chain.seal(self.game_type, meta.log_head, meta.version + 1, commits)
+        lifecycle = lifecycle or Lifecycle.from_dict(meta.lifecycle)
+        result, status = self.settle(meta, match, lifecycle)
+        to_act = match.to_act() if status == "active" else []
+        now = clocks.now_ms()
+        lifecycle.touched_ms = now  # idle aborts count from the last entry (services.retention)
+        movers = [item.seat for item in commits if not item.kind]
+        clocks.advance(lifecycle.clock, movers, to_act, clocked_seats(meta.players, lifecycle), now)
+        attention = attention_due(meta.players, lifecycle, to_act, now) if status == "active" else None
+        new_version = meta.version + len(commits)
+        response = rules_pb2.SubmitMovesResponse(version=new_version, status=status, to_act=to_act)
+        if seat is not None:
+            self._fill_answer(response, meta, match, commits, seat, language, rendered, bool(key))
+        idem_key = self.store.idempotency_key(meta.game_id, seat, key) if seat is not None else ""
+        # Every seat's next GET legal-moves, stored with the commit (services.legalmoves).
+        legal = after_commit(self.narrator, meta, lifecycle.resigned, match, new_version, language) if to_act else None
+        outcome, value = await self.store.commit(
+            meta.game_id,
+            meta.version,
+            match.snapshot.to_json(),
+            status,
+            answers.result_dict(result),
+            commits,
+            idempotency_key=idem_key,
+            # The answer is kept only for a keyed retry; without a key nothing reads it.
+            answer=response.SerializeToString() if idem_key else b"",
+            lifecycle=lifecycle.to_dict(),
+            attention_ms=attention,
+            previous_head=meta.log_head,
+            outbox=outbox_events.for_commit(
+                meta, status, answers.result_dict(result), commits, lifecycle.to_dict(), now
+            ),
+            legal=legal,
+        )
+        if outcome == "idempotent":
+            assert isinstance(value, bytes)
+            return rules_pb2.SubmitMovesResponse.FromString(value), None
+        head = commits[-1].hash if commits else meta.log_head
+        self.positions.remember(meta.game_id, new_version, head, match)
+        after = replace(meta, version=new_version, status=status, result=answers.result_dict(result),
+                        lifecycle=lifecycle.to_dict(), log_head=head)  # fmt: skip
+        await wake_conductors(self.store.redis, attention, now)
+        metrics.MOVES_ACCEPTED.labels(self.game_type).inc(len(movers))
+        # One line per commit (not per RPC), and only what every seat may see: who, which version.
+        log.info("committed", game_type=self.game_type, game_id=meta.game_id, version=new_version, seats=movers,
+                 kinds=[c.kind for c in commits if c.kind], status=status)  # fmt: skip
+        if status != "active":
+            await self.store.mark_inactive(self.game_type, meta.game_id)
+            await self.index.record(self.game_type, meta.visibility, status, meta.game_id, meta.created_ms)
+        if result is not None:
+            self._record_finish(meta, result, new_version)
+        return response, after
+
+    def _fill_answer(
+        self,
+        response: rules_pb2.SubmitMovesResponse,
+        meta: GameMeta,
+        match: Match,
+        commits: list[Commit],
+        seat: int,
+        language: str,
+        rendered: list[bytes] | None,
+        kept: bool,
+    ) -> None:
+        """The submitting seat's view and the events of its entries (bots' moves skip the work)."""
+        answers.fill_state(response, self.game_type, self.engine.view(match.state, seat), rendered, kept)
+        words = (meta.names(), language)
+        for offset, item in enumerate(commits):
+            entry = LogEntry(meta.version + offset + 1, item.seat, item.bot, item.move, item.events,
+                             hash=item.hash, kind=item.kind)  # fmt: skip
+            response.events.extend(self.narrator.entry_messages(entry, seat, words=words))
+
+    def count_bot_move(self, bot: str) -> None:
+        """Count one move played by a server-side bot (the conductor's)."""
+        metrics.BOT_MOVES.labels(self.game_type, bot).inc()
+
+    def _record_finish(self, meta: GameMeta, result: Result, moves: int) -> None:
+        metrics.GAMES_FINISHED.labels(self.game_type).inc()
+        metrics.GAME_LENGTH.labels(self.game_type).observe(moves)
+        for score in result.scores:
+            metrics.FINAL_SCORE.labels(self.game_type).observe(score)
+        for seat in result.winners:
+            metrics.WINS.labels(self.game_type, str(seat)).inc()
+        log.info("game_finished", game_type=self.game_type, game_id=meta.game_id, moves=moves, winners=result.winners)

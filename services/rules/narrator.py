@@ -1,0 +1,128 @@
+"""What the rules service says about a game besides its state: sentences, event messages, the game.
+
+One per rules service (:class:`~services.rules.gameplay.GamePlay` holds it): it packs engine
+dicts into the game's proto messages, renders events as one viewer may see them, with their
+sentences, and builds the ``Game`` answer.  Words never fail a call: a missing template is
+logged once and answered with an empty sentence.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Callable, Sequence
+from typing import Any
+
+from google.protobuf import any_pb2
+
+from chaiwala.v1 import rules_pb2
+from services.common import protojson, sentences
+from services.common.engine import Engine, Move
+from services.common.logs import get_logger
+from services.common.runner import Match
+from services.games.lifecycle import Lifecycle
+from services.games.records import GameMeta, LogEntry
+from services.lobby import seats as lobby_seats
+from services.rules import answers
+
+log = get_logger("service")
+
+# (players' names by seat, language): what a sentence needs besides the event.
+Words = tuple[list[str], str]
+NO_WORDS: Words = ([], sentences.DEFAULT_LANGUAGE)
+
+
+class Narrator:
+    """Messages and sentences of one game type."""
+
+    def __init__(self, engine: Engine) -> None:
+        self.engine = engine
+        self.game_type = engine.game_type
+        self.sentences = sentences.sentences_for(engine.game_type)
+        self.text_errors: set[str] = set()
+
+    def pack(self, name: str, data: dict[str, Any]) -> any_pb2.Any:
+        """An engine dict as the game's proto message ``name`` (``Move``, ``State``, ``Event``, ``Options``)."""
+        return protojson.pack_engine(self.game_type, name, data)
+
+    def say(self, render: Callable[..., Any], *args: Any) -> str:
+        """A sentence, or "" (logged once per problem) when a template is missing or fails."""
+        try:
+            return str(render(*args))
+        except sentences.TextError as error:
+            if str(error) not in self.text_errors:
+                self.text_errors.add(str(error))
+                log.warning("text_missing", game_type=self.game_type, error=str(error))
+            return ""
+
+    def move_text(self, move: Move, seat: int, names: list[str], language: str) -> str:
+        """The sentence of a legal move, as its own seat reads it."""
+        return self.say(self.sentences.move_text, move, seat, names, language)
+
+    def game_message(self, meta: GameMeta, match: Match | None, seat: int | None) -> rules_pb2.Game:
+        """The ``Game`` answer as ``seat`` (``None``: a spectator) may see it."""
+        lifecycle = Lifecycle.from_dict(meta.lifecycle)
+        game = rules_pb2.Game(
+            game_id=meta.game_id,
+            game_type=self.game_type,
+            status=meta.status,
+            version=meta.version,
+            to_act=match.to_act() if match is not None and meta.status == "active" else [],
+            seats=lobby_seats.seat_messages(meta.players, lifecycle.resigned),
+            visibility=meta.visibility,
+            seed_commitment=meta.fairness.seed_commitment,
+            seed_source=meta.fairness.seed_source,
+            log_head=meta.log_head,
+        )
+        if match is not None:
+            game.state.CopyFrom(self.pack("State", self.engine.view(match.state, seat)))
+        if lifecycle.clock is not None:
+            game.clock.CopyFrom(answers.clock_message(lifecycle.clock, meta.status))
+        result = answers.result_message(meta.result)
+        if result is not None:
+            game.result.CopyFrom(result)
+        if seat is not None:
+            game.viewer_seat = seat
+        return game
+
+    def entry_messages(
+        self, entry: LogEntry, viewer: int | None, skip_to: int = -1, words: Words = NO_WORDS
+    ) -> list[rules_pb2.GameEvent]:
+        """The events of one log entry as ``viewer`` may see them (lifecycle entries are public)."""
+        if not entry.kind:
+            return self.event_messages(
+                entry.version, entry.seat, entry.events, viewer, skip_to, entry_hash=entry.hash, words=words
+            )
+        if skip_to >= 0:
+            return []
+        payload = {} if entry.seat is None else {"seat": entry.seat}
+        text = self.say(self.sentences.event_text, {entry.kind: payload}, viewer, words[0], entry.seat, words[1])
+        message = rules_pb2.GameEvent(version=entry.version, index=0, kind=entry.kind, hash=entry.hash, text=text)
+        if entry.seat is not None:
+            message.seat = entry.seat
+        return [message]
+
+    def event_messages(
+        self,
+        version: int,
+        seat_of_move: int | None,
+        events: Sequence[dict[str, Any]],
+        viewer: int | None,
+        skip_to: int = -1,
+        entry_hash: str = "",
+        words: Words = NO_WORDS,
+    ) -> list[rules_pb2.GameEvent]:
+        """The events of one version as ``viewer`` may see them, past index ``skip_to``."""
+        out = []
+        for index, event in enumerate(events):
+            if index <= skip_to:
+                continue
+            visible = self.engine.event_view(event, viewer)
+            if visible is None:
+                continue
+            text = self.say(self.sentences.event_text, visible, viewer, words[0], seat_of_move, words[1])
+            message = rules_pb2.GameEvent(
+                version=version, index=index, event=self.pack("Event", visible), text=text, hash=entry_hash
+            )
+            if seat_of_move is not None:
+                message.seat = seat_of_move
+            out.append(message)
+        return out
