@@ -28,7 +28,6 @@ from services.games.records import Commit, GameMeta, LogEntry
 from services.games.store import GameStore
 from services.legalmoves.entries import after_commit
 from services.lobby.creation import waiting_snapshot
-from services.lobby.listing import GameIndex
 from services.outbox import events as outbox_events
 from services.rules import answers
 from services.rules.narrator import Narrator
@@ -49,7 +48,6 @@ class GamePlay:
         self.store = store
         self.game_type = engine.game_type
         self.narrator = Narrator(engine)
-        self.index = GameIndex(store.redis)
         self.positions = Positions(engine, self.canonical)
 
     # ---- positions -------------------------------------------------------------
@@ -241,6 +239,7 @@ class GamePlay:
                 meta, status, answers.result_dict(result), commits, lifecycle.to_dict(), now
             ),
             legal=legal,
+            visibility=meta.visibility,
         )
         if outcome == "idempotent":
             assert isinstance(value, bytes)
@@ -254,9 +253,6 @@ class GamePlay:
         # One line per commit (not per RPC), and only what every seat may see: who, which version.
         log.info("committed", game_type=self.game_type, game_id=meta.game_id, version=new_version, seats=movers,
                  kinds=[c.kind for c in commits if c.kind], status=status)  # fmt: skip
-        if status != "active":
-            await self.store.mark_inactive(self.game_type, meta.game_id)
-            await self.index.record(self.game_type, meta.visibility, status, meta.game_id, meta.created_ms)
         if result is not None:
             self._record_finish(meta, result, new_version)
         return response, after
