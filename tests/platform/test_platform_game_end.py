@@ -9,8 +9,6 @@ after its commit leaves), and find the game filed right.
 from __future__ import annotations
 
 import asyncio
-from collections.abc import Iterator
-from typing import Any
 
 import httpx
 import pytest
@@ -24,12 +22,6 @@ from services.retention.policy import LEGACY_ENDED_INDEX, ended_key, ended_key_f
 from tests.support.client import two_humans
 
 GAME = "darjeeling"
-
-
-@pytest.fixture(scope="module")
-def client(stack: dict[str, Any]) -> Iterator[httpx.Client]:
-    with httpx.Client(base_url=str(stack["url"]), timeout=60) as http:
-        yield http
 
 
 def _filed(redis: Redis, game_id: str) -> dict[str, bool]:
