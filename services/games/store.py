@@ -82,7 +82,8 @@ def _entry(game_type: str, fields: dict[Any, Any], entry_id: bytes | str) -> Log
     version = int(_decode(entry_id).split("-")[0])
     if codec.is_compact(fields):
         body = codec.decode(game_type, fields)
-        return LogEntry(version, body.seat, body.bot, body.move, body.events, body.hash, body.state_digest, body.kind)
+        return LogEntry(version, body.seat, body.bot, body.move, body.events, body.hash, body.state_digest, body.kind,
+                        body.status, body.to_act)  # fmt: skip
     data = {_decode(k): _decode(v) for k, v in fields.items()}  # format 1 (services.eventlog.codec)
     seat = data.get("seat", "")
     move = data.get("move", "")
@@ -288,7 +289,7 @@ class GameStore:
         game_type = game_type_of(game_id)
         for item in commits:
             fields = codec.encode(game_type, item.seat, item.bot, item.kind, item.move, item.events, item.hash,
-                                  item.state_digest)  # fmt: skip
+                                  item.state_digest, item.status, item.to_act)  # fmt: skip
             args += [fields["h"], fields["d"], fields["z"]]
         args += _legal_args(legal)
         # Without an idempotency key a placeholder of the same slot keeps the script single-slot.

@@ -173,7 +173,8 @@ class GamePlay:
             if refusal.code == "not_your_turn":
                 raise errors.forbidden(refusal.code, refusal.message) from None
             raise errors.illegal(refusal.code, refusal.message) from None
-        return Commit(seat=seat, bot="", move=move, events=events, state_digest=chain.state_digest(match))
+        return Commit(seat=seat, bot="", move=move, events=events, state_digest=chain.state_digest(match),
+                      to_act=match.to_act())  # fmt: skip
 
     # ---- the commit ------------------------------------------------------------
 
@@ -210,6 +211,7 @@ class GamePlay:
         lifecycle = lifecycle or Lifecycle.from_dict(meta.lifecycle)
         result, status = self.settle(meta, match, lifecycle)
         to_act = match.to_act() if status == "active" else []
+        commits = _with_turns(commits, status, to_act)
         now = clocks.now_ms()
         lifecycle.touched_ms = now  # idle aborts count from the last entry (services.retention)
         movers = [item.seat for item in commits if not item.kind]
@@ -273,7 +275,7 @@ class GamePlay:
         words = (meta.names(), language)
         for offset, item in enumerate(commits):
             entry = LogEntry(meta.version + offset + 1, item.seat, item.bot, item.move, item.events,
-                             hash=item.hash, kind=item.kind)  # fmt: skip
+                             hash=item.hash, kind=item.kind, status=item.status, to_act=item.to_act)  # fmt: skip
             response.events.extend(self.narrator.entry_messages(entry, seat, words=words))
 
     def count_bot_move(self, bot: str) -> None:
@@ -288,3 +290,16 @@ class GamePlay:
         for seat in result.winners:
             metrics.WINS.labels(self.game_type, str(seat)).inc()
         log.info("game_finished", game_type=self.game_type, game_id=meta.game_id, moves=moves, winners=result.winners)
+
+
+def _with_turns(commits: list[Commit], status: str, to_act: list[int]) -> list[Commit]:
+    """Every entry with the game after it: the last one the commit's status and seats to act; an
+    earlier move of a batch ``active`` with the seats it left to act; a lifecycle entry, which
+    changes no position, the commit's."""
+    last = len(commits) - 1
+    return [
+        replace(item, status=status, to_act=to_act)
+        if index == last or item.to_act is None
+        else replace(item, status="active", to_act=list(item.to_act))
+        for index, item in enumerate(commits)
+    ]
