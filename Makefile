@@ -11,7 +11,7 @@ CHROMEDRIVER := /usr/bin/chromedriver
 
 export PYTHONPATH := $(CURDIR):$(CURDIR)/gen
 
-.PHONY: setup proto run test test-fast lint browser bench clean seeds-india chaos scale bots-fair bots-strength search-strength search-timing bots-report
+.PHONY: research setup proto run test test-fast lint browser bench clean seeds-india chaos scale bots-fair bots-strength search-strength search-timing bots-report
 
 setup: $(VENV)/.installed gen/.stamp
 
@@ -56,12 +56,17 @@ test-fast: setup
 	$(BIN)/python -m pytest -q -m "not slow"
 
 lint: setup
-	$(BIN)/ruff check services gateway tests bench seeds
+	$(BIN)/ruff check services gateway tests bench seeds research
 	$(BIN)/mypy
 	$(BIN)/lint-imports
 
 bench: setup
 	$(BIN)/python -m bench
+
+# Measurement trials (balance and content trials of the bots report's findings) live in research/;
+# `make research` runs their tests (make test runs them too); the scripts' own docstrings give their runs.
+research: setup
+	$(BIN)/python -m pytest research -q
 
 # The bots' fairness properties over ten times the positions `make test` checks (tests/bots).
 bots-fair: setup

@@ -16,6 +16,7 @@ from fastapi.responses import Response
 
 from chaiwala.v1 import rest_pb2, rules_pb2
 from gateway.listing import page_size
+from gateway.messages import carry
 from gateway.problems import Problem
 from gateway.routes import JSON, _backends, _call, _forward, _parse, _read_json, _rpc, _settings, _stub_for
 from services.common import protojson
@@ -74,11 +75,7 @@ async def join(game_id: str, request: Request) -> Response:
     stub = _stub_for(request, game_id)
     options = _call(request)
     body = await _body(request, rest_pb2.JoinGameBody())
-    grpc_request = rules_pb2.JoinGameRequest(
-        game_id=game_id, name=body.name, invite=body.invite, external_id=body.external_id
-    )
-    if body.HasField("seat"):
-        grpc_request.seat = body.seat
+    grpc_request = carry(body, rules_pb2.JoinGameRequest(game_id=game_id))
     answer = await _rpc(stub.JoinGame(grpc_request, **options))
     return JSON({"seat": answer.seat, "token": answer.token, "status": answer.status})
 

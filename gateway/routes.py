@@ -29,6 +29,7 @@ from gateway.backends import Backends
 from gateway.edge import Metrics
 from gateway.fanout import LiveEvents, ViewerKey, live_stream
 from gateway.limits import Rider, RiderFor
+from gateway.messages import carry
 from gateway.problems import Problem, problem_from_rpc
 from gateway.settings import GatewaySettings
 from gateway.stream_tickets import ticket_body, ticket_param
@@ -255,18 +256,7 @@ async def create_game(request: Request) -> Response:
     stub = _backends(request).stubs.get(body.game_type)
     if stub is None:
         raise Problem(400, "unknown_game_type", f"unknown game_type {body.game_type!r}")
-    grpc_request = rules_pb2.CreateGameRequest(
-        players=body.players,
-        client_seed=body.client_seed,
-        visibility=body.visibility,
-        on_timeout=body.on_timeout,
-        timeouts_to_resign=body.timeouts_to_resign,
-        rated=body.rated,
-    )
-    if body.HasField("clock"):
-        grpc_request.clock.CopyFrom(body.clock)
-    if body.HasField("seed"):
-        grpc_request.seed = body.seed
+    grpc_request = carry(body, rules_pb2.CreateGameRequest(), skip={"options"})
     if body.HasField("options"):
         options = json_format.MessageToDict(body.options)
         grpc_request.options.CopyFrom(_pack_game_message(body.game_type, "Options", options, "bad_options"))

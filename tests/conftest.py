@@ -8,6 +8,7 @@ from dataclasses import dataclass
 from pathlib import Path
 from typing import TextIO
 
+import httpx
 import pytest
 
 from services.common import store
@@ -154,3 +155,10 @@ def stack(
         director.stop()
         for svc in running.values():
             services.stop(svc)
+
+
+@pytest.fixture(scope="module")
+def client(stack: dict[str, object]) -> Iterator[httpx.Client]:
+    """An HTTP client of the shared stack's gateway (open: no API keys), one per test module."""
+    with httpx.Client(base_url=str(stack["url"]), timeout=600) as http:
+        yield http

@@ -10,6 +10,7 @@ from services.common.logs import get_logger
 from services.common.outage import StoreWatch
 from services.common.settings import ServiceSettings
 from services.conductor.conductor import Conductor
+from services.games.legacy import shard_legacy_indexes
 from services.games.store import GameStore
 from services.retention import sweeper
 from services.retention.policy import MODES, RetentionSettings
@@ -34,6 +35,9 @@ async def serve(settings: ConductorSettings) -> None:
         raise SystemExit(f"CHAIWALA_RETENTION_MODE must be one of {', '.join(MODES)}")
     store = GameStore.from_url(settings.redis_url, cluster=settings.redis_cluster)
     watch = StoreWatch(log)  # one per process: its loops share what they learn about Redis
+    moved = await shard_legacy_indexes(store.redis)
+    if moved:
+        log.info("legacy_indexes_sharded", members=moved)
     conductor = Conductor(
         store,
         lease_ms=settings.conductor_lease_ms,

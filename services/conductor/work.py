@@ -80,7 +80,8 @@ def bot_commit(
         events = match.play(seat, move)
     metrics.BOT_MOVE_LATENCY.labels(play.game_type).observe(time.perf_counter() - started)
     play.count_bot_move(bot_name)
-    return Commit(seat=seat, bot=bot_name, move=move, events=events, state_digest=chain.state_digest(match))
+    return Commit(seat=seat, bot=bot_name, move=move, events=events, state_digest=chain.state_digest(match),
+                  to_act=match.to_act())  # fmt: skip
 
 
 def fire_timeouts(

@@ -21,7 +21,7 @@ LATE_GAME_MARGIN = 20
 # A starting space is judged by the tea within this many steps on its first three rays, a tile's
 # halves divided by its distance, weighted so. Against the former choice (the spaces straight ahead)
 # it won 51 / 34 / 27 / 22 % to 49 / 32 / 23 / 18 % at 2-5 seats, 2,000 tables each
-# (tests/darjeeling/balance_trial.py --bots heuristic,heuristic-ahead; seeds/darjeeling/README.md).
+# (research/darjeeling/balance_trial.py --bots heuristic,heuristic-ahead; seeds/darjeeling/README.md).
 START_REACH = 3
 START_REACH_WEIGHT = 1.5
 FIRST_TURNS = ("STRAIGHT", "LEFT", "RIGHT")

@@ -4,7 +4,9 @@
 
 * ``h`` – the entry's chain hash, 32 raw bytes (was 64 hex characters in ``hash``);
 * ``d`` – the digest of the snapshot it produced, 32 raw bytes (was 64 hex in ``digest``);
-* ``z`` – one codec byte, then raw DEFLATE of the JSON array ``[seat, bot, kind, move, events]``.
+* ``z`` – one codec byte, then raw DEFLATE of the JSON array ``[seat, bot, kind, move, events]``,
+  followed, for entries written since live events carry the turn, by ``status, to_act`` (the
+  game after the entry); older five-element bodies read with neither.
   Codec ``n`` > 0 primes DEFLATE with version ``n`` of the game type's frozen dictionary
   (:mod:`services.eventlog.dictionaries`: sample entries of that game, so the keys and values
   every entry repeats cost a few bits); codec ``0`` uses none (a game type without one).
@@ -48,6 +50,8 @@ class Body:
     events: list[dict[str, Any]]
     hash: str
     state_digest: str
+    status: str = ""
+    to_act: list[int] | None = None
 
 
 def _binary(value: str) -> bytes:
@@ -66,9 +70,14 @@ def encode(
     events: list[dict[str, Any]],
     chain_hash: str,
     state_digest: str,
+    status: str = "",
+    to_act: list[int] | None = None,
 ) -> dict[str, bytes]:
-    """The stream fields of one entry in format 2."""
-    body = orjson.dumps([seat, bot, kind, move, events])
+    """The stream fields of one entry in format 2 (``status`` and ``to_act``: the game after it)."""
+    content: list[Any] = [seat, bot, kind, move, events]
+    if status:
+        content += [status, to_act or []]
+    body = orjson.dumps(content)
     codec = latest(game_type)
     primer = dictionary(game_type, codec) if codec else b""
     if primer:
@@ -90,7 +99,7 @@ def decode(game_type: str, fields: dict[bytes, bytes]) -> Body:
     codec = packed[0]
     primer = dictionary(game_type, codec) if codec else b""
     inflater = zlib.decompressobj(_RAW, zdict=primer) if primer else zlib.decompressobj(_RAW)
-    seat, bot, kind, move, events = orjson.loads(inflater.decompress(packed[1:]) + inflater.flush())
+    seat, bot, kind, move, events, *after = orjson.loads(inflater.decompress(packed[1:]) + inflater.flush())
     return Body(
         seat=seat,
         bot=bot,
@@ -99,4 +108,6 @@ def decode(game_type: str, fields: dict[bytes, bytes]) -> Body:
         events=events,
         hash=fields.get(b"h", b"").hex(),
         state_digest=fields.get(b"d", b"").hex(),
+        status=after[0] if after else "",
+        to_act=after[1] if after else None,
     )

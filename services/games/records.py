@@ -76,6 +76,10 @@ class LogEntry:
     hash: str = ""
     state_digest: str = ""
     kind: str = ""
+    # The game after the entry: its status and the seats to act ("" and None for entries stored
+    # before entries carried them).
+    status: str = ""
+    to_act: list[int] | None = None
 
 
 @dataclass(frozen=True)
@@ -94,6 +98,9 @@ class Commit:
     kind: str = ""
     state_digest: str = ""
     hash: str = ""
+    # The game after this entry (status, seats to act); filled by the commit where left empty.
+    status: str = ""
+    to_act: list[int] | None = None
 
 
 @dataclass(frozen=True)

@@ -3,7 +3,37 @@
 from __future__ import annotations
 
 from services.legalmoves import fingerprint as legal_fingerprint
+from services.lobby.listing import STATUSES
 from services.outbox import stream as outbox_stream
+
+
+# The game's end, when the status written is not 'active' (listing, active set, retention), all in
+# the game's slot: KEYS[first] = the active set, the next four = the listing's sets of the game's
+# type and visibility in services.lobby.listing.STATUSES order, then the shard's retention index.
+def finish_block(first: int, status: str, game_id: str) -> str:
+    """The Lua that files a game that ended (``status`` and ``game_id`` are Lua expressions)."""
+    keys = ", ".join(f"KEYS[{first + 1 + i}]" for i in range(len(STATUSES)))
+    names = ", ".join(f"'{name}'" for name in STATUSES)
+    return f"""
+-- ---- the game's end: out of the active set, into its status's listing, retention clock started ----
+local end_status, end_game = {status}, {game_id}
+if end_status ~= 'active' and end_status ~= 'waiting' then
+  redis.call('SREM', KEYS[{first}], end_game)
+  local created = redis.call('HGET', KEYS[1], 'created_ms') or '0'
+  local listing_keys, listing_names = {{{keys}}}, {{{names}}}
+  for i = 1, #listing_keys do
+    if listing_names[i] == end_status then redis.call('ZADD', listing_keys[i], created, end_game)
+    else redis.call('ZREM', listing_keys[i], end_game) end
+  end
+  local now = redis.call('TIME')
+  redis.call('ZADD', KEYS[{first + 1 + len(STATUSES)}], 'NX', now[1] * 1000 + math.floor(now[2] / 1000), end_game)
+end
+-- ---- end of the game's end ----
+"""
+
+
+FINISH_KEY_COUNT = 2 + len(STATUSES)
+
 
 # KEYS: meta, state, events, idem (always a key of the game's slot, so Redis Cluster accepts it),
 #       attention queue and claims of the game's shard (same slot, see services.common.attention)
@@ -80,12 +110,16 @@ if legal_count > 0 and legal_identity(KEYS[1]) == ARGV[legal_at] then
   end
 end
 -- ---- end legal-moves answers ----
+"""
+    + finish_block(9, "ARGV[3]", "ARGV[11]")
+    + """
 return {'ok', tostring(version)}
 """
 )
 
-# KEYS: meta, attention queue, outbox shard.  ARGV: new status, game id, then the outbox events
-# (services.outbox.stream.lua_args).  Waiting or active games only.
+# KEYS: meta, attention queue, outbox shard, then the game's end keys (finish_block).  ARGV: new
+# status, game id, then the outbox events (services.outbox.stream.lua_args).  Waiting or active
+# games only.
 SET_STATUS = (
     """
 local status = redis.call('HGET', KEYS[1], 'status')
@@ -95,6 +129,7 @@ redis.call('HSET', KEYS[1], 'status', ARGV[1])
 redis.call('ZREM', KEYS[2], ARGV[2])
 """
     + outbox_stream.lua_block("KEYS[3]", "3")
+    + finish_block(4, "ARGV[1]", "ARGV[2]")
     + """
 return {'ok', status}
 """

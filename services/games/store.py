@@ -14,9 +14,11 @@ script never crosses shards):
   log of truth; the snapshot is only a cache of replaying it.
 * ``game:{G}:idem:<seat>:<key>`` – the first answer to an idempotent submission.
 
-A per-game-type set ``chaiwala:active:<type>`` indexes active games for metrics; the
-conductor's work queue (:mod:`services.common.attention`) and the lobby's listing
-index (:mod:`services.lobby.listing`) live beside them, and so does the outbox
+Per game type and attention shard, a set ``chaiwala:active:{<shard tag>}:<type>`` indexes
+active games for metrics.  It, the lobby's listing sets and the retention index share the slot
+of the game's keys, so the step that ends a game moves it in all of them atomically (the commit
+and abort scripts, :func:`services.games.scripts.finish_block`).  The conductor's work queue
+(:mod:`services.common.attention`) lives beside them, and so does the outbox
 (:mod:`services.outbox`): every commit that starts, ends or times out a game writes its
 domain event to the game's outbox shard in the same atomic step.
 """
@@ -31,7 +33,7 @@ import orjson
 from redis import asyncio as aioredis
 from redis.asyncio.cluster import RedisCluster
 
-from services.common.attention import keys_for_game, score_arg
+from services.common.attention import SHARD_COUNT, SHARD_TAGS, keys_for_game, score_arg, shard_of
 from services.common.store import (
     DEFAULT_MAX_CONNECTIONS,
     DEFAULT_POOL_TIMEOUT_SECONDS,
@@ -45,16 +47,29 @@ from services.games.records import Commit, Fairness, GameMeta, LogEntry, NewGame
 from services.games.scripts import COMMIT, LOAD, SET_STATUS
 from services.legalmoves import fingerprint as legal_fingerprint
 from services.legalmoves.fingerprint import LegalEntries
+from services.lobby import listing
 from services.outbox import events as outbox_events
 from services.outbox import stream as outbox_stream
+from services.retention.policy import ended_key_for
 
 IDEMPOTENCY_TTL_SECONDS = 24 * 3600
 
 _keys = game_keys
 
 
-def _active_index(game_type: str) -> str:
-    return f"chaiwala:active:{game_type}"
+def active_key(game_type: str, shard: int) -> str:
+    """The set of active games of one type and attention shard."""
+    return f"chaiwala:active:{{{SHARD_TAGS[shard]}}}:{game_type}"
+
+
+def _active_index(game_id: str) -> str:
+    return active_key(game_type_of(game_id), shard_of(game_id))
+
+
+def _finish_keys(game_id: str, visibility: str) -> list[str]:
+    """The keys :func:`services.games.scripts.finish_block` writes, in its order."""
+    statuses = listing.status_keys(game_id, game_type_of(game_id), visibility)
+    return [_active_index(game_id), *statuses, ended_key_for(game_id)]
 
 
 def _decode(value: bytes | str | None) -> str:
@@ -67,7 +82,8 @@ def _entry(game_type: str, fields: dict[Any, Any], entry_id: bytes | str) -> Log
     version = int(_decode(entry_id).split("-")[0])
     if codec.is_compact(fields):
         body = codec.decode(game_type, fields)
-        return LogEntry(version, body.seat, body.bot, body.move, body.events, body.hash, body.state_digest, body.kind)
+        return LogEntry(version, body.seat, body.bot, body.move, body.events, body.hash, body.state_digest, body.kind,
+                        body.status, body.to_act)  # fmt: skip
     data = {_decode(k): _decode(v) for k, v in fields.items()}  # format 1 (services.eventlog.codec)
     seat = data.get("seat", "")
     move = data.get("move", "")
@@ -166,9 +182,9 @@ class GameStore:
             if game.status == "active":  # the outbox event commits with the game (services.outbox)
                 started = outbox_events.game_started(game_id, game.game_type, game.players, game.created_ms)
                 outbox_stream.append(pipe, started, game_id)
+                pipe.sadd(_active_index(game_id), game_id)
+            listing.file_game(pipe, game_id, game.game_type, game.visibility, game.status, game.created_ms)
             await pipe.execute()
-        if game.status == "active":
-            await self.redis.sadd(_active_index(game.game_type), game_id)
         return game_id
 
     async def load(self, game_id: str) -> tuple[GameMeta, bytes]:
@@ -239,12 +255,15 @@ class GameStore:
         previous_head: str = "",
         outbox: Sequence[outbox_stream.OutboxEvent] = (),
         legal: LegalEntries | None = None,
+        visibility: str = "public",
     ) -> tuple[str, int | bytes]:
         """Append moves atomically if the game is still at ``expected_version``.
 
         ``commits`` are sealed (chain hash and state digest set) on top of ``previous_head``,
         the head stored with ``expected_version``.  ``outbox`` events are written in the same
-        atomic step (only if the commit is); so are ``legal`` answers (:mod:`services.legalmoves`).
+        atomic step (only if the commit is); so are ``legal`` answers (:mod:`services.legalmoves`)
+        and, when ``status`` ends the game, its move out of the active set and into its status's
+        listing (``visibility`` names the listing) and the start of its retention clock.
 
         Returns ``("ok", new_version)`` or ``("idempotent", first_answer)``; raises
         :class:`VersionConflict`, :class:`GameNotActive` or :class:`GameNotFound`.
@@ -270,13 +289,13 @@ class GameStore:
         game_type = game_type_of(game_id)
         for item in commits:
             fields = codec.encode(game_type, item.seat, item.bot, item.kind, item.move, item.events, item.hash,
-                                  item.state_digest)  # fmt: skip
+                                  item.state_digest, item.status, item.to_act)  # fmt: skip
             args += [fields["h"], fields["d"], fields["z"]]
         args += _legal_args(legal)
         # Without an idempotency key a placeholder of the same slot keeps the script single-slot.
         idem = idempotency_key or f"game:{{{game_id}}}:idem:-"
         keys = [meta_key, state_key, events_key, idem, *keys_for_game(game_id), outbox_stream.outbox_key_for(game_id),
-                legal_fingerprint.legal_key(game_id)]  # fmt: skip
+                legal_fingerprint.legal_key(game_id), *_finish_keys(game_id, visibility)]  # fmt: skip
         outcome, value = await self._commit(keys=keys, args=args)
         outcome = _decode(outcome)
         if outcome == "ok":
@@ -294,34 +313,36 @@ class GameStore:
         return f"game:{{{game_id}}}:idem:{seat}:{key}" if key else ""
 
     async def set_status(
-        self, game_id: str, game_type: str, status: str, outbox: Sequence[outbox_stream.OutboxEvent] = ()
+        self,
+        game_id: str,
+        status: str,
+        outbox: Sequence[outbox_stream.OutboxEvent] = (),
+        visibility: str = "public",
     ) -> str:
         """Move a waiting or active game to ``status`` (e.g. aborted); return its former status.
 
         ``outbox`` events are written in the same atomic step (only if the status changes).
         """
         queue, _ = keys_for_game(game_id)
-        keys = [_keys(game_id)[0], queue, outbox_stream.outbox_key_for(game_id)]
+        keys = [_keys(game_id)[0], queue, outbox_stream.outbox_key_for(game_id), *_finish_keys(game_id, visibility)]
         outcome, value = await self._set_status(keys=keys, args=[status, game_id, *outbox_stream.lua_args(outbox)])
         outcome = _decode(outcome)
         if outcome == "missing":
             raise GameNotFound(game_id)
         if outcome == "not_active":
             raise GameNotActive(_decode(value))
-        await self.mark_inactive(game_type, game_id)
         return _decode(value)
 
-    async def mark_active(self, game_type: str, game_id: str) -> None:
+    async def mark_active(self, game_id: str) -> None:
         """Add a game that just started to the active index."""
-        await self.redis.sadd(_active_index(game_type), game_id)
-
-    async def mark_inactive(self, game_type: str, game_id: str) -> None:
-        """Drop a finished (or aborted) game from the active index."""
-        await self.redis.srem(_active_index(game_type), game_id)
+        await self.redis.sadd(_active_index(game_id), game_id)
 
     async def count_active(self, game_type: str) -> int:
-        """How many games of this type are active."""
-        return int(await self.redis.scard(_active_index(game_type)))
+        """How many games of this type are active (one pipelined round trip over the shards)."""
+        async with self.redis.pipeline(transaction=False) as pipe:
+            for shard in range(SHARD_COUNT):
+                pipe.scard(active_key(game_type, shard))
+            return sum(int(count) for count in await pipe.execute())
 
     async def entries(self, game_id: str, after: int = -1) -> list[LogEntry]:
         """Stream entries of versions strictly greater than ``after`` (-1: all, creation included)."""

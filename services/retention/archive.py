@@ -30,7 +30,7 @@ from services.fairness import chain
 from services.games.records import GameMeta, LogEntry, game_keys, game_type_of
 from services.games.store import GameStore
 from services.lobby.listing import GameIndex
-from services.retention.policy import ENDED_INDEX, ENDED_STATUSES
+from services.retention.policy import ENDED_STATUSES, ended_key_for, ended_keys
 
 COMPRESSION_LEVEL = 6
 
@@ -141,15 +141,19 @@ async def delete(store: GameStore, game_id: str) -> Outcome:
 
 async def due_games(store: GameStore, now_ms: int, full_log_ms: int, limit: int) -> list[str]:
     """Ended games whose full-log time is over, oldest first."""
-    raw: Any = await store.redis.zrangebyscore(ENDED_INDEX, "-inf", now_ms - full_log_ms, start=0, num=limit)
-    return [_text(member) for member in raw]
+    async with store.redis.pipeline(transaction=False) as pipe:
+        for key in ended_keys():
+            pipe.zrangebyscore(key, "-inf", now_ms - full_log_ms, start=0, num=limit, withscores=True)
+        answers: Any = await pipe.execute()
+    due = sorted((score, _text(member)) for raw in answers for member, score in raw)
+    return [game_id for _, game_id in due[:limit]]
 
 
 async def apply_policy(store: GameStore, game_id: str, mode: str) -> Outcome:
     """Compact or delete one due game, then take it off the retention index."""
     outcome = await (delete(store, game_id) if mode == "delete" else compact(store, game_id))
     if outcome.action != "changed":
-        await store.redis.zrem(ENDED_INDEX, game_id)
+        await store.redis.zrem(ended_key_for(game_id), game_id)
     return outcome
 
 

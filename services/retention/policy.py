@@ -17,6 +17,8 @@ from typing import Any
 
 from pydantic_settings import BaseSettings, SettingsConfigDict
 
+from services.common.attention import SHARD_COUNT, SHARD_TAGS, shard_of
+
 DAY_SECONDS = 24 * 3600
 MODES = ("compact", "delete")
 
@@ -48,12 +50,30 @@ def idle_abort_ms() -> int:
     return max(0, int(seconds * 1000))
 
 
-# Ended (finished or aborted) games still holding their full log, scored by when they ended (Unix ms).
-ENDED_INDEX = "chaiwala:retention:ended"
+# Ended (finished or aborted) games still holding their full log, scored by when they ended (Unix ms):
+# one sorted set per attention shard, so the commit that ends a game files it in the same atomic
+# step (the game's keys, its queue shard and these share a Redis Cluster slot).
+LEGACY_ENDED_INDEX = "chaiwala:retention:ended"
 ENDED_STATUSES = frozenset({"finished", "aborted"})
 
 
-async def note_ended(client: Any, game_id: str, status: str, now_ms: int) -> None:
-    """Start a game's retention clock when it ends (the listing index calls this on every status change)."""
+def ended_key(shard: int) -> str:
+    """The retention index of one shard."""
+    return f"chaiwala:retention:{{{SHARD_TAGS[shard]}}}:ended"
+
+
+def ended_key_for(game_id: str) -> str:
+    """The retention index of a game's shard."""
+    return ended_key(shard_of(game_id))
+
+
+def ended_keys() -> list[str]:
+    """Every shard's retention index."""
+    return [ended_key(shard) for shard in range(SHARD_COUNT)]
+
+
+def note_ended(pipe: Any, game_id: str, status: str, now_ms: int) -> None:
+    """Queue the start of a game's retention clock on ``pipe`` when it ends (creation and the
+    lobby file it there; a commit's script does it itself, see :mod:`services.games.scripts`)."""
     if status in ENDED_STATUSES:
-        await client.zadd(ENDED_INDEX, {game_id: now_ms}, nx=True)
+        pipe.zadd(ended_key_for(game_id), {game_id: now_ms}, nx=True)

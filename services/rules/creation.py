@@ -70,7 +70,6 @@ async def create_game(
                    fairness=fairness, genesis=genesis, rated=rated, tournament=tournament)  # fmt: skip
     game_id = await play.store.create(game)
     await wake_conductors(play.store.redis, attention, now)
-    await play.index.record(game_type, visibility, game.status, game_id, now)
     metrics.GAMES_CREATED.labels(game_type).inc()
     # Never the seed or the secret: while the game runs they would reveal every draw.
     log.info("game_created", game_type=game_type, game_id=game_id, players=len(players),

@@ -28,7 +28,6 @@ from services.games.records import Commit, GameMeta, LogEntry
 from services.games.store import GameStore
 from services.legalmoves.entries import after_commit
 from services.lobby.creation import waiting_snapshot
-from services.lobby.listing import GameIndex
 from services.outbox import events as outbox_events
 from services.rules import answers
 from services.rules.narrator import Narrator
@@ -49,7 +48,6 @@ class GamePlay:
         self.store = store
         self.game_type = engine.game_type
         self.narrator = Narrator(engine)
-        self.index = GameIndex(store.redis)
         self.positions = Positions(engine, self.canonical)
 
     # ---- positions -------------------------------------------------------------
@@ -175,7 +173,8 @@ class GamePlay:
             if refusal.code == "not_your_turn":
                 raise errors.forbidden(refusal.code, refusal.message) from None
             raise errors.illegal(refusal.code, refusal.message) from None
-        return Commit(seat=seat, bot="", move=move, events=events, state_digest=chain.state_digest(match))
+        return Commit(seat=seat, bot="", move=move, events=events, state_digest=chain.state_digest(match),
+                      to_act=match.to_act())  # fmt: skip
 
     # ---- the commit ------------------------------------------------------------
 
@@ -212,6 +211,7 @@ class GamePlay:
         lifecycle = lifecycle or Lifecycle.from_dict(meta.lifecycle)
         result, status = self.settle(meta, match, lifecycle)
         to_act = match.to_act() if status == "active" else []
+        commits = _with_turns(commits, status, to_act)
         now = clocks.now_ms()
         lifecycle.touched_ms = now  # idle aborts count from the last entry (services.retention)
         movers = [item.seat for item in commits if not item.kind]
@@ -241,6 +241,7 @@ class GamePlay:
                 meta, status, answers.result_dict(result), commits, lifecycle.to_dict(), now
             ),
             legal=legal,
+            visibility=meta.visibility,
         )
         if outcome == "idempotent":
             assert isinstance(value, bytes)
@@ -254,9 +255,6 @@ class GamePlay:
         # One line per commit (not per RPC), and only what every seat may see: who, which version.
         log.info("committed", game_type=self.game_type, game_id=meta.game_id, version=new_version, seats=movers,
                  kinds=[c.kind for c in commits if c.kind], status=status)  # fmt: skip
-        if status != "active":
-            await self.store.mark_inactive(self.game_type, meta.game_id)
-            await self.index.record(self.game_type, meta.visibility, status, meta.game_id, meta.created_ms)
         if result is not None:
             self._record_finish(meta, result, new_version)
         return response, after
@@ -277,7 +275,7 @@ class GamePlay:
         words = (meta.names(), language)
         for offset, item in enumerate(commits):
             entry = LogEntry(meta.version + offset + 1, item.seat, item.bot, item.move, item.events,
-                             hash=item.hash, kind=item.kind)  # fmt: skip
+                             hash=item.hash, kind=item.kind, status=item.status, to_act=item.to_act)  # fmt: skip
             response.events.extend(self.narrator.entry_messages(entry, seat, words=words))
 
     def count_bot_move(self, bot: str) -> None:
@@ -292,3 +290,16 @@ class GamePlay:
         for seat in result.winners:
             metrics.WINS.labels(self.game_type, str(seat)).inc()
         log.info("game_finished", game_type=self.game_type, game_id=meta.game_id, moves=moves, winners=result.winners)
+
+
+def _with_turns(commits: list[Commit], status: str, to_act: list[int]) -> list[Commit]:
+    """Every entry with the game after it: the last one the commit's status and seats to act; an
+    earlier move of a batch ``active`` with the seats it left to act; a lifecycle entry, which
+    changes no position, the commit's."""
+    last = len(commits) - 1
+    return [
+        replace(item, status=status, to_act=to_act)
+        if index == last or item.to_act is None
+        else replace(item, status="active", to_act=list(item.to_act))
+        for index, item in enumerate(commits)
+    ]

@@ -99,7 +99,7 @@ class LobbyRpcs:
 
     async def _started(self, meta: GameMeta, start: Start) -> None:
         await wake_conductors(self.store.redis, start.attention_ms, clocks.now_ms())
-        await self.store.mark_active(self.game_type, meta.game_id)
+        await self.store.mark_active(meta.game_id)
         await self.index.record(self.game_type, meta.visibility, "active", meta.game_id, meta.created_ms)
 
     async def _game(self, game_id: str) -> rules_pb2.Game:

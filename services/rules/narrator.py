@@ -88,9 +88,10 @@ class Narrator:
     ) -> list[rules_pb2.GameEvent]:
         """The events of one log entry as ``viewer`` may see them (lifecycle entries are public)."""
         if not entry.kind:
-            return self.event_messages(
+            messages = self.event_messages(
                 entry.version, entry.seat, entry.events, viewer, skip_to, entry_hash=entry.hash, words=words
             )
+            return [_with_turn(message, entry, viewer) for message in messages]
         if skip_to >= 0:
             return []
         payload = {} if entry.seat is None else {"seat": entry.seat}
@@ -98,7 +99,7 @@ class Narrator:
         message = rules_pb2.GameEvent(version=entry.version, index=0, kind=entry.kind, hash=entry.hash, text=text)
         if entry.seat is not None:
             message.seat = entry.seat
-        return [message]
+        return [_with_turn(message, entry, viewer)]
 
     def event_messages(
         self,
@@ -126,3 +127,13 @@ class Narrator:
                 message.seat = seat_of_move
             out.append(message)
         return out
+
+
+def _with_turn(message: rules_pb2.GameEvent, entry: LogEntry, viewer: int | None) -> rules_pb2.GameEvent:
+    """The game after the event's entry (public: every viewer may see whose turn it is), and
+    whether it is now the viewer's turn; entries stored before they carried it say nothing."""
+    message.status = entry.status
+    if entry.to_act is not None:
+        message.to_act.extend(entry.to_act)
+        message.your_turn = viewer is not None and viewer in entry.to_act
+    return message

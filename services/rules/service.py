@@ -25,6 +25,7 @@ from services.games.records import GameMeta, LogEntry
 from services.games.store import GameStore
 from services.legalmoves.entries import legal_answer
 from services.lobby import seats as lobby_seats
+from services.lobby.listing import GameIndex
 from services.outbox import events as outbox_events
 from services.retention import archive
 from services.rules import answers
@@ -59,7 +60,7 @@ class RulesServicer(LobbyRpcs, ResignRpcs, rules_pb2_grpc.RulesServiceServicer):
         self.access = Access(api_keys, self.tickets)
         self.play = GamePlay(engine, store)
         self.narrator = self.play.narrator
-        self.index = self.play.index
+        self.index = GameIndex(store.redis)
 
     async def GetGameType(
         self, request: rules_pb2.GetGameTypeRequest, context: aio.ServicerContext
@@ -181,10 +182,9 @@ class RulesServicer(LobbyRpcs, ResignRpcs, rules_pb2_grpc.RulesServiceServicer):
             self.access.require_operator("aborting a game")
         try:
             aborted = outbox_events.game_aborted(meta, meta.version, clocks.now_ms())
-            await self.store.set_status(request.game_id, self.game_type, "aborted", [aborted])
+            await self.store.set_status(request.game_id, "aborted", [aborted], meta.visibility)
         except GameNotActive as error:
             raise errors.illegal("game_not_active", f"the game is {error.status}") from None
-        await self.index.record(self.game_type, meta.visibility, "aborted", meta.game_id, meta.created_ms)
         log.info("game_aborted", game_type=self.game_type, game_id=meta.game_id, reason=request.reason[:200])
         meta, snapshot = await self.store.load(request.game_id)
         return self.narrator.game_message(meta, self.play.match_of(meta, snapshot), None)

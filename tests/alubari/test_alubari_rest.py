@@ -4,7 +4,6 @@ legal moves only, nothing hidden reaches the client, and illegal moves are refus
 from __future__ import annotations
 
 import random
-from typing import Any
 
 import httpx
 import pytest
@@ -12,14 +11,6 @@ import pytest
 from tests.support.client import assert_problem, auth, create_game, play_humans_to_end, wait_over
 
 GAME = "alubari"
-
-
-@pytest.fixture()
-def client(stack: dict[str, Any]) -> httpx.Client:
-    if GAME not in stack["services"]:
-        pytest.skip("alubari has no generated protos in this checkout")
-    with httpx.Client(base_url=str(stack["url"]), timeout=600) as http:
-        yield http
 
 
 @pytest.mark.slow

@@ -2,22 +2,12 @@
 
 from __future__ import annotations
 
-from typing import Any
-
 import httpx
 import pytest
 
 from tests.support.client import auth, create_game, wait_over
 
 GAME = "darjeeling"
-
-
-@pytest.fixture()
-def client(stack: dict[str, Any]) -> httpx.Client:
-    if GAME not in stack["services"]:
-        pytest.skip("darjeeling has no generated protos in this checkout")
-    with httpx.Client(base_url=str(stack["url"]), timeout=600) as http:
-        yield http
 
 
 @pytest.mark.slow

@@ -33,12 +33,6 @@ PLANS: dict[str, dict[str, Any]] = {
 }
 
 
-@pytest.fixture()
-def client(stack: dict[str, Any]) -> httpx.Client:
-    with httpx.Client(base_url=str(stack["url"]), timeout=600) as http:
-        yield http
-
-
 def _finished(client: httpx.Client, game_id: str, seconds: float = 300) -> dict[str, Any]:
     """Poll until the game is over (bots may play in the background)."""
     deadline = time.monotonic() + seconds

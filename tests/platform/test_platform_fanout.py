@@ -10,7 +10,6 @@ from __future__ import annotations
 import asyncio
 import contextlib
 import os
-import re
 import signal
 import socket
 import subprocess
@@ -30,6 +29,7 @@ from services.common.processes import stop_process
 from services.streaming.hub import HubLimits
 from services.streaming.watch import OPEN_MARKER
 from tests.support.client import assert_problem, auth, create_game, sse_events_async, sse_line, unchunk
+from tests.support.metrics import exported
 from tests.support.stack import ROOT, Gateway, RunningService, Services, free_port
 
 GAME = "darjeeling"
@@ -54,12 +54,6 @@ def gateway(stack: dict[str, Any]) -> Iterator[Gateway]:
         yield running
     finally:
         running.stop()
-
-
-def _metric(text: str, name: str) -> float:
-    found = re.search(rf"^{name} (\S+)$", text, re.MULTILINE)
-    assert found, f"{name} not exported"
-    return float(found.group(1))
 
 
 async def _listen(
@@ -125,7 +119,7 @@ def test_every_listener_gets_every_event_of_its_viewer_in_order(gateway: Gateway
             issued = await client.post(f"/v1/games/{game_id}/stream-tickets", headers=auth(tokens[0]))
             ticket = issued.json()["ticket"]
             await _play(client, game_id, tokens, 3)  # some history first: listeners join mid-game
-            before = _metric((await client.get("/metrics")).text, "chaiwala_gateway_sse_upstreams")
+            before = exported((await client.get("/metrics")).text, "chaiwala_gateway_sse_upstreams")
             viewers: list[tuple[str, dict[str, str], str]] = [("spectator", {}, "")] * 12
             viewers += [("seat0", auth(tokens[0]), "")] * 3 + [("seat1", auth(tokens[1]), "")] * 3
             viewers += [("seat0", {}, f"?ticket={ticket}")]
@@ -134,7 +128,7 @@ def test_every_listener_gets_every_event_of_its_viewer_in_order(gateway: Gateway
             listeners = [asyncio.create_task(_listen(client, path + query, h, opened)) for _, h, query in viewers]
             await _open_all(listeners, opened)
             # Spectators share one upstream; each seat token and the ticket have their own.
-            upstreams = _metric((await client.get("/metrics")).text, "chaiwala_gateway_sse_upstreams")
+            upstreams = exported((await client.get("/metrics")).text, "chaiwala_gateway_sse_upstreams")
             assert upstreams == before + 4
             assert all(status == 200 for status in await _play(client, game_id, tokens, 12))
             abort = await client.post(f"/v1/games/{game_id}/abort", headers=auth(created["host_token"]))
@@ -194,13 +188,13 @@ def test_a_slow_listener_is_dropped_and_resumes_where_it_stopped(gateway: Gatewa
             created = await _create(client, [{"name": "Asha"}, *bots])
             game_id, token = created["game_id"], created["seats"][0]["token"]
             path = f"/v1/games/{game_id}/events"
-            dropped = _metric((await client.get("/metrics")).text, "chaiwala_gateway_sse_dropped_slow_consumers_total")
+            dropped = exported((await client.get("/metrics")).text, "chaiwala_gateway_sse_dropped_slow_consumers_total")
             opened: asyncio.Queue[int] = asyncio.Queue()
             fast = asyncio.create_task(_listen(client, path, {}, opened))
             await _open_all([fast], opened)
             stalled = _stalled_listener(gateway, path)
             # Wait until the stalled client is attached (it shares the spectators' upstream).
-            while _metric((await client.get("/metrics")).text, "chaiwala_gateway_sse_subscribers") < 2:
+            while exported((await client.get("/metrics")).text, "chaiwala_gateway_sse_subscribers") < 2:
                 await asyncio.sleep(0.02)
             # Asha resigns: bots play every seat to the end, as fast as the conductor can.
             assert (await client.post(f"/v1/games/{game_id}/resign", headers=auth(token))).status_code == 200
@@ -215,7 +209,7 @@ def test_a_slow_listener_is_dropped_and_resumes_where_it_stopped(gateway: Gatewa
             rest = await _listen(client, path, {"Last-Event-ID": problem["last_event_id"]}, opened)
             assert got + _events(rest) == everything  # nothing lost, nothing twice
             metrics = (await client.get("/metrics")).text
-            assert _metric(metrics, "chaiwala_gateway_sse_dropped_slow_consumers_total") >= dropped + 1
+            assert exported(metrics, "chaiwala_gateway_sse_dropped_slow_consumers_total") >= dropped + 1
 
     asyncio.run(scenario())
 
@@ -251,7 +245,7 @@ def test_hundreds_of_spectators_on_one_game_do_not_disturb_the_other_games(gatew
                 spectators.append(asyncio.create_task(_listen(client, path, {}, opened)))
                 await asyncio.wait_for(opened.get(), 120)
             metrics = (await client.get("/metrics")).text
-            assert _metric(metrics, "chaiwala_gateway_sse_subscribers") >= SPECTATORS
+            assert exported(metrics, "chaiwala_gateway_sse_subscribers") >= SPECTATORS
             seats = [(g["game_id"], {s["seat"]: s["token"] for s in g["seats"]}) for g in [watched, *others]]
             played = await asyncio.gather(*(_play(client, game, tokens, 8) for game, tokens in seats))
             assert all(status == 200 for statuses in played for status in statuses)

@@ -44,12 +44,6 @@ def _cases() -> list[tuple[str, int]]:
     return cases
 
 
-@pytest.fixture()
-def client(stack: dict[str, Any]) -> httpx.Client:
-    with httpx.Client(base_url=str(stack["url"]), timeout=600) as http:
-        yield http
-
-
 @pytest.mark.parametrize(("game", "players"), _cases())
 def test_bots_finish_the_game_over_rest(client: httpx.Client, stack: dict[str, Any], game: str, players: int) -> None:
     if game not in stack["services"]:

@@ -21,12 +21,6 @@ from tests.support.client import assert_problem, auth, turn, two_humans
 GAME = "darjeeling"
 
 
-@pytest.fixture()
-def client(stack: dict[str, Any]) -> Any:
-    with httpx.Client(base_url=str(stack["url"]), timeout=30) as http:
-        yield http
-
-
 def _two_humans(client: httpx.Client, seed: int = 7) -> tuple[str, dict[int, str]]:
     return two_humans(client, GAME, seed)
 

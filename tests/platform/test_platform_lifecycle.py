@@ -7,7 +7,6 @@ subprocess, which plays every bot and fires every timeout.
 from __future__ import annotations
 
 import random
-from collections.abc import Iterator
 from typing import Any
 
 import grpc
@@ -29,14 +28,6 @@ from tests.support.client import (
 from tests.support.stack import Services
 
 GAME = "darjeeling"
-
-
-@pytest.fixture()
-def client(stack: dict[str, Any]) -> Iterator[httpx.Client]:
-    if GAME not in stack["services"]:
-        pytest.skip("darjeeling has no generated protos in this checkout")
-    with httpx.Client(base_url=str(stack["url"]), timeout=120) as http:
-        yield http
 
 
 def _create(client: httpx.Client, body: dict[str, Any]) -> dict[str, Any]:

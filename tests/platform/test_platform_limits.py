@@ -21,6 +21,7 @@ import pytest
 from gateway.settings import GatewaySettings
 from services.common.settings import ServiceSettings
 from tests.support.client import assert_problem, auth, create_game
+from tests.support.metrics import samples_sum, scrape
 from tests.support.stack import Gateway
 
 GAME = "darjeeling"
@@ -40,12 +41,7 @@ def small_gateway(request: pytest.FixtureRequest, stack: dict[str, Any], service
 
 
 def _metric(url: str, name: str, **labels: str) -> float:
-    text = httpx.get(f"{url}/metrics", timeout=10).text
-    wanted = ",".join(f'{k}="{v}"' for k, v in labels.items())
-    for line in text.splitlines():
-        if line.startswith(f"{name}{{{wanted}}}"):
-            return float(line.rsplit(" ", 1)[1])
-    return 0.0
+    return samples_sum(scrape(f"{url}/metrics"), name, **labels)
 
 
 def _assert_rate_limited(response: httpx.Response, limit: str) -> None:

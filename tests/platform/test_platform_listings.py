@@ -10,7 +10,6 @@ document states the same bounds on every listing.
 from __future__ import annotations
 
 from collections.abc import Iterator
-from typing import Any
 
 import httpx
 import pytest
@@ -21,12 +20,6 @@ from tests.support.stack import WEBHOOK_OPERATOR_KEY
 
 LISTINGS = ["/v1/games", "/v1/tournaments", "/v1/ratings/darjeeling", "/v1/webhooks/{webhook_id}/deliveries"]
 OPERATOR = auth(WEBHOOK_OPERATOR_KEY)
-
-
-@pytest.fixture(scope="module")
-def client(stack: dict[str, Any]) -> Iterator[httpx.Client]:
-    with httpx.Client(base_url=str(stack["url"]), timeout=60) as http:
-        yield http
 
 
 @pytest.fixture(scope="module")

@@ -31,12 +31,6 @@ OPENAPI_TYPESCRIPT = "openapi-typescript@7.13.0"
 
 
 @pytest.fixture(scope="module")
-def client(stack: dict[str, Any]) -> Iterator[httpx.Client]:
-    with httpx.Client(base_url=str(stack["url"]), timeout=60) as http:
-        yield http
-
-
-@pytest.fixture(scope="module")
 def spec(client: httpx.Client) -> dict[str, Any]:
     response = client.get("/openapi.json")
     assert response.status_code == 200

@@ -26,12 +26,6 @@ from tests.support.client import (
 GAME = "darjeeling"
 
 
-@pytest.fixture()
-def client(stack: dict[str, Any]) -> httpx.Client:
-    with httpx.Client(base_url=str(stack["url"]), timeout=60) as http:
-        yield http
-
-
 def _two_humans(client: httpx.Client, seed: int = 7) -> tuple[str, dict[int, str]]:
     return two_humans(client, GAME, seed)
 

@@ -21,7 +21,7 @@ from services.common.embedded_redis import start_redis
 from services.fairness.verify import verify_replay
 from services.games.records import game_keys
 from services.retention import archive
-from services.retention.policy import ENDED_INDEX
+from services.retention.policy import ended_key_for
 from tests.support.client import assert_problem, auth, create_game, wait_for_game, wait_over
 from tests.support.stack import ConductorProcess, Gateway, RunningService, Services
 
@@ -80,8 +80,8 @@ def _bytes_of(rig: Rig, game_id: str) -> int:
 
 def _wait_archived(rig: Rig, game_id: str) -> None:
     """Let the game's full-log time pass, then wait for the conductor to compact it."""
-    assert rig.redis.zscore(ENDED_INDEX, game_id) is not None  # the end started its retention clock
-    rig.redis.zadd(ENDED_INDEX, {game_id: int(time.time() * 1000) - FULL_LOG_SECONDS * 1000 - 1})
+    assert rig.redis.zscore(ended_key_for(game_id), game_id) is not None  # the end started its retention clock
+    rig.redis.zadd(ended_key_for(game_id), {game_id: int(time.time() * 1000) - FULL_LOG_SECONDS * 1000 - 1})
     deadline = time.monotonic() + WAIT_SECONDS
     while rig.redis.hget(game_keys(game_id)[0], "archived") != b"1":
         assert time.monotonic() < deadline, "the conductor did not compact the game"
@@ -108,7 +108,7 @@ def test_a_finished_game_is_compacted_and_its_replay_still_verifies(rig: Rig) ->
     compacted = _bytes_of(rig, game_id)
     assert not rig.redis.exists(game_keys(game_id)[2])  # the event stream is gone
     assert compacted < full / 2, (full, compacted)
-    assert rig.redis.zscore(ENDED_INDEX, game_id) is None
+    assert rig.redis.zscore(ended_key_for(game_id), game_id) is None
 
     # The replay is served as before, and the offline verifier still accepts it.
     assert rig.client.get(f"/v1/games/{game_id}/replay").json() == replay

@@ -2,7 +2,6 @@
 
 from __future__ import annotations
 
-import re
 import time
 from collections.abc import Iterator
 from typing import Any
@@ -14,16 +13,11 @@ import pytest
 from chaiwala.v1 import rules_pb2, rules_pb2_grpc
 from services.common.errors import MAX_DETAIL_CHARS, error_detail_from_metadata
 from tests.support.client import assert_problem, auth, create_game, sse_events
+from tests.support.metrics import exported
 from tests.support.stack import Gateway
 
 GAME = "darjeeling"
 HUGE = 100_000
-
-
-@pytest.fixture(scope="module")
-def client(stack: dict[str, Any]) -> Iterator[httpx.Client]:
-    with httpx.Client(base_url=str(stack["url"]), timeout=60) as http:
-        yield http
 
 
 def test_seat_tokens_appear_once_at_creation_and_never_as_empty_fields(client: httpx.Client) -> None:
@@ -68,12 +62,6 @@ def test_grpc_refusals_are_clipped_too(stack: dict[str, Any]) -> None:
     assert len(detail.message) <= MAX_DETAIL_CHARS + 1
 
 
-def _metric(text: str, name: str) -> float:
-    found = re.search(rf"^{name} (\S+)$", text, re.MULTILINE)
-    assert found, f"{name} not exported"
-    return float(found.group(1))
-
-
 def test_docs_and_openapi_have_their_own_route_labels(client: httpx.Client) -> None:
     for path in ("/docs", "/redoc", "/openapi.json", "/docs/assets/swagger-ui.css"):
         assert client.get(path).status_code == 200, path
@@ -109,7 +97,7 @@ def _count_one_open_stream(client: httpx.Client) -> None:
     legal = client.get(f"/v1/games/{game_id}/legal-moves", headers=auth(token)).json()
     body = {"move": legal["moves"][0], "expected_version": legal["version"]}
     assert client.post(f"/v1/games/{game_id}/moves", json=body, headers=auth(token)).status_code == 200
-    assert _metric(client.get("/metrics").text, "chaiwala_gateway_sse_streams") == 0
+    assert exported(client.get("/metrics").text, "chaiwala_gateway_sse_streams") == 0
     headers = {"Accept": "text/event-stream"}
     with client.stream("GET", f"/v1/games/{created['game_id']}/events", headers=headers) as response:
         assert response.status_code == 200
@@ -117,10 +105,10 @@ def _count_one_open_stream(client: httpx.Client) -> None:
         first = next(stream)
         # The stream ends (and is no longer counted) only after an ``error`` or ``end`` event: say which.
         assert first["event"] == "game_event", first
-        counted = _metric(client.get("/metrics").text, "chaiwala_gateway_sse_streams")
+        counted = exported(client.get("/metrics").text, "chaiwala_gateway_sse_streams")
         assert counted == 1, f"the open stream is not counted; it went on with {_next_or_timeout(stream)}"
     deadline = time.monotonic() + 30  # the gateway notices the disconnect on its next write or ping
-    while _metric(client.get("/metrics").text, "chaiwala_gateway_sse_streams") != 0:
+    while exported(client.get("/metrics").text, "chaiwala_gateway_sse_streams") != 0:
         assert time.monotonic() < deadline, "the closed stream is still counted"
         time.sleep(0.05)
 

@@ -22,12 +22,6 @@ GAME = "darjeeling"
 
 
 @pytest.fixture(scope="module")
-def client(stack: dict[str, Any]) -> Iterator[httpx.Client]:
-    with httpx.Client(base_url=str(stack["url"]), timeout=60) as http:
-        yield http
-
-
-@pytest.fixture(scope="module")
 def redis(redis_url: str) -> Iterator[Redis]:
     connection = Redis.from_url(redis_url)
     try:

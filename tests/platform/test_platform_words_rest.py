@@ -13,7 +13,6 @@ from typing import Any
 
 import grpc
 import httpx
-import pytest
 from google.protobuf import any_pb2
 
 from chaiwala.darjeeling.v1 import darjeeling_pb2
@@ -26,12 +25,6 @@ START_EN = re.compile(r"^Start at row \d+, column \d+, facing (north|east|south|
 START_ES = re.compile(r"^Empieza en la fila \d+, columna \d+, mirando al (norte|este|sur|oeste)\.$")
 VARIETY_EN = "(black|green|white|red)"
 VARIETY_ES = "(negro|verde|blanco|rojo)"
-
-
-@pytest.fixture()
-def client(stack: dict[str, Any]) -> httpx.Client:
-    with httpx.Client(base_url=str(stack["url"]), timeout=60) as http:
-        yield http
 
 
 def _game(client: httpx.Client) -> tuple[str, dict[int, str]]:

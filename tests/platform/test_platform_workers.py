@@ -17,19 +17,14 @@ from pathlib import Path
 import httpx
 import psutil
 import pytest
-from prometheus_client.parser import text_string_to_metric_families
 
 from services.common.embedded_redis import free_port, start_redis
 from services.common.processes import stop_process
 from tests.support.client import auth, two_humans
+from tests.support.metrics import samples_sum, scrape
 
 ROOT = Path(__file__).resolve().parents[2]
 GAME = "darjeeling"
-
-
-def _metric(url: str, name: str) -> float:
-    text = httpx.get(url, timeout=10).text
-    return sum(s.value for f in text_string_to_metric_families(text) for s in f.samples if s.name == name)
 
 
 def _wait(url: str, process: subprocess.Popen[bytes], seconds: float = 90) -> None:
@@ -108,9 +103,9 @@ def test_games_play_through_the_groups_and_one_scrape_sums_every_process(groups:
             requests += 1
             assert [e["version"] for e in events][-1] == 6
     # Counters are summed over both rules processes and both gateway workers.
-    assert _metric(metrics, "chaiwala_moves_accepted_total") == moves
-    assert _metric(metrics, "chaiwala_games_created_total") == 3
-    assert _metric(f"{url}/metrics", "chaiwala_http_requests_total") >= requests
+    assert samples_sum(scrape(metrics), "chaiwala_moves_accepted_total") == moves
+    assert samples_sum(scrape(metrics), "chaiwala_games_created_total") == 3
+    assert samples_sum(scrape(f"{url}/metrics"), "chaiwala_http_requests_total") >= requests
 
 
 def _play_closed_loop(url: str, seed: int, moves: int) -> int:
@@ -148,6 +143,4 @@ def test_concurrent_movers_through_both_workers_get_current_legal_moves(groups: 
 
 
 def _stored(url: str, name: str) -> float:
-    text = httpx.get(f"{url}/metrics", timeout=10).text
-    return sum(s.value for f in text_string_to_metric_families(text) for s in f.samples
-               if s.name == name and s.labels.get("source") == "stored")  # fmt: skip
+    return samples_sum(scrape(f"{url}/metrics"), name, source="stored")

@@ -319,16 +319,9 @@ class WebhookProcess:
 
 def metric_sum(port: int, name: str, **labels: str) -> float:
     """The sum of one metric's samples (with these labels) on a Prometheus endpoint (0 if absent)."""
-    import httpx
-    from prometheus_client.parser import text_string_to_metric_families
+    from tests.support.metrics import samples_sum, scrape
 
-    text = httpx.get(f"http://127.0.0.1:{port}/metrics", timeout=10).text
-    return sum(
-        sample.value
-        for family in text_string_to_metric_families(text)
-        for sample in family.samples
-        if sample.name == name and all(sample.labels.get(k) == v for k, v in labels.items())
-    )
+    return samples_sum(scrape(f"http://127.0.0.1:{port}/metrics"), name, **labels)
 
 
 def wait_for_grpc(address: str, process: subprocess.Popen[bytes], seconds: float = 60) -> None:

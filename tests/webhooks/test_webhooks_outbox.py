@@ -6,7 +6,6 @@ end exists in the outbox exactly when the commit that ended it does.
 
 from __future__ import annotations
 
-from collections.abc import Iterator
 from typing import Any
 
 import httpx
@@ -25,14 +24,6 @@ from tests.support.client import assert_problem, auth, wait_for_game, wait_over
 from tests.support.stack import Services
 
 GAME = "darjeeling"
-
-
-@pytest.fixture()
-def client(stack: dict[str, Any]) -> Iterator[httpx.Client]:
-    if GAME not in stack["services"]:
-        pytest.skip("darjeeling has no generated protos in this checkout")
-    with httpx.Client(base_url=str(stack["url"]), timeout=120) as http:
-        yield http
 
 
 def _all_events(services: Services) -> list[dict[str, Any]]:

@@ -6,12 +6,12 @@ import json
 
 import pytest
 from balance_trial import FORMER, former_start_bot, random_starts, strip_for
-from darjeeling_helpers import ENGINE, new_state
 
 from services.arena.schedule import plan
 from services.bots.roster import bots_for
 from services.common.runner import Match
 from services.darjeeling.bots import HeuristicBot
+from tests.darjeeling.darjeeling_helpers import ENGINE, new_state
 
 
 def _multipliers(players: int) -> list[int]:

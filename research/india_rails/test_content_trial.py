@@ -6,13 +6,13 @@ import math
 
 import pytest
 from content_trial import VARIANTS, compressed, summarize, winner_position
-from india_rails_fixtures import city_with_free_edges, lay, lead_in, neighbours, new_match, set_turn
 
 from services.arena.tables import TableResult, TableSpec
 from services.common.engine import Move
 from services.common.runner import Match, check_move_is_illegal
 from services.india_rails.content import BOARD, DEMAND_CARDS
 from services.india_rails.track import ENTRY_LIMITS
+from tests.india_rails.india_rails_fixtures import city_with_free_edges, lay, lead_in, neighbours, new_match, set_turn
 
 
 def _payouts() -> list[int]:

@@ -13,7 +13,7 @@ table's outcome.
 Not a test and not the product: a measurement for ``seeds/india_rails/README.md`` ("Is it the turn
 order or the hand?").  For example, 5 seats, 100 tables of seed 1, two processes:
 
-    PYTHONPATH=.:gen .venv/bin/python tests/india_rails/turn_order_trial.py 5 100 --seed 1 --jobs 2
+    PYTHONPATH=.:gen .venv/bin/python research/india_rails/turn_order_trial.py 5 100 --seed 1 --jobs 2
 """
 
 from __future__ import annotations

@@ -22,7 +22,7 @@ shared victory counts as its winners' mean position).
 Not a test and not the product: a measurement for ``seeds/india_rails/README.md``.  For example,
 one variant on tables 0–99 of seed 1:
 
-    PYTHONPATH=.:gen .venv/bin/python tests/india_rails/content_trial.py medium-cities 5 100 --seed 1
+    PYTHONPATH=.:gen .venv/bin/python research/india_rails/content_trial.py medium-cities 5 100 --seed 1
 """
 
 from __future__ import annotations

@@ -14,8 +14,8 @@ Not a test and not the product: measurements for ``seeds/darjeeling/README.md`` 
 For example, 4 players, the heuristic in every seat, 2000 tables of seed 11, strip 1 2 2 2 3 3;
 and the heuristic against its former start choice, 2 of each at 4 seats:
 
-    PYTHONPATH=.:gen .venv/bin/python tests/darjeeling/balance_trial.py 4 --strip 1,2,2,2,3,3 --seed 11
-    PYTHONPATH=.:gen .venv/bin/python tests/darjeeling/balance_trial.py 4 --bots heuristic,heuristic-ahead
+    PYTHONPATH=.:gen .venv/bin/python research/darjeeling/balance_trial.py 4 --strip 1,2,2,2,3,3 --seed 11
+    PYTHONPATH=.:gen .venv/bin/python research/darjeeling/balance_trial.py 4 --bots heuristic,heuristic-ahead
 """
 
 from __future__ import annotations
