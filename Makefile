@@ -10,8 +10,10 @@ CHROMIUM := /usr/bin/chromium
 CHROMEDRIVER := /usr/bin/chromedriver
 
 export PYTHONPATH := $(CURDIR):$(CURDIR)/gen
+# mkdocs-material's banner about its successor, printed on every build.
+export NO_MKDOCS_2_WARNING := 1
 
-.PHONY: research setup proto run test test-fast lint browser bench clean seeds-india chaos scale bots-fair bots-strength search-strength search-timing bots-report
+.PHONY: research setup proto run test test-fast lint browser docs docs-check docs-openapi bench clean seeds-india chaos scale bots-fair bots-strength search-strength search-timing bots-report
 
 setup: $(VENV)/.installed gen/.stamp
 
@@ -48,15 +50,15 @@ browser:
 	[ -x $(CHROMIUM) ] && [ -x $(CHROMEDRIVER) ] \
 		|| { echo "make browser: apt-get ran but $(CHROMIUM) or $(CHROMEDRIVER) is still missing" >&2; exit 1; }
 
-# Lint first: ruff and mypy clean is part of passing.
-test: lint browser
+# Lint first: ruff and mypy clean is part of passing; so is a docs site that builds with --strict.
+test: lint browser docs-check
 	$(BIN)/python -m pytest -n 2 --dist worksteal -q
 
 test-fast: setup
 	$(BIN)/python -m pytest -q -m "not slow"
 
 lint: setup
-	$(BIN)/ruff check services gateway tests bench seeds research
+	$(BIN)/ruff check services gateway tests bench seeds research tools
 	$(BIN)/mypy
 	$(BIN)/lint-imports
 
@@ -68,12 +70,23 @@ bench: setup
 research: setup
 	$(BIN)/python -m pytest research -q
 
+# The docs site (mkdocs.yml, docs/) into site/, both git-ignored like the API reference's generated
+# files: docs/reference/openapi.json and its Markdown, built in-process from the gateway's routes and
+# the protos (tools/gen_openapi.py; no server, no network).
+docs-openapi: setup
+	$(BIN)/python tools/gen_openapi.py
+docs: docs-openapi
+	$(BIN)/mkdocs build --strict -d site
+# What make test runs: the same strict build, quietly (a broken link or a page left out of the nav fails).
+docs-check: docs-openapi
+	$(BIN)/mkdocs build --strict --quiet -d site
+
 # The bots' fairness properties over ten times the positions `make test` checks (tests/bots).
 bots-fair: setup
 	CHAIWALA_BOTS_SWEEP=10 $(BIN)/python -m pytest tests/bots -n 2 -q
 
 # The heuristic against random bots, 60 tables at every count of every game (make test plays the slice);
-# python -m services.arena.strength prints the README's table from the same measurement.
+# python -m services.arena.strength prints docs/lab/bots-strength.md's table from the same measurement.
 bots-strength: setup
 	CHAIWALA_BOTS_STRENGTH=full $(BIN)/python -m pytest tests/bots/test_bots_strength.py -n 2 -q
 
@@ -89,7 +102,7 @@ scale: setup
 	CHAIWALA_PLATFORM_COUNTS=all $(BIN)/python -m pytest -q -n 2 tests/platform/test_platform_games.py
 
 # The search bot (SEARCH_LEVEL, default mcts) against the heuristic, 2 players, seats rotated, every
-# game, then Darjeeling at 3 players (long; the figures are in README "### Search bot").
+# game, then Darjeeling at 3 players (long; the figures are in docs/lab/bots-search.md).
 # SEARCH_GAMES tables per game; SEARCH_JOBS processes; CPU ms per move: search-timing.
 SEARCH_GAMES ?= 40
 SEARCH_JOBS ?= 2
@@ -114,7 +127,7 @@ bots-report: setup
 	nice -n 19 $(BIN)/chaiwala arena-report --jobs 2 --out docs $(BOTS_REPORT_ARGS)
 
 clean:
-	rm -rf gen $(VENV) var .pytest_cache .mypy_cache .ruff_cache
+	rm -rf gen $(VENV) var .pytest_cache .mypy_cache .ruff_cache site docs/reference/openapi.json docs/reference/generated
 
 # Regenerate the India Rails milepost map from real geography (output is committed).
 seeds-india: setup
