@@ -8,7 +8,9 @@ its slot (``<slot>.<random>``), so verifying needs only that slot's field.
 
 A key signs for its own slot only, and stays published (and accepted) until every token it
 could have signed has expired: the end of its slot plus the token lifetime plus the leeway.
-Older keys are deleted from the hash when the published set is read.
+Older keys are deleted from the hash when the published set is read.  The hash is named after
+the rotation period (slots of another length are another ring): changing the period starts a new
+ring, and guest tokens signed by the old one are no longer accepted (guests start new sessions).
 
 The private halves live in Redis (as the seat tokens' hashes do): protect Redis accordingly.
 Only public halves ever leave this module (:meth:`GuestKeys.published`).
@@ -26,14 +28,14 @@ import jwt
 from cryptography.hazmat.primitives import serialization
 from cryptography.hazmat.primitives.asymmetric import ec
 from jwt.algorithms import ECAlgorithm
-from redis.asyncio import Redis
+from redis.asyncio import Redis, RedisCluster
 
 from services.identity.player import Player, display_name, player_id
 from services.identity.settings import GUEST_ALIAS
 from services.lobby.seats import player_name
 
 ALGORITHM = "ES256"
-KEYS_HASH = "identity:guest:keys"
+KEYS_PREFIX = "identity:guest:keys:"
 MAX_CACHED_KEYS = 256
 
 
@@ -69,12 +71,18 @@ def _decode(slot: int, raw: bytes | str) -> SigningKey:
     return SigningKey(str(data["kid"]), slot, private)
 
 
+def keys_hash(rotation: float) -> str:
+    """The Redis hash of the key ring whose slots last ``rotation`` seconds."""
+    return f"{KEYS_PREFIX}{rotation:g}"
+
+
 class GuestKeys:
     """The guest issuer's key ring in Redis."""
 
-    def __init__(self, redis: Redis, rotation: float, token_ttl: int, leeway: int) -> None:
+    def __init__(self, redis: Redis | RedisCluster, rotation: float, token_ttl: int, leeway: int) -> None:
         self.redis = redis
         self.rotation = rotation
+        self.hash = keys_hash(rotation)
         self.token_ttl = token_ttl
         self.leeway = leeway
         self._cache: dict[int, SigningKey] = {}
@@ -92,7 +100,7 @@ class GuestKeys:
         slot = self.slot_of(now)
         key = await self._load(slot)
         if key is None:
-            await self.redis.hsetnx(KEYS_HASH, str(slot), _encode(_new_key(slot)))  # type: ignore[misc]
+            await self.redis.hsetnx(self.hash, str(slot), _encode(_new_key(slot)))  # type: ignore[misc]
             key = await self._load(slot)
         assert key is not None
         return key
@@ -110,7 +118,7 @@ class GuestKeys:
 
     async def published(self, now: float) -> list[dict[str, Any]]:
         """Every key still accepted at ``now``, public halves only, newest first; drops expired ones."""
-        stored: dict[Any, Any] = await self.redis.hgetall(KEYS_HASH)  # type: ignore[misc]
+        stored: dict[Any, Any] = await self.redis.hgetall(self.hash)  # type: ignore[misc]
         keys, expired = [], []
         for field, raw in stored.items():
             slot = int(field)
@@ -119,14 +127,14 @@ class GuestKeys:
             elif slot <= self.slot_of(now):
                 keys.append(_decode(slot, raw))
         if expired:
-            await self.redis.hdel(KEYS_HASH, *expired)  # type: ignore[misc]
+            await self.redis.hdel(self.hash, *expired)  # type: ignore[misc]
         return [key.public_jwk() for key in sorted(keys, key=lambda key: -key.slot)]
 
     async def _load(self, slot: int) -> SigningKey | None:
         cached = self._cache.get(slot)
         if cached is not None:
             return cached
-        raw = await self.redis.hget(KEYS_HASH, str(slot))  # type: ignore[misc]
+        raw = await self.redis.hget(self.hash, str(slot))  # type: ignore[misc]
         if raw is None:
             return None
         key = _decode(slot, raw)

@@ -31,7 +31,7 @@ from dataclasses import dataclass
 from typing import Any, Protocol
 
 import jwt
-from redis.asyncio import Redis
+from redis.asyncio import Redis, RedisCluster
 
 from services.common import errors
 from services.common.errors import ServiceError
@@ -79,7 +79,7 @@ class TrustedIssuer:
 class Verifier:
     """Verifies player tokens against the trusted issuers; mints guest tokens when guests are on."""
 
-    def __init__(self, settings: IdentitySettings, redis: Redis) -> None:
+    def __init__(self, settings: IdentitySettings, redis: Redis | RedisCluster) -> None:
         self.settings = settings
         self.leeway = settings.jwt_leeway_seconds
         self.issuers: dict[str, TrustedIssuer] = {}
@@ -91,9 +91,9 @@ class Verifier:
         if settings.guest_sessions:
             keys = GuestKeys(redis, settings.rotation_seconds(), settings.guest_token_ttl_seconds, self.leeway)
             self.guest = GuestIssuer(keys, settings.guest_issuer, settings.guest_audience)
-            source = _GuestSource(self.guest)
+            guest_source: KeySource = _GuestSource(self.guest)
             algorithms = (GUEST_ALGORITHM,)
-            guest = TrustedIssuer(GUEST_ALIAS, settings.guest_issuer, settings.guest_audience, algorithms, source)
+            guest = TrustedIssuer(GUEST_ALIAS, settings.guest_issuer, settings.guest_audience, algorithms, guest_source)
             self.issuers[settings.guest_issuer] = guest
 
     async def player(self, token: str) -> Player | None:
@@ -164,10 +164,11 @@ def _no_player_token() -> ServiceError:
     return errors.unauthenticated("send a player token as 'Authorization: Bearer <token>'")
 
 
-_VERIFIERS: weakref.WeakKeyDictionary[Redis, Verifier] = weakref.WeakKeyDictionary()
+RedisClient = Redis | RedisCluster
+_VERIFIERS: weakref.WeakKeyDictionary[RedisClient, Verifier] = weakref.WeakKeyDictionary()
 
 
-def verifier_for(redis: Redis, settings: IdentitySettings | None = None) -> Verifier:
+def verifier_for(redis: RedisClient, settings: IdentitySettings | None = None) -> Verifier:
     """The verifier of this process for ``redis`` (a Redis client, e.g. ``GameStore.redis``), kept.
 
     The first call builds it from ``settings`` (default: the environment, ``CHAIWALA_*``) and

@@ -16,7 +16,7 @@ from redis.asyncio import Redis
 
 from services.common.errors import ServiceError
 from services.common.store import new_token
-from services.identity.guest import KEYS_HASH, GuestKeys
+from services.identity.guest import GuestKeys, keys_hash
 from services.identity.settings import IdentityConfigError, IdentitySettings
 from services.identity.verifier import Verifier
 from tests.support import secrets
@@ -123,8 +123,9 @@ def test_the_guest_key_ring_rotates_and_publishes_each_key_until_its_tokens_expi
 
     async def body() -> None:
         redis = Redis.from_url(redis_url)
+        ring_hash = keys_hash(hour)
         try:
-            await redis.delete(KEYS_HASH)
+            await redis.delete(ring_hash)
             ring, other_process = GuestKeys(redis, hour, ttl, leeway), GuestKeys(redis, hour, ttl, leeway)
             first = await ring.signing_key(start)
             assert (await other_process.signing_key(start + 10)).kid == first.kid  # shared through Redis
@@ -138,10 +139,10 @@ def test_the_guest_key_ring_rotates_and_publishes_each_key_until_its_tokens_expi
             gone = start + hour + ttl + leeway + 1
             assert await ring.public_key(first.kid, gone) is None
             assert [key["kid"] for key in await ring.published(gone)] == [second.kid]
-            assert await redis.hlen(KEYS_HASH) == 1  # the retired key was deleted
+            assert await redis.hlen(ring_hash) == 1  # the retired key was deleted
             assert await ring.public_key(f"{second.slot}.forged", gone) is None
         finally:
-            await redis.delete(KEYS_HASH)
+            await redis.delete(ring_hash)
             await redis.aclose()
 
     asyncio.run(body())
