@@ -5,11 +5,13 @@ server's own issuer; the same answers over gRPC.
 
 from __future__ import annotations
 
+import asyncio
 import base64
 import hashlib
 import hmac
 import json
 import time
+import uuid
 from collections.abc import Callable, Iterator
 from typing import Any
 
@@ -19,11 +21,13 @@ import jwt
 import pytest
 from cryptography.hazmat.primitives import serialization
 from redis import Redis
+from redis.asyncio import Redis as AsyncRedis
 
 from chaiwala.identity.v1 import identity_pb2, identity_pb2_grpc
 from services.common.errors import error_detail_from_metadata
 from services.identity.guest import keys_hash
 from services.identity.settings import IdentitySettings
+from services.rating.ledger import FinishedGame, Ledger
 from tests.support import secrets
 from tests.support.client import assert_problem
 from tests.support.issuer import AUDIENCE, ISSUER, Issuer, SigningKey
@@ -286,3 +290,21 @@ def test_guest_sessions_are_rate_limited_per_address(redis_url: str, issuer: Iss
         assert limited.http.get("/.well-known/jwks.json").status_code == 200
     finally:
         limited.close()
+
+
+def test_me_carries_the_players_ratings(stack: IdentityStack, issuer: Issuer, redis_url: str) -> None:
+    player = f"rated-{uuid.uuid4().hex[:8]}"
+
+    async def rate() -> None:  # a rated game recorded by the rating domain, as the director records one
+        redis = AsyncRedis.from_url(redis_url)
+        try:
+            seats = [{"name": "Asha", "external_id": f"acme:{player}"}, {"name": "Bot", "bot": "random"}]
+            await Ledger(redis).record(FinishedGame(f"{GAME}-{player}", GAME, seats, [1, 2], 1))
+        finally:
+            await redis.aclose()
+
+    token = issuer.token(issuer.keys[0], sub=player, name="Asha")
+    assert _me(stack.http, token).json()["ratings"] == []
+    asyncio.run(rate())
+    (rating,) = _me(stack.http, token).json()["ratings"]
+    assert rating["external_id"] == f"acme:{player}" and rating["game_type"] == GAME and rating["games"] == 1

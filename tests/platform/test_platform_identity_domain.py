@@ -8,6 +8,7 @@ import asyncio
 import json
 import time
 from collections.abc import Iterator
+from pathlib import Path
 from typing import Any
 
 import jwt
@@ -162,3 +163,18 @@ def test_guest_tokens_verify_with_the_published_key_and_name_a_guest_player(redi
 
     player_id, name, sub = asyncio.run(_with_verifier(redis_url, IdentitySettings(), body))
     assert player_id == f"guest:{sub}" and name == "Mira"
+
+
+def test_an_issuer_may_publish_its_keys_in_a_file(redis_url: str, issuer: Issuer, tmp_path: Path) -> None:
+    path = tmp_path / "jwks.json"
+    path.write_text(json.dumps({"keys": [issuer.keys[1].public_jwk(), {"kty": "oct", "k": "c2VjcmV0", "kid": "s"}]}))
+    config = {**issuer.config(alias="filed"), "jwks_url": "", "jwks_file": str(path)}
+
+    async def body(verifier: Verifier) -> str:
+        player = await verifier.player(issuer.token(issuer.keys[1], sub="f1"))
+        assert player is not None
+        with pytest.raises(ServiceError, match="no key"):  # the RSA key is not in the file
+            await verifier.player(issuer.token(issuer.keys[0], sub="f2"))
+        return player.player_id
+
+    assert asyncio.run(_with_verifier(redis_url, _settings(config), body)) == "filed:f1"
