@@ -31,23 +31,33 @@ _turns = itertools.count()
 
 
 async def _identity(request: Request, method: str, message: Message) -> Any:
-    """Call ``method`` on one rules service's IdentityService, passing over unreachable ones."""
+    """Call ``method`` on one rules service's IdentityService, passing over unreachable ones.
+
+    Each service is tried once without waiting for a connection; when none is reachable, the
+    first is asked again, waiting (up to the call's deadline) as every other route does, so a
+    restarting service is waited for rather than refused.
+    """
     channels = [channel for _, channel in sorted(_backends(request).channels.items())]
     if not channels:
         raise Problem(503, "service_unavailable", "no rules service is configured", headers={"Retry-After": "1"})
     start = next(_turns) % len(channels)
     order = channels[start:] + channels[:start]
     options = _call(request)
-    for index, channel in enumerate(order):
-        last = index == len(order) - 1
-        call = getattr(identity_pb2_grpc.IdentityServiceStub(channel), method)
+    for channel in order:
         try:
-            return await call(message, **{**options, "wait_for_ready": last})
+            return await _stub_call(channel, method, message, {**options, "wait_for_ready": False})
         except grpc.aio.AioRpcError as error:
             unreachable = error.code() == grpc.StatusCode.UNAVAILABLE
-            if last or not unreachable or error_detail_from_metadata(error.trailing_metadata()) is not None:
+            if not unreachable or error_detail_from_metadata(error.trailing_metadata()) is not None:
                 raise problem_from_rpc(error) from None
-    raise AssertionError("unreachable")  # the last channel either answers or raises
+    try:
+        return await _stub_call(order[0], method, message, options)
+    except grpc.aio.AioRpcError as error:
+        raise problem_from_rpc(error) from None
+
+
+async def _stub_call(channel: grpc.aio.Channel, method: str, message: Message, options: dict[str, Any]) -> Any:
+    return await getattr(identity_pb2_grpc.IdentityServiceStub(channel), method)(message, **options)
 
 
 @router.post("/v1/sessions")

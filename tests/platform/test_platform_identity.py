@@ -31,7 +31,7 @@ from services.rating.ledger import FinishedGame, Ledger
 from tests.support import secrets
 from tests.support.client import assert_problem
 from tests.support.issuer import AUDIENCE, ISSUER, Issuer, SigningKey
-from tests.support.stack import Gateway, Services
+from tests.support.stack import Gateway, Services, free_port
 
 GAME = "alubari"
 ROTATION_SECONDS = 2.0  # guest keys rotate every two seconds here, so a test can see a rotation
@@ -308,3 +308,14 @@ def test_me_carries_the_players_ratings(stack: IdentityStack, issuer: Issuer, re
     asyncio.run(rate())
     (rating,) = _me(stack.http, token).json()["ratings"]
     assert rating["external_id"] == f"acme:{player}" and rating["game_type"] == GAME and rating["games"] == 1
+
+
+def test_identity_calls_pass_over_an_unreachable_rules_service(stack: IdentityStack) -> None:
+    # Two game types, one of them served by nobody: whichever the gateway asks first, it answers.
+    gateway = Gateway({GAME: stack.service.address, "darjeeling": f"127.0.0.1:{free_port()}"})
+    try:
+        with httpx.Client(base_url=gateway.url, timeout=60) as http:
+            for _ in range(4):  # the first service asked rotates over both
+                assert http.get("/.well-known/jwks.json").status_code == 200
+    finally:
+        gateway.stop()
