@@ -76,6 +76,10 @@ def keys_hash(rotation: float) -> str:
     return f"{KEYS_PREFIX}{rotation:g}"
 
 
+def _kid_of(raw: bytes | str) -> str:
+    return str(json.loads(raw)["kid"])
+
+
 class GuestKeys:
     """The guest issuer's key ring in Redis."""
 
@@ -114,6 +118,9 @@ class GuestKeys:
         if slot > self.slot_of(now) or self.published_until(slot) < now:
             return None
         key = await self._load(slot)
+        if key is not None and key.kid != kid:  # kept from before Redis lost the ring? read it again
+            self._cache.pop(slot, None)
+            key = await self._load(slot)
         return key.private.public_key() if key is not None and key.kid == kid else None
 
     async def published(self, now: float) -> list[dict[str, Any]]:
@@ -125,7 +132,8 @@ class GuestKeys:
             if self.published_until(slot) < now:
                 expired.append(field)
             elif slot <= self.slot_of(now):
-                keys.append(_decode(slot, raw))
+                cached = self._cache.get(slot)
+                keys.append(cached if cached is not None and _kid_of(raw) == cached.kid else _decode(slot, raw))
         if expired:
             await self.redis.hdel(self.hash, *expired)  # type: ignore[misc]
         return [key.public_jwk() for key in sorted(keys, key=lambda key: -key.slot)]
