@@ -20,6 +20,7 @@ from gateway.docs import install_docs
 from gateway.edge import EdgeMiddleware, Metrics
 from gateway.fanout import FanoutMetrics, LiveEvents
 from gateway.hotpath import HotPathMiddleware, hot_routes
+from gateway.identity_routes import router as identity_router
 from gateway.limits import Limiter, LimitMetrics, LimitsMiddleware
 from gateway.lobby_routes import router as lobby_router
 from gateway.openapi import build_openapi
@@ -96,6 +97,7 @@ def create_app(settings: GatewaySettings | None = None) -> FastAPI:
     install_web_client(app)  # the reference web client at /play/ (static files, not in the OpenAPI)
     app.include_router(tournament_router)
     app.include_router(webhook_router)
+    app.include_router(identity_router)
     wrapped: Callable[..., Any] = EdgeMiddleware  # keeps mypy quiet about the middleware factory type
     app.add_middleware(wrapped, metrics=app.state.metrics)  # outside the limits, so it counts refusals too
     install_cors(app, parse_origins(settings.cors_origins))  # outermost: even a last-resort 500 is readable

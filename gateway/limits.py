@@ -7,6 +7,8 @@ by every gateway instance) or, without a Redis URL, in this process's memory:
   its **bearer credential** (seat token or API key, keyed by its SHA-256, never in clear);
 * ``POST /v1/games`` also counts against a **creation quota** per credential (or per
   address without one), so an open server cannot be filled with games;
+* ``POST /v1/sessions`` (a new guest player each) counts against a **session quota** per
+  client address, whatever the request carries;
 * a request body must arrive within ``body_timeout_seconds`` (408 otherwise);
 * SSE streams are capped per credential, per address and per process (503).
 
@@ -167,6 +169,8 @@ class Limiter:
             checks.append(("rate_per_token", f"cred:{credential}"))
         if scope["method"] == "POST" and scope["path"] == "/v1/games":
             checks.append(("create_quota", f"cred:{credential}" if credential else f"addr:{address}"))
+        if scope["method"] == "POST" and scope["path"] == "/v1/sessions":
+            checks.append(("session_quota", f"addr:{address}"))
         windows = [(name, key, item) for name, key in checks for item in self.rates[name]]
         try:
             if isinstance(self.storage, RedisStorage):

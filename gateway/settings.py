@@ -41,6 +41,8 @@ class GatewaySettings(BaseSettings):
     rate_limit_per_token: str = "200/second"
     rate_limit_per_address: str = "1000/second"
     create_limit: str = "100/second;20000/hour"
+    # Guest sessions (POST /v1/sessions) per client address: each mints a new player.
+    session_limit: str = "20/minute;200/hour"
     # Slow clients: all request headers within this many seconds of the first byte (or of
     # connecting), the whole body within this many seconds of the headers.
     header_timeout_seconds: float = 10.0
@@ -67,6 +69,7 @@ class GatewaySettings(BaseSettings):
             "rate_per_token": self.rate_limit_per_token,
             "rate_per_address": self.rate_limit_per_address,
             "create_quota": self.create_limit,
+            "session_quota": self.session_limit,
         }
 
     def fixed_limits(self) -> dict[str, float]:

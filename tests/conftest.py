@@ -139,6 +139,7 @@ def stack(
         {game: svc.address for game, svc in running.items()},
         redis_url=services.redis_url,
         create_limit="500/second;1000000/hour",
+        session_limit="500/second;1000000/hour",
         service_webhook=webhook_dispatcher.address,
         service_tournament=director.address,
     )

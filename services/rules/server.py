@@ -14,6 +14,7 @@ from grpc import aio
 from grpc_health.v1 import health, health_pb2, health_pb2_grpc
 from prometheus_client import CollectorRegistry, start_http_server
 
+from chaiwala.identity.v1 import identity_pb2, identity_pb2_grpc
 from chaiwala.v1 import rendered_pb2_grpc, rules_pb2, rules_pb2_grpc, tables_pb2, tables_pb2_grpc
 from services.common import metrics, protojson, workers
 from services.common.exposure import check_exposure
@@ -23,6 +24,10 @@ from services.common.reflection import enable_reflection
 from services.common.registry import engine_for
 from services.common.settings import ServiceSettings
 from services.games.store import GameStore
+from services.identity.rpcs import IdentityServicer
+from services.identity.settings import IdentitySettings
+from services.identity.verifier import verifier_for
+from services.rating.ledger import Ledger
 from services.rules.rendered import SERVICE_NAME as RENDERED_SERVICE_NAME
 from services.rules.rendered import RenderedRulesServicer
 from services.rules.service import RulesServicer
@@ -31,6 +36,7 @@ from services.tables.service import TableServicer
 
 SERVICE_NAME = rules_pb2.DESCRIPTOR.services_by_name["RulesService"].full_name
 TABLE_SERVICE_NAME = tables_pb2.DESCRIPTOR.services_by_name["TableService"].full_name
+IDENTITY_SERVICE_NAME = identity_pb2.DESCRIPTOR.services_by_name["IdentityService"].full_name
 log = get_logger("server")
 
 
@@ -40,11 +46,13 @@ async def create_server(
     addr: str = "127.0.0.1:0",
     api_keys: frozenset[str] = frozenset(),
     live_limits: HubLimits | None = None,
+    identity: IdentitySettings | None = None,
 ) -> tuple[aio.Server, int, RulesServicer]:
     """Build and start a rules service for ``game_type`` on ``addr``; return it and its bound port.
 
     ``addr`` may use port 0 for an ephemeral port (tests do); ``live_limits`` bound the
-    live-event fan-out (:mod:`services.streaming.hub`).
+    live-event fan-out (:mod:`services.streaming.hub`); ``identity`` (default: the environment)
+    names the trusted issuers and the guest issuer's settings (:mod:`services.identity`).
     """
     engine = engine_for(game_type)
     protojson.load_game_protos(game_type)
@@ -65,9 +73,13 @@ async def create_server(
     rules_pb2_grpc.add_RulesServiceServicer_to_server(servicer, server)
     tables_pb2_grpc.add_TableServiceServicer_to_server(TableServicer(servicer), server)
     rendered_pb2_grpc.add_RenderedRulesServicer_to_server(RenderedRulesServicer(servicer), server)
+    # Player tokens: this process's verifier (kept per Redis client; services.identity.verifier).
+    identity_servicer = IdentityServicer(verifier_for(store.redis, identity), Ledger(store.redis))
+    identity_pb2_grpc.add_IdentityServiceServicer_to_server(identity_servicer, server)
     health_servicer = health.aio.HealthServicer()
     health_pb2_grpc.add_HealthServicer_to_server(health_servicer, server)
-    enable_reflection((SERVICE_NAME, TABLE_SERVICE_NAME, RENDERED_SERVICE_NAME, health.SERVICE_NAME), server)
+    names = (SERVICE_NAME, TABLE_SERVICE_NAME, RENDERED_SERVICE_NAME, IDENTITY_SERVICE_NAME, health.SERVICE_NAME)
+    enable_reflection(names, server)
     port = server.add_insecure_port(addr)
     await server.start()
     for name in ("", SERVICE_NAME):

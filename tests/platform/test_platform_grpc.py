@@ -84,6 +84,7 @@ def test_every_service_reports_serving_and_offers_reflection(stack: dict[str, An
                 "chaiwala.v1.RulesService",
                 "chaiwala.v1.TableService",
                 "chaiwala.v1.RenderedRules",
+                "chaiwala.identity.v1.IdentityService",
                 "grpc.health.v1.Health",
                 "grpc.reflection.v1.ServerReflection",
                 "grpc.reflection.v1alpha.ServerReflection",

@@ -29,6 +29,7 @@ from gateway.server import uvicorn_config
 from gateway.settings import GatewaySettings
 from services.common.processes import stop_process
 from services.games.store import GameStore
+from services.identity.settings import IdentitySettings
 from services.rules.server import create_server, shutdown
 from services.rules.service import RulesServicer
 from services.streaming.hub import HubLimits
@@ -80,6 +81,8 @@ class Services:
     redis_url: str
     cluster: bool = False
     api_keys: frozenset[str] = frozenset()
+    # Trusted issuers and the guest issuer of these services (None: the environment's).
+    identity: IdentitySettings | None = None
     loops: LoopThread = field(default_factory=LoopThread)
 
     def __post_init__(self) -> None:
@@ -95,7 +98,9 @@ class Services:
         async def boot() -> RunningService:
             store = GameStore.from_url(self.redis_url, cluster=self.cluster, **pool)
             address = f"127.0.0.1:{port}"
-            server, bound, servicer = await create_server(game_type, store, address, self.api_keys, live_limits)
+            server, bound, servicer = await create_server(
+                game_type, store, address, self.api_keys, live_limits, self.identity
+            )
             return RunningService(game_type, server, bound, servicer, store)
 
         return self.loops.run(boot())

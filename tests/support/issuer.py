@@ -1,0 +1,114 @@
+"""A real platform issuer for tests: signing keys made with ``cryptography``, a JWKS published by
+a threaded ``http.server`` on 127.0.0.1, and tokens minted with PyJWT.
+
+The published set can be changed while the server runs (key rotation), and the server counts
+the JWKS requests it answered (so tests can see the verifier's refetches).
+"""
+
+from __future__ import annotations
+
+import json
+import threading
+import time
+from dataclasses import dataclass, field
+from http.server import BaseHTTPRequestHandler, ThreadingHTTPServer
+from typing import Any
+
+import jwt
+from cryptography.hazmat.primitives.asymmetric import ec, rsa
+from jwt.algorithms import ECAlgorithm, RSAAlgorithm
+
+from tests.support import secrets
+
+ISSUER = "https://id.acme.test"
+AUDIENCE = "chaiwala-test"
+
+
+@dataclass
+class SigningKey:
+    """One key pair of the issuer and the algorithm it signs with."""
+
+    kid: str
+    algorithm: str
+    private: Any
+
+    @classmethod
+    def rsa(cls, kid: str) -> SigningKey:
+        """A fresh RS256 key."""
+        return cls(kid, "RS256", rsa.generate_private_key(public_exponent=65537, key_size=2048))
+
+    @classmethod
+    def ec(cls, kid: str) -> SigningKey:
+        """A fresh ES256 key."""
+        return cls(kid, "ES256", ec.generate_private_key(ec.SECP256R1()))
+
+    def public_jwk(self) -> dict[str, Any]:
+        """The public half as a JWK."""
+        family = RSAAlgorithm if self.algorithm.startswith("RS") else ECAlgorithm
+        jwk: dict[str, Any] = family.to_jwk(self.private.public_key(), as_dict=True)
+        return {**jwk, "kid": self.kid, "use": "sig", "alg": self.algorithm}
+
+
+@dataclass
+class Issuer:
+    """The platform: its keys, its JWKS server and its tokens."""
+
+    keys: list[SigningKey]
+    requests: int = 0
+    lock: threading.Lock = field(default_factory=threading.Lock)
+
+    def __post_init__(self) -> None:
+        issuer = self
+
+        class Handler(BaseHTTPRequestHandler):
+            def do_GET(self) -> None:
+                with issuer.lock:
+                    issuer.requests += 1
+                    body = json.dumps({"keys": [key.public_jwk() for key in issuer.keys]}).encode()
+                self.send_response(200)
+                self.send_header("content-type", "application/json")
+                self.send_header("content-length", str(len(body)))
+                self.end_headers()
+                self.wfile.write(body)
+
+            def log_message(self, *args: Any) -> None:  # quiet
+                return
+
+        self.server = ThreadingHTTPServer(("127.0.0.1", 0), Handler)
+        self.thread = threading.Thread(target=self.server.serve_forever, daemon=True)
+        self.thread.start()
+
+    @property
+    def jwks_url(self) -> str:
+        """Where the JWKS is published."""
+        return f"http://127.0.0.1:{self.server.server_address[1]}/jwks.json"
+
+    def config(self, alias: str = "acme", **overrides: Any) -> dict[str, Any]:
+        """This issuer as an entry of ``CHAIWALA_TRUSTED_ISSUERS``."""
+        entry = {
+            "alias": alias,
+            "issuer": ISSUER,
+            "audience": AUDIENCE,
+            "jwks_url": self.jwks_url,
+            "algorithms": ["RS256", "ES256"],
+        }
+        return {**entry, **overrides}
+
+    def publish(self, keys: list[SigningKey]) -> None:
+        """Replace the published key set (a rotation)."""
+        with self.lock:
+            self.keys = list(keys)
+
+    def token(self, key: SigningKey, sub: str = "42", **claims: Any) -> str:
+        """A token signed with ``key``: valid for an hour unless ``claims`` say otherwise."""
+        now = int(time.time())
+        body = {"iss": ISSUER, "aud": AUDIENCE, "sub": sub, "iat": now, "exp": now + 3600, **claims}
+        body = {name: value for name, value in body.items() if value is not None}
+        token = jwt.encode(body, key.private, algorithm=key.algorithm, headers={"kid": key.kid})
+        secrets.remember(token)
+        return token
+
+    def close(self) -> None:
+        """Stop the JWKS server."""
+        self.server.shutdown()
+        self.server.server_close()
