@@ -31,6 +31,12 @@ log = get_logger("rpc")
 
 # The bearer token of the current call ("" when none was sent).
 BEARER: contextvars.ContextVar[str] = contextvars.ContextVar("bearer", default="")
+# The verified player the bearer is (a player token), or None: set by the interceptor of a
+# service given an ``identify`` callable (the rules services': services.identity.verifier).
+PLAYER: contextvars.ContextVar[Any] = contextvars.ContextVar("player", default=None)
+# Verifies a bearer: the player it names, None for a bearer that is no player token; raises a
+# ServiceError (UNAUTHENTICATED) for a player token that fails verification.
+Identify = Callable[[str], Awaitable[Any]]
 
 
 def _wrap(handler: grpc.RpcMethodHandler, method: str, unary: UnaryWrapper, stream: StreamWrapper) -> Any:
@@ -126,11 +132,17 @@ class RpcInterceptor(_BehaviourInterceptor):
     per-move and per-game facts are logged at info by the service.
     """
 
-    def __init__(self, game_type: str) -> None:
+    def __init__(self, game_type: str, identify: Identify | None = None) -> None:
         super().__init__()
         self.game_type = game_type
+        self.identify = identify
         self._counts = metrics.Children(metrics.RPC_REQUESTS, game_type)  # by method and status
         self._durations = metrics.Children(metrics.RPC_DURATION, game_type)  # by method
+
+    async def _identify(self) -> None:
+        """Publish the verified player of the call's bearer (a bad player token refuses the call)."""
+        bearer = BEARER.get()
+        PLAYER.set(await self.identify(bearer) if self.identify is not None and bearer else None)
 
     async def _abort(self, context: aio.ServicerContext, error: Exception, method: str) -> None:
         mapped = _as_service_error(error)
@@ -158,6 +170,7 @@ class RpcInterceptor(_BehaviourInterceptor):
             started = time.perf_counter()
             failed = True
             try:
+                await self._identify()
                 result = await behaviour(request, context)
                 failed = False
                 return result
@@ -178,6 +191,7 @@ class RpcInterceptor(_BehaviourInterceptor):
             started = time.perf_counter()
             failed = True
             try:
+                await self._identify()
                 async for item in behaviour(request, context):
                     yield item
                 failed = False

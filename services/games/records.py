@@ -55,6 +55,13 @@ class GameMeta:
         """Whether ``token`` is this game's host token."""
         return bool(self.host_hash) and secrets.compare_digest(self.host_hash, hash_token(token))
 
+    def seat_of_player(self, player_id: str) -> int | None:
+        """The first human seat whose external id is this player's (a verified identity)."""
+        for seat, player in enumerate(self.players):
+            if player.get("external_id") == player_id and not player.get("bot"):
+                return seat
+        return None
+
     def seat_of_token(self, token: str) -> int | None:
         """The seat a bearer token belongs to, if any."""
         digest = hash_token(token)

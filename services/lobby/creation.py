@@ -11,6 +11,7 @@ from services.clock import clock as clocks
 from services.common import errors
 from services.common.store import hash_token, new_token
 from services.games.lifecycle import DEFAULT_TIMEOUTS_TO_RESIGN, ON_TIMEOUT, Lifecycle
+from services.lobby.claims import Claimant, check_rated_seats
 
 MAX_TIMEOUTS_TO_RESIGN = 100
 MAX_TOURNAMENT_REF = 128
@@ -47,14 +48,15 @@ def waiting_snapshot() -> bytes:
 def seat_credentials(
     specs: Sequence[rules_pb2.PlayerSpec], players: Sequence[dict[str, Any]]
 ) -> tuple[list[str], list[str]]:
-    """Each filled seat's token (returned once) and stored hash; open seats have neither.
+    """Each filled seat's token (returned once) and stored hash; open seats and bots have neither
+    (bots are the conductor's: no answer may carry a credential for one).
 
     A seat whose spec names a ``token_sha256`` (the tournament director's entrant tokens) keeps
     that hash and returns no token: the entrant's own token is its credential.
     """
     tokens, hashes = [], []
     for spec, player in zip(specs, players, strict=True):
-        if player.get("open"):
+        if player.get("open") or player.get("bot"):
             tokens.append("")
             hashes.append("")
         elif spec.token_sha256:
@@ -69,16 +71,21 @@ def seat_credentials(
     return tokens, hashes
 
 
-def rating_fields(request: rules_pb2.CreateGameRequest, players: Sequence[dict[str, Any]]) -> tuple[bool, str]:
+def rating_fields(
+    request: rules_pb2.CreateGameRequest, players: Sequence[dict[str, Any]], claimant: Claimant
+) -> tuple[bool, str]:
     """Whether the game is rated, and the tournament table it is ("" for none), checked.
 
-    A rated game needs an external id on every filled human seat (bots without one are rated
-    as ``bot:<bot>``); its open seats get theirs when a player joins.
+    A rated game needs a verified or operator-assigned identity on every filled human seat, each
+    at most once (bots without one are rated as ``bot:<bot>``); its open seats get theirs when a
+    player joins (:mod:`services.lobby.claims`).
     """
     ref = request.tournament
     if len(ref) > MAX_TOURNAMENT_REF or not ref.isprintable():
         raise errors.invalid("bad_tournament", f"tournament is at most {MAX_TOURNAMENT_REF} printable characters")
     rated = request.rated or bool(ref)
-    if rated and any(not p.get("open") and not p.get("bot") and not p.get("external_id") for p in players):
-        raise errors.invalid("external_id_required", "every human seat of a rated game needs an external_id")
+    if ref and not claimant.operator:
+        raise errors.forbidden("api_key_required", "a tournament table needs an operator API key")
+    if rated:
+        check_rated_seats(claimant, players)
     return rated, ref

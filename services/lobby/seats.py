@@ -19,6 +19,7 @@ from typing import Any
 from chaiwala.v1 import rules_pb2
 from services.common import errors
 from services.common.store import hash_token
+from services.lobby.claims import Claimant, check_claim, identity_required
 from services.rating.identity import check_external_id
 
 MAX_PLAYER_NAME = 64
@@ -64,8 +65,10 @@ def _open_seat(spec: rules_pb2.PlayerSpec, visibility: str) -> Player:
     return seat
 
 
-def players_from(specs: Sequence[rules_pb2.PlayerSpec], bots: Sequence[str], visibility: str) -> list[Player]:
-    """The seats of a new game, checked."""
+def players_from(
+    specs: Sequence[rules_pb2.PlayerSpec], bots: Sequence[str], visibility: str, claimant: Claimant
+) -> list[Player]:
+    """The seats of a new game, checked; identities only as ``claimant`` may seat them."""
     players = []
     for index, spec in enumerate(specs):
         if spec.open:
@@ -73,13 +76,28 @@ def players_from(specs: Sequence[rules_pb2.PlayerSpec], bots: Sequence[str], vis
             continue
         if spec.invite:
             raise errors.invalid("bad_player", "only open seats take an invite code")
+        if spec.me:
+            players.append(_own_seat(spec, claimant))
+            continue
+        if spec.token_sha256 and not claimant.operator:
+            raise errors.forbidden("api_key_required", "seating a credential hash needs an operator API key")
         if spec.bot and spec.bot not in bots:
             raise errors.invalid("unknown_bot", f"no bot named {spec.bot!r}; choose from {sorted(bots)}")
         player: Player = {"name": player_name(spec.name, f"Player {index + 1}"), "bot": spec.bot}
         if spec.external_id:
             player["external_id"] = check_external_id(spec.external_id, spec.bot)
+            check_claim(claimant, player["external_id"])
         players.append(player)
     return players
+
+
+def _own_seat(spec: rules_pb2.PlayerSpec, claimant: Claimant) -> Player:
+    """``{"me": true}``: the caller's verified identity, its name from the identity."""
+    if spec.name or spec.bot or spec.external_id or spec.token_sha256:
+        raise errors.invalid("bad_player", "a 'me' seat has no name, bot, external_id or token_sha256")
+    if not claimant.player_id:
+        raise identity_required("a 'me' seat")
+    return {"name": claimant.player_name, "bot": "", "external_id": claimant.player_id}
 
 
 def started_player(player: Player) -> Player:

@@ -34,6 +34,9 @@ def check_external_id(raw: str, bot: str = "") -> str:
         )
     if raw.startswith(BOT_PREFIX) and not bot:
         raise errors.invalid("bad_external_id", f"external ids starting with {BOT_PREFIX!r} are reserved for bots")
+    if bot and not raw.startswith(BOT_PREFIX):
+        message = f"a bot seat's external_id starts with {BOT_PREFIX!r}: bots never carry a player's id"
+        raise errors.invalid("bad_external_id", message)
     return raw
 
 

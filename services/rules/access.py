@@ -1,8 +1,12 @@
-"""Who is calling: the bearer of the call (an operator key, a seat token, a host token, a ticket).
+"""Who is calling: the bearer of the call (an operator key, a player token, a seat token, a host
+token, a ticket).
 
-Every rules-service operation asks this one object; it reads the bearer the interceptor put in
-the call's context (:data:`services.common.interceptors.BEARER`).  An open service (no operator
-keys configured, local development) treats every caller as an operator.
+Every rules-service operation asks this one object; it reads what the interceptor put in the
+call's context: the bearer (:data:`services.common.interceptors.BEARER`) and, for a player
+token, the verified player (:data:`~services.common.interceptors.PLAYER`).  A player acts on the
+seats that carry their player id as external id.  An open service (no operator keys configured,
+local development) treats every caller as an operator, except a caller who shows a player token:
+they are that player.
 """
 
 from __future__ import annotations
@@ -10,8 +14,10 @@ from __future__ import annotations
 import secrets
 
 from services.common import errors
-from services.common.interceptors import BEARER
+from services.common.interceptors import BEARER, PLAYER
 from services.games.records import GameMeta
+from services.identity.player import Player
+from services.lobby.claims import Claimant
 from services.rules.tickets import StreamTickets
 
 
@@ -27,8 +33,22 @@ class Access:
         return any(secrets.compare_digest(token, key) for key in self.api_keys)
 
     def is_operator(self) -> bool:
-        """Whether the caller holds an operator key (or the service is open)."""
+        """Whether the caller holds an operator key (or the service is open and the caller is no player)."""
+        if PLAYER.get() is not None:
+            return False
         return not self.api_keys or self.is_api_key(BEARER.get())
+
+    def claimant(self) -> Claimant:
+        """Who is seating players in this call (:mod:`services.lobby.claims`)."""
+        player = self.player()
+        if player is None:
+            return Claimant(operator=self.is_operator())
+        return Claimant(operator=False, player_id=player.player_id, player_name=player.name)
+
+    def player(self) -> Player | None:
+        """The verified player the caller's token names, if it is a player token."""
+        found: Player | None = PLAYER.get()
+        return found
 
     def require_operator(self, what: str) -> None:
         """Refuse a caller without an operator key: 401 with no credential, 403 with another one."""
@@ -46,6 +66,9 @@ class Access:
         seat = meta.seat_of_token(token)
         if seat is not None:
             return seat
+        player = self.player()
+        if player is not None:
+            return meta.seat_of_player(player.player_id)  # a player not seated here watches
         if self.is_api_key(token) or meta.is_host(token):
             return None
         raise errors.unauthenticated("unknown bearer token for this game")
@@ -67,6 +90,9 @@ class Access:
         """The seat whose token the caller holds (a waiting game's player leaving)."""
         token = BEARER.get()
         seat = meta.seat_of_token(token) if token else None
+        player = self.player()
+        if seat is None and player is not None:
+            seat = meta.seat_of_player(player.player_id)
         if seat is None:
             raise errors.unauthenticated(f"{what} needs the seat token of a player of this game")
         return seat

@@ -42,9 +42,11 @@ async def create_game(
     Bots never move here: a conductor plays them, so the answer is at version 0.
     """
     engine, game_type = play.engine, play.game_type
-    access.require_operator("creating a game")
+    claimant = access.claimant()
+    if not claimant.operator and not claimant.player_id:
+        access.require_operator("creating a game without a player token")
     visibility = lobby_seats.visibility_of(request.visibility)
-    players = lobby_seats.players_from(request.players, sorted(bots_for(engine)), visibility)
+    players = lobby_seats.players_from(request.players, sorted(bots_for(engine)), visibility, claimant)
     game_id = new_game_id(game_type)
     fairness, seed = seeds.seed_for(request, game_id, access)
     lifecycle = lifecycle_from(request, len(players))
@@ -56,7 +58,7 @@ async def create_game(
     except BadConfig as error:
         raise errors.invalid(error.code, error.message) from None
     tokens, token_hashes = seat_credentials(request.players, players)
-    rated, tournament = rating_fields(request, players)
+    rated, tournament = rating_fields(request, players, claimant)
     host_token = new_token()
     attention = None
     if match is not None:

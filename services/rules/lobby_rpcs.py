@@ -27,6 +27,7 @@ from services.games.records import GameMeta
 from services.games.store import GameStore
 from services.lobby import listing
 from services.lobby import seats as lobby_seats
+from services.lobby.claims import Claimant, already_seated, check_claim, identity_required
 from services.lobby.listing import GameIndex
 from services.lobby.store import LobbyConflict, LobbyStore, NotWaiting, Start
 from services.rating.identity import check_external_id
@@ -109,17 +110,21 @@ class LobbyRpcs:
     async def JoinGame(
         self, request: rules_pb2.JoinGameRequest, context: aio.ServicerContext
     ) -> rules_pb2.JoinGameResponse:
-        """Take an open seat; the last one starts the game in the same step."""
-        name = lobby_seats.player_name(request.name, "")
-        if not name:
-            raise errors.invalid("bad_player", "a name is required to join")
+        """Take an open seat; the last one starts the game in the same step.
+
+        With a player token the seat carries the player's id and name (their identity); a rated
+        game's seat needs one (or an operator's assignment), once per game (:mod:`services.lobby.claims`).
+        """
+        claimant = self.access.claimant()
+        name, external_id = _joiner(request, claimant)
         wanted = request.seat if request.HasField("seat") else None
-        external_id = check_external_id(request.external_id)
         token = new_token()
 
         async def join(meta: GameMeta) -> rules_pb2.JoinGameResponse:
             if meta.rated and not external_id:
-                raise errors.invalid("external_id_required", "joining a rated game needs an external_id")
+                raise identity_required("a seat of a rated game")
+            if meta.rated and any(p.get("external_id") == external_id for p in meta.players):
+                raise already_seated()
             seat = lobby_seats.choose_seat(meta.players, request.invite, wanted)
             players = [dict(p) for p in meta.players]
             players[seat] = {"name": name, "bot": "", **({"external_id": external_id} if external_id else {})}
@@ -242,3 +247,16 @@ class LobbyRpcs:
                 for i, p in enumerate(meta.players)
             ],
         )
+
+
+def _joiner(request: rules_pb2.JoinGameRequest, claimant: Claimant) -> tuple[str, str]:
+    """The name and identity a joiner takes: a player's own (their token), or an operator's
+    assignment, or a plain name with none."""
+    external_id = check_external_id(request.external_id)
+    check_claim(claimant, external_id)
+    if claimant.player_id:
+        return claimant.player_name, claimant.player_id
+    name = lobby_seats.player_name(request.name, "")
+    if not name:
+        raise errors.invalid("bad_player", "a name is required to join")
+    return name, external_id

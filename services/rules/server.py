@@ -56,8 +56,11 @@ async def create_server(
     """
     engine = engine_for(game_type)
     protojson.load_game_protos(game_type)
+    # Player tokens: this process's verifier (kept per Redis client; services.identity.verifier);
+    # every call's bearer is verified once, by the interceptor, before any handler reads it.
+    verifier = verifier_for(store.redis, identity)
     server = aio.server(
-        interceptors=[RpcInterceptor(game_type)],
+        interceptors=[RpcInterceptor(game_type, identify=verifier.player)],
         options=[
             ("grpc.max_receive_message_length", 4 * 1024 * 1024),
             # Clients reconnect now and then, so calls rebalance onto new or scaled-out instances.
@@ -73,8 +76,7 @@ async def create_server(
     rules_pb2_grpc.add_RulesServiceServicer_to_server(servicer, server)
     tables_pb2_grpc.add_TableServiceServicer_to_server(TableServicer(servicer), server)
     rendered_pb2_grpc.add_RenderedRulesServicer_to_server(RenderedRulesServicer(servicer), server)
-    # Player tokens: this process's verifier (kept per Redis client; services.identity.verifier).
-    identity_servicer = IdentityServicer(verifier_for(store.redis, identity), Ledger(store.redis))
+    identity_servicer = IdentityServicer(verifier, Ledger(store.redis))
     identity_pb2_grpc.add_IdentityServiceServicer_to_server(identity_servicer, server)
     health_servicer = health.aio.HealthServicer()
     health_pb2_grpc.add_HealthServicer_to_server(health_servicer, server)

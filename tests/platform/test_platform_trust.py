@@ -1,0 +1,123 @@
+"""Seats nobody can take as someone else: the attacks of the trust review, each refused with
+nothing changed, on a stack with operator keys set; and players who create, join and play with
+their own player token (guest sessions from the server's own issuer).
+"""
+
+from __future__ import annotations
+
+from collections.abc import Iterator
+from typing import Any
+
+import httpx
+import pytest
+
+from services.identity.settings import IdentitySettings
+from tests.support import secrets
+from tests.support.client import assert_problem, auth
+from tests.support.stack import Gateway, Services
+
+GAME = "darjeeling"
+OPERATOR = "trust-operator-key-0123456789abcdef"
+
+
+@pytest.fixture(scope="module")
+def http(redis_url: str) -> Iterator[httpx.Client]:
+    secrets.remember(OPERATOR)
+    services = Services(redis_url, api_keys=frozenset({OPERATOR}), identity=IdentitySettings())
+    service = services.start(GAME)
+    gateway = Gateway({GAME: service.address}, api_keys=OPERATOR, session_limit="1000/minute")
+    try:
+        with httpx.Client(base_url=gateway.url, timeout=60) as client:
+            yield client
+    finally:
+        gateway.stop()
+        services.stop(service)
+        services.close()
+
+
+def _player(http: httpx.Client, name: str) -> tuple[str, str]:
+    """A guest player: their id and token."""
+    session = http.post("/v1/sessions", json={"name": name})
+    assert session.status_code == 201, session.text
+    body: dict[str, Any] = session.json()
+    secrets.remember(body["token"])
+    return body["player_id"], body["token"]
+
+
+def _create(http: httpx.Client, token: str, players: list[dict[str, Any]], **extra: Any) -> httpx.Response:
+    headers = auth(token) if token else {}
+    return http.post("/v1/games", json={"game_type": GAME, "players": players, **extra}, headers=headers)
+
+
+def _game(http: httpx.Client, game_id: str) -> dict[str, Any]:
+    found: dict[str, Any] = http.get(f"/v1/games/{game_id}", headers=auth(OPERATOR)).json()
+    return found
+
+
+def test_a_stranger_cannot_take_a_rated_seat_as_someone_else(http: httpx.Client) -> None:
+    victim, _ = _player(http, "Victim")
+    attacker, attacker_token = _player(http, "Attacker")
+    created = _create(http, OPERATOR, [{"name": "Victim", "external_id": victim}, {"open": True}], rated=True)
+    assert created.status_code == 201, created.text
+    game_id = created.json()["game_id"]
+    before = _game(http, game_id)
+    claims = [
+        ({}, {"name": "I cheat", "external_id": victim}, "external_id_not_yours"),
+        (auth(attacker_token), {"name": "I cheat", "external_id": victim}, "external_id_not_yours"),
+        ({}, {"name": "Anonymous"}, "identity_required"),
+    ]
+    for headers, body, code in claims:
+        assert_problem(http.post(f"/v1/games/{game_id}/join", json=body, headers=headers), 403, code)
+    assert _game(http, game_id) == before  # nothing changed: still waiting, the same seats
+    assert attacker != victim
+
+
+def test_one_identity_holds_one_seat_of_a_rated_game(http: httpx.Client) -> None:
+    player, token = _player(http, "Asha")
+    created = _create(http, token, [{"me": True}, {"open": True}], rated=True)
+    assert created.status_code == 201, created.text
+    game_id = created.json()["game_id"]
+    assert_problem(http.post(f"/v1/games/{game_id}/join", json={}, headers=auth(token)), 409, "identity_already_seated")
+    twice = [{"name": "A", "external_id": player}, {"name": "B", "external_id": player}]
+    assert_problem(_create(http, OPERATOR, twice, rated=True), 409, "identity_already_seated")
+    assert _game(http, game_id)["status"] == "waiting"
+
+
+def test_a_bot_never_carries_a_players_id_and_never_gets_a_token(http: httpx.Client) -> None:
+    player, token = _player(http, "Bilal")
+    bot_as_player = [{"name": "Asha", "external_id": player}, {"name": "Bot", "bot": "random", "external_id": player}]
+    assert_problem(_create(http, OPERATOR, bot_as_player), 400, "bad_external_id")
+    created = _create(http, token, [{"me": True}, {"name": "Bot", "bot": "random"}, {"open": True}])
+    assert created.status_code == 201, created.text
+    seats = created.json()["seats"]
+    assert seats[1]["token"] == "" and seats[2]["token"] == "" and seats[0]["token"]
+    _, other = _player(http, "Chandra")
+    joined = http.post(f"/v1/games/{created.json()['game_id']}/join", json={}, headers=auth(other)).json()
+    assert set(joined) == {"seat", "token", "status"} and joined["seat"] == 2
+
+
+def test_a_player_creates_joins_and_plays_with_their_own_token(http: httpx.Client) -> None:
+    asha, asha_token = _player(http, "Asha")
+    bilal, bilal_token = _player(http, "Bilal")
+    assert_problem(_create(http, "", [{"name": "A"}, {"name": "B"}]), 401)
+    assert_problem(_create(http, asha_token, [{"me": True}, {"name": "B", "external_id": bilal}]), 403,
+                   "external_id_not_yours")  # fmt: skip
+    assert_problem(_create(http, asha_token, [{"me": True}, {"open": True}], seed=7), 403, "api_key_required")
+    created = _create(http, asha_token, [{"me": True}, {"open": True}], rated=True)
+    game_id = created.json()["game_id"]
+    joined = http.post(f"/v1/games/{game_id}/join", json={"name": "ignored"}, headers=auth(bilal_token))
+    assert joined.status_code == 200 and joined.json()["status"] == "active", joined.text
+    game = _game(http, game_id)
+    assert [seat["name"] for seat in game["seats"]] == ["Asha", "Bilal"]
+    tokens = {0: asha_token, 1: bilal_token}
+    for _ in range(4):
+        seat = http.get(f"/v1/games/{game_id}").json()["to_act"][0]
+        mine = http.get(f"/v1/games/{game_id}", headers=auth(tokens[seat])).json()
+        assert mine["viewer_seat"] == seat
+        legal = http.get(f"/v1/games/{game_id}/legal-moves", headers=auth(tokens[seat])).json()
+        move = {k: v for k, v in legal["moves"][0].items() if k != "text"}
+        body = {"move": move, "expected_version": legal["version"]}
+        assert http.post(f"/v1/games/{game_id}/moves", json=body, headers=auth(tokens[seat])).status_code == 200
+        other = http.post(f"/v1/games/{game_id}/moves", json=body, headers=auth(tokens[1 - seat]))
+        assert other.status_code in (403, 409)  # never the other player's move
+    assert asha != bilal
