@@ -157,22 +157,31 @@ def _counter(text: str) -> int | None:
     return value if value <= MAX_VERSION else None
 
 
+def _event_id(text: str) -> tuple[int, int | None] | None:
+    """``<version>`` or ``<version>:<index>`` (an SSE message id); ``None`` when malformed."""
+    version_text, separator, index_text = text.partition(":")
+    version = _counter(version_text)
+    index = _counter(index_text) if separator else None
+    if version is None or (separator and index is None):
+        return None
+    return version, index
+
+
 def _last_event(request: Request) -> tuple[int, int | None]:
-    """Resume point from ``Last-Event-ID`` ("<version>:<index>") or ``?after=<version>``.
+    """Resume point from ``Last-Event-ID`` or ``?after=``, each ``<version>`` or ``<version>:<index>``
+    (the id of the last message seen): the two are the same resume, ``Last-Event-ID`` wins.
 
     ``after`` is checked even when ``Last-Event-ID`` wins, so a bad one is never silently ignored."""
-    after = _counter(request.query_params.get("after", "0"))
+    after = _event_id(request.query_params.get("after", "0"))
     if after is None:
-        raise Problem(400, "bad_after", f"'after' must be a version number from 0 to {MAX_VERSION}")
+        raise Problem(400, "bad_after", f"'after' is a version from 0 to {MAX_VERSION}, or '<version>:<index>'")
     last = request.headers.get("last-event-id", "").strip()
-    if last:
-        version_text, separator, index_text = last.partition(":")
-        version = _counter(version_text)
-        index = _counter(index_text) if separator else None
-        if version is None or (separator and index is None):
-            raise Problem(400, "bad_last_event_id", "Last-Event-ID must look like '<version>:<index>'")
-        return version, index
-    return after, None
+    if not last:
+        return after
+    resume = _event_id(last)
+    if resume is None:
+        raise Problem(400, "bad_last_event_id", "Last-Event-ID must look like '<version>:<index>'")
+    return resume
 
 
 def _backends(request: Request) -> Backends:
@@ -352,6 +361,10 @@ def _submit_answer(rendered: rendered_pb2.RenderedSubmit) -> dict[str, Any]:
     return printed
 
 
+# Statuses of a game that will log nothing more.
+ENDED = ("finished", "aborted")
+
+
 @router.get("/v1/games/{game_id}/events")
 async def events(game_id: str, request: Request) -> Response:
     """Events after a version: a JSON list, or a live SSE stream when asked for one (gateway.fanout)."""
@@ -369,6 +382,9 @@ async def events(game_id: str, request: Request) -> Response:
     # a new shared upstream starts.  Open streams are counted and capped by the limits middleware.
     check = rules_pb2.ListEventsRequest(game_id=game_id, after=MAX_VERSION, ticket=ticket)
     probe = await _rpc(stub.ListEvents(check, **_call(request)))
+    if probe.status in ENDED and not (await _rpc(stub.ListEvents(listing, **_call(request)))).events:
+        # Over, and the client has seen everything: 204 tells an EventSource to stop reconnecting.
+        return Response(status_code=204)
     watcher = _backends(request).watch_stub(_game_type(game_id))
     batches = _backends(request).watch_batches[_game_type(game_id)]
 

@@ -110,7 +110,7 @@ class RulesServicer(LobbyRpcs, ResignRpcs, rules_pb2_grpc.RulesServiceServicer):
         viewer = await self.access.event_viewer(meta, request.ticket)
         archive.refuse_events(meta)
         after, skip = _resume_point(request.after, request.after_index if request.HasField("after_index") else None)
-        response = rules_pb2.ListEventsResponse(version=meta.version)
+        response = rules_pb2.ListEventsResponse(version=meta.version, status=meta.status)
         words = answers.words(meta, context)
         for entry in await self.store.entries(request.game_id, after):
             skip_to = skip if entry.version == request.after else -1

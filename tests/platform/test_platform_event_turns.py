@@ -55,3 +55,27 @@ def test_the_last_event_of_an_ended_game_says_so(client: httpx.Client) -> None:
     assert last["to_act"] == [] and last["your_turn"] is False
     stream = client.get(f"/v1/games/{game_id}/events", headers={**auth(tokens[1]), "Accept": "text/event-stream"})
     assert '"status":"finished"' in stream.text.replace(" ", "")
+
+
+def test_a_finished_games_stream_after_its_last_event_is_204(client: httpx.Client) -> None:
+    game_id, tokens = two_humans(client, GAME)
+    _play(client, game_id, tokens, 2)
+    assert client.post(f"/v1/games/{game_id}/resign", headers=auth(tokens[0])).status_code == 200
+    sse = {"Accept": "text/event-stream"}
+    first = client.get(f"/v1/games/{game_id}/events", headers=sse)
+    assert first.status_code == 200 and "event: end" in first.text  # what is left, then end
+    last_id = [line[4:] for line in first.text.splitlines() if line.startswith("id: ")][-1]
+    again = client.get(f"/v1/games/{game_id}/events", headers={**sse, "Last-Event-ID": last_id})
+    assert again.status_code == 204 and again.text == ""  # an EventSource stops here
+    assert client.get(f"/v1/games/{game_id}/events", params={"after": last_id}, headers=sse).status_code == 204
+
+
+def test_after_takes_an_event_id_like_last_event_id(client: httpx.Client) -> None:
+    game_id, tokens = two_humans(client, GAME)
+    _play(client, game_id, tokens, 4)
+    events = _events(client, game_id, None)
+    middle = events[len(events) // 2]
+    event_id = f"{middle['version']}:{middle['index']}"
+    by_query = client.get(f"/v1/games/{game_id}/events", params={"after": event_id}).json()
+    by_header = client.get(f"/v1/games/{game_id}/events", headers={"Last-Event-ID": event_id}).json()
+    assert by_query == by_header == events[len(events) // 2 + 1 :]
