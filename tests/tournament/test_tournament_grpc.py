@@ -35,7 +35,7 @@ def _code(error: grpc.RpcError) -> tuple[grpc.StatusCode, str]:
 
 
 def _request() -> tournament_pb2.CreateTournamentRequest:
-    entrants = [tournament_pb2.EntrantSpec(external_id=f"g{i}", name=f"G{i}", bot="heuristic") for i in range(3)]
+    entrants = [tournament_pb2.EntrantSpec(external_id=f"bot:g{i}", name=f"G{i}", bot="heuristic") for i in range(3)]
     return tournament_pb2.CreateTournamentRequest(game_type="darjeeling", format="swiss", rounds=1, table_size=3,
                                                   entrants=entrants, seed=5)  # fmt: skip
 
@@ -51,12 +51,13 @@ def test_create_needs_an_operator_key_and_reads_are_public(keyed_director: str) 
             stub.CreateTournament(_request(), metadata=(("authorization", "Bearer nope"),), timeout=30)
         assert _code(wrong.value) == (grpc.StatusCode.PERMISSION_DENIED, "operator_required")
         created = stub.CreateTournament(_request(), metadata=(("authorization", f"Bearer {KEY}"),), timeout=30)
-        assert created.status == "running" and [e.external_id for e in created.entrants] == ["g0", "g1", "g2"]
+        assert created.status == "running"
+        assert [e.external_id for e in created.entrants] == ["bot:g0", "bot:g1", "bot:g2"]
         running = stub.GetTournament(tournament_pb2.GetTournamentRequest(tournament_id=created.tournament_id))
         if running.status == "running":
             assert not running.HasField("seed")  # never while it runs: it would reveal every draw
         standings = stub.GetStandings(tournament_pb2.GetStandingsRequest(tournament_id=created.tournament_id))
-        assert sorted(s.external_id for s in standings.standings) == ["g0", "g1", "g2"]
+        assert sorted(s.external_id for s in standings.standings) == ["bot:g0", "bot:g1", "bot:g2"]
         with pytest.raises(grpc.RpcError) as unknown:
             stub.GetStandings(tournament_pb2.GetStandingsRequest(tournament_id="tournament-nope"))
         assert _code(unknown.value) == (grpc.StatusCode.NOT_FOUND, "tournament_not_found")

@@ -41,7 +41,8 @@ def _wait_finished(client: httpx.Client, tournament_id: str) -> dict[str, Any]:
 
 
 def _bots(prefix: str, count: int) -> list[dict[str, str]]:
-    return [{"external_id": f"{prefix}{i}", "name": f"Bot {prefix}{i}", "bot": "heuristic"} for i in range(count)]
+    # A bot entrant's id is a bot's ("bot:..."): bots never carry a player's id.
+    return [{"external_id": f"bot:{prefix}{i}", "name": f"Bot {prefix}{i}", "bot": "heuristic"} for i in range(count)]
 
 
 def _swiss(prefix: str) -> dict[str, Any]:
@@ -117,7 +118,7 @@ def test_swiss_of_nine_bots_at_tables_of_three_runs_to_the_end_reproducibly(
     again = _rounds(client, second["tournament_id"])
 
     def shape(rounds: list[dict[str, Any]]) -> list[list[list[tuple[str, int]]]]:
-        return [[[(s["external_id"][1:], s["place"]) for s in t["seats"]] for t in r["tables"]] for r in rounds]
+        return [[[(s["external_id"].removeprefix("bot:")[1:], s["place"]) for s in t["seats"]] for t in r["tables"]] for r in rounds]
 
     assert shape(again) == shape(rounds)
     # ratings moved once per game: 3 rated games each
@@ -198,7 +199,7 @@ def test_a_casual_rated_game_rates_external_ids_and_bots_once(client: httpx.Clie
     assert created.status_code == 201, created.text
     game_id = created.json()["game_id"]
     refused = client.post(f"/v1/games/{game_id}/join", json={"name": "Ravi"})
-    assert_problem(refused, 400, "external_id_required")
+    assert_problem(refused, 403, "identity_required")
     joined = client.post(f"/v1/games/{game_id}/join", json={"name": "Ravi", "external_id": "casual-ravi"})
     assert joined.status_code == 200, joined.text
     token = joined.json()["token"]
@@ -218,7 +219,7 @@ def test_a_casual_rated_game_rates_external_ids_and_bots_once(client: httpx.Clie
     assert "bot:heuristic" in {line["external_id"] for line in board}
     unrated = client.post("/v1/games", json={"game_type": "darjeeling", "rated": True,
                                              "players": [{"name": "A"}, {"name": "B", "bot": "random"}]})  # fmt: skip
-    assert_problem(unrated, 400, "external_id_required")
+    assert_problem(unrated, 403, "identity_required")
     claimed = [{"name": "A", "external_id": "bot:me"}, {"name": "B"}]
     reserved = client.post("/v1/games", json={"game_type": "darjeeling", "players": claimed})
     assert_problem(reserved, 400, "bad_external_id")
@@ -233,7 +234,7 @@ def test_refusals_are_problems(client: httpx.Client) -> None:
         ({**base, "entrants": _bots("x", 2)}, "bad_entrants"),
         ({**base, "entrants": [*_bots("x", 2), _bots("x", 1)[0]]}, "duplicate_entrant"),
         ({**base, "entrants": [{"external_id": "a b", "name": "A"}, *_bots("x", 2)]}, "bad_external_id"),
-        ({**base, "entrants": [{"external_id": "a", "name": "A", "bot": "genius"}, *_bots("x", 2)]}, "unknown_bot"),
+        ({**base, "entrants": [{"external_id": "bot:a", "name": "A", "bot": "genius"}, *_bots("x", 2)]}, "unknown_bot"),
         ({**base, "rounds": 0}, "bad_rounds"),
         ({**base, "format": "knockout", "advance": 3}, "bad_advance"),
         ({**base, "clock": {"per_turn_s": 1, "bank_s": 5}}, "bad_clock"),
@@ -264,4 +265,4 @@ def test_an_absent_entrant_is_resigned_by_the_game_clock(client: httpx.Client) -
     human = next(s for s in game["seats"] if s["external_id"] == "clock-human")
     assert human["resigned"] is True and game["result"]["ranking"][human["seat"]] == 2
     standings = client.get(f"/v1/tournaments/{created['tournament_id']}/standings").json()["standings"]
-    assert [line["external_id"] for line in standings] == ["clock0", "clock-human"]
+    assert [line["external_id"] for line in standings] == ["bot:clock0", "clock-human"]
