@@ -118,7 +118,10 @@ def test_swiss_of_nine_bots_at_tables_of_three_runs_to_the_end_reproducibly(
     again = _rounds(client, second["tournament_id"])
 
     def shape(rounds: list[dict[str, Any]]) -> list[list[list[tuple[str, int]]]]:
-        return [[[(s["external_id"].removeprefix("bot:")[1:], s["place"]) for s in t["seats"]] for t in r["tables"]] for r in rounds]
+        def seats(table: dict[str, Any]) -> list[tuple[str, int]]:
+            return [(s["external_id"].removeprefix("bot:")[1:], s["place"]) for s in table["seats"]]
+
+        return [[seats(table) for table in r["tables"]] for r in rounds]
 
     assert shape(again) == shape(rounds)
     # ratings moved once per game: 3 rated games each
