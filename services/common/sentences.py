@@ -209,7 +209,12 @@ class Speaker:
             return self.pack.words["you"]
         if not isinstance(seat, int) or not 0 <= seat < len(self.players):
             raise TextError(f"no player in seat {seat!r}")
-        return self.players[seat]
+        name = self.players[seat]
+        # Such names are refused (services.lobby.names), but a game stored before that may hold
+        # one: quoted, "“You” chose …" cannot pass for the reader's own move.
+        if name.strip().casefold() == self.pack.words["you"].casefold():
+            return f"“{name}”"
+        return name
 
     def Who(self, seat: Any) -> str:
         """``who`` at the start of a sentence."""
