@@ -609,8 +609,8 @@ class RulesServicer(LobbyRpcs, ResignRpcs, rules_pb2_grpc.RulesServiceServicer):
             game_id=meta.game_id,
             game_type=self.game_type,
             # The seed and the secret behind it would reveal every future draw: only once it is over.
-            seed=meta.seed if over else 0,
-            server_secret=meta.fairness.server_secret if over else "",
+            seed=meta.seed if over else None,  # None: left unset, so JSON leaves it out
+            server_secret=meta.fairness.server_secret if over else None,
             seed_commitment=meta.fairness.seed_commitment,
             seed_source=meta.fairness.seed_source,
             client_seed=meta.fairness.client_seed,
