@@ -36,7 +36,8 @@ REFUSAL_LINGER_SECONDS = 2.0
 def _closing_problem(status: bytes, code: str, title: str, detail: str) -> bytes:
     """A whole problem+json response, written straight to the socket before the connection closes."""
     body = json.dumps(
-        {"type": PROBLEM_TYPE_BASE + code, "title": title, "status": int(status[:3]), "code": code, "detail": detail}
+        {"type": PROBLEM_TYPE_BASE + code, "title": title, "status": int(status[:3]), "code": code, "detail": detail},
+        separators=(",", ":"),  # compact, as the app's own JSON responses
     ).encode()
     head = b"HTTP/1.1 " + status + b"\r\ncontent-type: application/problem+json\r\nconnection: close\r\n"
     return head + b"content-length: " + str(len(body)).encode() + b"\r\n\r\n" + body
