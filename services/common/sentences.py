@@ -212,7 +212,8 @@ class Speaker:
         name = self.players[seat]
         # Such names are refused (services.lobby.names), but a game stored before that may hold
         # one: quoted, "“You” chose …" cannot pass for the reader's own move.
-        if name.strip().casefold() == self.pack.words["you"].casefold():
+        pronoun = self.pack.words.get("you", "")
+        if pronoun and name.strip().casefold() == pronoun.casefold():
             return f"“{name}”"
         return name
 
