@@ -9,6 +9,13 @@ by every gateway instance) or, without a Redis URL, in this process's memory:
   address without one), so an open server cannot be filled with games;
 * ``POST /v1/sessions`` (a new guest player each) counts against a **session quota** per
   client address, whatever the request carries;
+* **failed authentications** (a 401, or a 403 ``api_key_required``: a wrong operator key) count
+  against their client address in a stricter bucket of their own (``auth_failure_limit``); the
+  failure that passes it is answered 429 instead, and from then until the window frees one,
+  every request from that address that carries a credential (``Authorization`` or a stream
+  ``ticket``) is refused 429 before it reaches a service, so guessing tokens stops paying.  The
+  count is shared through the limit store; the block is kept in each gateway process (no round
+  trip on the hot path), which a process learns on its own next failure from that address;
 * a request body must arrive within ``body_timeout_seconds`` (408 otherwise);
 * SSE streams are capped per credential, per address and per process (503).
 
@@ -149,6 +156,19 @@ def _is_stream(scope: Scope) -> bool:
     return any(name == b"accept" and b"text/event-stream" in value for name, value in scope.get("headers", ()))
 
 
+def _carries_credential(scope: Scope) -> bool:
+    """Whether the request presents something a service will check: a bearer or a stream ticket."""
+    if any(name == b"authorization" for name, _ in scope.get("headers", ())):
+        return True
+    return b"ticket=" in scope.get("query_string", b"")
+
+
+# A 403 that means "that key is not an operator key": a guess as much as a 401.
+_WRONG_KEY = b'"code":"api_key_required"'
+# Addresses blocked for failed authentications one process remembers before it sweeps expired ones.
+MAX_AUTH_BLOCKS = 10_000
+
+
 class Limiter:
     """Rate limits and stream caps for one gateway process."""
 
@@ -160,6 +180,41 @@ class Limiter:
         self.strategy = SlidingWindowCounterRateLimiter(self.storage)
         self.rates = {name: limits.parse_many(text) for name, text in settings.rate_limits().items()}
         self.streams: Tally[str] = Tally()
+        self.auth_blocks: dict[str, Refusal] = {}  # address -> the refusal that blocked it
+
+    def auth_blocked(self, scope: Scope) -> Refusal | None:
+        """The refusal of a credential-bearing request from an address blocked for failed authentications."""
+        address = _client_address(scope)
+        refusal = self.auth_blocks.get(address)
+        if refusal is None:
+            return None
+        if refusal.reset_at <= time.time():
+            del self.auth_blocks[address]
+            return None
+        if not _carries_credential(scope):
+            return None
+        self.metrics.refused.labels("auth_failures").inc()
+        return refusal
+
+    async def auth_failed(self, scope: Scope) -> Refusal | None:
+        """Charge one failed authentication to the request's address; the refusal once it is over its bucket."""
+        address = _client_address(scope)
+        try:
+            for item in self.rates["auth_failures"]:
+                if not await self.strategy.hit(item, "auth_failures", f"addr:{address}"):
+                    refusal = await self._refused("auth_failures", f"addr:{address}", item)
+                    self._block(address, refusal)
+                    return refusal
+        except Exception as error:  # the limit store is down: the failure stays a plain 401
+            self.metrics.errors.inc()
+            log.warning("limit_store_failed", error=type(error).__name__)
+        return None
+
+    def _block(self, address: str, refusal: Refusal) -> None:
+        if len(self.auth_blocks) >= MAX_AUTH_BLOCKS:
+            now = time.time()
+            self.auth_blocks = {addr: old for addr, old in self.auth_blocks.items() if old.reset_at > now}
+        self.auth_blocks[address] = refusal
 
     async def check(self, scope: Scope) -> Refusal | None:
         """The first limit this request exceeds, if any (each limit it passes is charged)."""
@@ -259,10 +314,11 @@ class LimitsMiddleware:
         if scope["type"] != "http" or not scope["path"].startswith("/v1/"):
             await self.app(scope, receive, send)
             return
-        refusal = await self.limiter.check(scope)
+        refusal = self.limiter.auth_blocked(scope) or await self.limiter.check(scope)
         if refusal is not None:
             await problem_response(refusal.problem(), scope["path"])(scope, receive, send)
             return
+        send = AuthFailureWatch(self.limiter, scope, receive, send)
         bounded = _deadline_receive(receive, self.limiter.settings.body_timeout_seconds)
         if not _is_stream(scope):
             await self.app(scope, bounded, send)
@@ -276,6 +332,34 @@ class LimitsMiddleware:
             await self.app(scope, bounded, send)
         finally:
             self.limiter.close_stream(taken)
+
+
+class AuthFailureWatch:
+    """The ``send`` of a request that charges a failed authentication to its address, and answers
+    429 instead of the failure that passes the address's bucket."""
+
+    def __init__(self, limiter: Limiter, scope: Scope, receive: Receive, send: Send) -> None:
+        self.limiter, self.scope, self.receive, self.send = limiter, scope, receive, send
+        self.held: Message | None = None  # a 401/403 start, until its body says what it is
+        self.replaced = False
+
+    async def __call__(self, message: Message) -> None:
+        """Pass ``message`` on, holding a 401/403 start back until its body is known."""
+        if self.replaced:
+            return  # the original answer's remaining messages: a 429 went out instead
+        if message["type"] == "http.response.start" and message["status"] in (401, 403):
+            self.held = message
+            return
+        if self.held is not None and message["type"] == "http.response.body":
+            held, self.held = self.held, None
+            if held["status"] == 401 or _WRONG_KEY in message.get("body", b""):
+                refusal = await self.limiter.auth_failed(self.scope)
+                if refusal is not None:
+                    self.replaced = True
+                    await problem_response(refusal.problem(), self.scope["path"])(self.scope, self.receive, self.send)
+                    return
+            await self.send(held)
+        await self.send(message)
 
 
 @functools.cache

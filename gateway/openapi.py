@@ -91,10 +91,15 @@ EXACTLY_ONE: dict[str, list[str]] = {"chaiwala.v1.SubmitMovesBody": ["move", "mo
 # would list some 700 Unicode ranges.
 MAX_PLAYER_NAME, MAX_INVITE, MAX_MOVES_PER_SUBMIT, MAX_CLIENT_SEED = 64, 128, 200, 64
 PRINTABLE = "printable characters only (no control, format or separator characters but the space)"
+NAME = (
+    "a display name: at least one visible character; spaces (the no-break space too), ZWJ/ZWNJ and at most "
+    "3 combining marks per character allowed; no control or other format characters; not 'You', 'Tú' or "
+    "'Usted' (any case), which sentences use for their reader"
+)
 FIELD_LIMITS: dict[tuple[str, str], dict[str, Any]] = {
-    ("chaiwala.v1.PlayerSpec", "name"): {"maxLength": MAX_PLAYER_NAME, "description": PRINTABLE},
+    ("chaiwala.v1.PlayerSpec", "name"): {"maxLength": MAX_PLAYER_NAME, "description": NAME},
     ("chaiwala.v1.PlayerSpec", "invite"): {"maxLength": MAX_INVITE, "description": PRINTABLE},
-    ("chaiwala.v1.JoinGameBody", "name"): {"minLength": 1, "maxLength": MAX_PLAYER_NAME, "description": PRINTABLE},
+    ("chaiwala.v1.JoinGameBody", "name"): {"minLength": 1, "maxLength": MAX_PLAYER_NAME, "description": NAME},
     ("chaiwala.v1.JoinGameBody", "invite"): {"maxLength": MAX_INVITE, "description": PRINTABLE},
     ("chaiwala.v1.CreateGameBody", "players"): {"minItems": 1},
     ("chaiwala.v1.CreateGameBody", "client_seed"): {"maxLength": MAX_CLIENT_SEED, "description": PRINTABLE},
@@ -107,7 +112,7 @@ FIELD_LIMITS: dict[tuple[str, str], dict[str, Any]] = {
     ("chaiwala.tournament.v1.CreateTournamentBody", "rounds"): {"minimum": 1, "maximum": MAX_ROUNDS},
     ("chaiwala.tournament.v1.CreateTournamentBody", "on_timeout"): {"enum": ["", *ON_TIMEOUT]},
     ("chaiwala.tournament.v1.EntrantSpec", "external_id"): {"pattern": EXTERNAL_ID["pattern"]},
-    ("chaiwala.tournament.v1.EntrantSpec", "name"): {"maxLength": MAX_PLAYER_NAME, "description": PRINTABLE},
+    ("chaiwala.tournament.v1.EntrantSpec", "name"): {"maxLength": MAX_PLAYER_NAME, "description": NAME},
     ("chaiwala.v1.CreateWebhookRequest", "events"): {"minItems": 1},
     ("chaiwala.identity.v1.CreateSessionRequest", "name"): {"maxLength": MAX_PLAYER_NAME, "description": PRINTABLE},
 }

@@ -35,6 +35,9 @@ CODE_STATUS = {
     "seat_taken": 409,
     "seat_open": 409,
     "already_resigned": 409,
+    # Tournaments (services.tournament): a withdrawal the tournament's state refuses.
+    "tournament_finished": 409,
+    "already_withdrawn": 409,
     # A compacted game's event log is gone for good; its replay remains (services.retention).
     "game_compacted": 410,
     # Live events (services.streaming): a limit reached, or a stopping service; retry shortly.
@@ -55,12 +58,18 @@ TITLES = {
     422: "Illegal move",
     428: "Precondition required",
     429: "Too many requests",
+    431: "Request header fields too large",
     500: "Internal error",
     502: "Bad gateway",
     503: "Service unavailable",
     504: "Gateway timeout",
 }
 
+# Titles of codes whose status's title would mislead (422 is "Illegal move" for the games).
+CODE_TITLES = {
+    "tournament_finished": "Tournament over",
+    "already_withdrawn": "Already withdrawn",
+}
 
 # Seconds a client should wait before retrying when a dependency is down (503).
 RETRY_AFTER_UNAVAILABLE = 1
@@ -85,7 +94,7 @@ def problem_response(problem: Problem, instance: str = "") -> JSONResponse:
     """Render ``problem`` as RFC 9457 JSON."""
     body: dict[str, Any] = {
         "type": PROBLEM_TYPE_BASE + problem.code,
-        "title": TITLES.get(problem.status, "Error"),
+        "title": CODE_TITLES.get(problem.code) or TITLES.get(problem.status, "Error"),
         "status": problem.status,
         "detail": problem.detail,
         "code": problem.code,

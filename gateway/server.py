@@ -1,51 +1,156 @@
-"""How uvicorn serves the gateway: its bind, keep-alive, and a deadline for request headers.
+"""How uvicorn serves the gateway: its bind, keep-alive, a deadline and sizes for request headers.
 
 uvicorn bounds idle keep-alive connections but not a client that connects and never sends,
 or sends its headers a byte at a time.  :func:`guarded_protocol` adds that bound: the request
 line and headers must be complete within ``header_timeout_seconds`` of connecting (or of the
 first byte of a later request on the same connection); otherwise the server answers 408 and
 closes.  The body has its own deadline in :mod:`gateway.limits`.
+
+Neither uvicorn's httptools protocol nor the parser under it bounds the size of a request's
+head: an 8 MB header was buffered and served.  The same protocol therefore counts it
+(:class:`HeadSize`): the request line and headers together at most ``max_header_bytes``, one
+header line (name and value) at most ``max_header_field_bytes``; past either the server answers
+431 ``headers_too_large`` and closes, before any route, limit or credential check runs.  The
+total is counted on the bytes as they arrive, so a header that never ends is refused once the
+total is passed, without buffering the rest of it.
 """
 
 from __future__ import annotations
 
 import asyncio
+import json
+from dataclasses import dataclass
 from typing import Any
 
 import uvicorn
 from uvicorn.protocols.http.httptools_impl import HttpToolsProtocol
 
+from gateway.problems import PROBLEM_TYPE_BASE
 from gateway.settings import GatewaySettings
 from gateway.sse_socket import UvicornSend
 
+# How long a refused connection keeps draining what its client still sends before it closes.
+REFUSAL_LINGER_SECONDS = 2.0
 
-def _timeout_response() -> bytes:
-    body = b'{"type":"https://chaiwala.dev/problems/header_timeout","title":"Request timeout","status":408,'
-    body += b'"code":"header_timeout","detail":"the request headers did not arrive in time"}'
-    head = b"HTTP/1.1 408 Request Timeout\r\ncontent-type: application/problem+json\r\nconnection: close\r\n"
+
+def _closing_problem(status: bytes, code: str, title: str, detail: str) -> bytes:
+    """A whole problem+json response, written straight to the socket before the connection closes."""
+    body = json.dumps(
+        {"type": PROBLEM_TYPE_BASE + code, "title": title, "status": int(status[:3]), "code": code, "detail": detail},
+        separators=(",", ":"),  # compact, as the app's own JSON responses
+    ).encode()
+    head = b"HTTP/1.1 " + status + b"\r\ncontent-type: application/problem+json\r\nconnection: close\r\n"
     return head + b"content-length: " + str(len(body)).encode() + b"\r\n\r\n" + body
 
 
+def _timeout_response() -> bytes:
+    return _closing_problem(
+        b"408 Request Timeout", "header_timeout", "Request timeout", "the request headers did not arrive in time"
+    )
+
+
+@dataclass
+class HeadSize:
+    """The bounds on one request's head, and how much of the current one has arrived."""
+
+    max_total: int
+    max_field: int
+    received: int = 0  # bytes fed to the parser since the request began, while its head is incomplete
+    parsed: int = 0  # bytes of the request's target and header lines the parser completed
+    counting: bool = True  # False from the end of the head to the start of the next request
+    too_large: str = ""  # which bound was passed ("" while none)
+
+    def begin(self) -> None:
+        """A new request: count afresh (the read it began in was not counted: a read's slack)."""
+        if not self.counting:
+            self.counting, self.received = True, 0
+        self.parsed = 0
+
+    def feed(self, size: int) -> None:
+        """Count ``size`` bytes that arrived while the head is incomplete."""
+        if self.counting:
+            self.received += size
+
+    def target(self, size: int) -> None:
+        """Count a piece of the request target."""
+        self.parsed += size
+
+    def field(self, name: bytes, value: bytes) -> None:
+        """Check one complete header line (``name: value`` and its line end, as a client counts it)."""
+        self.parsed += len(name) + len(value) + 4
+        if len(name) + len(value) + 2 > self.max_field:
+            self.too_large = f"a request header line is larger than {self.max_field} bytes"
+
+    def check_total(self) -> None:
+        """The head so far against the total bound (the bytes while it is incomplete, else its lines)."""
+        if max(self.received if self.counting else 0, self.parsed) > self.max_total:
+            self.too_large = f"the request line and headers are larger than {self.max_total} bytes"
+
+    def response(self) -> bytes:
+        """The 431 answer."""
+        title = "Request header fields too large"
+        return _closing_problem(b"431 Request Header Fields Too Large", "headers_too_large", title, self.too_large)
+
+
 class _HeaderDeadlineProtocol(HttpToolsProtocol):
-    """uvicorn's httptools protocol with a deadline on the request line and headers."""
+    """uvicorn's httptools protocol with a deadline and size bounds on the request line and headers."""
 
     header_timeout: float = 10.0
+    max_header_bytes: int = 32 * 1024
+    max_header_field_bytes: int = 8 * 1024
     _header_timer: asyncio.TimerHandle | None = None
+    _head: HeadSize
 
     def connection_made(self, transport: asyncio.Transport) -> None:  # type: ignore[override]
         """Start the clock as soon as the client connects (it may never send a byte)."""
+        self._head = HeadSize(self.max_header_bytes, self.max_header_field_bytes)
         super().connection_made(transport)
         self._arm()
 
+    def data_received(self, data: bytes) -> None:
+        """Parse as uvicorn does, counting the head's bytes; 431 once it is too large."""
+        if self._head.too_large:
+            return  # refused: the connection is closing, nothing more is parsed
+        self._head.feed(len(data))
+        super().data_received(data)
+        self._head.check_total()
+        if self._head.too_large and not self.transport.is_closing():
+            self._refuse_head()
+
     def on_message_begin(self) -> None:
-        """A new request on a kept-alive connection gets a fresh deadline."""
+        """A new request on a kept-alive connection gets a fresh deadline and a fresh count."""
         super().on_message_begin()
+        self._head.begin()
         self._arm()
 
+    def on_url(self, url: bytes) -> None:
+        """Count the request target (it may arrive in pieces)."""
+        self._head.target(len(url))
+        super().on_url(url)
+
+    def on_header(self, name: bytes, value: bytes) -> None:
+        """Check each header line as the parser completes it."""
+        self._head.field(name, value)
+        super().on_header(name, value)
+
     def on_headers_complete(self) -> None:
-        """Headers arrived in time: stop the clock."""
+        """Headers arrived in time: stop the clock; a head too large never reaches the app."""
         self._disarm()
+        self._head.check_total()
+        self._head.counting = False
+        if self._head.too_large:
+            return  # data_received answers 431 once the parser hands control back
         super().on_headers_complete()
+
+    def on_body(self, body: bytes) -> None:
+        """A refused request's body is dropped (it has no request cycle)."""
+        if not self._head.too_large:
+            super().on_body(body)
+
+    def on_message_complete(self) -> None:
+        """A refused request never completes (it has no request cycle)."""
+        if not self._head.too_large:
+            super().on_message_complete()
 
     def connection_lost(self, exc: Exception | None) -> None:
         """No deadline outlives its connection."""
@@ -61,6 +166,18 @@ class _HeaderDeadlineProtocol(HttpToolsProtocol):
             self._header_timer.cancel()
             self._header_timer = None
 
+    def _refuse_head(self) -> None:
+        """Answer 431 and close, reading (and dropping) what the client still sends for a moment:
+        closing with unread bytes would reset the connection and could destroy the answer."""
+        self._disarm()
+        if self.cycle is not None and not self.cycle.response_complete:  # never inside an earlier answer
+            self.transport.close()
+            return
+        self.transport.write(self._head.response())
+        if self.transport.can_write_eof():
+            self.transport.write_eof()
+        self.loop.call_later(REFUSAL_LINGER_SECONDS, self.transport.close)
+
     def _expire(self) -> None:
         self._header_timer = None
         if self.transport.is_closing():
@@ -69,9 +186,16 @@ class _HeaderDeadlineProtocol(HttpToolsProtocol):
         self.transport.close()
 
 
-def guarded_protocol(header_timeout: float) -> type[asyncio.Protocol]:
-    """The HTTP protocol class with ``header_timeout`` seconds for request headers."""
-    return type("GatewayHttpProtocol", (_HeaderDeadlineProtocol,), {"header_timeout": header_timeout})
+def guarded_protocol(
+    header_timeout: float, max_header_bytes: int = 32 * 1024, max_header_field_bytes: int = 8 * 1024
+) -> type[asyncio.Protocol]:
+    """The HTTP protocol class with ``header_timeout`` seconds for request headers, and their size bounds."""
+    bounds = {
+        "header_timeout": header_timeout,
+        "max_header_bytes": max_header_bytes,
+        "max_header_field_bytes": max_header_field_bytes,
+    }
+    return type("GatewayHttpProtocol", (_HeaderDeadlineProtocol,), bounds)
 
 
 def uvicorn_config(app: Any, settings: GatewaySettings, **overrides: Any) -> uvicorn.Config:
@@ -82,7 +206,9 @@ def uvicorn_config(app: Any, settings: GatewaySettings, **overrides: Any) -> uvi
         "log_level": settings.log_level,
         "access_log": False,
         "lifespan": "on",
-        "http": guarded_protocol(settings.header_timeout_seconds),
+        "http": guarded_protocol(
+            settings.header_timeout_seconds, settings.max_header_bytes, settings.max_header_field_bytes
+        ),
         "timeout_keep_alive": settings.keep_alive_timeout_seconds,
         "log_config": None,  # our own logging (services.common.logs) handles uvicorn's records
         **overrides,

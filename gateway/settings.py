@@ -47,6 +47,13 @@ class GatewaySettings(BaseSettings):
     # connecting), the whole body within this many seconds of the headers.
     header_timeout_seconds: float = 10.0
     body_timeout_seconds: float = 10.0
+    # Request heads (gateway.server): the request line and headers together, and one header
+    # line; past either, 431 headers_too_large and the connection closes.
+    max_header_bytes: int = 32 * 1024
+    max_header_field_bytes: int = 8 * 1024
+    # Failed authentications (401) per client address, a stricter bucket of its own (gateway.limits):
+    # past it, requests with a credential the services refuse get 429 until the window frees one.
+    auth_failure_limit: str = "20/minute"
     keep_alive_timeout_seconds: int = 5
     # Open SSE streams, per gateway process.
     sse_streams_per_token: int = 8
@@ -70,12 +77,15 @@ class GatewaySettings(BaseSettings):
             "rate_per_address": self.rate_limit_per_address,
             "create_quota": self.create_limit,
             "session_quota": self.session_limit,
+            "auth_failures": self.auth_failure_limit,
         }
 
     def fixed_limits(self) -> dict[str, float]:
         """Every other limit by name (sizes, seconds, stream counts)."""
         return {
             "max_body_bytes": self.max_body_bytes,
+            "max_header_bytes": self.max_header_bytes,
+            "max_header_field_bytes": self.max_header_field_bytes,
             "header_timeout_seconds": self.header_timeout_seconds,
             "body_timeout_seconds": self.body_timeout_seconds,
             "keep_alive_timeout_seconds": self.keep_alive_timeout_seconds,

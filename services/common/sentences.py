@@ -209,7 +209,13 @@ class Speaker:
             return self.pack.words["you"]
         if not isinstance(seat, int) or not 0 <= seat < len(self.players):
             raise TextError(f"no player in seat {seat!r}")
-        return self.players[seat]
+        name = self.players[seat]
+        # Such names are refused (services.lobby.names), but a game stored before that may hold
+        # one: quoted, "“You” chose …" cannot pass for the reader's own move.
+        pronoun = self.pack.words.get("you", "")
+        if pronoun and name.strip().casefold() == pronoun.casefold():
+            return f"“{name}”"
+        return name
 
     def Who(self, seat: Any) -> str:
         """``who`` at the start of a sentence."""

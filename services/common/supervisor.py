@@ -20,7 +20,7 @@ import time
 from dataclasses import dataclass, field
 from pathlib import Path
 
-from services.common.embedded_redis import redis_args, wait_for_redis
+from services.common.embedded_redis import REDIS_UMASK, private_data_dir, redis_args, wait_for_redis
 from services.common.processes import stop_process
 from services.common.registry import ENGINES, available_game_types
 
@@ -57,10 +57,11 @@ class Child:
     restarts: int = 0
     next_start: float = 0.0
     started_at: float = field(default=0.0)
+    umask: int = -1  # the child's umask (-1: the supervisor's own)
 
     def start(self) -> None:
         """(Re)start the process."""
-        self.process = subprocess.Popen(self.args, env=self.env, cwd=ROOT)
+        self.process = subprocess.Popen(self.args, env=self.env, cwd=ROOT, umask=self.umask)
         self.started_at = time.monotonic()
         print(f"[supervisor] started {self.name} (pid {self.process.pid})", flush=True)
 
@@ -183,9 +184,9 @@ class RedisChild(Child):
 def _redis_child() -> RedisChild:
     """The embedded Redis of ``make run`` (AOF under ``var/redis``), as a supervised child."""
     data_dir = Path(os.environ.get("CHAIWALA_VAR_DIR", ROOT / "var")) / "redis"
-    data_dir.mkdir(parents=True, exist_ok=True)
+    private_data_dir(data_dir)  # its files hold secrets: 0700 / 0600 (services.common.embedded_redis)
     port = int(os.environ.get("CHAIWALA_REDIS_PORT", "6390"))
-    return RedisChild("redis", redis_args(data_dir, port), dict(os.environ), port=port)
+    return RedisChild("redis", redis_args(data_dir, port), dict(os.environ), port=port, umask=REDIS_UMASK)
 
 
 def main() -> None:

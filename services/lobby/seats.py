@@ -20,9 +20,9 @@ from chaiwala.v1 import rules_pb2
 from services.common import errors
 from services.common.store import hash_token
 from services.lobby.claims import Claimant, check_claim, identity_required
+from services.lobby.names import display_name
 from services.rating.identity import check_external_id
 
-MAX_PLAYER_NAME = 64
 MAX_INVITE = 128
 VISIBILITIES = ("public", "private")
 
@@ -30,14 +30,8 @@ Player = dict[str, Any]
 
 
 def player_name(raw: str, fallback: str) -> str:
-    """A seat's display name, checked (length, printable)."""
-    # Checked before trimming: str.strip() would silently drop U+0085 and other separators.
-    if not raw.isprintable():
-        raise errors.invalid("bad_player", "player names may only contain printable characters")
-    name = raw.strip(" ") or fallback
-    if len(name) > MAX_PLAYER_NAME:
-        raise errors.invalid("bad_player", f"player names are at most {MAX_PLAYER_NAME} characters")
-    return name
+    """A seat's display name, checked (:mod:`services.lobby.names` says what a name may be)."""
+    return display_name(raw, fallback)
 
 
 def _invite_hash(code: str) -> str:
@@ -182,6 +176,9 @@ def seat_messages(players: Sequence[Player], resigned: Sequence[int]) -> list[ru
 
 
 def replay_player(player: Player) -> rules_pb2.PlayerSpec:
-    """A seat as a replay lists it: name, bot and external id (never an invite or token)."""
+    """A seat as a replay lists it: name, bot, external id, and ``open`` for a seat nobody took (a game
+    aborted while it waited); never an invite or token."""
     external_id = player.get("external_id", "")
-    return rules_pb2.PlayerSpec(name=player["name"], bot=player.get("bot", ""), external_id=external_id)
+    return rules_pb2.PlayerSpec(
+        name=player["name"], bot=player.get("bot", ""), external_id=external_id, open=is_open(player)
+    )

@@ -196,8 +196,8 @@ def _replay_header(meta: GameMeta, over: bool) -> rules_pb2.Replay:
         game_id=meta.game_id,
         game_type=meta.game_type,
         # The seed and the secret behind it would reveal every future draw: only once it is over.
-        seed=meta.seed if over else 0,
-        server_secret=meta.fairness.server_secret if over else "",
+        seed=meta.seed if over else None,  # None: left unset, so JSON leaves them out
+        server_secret=meta.fairness.server_secret if over else None,
         seed_commitment=meta.fairness.seed_commitment,
         seed_source=meta.fairness.seed_source,
         client_seed=meta.fairness.client_seed,

@@ -47,7 +47,7 @@ def round_messages(tournament: Tournament) -> list[tournament_pb2.Round]:
     rounds = []
     for played in tournament.rounds:
         tables = []
-        for number, table in enumerate(played.tables):
+        for number, table in enumerate(played.tables, start=1):  # tables count from 1, as rounds do
             points = table_points(TableResult(tuple(table.players), tuple(table.ranking))) if table.ranking else {}
             seats = []
             for seat, player in enumerate(table.players):
@@ -93,8 +93,9 @@ def my_table(tournament: Tournament, entrant: Entrant) -> tournament_pb2.MyTable
     found = tournament.table_of(entrant.external_id)
     if found is not None:
         _, table, seat = found
-        answer.game_id = table.game_id
-        answer.seat = seat
+        if table.game_id:  # a seat without its game would be a number pointing nowhere
+            answer.game_id = table.game_id
+            answer.seat = seat
     elif tournament.rounds and entrant.external_id in tournament.rounds[-1].byes:
         answer.bye = True
     return answer

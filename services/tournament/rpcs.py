@@ -48,7 +48,7 @@ class _Auth:
             return
         if not BEARER.get():
             raise errors.unauthenticated(f"{what} needs an operator API key")
-        raise errors.forbidden("operator_required", f"{what} needs an operator API key")
+        raise errors.forbidden("api_key_required", f"{what} needs an operator API key")
 
     @staticmethod
     def entrant(tournament: Tournament) -> Entrant:

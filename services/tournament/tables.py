@@ -24,13 +24,14 @@ RPC_TIMEOUT_SECONDS = 30.0
 _ALREADY_DONE = ("already_resigned", "game_not_active", "seat_resigned")
 
 
-def table_ref(tournament_id: str, round_number: int, table_number: int) -> str:
-    """The ``tournament`` field of a table's game."""
-    return f"{tournament_id}:{round_number}:{table_number}"
+def table_ref(tournament_id: str, round_number: int, table_index: int) -> str:
+    """The ``tournament`` field of a table's game: ``<id>:<round>:<table>``, both counted from 1 as the
+    tournament API counts them (``table_index`` is the table's place in its round, from 0)."""
+    return f"{tournament_id}:{round_number}:{table_index + 1}"
 
 
 def parse_ref(ref: str) -> tuple[str, int, int] | None:
-    """Tournament id, round and table of a game's ``tournament`` field (``None`` if malformed)."""
+    """Tournament id, round and table (both from 1) of a game's ``tournament`` field (``None`` if malformed)."""
     parts = ref.split(":")
     if len(parts) != 3 or not parts[1].isdigit() or not parts[2].isdigit():
         return None

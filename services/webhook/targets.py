@@ -2,7 +2,8 @@
 
 A webhook makes the server send requests wherever an operator points it, so a URL that
 resolves to a private (RFC 1918, unique-local), loopback, link-local (cloud metadata lives
-there), multicast, reserved or unspecified address is refused, unless the deployment allows
+there), multicast, reserved or unspecified address is refused, and so is an IPv6 address that
+wraps such an IPv4 address (IPv4-mapped or -compatible, 6to4, Teredo, NAT64), unless the deployment allows
 private targets (``CHAIWALA_WEBHOOK_ALLOW_PRIVATE``) or loopback ones
 (``CHAIWALA_WEBHOOK_ALLOW_LOOPBACK``, which ``make run`` sets for local receivers).
 
@@ -41,9 +42,20 @@ class TargetPolicy:
     allow_loopback: bool = False
 
     def refuses(self, address: ipaddress.IPv4Address | ipaddress.IPv6Address) -> str:
-        """Why ``address`` is not allowed ("" when it is)."""
+        """Why ``address`` is not allowed ("" when it is).
+
+        An IPv6 address that carries an IPv4 one (:func:`embedded_ipv4`) is judged by each
+        IPv4 address it carries as well: ``2002:a9fe:a9fe::`` reaches 169.254.169.254.
+        """
         if isinstance(address, ipaddress.IPv6Address) and address.ipv4_mapped is not None:
-            address = address.ipv4_mapped
+            return self._refuses_one(address.ipv4_mapped)  # the IPv4 address itself, in IPv6 notation
+        for inner in embedded_ipv4(address):
+            reason = self._refuses_one(inner)
+            if reason:
+                return reason
+        return self._refuses_one(address)
+
+    def _refuses_one(self, address: ipaddress.IPv4Address | ipaddress.IPv6Address) -> str:
         if address.is_loopback:
             return "" if self.allow_loopback or self.allow_private else "loopback"
         if address.is_link_local:
@@ -53,6 +65,37 @@ class TargetPolicy:
         if address.is_private or not address.is_global:
             return "" if self.allow_private else "private"
         return ""
+
+
+# NAT64 prefixes: the well-known one (RFC 6052) and the local-use one (RFC 8215); the IPv4
+# address is in the last 32 bits (the /96 form, the one resolvers synthesise).
+_NAT64 = (ipaddress.IPv6Network("64:ff9b::/96"), ipaddress.IPv6Network("64:ff9b:1::/48"))
+# IPv4-compatible addresses (::a.b.c.d, deprecated by RFC 4291 but still routed by some stacks).
+_COMPATIBLE = ipaddress.IPv6Network("::/96")
+
+
+def embedded_ipv4(address: ipaddress.IPv4Address | ipaddress.IPv6Address) -> list[ipaddress.IPv4Address]:
+    """The IPv4 addresses an IPv6 address wraps: IPv4-mapped, IPv4-compatible, 6to4 (``2002::/16``),
+    Teredo (``2001::/32``: its server and its client) and NAT64 (``64:ff9b::/96``, ``64:ff9b:1::/48``).
+
+    Each form makes a packet to the IPv6 address land on the IPv4 one somewhere, so the deny
+    list must see the IPv4 address too.
+    """
+    if not isinstance(address, ipaddress.IPv6Address):
+        return []
+    found: list[ipaddress.IPv4Address] = []
+    if address.ipv4_mapped is not None:
+        found.append(address.ipv4_mapped)
+    if address.sixtofour is not None:
+        found.append(address.sixtofour)
+    if address.teredo is not None:
+        found.extend(address.teredo)
+    low32 = ipaddress.IPv4Address(int(address) & 0xFFFFFFFF)
+    if any(address in network for network in _NAT64):
+        found.append(low32)
+    if address in _COMPATIBLE and int(address) > 1:  # :: and ::1 are themselves, not IPv4
+        found.append(low32)
+    return found
 
 
 def parse_url(url: str) -> tuple[str, int]:

@@ -324,6 +324,9 @@ def test_redis_aof_on_a_named_volume(compose: dict[str, Any], services: dict[str
     assert volume_mounts[data_dir] in (compose.get("volumes") or {}), "data must live on a named volume"
     assert "redis-cli" in redis_service["healthcheck"]["test"]
     assert "ports" not in redis_service, "Redis is not published to the host"
+    # Its files hold secrets: the server runs with umask 0077, then the image's own entrypoint.
+    entrypoint = redis_service["entrypoint"]
+    assert entrypoint[:2] == ["sh", "-c"] and entrypoint[2].startswith("umask 0077 && exec docker-entrypoint.sh")
 
 
 def test_prometheus_scrapes_every_metrics_port(services: dict[str, dict[str, Any]]) -> None:

@@ -49,7 +49,7 @@ def test_create_needs_an_operator_key_and_reads_are_public(keyed_director: str) 
         assert _code(missing.value) == (grpc.StatusCode.UNAUTHENTICATED, "unauthenticated")
         with pytest.raises(grpc.RpcError) as wrong:
             stub.CreateTournament(_request(), metadata=(("authorization", "Bearer nope"),), timeout=30)
-        assert _code(wrong.value) == (grpc.StatusCode.PERMISSION_DENIED, "operator_required")
+        assert _code(wrong.value) == (grpc.StatusCode.PERMISSION_DENIED, "api_key_required")
         created = stub.CreateTournament(_request(), metadata=(("authorization", f"Bearer {KEY}"),), timeout=30)
         assert created.status == "running"
         assert [e.external_id for e in created.entrants] == ["bot:g0", "bot:g1", "bot:g2"]

@@ -181,7 +181,7 @@ def test_knockout_with_a_withdrawal_and_entrant_tokens(client: httpx.Client) -> 
     assert withdrawn.status_code == 200, withdrawn.text
     assert [e["withdrawn"] for e in withdrawn.json()["entrants"]] == [True, False, False, False]
     again = client.post(f"/v1/tournaments/{tournament_id}/withdraw", headers=auth(token))
-    assert_problem(again, 422, "already_withdrawn")
+    assert_problem(again, 409, "already_withdrawn")
     _wait_finished(client, tournament_id)
     rounds = _rounds(client, tournament_id)
     assert [len(r["tables"]) for r in rounds] == [2, 1]  # two semi-finals, one final

@@ -6,6 +6,7 @@ verifies every signature with ``standardwebhooks``.
 from __future__ import annotations
 
 import asyncio
+import ipaddress
 import random
 import time
 from collections.abc import Callable, Iterator
@@ -23,7 +24,7 @@ from services.outbox import new_event
 from services.webhook.delivery import RetryPolicy, attempt
 from services.webhook.dispatcher import new_delivery
 from services.webhook.store import Delivery, Subscription, WebhookStore
-from services.webhook.targets import TargetPolicy, TargetRefused, check_target
+from services.webhook.targets import TargetPolicy, TargetRefused, check_target, embedded_ipv4
 from tests.support import secrets
 from tests.support.client import assert_problem, auth, wait_over
 from tests.support.stack import WEBHOOK_OPERATOR_KEY, Services, WebhookProcess
@@ -33,6 +34,14 @@ GAME = "darjeeling"
 OPERATOR_KEY = WEBHOOK_OPERATOR_KEY
 WAIT_SECONDS = 90.0
 SECRET = "whsec_MDEyMzQ1Njc4OWFiY2RlZjAxMjM0NTY3ODlhYmNkZWY="
+# IPv6 addresses wrapping a cloud-metadata or private IPv4 address: 6to4, Teredo (server 1.2.3.4,
+# client 169.254.169.254 obfuscated), NAT64 (well-known and local-use), IPv4-mapped and -compatible.
+EMBEDDED_PRIVATE_IPV4 = (
+    "2002:a9fe:a9fe::", "2002:a00:1::1", "2001:0:102:304::5601:5601", "64:ff9b::a9fe:a9fe",
+    "64:ff9b:1::a9fe:a9fe", "::ffff:169.254.169.254", "::169.254.169.254", "::10.0.0.1",
+)  # fmt: skip
+# The same around 127.0.0.1 (the session's dispatcher allows loopback receivers; a strict policy does not).
+EMBEDDED_LOOPBACK_IPV4 = ("2002:7f00:1::", "64:ff9b::7f00:1", "::127.0.0.1")
 
 
 class WebhookStack:
@@ -216,6 +225,9 @@ def test_subscriptions_are_managed_by_operators_and_bad_input_is_a_problem(hooks
         ({"url": "http://10.1.2.3/hook", "events": ["game.finished"]}, "target_not_allowed"),
         ({"url": "http://169.254.169.254/latest/meta-data", "events": ["game.finished"]}, "target_not_allowed"),
         ({"url": "http://[fd00::1]/hook", "events": ["game.finished"]}, "target_not_allowed"),
+        # IPv6 forms that carry an IPv4 address: judged by that address too (issue #36).
+        *[({"url": f"http://[{wrapped}]/hook", "events": ["game.finished"]}, "target_not_allowed")
+          for wrapped in EMBEDDED_PRIVATE_IPV4],
         ({"url": "http://no-such-host.invalid/hook", "events": ["game.finished"]}, "unresolvable_url"),
     ]:
         assert_problem(http.post("/v1/webhooks", json=body, headers=key), 400, code)
@@ -259,6 +271,17 @@ async def _policy_checks() -> None:
             await check_target(url, strict)
         assert refused.value.code == "target_not_allowed", url
     await check_target("https://93.184.215.14/hook", strict)  # a public address is fine
+    for wrapped in EMBEDDED_PRIVATE_IPV4 + EMBEDDED_LOOPBACK_IPV4:
+        with pytest.raises(TargetRefused) as refused:
+            await check_target(f"http://[{wrapped}]/x", strict)
+        assert refused.value.code == "target_not_allowed", wrapped
+    # 6to4 and IPv4-mapped forms of a public IPv4 address pass, as that address would (NAT64 and
+    # IPv4-compatible addresses sit in ::/8, reserved whatever they carry).
+    for wrapped in ("2002:5db8:d70e::", "::ffff:93.184.215.14"):
+        await check_target(f"http://[{wrapped}]/x", strict)
+    assert embedded_ipv4(ipaddress.ip_address("2001:0:102:304::5601:5601")) == [
+        ipaddress.IPv4Address("1.2.3.4"), ipaddress.IPv4Address("169.254.169.254")
+    ]
     await check_target("http://127.0.0.1:9/x", TargetPolicy(allow_loopback=True))
     with pytest.raises(TargetRefused):
         await check_target("http://10.0.0.1/x", TargetPolicy(allow_loopback=True))
