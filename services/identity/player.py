@@ -10,7 +10,8 @@ from typing import Any
 import grpc
 
 from services.common import errors
-from services.lobby.seats import MAX_PLAYER_NAME, player_name
+from services.lobby.names import MAX_PLAYER_NAME
+from services.lobby.seats import player_name
 from services.rating.identity import valid_external_id
 
 INVALID_PLAYER_TOKEN = "invalid_player_token"
@@ -58,5 +59,8 @@ def display_name(claims: Mapping[str, Any], fallback: str) -> str:
         if isinstance(value, str):
             tidy = "".join(char for char in value if char.isprintable()).strip(" ")[:MAX_PLAYER_NAME]
             if tidy:
-                return player_name(tidy, fallback[:MAX_PLAYER_NAME])
+                try:
+                    return player_name(tidy, fallback[:MAX_PLAYER_NAME])
+                except errors.ServiceError:
+                    continue  # a claim the lobby refuses (no visible character, a pronoun): the next one
     return fallback[:MAX_PLAYER_NAME]
