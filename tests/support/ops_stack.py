@@ -13,6 +13,7 @@ from __future__ import annotations
 import os
 import subprocess
 import sys
+import time
 from collections.abc import Iterator
 from contextlib import contextmanager
 from dataclasses import dataclass
@@ -101,6 +102,22 @@ def value(text: str, name: str, **labels: str) -> float:
     )
 
 
+def wait_for_metrics(port: int, process: subprocess.Popen[bytes], seconds: float = 60) -> None:
+    """Wait until a process's metrics endpoint answers ``/healthz`` (fail if the process exits)."""
+    deadline = time.monotonic() + seconds
+    while True:
+        if process.poll() is not None:
+            raise RuntimeError(f"the process of metrics port {port} exited with {process.returncode}")
+        try:
+            if scrape(port, "", path="/healthz").status_code == 200:
+                return
+        except httpx.HTTPError:
+            pass
+        if time.monotonic() > deadline:
+            raise RuntimeError(f"no metrics on port {port} after {seconds}s")
+        time.sleep(0.05)
+
+
 @dataclass
 class OpsStack:
     """The running private stack."""
@@ -142,6 +159,9 @@ def ops_stack(tmp: Path) -> Iterator[OpsStack]:
             metrics_token=METRICS_TOKEN,
         )
         started.append(gateway)
+        for port, process in [(rules.metrics_port, rules.process), (conductor.metrics_port, conductor.process),
+                              (webhook.metrics_port, webhook.process), (director.metrics_port, director.process)]:
+            wait_for_metrics(port, process)
         yield OpsStack(server.url, rules, conductor, webhook, director, gateway)
     finally:
         for item in reversed(started):
