@@ -15,6 +15,7 @@ bearer token.
 from __future__ import annotations
 
 import hmac
+import socket
 import threading
 from collections.abc import Callable, Iterable, Iterator
 from socketserver import ThreadingMixIn
@@ -90,8 +91,12 @@ class _QuietHandler(WSGIRequestHandler):
 
 
 def serve_metrics_http(port: int, addr: str, registry: CollectorRegistry, token: str = "") -> WSGIServer:
-    """Serve ``registry`` on ``addr:port`` in a daemon thread (see the module docstring)."""
-    server = make_server(addr, port, guarded_app(registry, token), _Server, handler_class=_QuietHandler)
+    """Serve ``registry`` on ``addr:port`` (IPv4 or IPv6, as ``addr`` resolves) in a daemon thread
+    (see the module docstring)."""
+    family = socket.getaddrinfo(addr, port, type=socket.SOCK_STREAM)[0][0]
+    server_class = type("MetricsServer", (_Server,), {"address_family": family})
+    app = guarded_app(registry, token)
+    server: WSGIServer = make_server(addr, port, app, server_class, handler_class=_QuietHandler)
     threading.Thread(target=server.serve_forever, daemon=True, name="metrics").start()
     return server
 

@@ -46,13 +46,15 @@ async def serve(settings: ConductorSettings) -> None:
     # The rules service's own families (its RPCs, seats' moves, lobby, live streams) stay its own:
     # the commits run here count into them too, but only the rules services export them.
     families = keep_all_but(family_names(RULES_SERVICE_ONLY), prefixes=("chaiwala_stream_",))
+    # Before the first move: the games this conductor ends are counted (services.conductor.game_facts).
+    counting = await game_facts.prepare(store.redis)
     stop = serve_metrics(settings, log, "conducting", families, game_types=sorted(conductor.servicers))
     await asyncio.gather(
         conductor.run(stop),
         conductor.report(stop),
         conductor.listen(stop),
         sweeper.run(store, retention, stop, watch),
-        game_facts.run(store.redis, owner_name(), stop, watch),
+        game_facts.run(store.redis, owner_name(), stop, watch, ready=counting),
     )
     log.info("stopped")
     await store.close()

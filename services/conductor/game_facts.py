@@ -86,14 +86,24 @@ def _ended(game_type: str, reason: str, data: dict[str, Any]) -> None:
         GAME_DURATION.labels(game_type).observe(int(data["duration_ms"]) / 1000)
 
 
-async def run(redis: Any, consumer: str, stop: asyncio.Event, watch: StoreWatch) -> None:
-    """Count game events from the outbox until ``stop``; acknowledge each batch once counted."""
-    ready = False
+async def prepare(redis: Any) -> bool:
+    """Create the consumer group (at the outbox's end: only games from now on) unless it exists;
+    ``False`` when Redis does not answer (:func:`run` tries again)."""
+    try:
+        await ensure_group(redis, GROUP, start="$")
+    except Exception:  # Redis away at start-up: the conductor's loops wait for it anyway
+        return False
+    return True
+
+
+async def run(redis: Any, consumer: str, stop: asyncio.Event, watch: StoreWatch, ready: bool = False) -> None:
+    """Count game events from the outbox until ``stop``; acknowledge each batch once counted
+    (``ready``: :func:`prepare` created the group already)."""
     while not stop.is_set():
         busy = False
         try:
             if not ready:
-                await ensure_group(redis, GROUP, start="$")  # only games from now on
+                await ensure_group(redis, GROUP, start="$")
                 ready = True
             events = await read_outbox(redis, GROUP, consumer)
             for event in events:

@@ -65,7 +65,8 @@ def _check(promtool: str, *args: str) -> str:
 def test_the_rules_parse_and_name_only_series_we_export(promtool: str) -> None:
     output = _check(promtool, "rules", str(RULES_PATH))
     assert "SUCCESS" in output
-    rules = [rule for group in yaml.safe_load(RULES_PATH.read_text(encoding="utf-8"))["groups"] for rule in group["rules"]]
+    groups = yaml.safe_load(RULES_PATH.read_text(encoding="utf-8"))["groups"]
+    rules = [rule for group in groups for rule in group["rules"]]
     assert any("chaiwala_games_ended_total" in rule["expr"] for rule in rules)
     assert any(rule.get("alert") == "ChaiwalaWebhookDeadLetters" for rule in rules)
 

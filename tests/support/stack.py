@@ -272,7 +272,12 @@ class WebhookProcess:
     """
 
     def __init__(
-        self, redis_url: str, log_path: Path, api_key: str = "", extra_env: dict[str, str] | None = None, **settings: str
+        self,
+        redis_url: str,
+        log_path: Path,
+        api_key: str = "",
+        extra_env: dict[str, str] | None = None,
+        **settings: str,
     ) -> None:
         self.log_path = log_path
         self.grpc_port = free_port()

@@ -4,6 +4,7 @@ HTTP receiver that goes down and comes back."""
 
 from __future__ import annotations
 
+import itertools
 import time
 from collections.abc import Callable, Iterator
 from typing import Any
@@ -105,7 +106,7 @@ def test_a_games_events_arrive_in_order_with_increasing_sequence_after_the_recei
 
     # No attempt at a later event before the earlier one was answered 200: per game, in order.
     seen = receiver.seen(path)
-    for (earlier, _), (later, _) in zip(chain, chain[1:], strict=False):
+    for (earlier, _), (later, _) in itertools.pairwise(chain):
         delivered_at = next(i for i, r in enumerate(seen) if r.headers["webhook-id"] == earlier and r.answered == 200)
         first_try = next(i for i, r in enumerate(seen) if r.headers["webhook-id"] == later)
         assert first_try > delivered_at, f"{later} was tried before {earlier} was delivered"
