@@ -10,6 +10,7 @@ from starlette.types import ASGIApp, Receive, Scope, Send
 from starlette.types import Message as AsgiMessage
 
 from gateway.problems import Problem, problem_response
+from gateway.route_table import route_template
 from services.common.logs import get_logger
 
 log = get_logger("gateway")
@@ -34,6 +35,17 @@ class Metrics:
             registry=self.registry,
             buckets=(0.001, 0.0025, 0.005, 0.01, 0.025, 0.05, 0.1, 0.25, 0.5, 1.0, 2.5, 5.0, 10.0),
         )
+
+
+def _route_label(scope: Scope) -> str:
+    """The route template a request is counted under: the route it reached, or, for one refused
+    before routing (a 429 of the limits), the route it asked for; ``unmatched`` when none fits."""
+    reached = getattr(scope.get("route"), "path", None)
+    if reached:
+        return str(reached)
+    app = scope.get("app")
+    asked = route_template(app.routes, scope["method"], scope["path"]) if app is not None else None
+    return asked or "unmatched"
 
 
 class EdgeMiddleware:
@@ -74,6 +86,6 @@ class EdgeMiddleware:
             response = problem_response(Problem(500, "internal", "internal error"), scope.get("path", ""))
             await response(scope, receive, remember_status)
         finally:
-            route = getattr(scope.get("route"), "path", "unmatched")
+            route = _route_label(scope)
             self.metrics.requests.labels(scope["method"], route, str(status or 500)).inc()
             self.metrics.duration.labels(scope["method"], route).observe(time.perf_counter() - started)

@@ -12,7 +12,7 @@ from dataclasses import dataclass
 from typing import Any
 
 from fastapi.routing import iter_route_contexts
-from starlette.routing import BaseRoute
+from starlette.routing import BaseRoute, compile_path
 
 
 @dataclass(frozen=True)
@@ -43,3 +43,17 @@ def flat_routes(routes: Sequence[BaseRoute]) -> list[RouteInfo]:
             )
         )
     return found
+
+
+def route_template(routes: Sequence[BaseRoute], method: str, path: str) -> str | None:
+    """The path template of the route ``method path`` would reach, if any.
+
+    For requests answered before routing (a 429 of the limits): their metrics are labelled by
+    the route they asked for.  Compiles the routes on every call: only refusals come here.
+    """
+    for route in flat_routes(routes):
+        if method in route.methods or (method == "HEAD" and "GET" in route.methods):
+            regex, _, _ = compile_path(route.path)
+            if regex.match(path):
+                return route.path
+    return None

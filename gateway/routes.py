@@ -35,6 +35,7 @@ from gateway.settings import GatewaySettings
 from gateway.stream_tickets import ticket_body, ticket_param
 from services.common import protojson
 from services.common.logs import get_logger
+from services.common.metrics_http import authorised
 from services.common.workers import scrape_registry
 from services.games.records import game_type_of
 from services.legalmoves.reader import RIDDEN, LegalMovesReader, answer_field
@@ -237,7 +238,10 @@ async def readyz(request: Request) -> Response:
 
 @router.get("/metrics")
 async def prometheus(request: Request) -> Response:
-    """The gateway's Prometheus metrics."""
+    """The gateway's Prometheus metrics (behind ``CHAIWALA_METRICS_TOKEN`` when it is set)."""
+    token = request.app.state.settings.metrics_token
+    if not authorised(request.headers.get("authorization", ""), token):
+        raise Problem(401, "unauthenticated", "metrics need the bearer token", headers={"WWW-Authenticate": "Bearer"})
     metrics: Metrics = request.app.state.metrics
     # With several workers, the sum over all of them (services.common.workers).
     return Response(generate_latest(scrape_registry(metrics.registry)), media_type=CONTENT_TYPE_LATEST)

@@ -28,6 +28,8 @@ class GatewaySettings(BaseSettings):
     games: str = ""
     log_format: str = "json"
     log_level: str = "info"
+    # When set, GET /metrics wants `Authorization: Bearer <token>` (401 unauthenticated without it).
+    metrics_token: str = ""
     max_body_bytes: int = 256 * 1024
     rpc_timeout_seconds: float = 30.0
     # Where rate-limit counters live (shared by every gateway); empty: this process's memory.

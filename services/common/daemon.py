@@ -13,9 +13,8 @@ import signal
 from collections.abc import Callable, Coroutine
 from typing import Any, TypeVar
 
-from prometheus_client import start_http_server
-
 from services.common.logs import configure_logging
+from services.common.metrics_http import Keep, process_registry, serve_metrics_http
 from services.common.settings import ServiceSettings
 
 SettingsT = TypeVar("SettingsT", bound=ServiceSettings)
@@ -27,11 +26,12 @@ def require_redis(settings: ServiceSettings) -> None:
         raise SystemExit("REDIS_URL is not set (make run starts an embedded Redis and sets it)")
 
 
-def serve_metrics(settings: ServiceSettings, log: Any, event: str, **fields: Any) -> asyncio.Event:
-    """Serve metrics, log ``event`` (with the metrics port and ``fields``), and return the stop event
-    that SIGTERM or SIGINT sets (call it inside the running loop)."""
-    start_http_server(settings.metrics_port, addr=settings.grpc_host)
-    log.info(event, metrics_port=settings.metrics_port, **fields)
+def serve_metrics(settings: ServiceSettings, log: Any, event: str, keep: Keep, **fields: Any) -> asyncio.Event:
+    """Serve the metrics families ``keep`` admits (behind the settings' metrics token, if any),
+    log ``event`` (with the metrics port and ``fields``), and return the stop event that SIGTERM
+    or SIGINT sets (call it inside the running loop)."""
+    serve_metrics_http(settings.metrics_port, settings.grpc_host, process_registry(keep), settings.metrics_token)
+    log.info(event, metrics_port=settings.metrics_port, metrics_token=bool(settings.metrics_token), **fields)
     stop = asyncio.Event()
     loop = asyncio.get_running_loop()
     for sig in (signal.SIGTERM, signal.SIGINT):

@@ -1,4 +1,12 @@
-"""Prometheus metrics of the rules services: the service itself and the games it runs."""
+"""Prometheus metrics of the rules services: the service itself and the moves it takes.
+
+Facts about whole games (started, ended and how, duration, length, scores, wins) are counted
+once, from the outbox, by the conductor (``services.conductor.game_facts``); moves played by
+server-side bots by the conductor too (``chaiwala_bot_moves_total``).  So
+``chaiwala_moves_accepted_total`` counts the moves seats submitted through the rules service.
+:data:`RULES_SERVICE_ONLY` lists the families only a rules service exports
+(:mod:`services.common.metrics_http`).
+"""
 
 from __future__ import annotations
 
@@ -15,34 +23,31 @@ RPC_REQUESTS = Counter(
 RPC_DURATION = Histogram(
     "chaiwala_rpc_duration_seconds", "RPC latency", ["game_type", "method"], buckets=LATENCY_BUCKETS
 )
-MOVES_ACCEPTED = Counter("chaiwala_moves_accepted", "Moves accepted (human and bot)", ["game_type"])
+MOVES_ACCEPTED = Counter(
+    "chaiwala_moves_accepted",
+    "Moves seats submitted that were accepted (bots' moves: chaiwala_bot_moves)",
+    ["game_type"],
+)
 MOVES_REJECTED = Counter("chaiwala_moves_rejected", "Moves refused, by stable error code", ["game_type", "code"])
 BOT_MOVES = Counter("chaiwala_bot_moves", "Moves played by server-side bots", ["game_type", "bot"])
 GAMES_CREATED = Counter("chaiwala_games_created", "Games created", ["game_type"])
-GAMES_FINISHED = Counter("chaiwala_games_finished", "Games that reached their end", ["game_type"])
+LOBBY_JOINS = Counter("chaiwala_lobby_joins", "Seats taken in waiting games (JoinGame)", ["game_type"])
 # Every process reads the same count from Redis: with several processes the scrape takes the max.
 GAMES_ACTIVE = Gauge(
     "chaiwala_games_active", "Games created and not yet finished or aborted", ["game_type"], multiprocess_mode="max"
 )
-GAME_LENGTH = Histogram(
-    "chaiwala_game_length_moves",
-    "Moves in a finished game",
-    ["game_type"],
-    buckets=(10, 25, 50, 100, 200, 400, 800, 1600, 3200, 6400),
-)
-FINAL_SCORE = Histogram(
-    "chaiwala_final_score",
-    "Final score of each seat",
-    ["game_type"],
-    buckets=(-20, 0, 10, 20, 40, 60, 80, 100, 120, 150, 200, 300, 500),
-)
-WINS = Counter("chaiwala_wins", "Wins by seat position", ["game_type", "seat"])
 ENGINE_APPLY = Histogram(
     "chaiwala_engine_apply_seconds",
     "Time in the rules engine per accepted move",
     ["game_type"],
     buckets=LATENCY_BUCKETS,
 )
+
+# Families only a rules service exports: other processes that import the rules service (the
+# conductor runs its commits) count into them too, but do not export them.
+RULES_SERVICE_ONLY = (
+    RPC_REQUESTS, RPC_DURATION, MOVES_ACCEPTED, MOVES_REJECTED, GAMES_CREATED, GAMES_ACTIVE, LOBBY_JOINS, ENGINE_APPLY,
+)  # fmt: skip
 
 
 class Children:

@@ -17,6 +17,8 @@ class ServiceSettings(BaseSettings):
     grpc_host: str = "127.0.0.1"
     grpc_port: int = 50051
     metrics_port: int = 9090
+    # When set, the metrics endpoint wants `Authorization: Bearer <token>` (/healthz stays open).
+    metrics_token: str = ""
     # Processes of this service sharing the gRPC port (0 = one per core; services.common.workers).
     grpc_processes: int = 0
     api_keys: str = ""

@@ -7,9 +7,12 @@ import asyncio
 from services.common.attention import LEASE_MS
 from services.common.daemon import require_redis, run_daemon, serve_metrics
 from services.common.logs import get_logger
+from services.common.metrics import RULES_SERVICE_ONLY
+from services.common.metrics_http import family_names, keep_all_but
 from services.common.outage import StoreWatch
 from services.common.settings import ServiceSettings
-from services.conductor.conductor import Conductor
+from services.conductor import game_facts
+from services.conductor.conductor import Conductor, owner_name
 from services.games.legacy import shard_legacy_indexes
 from services.games.store import GameStore
 from services.retention import sweeper
@@ -44,9 +47,18 @@ async def serve(settings: ConductorSettings) -> None:
         watch=watch,
         search_workers=settings.conductor_search_workers,
     )
-    stop = serve_metrics(settings, log, "conducting", game_types=sorted(conductor.plays))
+    # The rules service's own families (its RPCs, seats' moves, lobby, live streams) stay its own:
+    # the commits run here count into them too, but only the rules services export them.
+    families = keep_all_but(family_names(RULES_SERVICE_ONLY), prefixes=("chaiwala_stream_",))
+    # Before the first move: the games this conductor ends are counted (services.conductor.game_facts).
+    counting = await game_facts.prepare(store.redis)
+    stop = serve_metrics(settings, log, "conducting", families, game_types=sorted(conductor.plays))
     await asyncio.gather(
-        conductor.run(stop), conductor.report(stop), conductor.listen(stop), sweeper.run(store, retention, stop, watch)
+        conductor.run(stop),
+        conductor.report(stop),
+        conductor.listen(stop),
+        sweeper.run(store, retention, stop, watch),
+        game_facts.run(store.redis, owner_name(), stop, watch, ready=counting),
     )
     log.info("stopped")
     await store.close()

@@ -39,6 +39,9 @@ class Lifecycle:
     timeouts_to_resign: int = DEFAULT_TIMEOUTS_TO_RESIGN
     # When the game's log last grew (Unix ms; 0 = not since it started): what idle aborts count from.
     touched_ms: int = 0
+    # When the game started (Unix ms; 0 = unknown, a game from before it was kept): game events
+    # carry it and the game-duration metric counts from it (services.outbox.events).
+    started_ms: int = 0
 
     @staticmethod
     def from_dict(data: dict[str, Any]) -> Lifecycle:
@@ -50,6 +53,7 @@ class Lifecycle:
             on_timeout=data.get("on_timeout", "bot"),
             timeouts_to_resign=int(data.get("timeouts_to_resign", DEFAULT_TIMEOUTS_TO_RESIGN)),
             touched_ms=int(data.get("touched_ms", 0)),
+            started_ms=int(data.get("started_ms", 0)),
         )
 
     def to_dict(self) -> dict[str, Any]:
@@ -61,6 +65,7 @@ class Lifecycle:
             "on_timeout": self.on_timeout,
             "timeouts_to_resign": self.timeouts_to_resign,
             "touched_ms": self.touched_ms,
+            "started_ms": self.started_ms,
         }
 
     def count_timeout(self, seat: int) -> int:

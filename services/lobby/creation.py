@@ -37,6 +37,8 @@ def lifecycle_from(request: rules_pb2.CreateGameRequest, seats: int) -> Lifecycl
         clock=clock,
         on_timeout=on_timeout,
         timeouts_to_resign=request.timeouts_to_resign or DEFAULT_TIMEOUTS_TO_RESIGN,
+        # The start of a game created full; a lobby's start sets it again (lobby_rpcs._start_plan).
+        started_ms=clocks.now_ms(),
     )
 
 

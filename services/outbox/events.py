@@ -6,8 +6,15 @@ the same id: a consumer that sees it twice knows it is one event.
 Data of every game event: ``game_id``, ``game_type``, ``version`` and ``players``
 (``seat``, ``name``, ``bot`` and the ``external_id`` the player record carries, if any);
 ``game.finished`` adds ``result`` as ``GET /v1/games/{id}`` shows it (``scores``,
-``ranking``, ``winners``) and ``resigned`` seats; ``seat.timed_out`` adds ``seat`` and the
-timeout ``policy``.
+``ranking``, ``winners``), ``resigned`` seats, ``rated`` and the end ``reason``
+(:func:`end_reason`); ``game.finished`` and ``game.aborted`` of a game that had started add
+``started_at`` (RFC 3339) and ``duration_ms`` (wall clock from its start to this event);
+``game.aborted`` adds ``rated``, ``reason`` ``abort`` and ``started`` (false for a lobby that
+never started); ``seat.timed_out`` adds ``seat`` and
+the timeout ``policy``.
+
+Order: a game's events happen in the order of :func:`sequence_of` (see
+``docs/concepts/webhooks-order.md``).
 """
 
 from __future__ import annotations
@@ -16,6 +23,7 @@ import hashlib
 from collections.abc import Sequence
 from typing import Any, Protocol
 
+from services.clock import clock as clocks
 from services.outbox.stream import OutboxEvent, new_event
 
 GAME_STARTED = "game.started"
@@ -25,6 +33,9 @@ SEAT_TIMED_OUT = "seat.timed_out"
 GAME_EVENT_TYPES = (GAME_STARTED, GAME_FINISHED, GAME_ABORTED, SEAT_TIMED_OUT)
 # Copied from a player record into events when present (set by the tournament and rating domain).
 PLAYER_EXTRA_FIELDS = ("external_id",)
+# How a game ended (game.finished and game.aborted ``reason``; chaiwala_games_ended_total{reason}).
+NORMAL, RESIGN, TIMEOUT, ABORT = "normal", "resign", "timeout", "abort"
+END_REASONS = (NORMAL, RESIGN, TIMEOUT, ABORT)
 
 
 class _Entry(Protocol):
@@ -76,10 +87,57 @@ def game_started(game_id: str, game_type: str, players: Sequence[dict[str, Any]]
     return new_event(GAME_STARTED, data, event_id(game_id, GAME_STARTED, 0), ts_ms)
 
 
-def game_aborted(meta: Any, version: int, ts_ms: int) -> OutboxEvent:
-    """The game ``meta`` (a ``GameMeta``) was stopped without a result (operator, host or clock)."""
-    data = _game_data(meta.game_id, meta.game_type, version, meta.players)
+def game_aborted(meta: Any, version: int, ts_ms: int, lifecycle: dict[str, Any] | None = None) -> OutboxEvent:
+    """The game ``meta`` (a ``GameMeta``; ``lifecycle`` its platform state if newer than the
+    meta's) was stopped without a result (operator, host, clock or idle abort); ``started_at``
+    and ``duration_ms`` only when it had started."""
+    data = {
+        **_game_data(meta.game_id, meta.game_type, version, meta.players),
+        "rated": bool(meta.rated),
+        "reason": ABORT,
+        "started": meta.status != "waiting",
+    }
+    if data["started"]:
+        data.update(_timing(meta.lifecycle if lifecycle is None else lifecycle, ts_ms))
     return new_event(GAME_ABORTED, data, event_id(meta.game_id, GAME_ABORTED, version), ts_ms)
+
+
+def _timing(lifecycle: dict[str, Any], ts_ms: int) -> dict[str, Any]:
+    """``started_at`` and ``duration_ms`` of an ending game (nothing when its start is unknown)."""
+    started_ms = int(lifecycle.get("started_ms") or 0)
+    if not started_ms:
+        return {}
+    return {"started_at": clocks.rfc3339(started_ms), "duration_ms": max(0, ts_ms - started_ms)}
+
+
+def end_reason(seats: int, lifecycle: dict[str, Any], commits: Sequence[_Entry]) -> str:
+    """Why a game that finished with a result ended (aborted games are :data:`ABORT`).
+
+    * ``resign`` - resignations left at most one seat playing (that seat wins), and the commit
+      that ended the game holds no timeout entry: a player resigned.
+    * ``timeout`` - the same, but the ending commit holds a timeout entry: a clock ran out and
+      the ``resign`` timeout policy resigned the seat.
+    * ``normal`` - the rules ended the game (played to its end, by people or bots; seats that
+      resigned earlier and were played by a stand-in bot do not change that).
+    """
+    resigned = {int(seat) for seat in lifecycle.get("resigned", [])}
+    if not resigned or seats - len(resigned) > 1:
+        return NORMAL
+    return TIMEOUT if any(item.kind == "timeout" for item in commits) else RESIGN
+
+
+def sequence_of(event_type: str, data: dict[str, Any]) -> int | None:
+    """The place of a game event among its game's events (increasing in the order they happen),
+    ``None`` for an event that is not a game's.
+
+    Twice the game's version at the event, plus one for the event that ends the game: a
+    ``seat.timed_out`` and the ``game.finished`` or ``game.aborted`` of the same commit share
+    a version, and the end comes after it.
+    """
+    if event_type not in GAME_EVENT_TYPES or "game_id" not in data:
+        return None
+    ending = event_type in (GAME_FINISHED, GAME_ABORTED)
+    return 2 * int(data.get("version", 0)) + (1 if ending else 0)
 
 
 def for_commit(
@@ -106,10 +164,13 @@ def for_commit(
             **_game_data(meta.game_id, meta.game_type, version, meta.players),
             "result": result_data(result),
             "resigned": sorted(int(seat) for seat in lifecycle.get("resigned", [])),
+            "rated": bool(getattr(meta, "rated", False)),
+            "reason": end_reason(len(meta.players), lifecycle, commits),
+            **_timing(lifecycle, ts_ms),
         }
         events.append(new_event(GAME_FINISHED, data, event_id(meta.game_id, GAME_FINISHED, version), ts_ms))
     elif status == "aborted":
-        events.append(game_aborted(meta, version, ts_ms))
+        events.append(game_aborted(meta, version, ts_ms, lifecycle))
     return events
 
 

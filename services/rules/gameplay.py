@@ -283,12 +283,7 @@ class GamePlay:
         metrics.BOT_MOVES.labels(self.game_type, bot).inc()
 
     def _record_finish(self, meta: GameMeta, result: Result, moves: int) -> None:
-        metrics.GAMES_FINISHED.labels(self.game_type).inc()
-        metrics.GAME_LENGTH.labels(self.game_type).observe(moves)
-        for score in result.scores:
-            metrics.FINAL_SCORE.labels(self.game_type).observe(score)
-        for seat in result.winners:
-            metrics.WINS.labels(self.game_type, str(seat)).inc()
+        # The game's metrics are counted once, from its game.finished (services.conductor.game_facts).
         log.info("game_finished", game_type=self.game_type, game_id=meta.game_id, moves=moves, winners=result.winners)
 
 

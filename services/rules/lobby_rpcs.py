@@ -17,7 +17,7 @@ from grpc import aio
 
 from chaiwala.v1 import rules_pb2
 from services.clock import clock as clocks
-from services.common import errors
+from services.common import errors, metrics
 from services.common.attention import wake_conductors
 from services.common.engine import BadConfig, Engine
 from services.common.runner import Match
@@ -87,6 +87,7 @@ class LobbyRpcs:
         except BadConfig as error:
             raise errors.illegal(error.code, error.message) from None
         now = clocks.now_ms()
+        lifecycle.started_ms = now
         clocks.advance(lifecycle.clock, (), match.to_act(), clocked_seats(players, lifecycle), now)
         fields = {
             "players": players,
@@ -141,7 +142,9 @@ class LobbyRpcs:
             await self._started(meta, start)
             return rules_pb2.JoinGameResponse(seat=seat, token=token, status="active")
 
-        return await self._with_retries(request.game_id, join)
+        joined = await self._with_retries(request.game_id, join)
+        metrics.LOBBY_JOINS.labels(self.game_type).inc()  # once per seat taken, not per retry
+        return joined
 
     async def _free_seat(self, game_id: str, seat_of: Callable[[GameMeta], int]) -> rules_pb2.Game:
         async def free(meta: GameMeta) -> None:

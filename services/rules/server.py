@@ -12,7 +12,7 @@ import sys
 
 from grpc import aio
 from grpc_health.v1 import health, health_pb2, health_pb2_grpc
-from prometheus_client import CollectorRegistry, start_http_server
+from prometheus_client import REGISTRY, CollectorRegistry
 
 from chaiwala.identity.v1 import identity_pb2, identity_pb2_grpc
 from chaiwala.v1 import rendered_pb2_grpc, rules_pb2, rules_pb2_grpc, tables_pb2, tables_pb2_grpc
@@ -20,6 +20,7 @@ from services.common import metrics, protojson, workers
 from services.common.exposure import check_exposure
 from services.common.interceptors import RpcInterceptor
 from services.common.logs import configure_logging, get_logger
+from services.common.metrics_http import family_names, keep_all_but, process_registry, serve_metrics_http
 from services.common.reflection import enable_reflection
 from services.common.registry import engine_for
 from services.common.settings import ServiceSettings
@@ -97,6 +98,12 @@ async def _refresh_active_gauge(game_type: str, store: GameStore) -> None:
         await asyncio.sleep(10)
 
 
+def rules_registry(source: CollectorRegistry) -> CollectorRegistry:
+    """What a rules service's metrics endpoint renders: everything it counts but the bots' moves
+    (the conductor plays and exports those; see services.common.metrics)."""
+    return process_registry(keep_all_but(family_names([metrics.BOT_MOVES])), source)
+
+
 async def serve(game_type: str, settings: ServiceSettings) -> None:
     """Run until SIGTERM/SIGINT, then drain in-flight calls and stop."""
     if not settings.redis_url:
@@ -116,8 +123,8 @@ async def serve(game_type: str, settings: ServiceSettings) -> None:
         settings.api_key_set(),
         HubLimits(readers=settings.stream_readers, buffer=settings.stream_buffer),
     )
-    if not workers.is_worker():
-        start_http_server(settings.metrics_port, addr=settings.grpc_host)  # a group's parent serves the sum
+    if not workers.is_worker():  # a group's parent serves the sum
+        serve_metrics_http(settings.metrics_port, settings.grpc_host, rules_registry(REGISTRY), settings.metrics_token)
     log.info("serving", game_type=game_type, port=port, metrics_port=settings.metrics_port)
     gauge = asyncio.create_task(_refresh_active_gauge(game_type, store))
     stop = asyncio.Event()
@@ -153,8 +160,8 @@ def main(argv: list[str]) -> None:
 def serve_group(game_type: str, settings: ServiceSettings, count: int) -> int:
     """Run ``count`` processes of the service on one port; serve their summed metrics (see workers)."""
     group = workers.start_workers(count, "services.rules.server", [game_type])
-    registry = workers.scrape_registry(CollectorRegistry())
-    start_http_server(settings.metrics_port, addr=settings.grpc_host, registry=registry)
+    registry = rules_registry(workers.scrape_registry(CollectorRegistry()))
+    serve_metrics_http(settings.metrics_port, settings.grpc_host, registry, settings.metrics_token)
     log.info("serving_group", game_type=game_type, processes=count, port=settings.grpc_port,
              metrics_port=settings.metrics_port)
     return workers.supervise(group)

@@ -5,6 +5,7 @@ from __future__ import annotations
 from services.common.daemon import require_redis, run_daemon, serve_metrics
 from services.common.exposure import check_exposure
 from services.common.logs import get_logger
+from services.common.metrics_http import keep_prefixes
 from services.tournament.server import DirectorSettings, RunningDirector
 
 log = get_logger("tournament")
@@ -17,7 +18,9 @@ async def serve(settings: DirectorSettings) -> None:
                    settings.insecure_open, log)  # fmt: skip
     running = RunningDirector(settings)
     await running.start()
-    stop = serve_metrics(settings, log, "directing", port=running.port)
+    # Tournaments, ratings and its own RPCs: no game series (the rules services and conductor export those).
+    families = keep_prefixes("chaiwala_tournament", "chaiwala_ratings_", "chaiwala_rpc_")
+    stop = serve_metrics(settings, log, "directing", families, port=running.port)
     await stop.wait()
     log.info("stopping")
     await running.stop()

@@ -227,6 +227,7 @@ class Director:
         if len(tournament.rounds) != len(before.rounds):
             self._soon(self.seat(tournament_id))
         if tournament.status == "finished" and before.status != "finished":
+            metrics.TOURNAMENTS_FINISHED.labels(tournament.game_type, tournament.format).inc()
             log.info("tournament_finished", tournament_id=tournament_id, rounds=len(tournament.rounds))
 
     # ---- loops ----

@@ -12,6 +12,7 @@ from services.common.daemon import require_redis, run_daemon, serve_metrics
 from services.common.exposure import check_exposure
 from services.common.interceptors import RpcInterceptor
 from services.common.logs import get_logger
+from services.common.metrics_http import keep_prefixes
 from services.common.reflection import enable_reflection
 from services.games.store import GameStore
 from services.webhook.dispatcher import Dispatcher
@@ -49,6 +50,8 @@ async def serve(settings: WebhookSettings) -> None:
         settings,
         log,
         "dispatching",
+        # Its deliveries, the outbox lag it watches and its own RPCs: no game series.
+        keep_prefixes("chaiwala_webhook_", "chaiwala_outbox_", "chaiwala_rpc_"),
         port=port,
         consumer=dispatcher.consumer,
         allow_loopback=settings.webhook_allow_loopback,

@@ -1,9 +1,10 @@
 """One delivery attempt: the signed request (Standard Webhooks), the outcome, the next try.
 
-The body is ``{"type", "timestamp", "data"}`` (the event's own time, RFC 3339), the same bytes
-on every attempt; the headers are ``webhook-id`` (the delivery id, stable per event and
-subscription), ``webhook-timestamp`` (the attempt's Unix time) and ``webhook-signature``
-(``v1,<base64 HMAC-SHA256>``), signed with the ``standardwebhooks`` package.
+The body is ``{"type", "timestamp", "sequence", "data"}`` (the event's own time, RFC 3339; the
+event's place among its game's events, only on a game's events), the same bytes on every attempt;
+the headers are ``webhook-id`` (the delivery id, stable per event and subscription),
+``webhook-timestamp`` (the attempt's Unix time) and ``webhook-signature`` (``v1,<base64
+HMAC-SHA256>``), signed with the ``standardwebhooks`` package.
 """
 
 from __future__ import annotations
@@ -45,7 +46,11 @@ class RetryPolicy:
 def body_of(event: dict[str, object]) -> bytes:
     """The request body of an outbox event (as :class:`services.outbox.OutboxEvent` fields)."""
     ts_ms = int(str(event["ts_ms"]))
-    return orjson.dumps({"type": event["type"], "timestamp": clocks.rfc3339(ts_ms), "data": event["data"]})
+    body: dict[str, object] = {"type": event["type"], "timestamp": clocks.rfc3339(ts_ms)}
+    if "sequence" in event:
+        body["sequence"] = event["sequence"]
+    body["data"] = event["data"]
+    return orjson.dumps(body)
 
 
 def signed_headers(secret: str, delivery_id: str, body: bytes, now_s: float) -> dict[str, str]:

@@ -23,6 +23,7 @@ from services.clock import clock as clocks
 from services.common.logs import get_logger
 from services.common.outage import StoreWatch
 from services.outbox import OutboxEvent, ack, group_lag, read_outbox
+from services.outbox.events import sequence_of
 from services.webhook import metrics
 from services.webhook.delivery import RetryPolicy, attempt
 from services.webhook.settings import WebhookSettings
@@ -45,8 +46,12 @@ def matches(subscription: Subscription, event: OutboxEvent) -> bool:
 
 
 def new_delivery(subscription: Subscription, event: OutboxEvent, now_ms: int) -> Delivery:
-    """The delivery of ``event`` to ``subscription``, due now."""
-    payload = {"id": event.id, "type": event.type, "ts_ms": event.ts_ms, "data": event.data}
+    """The delivery of ``event`` to ``subscription``: a game's event waits in its game's lane
+    (see :mod:`services.webhook.store`), carrying the event's ``sequence`` in its game."""
+    payload: dict[str, object] = {"id": event.id, "type": event.type, "ts_ms": event.ts_ms, "data": event.data}
+    sequence = sequence_of(event.type, event.data)
+    if sequence is not None:
+        payload["sequence"] = sequence
     return Delivery(
         delivery_id=delivery_id(event.id, subscription.webhook_id),
         webhook_id=subscription.webhook_id,
@@ -54,6 +59,7 @@ def new_delivery(subscription: Subscription, event: OutboxEvent, now_ms: int) ->
         created_ms=now_ms,
         window_ms=now_ms,
         next_ms=now_ms,
+        lane=str(event.data["game_id"]) if sequence is not None else "",
     )
 
 
@@ -130,6 +136,10 @@ class Dispatcher:
         subscription = await self.store.subscription(delivery.webhook_id)
         if subscription is None:
             return  # deleted meanwhile: its deliveries went with it
+        if not delivery.attempts:
+            # The retry window starts with the first attempt: a delivery that waited behind an
+            # earlier one of its game gets its whole window once its turn comes.
+            delivery.window_ms = clocks.now_ms()
         with metrics.DELIVERY_SECONDS.time():
             outcome = await attempt(self.http, subscription.url, subscription.secret, delivery, self.targets)
         now = clocks.now_ms()
@@ -137,17 +147,17 @@ class Dispatcher:
         metrics.DELIVERIES.labels(outcome.outcome).inc()
         if outcome.outcome == "delivered":
             delivery.status, delivery.delivered_ms, delivery.next_ms = "delivered", now, 0
-            await self.store.save(delivery, None)
+            await self.store.save(delivery, None, now)
             return
         due = self.retry.next_due(delivery, now, self.rng)
         if due is None:
             delivery.status, delivery.next_ms = "dead", 0
             metrics.DELIVERIES.labels("dead").inc()
             log.warning("delivery_dead", delivery_id=delivery.delivery_id, attempts=delivery.attempts)
-            await self.store.save(delivery, None, dead=True)
+            await self.store.save(delivery, None, now, dead=True)
             return
         delivery.status, delivery.next_ms = "pending", due
-        await self.store.save(delivery, due)
+        await self.store.save(delivery, due, now)
 
     async def run(self, stop: asyncio.Event) -> None:
         """Fan out and deliver until ``stop`` is set."""

@@ -14,8 +14,13 @@ DELIVERIES = Counter(
 DELIVERY_SECONDS = Histogram(
     "chaiwala_webhook_delivery_seconds", "Time one delivery attempt took", buckets=LATENCY_BUCKETS
 )
-PENDING = Gauge("chaiwala_webhook_pending", "Deliveries waiting for their first or next attempt")
-DEAD_LETTERS = Gauge("chaiwala_webhook_dead_letters", "Deliveries on the dead-letter list (retries exhausted)")
+PENDING = Gauge(
+    "chaiwala_webhook_pending",
+    "Deliveries due for their first or next attempt (not those waiting behind an earlier one of their game)",
+)
+DEAD_LETTERS = Gauge(
+    "chaiwala_webhook_dead_letters", "Deliveries on the dead-letter list (retries exhausted, not redelivered)"
+)
 FANNED_OUT = Counter("chaiwala_webhook_fanned_out", "Deliveries created from outbox events", ["event_type"])
 OUTBOX_LAG_EVENTS = Gauge(
     "chaiwala_outbox_lag_events", "Outbox events a consumer group has not processed yet", ["group"]

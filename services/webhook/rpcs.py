@@ -206,7 +206,8 @@ class WebhookServicer(webhooks_pb2_grpc.WebhookServiceServicer):
     async def Redeliver(
         self, request: webhooks_pb2.RedeliverRequest, context: aio.ServicerContext
     ) -> webhooks_pb2.Delivery:
-        """Queue a delivery again now, with a fresh retry window (a dead letter too)."""
+        """Queue a delivery again now, with a fresh retry window (a dead letter too: it leaves the
+        dead-letter list); one waiting behind an earlier delivery of its game keeps waiting."""
         self._require_operator()
         await self._subscription(request.webhook_id)
         delivery = await self.store.delivery(request.delivery_id) if request.delivery_id.isascii() else None
@@ -216,5 +217,5 @@ class WebhookServicer(webhooks_pb2_grpc.WebhookServiceServicer):
             )
         now = clocks.now_ms()
         delivery.status, delivery.window_ms, delivery.next_ms = "pending", now, now
-        await self.store.save(delivery, now)
+        await self.store.redeliver(delivery, now)
         return delivery_message(delivery)

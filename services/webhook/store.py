@@ -6,7 +6,11 @@
   time (the delivery log; the oldest beyond :data:`LOG_LIMIT` are forgotten).
 * ``chaiwala:webhooks:{webhooks}:due``          – sorted set: pending deliveries by due time (Unix ms);
   a dispatcher claims one by pushing its score to a lease expiry, as the conductor claims games.
-* ``chaiwala:webhooks:{webhooks}:dead``         – list: the dead-letter list (newest first, bounded).
+* ``chaiwala:webhooks:{webhooks}:dead-letters`` – sorted set: the dead-letter list by time of death
+  (bounded); a redelivery takes its letter off, so ``chaiwala_webhook_dead_letters`` follows it.
+* ``chaiwala:webhooks:{webhooks}:lane:<webhook>:<game>`` – sorted set: one game's undelivered
+  deliveries to one subscription by ``sequence``; only the first is in ``due`` (per-game order,
+  see ``docs/concepts/webhooks-order.md``).  ``...:lanes:<webhook>`` – set: the games with a lane.
 
 A delivery's id is derived from (event id, webhook id), so fanning one outbox event out twice
 (a dispatcher died between fan-out and acknowledging the outbox) creates no second delivery.
@@ -21,10 +25,13 @@ from typing import Any
 import orjson
 
 TAG = "{webhooks}"
-SUBS = f"chaiwala:webhooks:{TAG}:subs"
-DELIVERIES = f"chaiwala:webhooks:{TAG}:deliveries"
-DUE = f"chaiwala:webhooks:{TAG}:due"
-DEAD = f"chaiwala:webhooks:{TAG}:dead"
+PREFIX = f"chaiwala:webhooks:{TAG}:"
+SUBS = f"{PREFIX}subs"
+DELIVERIES = f"{PREFIX}deliveries"
+DUE = f"{PREFIX}due"
+# A sorted set (id -> when it died), not the list of earlier versions (kept under ``:dead``, unread):
+# a redelivery or a forgotten delivery leaves it in O(log n).
+DEAD = f"{PREFIX}dead-letters"
 LOG_LIMIT = 1000
 DEAD_LIMIT = 10_000
 RECENT_ATTEMPTS = 10
@@ -66,6 +73,8 @@ class Delivery:
     next_ms: int = 0
     delivered_ms: int = 0
     recent: list[dict[str, Any]] = field(default_factory=list)
+    # The game whose events this subscription gets in order ("" = an event of no game: no order).
+    lane: str = ""
 
     def to_json(self) -> bytes:
         """The stored record."""
@@ -82,22 +91,62 @@ class Delivery:
         self.recent = [*self.recent, attempt][-RECENT_ATTEMPTS:]
 
 
-# KEYS: deliveries, due, log of the subscription.  ARGV: now ms, log limit, then per delivery: id, record.
-# A delivery that exists already is left alone (the same event fanned out twice).  Returns the new ids.
-_ENQUEUE = """
+# Lua shared by the scripts below.  A game's deliveries to one subscription wait in its lane (a
+# sorted set by sequence); only the lane's head is in ``due``.  ``release`` takes a delivery out of
+# its lane (delivered, dead-lettered or forgotten) and makes the next one due at once.  Lane keys
+# are built here from the prefix, under the same hash tag as every key passed in (one slot).
+_LANES = f"""
+local PREFIX = '{PREFIX}'
+local function lane_key(webhook, game) return PREFIX .. 'lane:' .. webhook .. ':' .. game end
+local function lanes_key(webhook) return PREFIX .. 'lanes:' .. webhook end
+local function release(due, webhook, game, id, now)
+  if game == nil or game == '' or game == cjson.null then return end
+  local lane = lane_key(webhook, game)
+  if redis.call('ZREM', lane, id) == 0 then return end
+  local next_id = redis.call('ZRANGE', lane, 0, 0)[1]
+  if next_id then
+    redis.call('ZADD', due, 'NX', now, next_id)
+  else
+    redis.call('SREM', lanes_key(webhook), game)
+  end
+end
+local function forget(deliveries, due, dead, id, now)
+  local record = redis.call('HGET', deliveries, id)
+  redis.call('HDEL', deliveries, id)
+  redis.call('ZREM', due, id)
+  redis.call('ZREM', dead, id)
+  if record then
+    local item = cjson.decode(record)
+    release(due, item.webhook_id, item.lane, id, now)
+  end
+end
+"""
+
+# KEYS: deliveries, due, log of the subscription, dead.  ARGV: now ms, log limit, webhook id, then
+# per delivery: id, record, lane (game id, '' = none), sequence.  A delivery that exists already is
+# left alone (the same event fanned out twice).  Returns the new ids.
+_ENQUEUE = _LANES + """
 local added = {}
-for i = 3, #ARGV, 2 do
-  if redis.call('HSETNX', KEYS[1], ARGV[i], ARGV[i + 1]) == 1 then
-    redis.call('ZADD', KEYS[2], ARGV[1], ARGV[i])
-    redis.call('ZADD', KEYS[3], ARGV[1], ARGV[i])
-    table.insert(added, ARGV[i])
+local now = tonumber(ARGV[1])
+for i = 4, #ARGV, 4 do
+  local id, game = ARGV[i], ARGV[i + 2]
+  if redis.call('HSETNX', KEYS[1], id, ARGV[i + 1]) == 1 then
+    redis.call('ZADD', KEYS[3], now, id)
+    if game == '' then
+      redis.call('ZADD', KEYS[2], now, id)
+    else
+      local lane = lane_key(ARGV[3], game)
+      if redis.call('ZCARD', lane) == 0 then redis.call('ZADD', KEYS[2], now, id) end
+      redis.call('ZADD', lane, tonumber(ARGV[i + 3]), id)
+      redis.call('SADD', lanes_key(ARGV[3]), game)
+    end
+    table.insert(added, id)
   end
 end
 local excess = redis.call('ZCARD', KEYS[3]) - tonumber(ARGV[2])
 if excess > 0 then
   for _, old in ipairs(redis.call('ZRANGE', KEYS[3], 0, excess - 1)) do
-    redis.call('HDEL', KEYS[1], old)
-    redis.call('ZREM', KEYS[2], old)
+    forget(KEYS[1], KEYS[2], KEYS[4], old, now)
   end
   redis.call('ZREMRANGEBYRANK', KEYS[3], 0, excess - 1)
 end
@@ -120,27 +169,49 @@ end
 return out
 """
 
-# KEYS: deliveries, due, dead.  ARGV: id, record, due ms ('' = not pending), dead ('1'/'0'), dead limit.
-# Only for a delivery that still exists (its subscription may have been deleted meanwhile).
-_SAVE = """
+# KEYS: deliveries, due, dead.  ARGV: id, record, due ms ('' = not pending), dead ('1'/'0'), dead
+# limit, now ms, webhook id, lane.  Only for a delivery that still exists (its subscription may have
+# been deleted meanwhile).  A delivery done with (delivered or dead) lets the next of its lane go.
+_SAVE = _LANES + """
 if redis.call('HEXISTS', KEYS[1], ARGV[1]) == 0 then return 0 end
 redis.call('HSET', KEYS[1], ARGV[1], ARGV[2])
 if ARGV[3] == '' then redis.call('ZREM', KEYS[2], ARGV[1]) else redis.call('ZADD', KEYS[2], ARGV[3], ARGV[1]) end
 if ARGV[4] == '1' then
-  redis.call('LPUSH', KEYS[3], ARGV[1])
-  redis.call('LTRIM', KEYS[3], 0, tonumber(ARGV[5]) - 1)
+  redis.call('ZADD', KEYS[3], ARGV[6], ARGV[1])
+  local excess = redis.call('ZCARD', KEYS[3]) - tonumber(ARGV[5])
+  if excess > 0 then redis.call('ZREMRANGEBYRANK', KEYS[3], 0, excess - 1) end
 end
+if ARGV[3] == '' then release(KEYS[2], ARGV[7], ARGV[8], ARGV[1], tonumber(ARGV[6])) end
 return 1
 """
 
-# KEYS: subs, deliveries, due, log of the subscription.  ARGV: webhook id.
-_DELETE = """
+# KEYS: deliveries, due, dead.  ARGV: id, record, now ms, webhook id, lane.  Off the dead-letter list
+# and due now; a delivery still waiting in its lane behind an earlier one keeps waiting its turn.
+_REDELIVER = _LANES + """
+if redis.call('HEXISTS', KEYS[1], ARGV[1]) == 0 then return 0 end
+redis.call('HSET', KEYS[1], ARGV[1], ARGV[2])
+redis.call('ZREM', KEYS[3], ARGV[1])
+if ARGV[5] ~= '' then
+  local lane = lane_key(ARGV[4], ARGV[5])
+  if redis.call('ZSCORE', lane, ARGV[1]) and redis.call('ZRANGE', lane, 0, 0)[1] ~= ARGV[1] then return 2 end
+end
+redis.call('ZADD', KEYS[2], ARGV[3], ARGV[1])
+return 1
+"""
+
+# KEYS: subs, deliveries, due, log of the subscription, dead.  ARGV: webhook id.
+_DELETE = _LANES + """
 if redis.call('HDEL', KEYS[1], ARGV[1]) == 0 then return 0 end
 for _, id in ipairs(redis.call('ZRANGE', KEYS[4], 0, -1)) do
   redis.call('HDEL', KEYS[2], id)
   redis.call('ZREM', KEYS[3], id)
+  redis.call('ZREM', KEYS[5], id)
 end
 redis.call('DEL', KEYS[4])
+for _, game in ipairs(redis.call('SMEMBERS', lanes_key(ARGV[1]))) do
+  redis.call('DEL', lane_key(ARGV[1], game))
+end
+redis.call('DEL', lanes_key(ARGV[1]))
 return 1
 """
 
@@ -158,6 +229,7 @@ class WebhookStore:
         self._claim = redis.register_script(_CLAIM)
         self._save = redis.register_script(_SAVE)
         self._delete = redis.register_script(_DELETE)
+        self._redeliver = redis.register_script(_REDELIVER)
 
     async def add_subscription(self, subscription: Subscription) -> None:
         """Store a new subscription."""
@@ -175,17 +247,18 @@ class WebhookStore:
 
     async def delete_subscription(self, webhook_id: str) -> bool:
         """Remove a subscription with its log and pending deliveries; ``False`` if there was none."""
-        done = await self._delete(keys=[SUBS, DELIVERIES, DUE, log_key(webhook_id)], args=[webhook_id])
+        done = await self._delete(keys=[SUBS, DELIVERIES, DUE, log_key(webhook_id), DEAD], args=[webhook_id])
         return bool(done)
 
     async def enqueue(self, webhook_id: str, deliveries: list[Delivery], now_ms: int) -> list[Delivery]:
-        """Add new deliveries for one subscription, due now; return those that were new."""
-        args: list[Any] = [now_ms, LOG_LIMIT]
+        """Add new deliveries for one subscription, due now or (a game's) once the earlier ones of
+        their game are done with; return those that were new."""
+        args: list[Any] = [now_ms, LOG_LIMIT, webhook_id]
         for item in deliveries:
-            args += [item.delivery_id, item.to_json()]
+            args += [item.delivery_id, item.to_json(), item.lane, int(item.event.get("sequence") or 0)]
         added = {
             item.decode() if isinstance(item, bytes) else str(item)
-            for item in await self._enqueue(keys=[DELIVERIES, DUE, log_key(webhook_id)], args=args)
+            for item in await self._enqueue(keys=[DELIVERIES, DUE, log_key(webhook_id), DEAD], args=args)
         }
         return [item for item in deliveries if item.delivery_id in added]
 
@@ -194,10 +267,19 @@ class WebhookStore:
         raw = await self._claim(keys=[DUE, DELIVERIES], args=[now_ms, now_ms + lease_ms, limit])
         return [Delivery.from_json(raw[i + 1]) for i in range(0, len(raw), 2)]
 
-    async def save(self, delivery: Delivery, due_ms: int | None, dead: bool = False) -> bool:
-        """Write a delivery back: pending again at ``due_ms``, or done (``None``), or dead-lettered."""
+    async def save(self, delivery: Delivery, due_ms: int | None, now_ms: int, dead: bool = False) -> bool:
+        """Write a delivery back: pending again at ``due_ms``, or done (``None``), or dead-lettered;
+        a done one lets the next delivery of its game go."""
         args = [delivery.delivery_id, delivery.to_json(), "" if due_ms is None else due_ms, "1" if dead else "0"]
-        done = await self._save(keys=[DELIVERIES, DUE, DEAD], args=[*args, DEAD_LIMIT])
+        args += [DEAD_LIMIT, now_ms, delivery.webhook_id, delivery.lane]
+        done = await self._save(keys=[DELIVERIES, DUE, DEAD], args=args)
+        return bool(done)
+
+    async def redeliver(self, delivery: Delivery, now_ms: int) -> bool:
+        """Queue ``delivery`` again (off the dead-letter list): due now, unless an earlier delivery
+        of its game is still undone (then it keeps its place behind it); ``False`` if it is gone."""
+        args = [delivery.delivery_id, delivery.to_json(), now_ms, delivery.webhook_id, delivery.lane]
+        done = await self._redeliver(keys=[DELIVERIES, DUE, DEAD], args=args)
         return bool(done)
 
     async def delivery(self, delivery_id: str) -> Delivery | None:
@@ -214,5 +296,6 @@ class WebhookStore:
         return [Delivery.from_json(r) for r in records if r is not None]
 
     async def counts(self) -> tuple[int, int]:
-        """Pending deliveries and dead letters kept."""
-        return int(await self.redis.zcard(DUE)), int(await self.redis.llen(DEAD))
+        """Deliveries due (or in flight) and dead letters kept (those waiting behind an earlier
+        delivery of their game are not counted as due)."""
+        return int(await self.redis.zcard(DUE)), int(await self.redis.zcard(DEAD))

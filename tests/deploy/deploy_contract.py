@@ -36,6 +36,8 @@ ENV_RULES: frozenset[str] = frozenset(
         # Processes sharing the gRPC port (services.common.workers) and the idle limit (services.retention).
         "CHAIWALA_GRPC_PROCESSES",
         "CHAIWALA_IDLE_ABORT_SECONDS",
+        # The metrics endpoint's optional bearer token (services.common.metrics_http).
+        "CHAIWALA_METRICS_TOKEN",
     }
 )
 ENV_GATEWAY: frozenset[str] = frozenset(
@@ -49,6 +51,7 @@ ENV_GATEWAY: frozenset[str] = frozenset(
         *(f"CHAIWALA_SERVICE_{game.upper()}" for game in GAME_TYPES),
         "CHAIWALA_SERVICE_TOURNAMENT",
         "CHAIWALA_SERVICE_WEBHOOK",
+        "CHAIWALA_METRICS_TOKEN",
     }
 )
 # The conductor reads the rules services' settings (it commits like them) but checks no API keys.
@@ -91,16 +94,22 @@ METRICS: dict[str, tuple[str, frozenset[str]]] = {
     "chaiwala_http_request_duration_seconds": ("histogram", frozenset({"method", "route"})),
     "chaiwala_rpc_requests_total": ("counter", frozenset({"game_type", "method", "code"})),
     "chaiwala_rpc_duration_seconds": ("histogram", frozenset({"game_type", "method"})),
+    # Moves seats submitted (rules services); bots' moves are chaiwala_bot_moves_total (conductor).
     "chaiwala_moves_accepted_total": ("counter", frozenset({"game_type"})),
     "chaiwala_moves_rejected_total": ("counter", frozenset({"game_type", "code"})),
     "chaiwala_bot_moves_total": ("counter", frozenset({"game_type", "bot"})),
     "chaiwala_games_created_total": ("counter", frozenset({"game_type"})),
-    "chaiwala_games_finished_total": ("counter", frozenset({"game_type"})),
     "chaiwala_games_active": ("gauge", frozenset({"game_type"})),
+    "chaiwala_engine_apply_seconds": ("histogram", frozenset({"game_type"})),
+    "chaiwala_lobby_joins_total": ("counter", frozenset({"game_type"})),
+    # Whole games, counted once from the outbox by the conductor (services/conductor/game_facts.py).
+    "chaiwala_games_started_total": ("counter", frozenset({"game_type"})),
+    "chaiwala_games_ended_total": ("counter", frozenset({"game_type", "reason"})),
+    "chaiwala_games_finished_total": ("counter", frozenset({"game_type"})),
+    "chaiwala_game_duration_seconds": ("histogram", frozenset({"game_type"})),
     "chaiwala_game_length_moves": ("histogram", frozenset({"game_type"})),
     "chaiwala_final_score": ("histogram", frozenset({"game_type"})),
     "chaiwala_wins_total": ("counter", frozenset({"game_type", "seat"})),
-    "chaiwala_engine_apply_seconds": ("histogram", frozenset({"game_type"})),
     # The conductor's own.
     "chaiwala_conductor_queue_depth": ("gauge", frozenset()),
     "chaiwala_conductor_queue_lag_seconds": ("gauge", frozenset()),
@@ -112,6 +121,7 @@ METRICS: dict[str, tuple[str, frozenset[str]]] = {
     # The tournament director's own (services/tournament/metrics.py).
     "chaiwala_tournaments_running": ("gauge", frozenset()),
     "chaiwala_tournaments_created_total": ("counter", frozenset({"game_type", "format"})),
+    "chaiwala_tournaments_finished_total": ("counter", frozenset({"game_type", "format"})),
     "chaiwala_tournament_rounds_started_total": ("counter", frozenset({"game_type"})),
     "chaiwala_tournament_games_created_total": ("counter", frozenset({"game_type"})),
     "chaiwala_ratings_updated_total": ("counter", frozenset({"game_type"})),

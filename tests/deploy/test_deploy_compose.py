@@ -217,7 +217,8 @@ def assert_waits_for_compose_redis(services: dict[str, dict[str, Any]], service:
 
 
 def test_conductor(services: dict[str, dict[str, Any]]) -> None:
-    """The conductor reaches the compose Redis, waits for it, and is health-checked on its metrics port."""
+    """The conductor reaches the compose Redis, waits for it, and is health-checked on its metrics port's
+    /healthz (open even when the metrics need a token)."""
     (name,) = conductor_services(services)
     conductor = services[name]
     env = environment_of(conductor)
@@ -225,7 +226,7 @@ def test_conductor(services: dict[str, dict[str, Any]]) -> None:
     metrics_port = port_of(env, "CHAIWALA_METRICS_PORT")
     assert str(metrics_port) in [str(p) for p in conductor.get("expose", [])]
     test = conductor["healthcheck"]["test"]
-    assert f"http://127.0.0.1:{metrics_port}/metrics" in test, test
+    assert f"http://127.0.0.1:{metrics_port}/healthz" in test, test
     assert "ports" not in conductor, "the conductor serves no one outside"
 
 

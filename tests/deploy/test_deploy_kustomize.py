@@ -199,7 +199,8 @@ def test_rules_service_probes_and_ports(rendered: tuple[str, list[Resource]]) ->
 
 
 def test_conductor_probes_ports_and_autoscaler(rendered: tuple[str, list[Resource]]) -> None:
-    """HTTP probes on the metrics port (it has no other), scrape annotations, an HPA on CPU and queue lag."""
+    """HTTP probes on the metrics port's /healthz (it has no other port; /healthz needs no metrics token),
+    scrape annotations, an HPA on CPU and queue lag."""
     target, resources = rendered
     (conductor,) = [d for d in by_kind(resources, "Deployment").values() if role(d)[0] == "conductor"]
     (container,) = pod_spec(conductor)["containers"]
@@ -207,7 +208,7 @@ def test_conductor_probes_ports_and_autoscaler(rendered: tuple[str, list[Resourc
     assert resolve_port(container, "metrics") == metrics_port
     for probe_name in ("readinessProbe", "livenessProbe", "startupProbe"):
         probe = container[probe_name]["httpGet"]
-        assert probe["path"] == "/metrics" and resolve_port(container, probe["port"]) == metrics_port, target
+        assert probe["path"] == "/healthz" and resolve_port(container, probe["port"]) == metrics_port, target
     annotations = conductor["spec"]["template"]["metadata"].get("annotations", {})
     assert int(annotations["prometheus.io/port"]) == metrics_port
     (hpa,) = [h for h in by_kind(resources, "HorizontalPodAutoscaler").values()

@@ -266,8 +266,12 @@ def test_service_metrics_count_games_moves_and_refusals(stack: dict[str, Any]) -
             )
     assert sample("chaiwala_games_created_total", game_type=GAME) == before_created + 2
     assert sample("chaiwala_moves_rejected_total", game_type=GAME, code="not_your_turn") == before_rejected + 1
-    # Bots play in the conductor process, which counts their moves and the games they finish.
-    assert _conductor_sample(stack, "chaiwala_games_finished_total", game_type=GAME) >= before_finished + 1
+    # Bots play in the conductor process, which counts their moves, and every game's end from the
+    # outbox (a poll later).
+    deadline = time.monotonic() + 30
+    while _conductor_sample(stack, "chaiwala_games_finished_total", game_type=GAME) < before_finished + 1:
+        assert time.monotonic() < deadline, "the conductor did not count the finished game"
+        time.sleep(0.1)
     assert _conductor_sample(stack, "chaiwala_bot_moves_total", game_type=GAME, bot="random") > 0
     assert _conductor_sample(stack, "chaiwala_game_length_moves_count", game_type=GAME) >= 1
     assert _conductor_sample(stack, "chaiwala_final_score_count", game_type=GAME) >= 2

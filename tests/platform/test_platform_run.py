@@ -115,8 +115,12 @@ def test_supervisor_starts_everything_and_ctrl_c_stops_it(tmp_path: Path) -> Non
         assert httpx.get(f"{url}/v1/tournaments", timeout=60).status_code == 200
         scraped = httpx.get(f"http://127.0.0.1:{metrics_ports[GAME_ORDER.index('darjeeling')]}/metrics", timeout=5).text
         assert 'chaiwala_games_created_total{game_type="darjeeling"} 1.0' in scraped
-        conducted = httpx.get(f"http://127.0.0.1:{conductor_metrics}/metrics", timeout=5).text
-        assert 'chaiwala_games_finished_total{game_type="darjeeling"} 1.0' in conducted
+        # Counted from the outbox's game.finished by the conductor, a poll (half a second) later.
+        deadline = time.monotonic() + 30
+        finished = 'chaiwala_games_finished_total{game_type="darjeeling"} 1.0'
+        while finished not in httpx.get(f"http://127.0.0.1:{conductor_metrics}/metrics", timeout=5).text:
+            assert time.monotonic() < deadline, "the conductor did not count the finished game"
+            time.sleep(0.1)
         assert "chaiwala_rpc_duration_seconds_bucket" in scraped
         assert (tmp_path / "redis" / "appendonly.aof").exists() or any((tmp_path / "redis").glob("appendonly*"))
         # The webhook dispatcher runs too, and make run's default allows a loopback receiver.

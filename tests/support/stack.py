@@ -280,7 +280,14 @@ class WebhookProcess:
     SIGKILL in seconds; loopback targets are allowed (the receiver runs on 127.0.0.1).
     """
 
-    def __init__(self, redis_url: str, log_path: Path, api_key: str = "", **settings: str) -> None:
+    def __init__(
+        self,
+        redis_url: str,
+        log_path: Path,
+        api_key: str = "",
+        extra_env: dict[str, str] | None = None,
+        **settings: str,
+    ) -> None:
         self.log_path = log_path
         self.grpc_port = free_port()
         self.metrics_port = free_port()
@@ -301,6 +308,7 @@ class WebhookProcess:
             "CHAIWALA_WEBHOOK_TIMEOUT_S": "10",
             "CHAIWALA_WEBHOOK_POLL_S": "0.1",
             **{f"CHAIWALA_WEBHOOK_{name.upper()}": value for name, value in settings.items()},
+            **(extra_env or {}),
         }
         self.start()
 
