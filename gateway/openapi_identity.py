@@ -26,7 +26,7 @@ JWKS_SCHEMA = {
 
 
 def identity_paths() -> dict[str, Any]:
-    """``/v1/sessions``, ``/v1/sessions/refresh``, ``/v1/me`` and ``/.well-known/jwks.json``."""
+    """``/v1/sessions``, ``/v1/sessions/refresh``, ``/v1/me``, ``/v1/me/games`` and ``/.well-known/jwks.json``."""
     return {
         "/v1/sessions": {
             "post": {
@@ -45,6 +45,16 @@ def identity_paths() -> dict[str, Any]:
             "get": {
                 "summary": "Who the bearer's player token says the caller is, with their ratings",
                 "responses": {"200": _json(_ref(PREFIX + "Me")), **_problems([401])},
+            }
+        },
+        "/v1/me/games": {
+            "get": {
+                "summary": "The bearer player's games: their turn first, then active, waiting, ended; paged",
+                "parameters": [
+                    {"name": "page_size", "in": "query", "schema": {"type": "integer", "minimum": 1, "maximum": 100}},
+                    {"name": "page_token", "in": "query", "schema": {"type": "string"}},
+                ],
+                "responses": {"200": _json(_ref(PREFIX + "MyGames")), **_problems([400, 401])},
             }
         },
         "/.well-known/jwks.json": {

@@ -17,6 +17,7 @@ from services.games.lifecycle import attention_due, clocked_seats
 from services.games.records import NewGame
 from services.lobby import seats as lobby_seats
 from services.lobby.creation import lifecycle_from, rating_fields, seat_credentials, waiting_snapshot
+from services.lobby.mine import PlayerGames
 from services.rules import seeds
 from services.rules.access import Access
 from services.rules.gameplay import GamePlay
@@ -62,6 +63,7 @@ async def create_game(
     host_token = new_token()
     attention = None
     if match is not None:
+        lifecycle.to_act = match.to_act()
         clocks.advance(lifecycle.clock, (), match.to_act(), clocked_seats(players, lifecycle), now)
         attention = attention_due(players, lifecycle, match.to_act(), now)
     snapshot = waiting_snapshot() if match is None else match.snapshot.to_json()
@@ -71,6 +73,7 @@ async def create_game(
                    lifecycle=lifecycle.to_dict(), visibility=visibility, created_ms=now, attention_ms=attention,
                    fairness=fairness, genesis=genesis, rated=rated, tournament=tournament)  # fmt: skip
     game_id = await play.store.create(game)
+    await PlayerGames(play.store.redis).record(game_id, players, now)
     await wake_conductors(play.store.redis, attention, now)
     metrics.GAMES_CREATED.labels(game_type).inc()
     # Never the seed or the secret: while the game runs they would reveal every draw.

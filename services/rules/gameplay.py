@@ -212,6 +212,7 @@ class GamePlay:
         result, status = self.settle(meta, match, lifecycle)
         to_act = match.to_act() if status == "active" else []
         commits = _with_turns(commits, status, to_act)
+        lifecycle.to_act = list(to_act)
         now = clocks.now_ms()
         lifecycle.touched_ms = now  # idle aborts count from the last entry (services.retention)
         movers = [item.seat for item in commits if not item.kind]

@@ -29,6 +29,7 @@ from services.lobby import listing
 from services.lobby import seats as lobby_seats
 from services.lobby.claims import Claimant, already_seated, check_claim, identity_required
 from services.lobby.listing import GameIndex
+from services.lobby.mine import PlayerGames
 from services.lobby.store import LobbyConflict, LobbyStore, NotWaiting, Start
 from services.rating.identity import check_external_id
 from services.rules import seeds
@@ -88,6 +89,7 @@ class LobbyRpcs:
             raise errors.illegal(error.code, error.message) from None
         now = clocks.now_ms()
         lifecycle.started_ms = now
+        lifecycle.to_act = match.to_act()
         clocks.advance(lifecycle.clock, (), match.to_act(), clocked_seats(players, lifecycle), now)
         fields = {
             "players": players,
@@ -144,6 +146,8 @@ class LobbyRpcs:
 
         joined = await self._with_retries(request.game_id, join)
         metrics.LOBBY_JOINS.labels(self.game_type).inc()  # once per seat taken, not per retry
+        if external_id:
+            await PlayerGames(self.store.redis).record(request.game_id, [{"external_id": external_id}], clocks.now_ms())
         return joined
 
     async def _free_seat(self, game_id: str, seat_of: Callable[[GameMeta], int]) -> rules_pb2.Game:

@@ -121,3 +121,38 @@ def test_a_player_creates_joins_and_plays_with_their_own_token(http: httpx.Clien
         other = http.post(f"/v1/games/{game_id}/moves", json=body, headers=auth(tokens[1 - seat]))
         assert other.status_code in (403, 409)  # never the other player's move
     assert asha != bilal
+
+
+def _mine(http: httpx.Client, token: str, **params: Any) -> dict[str, Any]:
+    answer = http.get("/v1/me/games", params=params, headers=auth(token))
+    assert answer.status_code == 200, answer.text
+    body: dict[str, Any] = answer.json()
+    return body
+
+
+def test_my_games_put_my_turn_first_then_active_waiting_and_ended(http: httpx.Client) -> None:
+    _, asha = _player(http, "Asha")
+    _, bilal = _player(http, "Bilal")
+    games = []
+    for _ in range(3):
+        game_id = _create(http, asha, [{"me": True}, {"open": True}]).json()["game_id"]
+        assert http.post(f"/v1/games/{game_id}/join", json={}, headers=auth(bilal)).status_code == 200
+        games.append(game_id)
+    waiting = _create(http, asha, [{"me": True}, {"open": True}]).json()["game_id"]
+    assert http.post(f"/v1/games/{games[2]}/resign", headers=auth(asha)).status_code == 200
+    listed = _mine(http, asha)["games"]
+    assert {g["game_id"] for g in listed} == {*games, waiting}
+    ranks = {"yours": 0, "active": 1, "waiting": 2, "finished": 3}
+    kinds = ["yours" if g["your_turn"] else g["status"] for g in listed]
+    assert kinds == sorted(kinds, key=ranks.__getitem__)
+    for game in listed:
+        seen = http.get(f"/v1/games/{game['game_id']}", headers=auth(asha)).json()
+        assert game["your_turn"] == (seen["status"] == "active" and game["seat"] in seen["to_act"])
+        assert game["names"][game["seat"]] == "Asha"
+    first = _mine(http, asha, page_size=2)
+    rest = _mine(http, asha, page_size=2, page_token=first["next_page_token"])
+    assert [g["game_id"] for g in first["games"] + rest["games"]] == [g["game_id"] for g in listed]
+    assert rest["next_page_token"] == ""
+    assert {g["game_id"] for g in _mine(http, bilal)["games"]} == set(games)  # not Asha's waiting game
+    assert_problem(http.get("/v1/me/games"), 401)
+    assert_problem(http.get("/v1/me/games", params={"page_token": "nonsense"}, headers=auth(asha)), 400)
