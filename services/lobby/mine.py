@@ -19,14 +19,26 @@ from collections.abc import Sequence
 from dataclasses import dataclass
 from typing import Any
 
+import grpc
 import orjson
+from pydantic_settings import BaseSettings, SettingsConfigDict
 
+from services.common import errors
 from services.games.records import game_keys
 from services.lobby.seats import VISIBILITIES
 
 WINDOW = 500
 META_FIELDS = ["game_type", "status", "version", "players", "lifecycle", "created_ms", "visibility"]
 _RANK = {"waiting": 2, "finished": 3, "aborted": 3}
+
+
+class PlayerLimits(BaseSettings):
+    """How many unfinished games (waiting or active) one player may have created or joined."""
+
+    model_config = SettingsConfigDict(env_prefix="CHAIWALA_", extra="ignore")
+
+    # A player past it is refused a new game (429 player_quota) until one of theirs ends.
+    player_open_games: int = 50
 
 
 def games_key(player_id: str) -> str:
@@ -109,6 +121,13 @@ class PlayerGames:
             if game is not None:
                 found.append(game)
         return sorted(found, key=MyGame.rank)
+
+    async def check_quota(self, player_id: str, limit: int) -> None:
+        """Refuse a player who already has ``limit`` unfinished games (429 ``player_quota``)."""
+        unfinished = [g for g in await self.games(player_id) if g.status in ("waiting", "active")]
+        if len(unfinished) >= limit:
+            message = f"a player may have at most {limit} unfinished games; finish or leave one first"
+            raise errors.ServiceError(grpc.StatusCode.RESOURCE_EXHAUSTED, "player_quota", message)
 
 
 def _game(game_id: str, player_id: str, meta: dict[str, str]) -> MyGame | None:

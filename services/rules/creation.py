@@ -17,7 +17,7 @@ from services.games.lifecycle import attention_due, clocked_seats
 from services.games.records import NewGame
 from services.lobby import seats as lobby_seats
 from services.lobby.creation import lifecycle_from, rating_fields, seat_credentials, waiting_snapshot
-from services.lobby.mine import PlayerGames
+from services.lobby.mine import PlayerGames, PlayerLimits
 from services.rules import seeds
 from services.rules.access import Access
 from services.rules.gameplay import GamePlay
@@ -46,6 +46,9 @@ async def create_game(
     claimant = access.claimant()
     if not claimant.operator and not claimant.player_id:
         access.require_operator("creating a game without a player token")
+    if claimant.player_id:
+        # Read per creation (rare), so an operator's change applies without a restart.
+        await PlayerGames(play.store.redis).check_quota(claimant.player_id, PlayerLimits().player_open_games)
     visibility = lobby_seats.visibility_of(request.visibility)
     players = lobby_seats.players_from(request.players, sorted(bots_for(engine)), visibility, claimant)
     game_id = new_game_id(game_type)

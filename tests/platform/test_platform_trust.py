@@ -156,3 +156,12 @@ def test_my_games_put_my_turn_first_then_active_waiting_and_ended(http: httpx.Cl
     assert {g["game_id"] for g in _mine(http, bilal)["games"]} == set(games)  # not Asha's waiting game
     assert_problem(http.get("/v1/me/games"), 401)
     assert_problem(http.get("/v1/me/games", params={"page_token": "nonsense"}, headers=auth(asha)), 400)
+
+
+def test_a_player_past_the_open_games_quota_is_refused(http: httpx.Client, monkeypatch: pytest.MonkeyPatch) -> None:
+    monkeypatch.setenv("CHAIWALA_PLAYER_OPEN_GAMES", "2")
+    _, token = _player(http, "Busy")
+    for _ in range(2):
+        assert _create(http, token, [{"me": True}, {"open": True}]).status_code == 201
+    assert_problem(_create(http, token, [{"me": True}, {"open": True}]), 429, "player_quota")
+    assert len(_mine(http, token)["games"]) == 2
