@@ -62,10 +62,10 @@ GAME_TYPE_MESSAGES = (
     "chaiwala.v1.Replay:game_type",
     "chaiwala.tournament.v1.Tournament:game_type",
 )
-# Fields with presence that the server sets in every answer carrying their message.
+# Fields with presence that the server sets in every answer carrying their message (a Game's state is
+# not one: a waiting game has none yet).
 ALWAYS_SET = {
     ("chaiwala.v1.GameType", "options"),
-    ("chaiwala.v1.Game", "state"),
     ("chaiwala.v1.SubmitMovesResponse", "state"),
     ("chaiwala.v1.Replay", "options"),
     ("chaiwala.v1.StreamTicket", "expires_at"),
