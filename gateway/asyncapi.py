@@ -45,7 +45,14 @@ def _draft07(node: Any) -> Any:
 
 
 def _message(name: str, summary: str, payload: dict[str, Any], **extra: Any) -> dict[str, Any]:
-    return {"name": name, "title": name, "summary": summary, "contentType": "application/json", "payload": payload, **extra}
+    return {
+        "name": name,
+        "title": name,
+        "summary": summary,
+        "contentType": "application/json",
+        "payload": payload,
+        **extra,
+    }
 
 
 STREAM_ERROR_SCHEMA = {
@@ -109,7 +116,8 @@ def _receive(channel: str, messages: list[str], summary: str, query: dict[str, A
     }
 
 
-GAME_QUERY = {
+TICKET = {"type": "string", "maxLength": 128, "description": "A stream ticket, in place of a bearer."}
+GAME_QUERY: dict[str, Any] = {
     "type": "object",
     "properties": {
         "after": {
@@ -118,7 +126,7 @@ GAME_QUERY = {
             "maximum": 2**31,
             "description": "Resume after this version (when no Last-Event-ID is sent).",
         },
-        "ticket": {"type": "string", "maxLength": 128, "description": "A stream ticket, in place of a bearer."},
+        "ticket": TICKET,
         "lang": {"type": "string", "enum": list(LANGUAGES), "description": "Language of the events' text."},
     },
 }
@@ -140,8 +148,12 @@ def build_asyncapi(openapi: dict[str, Any]) -> dict[str, Any]:
             headers=id_header,
             correlationId={"description": SSE_ID, "location": "$message.header#/id"},
         ),
-        "end": _message("end", "The stream is over: do not reconnect.", {"$ref": "#/components/schemas/chaiwala.v1.StreamEnd"}),
-        "error": _message("error", "The stream stops early, and why.", {"$ref": f"#/components/schemas/{STREAM_ERROR}"}),
+        "end": _message(
+            "end", "The stream is over: do not reconnect.", {"$ref": "#/components/schemas/chaiwala.v1.StreamEnd"}
+        ),
+        "error": _message(
+            "error", "The stream stops early, and why.", {"$ref": f"#/components/schemas/{STREAM_ERROR}"}
+        ),
         **PLAYER_MESSAGES,
     }
     return {
@@ -173,7 +185,7 @@ def build_asyncapi(openapi: dict[str, Any]) -> dict[str, Any]:
                 "playerEvents",
                 ["gameStarted", "yourTurn", "gameFinished", "invited", "end", "error"],
                 "Follow everything that concerns the bearer player",
-                {"type": "object", "properties": {"ticket": GAME_QUERY["properties"]["ticket"]}},
+                {"type": "object", "properties": {"ticket": TICKET}},
             ),
         },
         "components": {

@@ -180,7 +180,11 @@ class SchemaBuilder:
         packed_name = f"{full_name}.{suffix}"
         if packed_name not in self.schemas:
             plain = self.schemas[full_name]
-            type_url = {"type": "string", "const": TYPE_URL_PREFIX + full_name}
+            type_url = {
+                "type": "string",
+                "const": TYPE_URL_PREFIX + full_name,
+                "description": "The type URL naming the game message this is (proto3 JSON of an Any).",
+            }
             extra = {"text": TEXT_PROPERTY} if suffix == "Legal" else {}
             if "oneOf" in plain:
                 self.schemas[packed_name] = packed_union(plain, {"@type": type_url, **extra})
@@ -238,8 +242,11 @@ class SchemaBuilder:
         if not words and target is not None:
             words = self.comments.get(target.full_name)
         if field.enum_type is not None:
-            values = [f"{v.name}: {self.comments[f'{field.enum_type.full_name}.{v.name}']}"
-                      for v in field.enum_type.values if f"{field.enum_type.full_name}.{v.name}" in self.comments]
+            values = [
+                f"{v.name}: {self.comments[f'{field.enum_type.full_name}.{v.name}']}"
+                for v in field.enum_type.values
+                if f"{field.enum_type.full_name}.{v.name}" in self.comments
+            ]
             words = " ".join([words or "", *(f"{value}." for value in values)]).strip()
         if not words:
             return schema

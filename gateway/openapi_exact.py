@@ -33,7 +33,14 @@ WEBHOOK_EVENTS = [*GAME_EVENT_TYPES, "tournament.round_started", "tournament.fin
 STRING_ENUMS: dict[tuple[str, str], list[str]] = {
     **{
         (f"chaiwala.v1.{message}", "status"): GAME_STATUSES
-        for message in ("CreateGameResponse", "Game", "SubmitMovesResponse", "JoinGameResponse", "GameSummary", "Replay")
+        for message in (
+            "CreateGameResponse",
+            "Game",
+            "SubmitMovesResponse",
+            "JoinGameResponse",
+            "GameSummary",
+            "Replay",
+        )
     },
     **{(f"chaiwala.v1.{message}", "visibility"): VISIBILITIES for message in ("Game", "GameSummary")},
     **{(f"chaiwala.v1.{message}", "seed_source"): SEED_SOURCES for message in ("Game", "Replay")},
