@@ -203,10 +203,10 @@ def _two_humans_after_moves(client: httpx.Client) -> tuple[str, str]:
 
 # Packages whose every schema property must carry a description (the games' other protos are still
 # being commented: their properties take their message's or enum's comment where they have none).
-DESCRIBED = ("chaiwala.v1.", "chaiwala.darjeeling.v1.")
+DESCRIBED = ("chaiwala.v1.", "chaiwala.tournament.v1.", "chaiwala.rating.v1.", "chaiwala.darjeeling.v1.")
 
 
-def test_every_operation_and_property_of_the_envelope_and_darjeeling_is_described(contract: Contract) -> None:
+def test_every_operation_and_every_property_but_three_games_is_described(contract: Contract) -> None:
     spec = contract.spec
     undescribed = [
         f"{m} {p}" for p, item in spec["paths"].items() for m, op in item.items() if not op.get("description")
