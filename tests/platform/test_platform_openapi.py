@@ -77,7 +77,8 @@ def test_integers_carry_the_bounds_of_their_proto_types(spec: dict[str, Any], cl
     # otherwise show the bound); answer-only fields show their format and sign, never 2**32 - 1.
     schemas = spec["components"]["schemas"]
     seed = schemas["chaiwala.v1.CreateGameBody"]["properties"]["seed"]
-    assert seed == {"type": "integer", "format": "uint32", "minimum": 0, "maximum": 4294967295, "examples": [1]}
+    bounds = {"type": "integer", "format": "uint32", "minimum": 0, "maximum": 4294967295, "examples": [1]}
+    assert {key: seed[key] for key in bounds} == bounds and seed["description"]
     sent = {name for name in schemas if "Body" in name or name in ("chaiwala.v1.PlayerSpec", "chaiwala.v1.ClockSpec")}
     for name in sent:
         integers = [node for node in _walk(schemas[name]) if node.get("type") == "integer"]

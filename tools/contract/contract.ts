@@ -17,6 +17,13 @@ export function nextVersion(game: Game): number {
   return game.version + 1;
 }
 
+// The event list is a list: the live stream is in /asyncapi.json, not a `string` alternative here.
+type Events = paths["/v1/games/{game_id}/events"]["get"]["responses"][200]["content"];
+type EventsAnswer = Events[keyof Events];
+export const noEvents: EventsAnswer = [];
+// @ts-expect-error -- an event-stream text is not an answer of the JSON operation
+export const streamText: EventsAnswer = "event: end";
+
 // A status is one of its enum.
 export const active: Game["status"] = "active";
 // @ts-expect-error -- "paused" is not a game status
