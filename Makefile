@@ -13,7 +13,7 @@ export PYTHONPATH := $(CURDIR):$(CURDIR)/gen
 
 .PHONY: setup proto run test test-fast lint browser node contract bench clean seeds-india chaos scale bots-fair bots-strength search-strength search-timing bots-report
 
-setup: $(VENV)/.installed gen/.stamp
+setup: $(VENV)/.installed gen/.stamp gen/chaiwala.descriptors.pb
 
 $(VENV)/.installed: pyproject.toml constraints.txt
 	test -x $(BIN)/python || $(PYTHON) -m venv $(VENV)
@@ -32,6 +32,11 @@ proto: $(VENV)/.installed
 	touch gen/.stamp
 
 gen/.stamp: $(VENV)/.installed $(PROTO_SRC)
+	$(MAKE) proto
+
+# The protos' comments (the API documents' descriptions, gateway/openapi_comments.py): a gen/ made
+# before they were kept is made again.
+gen/chaiwala.descriptors.pb:
 	$(MAKE) proto
 
 run: setup
