@@ -18,7 +18,6 @@ from chaiwala.tournament.v1 import tournament_pb2
 from chaiwala.v1 import rest_pb2, rules_pb2, tables_pb2, webhooks_pb2
 from gateway.openapi_comments import proto_comments
 from gateway.openapi_director import EXTERNAL_ID, director_paths
-from gateway.openapi_identity import identity_paths
 from gateway.openapi_exact import (
     INT32,
     UINT32,
@@ -31,6 +30,7 @@ from gateway.openapi_exact import (
     string_enum,
     union_schema,
 )
+from gateway.openapi_identity import identity_paths
 from gateway.openapi_lifecycle import lifecycle_paths, listing_operation
 from gateway.openapi_operations import HEADERS, add_headers, describe_operations
 from gateway.openapi_paths import GAME_ID, TAGS, paths_for
