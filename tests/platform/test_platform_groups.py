@@ -15,6 +15,7 @@ import os
 import subprocess
 import sys
 import tempfile
+import threading
 import time
 from collections.abc import Callable
 from pathlib import Path
@@ -25,12 +26,15 @@ import psutil
 import redis.asyncio as aioredis
 from grpc_health.v1 import health_pb2, health_pb2_grpc
 
+from gateway.app import create_app
+from gateway.settings import GatewaySettings
 from services.common.attention import AttentionQueue, shard_of
 from services.common.embedded_redis import free_port
 from services.common.processes import stop_process
 from services.common.workers import METRICS_DIR_PREFIX, remove_stale_metrics_dirs
 from tests.support.fleet import ROOT
 from tests.support.supervised import Supervised, alive, listeners, wait_until
+from tests.support.uvicorn_thread import UvicornThread
 
 GAME = "darjeeling"
 # Behaviour bounds, far above what each takes on a quiet machine and far below the 30 s lease.
@@ -188,3 +192,31 @@ def test_workers_end_with_their_killed_parent_without_a_supervisor(redis_url: st
         for worker in workers:
             if alive(worker):
                 worker.kill()
+
+
+def test_a_request_cut_short_by_the_shutdown_grace_gets_a_503_not_a_500() -> None:
+    """What a gateway worker does with a request still waiting when its grace runs out (a stop, or
+    its parent dying): uvicorn cancels it, and the client gets 503 ``shutting_down`` to retry."""
+    app = create_app(GatewaySettings(games=""))
+    entered = threading.Event()
+
+    @app.get("/test/waits-forever")
+    async def waits_forever() -> None:
+        entered.set()
+        await asyncio.Event().wait()
+
+    server = UvicornThread(app, timeout_graceful_shutdown=0.5)
+    answers: list[httpx.Response] = []
+    caller = threading.Thread(
+        target=lambda: answers.append(httpx.get(f"http://127.0.0.1:{server.port}/test/waits-forever", timeout=30))
+    )
+    caller.start()
+    try:
+        assert entered.wait(30), "the request never reached the app"
+    finally:
+        server.stop()
+        caller.join(30)
+    (answer,) = answers
+    assert answer.status_code == 503, answer.text
+    assert answer.headers["content-type"] == "application/problem+json"
+    assert answer.json()["code"] == "shutting_down" and answer.headers["retry-after"] == "1"

@@ -8,7 +8,8 @@ descendants of the test process that started them.  When a session ends:
   descendants, recursively;
 * the controller (or the only process) also looks at every process carrying this run's marker
   (an orphan, adopted by init, is no descendant any more) and at orphans whose command line
-  names this checkout (a child started with a scrubbed environment).
+  names this checkout and that carry no marker (a child started with a scrubbed environment).
+  Another run in the same checkout (its own marker, its own living parents) is never counted.
 
 Whatever is still alive after a grace period (a server stopping cleanly takes a few seconds)
 is reported, killed, and fails the run.  Zombies hold nothing and are not counted, nor are
@@ -72,23 +73,25 @@ def _alive(process: psutil.Process) -> bool:
     return not any(helper in command for helper in RUNTIME_HELPERS)
 
 
-def _marked(process: psutil.Process, marker: str) -> bool:
-    with contextlib.suppress(psutil.Error):
-        return process.environ().get(MARKER) == marker
-    return False
+def _marker_of(process: psutil.Process) -> str | None:
+    """The run marker in the process's environment ('' if none; None if unreadable)."""
+    try:
+        return process.environ().get(MARKER, "")
+    except psutil.Error:
+        return None
 
 
 def _orphan_of_checkout(process: psutil.Process, watch: Watch) -> bool:
-    """An orphan (its parent predates the run and is none of ours) whose command line names this checkout."""
+    """An orphan (adopted by init) started during the run, without another run's marker, whose
+    command line names this checkout (a child of ours started with a scrubbed environment)."""
     try:
-        if process.create_time() < watch.started:
+        if process.ppid() > 1 or process.create_time() < watch.started:
             return False
         if f"{ROOT}/" not in " ".join(process.cmdline()):
             return False
-        parent = process.parent()
-        return parent is None or (parent.pid not in watch.ancestors and parent.create_time() < watch.started)
     except psutil.Error:
         return False
+    return _marker_of(process) == ""
 
 
 def _existed(process: psutil.Process, watch: Watch) -> bool:
@@ -110,7 +113,7 @@ def survivors(watch: Watch, whole_run: bool, exclude: frozenset[int] = frozenset
         for process in psutil.process_iter():
             if process.pid in found or process.pid in ignore or _existed(process, watch):
                 continue
-            if (marker and _marked(process, marker)) or _orphan_of_checkout(process, watch):
+            if (marker and _marker_of(process) == marker) or _orphan_of_checkout(process, watch):
                 found[process.pid] = process
     return [p for pid, p in sorted(found.items()) if pid not in ignore and _alive(p)]
 
