@@ -98,6 +98,18 @@ def _stat_fields(pid: str) -> list[str]:
     return stat[stat.rfind(")") + 2 :].split()
 
 
+def pid_alive(pid: int) -> bool:
+    """Whether process ``pid`` runs (a zombie, dead but not yet reaped, does not)."""
+    try:
+        os.kill(pid, 0)
+    except ProcessLookupError:
+        return False
+    except PermissionError:
+        pass  # someone else's process
+    fields = _stat_fields(str(pid))
+    return not (fields and fields[0] == "Z")
+
+
 def group_members(pgid: int) -> list[int]:
     """Live processes of the process group ``pgid`` (zombies, which hold nothing, left out).
 

@@ -37,7 +37,7 @@ from pathlib import Path
 
 from prometheus_client import CollectorRegistry, multiprocess
 
-from services.common.processes import child_env, die_with_starter
+from services.common.processes import child_env, die_with_starter, pid_alive
 
 WORKER_ENV = "CHAIWALA_WORKER"
 MULTIPROC_ENV = "PROMETHEUS_MULTIPROC_DIR"
@@ -61,16 +61,6 @@ def join_group() -> None:
         die_with_starter()
 
 
-def _pid_alive(pid: int) -> bool:
-    try:
-        os.kill(pid, 0)
-    except ProcessLookupError:
-        return False
-    except PermissionError:
-        return True  # someone else's process: alive
-    return True
-
-
 def remove_stale_metrics_dirs(root: Path | None = None) -> list[Path]:
     """Remove the metrics directories whose owning parent process is gone; return them.
 
@@ -80,7 +70,7 @@ def remove_stale_metrics_dirs(root: Path | None = None) -> list[Path]:
     removed = []
     for path in (root or Path(tempfile.gettempdir())).glob(METRICS_DIR_PREFIX + "*"):
         owner = _OWNED_DIR.match(path.name)
-        if owner is None or _pid_alive(int(owner.group(1))):
+        if owner is None or pid_alive(int(owner.group(1))):
             continue
         shutil.rmtree(path, ignore_errors=True)
         removed.append(path)
