@@ -147,6 +147,7 @@ async def shutdown(server: aio.Server, servicer: RulesServicer, store: GameStore
 
 def main(argv: list[str]) -> None:
     """Entry point: ``python -m services.rules.server <game_type>``."""
+    workers.join_group()  # a worker ends with its parent (services.common.workers)
     if len(argv) != 1:
         raise SystemExit("usage: python -m services.rules.server <game_type>")
     settings = ServiceSettings()
