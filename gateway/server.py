@@ -25,8 +25,8 @@ from typing import Any
 import uvicorn
 from uvicorn.protocols.http.httptools_impl import HttpToolsProtocol
 
-from gateway.problems import PROBLEM_TYPE_BASE
 from gateway.cut_short import CutShort
+from gateway.problems import PROBLEM_TYPE_BASE
 from gateway.settings import GatewaySettings
 from gateway.sse_socket import UvicornSend
 
