@@ -1,4 +1,4 @@
-"""The player stream of the AsyncAPI document: ``GET /v1/me/events`` (being built alongside).
+"""The player stream of the AsyncAPI document: ``GET /v1/me/events``.
 
 This is the specification the route is built to: everything that concerns the bearer player
 (a player token) across all their games, as Server-Sent Events.  Game ids, seats and results use
@@ -106,7 +106,7 @@ def player_channel() -> dict[str, Any]:
             "Everything that concerns the player across their games: a game started, their turn (with its "
             "deadline), a game finished, an invitation to a seat. Resume with Last-Event-ID. `error` then `end` "
             "close it as on a game's stream (`end` only when the token stops being valid); `: ping` comments keep "
-            "it open. Specified here while the route is being built; the names and payloads are the contract."
+            "it open. The names and payloads are the contract."
         ),
         "messages": {name: {"$ref": f"#/components/messages/{name}"} for name in names},
         "bindings": {"http": {"bindingVersion": "0.3.0"}},

@@ -8,6 +8,8 @@ interceptor in :data:`services.common.interceptors.BEARER`).
 from __future__ import annotations
 
 import time
+from collections.abc import AsyncIterator
+from typing import Any
 
 from google.protobuf.timestamp_pb2 import Timestamp
 from grpc import aio
@@ -19,6 +21,7 @@ from services.common import errors
 from services.common.interceptors import BEARER
 from services.common.logs import get_logger
 from services.common.registry import ENGINES
+from services.identity.feed_rpcs import PlayerStream
 from services.identity.guest import GuestIssuer, IssuedToken
 from services.identity.player import Player
 from services.identity.verifier import Verifier
@@ -40,9 +43,25 @@ def _session(issued: IssuedToken) -> identity_pb2.Session:
 class IdentityServicer(identity_pb2_grpc.IdentityServiceServicer):
     """IdentityService over one verifier (and the ratings in the same Redis)."""
 
-    def __init__(self, verifier: Verifier, ledger: Ledger) -> None:
+    def __init__(self, verifier: Verifier, ledger: Ledger, reader: Any = None) -> None:
         self.verifier = verifier
         self.ledger = ledger
+        # The player stream reads with a client of its own (``reader``), so its waits never hold
+        # the connections calls need; without one (tests) it shares the ledger's.
+        self.stream = PlayerStream(ledger.redis, reader if reader is not None else ledger.redis, self._player)
+
+    async def WatchMyEvents(
+        self, request: identity_pb2.WatchMyEventsRequest, context: aio.ServicerContext
+    ) -> AsyncIterator[identity_pb2.PlayerEvent]:
+        """The bearer player's feed after a cursor, then live until the token expires."""
+        async for event in self.stream.watch(request):
+            yield event
+
+    async def CreateMyStreamTicket(
+        self, request: identity_pb2.CreateMyStreamTicketRequest, context: aio.ServicerContext
+    ) -> identity_pb2.MyStreamTicket:
+        """A short-lived ticket for the bearer player's feed (an EventSource cannot send a header)."""
+        return await self.stream.ticket()
 
     def _guest(self) -> GuestIssuer:
         if self.verifier.guest is None:

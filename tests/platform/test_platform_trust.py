@@ -5,6 +5,7 @@ their own player token (guest sessions from the server's own issuer).
 
 from __future__ import annotations
 
+import json
 from collections.abc import Iterator
 from typing import Any
 
@@ -13,7 +14,7 @@ import pytest
 
 from services.identity.settings import IdentitySettings
 from tests.support import secrets
-from tests.support.client import assert_problem, auth
+from tests.support.client import assert_problem, auth, sse_events
 from tests.support.stack import Gateway, Services
 
 GAME = "darjeeling"
@@ -165,3 +166,54 @@ def test_a_player_past_the_open_games_quota_is_refused(http: httpx.Client, monke
         assert _create(http, token, [{"me": True}, {"open": True}]).status_code == 201
     assert_problem(_create(http, token, [{"me": True}, {"open": True}]), 429, "player_quota")
     assert len(_mine(http, token)["games"]) == 2
+
+
+def _feed(http: httpx.Client, token: str, after: str = "") -> list[dict[str, Any]]:
+    answer = http.get("/v1/me/events", params={"after": after} if after else {}, headers=auth(token))
+    assert answer.status_code == 200, answer.text
+    found: list[dict[str, Any]] = answer.json()
+    return found
+
+
+def test_one_player_stream_tells_your_turn_in_three_games(http: httpx.Client) -> None:
+    _, asha = _player(http, "Asha")
+    _, bilal = _player(http, "Bilal")
+    seats = [{"me": True}, {"open": True}]
+    games = [_create(http, asha, seats, options={"start_player": 1}).json()["game_id"] for _ in range(3)]
+    for game_id in games:
+        assert http.post(f"/v1/games/{game_id}/join", json={}, headers=auth(bilal)).status_code == 200
+    ticket = http.post("/v1/me/stream-tickets", headers=auth(bilal)).json()["ticket"]
+    turns: dict[str, dict[str, Any]] = {}
+    started: set[str] = set()
+    with http.stream("GET", "/v1/me/events", params={"ticket": ticket}, headers={"Accept": "text/event-stream"}) as sse:
+        assert sse.status_code == 200
+        for message in sse_events(sse):
+            data = json.loads(message["data"])
+            if message.get("event") == "game_started":
+                started.add(data["game_id"])
+            if message.get("event") == "your_turn":
+                turns[data["game_id"]] = data
+            if set(turns) == set(games):
+                break
+    assert started == set(games)
+    assert all(turn["seat"] == 1 and turn["version"] == 0 for turn in turns.values())
+    assert [e["kind"] for e in _feed(http, asha)].count("your_turn") == 0  # not Asha's turn anywhere yet
+    while not _to_act_is(http, games[0], asha):  # Bilal moves until it is Asha's turn: her feed says so
+        legal = http.get(f"/v1/games/{games[0]}/legal-moves", headers=auth(bilal)).json()
+        move = {k: v for k, v in legal["moves"][0].items() if k != "text"}
+        body = {"move": move, "expected_version": legal["version"]}
+        assert http.post(f"/v1/games/{games[0]}/moves", json=body, headers=auth(bilal)).status_code == 200
+    (told,) = [e["data"] for e in _feed(http, asha) if e["kind"] == "your_turn"]
+    assert told["game_id"] == games[0] and told["seat"] == 0
+
+
+def _to_act_is(http: httpx.Client, game_id: str, token: str) -> bool:
+    game = http.get(f"/v1/games/{game_id}", headers=auth(token)).json()
+    return bool(game["viewer_seat"] in game["to_act"])
+
+
+def test_the_player_stream_needs_a_player(http: httpx.Client) -> None:
+    assert_problem(http.get("/v1/me/events"), 401)
+    assert_problem(http.get("/v1/me/events", params={"ticket": "nope"}), 401, "invalid_ticket")
+    _, token = _player(http, "Dev")
+    assert_problem(http.get("/v1/me/events", params={"after": "x"}, headers=auth(token)), 400, "bad_after")
