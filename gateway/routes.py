@@ -258,6 +258,7 @@ async def create_game(request: Request) -> Response:
     grpc_request = rules_pb2.CreateGameRequest(
         players=body.players,
         client_seed=body.client_seed,
+        seed_hex=body.seed_hex,
         visibility=body.visibility,
         on_timeout=body.on_timeout,
         timeouts_to_resign=body.timeouts_to_resign,

@@ -23,6 +23,7 @@ from services.common.engine import BadConfig, Engine, IllegalMove, Move, Result
 from services.common.interceptors import BEARER
 from services.common.logs import get_logger
 from services.common.runner import Match, Snapshot
+from services.common.rng import Seed
 from services.common.store import GameNotActive, VersionConflict, hash_token, new_token
 from services.fairness import chain, seeding
 from services.games.lifecycle import Lifecycle, attention_due, clocked_seats, settled_result
@@ -318,20 +319,9 @@ class RulesServicer(LobbyRpcs, ResignRpcs, rules_pb2_grpc.RulesServiceServicer):
         return rules_pb2.CreateGameResponse(game_id=game_id, game_type=self.game_type, status=game.status, version=0,
                                             seats=seats, host_token=host_token)  # fmt: skip
 
-    def _seed_for(self, request: rules_pb2.CreateGameRequest, game_id: str) -> tuple[Fairness, int]:
+    def _seed_for(self, request: rules_pb2.CreateGameRequest, game_id: str) -> tuple[Fairness, Seed]:
         """Draw and commit the server secret; the seed is derived from it unless an operator gives one."""
-        client_seed = request.client_seed
-        if len(client_seed) > seeding.MAX_CONTRIBUTION or not client_seed.isprintable():
-            raise errors.invalid(
-                "bad_client_seed", f"client_seed is at most {seeding.MAX_CONTRIBUTION} printable characters"
-            )
-        secret = seeding.draw_server_secret()
-        commitment = seeding.seed_commitment(secret)
-        if request.HasField("seed"):
-            self._require_operator("choosing the seed")
-            return Fairness(secret.hex(), commitment, seeding.SOURCE_OPERATOR, client_seed), request.seed
-        seed = seeding.derive_seed(secret, game_id, seeding.contributions(client_seed))
-        return Fairness(secret.hex(), commitment, seeding.SOURCE_SERVER, client_seed), seed
+        return seeding.seed_for(request, game_id, self._require_operator)
 
     def _genesis(
         self, game_id: str, fairness: Fairness, options: dict[str, Any], players: list[dict[str, Any]], snapshot: bytes
@@ -609,7 +599,6 @@ class RulesServicer(LobbyRpcs, ResignRpcs, rules_pb2_grpc.RulesServiceServicer):
             game_id=meta.game_id,
             game_type=self.game_type,
             # The seed and the secret behind it would reveal every future draw: only once it is over.
-            seed=meta.seed if over else 0,
             server_secret=meta.fairness.server_secret if over else "",
             seed_commitment=meta.fairness.seed_commitment,
             seed_source=meta.fairness.seed_source,
@@ -619,6 +608,7 @@ class RulesServicer(LobbyRpcs, ResignRpcs, rules_pb2_grpc.RulesServiceServicer):
             players=[lobby_seats.replay_player(p) for p in meta.players],
             status=meta.status,
         )
+        seeding.reveal_seed(replay, meta.seed, over)
         for entry in await archive.replay_entries(self.store, meta):
             if entry.version == 0:
                 replay.genesis_hash = entry.hash

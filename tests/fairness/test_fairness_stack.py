@@ -153,7 +153,8 @@ def test_nothing_public_carries_the_secret_or_the_seed_of_an_active_game(
     assert meta["seed_source"] == "server" and len(secret) == 64
     replay = client.get(f"/v1/games/{game_id}/replay").json()
     assert not replay.get("server_secret") and int(replay.get("seed", 0)) == 0
-    forms = [secret, str(seed), format(seed, "x"), format(seed, "016x")]
+    assert meta["generator"] == "blake2b" and seed >= 2**64  # the whole 256-bit seed is kept
+    forms = [secret, str(seed), format(seed, "x"), format(seed, "064x"), format(seed >> 192, "016x")]
     for text in _leak_probes(client, game_id, tokens):
         for form in forms:
             assert form not in text
