@@ -179,7 +179,7 @@ class KeyedRng(Rng):
     stands in.
     """
 
-    __slots__ = ("_key", "_at", "_words", "_block")
+    __slots__ = ("_at", "_block", "_key", "_words")
 
     def __init__(self, key: bytes, at: int = 0) -> None:
         if len(key) != _KEY_BYTES:
@@ -221,6 +221,6 @@ class KeyedRng(Rng):
         return self._words[offset]
 
     def fork(self, salt: int) -> Rng:
-        """A keyed generator under a key derived from this one's key, position and ``salt``; this one does not advance."""
+        """A keyed generator under a key derived from this one's key, position and ``salt`` (this one stays put)."""
         data = f"{self._at}/{salt}".encode()
         return KeyedRng(hashlib.blake2b(data, key=self._key, person=_FORK_PERSON, digest_size=_KEY_BYTES).digest())

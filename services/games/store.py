@@ -31,8 +31,8 @@ import orjson
 from redis import asyncio as aioredis
 from redis.asyncio.cluster import RedisCluster
 
-from services.common.rng import KIND_PCG32, Seed
 from services.common.attention import keys_for_game, score_arg
+from services.common.rng import KIND_PCG32, Seed
 from services.common.store import (
     DEFAULT_MAX_CONNECTIONS,
     DEFAULT_POOL_TIMEOUT_SECONDS,

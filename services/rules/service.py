@@ -22,8 +22,8 @@ from services.common.attention import new_game_id, wake_conductors
 from services.common.engine import BadConfig, Engine, IllegalMove, Move, Result
 from services.common.interceptors import BEARER
 from services.common.logs import get_logger
-from services.common.runner import Match, Snapshot
 from services.common.rng import Seed
+from services.common.runner import Match, Snapshot
 from services.common.store import GameNotActive, VersionConflict, hash_token, new_token
 from services.fairness import chain, seeding
 from services.games.lifecycle import Lifecycle, attention_due, clocked_seats, settled_result

@@ -188,7 +188,7 @@ def test_an_operator_seed_is_marked_and_client_seeds_do_not_fix_the_seed(client:
         created = client.post("/v1/games", json=body).json()
         replays.append(client.get(f"/v1/games/{_finished(client, created['game_id'])['game_id']}/replay").json())
     assert all(r["client_seed"] == "lucky" and verify_replay(r).ok for r in replays)
-    assert replays[0]["seed"] != replays[1]["seed"]
+    assert replays[0]["seed_hex"] != replays[1]["seed_hex"]
     too_long = client.post(
         "/v1/games",
         json={"game_type": "darjeeling", "players": [{"name": "a"}, {"name": "b"}], "client_seed": "x" * 65},
