@@ -7,17 +7,20 @@
   :class:`~services.common.runner.Match` (legality, state copy, apply, the bot's forked
   generator), as :mod:`bench.engines` times it, the only difference being the generator.
 
-Part of ``python -m bench micro``; ``python -m bench.rng [seconds]`` runs these cases alone
-and prints each ratio (docs/lab/rng.md keeps a run's figures).
+Part of ``python -m bench micro``; ``python -m bench.rng [seconds [rounds]]`` runs these cases
+alone, case and baseline in alternating rounds, and prints each median ratio and what the
+generator adds to each game's step (docs/lab/rng.md keeps a run's figures).
 """
 
 from __future__ import annotations
 
+import statistics
 import sys
+import time
 from collections.abc import Callable
 
 from bench.engine_cases import Stepper
-from bench.harness import Case, measure
+from bench.harness import Case
 from services.common.registry import engine_for
 from services.common.rng import KIND_KEYED, KIND_PCG32, Rng, Seed, new_rng
 
@@ -58,13 +61,53 @@ def cases() -> list[Case]:
     return found
 
 
+def cpu_rate(fn: Callable[[], object], min_seconds: float) -> float:
+    """Calls per CPU second of this process (time spent waiting for a core on a shared machine does not count)."""
+    calls = 0
+    start = time.process_time()
+    elapsed = 0.0
+    while elapsed < min_seconds:
+        fn()
+        calls += 1
+        elapsed = time.process_time() - start
+    return calls / elapsed
+
+
+def _median_ratio(case: Case, seconds: float, rounds: int) -> tuple[float, float, float, float]:
+    """Case and baseline timed in alternating rounds; the median ratio, its range, and the case's calls per second.
+
+    CPU time, alternating rounds and the median keep a busy machine's swings (other work on
+    the same cores) out of the ratio better than one wall-clock measurement of each.
+    """
+    assert isinstance(case.baseline, tuple)
+    ratios, rates = [], []
+    for _ in range(rounds):
+        base = cpu_rate(case.baseline[1], seconds)
+        mine = cpu_rate(case.run, seconds)
+        ratios.append(mine / base)
+        rates.append(mine)
+    return statistics.median(ratios), min(ratios), max(ratios), statistics.median(rates)
+
+
 def main(argv: list[str]) -> None:
-    """Time every case (``argv[0]`` seconds each, default 2) and print its ratio to PCG32."""
-    seconds = float(argv[0]) if argv else 2.0
-    print(f"{'case':40} {'per s':>12} {'pcg32 per s':>12} {'ratio':>7}")
-    for row in measure(cases(), min_seconds=seconds):
-        print(f"{row['case']!s:40} {row['per_second']:>12} {row['baseline_per_second']:>12} "
-              f"{row['ratio_to_baseline']:>7.3f}")  # fmt: skip
+    """Time every case against PCG32 (``argv[0]`` seconds per side and round, default 1; ``argv[1]`` rounds, default 7).
+
+    Prints each median ratio (keyed calls per second over PCG32's: below 1 is slower), both
+    generators' time per service step, and the keyed generator's share of each game's step.
+    """
+    seconds = float(argv[0]) if argv else 1.0
+    rounds = int(argv[1]) if len(argv) > 1 else 7
+    print(f"{'case':38} {'per CPU s':>10} {'ratio':>6} {'range':>13}")
+    keyed_us = 0.0
+    for case in cases():
+        median, low, high, per_second = _median_ratio(case, seconds, rounds)
+        print(f"{case.name:38} {per_second:>10.0f} {median:>6.3f} {low:>6.3f}-{high:<6.3f}")
+        if case.name == "rng-step-blake2b":
+            keyed_us = 1e6 / per_second
+            print(f"{'':38} per step: keyed {keyed_us:.2f} us, PCG32 {keyed_us * median:.2f} us")
+        elif "-random-step-" in case.name:
+            step_us = 1e6 / per_second
+            print(f"{'':38} the keyed generator's share of a {step_us:.0f} us step: {100 * keyed_us / step_us:.1f} %")
 
 
 if __name__ == "__main__":

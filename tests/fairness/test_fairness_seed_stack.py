@@ -95,9 +95,7 @@ def test_an_active_game_reveals_neither_seed_nor_secret(client: httpx.Client, re
         assert format(seed, "064x") not in text and str(seed) not in text
 
 
-def test_an_operator_seed_of_256_bits_round_trips_and_reproduces_the_game(
-    client: httpx.Client, tmp_path: Path
-) -> None:
+def test_an_operator_seed_of_256_bits_round_trips_and_reproduces_the_game(client: httpx.Client, tmp_path: Path) -> None:
     games = []
     for _ in range(2):
         body = {"game_type": GAME, "players": BOTS, "seed_hex": OPERATOR_SEED}
