@@ -36,6 +36,7 @@ from gateway.openapi_operations import HEADERS, add_headers, describe_operations
 from gateway.openapi_paths import GAME_ID, TAGS, paths_for
 from gateway.openapi_tables import table_paths
 from gateway.route_table import RouteInfo
+from services.fairness.seeding import SEED_HEX_PATTERN
 from services.games.lifecycle import ON_TIMEOUT
 from services.tournament.creation import MAX_ENTRANTS, MAX_ROUNDS
 from services.tournament.model import FORMATS
@@ -101,6 +102,8 @@ EXACTLY_ONE: dict[str, list[str]] = {"chaiwala.v1.SubmitMovesBody": ["move", "mo
 # Names must also be printable (str.isprintable), which the descriptions say: a pattern for it
 # would list some 700 Unicode ranges.
 MAX_PLAYER_NAME, MAX_INVITE, MAX_MOVES_PER_SUBMIT, MAX_CLIENT_SEED = 64, 128, 200, 64
+# An operator's 256-bit seed (services/fairness/seeding.py); "" is "not given", as proto3 has it.
+SEED_HEX_FIELD = f"^$|{SEED_HEX_PATTERN}"
 PRINTABLE = "printable characters only (no control, format or separator characters but the space)"
 NAME = (
     "a display name: at least one visible character; spaces (the no-break space too), ZWJ/ZWNJ and at most "
@@ -114,6 +117,7 @@ FIELD_LIMITS: dict[tuple[str, str], dict[str, Any]] = {
     ("chaiwala.v1.JoinGameBody", "invite"): {"maxLength": MAX_INVITE, "description": PRINTABLE},
     ("chaiwala.v1.CreateGameBody", "players"): {"minItems": 1},
     ("chaiwala.v1.CreateGameBody", "client_seed"): {"maxLength": MAX_CLIENT_SEED, "description": PRINTABLE},
+    ("chaiwala.v1.CreateGameBody", "seed_hex"): {"pattern": SEED_HEX_FIELD},
     ("chaiwala.v1.CreateGameBody", "visibility"): {"enum": ["", "public", "private"]},
     ("chaiwala.v1.CreateGameBody", "on_timeout"): {"enum": ["", "bot", "resign", "abort"]},
     ("chaiwala.v1.SubmitMovesBody", "moves"): {"minItems": 1, "maxItems": MAX_MOVES_PER_SUBMIT},
@@ -122,6 +126,7 @@ FIELD_LIMITS: dict[tuple[str, str], dict[str, Any]] = {
     ("chaiwala.tournament.v1.CreateTournamentBody", "entrants"): {"minItems": 2, "maxItems": MAX_ENTRANTS},
     ("chaiwala.tournament.v1.CreateTournamentBody", "rounds"): {"minimum": 1, "maximum": MAX_ROUNDS},
     ("chaiwala.tournament.v1.CreateTournamentBody", "on_timeout"): {"enum": ["", *ON_TIMEOUT]},
+    ("chaiwala.tournament.v1.CreateTournamentBody", "seed_hex"): {"pattern": SEED_HEX_FIELD},
     ("chaiwala.tournament.v1.EntrantSpec", "external_id"): {"pattern": EXTERNAL_ID["pattern"]},
     ("chaiwala.tournament.v1.EntrantSpec", "name"): {"maxLength": MAX_PLAYER_NAME, "description": NAME},
     ("chaiwala.v1.CreateWebhookRequest", "events"): {"minItems": 1},
