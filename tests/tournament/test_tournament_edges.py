@@ -66,7 +66,7 @@ def test_a_withdrawal_after_the_end_is_a_tournament_conflict(client: httpx.Clien
         time.sleep(0.2)
     path = f"/v1/tournaments/{tournament_id}/withdraw"
     for refused in (client.post(path, headers=auth(created["entrants"][0]["token"])),
-                    client.post(path, json={"external_id": "end-1"})):  # fmt: skip
+                    client.post(path, json={"external_id": "bot:end-1"})):  # fmt: skip
         problem = assert_problem(refused, 409, "tournament_finished")
         assert problem["title"] == "Tournament over", problem
     standings = client.get(f"/v1/tournaments/{tournament_id}/standings").json()["standings"]

@@ -23,7 +23,7 @@ OPERATOR_SEED = "9" * 40 + "abcdef" * 4
 
 
 def _bots(prefix: str, count: int) -> list[dict[str, str]]:
-    return [{"external_id": f"{prefix}{i}", "name": f"Bot {prefix}{i}", "bot": "heuristic"} for i in range(count)]
+    return [{"external_id": f"bot:{prefix}{i}", "name": f"Bot {prefix}{i}", "bot": "heuristic"} for i in range(count)]
 
 
 def _create(client: httpx.Client, body: dict[str, Any]) -> dict[str, Any]:
