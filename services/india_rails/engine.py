@@ -62,7 +62,8 @@ OPTION_DEFAULTS: dict[str, Any] = {
     "stall_ending": "time_limit",
 }
 STALL_ENDINGS = ("time_limit", "no_winner")
-# Moves that change the position for good: money earned, track laid or bought, a better train.
+# Moves that change the position for good: money earned, track laid, a better train.  A track purchase or
+# swap only moves track and cash between players, so on its own it is no progress (seeds README).
 PROGRESS_KINDS = frozenset({"deliver", "build_track", "upgrade_train", "crossgrade_train"})
 FAST_GAME_PARTS = ("fast_game_start", "fast_game_discard_initial_events", "fast_game_no_tax", "fast_game_five_cards")
 UPGRADE_COST = int(LOCOS["upgrade_cost"])
@@ -544,7 +545,7 @@ class IndiaRailsEngine(Engine):
         kind = _kind(move)
         body = move[kind]
         handler = getattr(self, f"_do_{kind}")
-        if kind in PROGRESS_KINDS or (kind == "answer_offer" and body["accept"]):
+        if kind in PROGRESS_KINDS:
             state["last_progress"] = state["round"]
         cash = [p["cash"] for p in state["players"]]
         handler(state, seat, body, rng, events)

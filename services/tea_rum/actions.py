@@ -105,12 +105,22 @@ def take_worker_action(state: State, player: Player, move: Move, events: Events)
     b = BOARD_IDS.index(spec["board"])
     row = move_worker(state, player["seat"], b, events)
     board = CONTENT.boards[b]
-    effects = board["alternative"] if spec["alternative"] else row_options(state, b, row)[spec["option"]]
-    tasks = gain_tasks(effects)
+    if spec["alternative"]:
+        tasks = gain_tasks(board["alternative"])
+    else:
+        tasks = _row_tasks(row_options(state, b, row)[spec["option"]])
     bonus = continuous(player, "governor_blue")
     if board["fountain"] and bonus:
         tasks += gain_tasks([{"kind": "blue", "amount": bonus, "options": []}])
     push_front(player, tasks)
+
+
+def _row_tasks(effects: Effects) -> list[Task]:
+    """A row option's queue entries: its trade is queued as the row's own (see :func:`trade.legal`)."""
+    return [
+        action_task("trade", 0, from_row=True) if g["kind"] == "trade" else {"task": "gain", "gain": g}
+        for g in effects
+    ]
 
 
 # ---- build -----------------------------------------------------------------------

@@ -431,6 +431,7 @@ class HeuristicBot:
         return 2.0 + side[body["resource"]] * 0.1
 
     def _s_trade_confirm(self, view: View, me: dict[str, Any], body: dict[str, Any]) -> float:
-        # Confirming is the only way out of a trade: a short reserve lowers it, but never below a discard.
+        # Confirming is the only way out of a row's trade: a short reserve lowers it, but never below a discard
+        # (a trade gained from a card may also be skipped).
         balance = view["decision"]["trade"]["balance"]
         return 0.8 - min(4.0, reserve_penalty(view, me, {"coins": max(0, balance)}))

@@ -100,10 +100,14 @@ def apply_gain(state: State, player: Player, gain: Gain, events: Events) -> None
         push_front(player, [action_task(kind, amount)])
 
 
-def action_task(kind: str, discount: int) -> Task:
-    """A queued build/contract/captain/trade action (``discount`` in cubes or coins)."""
+def action_task(kind: str, discount: int, from_row: bool = False) -> Task:
+    """A queued build/contract/captain/trade action (``discount`` in cubes or coins).
+
+    ``from_row`` marks a trade that is a worker row's action: unlike a trade gained from a card
+    or the reputation track, it cannot be skipped while something could go on the scale.
+    """
     if kind == "trade":
-        return {"task": "trade", "sell": {}, "buy": {}, "sell_plate": "", "buy_plate": ""}
+        return {"task": "trade", "sell": {}, "buy": {}, "sell_plate": "", "buy_plate": "", "from_row": from_row}
     return {"task": kind, "discount": discount}
 
 

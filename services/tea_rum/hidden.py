@@ -108,7 +108,8 @@ def _task(task: dict[str, Any]) -> dict[str, Any]:
         return {"task": "choose", "options": task["options"]}
     if kind == "trade":
         return {"task": "trade", "sell": _sparse(task["sell"]), "buy": _sparse(task["buy"]),
-                "sell_plate": task["sell_plate"], "buy_plate": task["buy_plate"]}
+                "sell_plate": task["sell_plate"], "buy_plate": task["buy_plate"],
+                "from_row": task.get("from_row", False)}
     if kind in ("build", "contract", "captain"):
         return {"task": kind, "discount": task["discount"]}
     return {"task": kind}
@@ -166,6 +167,7 @@ def _awaited_queue(view: View, state: State, seat: int) -> None:
         head = [_task({**decision, "gain": None, "sell": decision.get("trade", {}).get("sell", {}),
                        "buy": decision.get("trade", {}).get("buy", {}),
                        "sell_plate": decision.get("trade", {}).get("sell_plate", ""),
-                       "buy_plate": decision.get("trade", {}).get("buy_plate", "")})]
+                       "buy_plate": decision.get("trade", {}).get("buy_plate", ""),
+                       "from_row": decision.get("trade", {}).get("from_row", False)})]
     filler = [dict(NOTHING) for _ in range(decision["queued"] - len(head))]
     state["players"][actor]["pending"] = head + filler

@@ -66,7 +66,8 @@ def legal(state: State, player: Player, task: Task) -> list[Move]:
 
     The sides may be filled in any order; a unit may be bought while the coins and the
     resources still sellable can pay for it, and the trade is confirmed once balanced and
-    not empty.  A trade with nothing that could go on the scale can only be skipped.
+    not empty.  A trade gained from a card or the reputation track may always be declined with
+    ``skip_action``; a worker row's trade only when nothing could go on the scale.
     """
     steps = [
         *_sell_steps(player, task),
@@ -75,7 +76,8 @@ def legal(state: State, player: Player, task: Task) -> list[Move]:
         *_buy_plate_steps(task),
         *_confirm_step(player, task),
     ]
-    return steps or [{"skip_action": {}}]
+    declinable = not steps or not task.get("from_row", False)
+    return [*steps, {"skip_action": {}}] if declinable else steps
 
 
 def empty(task: Task) -> bool:

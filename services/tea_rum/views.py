@@ -81,6 +81,7 @@ def _queued(task: Task) -> dict[str, Any]:
         "buy": counts(task.get("buy", {})),
         "sell_plate": task.get("sell_plate", ""),
         "buy_plate": task.get("buy_plate", ""),
+        "from_row": bool(task.get("from_row", False)),
     }
     if "gain" in task:
         out["gain"] = task["gain"]
@@ -238,6 +239,7 @@ def _trade_scale(task: Task) -> dict[str, Any]:
         "sell_value": trade.sell_value(task),
         "buy_value": trade.buy_value(task),
         "balance": trade.balance(task),
+        "from_row": bool(task.get("from_row", False)),
     }
 
 

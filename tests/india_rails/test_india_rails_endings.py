@@ -3,10 +3,11 @@
 from __future__ import annotations
 
 import pytest
-from india_rails_fixtures import ENGINE, new_match, set_turn
+from india_rails_fixtures import ENGINE, lay, neighbours, new_match, set_turn
 
-from services.common.engine import BadConfig
-from services.common.runner import Match
+from services.common.engine import BadConfig, RandomBot
+from services.common.runner import Match, play_out
+from services.india_rails.content import BOARD
 
 
 def _discard_every_turn(match: Match, rounds: int) -> None:
@@ -43,6 +44,44 @@ def test_a_delivery_or_a_segment_of_track_restarts_the_count() -> None:
     match.play(seat, {"end_turn": {}})
     _discard_every_turn(match, 40)
     assert match.state["finish_reason"] == "stalled" and match.state["round"] == built_in + 25
+
+
+def test_a_track_sale_or_swap_does_not_restart_the_count() -> None:
+    # Trading track only moves existing track and cash between players: on its own it is no progress.
+    match = new_match(2, seed=4, track_trading=True)
+    state = set_turn(match, 0, "operations")
+    delhi = BOARD.cities["Delhi"]
+    outpost = delhi.mileposts[1]
+    lay(state, 1, [outpost, next(v for v in neighbours(outpost) if v not in delhi.mileposts)])
+    _discard_every_turn(match, 20)
+    seat = match.to_act()[0]
+    other = 1 - seat
+    match.play(seat, {"end_operations": {}})
+    offer = next(m for m in ENGINE.legal_moves(match.state, seat)
+                 if "offer_track" in m and m["offer_track"]["seller"] == other)
+    match.play(seat, offer)
+    events = match.play(other, {"answer_offer": {"accept": True}})
+    assert events[-1]["track_sold"]["accepted"]
+    match.play(seat, {"end_turn": {}})
+    assert match.state["last_progress"] == 0
+    _discard_every_turn(match, 40)
+    assert match.state["finish_reason"] == "stalled" and match.state["round"] == 25
+
+
+@pytest.mark.parametrize(("players", "seed"), [(2, 1), (2, 2), (2, 3), (4, 1), (4, 2)])
+def test_random_bots_trading_track_end_by_the_stall_rule_not_the_round_limit(players: int, seed: int) -> None:
+    # Before trades stopped counting as progress, every such table traded on to round 400.
+    match = new_match(players, seed=seed, track_trading=True)
+    trades = []
+
+    def count_trades(m: Match, seat: int, move: dict, events: list[dict]) -> None:
+        trades.extend(e for e in events if e.get("track_sold", {}).get("accepted"))
+
+    play_out(match, {s: RandomBot() for s in range(players)}, max_moves=20_000, after_move=count_trades)
+    state = match.state
+    assert trades, "the random bots traded no track: the test would prove nothing"
+    assert state["finish_reason"] == "stalled" and state["round"] - state["last_progress"] == 25
+    assert state["round"] < 100
 
 
 def test_a_stalled_table_may_be_configured_to_end_without_a_winner_or_never() -> None:

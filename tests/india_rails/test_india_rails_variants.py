@@ -10,7 +10,7 @@ from india_rails_fixtures import ENGINE, lay, neighbours, new_match, place, set_
 from services.bots.roster import bots_for
 from services.common.engine import BadConfig
 from services.common.rng import Rng
-from services.common.runner import check_move_is_illegal
+from services.common.runner import Match, check_move_is_illegal
 from services.india_rails.cards import resolve_event
 from services.india_rails.content import BOARD, DEMAND_CARDS, EVENT_CARDS
 
@@ -190,10 +190,14 @@ def test_track_is_sold_for_whatever_price_the_seller_accepts_in_the_buyers_turn(
     delhi = BOARD.cities["Delhi"]
     outpost = delhi.mileposts[1]
     out = next(v for v in neighbours(outpost) if v not in delhi.mileposts)
-    lay(state, 1, [outpost, out])
+    beyond = next(v for v in neighbours(out) if v != outpost and v not in delhi.mileposts)
+    lay(state, 1, [outpost, out, beyond])
     set_turn(match, 0, "build")
     state["players"][0]["cash"] = 30
-    # Instead of building, the buyer may name any whole price up to his cash.
+    # Instead of building, the buyer may name any whole price up to his cash, for the segment that
+    # touches a major city (the one beyond it touches nothing of his yet).
+    far = BOARD.edges[BOARD.edge_between(out, beyond)]
+    assert _offered_segments(match, 0) == {BOARD.edges[BOARD.edge_between(outpost, out)]}
     prices = {m["offer_track"]["price"] for m in ENGINE.legal_moves(state, 0)
               if "offer_track" in m and m["offer_track"]["give_a"] == -1}
     assert prices == set(range(1, 31))
@@ -209,8 +213,29 @@ def test_track_is_sold_for_whatever_price_the_seller_accepts_in_the_buyers_turn(
     after = match.state
     assert eid in after["players"][0]["track"] and eid not in after["players"][1]["track"]
     assert after["players"][0]["cash"] == 18 and after["players"][1]["cash"] == 62
-    # The purchase replaced the turn's building.
-    assert not [m for m in ENGINE.legal_moves(after, 0) if "build_track" in m or "offer_track" in m]
+    # The purchase replaced the turn's building, but the buyer may go on making offers (two of the
+    # turn's three are used): the segment just bought brings the one beyond it within reach, for any
+    # price up to the cash left or in exchange for the segment just bought.
+    legal = ENGINE.legal_moves(after, 0)
+    assert not [m for m in legal if "build_track" in m]
+    assert _offered_segments(match, 0) == {far}
+    offers = [m["offer_track"] for m in legal if "offer_track" in m]
+    assert {o["price"] for o in offers if o["give_a"] == -1} == set(range(1, 19))
+    assert [(o["give_a"], o["give_b"]) for o in offers if o["give_a"] != -1] == [(a, b)]
+    match.play(0, _offer(1, far[0], far[1], 5))
+    match.play(1, {"answer_offer": {"accept": True}})
+    after = match.state
+    assert BOARD.edge_between(*far) in after["players"][0]["track"] and after["players"][1]["track"] == []
+    assert after["players"][0]["cash"] == 13 and after["players"][1]["cash"] == 67
+    # The third offer was the turn's last: nothing more to offer or build, only the end of the turn.
+    legal = ENGINE.legal_moves(after, 0)
+    assert [m for m in legal if "build_track" in m or "offer_track" in m] == [] and {"end_turn": {}} in legal
+
+
+def _offered_segments(match: Match, seat: int) -> set[tuple[int, int]]:
+    """The segments ``seat`` may make an offer for now."""
+    return {(m["offer_track"]["a"], m["offer_track"]["b"]) for m in ENGINE.legal_moves(match.state, seat)
+            if "offer_track" in m}
 
 
 def test_track_may_be_traded_for_track_with_no_money() -> None:

@@ -43,7 +43,7 @@ def set_warehouse(match: Match, seat: int, **resources: int) -> None:
 
 def give_action(match: Match, seat: int, kind: str, discount: int = 0) -> None:
     """Put a trade/build/contract/captain action at the head of the seat's queue, as a row would."""
-    match.state["players"][seat]["pending"].insert(0, action_task(kind, discount))
+    match.state["players"][seat]["pending"].insert(0, action_task(kind, discount, from_row=True))
 
 
 def moves_of(match: Match, seat: int, kind: str) -> list[dict[str, Any]]:

@@ -3,6 +3,9 @@ rows that can be carried out, and the end of the game in the rulebook's order.""
 
 from __future__ import annotations
 
+import copy
+
+import pytest
 from tea_rum_helpers import (
     ENGINE,
     actor,
@@ -122,6 +125,66 @@ def test_a_trade_with_nothing_to_sell_or_afford_can_only_be_skipped() -> None:
     assert {"action_skipped": {"seat": seat, "action": "trade"}} in events
 
 
+# ---- a trade gained from a card or the reputation track may be declined ---------------------
+
+
+def _at_a_card_trade(source: str) -> tuple[Match, int]:
+    """A seat (wood and $5) whose queue awaits a trade gained from the reputation track or a captain."""
+    match = at_worker_choice(3, seed=4)
+    seat = actor(match)
+    player = match.state["players"][seat]
+    set_warehouse(match, seat, wood=2)
+    player["money"] = 5
+    if source == "reputation":  # the Governor's alternative (1 star) reaches step 10: a free trade
+        player["reputation"] = 9
+        match.play(seat, {"worker_action": {"board": "governor", "option": 0, "alternative": True}})
+    else:  # captain 18, hired on the Tavern's row: its instant effect is a trade, then a star
+        match.state["captains"][0] = 18
+        player["money"] = 11
+        row = next(m for m in moves_of(match, seat, "worker_action") if m["board"] == "tavern" and not m["alternative"])
+        match.play(seat, {"worker_action": row})
+        match.play(seat, {"hire_captain": {"captain": 18}})
+    assert ENGINE.view(match.state, seat)["decision"]["kind"] == "trade"
+    assert not ENGINE.view(match.state, seat)["decision"]["trade"]["from_row"]
+    return match, seat
+
+
+@pytest.mark.parametrize("source", ["reputation", "captain"])
+def test_a_trade_gained_from_a_card_can_be_skipped(source: str) -> None:
+    match, seat = _at_a_card_trade(source)
+    legal = ENGINE.legal_moves(match.state, seat)
+    assert {"skip_action": {}} in legal and {"trade_sell": {"resource": "wood"}} in legal
+    before = copy.deepcopy(match.state)
+
+    events = match.play(seat, {"skip_action": {}})
+
+    assert events[0] == {"action_skipped": {"seat": seat, "action": "trade"}}
+    assert not any("traded" in e for e in events)
+    player, was = match.state["players"][seat], before["players"][seat]
+    assert all(task["task"] != "trade" for task in player["pending"])
+    # The game goes on: the captain's star is still gained (and the reward of its track step), and
+    # the warehouse and money change by nothing else; the turn passes to the next seat.
+    star = {"reputation_advanced": {"seat": seat, "step": was["reputation"] + 1}}
+    assert (star in events) == (source == "captain")
+    gained = {k: sum(e["gained"]["amount"] for e in events if e.get("gained", {}).get("kind") == k)
+              for k in [*was["res"], "coins"]}
+    assert player["res"] == {r: n + gained[r] for r, n in was["res"].items()}
+    assert player["money"] == was["money"] + gained["coins"]
+    assert match.state["supply"] == {r: n - gained[r] for r, n in before["supply"].items()}
+    assert match.state["stage"] == "choose" and actor(match) != seat
+    assert ENGINE.legal_moves(match.state, actor(match))
+
+
+def test_a_card_trade_can_be_declined_after_putting_goods_on_the_scale() -> None:
+    match, seat = _at_a_card_trade("reputation")
+    match.play(seat, {"trade_sell": {"resource": "wood"}})
+    match.play(seat, {"trade_buy": {"resource": "ore"}})
+    assert {"skip_action": {}} in ENGINE.legal_moves(match.state, seat)
+    match.play(seat, {"skip_action": {}})
+    player = match.state["players"][seat]
+    assert player["res"]["wood"] == 2 and player["res"]["ore"] == 0 and player["money"] == 5
+
+
 # ---- a row is offered only if its action can be carried out ---------------------------------
 
 
@@ -155,6 +218,7 @@ def test_a_row_that_cannot_be_carried_out_is_not_offered_but_the_alternative_is(
     assert {"board": "harbour", "option": 0, "alternative": False} in offered
     match.play(seat, {"worker_action": {"board": "harbour", "option": 0, "alternative": False}})
     assert moves_of(match, seat, "trade_sell") == [{"resource": "ore"}]
+    assert moves_of(match, seat, "skip_action") == []  # the row was chosen to trade: no skipping it
 
 
 # ---- the end of the game: every captain first, then every allegiance proof -------------------
