@@ -109,8 +109,10 @@ def setup_state(config: GameConfig, rng: Rng, choose_first: Callable[[State], in
     state["pos"] = 0
     state["current"] = first
     state["phase"] = "initial_build"
-    # Lets a bot shared between games keep its notes apart; drawn last so the deal is unaffected.
-    state["game_key"] = rng.randbelow(1 << 30)
+    # This draw once gave the state a "game_key" for the bot's notes (the bot now keeps none between
+    # moves); it stays so that the generator goes on as before and seed + moves replays of games
+    # begun earlier stay valid.  Snapshots that still carry a "game_key" load as they are: nothing reads it.
+    rng.randbelow(1 << 30)
     return state
 
 
