@@ -130,6 +130,11 @@ LEGAL_MOVE_FIELDS = {
 }
 TYPE_URL_PREFIX = "type.googleapis.com/"
 TEXT_PROPERTY = {"type": "string", "description": "the move in words, for the seat (ignored when posted back)"}
+COSTS_PROPERTY = {
+    "type": "array",
+    "items": {"$ref": "#/components/schemas/chaiwala.v1.Cost"},
+    "description": "what the move costs its seat, [] for nothing (ignored when posted back)",
+}
 
 
 def _ref(full_name: str) -> dict[str, Any]:
@@ -175,7 +180,9 @@ class SchemaBuilder:
         if packed_name not in self.schemas:
             plain = self.schemas[full_name]
             type_url = {"type": "string", "const": TYPE_URL_PREFIX + full_name}
-            extra = {"text": TEXT_PROPERTY} if suffix == "Legal" else {}
+            extra = {"text": TEXT_PROPERTY, "costs": COSTS_PROPERTY} if suffix == "Legal" else {}
+            if extra:
+                self.add(rules_pb2.Cost.DESCRIPTOR)
             self.schemas[packed_name] = {
                 **plain,
                 "properties": {"@type": type_url, **plain["properties"], **extra},

@@ -151,6 +151,7 @@ class Pack:
     words: dict[str, str]
     terms: dict[str, dict[str, str]]
     names: dict[str, dict[str, str]] = field(default_factory=dict)
+    costs: dict[str, str] = field(default_factory=dict)
     compiled: dict[tuple[str, str], Template] = field(default_factory=dict)
 
     def template(self, section: str, kind: str) -> Template | None:
@@ -185,6 +186,7 @@ def load_pack(game_type: str, language: str, seeds: Path = SEEDS) -> Pack:
         words={**(platform.get("words") or {}), **(game.get("words") or {})},
         terms={group: {str(k): str(v) for k, v in table.items()} for group, table in terms.items()},
         names=names,
+        costs={str(k): str(v) for k, v in (platform.get("costs") or {}).items()},
     )
 
 
@@ -360,6 +362,21 @@ class Sentences:
     ) -> str:
         """The sentence for one of ``seat``'s legal moves, addressed to that seat."""
         return self._text("moves", move, seat, players, seat, language)
+
+    def cost_text(self, costs: Sequence[Mapping[str, Any]], language: str = DEFAULT_LANGUAGE) -> str:
+        """What a move costs as a sentence ("Costs 3 points."), or "" for a free move."""
+        if not costs:
+            return ""
+        pack = self._pack(language)
+        phrases = []
+        for cost in costs:
+            form = pack.costs.get(str(cost["what"]))
+            if form is None:
+                raise TextError(f"{pack.language}: no words for a cost in {cost['what']!r}")
+            one, _, many = form.partition("|")
+            phrases.append((one if cost["amount"] == 1 else many or one).format(n=cost["amount"]))
+        speaker = Speaker(pack, None, [])
+        return f"{pack.costs.get('intro', '')} {speaker.join(phrases)}.".strip()
 
     def compile_all(self) -> None:
         """Compile every template now (raises :class:`TextError` naming the first that fails)."""

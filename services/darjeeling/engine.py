@@ -344,6 +344,15 @@ class DarjeelingEngine(Engine):
 
     # ---- refusals ----------------------------------------------------------------
 
+    def move_costs(self, state: State, seat: int, move: Move) -> list[dict[str, Any]]:
+        """A collector move's victory points (turning back, passing spaces), as its apply takes them."""
+        body = move.get("move_collector")
+        if body is None:
+            return []
+        steps = movement.collector_steps(state, REGIONS[state["region"]], seat, (body["turn"],))
+        cost = next((s.cost for s in steps if s.distance == body["distance"]), 0)
+        return [{"what": "points", "amount": cost}] if cost else []
+
     def explain_illegal(self, state: State, seat: int, move: Move) -> IllegalMove:
         """A specific code and message for a refused move."""
         if state["phase"] == "GAME_OVER":

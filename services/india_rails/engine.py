@@ -1062,6 +1062,11 @@ class IndiaRailsEngine(Engine):
 
     # ---- explaining refusals ---------------------------------------------------------------
 
+    def move_costs(self, state: State, seat: int, move: Move) -> list[dict[str, Any]]:
+        """The price of a legal move: a segment's build cost, an upgrade's or a crossgrade's
+        (millions); a backtrack's turn."""
+        return building_costs(move)
+
     def explain_illegal(self, state: State, seat: int, move: Move) -> IllegalMove:
         """A specific, stable reason for refusing ``move``."""
         if state["over"]:
@@ -1074,3 +1079,19 @@ class IndiaRailsEngine(Engine):
             return IllegalMove("a move is an object with exactly one kind", code="malformed_move")
         refusal = _timing_refusal(state, kind) or _rule_refusal(state, seat, kind, body)
         return refusal or IllegalMove("that move is not legal now", code="illegal_move")
+
+
+def building_costs(move: Move) -> list[dict[str, Any]]:
+    """What a build, upgrade, crossgrade or backtrack move costs (:meth:`Engine.move_costs`); else nothing."""
+    if "build_track" in move:
+        body = move["build_track"]
+        end = body["to_milepost"]
+        cost = BOARD.cost_into(BOARD.edge_between(body["from_milepost"], end), end)
+        return [{"what": "money", "amount": cost}]
+    if "upgrade_train" in move:
+        return [{"what": "money", "amount": UPGRADE_COST}]
+    if "crossgrade_train" in move:
+        return [{"what": "money", "amount": CROSSGRADE_COST}]
+    if "backtrack" in move:  # mercy backtracking is the turn's first act and ends it
+        return [{"what": "turn", "amount": 1}]
+    return []
