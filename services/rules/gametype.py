@@ -3,7 +3,8 @@
 The words are data, like sentences (:mod:`services.common.sentences`): ``seeds/<game>/text/
 <language>.yaml`` holds ``game`` (the game's name in that language) and ``options`` (per option
 field: ``title``, ``description`` and, for options with a fixed set of values, ``values``: each
-value printed as its JSON holds it -> its words).  The rules summary is Markdown in
+value printed as its JSON holds it -> its words).  ``terms`` are the sentence packs' words for codes (a table shows them instead of the code). The
+rules summary is Markdown in
 ``seeds/<game>/rules/<language>.md``.  An option without words is answered with its field name
 (and logged by the tests that scan for code names), never with an error.
 """
@@ -54,10 +55,20 @@ def option_words(game_type: str, defaults: dict[str, Any], language: str) -> lis
     return out
 
 
+def game_terms(game_type: str, language: str) -> dict[str, rules_pb2.Terms]:
+    """The game's ``terms`` (the sentences' words for codes), each in its singular form."""
+    pack = sentences.sentences_for(game_type).packs.get(language) or sentences.sentences_for(game_type).packs["en"]
+    return {
+        group: rules_pb2.Terms(words={key: word.split("|")[0] for key, word in table.items()})
+        for group, table in pack.terms.items()
+    }
+
+
 def game_type_message(engine: Engine, options: Any, bots: list[str], language: str) -> rules_pb2.GameType:
     """``GetGameType``'s answer in ``language``: ids and counts, packed default options, their words."""
     defaults = engine.default_options()
     return rules_pb2.GameType(
+        terms=game_terms(engine.game_type, language),
         id=engine.game_type,
         name=engine.name,
         min_players=engine.min_players,

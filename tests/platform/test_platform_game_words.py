@@ -60,6 +60,13 @@ def test_game_types_name_every_option_in_english_and_spanish(client: httpx.Clien
             assert not found, f"{game}: code names in {found}"
         if options:
             assert _words_of(described) != _words_of(spanish[game]), f"{game}: Spanish words are the English ones"
+    # The words for the codes of the state, for the tables: every one a word, in each language.
+    for game, described in english.items():
+        for said in (described, spanish[game]):
+            words = [w for group in said.get("terms", {}).values() for w in group.get("words", {}).values()]
+            assert words and not [w for w in words if CODE_NAME.search(w)], game
+    assert english["alubari"]["terms"]["stage"]["words"]["PLACE"] == "placing workers"
+    assert spanish["india_rails"]["terms"]["phase"]["words"]["initial_build"] != "initial_build"
     region = {v["value"]: v["title"] for o in spanish["darjeeling"]["option_words"] if o["option"] == "region"
               for v in o["values"]}  # fmt: skip
     assert region["sri_lanka"] == "Sri Lanka" and region[""] == "Según los jugadores"

@@ -139,3 +139,25 @@ def test_the_rules_button_opens_the_summary(stack: dict[str, Any], browser: Any)
     screenshot(browser, "tea-rum-rules")
     browser.find_element("id", "rules-close").click()
     wait_for(browser, lambda: not browser.execute_script("return document.querySelector('#rules').open"), 10, "closed")
+
+
+def _shown(driver: Any, selector: str) -> str:
+    script = "return [...document.querySelectorAll(arguments[0])].map((e) => e.textContent).join(' | ')"
+    return str(driver.execute_script(script, selector))
+
+
+def test_tables_show_the_api_words_for_stages_phases_and_cards(stack: dict[str, Any], browser: Any) -> None:
+    url = str(stack["url"])
+    cases = [
+        ("alubari", "#board [data-status], #board text", "Stage: placing workers"),
+        ("india_rails", ".ir-status", "phase: initial building"),
+        ("tea_rum", "#board [data-allegiance] text", "buildings of one colour"),
+    ]
+    for game, selector, expected in cases:
+        created = webgames.create(url, game, [{"name": "Asha"}, {"name": "Bot", "bot": "random"}], seed=6)
+        open_table(browser, url, created["game_id"], created["seats"][0]["token"])
+        wait_for(browser, lambda s=selector: _shown(browser, s), 30, f"the {game} table")
+        shown = _shown(browser, selector)
+        assert expected.lower() in shown.lower(), shown[:400]
+        found = CODE_NAME.findall(shown)
+        assert not found, f"{game}: code names {found[:5]} on the table"

@@ -150,6 +150,12 @@ function showResult(el, game) {
   );
 }
 
+/** A game type's `terms` as plain maps: group -> code -> word. */
+export function termsOf(described) {
+  const terms = (described && described.terms) || {};
+  return Object.fromEntries(Object.entries(terms).map(([group, t]) => [group, t.words || {}]));
+}
+
 /** What a move costs in short ("−3 points"), from its `costs` (the sentence says it in full). */
 function priceOf(move) {
   return (move.costs || []).map((c) => `${c.what}:${c.amount}`).join(" ");
@@ -231,8 +237,7 @@ export function showTable(root, gameId, { spectator = false, seatWanted = null }
     hover.dataset.moveIndex = move ? String(index) : "";
     hover.dataset.costs = move ? priceOf(move) : "";
   });
-  let title = null;
-  gameTypes().then((types) => (title = types), () => null);
+  let title = null; // GET /v1/game-types: the game's name and its words for codes ("terms")
 
   function notice(text) {
     el("notice").textContent = text || "";
@@ -286,6 +291,7 @@ export function showTable(root, gameId, { spectator = false, seatWanted = null }
         legal,
         act,
         words: words(),
+        terms: termsOf(described),
       });
       placed = (drawn && drawn.placed) || new Set();
     }
@@ -306,6 +312,7 @@ export function showTable(root, gameId, { spectator = false, seatWanted = null }
       }
     }
     if (!module) module = await tableModule(current.game_type);
+    if (!title) title = await gameTypes().catch(() => []);
     game = current;
     legal = moves;
     readAt = Date.now();

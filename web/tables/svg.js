@@ -41,3 +41,9 @@ export const SEAT_COLOURS = ["#1f6fb4", "#c9302c", "#2e9a4a", "#8a4fb5", "#e07b1
 export function kindOf(move) {
   return Object.keys(move).find((key) => key !== "@type" && key !== "text" && key !== "costs");
 }
+
+/** The game's word for a code (`table.terms`, from GET /v1/game-types), else `fallback` or the code. */
+export function term(table, group, key, fallback) {
+  const words = (table && table.terms && table.terms[group]) || {};
+  return words[key] ?? fallback ?? key;
+}
