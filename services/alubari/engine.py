@@ -172,6 +172,15 @@ class AlubariEngine(Engine):
             rounds.run_resolution(state, rng, events)
         return state, events
 
+    def move_costs(self, state: State, seat: int, move: Move) -> list[dict[str, Any]]:
+        """A worker placed where its action is impossible as things stand now (no steel to lay
+        track, nothing to build, ...) would be lost when resolved: said before it is placed.
+        Earlier areas may still change that, so the sentence says "now"."""
+        body = move.get("place_worker")
+        if body is None or actions.action_possible(state, seat, actions.area_kind(state, body["area"])):
+            return []
+        return [{"what": "worker", "amount": 1}]
+
     def explain_illegal(self, state: State, seat: int, move: Move) -> IllegalMove:
         """A specific reason why ``move`` is refused."""
         if state["stage"] == "OVER":

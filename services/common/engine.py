@@ -184,8 +184,9 @@ class Engine(abc.ABC):
 
     def move_costs(self, state: State, seat: int, move: Move) -> list[dict[str, Any]]:
         """What making the legal ``move`` costs ``seat``, said before the click: a list of
-        ``{"what": "points" | "money" | "turn", "amount": n}`` (``turn``: the move ends or wastes
-        the turn).  Default: nothing; engines override for the moves whose price they know.
+        ``{"what": "points" | "money" | "turn" | "worker", "amount": n}`` (``turn``: the move ends
+        or wastes the turn; ``worker``: a worker placed where it could not act now).  Default:
+        nothing; engines override for the moves whose price they know.
         """
         return []
 

@@ -3,10 +3,10 @@
 The words are data, like sentences (:mod:`services.common.sentences`): ``seeds/<game>/text/
 <language>.yaml`` holds ``game`` (the game's name in that language) and ``options`` (per option
 field: ``title``, ``description`` and, for options with a fixed set of values, ``values``: each
-value printed as its JSON holds it -> its words).  ``terms`` are the sentence packs' words for codes (a table shows them instead of the code). The
-rules summary is Markdown in
+value printed as its JSON holds it -> its words).  ``terms`` are the sentence packs' words for
+codes (a table shows them instead of the code).  The rules summary is Markdown in
 ``seeds/<game>/rules/<language>.md``.  An option without words is answered with its field name
-(and logged by the tests that scan for code names), never with an error.
+(the tests that scan for code names catch it), never with an error.
 """
 
 from __future__ import annotations

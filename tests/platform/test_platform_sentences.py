@@ -154,7 +154,7 @@ class Reader:
                 self.costed += 1
                 price = self.sentences.cost_text(costs, language)
                 check_sentence(price, f"{self.engine.game_type}/{language}/costs of {kind}")
-                assert all(str(c["amount"]) in price for c in costs if c["what"] != "turn"), price
+                assert all(str(c["amount"]) in price for c in costs if c["what"] in ("points", "money")), price
 
 
 def play_and_read(game: str, players: int, seed: int, plan: dict[str, Any] | None = None) -> Reader:
