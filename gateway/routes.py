@@ -30,6 +30,7 @@ from gateway.edge import Metrics
 from gateway.fanout import LiveEvents, ViewerKey, live_stream
 from gateway.limits import Rider, RiderFor
 from gateway.messages import carry
+from gateway.nulls import refuse_nulls
 from gateway.problems import Problem, problem_from_rpc
 from gateway.settings import GatewaySettings
 from gateway.stream_tickets import ticket_body, ticket_param
@@ -113,6 +114,7 @@ async def _read_json(request: Request, limit: int, required: bool = True) -> dic
 
 
 def _parse(data: dict[str, Any], message: Message) -> Message:
+    refuse_nulls(data, message.DESCRIPTOR)
     try:
         json_format.ParseDict(data, message, ignore_unknown_fields=False)
     except (json_format.ParseError, TypeError, ValueError, RecursionError) as error:

@@ -42,6 +42,7 @@ def _create_request(
         timeouts_to_resign=body.timeouts_to_resign,
         advance=body.advance,
         group_size=body.group_size,
+        seed_hex=body.seed_hex,
     )
     for name in ("rounds", "seed", "clock"):
         if body.HasField(name):

@@ -20,6 +20,7 @@ from services.common.engine import Engine
 from services.common.interceptors import BEARER
 from services.common.logs import get_logger
 from services.common.store import GameNotActive
+from services.fairness import seeding
 from services.games.lifecycle import Lifecycle
 from services.games.records import GameMeta, LogEntry
 from services.games.store import GameStore
@@ -160,6 +161,7 @@ class RulesServicer(LobbyRpcs, ResignRpcs, rules_pb2_grpc.RulesServiceServicer):
         if not over:
             self.access.require_operator("the replay of an unfinished game")
         replay = _replay_header(meta, over)
+        seeding.reveal_seed(replay, meta.seed, over)  # the seed only once over (it reveals every draw)
         replay.options.CopyFrom(self.narrator.pack("Options", meta.options))
         for entry in await archive.replay_entries(self.store, meta):
             if entry.version == 0:
@@ -197,7 +199,6 @@ def _replay_header(meta: GameMeta, over: bool) -> rules_pb2.Replay:
         game_id=meta.game_id,
         game_type=meta.game_type,
         # The seed and the secret behind it would reveal every future draw: only once it is over.
-        seed=meta.seed if over else None,  # None: left unset, so JSON leaves them out
         server_secret=meta.fairness.server_secret if over else None,
         seed_commitment=meta.fairness.seed_commitment,
         seed_source=meta.fairness.seed_source,

@@ -50,8 +50,7 @@ export function gameTitle(types, id) {
 /** The request body of a new game: every seat is `me`, `open` or `bot:<name>`. */
 function createBody(type, seats, name, options) {
   const players = seats.map((kind, i) => {
-    // "You" is how sentences address their reader: the server refuses it as a name.
-    if (kind === "me") return { name: name || `${T("player")} ${i + 1}` };
+    if (kind === "me") return { name: name || T("guest") };  // "You" is no name: it reads as a pronoun
     if (kind === "open") return { open: true };
     const bot = kind.slice(4);
     return { name: `${T("bot")} ${i + 1}`, bot };
@@ -200,7 +199,7 @@ function Lobby() {
   }, []);
 
   async function join(game) {
-    const name = localStorage.getItem("chaiwala.name") || T("player");
+    const name = localStorage.getItem("chaiwala.name") || T("guest");
     try {
       const joined = await call("POST", `/v1/games/${game.game_id}/join`, { body: { name } });
       remember(game.game_id, game.game_type, joined.seat, joined.token, { name });
