@@ -151,8 +151,10 @@ def test_tables_show_the_api_words_for_stages_phases_and_cards(stack: dict[str, 
     cases = [
         ("alubari", "#board [data-status], #board text", "Stage: placing workers"),
         ("india_rails", ".ir-status", "phase: initial building"),
-        ("tea_rum", "#board [data-allegiance] text", "buildings of one colour"),
+        ("tea_rum", "#board [data-allegiance] text", "needs: "),
     ]
+    conditions = httpx.get(f"{url}/v1/game-types").json()
+    words = next(t for t in conditions if t["id"] == "tea_rum")["terms"]["condition"]["words"]
     for game, selector, expected in cases:
         created = webgames.create(url, game, [{"name": "Asha"}, {"name": "Bot", "bot": "random"}], seed=6)
         open_table(browser, url, created["game_id"], created["seats"][0]["token"])
@@ -161,3 +163,5 @@ def test_tables_show_the_api_words_for_stages_phases_and_cards(stack: dict[str, 
         assert expected.lower() in shown.lower(), shown[:400]
         found = CODE_NAME.findall(shown)
         assert not found, f"{game}: code names {found[:5]} on the table"
+        if game == "tea_rum":  # the allegiances' conditions in the API's words (which ones depends on the deal)
+            assert any(f"needs: {word} " in shown for word in words.values()), shown[:400]
