@@ -146,6 +146,11 @@ LEGAL_MOVE_FIELDS = {
 }
 TYPE_URL_PREFIX = "type.googleapis.com/"
 TEXT_PROPERTY = {"type": "string", "description": "the move in words, for the seat (ignored when posted back)"}
+COSTS_PROPERTY = {
+    "type": "array",
+    "items": {"$ref": "#/components/schemas/chaiwala.v1.Cost"},
+    "description": "what the move costs its seat, [] for nothing (ignored when posted back)",
+}
 
 
 def _ref(full_name: str) -> dict[str, Any]:
@@ -198,7 +203,9 @@ class SchemaBuilder:
                 "const": TYPE_URL_PREFIX + full_name,
                 "description": "The type URL naming the game message this is (proto3 JSON of an Any).",
             }
-            extra = {"text": TEXT_PROPERTY} if suffix == "Legal" else {}
+            extra = {"text": TEXT_PROPERTY, "costs": COSTS_PROPERTY} if suffix == "Legal" else {}
+            if extra:
+                self.add(rules_pb2.Cost.DESCRIPTOR)
             if "oneOf" in plain:
                 self.schemas[packed_name] = packed_union(plain, {"@type": type_url, **extra})
                 return packed_name

@@ -83,8 +83,13 @@ PRINTED_BY_HAND: dict[str, list[str]] = {
     "chaiwala.v1.Problem": ["type", "title", "status", "detail", "code"],
 }
 # Fields the gateway drops from an answer: GET /v1/ratings/{game_type} leaves out the game type it
-# names, GET legal-moves puts each of `texts` beside its move as `text` (services.legalmoves.render).
-DROPPED = {("chaiwala.rating.v1.Rating", "game_type"), ("chaiwala.v1.LegalMoves", "texts")}
+# names, GET legal-moves puts each of `texts` and `costs` beside its move as `text` and `costs`
+# (services.legalmoves.render).
+DROPPED = {
+    ("chaiwala.rating.v1.Rating", "game_type"),
+    ("chaiwala.v1.LegalMoves", "texts"),
+    ("chaiwala.v1.LegalMoves", "costs"),
+}
 # What a proto's integer shows: its format and sign, not 2**32-1 (ReDoc's samples would show it).
 # Fields a client sends keep their checked bounds (see relax_integers).
 UINT32 = {"type": "integer", "format": "uint32", "minimum": 0}

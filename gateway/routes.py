@@ -142,10 +142,13 @@ def _pack_game_message(game_type: str, name: str, data: dict[str, Any], code: st
 
 
 def _posted_move(move: Message) -> dict[str, Any]:
-    """A posted move as JSON; the sentence an element of legal-moves carries (``text``) is ignored."""
+    """A posted move as JSON; the sentence and the price an element of legal-moves carries
+    (``text``, ``costs``) are ignored."""
     data = json_format.MessageToDict(move)
     if isinstance(data.get("text"), str):
         del data["text"]
+    if isinstance(data.get("costs"), list):
+        del data["costs"]
     return data
 
 
@@ -255,7 +258,7 @@ async def game_types(request: Request) -> Response:
     found = []
     for game_type, stub in sorted(_backends(request).stubs.items()):
         try:
-            answer = await stub.GetGameType(rules_pb2.GetGameTypeRequest(), timeout=5)
+            answer = await stub.GetGameType(rules_pb2.GetGameTypeRequest(), metadata=_language(request), timeout=5)
         except grpc.aio.AioRpcError:
             log.warning("game_type_unavailable", game_type=game_type)
             continue

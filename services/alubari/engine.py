@@ -10,8 +10,8 @@ from __future__ import annotations
 from collections.abc import Mapping
 from typing import Any
 
+from services.alubari import actions, hidden, moves, refusals, rounds, views
 from services.alubari import facts as alubari_facts
-from services.alubari import hidden, moves, refusals, rounds, views
 from services.alubari.bots import HeuristicBot
 from services.common.engine import (
     BadConfig,
@@ -66,6 +66,15 @@ class AlubariEngine(Engine):
     def apply(self, state: State, seat: int, move: Move, rng: Rng) -> tuple[State, list[Event]]:
         """Apply one legal move and run the game forward to the next decision."""
         return state, moves.apply_move(state, seat, move, rng)
+
+    def move_costs(self, state: State, seat: int, move: Move) -> list[dict[str, Any]]:
+        """A worker placed where its action is impossible as things stand now (no steel to lay
+        track, nothing to build, ...) would be lost when resolved: said before it is placed.
+        Earlier areas may still change that, so the sentence says "now"."""
+        body = move.get("place_worker")
+        if body is None or actions.action_possible(state, seat, actions.area_kind(state, body["area"])):
+            return []
+        return [{"what": "worker", "amount": 1}]
 
     def explain_illegal(self, state: State, seat: int, move: Move) -> IllegalMove:
         """A specific reason why ``move`` is refused."""

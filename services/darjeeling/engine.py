@@ -14,8 +14,9 @@ from typing import Any, ClassVar
 from services.common.engine import Bot, Engine, Event, GameConfig, IllegalMove, Move, Result, Seen, State, View
 from services.common.rng import Rng
 from services.darjeeling import facts as darjeeling_facts
-from services.darjeeling import hidden, moves, refusals, turns
+from services.darjeeling import hidden, movement, moves, refusals, turns
 from services.darjeeling import options as game_options
+from services.darjeeling.board import REGIONS
 from services.darjeeling.view import redact_event, state_view
 
 
@@ -58,6 +59,15 @@ class DarjeelingEngine(Engine):
     def apply(self, state: State, seat: int, move: Move, rng: Rng) -> tuple[State, list[Event]]:
         """Carry out one legal move and everything that follows automatically."""
         return state, moves.apply_move(state, seat, move, rng)
+
+    def move_costs(self, state: State, seat: int, move: Move) -> list[dict[str, Any]]:
+        """A collector move's victory points (turning back, passing spaces), as its apply takes them."""
+        body = move.get("move_collector")
+        if body is None:
+            return []
+        steps = movement.collector_steps(state, REGIONS[state["region"]], seat, (body["turn"],))
+        cost = next((s.cost for s in steps if s.distance == body["distance"]), 0)
+        return [{"what": "points", "amount": cost}] if cost else []
 
     def explain_illegal(self, state: State, seat: int, move: Move) -> IllegalMove:
         """A specific code and message for a refused move."""

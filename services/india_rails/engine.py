@@ -14,7 +14,7 @@ from typing import Any, ClassVar
 from services.common.engine import Bot, Engine, Event, GameConfig, IllegalMove, Move, Result, Seen, State, View
 from services.common.rng import Rng
 from services.india_rails import facts as india_rails_facts
-from services.india_rails import hidden, moves, refusals, views
+from services.india_rails import hidden, moves, prices, refusals, views
 from services.india_rails import options as game_options
 from services.india_rails.basics import fresh_turn, loan_room, loco_cards_left
 from services.india_rails.options import OPTION_DEFAULTS
@@ -84,3 +84,7 @@ class IndiaRailsEngine(Engine):
     def content_facts(self, state: State) -> list[list[str]] | None:
         """Per seat, the content ids the arena correlates with winning (see :mod:`services.india_rails.facts`)."""
         return india_rails_facts.content_facts(state)
+
+    def move_costs(self, state: State, seat: int, move: Move) -> list[dict[str, Any]]:
+        """The price of a legal move (see :mod:`services.india_rails.prices`)."""
+        return prices.move_costs(move)

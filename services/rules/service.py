@@ -29,7 +29,7 @@ from services.lobby import seats as lobby_seats
 from services.lobby.listing import GameIndex
 from services.outbox import events as outbox_events
 from services.retention import archive
-from services.rules import answers
+from services.rules import answers, gametype
 from services.rules.access import Access
 from services.rules.creation import create_game
 from services.rules.gameplay import GamePlay
@@ -66,15 +66,16 @@ class RulesServicer(LobbyRpcs, ResignRpcs, rules_pb2_grpc.RulesServiceServicer):
     async def GetGameType(
         self, request: rules_pb2.GetGameTypeRequest, context: aio.ServicerContext
     ) -> rules_pb2.GameType:
-        """Describe the game this service plays."""
-        return rules_pb2.GameType(
-            id=self.game_type,
-            name=self.engine.name,
-            min_players=self.engine.min_players,
-            max_players=self.engine.max_players,
-            options=self.narrator.pack("Options", self.engine.default_options()),
-            bots=sorted(bots_for(self.engine)),
-        )
+        """Describe the game this service plays, its name and options in the call's language."""
+        options = self.narrator.pack("Options", self.engine.default_options())
+        bots = sorted(bots_for(self.engine))
+        return gametype.game_type_message(self.engine, options, bots, answers.language(context))
+
+    async def GetRules(
+        self, request: rules_pb2.GetRulesRequest, context: aio.ServicerContext
+    ) -> rules_pb2.RulesSummary:
+        """The game's rules summary (Markdown) in the call's language."""
+        return gametype.rules_summary(self.game_type, answers.language(context))
 
     async def CreateGame(
         self, request: rules_pb2.CreateGameRequest, context: aio.ServicerContext

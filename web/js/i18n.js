@@ -15,6 +15,9 @@ const TEXT = {
     step_back: "◀ Back", step_forward: "Forward ▶", first: "|◀ Start", last: "End ▶|", version: "Move",
     seat_of: "your seat", refresh: "Refresh", language: "Language",
     replay_after_end: "The replay opens once the game is over.",
+    rules: "Rules", close: "Close",
+    "bot:random": "random moves", "bot:heuristic": "steady", "bot:mcts": "thinker",
+    "bot:mcts-easy": "thinker, easy", "bot:mcts-hard": "thinker, hard",
   },
   es: {
     lobby: "Sala", replay: "Repetición", seat: "Asiento", game_over: "Fin de la partida", aborted: "Partida anulada",
@@ -29,6 +32,9 @@ const TEXT = {
     step_back: "◀ Atrás", step_forward: "Adelante ▶", first: "|◀ Inicio", last: "Final ▶|", version: "Jugada",
     seat_of: "tu asiento", refresh: "Actualizar", language: "Idioma",
     replay_after_end: "La repetición se abre cuando termina la partida.",
+    rules: "Reglas", close: "Cerrar",
+    "bot:random": "jugadas al azar", "bot:heuristic": "constante", "bot:mcts": "pensador",
+    "bot:mcts-easy": "pensador, fácil", "bot:mcts-hard": "pensador, difícil",
   },
 };
 
