@@ -11,10 +11,9 @@ they are that player.
 
 from __future__ import annotations
 
-import secrets
-
 from services.common import errors
 from services.common.interceptors import BEARER, PLAYER
+from services.common.operators import OperatorKeys
 from services.games.records import GameMeta
 from services.identity.player import Player
 from services.lobby.claims import Claimant
@@ -25,18 +24,11 @@ class Access:
     """The access checks of one rules service."""
 
     def __init__(self, api_keys: frozenset[str], tickets: StreamTickets) -> None:
-        self.api_keys = api_keys
+        self.operators = OperatorKeys(api_keys)
         self.tickets = tickets
-
-    def is_api_key(self, token: str) -> bool:
-        """Whether ``token`` is one of the operator keys (constant time per key)."""
-        return any(secrets.compare_digest(token, key) for key in self.api_keys)
-
-    def is_operator(self) -> bool:
-        """Whether the caller holds an operator key (or the service is open and the caller is no player)."""
-        if PLAYER.get() is not None:
-            return False
-        return not self.api_keys or self.is_api_key(BEARER.get())
+        self.is_api_key = self.operators.is_api_key
+        self.is_operator = self.operators.is_operator
+        self.require_operator = self.operators.require
 
     def claimant(self) -> Claimant:
         """Who is seating players in this call (:mod:`services.lobby.claims`)."""
@@ -49,14 +41,6 @@ class Access:
         """The verified player the caller's token names, if it is a player token."""
         found: Player | None = PLAYER.get()
         return found
-
-    def require_operator(self, what: str) -> None:
-        """Refuse a caller without an operator key: 401 with no credential, 403 with another one."""
-        if self.is_operator():
-            return
-        if not BEARER.get():
-            raise errors.unauthenticated(f"{what} needs an operator API key")
-        raise errors.forbidden("api_key_required", f"{what} needs an operator API key")
 
     def viewer(self, meta: GameMeta) -> int | None:
         """The caller's seat, or ``None`` for a spectator (no token, an operator key, the host)."""

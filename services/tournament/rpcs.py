@@ -19,6 +19,7 @@ from chaiwala.rating.v1 import rating_pb2, rating_pb2_grpc
 from chaiwala.tournament.v1 import tournament_pb2, tournament_pb2_grpc
 from services.common import errors
 from services.common.interceptors import BEARER, PLAYER
+from services.common.operators import OperatorKeys
 from services.common.registry import ENGINES
 from services.games.records import game_keys
 from services.rating.identity import valid_external_id
@@ -37,28 +38,15 @@ class _Auth:
     """Operator keys and entrant tokens."""
 
     def __init__(self, api_keys: frozenset[str]) -> None:
-        self.api_keys = api_keys
-
-    def is_operator(self) -> bool:
-        """No keys configured (local development) and no player token, or the bearer is one of the keys."""
-        if PLAYER.get() is not None:
-            return False  # a player token is a player, never an operator
-        token = BEARER.get()
-        return not self.api_keys or any(secrets.compare_digest(token, key) for key in self.api_keys)
+        self.operators = OperatorKeys(api_keys)
+        self.is_operator = self.operators.is_operator
+        self.require_operator = self.operators.require
 
     @staticmethod
     def player_id() -> str:
         """The verified player the caller's token names ("" for none)."""
         player = PLAYER.get()
         return str(player.player_id) if player is not None else ""
-
-    def require_operator(self, what: str) -> None:
-        """Refuse unless the caller is an operator."""
-        if self.is_operator():
-            return
-        if not BEARER.get():
-            raise errors.unauthenticated(f"{what} needs an operator API key")
-        raise errors.forbidden("api_key_required", f"{what} needs an operator API key")
 
     @staticmethod
     def entrant(tournament: Tournament) -> Entrant:

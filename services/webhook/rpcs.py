@@ -12,7 +12,7 @@ from grpc import aio
 from chaiwala.v1 import webhooks_pb2, webhooks_pb2_grpc
 from services.clock import clock as clocks
 from services.common import errors
-from services.common.interceptors import BEARER
+from services.common.operators import OperatorKeys
 from services.outbox.events import GAME_EVENT_TYPES
 from services.webhook.store import LOG_LIMIT, Delivery, Subscription, WebhookStore
 from services.webhook.targets import TargetPolicy, TargetRefused, check_target
@@ -111,16 +111,11 @@ class WebhookServicer(webhooks_pb2_grpc.WebhookServiceServicer):
 
     def __init__(self, store: WebhookStore, api_keys: frozenset[str], targets: TargetPolicy) -> None:
         self.store = store
-        self.api_keys = api_keys
+        self.operators = OperatorKeys(api_keys)
         self.targets = targets
 
     def _require_operator(self) -> None:
-        token = BEARER.get()
-        if not self.api_keys or any(secrets.compare_digest(token, key) for key in self.api_keys):
-            return
-        if not token:
-            raise errors.unauthenticated("managing webhooks needs an operator API key")
-        raise errors.forbidden("api_key_required", "managing webhooks needs an operator API key")
+        self.operators.require("managing webhooks")
 
     async def _subscription(self, webhook_id: str) -> Subscription:
         found = await self.store.subscription(webhook_id) if webhook_id.isascii() else None

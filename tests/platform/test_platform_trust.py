@@ -14,7 +14,7 @@ import pytest
 
 from services.identity.settings import IdentitySettings
 from tests.support import secrets
-from tests.support.client import assert_problem, auth, sse_events
+from tests.support.client import assert_problem, auth, guest, sse_events
 from tests.support.stack import Gateway, Services
 
 GAME = "darjeeling"
@@ -36,14 +36,6 @@ def http(redis_url: str) -> Iterator[httpx.Client]:
         services.close()
 
 
-def _player(http: httpx.Client, name: str) -> tuple[str, str]:
-    """A guest player: their id and token."""
-    session = http.post("/v1/sessions", json={"name": name})
-    assert session.status_code == 201, session.text
-    body: dict[str, Any] = session.json()
-    secrets.remember(body["token"])
-    return body["player_id"], body["token"]
-
 
 def _create(http: httpx.Client, token: str, players: list[dict[str, Any]], **extra: Any) -> httpx.Response:
     headers = auth(token) if token else {}
@@ -56,8 +48,8 @@ def _game(http: httpx.Client, game_id: str) -> dict[str, Any]:
 
 
 def test_a_stranger_cannot_take_a_rated_seat_as_someone_else(http: httpx.Client) -> None:
-    victim, _ = _player(http, "Victim")
-    attacker, attacker_token = _player(http, "Attacker")
+    victim, _ = guest(http, "Victim")
+    attacker, attacker_token = guest(http, "Attacker")
     created = _create(http, OPERATOR, [{"name": "Victim", "external_id": victim}, {"open": True}], rated=True)
     assert created.status_code == 201, created.text
     game_id = created.json()["game_id"]
@@ -74,7 +66,7 @@ def test_a_stranger_cannot_take_a_rated_seat_as_someone_else(http: httpx.Client)
 
 
 def test_one_identity_holds_one_seat_of_a_rated_game(http: httpx.Client) -> None:
-    player, token = _player(http, "Asha")
+    player, token = guest(http, "Asha")
     created = _create(http, token, [{"me": True}, {"open": True}], rated=True)
     assert created.status_code == 201, created.text
     game_id = created.json()["game_id"]
@@ -85,21 +77,21 @@ def test_one_identity_holds_one_seat_of_a_rated_game(http: httpx.Client) -> None
 
 
 def test_a_bot_never_carries_a_players_id_and_never_gets_a_token(http: httpx.Client) -> None:
-    player, token = _player(http, "Bilal")
+    player, token = guest(http, "Bilal")
     bot_as_player = [{"name": "Asha", "external_id": player}, {"name": "Bot", "bot": "random", "external_id": player}]
     assert_problem(_create(http, OPERATOR, bot_as_player), 400, "bad_external_id")
     created = _create(http, token, [{"me": True}, {"name": "Bot", "bot": "random"}, {"open": True}])
     assert created.status_code == 201, created.text
     seats = created.json()["seats"]
     assert seats[1]["token"] == "" and seats[2]["token"] == "" and seats[0]["token"]
-    _, other = _player(http, "Chandra")
+    _, other = guest(http, "Chandra")
     joined = http.post(f"/v1/games/{created.json()['game_id']}/join", json={}, headers=auth(other)).json()
     assert set(joined) == {"seat", "token", "status"} and joined["seat"] == 2
 
 
 def test_a_player_creates_joins_and_plays_with_their_own_token(http: httpx.Client) -> None:
-    asha, asha_token = _player(http, "Asha")
-    bilal, bilal_token = _player(http, "Bilal")
+    asha, asha_token = guest(http, "Asha")
+    bilal, bilal_token = guest(http, "Bilal")
     assert_problem(_create(http, "", [{"name": "A"}, {"name": "B"}]), 401)
     assert_problem(_create(http, asha_token, [{"me": True}, {"name": "B", "external_id": bilal}]), 403,
                    "external_id_not_yours")  # fmt: skip
@@ -132,8 +124,8 @@ def _mine(http: httpx.Client, token: str, **params: Any) -> dict[str, Any]:
 
 
 def test_my_games_put_my_turn_first_then_active_waiting_and_ended(http: httpx.Client) -> None:
-    _, asha = _player(http, "Asha")
-    _, bilal = _player(http, "Bilal")
+    _, asha = guest(http, "Asha")
+    _, bilal = guest(http, "Bilal")
     games = []
     for _ in range(3):
         game_id = _create(http, asha, [{"me": True}, {"open": True}]).json()["game_id"]
@@ -161,7 +153,7 @@ def test_my_games_put_my_turn_first_then_active_waiting_and_ended(http: httpx.Cl
 
 def test_a_player_past_the_open_games_quota_is_refused(http: httpx.Client, monkeypatch: pytest.MonkeyPatch) -> None:
     monkeypatch.setenv("CHAIWALA_PLAYER_OPEN_GAMES", "2")
-    _, token = _player(http, "Busy")
+    _, token = guest(http, "Busy")
     for _ in range(2):
         assert _create(http, token, [{"me": True}, {"open": True}]).status_code == 201
     assert_problem(_create(http, token, [{"me": True}, {"open": True}]), 429, "player_quota")
@@ -176,8 +168,8 @@ def _feed(http: httpx.Client, token: str, after: str = "") -> list[dict[str, Any
 
 
 def test_one_player_stream_tells_your_turn_in_three_games(http: httpx.Client) -> None:
-    _, asha = _player(http, "Asha")
-    _, bilal = _player(http, "Bilal")
+    _, asha = guest(http, "Asha")
+    _, bilal = guest(http, "Bilal")
     seats = [{"me": True}, {"open": True}]
     games = [_create(http, asha, seats, options={"start_player": 1}).json()["game_id"] for _ in range(3)]
     for game_id in games:
@@ -212,8 +204,8 @@ def _to_act_is(http: httpx.Client, game_id: str, token: str) -> bool:
     return bool(game["viewer_seat"] in game["to_act"])
 
 
-def test_the_player_stream_needs_a_player(http: httpx.Client) -> None:
+def test_the_player_stream_needs_aguest(http: httpx.Client) -> None:
     assert_problem(http.get("/v1/me/events"), 401)
     assert_problem(http.get("/v1/me/events", params={"ticket": "nope"}), 401, "invalid_ticket")
-    _, token = _player(http, "Dev")
+    _, token = guest(http, "Dev")
     assert_problem(http.get("/v1/me/events", params={"after": "x"}, headers=auth(token)), 400, "bad_after")

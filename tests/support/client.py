@@ -189,3 +189,14 @@ def play_humans_to_end(
             answer = wait_for_humans(client, game_id, tokens)
         status, to_act = answer["status"], answer["to_act"]
     return made
+
+
+def guest(client: httpx.Client, name: str) -> tuple[str, str]:
+    """A new guest player (``POST /v1/sessions``): their id and player token (kept out of logs)."""
+    from tests.support import secrets
+
+    session = client.post("/v1/sessions", json={"name": name})
+    assert session.status_code == 201, session.text
+    body: dict[str, Any] = session.json()
+    secrets.remember(body["token"])
+    return str(body["player_id"]), str(body["token"])

@@ -11,19 +11,12 @@ import httpx
 import pytest
 
 from tests.support import secrets
-from tests.support.client import assert_problem, auth
+from tests.support.client import assert_problem, auth, guest
 from tests.support.stack import DirectorProcess, Gateway
 
 WAIT_SECONDS = 60
 OPERATOR = "player-pages-operator-key-0123456789"
 
-
-def _player(client: httpx.Client, name: str) -> tuple[str, str]:
-    session = client.post("/v1/sessions", json={"name": name})
-    assert session.status_code == 201, session.text
-    body: dict[str, Any] = session.json()
-    secrets.remember(body["token"])
-    return body["player_id"], body["token"]
 
 
 def _private_rated_game(client: httpx.Client, asha: str, bilal: str) -> str:
@@ -43,8 +36,8 @@ def _page(client: httpx.Client, player_id: str, token: str = "") -> httpx.Respon
 
 
 def test_a_private_game_shows_on_a_player_page_only_to_that_player_and_operators(client: httpx.Client) -> None:
-    asha_id, asha = _player(client, "Asha")
-    _, bilal = _player(client, "Bilal")
+    asha_id, asha = guest(client, "Asha")
+    _, bilal = guest(client, "Bilal")
     game_id = _private_rated_game(client, asha, bilal)
     deadline = time.monotonic() + WAIT_SECONDS
     while _page(client, asha_id).status_code != 200:
@@ -77,8 +70,8 @@ def closed(director_stack: dict[str, Any], tmp_path: Any) -> Iterator[httpx.Clie
 
 
 def test_ratings_can_be_for_players_and_operators_only(closed: httpx.Client) -> None:
-    asha_id, asha = _player(closed, "Asha")
-    _, bilal = _player(closed, "Bilal")
+    asha_id, asha = guest(closed, "Asha")
+    _, bilal = guest(closed, "Bilal")
     assert_problem(closed.get("/v1/ratings/darjeeling"), 401)
     assert closed.get("/v1/ratings/darjeeling", headers=auth(asha)).status_code == 200
     assert closed.get("/v1/ratings/darjeeling", headers=auth(OPERATOR)).status_code == 200
