@@ -228,7 +228,9 @@ class Player(threading.Thread):
 
 def same_move(sent: dict[str, Any], logged: dict[str, Any]) -> bool:
     """Whether a logged move is the one sent (a legal-moves element may carry its ``text``)."""
-    return {k: v for k, v in sent.items() if k != "text"} == {k: v for k, v in logged.items() if k != "text"}
+    # A listed move's words and prices are beside the move, not part of it (posted back, ignored).
+    extra = ("text", "costs")
+    return {k: v for k, v in sent.items() if k not in extra} == {k: v for k, v in logged.items() if k not in extra}
 
 
 def audit(table: Table, replay: dict[str, Any]) -> list[str]:

@@ -186,7 +186,7 @@ class Played:
 
 def move_kind(move: dict[str, Any]) -> str:
     """The kind of a legal move as the API lists it (its one field besides ``@type`` and ``text``)."""
-    return next(key for key in move if key not in ("@type", "text"))
+    return next(key for key in move if key not in ("@type", "text", "costs"))
 
 
 OFFERED = """
