@@ -24,12 +24,6 @@ STORE_RETRIES = 1
 # Connections per store client (per node on a cluster), and how long a call waits for a free one.
 DEFAULT_MAX_CONNECTIONS = 100
 DEFAULT_POOL_TIMEOUT_SECONDS = 2.0
-# A cluster call client's longest wait for a reply.  A node whose host drops off the network sends
-# no reset, so a command on a connection opened before would wait for TCP to give up (minutes; found
-# by ``make two-hosts``): past this the call fails as unavailable and the client reloads the slot
-# map, finding the replica promoted in the lost master's place.  Calls are short (a Lua commit, a
-# read); blocking readers (pool_timeout None: GameStore.blocking_client) keep no limit.
-CLUSTER_CALL_TIMEOUT_SECONDS = 5.0
 # Errors that mean "the store is not answering now", as opposed to a refusal or a bug.
 UNAVAILABLE_ERRORS: tuple[type[BaseException], ...] = (
     redis_errors.ConnectionError,
@@ -81,10 +75,7 @@ def redis_client(
     """A Redis (or Redis Cluster) client with a bounded pool; ``pool_timeout=None`` waits as long as needed."""
     if cluster:
         return RedisCluster.from_url(
-            url,
-            socket_connect_timeout=CONNECT_TIMEOUT_SECONDS,
-            socket_timeout=CLUSTER_CALL_TIMEOUT_SECONDS if pool_timeout is not None else None,
-            max_connections=max_connections,
+            url, socket_connect_timeout=CONNECT_TIMEOUT_SECONDS, max_connections=max_connections
         )
     retry = Retry(NoBackoff(), STORE_RETRIES)
     pool = aioredis.BlockingConnectionPool.from_url(
