@@ -121,6 +121,12 @@ def check_logs(base_url: str, tally: Tally) -> dict[str, Any]:
     return {"lost": lost, "duplicated": duplicated}
 
 
+def limit_store_failures(deployment: Deployment) -> int:
+    """Rate-limit checks the gateways skipped because their limit store failed (their logs' warnings)."""
+    logs = deployment.workdir.glob("services-*.log")
+    return sum(path.read_text(encoding="utf-8", errors="replace").count("limit_store_failed") for path in logs)
+
+
 def test_two_hosts_one_failure(deployment: Deployment) -> None:
     """Host b dies and drops off the network under play, then comes back: nothing acknowledged is lost."""
     a, b = deployment.hosts
@@ -166,6 +172,7 @@ def test_two_hosts_one_failure(deployment: Deployment) -> None:
         "unfinished_games": unfinished,
         "roles_while_b_away": roles_while_down,
         "cluster_healthy_after": cluster_healthy(deployment.hosts),
+        "gateway_limit_store_failures": limit_store_failures(deployment),
     }
     out = ROOT / "var" / "two-hosts.json"
     out.parent.mkdir(exist_ok=True)
