@@ -141,6 +141,7 @@ def test_two_hosts_one_failure(deployment: Deployment) -> None:
     time.sleep(WARM_SECONDS)
     affected = {game_id for game_id, _ in tally.games if game_slot(game_id) in b_slots}
     cut_at = fail_host(deployment, b)
+    cut_at_utc = datetime.now(UTC).strftime("%H:%M:%S.%f")[:-3]
     time.sleep(DOWN_SECONDS)
     roles_while_down = layout(deployment.hosts)
     back_at = time.monotonic()  # host b's link comes up now; its processes follow
@@ -164,6 +165,7 @@ def test_two_hosts_one_failure(deployment: Deployment) -> None:
         "duplicated": sum(checked["duplicated"].values()),
         "failover_seconds": round(min(affected_after), 2) if affected_after else None,
         "first_move_after_cut_seconds": round(min(ack.at for ack in after_cut) - cut_at, 2) if after_cut else None,
+        "cut_at_utc": cut_at_utc,
         "cut_off_seconds": round(back_at - cut_at, 2),
         "restore_seconds": round(restored_at - back_at, 2),
         "client_answers_by_status": dict(sorted(tally.statuses.items())),
