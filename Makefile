@@ -13,7 +13,7 @@ export PYTHONPATH := $(CURDIR):$(CURDIR)/gen
 # mkdocs-material's banner about its successor, printed on every build.
 export NO_MKDOCS_2_WARNING := 1
 
-.PHONY: research setup proto run test test-fast lint browser node contract docs docs-check docs-openapi bench clean seeds-india chaos scale bots-fair bots-strength search-strength search-timing bots-report
+.PHONY: two-hosts research setup proto run test test-fast lint browser node contract docs docs-check docs-openapi bench clean seeds-india chaos scale bots-fair bots-strength search-strength search-timing bots-report
 
 setup: $(VENV)/.installed gen/.stamp gen/chaiwala.descriptors.pb
 
@@ -129,6 +129,20 @@ bots-fair: setup
 # python -m services.arena.strength prints docs/lab/bots-strength.md's table from the same measurement.
 bots-strength: setup
 	CHAIWALA_BOTS_STRENGTH=full $(BIN)/python -m pytest tests/bots/test_bots_strength.py -n 2 -q
+
+# Two hosts, one failure: the whole system on two network namespaces of this machine (Redis Cluster
+# over both, a supervisor per host, HAProxy in front) while one host is killed and cut off, then
+# restored (docs/guides/operators.md). Needs root and `ip netns`; installs haproxy and iproute2 with
+# apt-get when missing. Not part of `make test`; the figures go to var/two-hosts.json.
+two-hosts: setup
+	@if [ "$$(id -u)" != 0 ]; then \
+		echo "make two-hosts: needs root (it makes network namespaces, veth pairs and a bridge)" >&2; exit 1; fi; \
+	if ! command -v haproxy >/dev/null || ! command -v ip >/dev/null; then \
+		command -v apt-get >/dev/null || { echo "make two-hosts: haproxy or iproute2 missing and no apt-get to install them" >&2; exit 1; }; \
+		echo "make two-hosts: installing haproxy and iproute2"; \
+		(apt-get update -qq && DEBIAN_FRONTEND=noninteractive apt-get install -y -qq -o DPkg::Lock::Timeout=600 haproxy iproute2 >/dev/null) \
+			|| { echo "make two-hosts: apt-get could not install haproxy and iproute2" >&2; exit 1; }; fi
+	CHAIWALA_TWO_HOSTS=1 timeout 900 $(BIN)/python -m pytest tests/twohosts -q -s -p no:cacheprovider
 
 # The long chaos plan (make test runs the small slice): kill -9 Redis, rules services, the gateway
 # and the conductor in turn under load; the report goes to chaos-results/ (git-ignored).
