@@ -11,10 +11,6 @@ from typing import Any, TextIO
 import httpx
 import pytest
 
-# The two-host deployment test has its own target (`make two-hosts`: root, network namespaces,
-# HAProxy, a six-node Redis Cluster; minutes): it is not part of `make test`'s collection.
-collect_ignore = [] if os.environ.get("CHAIWALA_TWO_HOSTS") == "1" else ["twohosts"]
-
 from services.common import store
 from services.common.embedded_redis import start_redis
 from services.common.logs import configure_logging, flush_logs
@@ -28,6 +24,10 @@ from tests.support.stack import (
     Services,
     WebhookProcess,
 )
+
+# The two-host deployment test has its own target (`make two-hosts`: root, network namespaces,
+# HAProxy, a six-node Redis Cluster; minutes): it is not part of `make test`'s collection.
+collect_ignore = [] if os.environ.get("CHAIWALA_TWO_HOSTS") == "1" else ["twohosts"]
 
 # Before any fixture or xdist worker starts a process: every child of this run inherits it.
 leaks.mark_session()
