@@ -10,7 +10,6 @@ import pytest
 
 from tests.support.browser import chromium
 
-
 WEB_SDK = Path(__file__).resolve().parents[2] / "web" / "sdk" / "index.js"
 
 
