@@ -21,7 +21,7 @@ function optionInput(key, value, onChange) {
 /** The request body of a new game: every seat is `me`, `open` or `bot:<name>`. */
 function createBody(type, seats, name, options) {
   const players = seats.map((kind, i) => {
-    if (kind === "me") return { name: name || T("you") };
+    if (kind === "me") return { name: name || T("guest_name") };
     if (kind === "open") return { open: true };
     const bot = kind.slice(4);
     return { name: `${bot} ${i + 1}`, bot };
@@ -167,7 +167,7 @@ function Lobby() {
   }, []);
 
   async function join(game) {
-    const name = localStorage.getItem("chaiwala.name") || T("you");
+    const name = localStorage.getItem("chaiwala.name") || T("guest_name"); // "You" is refused: a name is never a pronoun
     try {
       const joined = await call("POST", `/v1/games/${game.game_id}/join`, { body: { name } });
       remember(game.game_id, game.game_type, joined.seat, joined.token, { name });
