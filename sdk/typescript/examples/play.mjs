@@ -9,17 +9,12 @@ const { gameId, seats } = await api.createGame({
 const me = seats.get(0); // a handle on seat 0, holding its token
 console.log(`playing ${gameId}`);
 
-let playedAt = -1;
-for await (const event of me.events()) {
-  console.log(`${event.version}:${event.index} ${event.text ?? event.kind}`);
-  // The events say whose turn it is; several share a version, so play once per version.
-  if (me.yourTurn && me.version > playedAt) {
-    playedAt = me.version;
-    const { moves } = await me.legalMoves();
-    const choices = moves.filter((m) => !m.take_back); // a take-back undoes the turn so far
-    const { text, ...move } = choices[Math.floor(Math.random() * choices.length)];
-    await me.play(move); // pinned to the version seen, with an Idempotency-Key
-  }
+// turns() follows the live events and hands over the legal moves each time it is our turn.
+const log = (event) => console.log(`${event.version}:${event.index} ${event.text ?? event.kind}`);
+for await (const { moves } of me.turns({ onEvent: log })) {
+  const choices = moves.filter((m) => !m.take_back); // a take-back undoes the turn so far
+  const { text, ...move } = choices[Math.floor(Math.random() * choices.length)];
+  await me.play(move); // pinned to the version seen, with an Idempotency-Key
 }
 // The loop ends with the game's stream: the game is over.
 const game = await me.view();

@@ -41,8 +41,8 @@ function sleep(ms: number, signal: AbortSignal): Promise<void> {
   });
 }
 
-/** What one connection ended with. */
-type Outcome = "done" | "retry";
+/** What one connection ended with: the stream's end, a reason to reconnect, or the caller's stop. */
+type Outcome = "done" | "retry" | "stopped";
 
 class Follower {
   private ticket: { value: string; renewAt: number } | null = null;
@@ -101,6 +101,7 @@ class Follower {
     this.options.onState?.("live");
     let failed = false; // the server reported a failure (event "error"): its "end" is not the game's
     for await (const message of readSse(response.body)) {
+      if (this.signal.aborted) return "stopped"; // messages already read are not delivered after a stop
       if (message.event === "game_event") {
         if (!isAfter(message.id, this.last)) continue; // already delivered before a cut
         this.last = message.id;
@@ -142,6 +143,7 @@ export async function* followEvents(
         if (error instanceof ApiError && !RETRIED.has(error.status)) throw error;
         outcome = "retry"; // the network failed, or the stream was cut mid-read
       }
+      if (outcome === "stopped" || stop.signal.aborted) return;
       if (outcome === "done") {
         options.onState?.("ended");
         return;

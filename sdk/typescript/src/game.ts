@@ -3,6 +3,11 @@ import { type EventOptions, eventId, followEvents } from "./events.js";
 import { type Transport, call, newKey } from "./http.js";
 import type { Game, GameEvent, GameStatus, LegalMoves, Move, SubmitMovesResponse } from "./types.js";
 
+/** Options of `turns()`: those of `events()`, and a listener of every event. */
+export interface TurnOptions extends EventOptions {
+  onEvent?: (event: GameEvent) => void;
+}
+
 /** Options of `play()`. */
 export interface PlayOptions {
   /** The version the move is meant for (default: the last version this handle saw). */
@@ -85,6 +90,28 @@ export class GameHandle {
     this.lastEventId = eventId(event);
     // The event says whether it is the caller's turn (a seat number is not needed for that).
     if (this.seen(event.version, event.status, event.to_act)) this.yourTurn = Boolean(event.your_turn);
+  }
+
+  /**
+   * Each time it becomes this seat's turn, its legal moves (once per version), until the game's
+   * stream ends.  One `view()` first, because a game may start on the seat's turn with no event
+   * yet; after that the turn comes from the events alone.  `onEvent` hears every event.
+   */
+  async *turns(options: TurnOptions = {}): AsyncGenerator<LegalMoves, void, undefined> {
+    let offered = -1;
+    const due = () => this.yourTurn && this.status === "active" && this.version > offered;
+    await this.view();
+    if (due()) {
+      offered = this.version;
+      yield await this.legalMoves();
+    }
+    for await (const event of this.events(options)) {
+      options.onEvent?.(event);
+      if (due()) {
+        offered = this.version;
+        yield await this.legalMoves();
+      }
+    }
   }
 
   /**

@@ -37,6 +37,13 @@ export async function cuttingProxy() {
   return {
     url: `http://127.0.0.1:${server.address().port}`,
     heads,
+    /** The stream ticket of each events request through the proxy, in order. */
+    streamTickets() {
+      return heads
+        .map((head) => /^GET \S*\/events\?\S*ticket=([^&\s]+)/.exec(head))
+        .filter(Boolean)
+        .map((found) => found[1]);
+    },
     cut() {
       const open = sockets.size;
       for (const socket of sockets) socket.destroy();
