@@ -38,6 +38,7 @@ COPY proto ./proto
 RUN mkdir -p /app/gen \
  && PATH="/opt/codegen/bin:${PATH}" /opt/codegen/bin/python -m grpc_tools.protoc -Iproto \
         --python_out=/app/gen --grpc_python_out=/app/gen --mypy_out=/app/gen \
+        --include_source_info --descriptor_set_out=/app/gen/chaiwala.descriptors.pb \
         $(find proto -name '*.proto')
 
 # The SDK the web client imports (web/sdk/, what `make sdk` builds): only its JavaScript is needed

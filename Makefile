@@ -13,9 +13,9 @@ export PYTHONPATH := $(CURDIR):$(CURDIR)/gen
 # mkdocs-material's banner about its successor, printed on every build.
 export NO_MKDOCS_2_WARNING := 1
 
-.PHONY: research setup proto run test node sdk test-fast lint browser docs docs-check docs-openapi bench clean seeds-india chaos scale bots-fair bots-strength search-strength search-timing bots-report
+.PHONY: research setup proto run test test-fast lint browser node contract sdk docs docs-check docs-openapi bench clean seeds-india chaos scale bots-fair bots-strength search-strength search-timing bots-report
 
-setup: $(VENV)/.installed gen/.stamp
+setup: $(VENV)/.installed gen/.stamp gen/chaiwala.descriptors.pb
 
 $(VENV)/.installed: pyproject.toml constraints.txt
 	test -x $(BIN)/python || $(PYTHON) -m venv $(VENV)
@@ -29,10 +29,16 @@ proto: $(VENV)/.installed
 	rm -rf gen && mkdir -p gen
 	PATH="$(CURDIR)/$(BIN):$$PATH" $(BIN)/python -m grpc_tools.protoc -Iproto \
 		--python_out=gen --grpc_python_out=gen --mypy_out=gen \
+		--include_source_info --descriptor_set_out=gen/chaiwala.descriptors.pb \
 		$(PROTO_SRC)
 	touch gen/.stamp
 
 gen/.stamp: $(VENV)/.installed $(PROTO_SRC)
+	$(MAKE) proto
+
+# The protos' comments (the API documents' descriptions, gateway/openapi_comments.py): a gen/ made
+# before they were kept is made again.
+gen/chaiwala.descriptors.pb:
 	$(MAKE) proto
 
 run: setup sdk
@@ -62,6 +68,27 @@ node:
 	command -v node >/dev/null && command -v npm >/dev/null \
 		|| { echo "make node: apt-get ran but node or npm is still missing" >&2; exit 1; }
 
+# The pinned contract tools (tools/contract/package-lock.json), installed once per lock change.
+CONTRACT := tools/contract
+CONTRACT_BIN := $(CONTRACT)/node_modules/.bin
+CONTRACT_OUT := var/contract
+$(CONTRACT)/node_modules/.installed: $(CONTRACT)/package.json $(CONTRACT)/package-lock.json
+	$(MAKE) node
+	cd $(CONTRACT) && SCARF_ANALYTICS=false npm ci --ignore-scripts --no-audit --no-fund --loglevel=error
+	touch $@
+
+# The API contract: the OpenAPI document (built in-process) linted by Redocly's recommended rules
+# (waivers in tools/contract/redocly.yaml), the AsyncAPI document validated by AsyncAPI's parser,
+# and TypeScript types generated from the OpenAPI document proven by tools/contract/contract.ts.
+contract: setup $(CONTRACT)/node_modules/.installed
+	$(BIN)/python $(CONTRACT)/write_documents.py $(CONTRACT_OUT)
+	REDOCLY_TELEMETRY=off REDOCLY_SUPPRESS_UPDATE_NOTICE=true $(CONTRACT_BIN)/redocly lint \
+		--config $(CONTRACT)/redocly.yaml --format summary $(CONTRACT_OUT)/openapi.json
+	node $(CONTRACT)/validate-asyncapi.mjs $(CONTRACT_OUT)/asyncapi.json
+	$(CONTRACT_BIN)/openapi-typescript $(CONTRACT_OUT)/openapi.json --output $(CONTRACT)/generated/api.d.ts
+	$(CONTRACT_BIN)/tsc --strict --noEmit --target es2022 --module nodenext --moduleResolution nodenext \
+		$(CONTRACT)/contract.ts
+
 # The TypeScript SDK (@chaiwala/client): its pinned tools from package-lock.json, its types generated
 # by openapi-typescript from the OpenAPI document (built in-process by docs-openapi), compiled by tsc
 # to ES modules in sdk/typescript/dist/ and copied to web/sdk/, which the web client imports (both
@@ -78,8 +105,9 @@ sdk: docs-openapi $(SDK)/node_modules/.installed
 	$(SDK)/node_modules/.bin/tsc -p $(SDK)/tsconfig.json
 	rm -rf web/sdk && mkdir -p web/sdk && cd $(SDK)/dist && find . -name '*.js' -exec cp --parents {} ../../../web/sdk/ \;
 
-# Lint first: ruff and mypy clean is part of passing; so is a docs site that builds with --strict.
-test: lint browser docs-check sdk
+# Lint first: ruff and mypy clean is part of passing; so are a docs site that builds with --strict,
+# a contract that lints and compiles, and the SDK built (tests/sdk runs its tests).
+test: lint browser docs-check contract sdk
 	$(BIN)/python -m pytest -n 2 --dist worksteal -q
 
 test-fast: setup

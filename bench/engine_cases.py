@@ -8,26 +8,35 @@ from typing import Any
 from bench.harness import Case
 from services.bots.roster import bots_for
 from services.common.engine import Engine
+from services.common.rng import KIND_PCG32, Seed
 from services.common.runner import Match, play_out
 
 
 class Stepper:
     """One bot move per call through :class:`Match` (legality check, state copy, apply); a new game when one ends."""
 
-    def __init__(self, engine: Engine, players: int, bot: str = "random", options: Mapping[str, Any] | None = None):
+    def __init__(
+        self,
+        engine: Engine,
+        players: int,
+        bot: str = "random",
+        options: Mapping[str, Any] | None = None,
+        generator: str = KIND_PCG32,
+    ):
         self.engine = engine
         self.players = players
         self.bot = bots_for(engine)[bot]
         self.options = options
+        self.generator = generator  # PCG32 unless told: the figures of earlier runs were measured with it
         self.seed = 0
         self.moves = 0
-        self.match = Match.start(engine, players, self.seed, options)
+        self.match = Match.start(engine, players, Seed(self.seed, generator), options)
 
     def __call__(self) -> None:
         """Play one move, starting a fresh game when the current one is over."""
         if self.engine.is_over(self.match.state):
             self.seed += 1
-            self.match = Match.start(self.engine, self.players, self.seed, self.options)
+            self.match = Match.start(self.engine, self.players, Seed(self.seed, self.generator), self.options)
         seat = self.match.to_act()[0]
         self.match.play(seat, self.match.bot_move(self.bot, seat, self.moves))
         self.moves += 1

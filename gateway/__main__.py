@@ -18,6 +18,7 @@ log = get_logger("gateway")
 
 def main() -> None:
     """Serve the gateway with uvicorn on the configured host and port."""
+    workers.join_group()  # a worker ends with its parent (services.common.workers)
     settings = GatewaySettings()
     configure_logging(settings.log_format, settings.log_level)
     # Rules services on other hosts refuse to run open beyond loopback themselves; ones on this

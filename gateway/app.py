@@ -24,6 +24,7 @@ from gateway.identity_routes import router as identity_router
 from gateway.limits import Limiter, LimitMetrics, LimitsMiddleware
 from gateway.lobby_routes import router as lobby_router
 from gateway.openapi import build_openapi
+from gateway.player_stream import router as player_stream_router
 from gateway.problems import Problem, problem_response
 from gateway.route_table import flat_routes
 from gateway.routes import legal_moves, legal_moves_rider, router, submit_moves
@@ -98,6 +99,7 @@ def create_app(settings: GatewaySettings | None = None) -> FastAPI:
     app.include_router(tournament_router)
     app.include_router(webhook_router)
     app.include_router(identity_router)
+    app.include_router(player_stream_router)
     wrapped: Callable[..., Any] = EdgeMiddleware  # keeps mypy quiet about the middleware factory type
     app.add_middleware(wrapped, metrics=app.state.metrics)  # outside the limits, so it counts refusals too
     install_cors(app, parse_origins(settings.cors_origins))  # outermost: even a last-resort 500 is readable

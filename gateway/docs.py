@@ -1,4 +1,4 @@
-"""``/docs`` (Swagger UI), ``/redoc`` (ReDoc) and ``/openapi.json``, working with no internet.
+"""``/docs`` (Swagger UI), ``/redoc`` (ReDoc), ``/openapi.json`` and ``/asyncapi.json``, working with no internet.
 
 The JavaScript and CSS come from the pinned ``fastapi-offline`` package (Swagger UI 5,
 which renders OpenAPI 3.1, and ReDoc 2) and are served by the gateway itself under
@@ -17,6 +17,7 @@ from fastapi import FastAPI, Request
 from fastapi.openapi.docs import get_redoc_html, get_swagger_ui_html
 from fastapi.responses import HTMLResponse, JSONResponse, Response
 
+from gateway.asyncapi import build_asyncapi
 from gateway.problems import Problem
 
 ASSETS = "/docs/assets"
@@ -52,6 +53,13 @@ def install_docs(app: FastAPI, title: str) -> None:
     async def openapi(request: Request) -> Response:
         """The OpenAPI document (see :mod:`gateway.openapi`)."""
         return JSONResponse(request.app.openapi())
+
+    @app.get("/asyncapi.json", include_in_schema=False)
+    async def asyncapi(request: Request) -> Response:
+        """The AsyncAPI document of the live event streams (see :mod:`gateway.asyncapi`)."""
+        if getattr(request.app.state, "asyncapi", None) is None:
+            request.app.state.asyncapi = build_asyncapi(request.app.openapi())
+        return JSONResponse(request.app.state.asyncapi)
 
     @app.get(f"{ASSETS}/{{name}}", include_in_schema=False)
     async def asset(name: str) -> Response:

@@ -88,3 +88,16 @@ async def jwks(request: Request) -> Response:
     answer = await _identity(request, "GetJwks", identity_pb2.GetJwksRequest())
     document = json_format.MessageToDict(answer, preserving_proto_field_name=True)  # leaves out unused members
     return JSON({"keys": document.get("keys", [])}, headers={"Cache-Control": JWKS_CACHE})
+
+
+@router.get("/v1/me/games")
+async def my_games(request: Request) -> Response:
+    """The bearer player's games, their turn first: ``{"games": [...], "next_page_token"}``."""
+    message = identity_pb2.ListMyGamesRequest(page_token=request.query_params.get("page_token", ""))
+    size = request.query_params.get("page_size", "")
+    if size:
+        if not size.isdigit() or not 1 <= int(size) <= 100:
+            raise Problem(400, "bad_page_size", "page_size is 1-100")
+        message.page_size = int(size)
+    answer = await _identity(request, "ListMyGames", message)
+    return JSON(protojson.to_dict(answer))

@@ -16,19 +16,31 @@ from chaiwala.identity.v1 import identity_pb2
 from chaiwala.rating.v1 import rating_pb2
 from chaiwala.tournament.v1 import tournament_pb2
 from chaiwala.v1 import rest_pb2, rules_pb2, tables_pb2, webhooks_pb2
+from gateway.openapi_comments import proto_comments
 from gateway.openapi_director import EXTERNAL_ID, director_paths
+from gateway.openapi_exact import (
+    INT32,
+    UINT32,
+    always_present,
+    is_union,
+    mark_required,
+    packed_union,
+    relax_integers,
+    request_side,
+    string_enum,
+    union_schema,
+)
 from gateway.openapi_identity import identity_paths
 from gateway.openapi_lifecycle import lifecycle_paths, listing_operation
+from gateway.openapi_operations import HEADERS, add_headers, describe_operations
 from gateway.openapi_paths import GAME_ID, TAGS, paths_for
 from gateway.openapi_tables import table_paths
 from gateway.route_table import RouteInfo
+from services.fairness.seeding import SEED_HEX_PATTERN
 from services.games.lifecycle import ON_TIMEOUT
 from services.tournament.creation import MAX_ENTRANTS, MAX_ROUNDS
 from services.tournament.model import FORMATS
 
-UINT32 = {"type": "integer", "format": "uint32", "minimum": 0, "maximum": 2**32 - 1}
-INT32 = {"type": "integer", "format": "int32", "minimum": -(2**31), "maximum": 2**31 - 1}
-# proto3 JSON prints 64-bit integers as decimal strings (parsers accept numbers too).
 INT64 = {"type": "string", "format": "int64", "pattern": "^-?[0-9]+$"}
 UINT64 = {"type": "string", "format": "uint64", "pattern": "^[0-9]+$"}
 SCALARS: dict[int, dict[str, Any]] = {
@@ -90,6 +102,8 @@ EXACTLY_ONE: dict[str, list[str]] = {"chaiwala.v1.SubmitMovesBody": ["move", "mo
 # Names must also be printable (str.isprintable), which the descriptions say: a pattern for it
 # would list some 700 Unicode ranges.
 MAX_PLAYER_NAME, MAX_INVITE, MAX_MOVES_PER_SUBMIT, MAX_CLIENT_SEED = 64, 128, 200, 64
+# An operator's 256-bit seed (services/fairness/seeding.py); "" is "not given", as proto3 has it.
+SEED_HEX_FIELD = f"^$|{SEED_HEX_PATTERN}"
 PRINTABLE = "printable characters only (no control, format or separator characters but the space)"
 NAME = (
     "a display name: at least one visible character; spaces (the no-break space too), ZWJ/ZWNJ and at most "
@@ -103,6 +117,7 @@ FIELD_LIMITS: dict[tuple[str, str], dict[str, Any]] = {
     ("chaiwala.v1.JoinGameBody", "invite"): {"maxLength": MAX_INVITE, "description": PRINTABLE},
     ("chaiwala.v1.CreateGameBody", "players"): {"minItems": 1},
     ("chaiwala.v1.CreateGameBody", "client_seed"): {"maxLength": MAX_CLIENT_SEED, "description": PRINTABLE},
+    ("chaiwala.v1.CreateGameBody", "seed_hex"): {"pattern": SEED_HEX_FIELD},
     ("chaiwala.v1.CreateGameBody", "visibility"): {"enum": ["", "public", "private"]},
     ("chaiwala.v1.CreateGameBody", "on_timeout"): {"enum": ["", "bot", "resign", "abort"]},
     ("chaiwala.v1.SubmitMovesBody", "moves"): {"minItems": 1, "maxItems": MAX_MOVES_PER_SUBMIT},
@@ -111,6 +126,7 @@ FIELD_LIMITS: dict[tuple[str, str], dict[str, Any]] = {
     ("chaiwala.tournament.v1.CreateTournamentBody", "entrants"): {"minItems": 2, "maxItems": MAX_ENTRANTS},
     ("chaiwala.tournament.v1.CreateTournamentBody", "rounds"): {"minimum": 1, "maximum": MAX_ROUNDS},
     ("chaiwala.tournament.v1.CreateTournamentBody", "on_timeout"): {"enum": ["", *ON_TIMEOUT]},
+    ("chaiwala.tournament.v1.CreateTournamentBody", "seed_hex"): {"pattern": SEED_HEX_FIELD},
     ("chaiwala.tournament.v1.EntrantSpec", "external_id"): {"pattern": EXTERNAL_ID["pattern"]},
     ("chaiwala.tournament.v1.EntrantSpec", "name"): {"maxLength": MAX_PLAYER_NAME, "description": NAME},
     ("chaiwala.v1.CreateWebhookRequest", "events"): {"minItems": 1},
@@ -130,6 +146,11 @@ LEGAL_MOVE_FIELDS = {
 }
 TYPE_URL_PREFIX = "type.googleapis.com/"
 TEXT_PROPERTY = {"type": "string", "description": "the move in words, for the seat (ignored when posted back)"}
+COSTS_PROPERTY = {
+    "type": "array",
+    "items": {"$ref": "#/components/schemas/chaiwala.v1.Cost"},
+    "description": "what the move costs its seat, [] for nothing (ignored when posted back)",
+}
 
 
 def _ref(full_name: str) -> dict[str, Any]:
@@ -142,6 +163,9 @@ class SchemaBuilder:
     def __init__(self, game_types: list[str]) -> None:
         self.game_types = game_types
         self.schemas: dict[str, dict[str, Any]] = {}
+        # Per message, the fields its printed JSON always carries (openapi_exact.mark_required).
+        self.present: dict[str, list[str]] = {}
+        self.comments = proto_comments()
 
     def game_payload(self, kind: str, packed_only: bool, legal: bool = False) -> dict[str, Any]:
         """One of the games' ``kind`` message (Options/Move/State/Event).
@@ -174,8 +198,17 @@ class SchemaBuilder:
         packed_name = f"{full_name}.{suffix}"
         if packed_name not in self.schemas:
             plain = self.schemas[full_name]
-            type_url = {"type": "string", "const": TYPE_URL_PREFIX + full_name}
-            extra = {"text": TEXT_PROPERTY} if suffix == "Legal" else {}
+            type_url = {
+                "type": "string",
+                "const": TYPE_URL_PREFIX + full_name,
+                "description": "The type URL naming the game message this is (proto3 JSON of an Any).",
+            }
+            extra = {"text": TEXT_PROPERTY, "costs": COSTS_PROPERTY} if suffix == "Legal" else {}
+            if extra:
+                self.add(rules_pb2.Cost.DESCRIPTOR)
+            if "oneOf" in plain:
+                self.schemas[packed_name] = packed_union(plain, {"@type": type_url, **extra})
+                return packed_name
             self.schemas[packed_name] = {
                 **plain,
                 "properties": {"@type": type_url, **plain["properties"], **extra},
@@ -194,9 +227,14 @@ class SchemaBuilder:
         return _ref(name)
 
     def _message(self, descriptor: Descriptor) -> dict[str, Any]:
-        properties = {field.name: self._field(descriptor.full_name, field) for field in descriptor.fields}
+        properties = {field.name: self._described(descriptor.full_name, field) for field in descriptor.fields}
+        comment = self.comments.get(descriptor.full_name, "")
+        if is_union(descriptor):
+            kinds = ", ".join(properties)
+            return union_schema(properties, f"{comment} Exactly one kind is set: one of {kinds}.".strip())
+        self.present[descriptor.full_name] = always_present(descriptor)
         schema: dict[str, Any] = {"type": "object", "properties": properties, "additionalProperties": False}
-        notes, forbidden = [], []
+        notes, forbidden = ([comment] if comment else []), []
         if descriptor.full_name in REQUIRED:
             schema["required"] = REQUIRED[descriptor.full_name]
         if descriptor.full_name in EXACTLY_ONE:
@@ -216,6 +254,25 @@ class SchemaBuilder:
             schema["description"] = " ".join(notes)
         return schema
 
+    def _described(self, owner: str, field: FieldDescriptor) -> dict[str, Any]:
+        """A field's schema with its description: the field's proto comment, else its message's or enum's."""
+        schema = self._field(owner, field)
+        words = self.comments.get(f"{owner}.{field.name}")
+        target = field.message_type or field.enum_type
+        if not words and target is not None:
+            words = self.comments.get(target.full_name)
+        if field.enum_type is not None:
+            values = [
+                f"{v.name}: {self.comments[f'{field.enum_type.full_name}.{v.name}']}"
+                for v in field.enum_type.values
+                if f"{field.enum_type.full_name}.{v.name}" in self.comments
+            ]
+            words = " ".join([words or "", *(f"{value}." for value in values)]).strip()
+        if not words:
+            return schema
+        limit_words = schema.get("description")
+        return {**schema, "description": f"{words} ({limit_words})" if limit_words else words}
+
     def _field(self, owner: str, field: FieldDescriptor) -> dict[str, Any]:
         if field.message_type is not None and field.message_type.GetOptions().map_entry:
             value_field = field.message_type.fields_by_name["value"]
@@ -232,6 +289,13 @@ class SchemaBuilder:
             return {"enum": list(self.game_types)}
         return dict(FIELD_LIMITS.get((owner, name), {}))
 
+    def _closed(self, owner: str, field: FieldDescriptor) -> dict[str, Any] | None:
+        """A string field with a closed set of values (status, kind, bot, game type, ...) as an enum."""
+        if field.type != FieldDescriptor.TYPE_STRING:
+            return None
+        values = string_enum(owner, field, self.game_types)
+        return None if values is None else {"type": "string", "enum": values}
+
     def _single(self, owner: str, field: FieldDescriptor) -> dict[str, Any]:
         payload = GAME_PAYLOADS.get((owner, field.name))
         if payload is not None:
@@ -241,7 +305,7 @@ class SchemaBuilder:
             return self.add(field.message_type)
         if field.type == FieldDescriptor.TYPE_ENUM and field.enum_type is not None:
             return {"type": "string", "enum": [v.name for v in field.enum_type.values]}
-        return dict(SCALARS[field.type])
+        return self._closed(owner, field) or dict(SCALARS[field.type])
 
 
 def _pairs(names: list[str]) -> list[dict[str, Any]]:
@@ -292,6 +356,8 @@ def documented_paths(routes: list[RouteInfo]) -> dict[str, Any]:
     paths = paths_for(routes)
     _overlay_lifecycle(paths)
     _add_limit_responses(paths)
+    add_headers(paths)
+    describe_operations(paths, routes, proto_comments())
     return paths
 
 
@@ -315,8 +381,13 @@ def build_openapi(game_types: list[str], game_files: list[Any], routes: list[Rou
             builder.add(descriptor)
     paths = documented_paths(routes)
     _list_game_types(paths, game_types)
+    sent = request_side(paths, builder.schemas)
+    mark_required(builder.schemas, builder.present, sent)
+    relax_integers(builder.schemas, sent)
     return {
         "openapi": "3.1.0",
+        # Relative: the document is served by the gateway it describes, whatever its address.
+        "servers": [{"url": "/", "description": "the gateway serving this document"}],
         "info": {
             "title": "Chaiwala",
             "version": "1.0.0",
@@ -326,6 +397,7 @@ def build_openapi(game_types: list[str], game_files: list[Any], routes: list[Rou
         "tags": TAGS,
         "components": {
             "schemas": builder.schemas,
+            "headers": HEADERS,
             "securitySchemes": {"bearer": {"type": "http", "scheme": "bearer"}},
         },
         "security": [{"bearer": []}, {}],

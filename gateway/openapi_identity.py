@@ -25,8 +25,27 @@ JWKS_SCHEMA = {
 }
 
 
+FEED_LIST: dict[str, Any] = {
+    "type": "array",
+    "items": {
+        "type": "object",
+        "required": ["id", "kind", "data"],
+        "properties": {
+            "id": {"type": "string", "description": "The cursor to resume after."},
+            "kind": {"type": "string", "enum": ["game_started", "your_turn", "game_finished", "invited"]},
+            "data": {"type": "object", "description": "The event's data (the AsyncAPI player stream's payloads)."},
+        },
+    },
+}
+TICKET_SCHEMA: dict[str, Any] = {
+    "type": "object",
+    "required": ["ticket", "expires_at"],
+    "properties": {"ticket": {"type": "string"}, "expires_at": {"type": "string", "format": "date-time"}},
+}
+
+
 def identity_paths() -> dict[str, Any]:
-    """``/v1/sessions``, ``/v1/sessions/refresh``, ``/v1/me`` and ``/.well-known/jwks.json``."""
+    """``/v1/sessions``, ``/v1/sessions/refresh``, ``/v1/me``, ``/v1/me/games`` and ``/.well-known/jwks.json``."""
     return {
         "/v1/sessions": {
             "post": {
@@ -45,6 +64,38 @@ def identity_paths() -> dict[str, Any]:
             "get": {
                 "summary": "Who the bearer's player token says the caller is, with their ratings",
                 "responses": {"200": _json(_ref(PREFIX + "Me")), **_problems([401])},
+            }
+        },
+        "/v1/me/games": {
+            "get": {
+                "summary": "The bearer player's games: their turn first, then active, waiting, ended; paged",
+                "parameters": [
+                    {"name": "page_size", "in": "query", "schema": {"type": "integer", "minimum": 1, "maximum": 100}},
+                    {"name": "page_token", "in": "query", "schema": {"type": "string"}},
+                ],
+                "responses": {"200": _json(_ref(PREFIX + "MyGames")), **_problems([400, 401])},
+            }
+        },
+        "/v1/me/events": {
+            "get": {
+                "summary": "The bearer player's feed: a JSON list now, or a live stream (see /asyncapi.json)",
+                "description": (
+                    "Everything that concerns the player across their games (game_started, your_turn, "
+                    "game_finished, invited). With `Accept: text/event-stream` a live Server-Sent Events "
+                    "stream specified in the AsyncAPI document (`/asyncapi.json`, channel playerEvents); "
+                    "resume with Last-Event-ID or `?after=`; `?ticket=` from POST /v1/me/stream-tickets."
+                ),
+                "parameters": [
+                    {"name": "after", "in": "query", "schema": {"type": "string", "pattern": "^[0-9]+-[0-9]+$"}},
+                    {"name": "ticket", "in": "query", "schema": {"type": "string"}},
+                ],
+                "responses": {"200": _json(FEED_LIST), **_problems([400, 401])},
+            }
+        },
+        "/v1/me/stream-tickets": {
+            "post": {
+                "summary": "A short-lived ticket for the bearer player's feed (for an EventSource)",
+                "responses": {"201": _json(TICKET_SCHEMA, "created"), **_problems([401])},
             }
         },
         "/.well-known/jwks.json": {

@@ -6,6 +6,13 @@ from typing import Any
 
 from gateway.openapi_paths import MAX_AFTER as MAX_VERSION
 
+ACCEPT_LANGUAGE = {
+    "name": "Accept-Language",
+    "in": "header",
+    "required": False,
+    "description": "en (default) or es",
+    "schema": {"type": "string"},
+}
 PROBLEM = {"content": {"application/problem+json": {"schema": {"$ref": "#/components/schemas/chaiwala.v1.Problem"}}}}
 
 
@@ -14,7 +21,7 @@ def _problems(*statuses: int) -> dict[str, Any]:
 
 
 def table_paths(game_id: dict[str, Any]) -> dict[str, Any]:
-    """``GET /v1/games/{game_id}/versions/{version}`` and ``GET /v1/game-types/{game_type}/board``."""
+    """``GET /v1/games/{game_id}/versions/{version}``, ``GET /v1/game-types/{game_type}/board`` and ``/rules``."""
     counter = {"type": "integer", "minimum": 0, "maximum": MAX_VERSION}
     version = {"name": "version", "in": "path", "required": True, "schema": counter}
     game_type = {"name": "game_type", "in": "path", "required": True, "schema": {"type": "string"}}
@@ -38,6 +45,19 @@ def table_paths(game_id: dict[str, Any]) -> dict[str, Any]:
                 "responses": {
                     "200": {"description": "OK", "content": {"application/json": {"schema": {"type": "object"}}}},
                     "304": {"description": "not modified (If-None-Match matched the ETag)"},
+                    **_problems(404),
+                },
+            }
+        },
+        "/v1/game-types/{game_type}/rules": {
+            "get": {
+                "summary": "The game type's rules summary as Markdown, in the language of Accept-Language (en, es)",
+                "parameters": [game_type, ACCEPT_LANGUAGE],
+                "responses": {
+                    "200": {
+                        "description": "the summary; Content-Language says its language",
+                        "content": {"text/markdown": {"schema": {"type": "string"}}},
+                    },
                     **_problems(404),
                 },
             }

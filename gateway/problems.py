@@ -112,7 +112,9 @@ def problem_from_rpc(error: grpc.aio.AioRpcError) -> Problem:
     code = error.code()
     detail = error_detail_from_metadata(error.trailing_metadata())
     if detail is None:
-        if code == grpc.StatusCode.UNAVAILABLE:
+        # CANCELLED without details: the service cut the call short as it stopped (the gateway's
+        # own cancellations never come back as an answer); retrying reaches its replacement.
+        if code in (grpc.StatusCode.UNAVAILABLE, grpc.StatusCode.CANCELLED):
             return Problem(503, "service_unavailable", "the rules service is not reachable", headers=_retry_soon())
         if code == grpc.StatusCode.DEADLINE_EXCEEDED:
             return Problem(504, "timeout", "the rules service did not answer in time")

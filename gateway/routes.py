@@ -30,6 +30,7 @@ from gateway.edge import Metrics
 from gateway.fanout import LiveEvents, ViewerKey, live_stream
 from gateway.limits import Rider, RiderFor
 from gateway.messages import carry
+from gateway.nulls import refuse_nulls
 from gateway.problems import Problem, problem_from_rpc
 from gateway.settings import GatewaySettings
 from gateway.stream_tickets import ticket_body, ticket_param
@@ -113,6 +114,7 @@ async def _read_json(request: Request, limit: int, required: bool = True) -> dic
 
 
 def _parse(data: dict[str, Any], message: Message) -> Message:
+    refuse_nulls(data, message.DESCRIPTOR)
     try:
         json_format.ParseDict(data, message, ignore_unknown_fields=False)
     except (json_format.ParseError, TypeError, ValueError, RecursionError) as error:
@@ -140,10 +142,13 @@ def _pack_game_message(game_type: str, name: str, data: dict[str, Any], code: st
 
 
 def _posted_move(move: Message) -> dict[str, Any]:
-    """A posted move as JSON; the sentence an element of legal-moves carries (``text``) is ignored."""
+    """A posted move as JSON; the sentence and the price an element of legal-moves carries
+    (``text``, ``costs``) are ignored."""
     data = json_format.MessageToDict(move)
     if isinstance(data.get("text"), str):
         del data["text"]
+    if isinstance(data.get("costs"), list):
+        del data["costs"]
     return data
 
 
@@ -253,7 +258,7 @@ async def game_types(request: Request) -> Response:
     found = []
     for game_type, stub in sorted(_backends(request).stubs.items()):
         try:
-            answer = await stub.GetGameType(rules_pb2.GetGameTypeRequest(), timeout=5)
+            answer = await stub.GetGameType(rules_pb2.GetGameTypeRequest(), metadata=_language(request), timeout=5)
         except grpc.aio.AioRpcError:
             log.warning("game_type_unavailable", game_type=game_type)
             continue

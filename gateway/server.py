@@ -25,6 +25,7 @@ from typing import Any
 import uvicorn
 from uvicorn.protocols.http.httptools_impl import HttpToolsProtocol
 
+from gateway.cut_short import CutShort
 from gateway.problems import PROBLEM_TYPE_BASE
 from gateway.settings import GatewaySettings
 from gateway.sse_socket import UvicornSend
@@ -213,5 +214,6 @@ def uvicorn_config(app: Any, settings: GatewaySettings, **overrides: Any) -> uvi
         "log_config": None,  # our own logging (services.common.logs) handles uvicorn's records
         **overrides,
     }
-    # Outermost: notes uvicorn's own send for the SSE write path (gateway.sse_socket).
-    return uvicorn.Config(UvicornSend(app), **options)
+    # Outermost: notes uvicorn's own send for the SSE write path (gateway.sse_socket); then a
+    # request cancelled at the end of the shutdown grace gets a 503 rather than uvicorn's 500.
+    return uvicorn.Config(UvicornSend(CutShort(app)), **options)

@@ -10,9 +10,9 @@ from __future__ import annotations
 from fastapi import APIRouter, Request
 from fastapi.responses import Response
 
-from chaiwala.v1 import tables_pb2, tables_pb2_grpc
+from chaiwala.v1 import rules_pb2, tables_pb2, tables_pb2_grpc
 from gateway.problems import Problem
-from gateway.routes import JSON, MAX_VERSION, _backends, _call, _counter, _game_type, _rpc
+from gateway.routes import JSON, MAX_VERSION, _backends, _call, _counter, _game_type, _language, _rpc
 from services.common import protojson
 
 router = APIRouter()
@@ -48,3 +48,14 @@ async def board(game_type: str, request: Request) -> Response:
     if request.headers.get("if-none-match", "") == etag:
         return Response(status_code=304, headers=headers)
     return Response(answer.json, media_type="application/json", headers=headers)
+
+
+@router.get("/v1/game-types/{game_type}/rules")
+async def rules(game_type: str, request: Request) -> Response:
+    """The game type's rules summary as Markdown, in the language of ``Accept-Language``."""
+    stub = _backends(request).stubs.get(game_type)
+    if stub is None:
+        raise Problem(404, "unknown_game_type", f"unknown game type {game_type!r}")
+    answer = await _rpc(stub.GetRules(rules_pb2.GetRulesRequest(), metadata=_language(request), timeout=5))
+    headers = {"Content-Language": answer.language, "Vary": "Accept-Language", "Cache-Control": BOARD_CACHE}
+    return Response(answer.markdown, media_type="text/markdown; charset=utf-8", headers=headers)

@@ -19,6 +19,7 @@ from chaiwala.rating.v1 import rating_pb2
 from chaiwala.tournament.v1 import tournament_pb2
 from gateway.listing import page_size
 from gateway.lobby_routes import _body
+from gateway.messages import carry
 from gateway.problems import Problem
 from gateway.routes import JSON, _backends, _call, _pack_game_message, _rpc
 from services.common import protojson
@@ -33,23 +34,7 @@ def _tournaments(request: Request) -> Any:
 def _create_request(
     body: tournament_pb2.CreateTournamentBody, game_types: set[str]
 ) -> tournament_pb2.CreateTournamentRequest:
-    grpc_request = tournament_pb2.CreateTournamentRequest(
-        game_type=body.game_type,
-        format=body.format,
-        table_size=body.table_size,
-        entrants=body.entrants,
-        on_timeout=body.on_timeout,
-        timeouts_to_resign=body.timeouts_to_resign,
-        advance=body.advance,
-        group_size=body.group_size,
-    )
-    for name in ("rounds", "seed", "clock"):
-        if body.HasField(name):
-            field = getattr(body, name)
-            if name == "clock":
-                grpc_request.clock.CopyFrom(field)
-            else:
-                setattr(grpc_request, name, field)
+    grpc_request = carry(body, tournament_pb2.CreateTournamentRequest(), skip={"options"})
     if body.HasField("options"):
         if body.game_type not in game_types:
             raise Problem(400, "unknown_game_type", f"unknown game_type {body.game_type!r}")

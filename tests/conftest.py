@@ -6,7 +6,7 @@ import os
 from collections.abc import Iterator
 from dataclasses import dataclass
 from pathlib import Path
-from typing import TextIO
+from typing import Any, TextIO
 
 import httpx
 import pytest
@@ -15,7 +15,7 @@ from services.common import store
 from services.common.embedded_redis import start_redis
 from services.common.logs import configure_logging, flush_logs
 from services.common.registry import available_game_types
-from tests.support import secrets
+from tests.support import leaks, secrets
 from tests.support.stack import (
     WEBHOOK_OPERATOR_KEY,
     ConductorProcess,
@@ -24,6 +24,57 @@ from tests.support.stack import (
     Services,
     WebhookProcess,
 )
+
+# Before any fixture or xdist worker starts a process: every child of this run inherits it.
+leaks.mark_session()
+WATCH = pytest.StashKey[leaks.Watch]()
+LEFT_BEHIND = pytest.StashKey[list[str]]()
+WORKER_PIDS = pytest.StashKey[set[int]]()
+
+
+def pytest_sessionstart(session: pytest.Session) -> None:
+    """Note what runs before the suite starts anything (see tests/support/leaks.py)."""
+    session.config.stash[WATCH] = leaks.Watch.begin()
+    session.config.stash[LEFT_BEHIND] = []
+    session.config.stash[WORKER_PIDS] = set()
+
+
+@pytest.hookimpl(optionalhook=True)
+def pytest_testnodedown(node: Any, error: object) -> None:
+    """The controller collects what each xdist worker found left behind by its own tests."""
+    output = getattr(node, "workeroutput", {})
+    node.config.stash[LEFT_BEHIND].extend(output.get("left_behind", []))
+    if "worker_pid" in output:
+        node.config.stash[WORKER_PIDS].add(output["worker_pid"])
+
+
+@pytest.hookimpl(trylast=True)  # the controller's: after xdist has stopped its workers
+def pytest_sessionfinish(session: pytest.Session) -> None:
+    """Fail the run if a process it started is still alive (an xdist worker checks its own
+    descendants; the controller, or a run without xdist, the whole run)."""
+    config = session.config
+    watch = config.stash.get(WATCH, None)
+    if watch is None:
+        return
+    worker = hasattr(config, "workerinput")
+    workers: set[int] = config.stash[WORKER_PIDS]
+    left = leaks.check(watch, whole_run=not worker, exclude=frozenset(workers))
+    if worker:
+        config.workeroutput["left_behind"] = left  # type: ignore[attr-defined]
+        config.workeroutput["worker_pid"] = os.getpid()  # type: ignore[attr-defined]
+        return
+    config.stash[LEFT_BEHIND].extend(left)
+    if config.stash[LEFT_BEHIND]:
+        session.exitstatus = pytest.ExitCode.TESTS_FAILED
+
+
+def pytest_terminal_summary(terminalreporter: Any, config: pytest.Config) -> None:
+    """Name every process the run left behind (they were killed, and the run failed)."""
+    left = config.stash.get(LEFT_BEHIND, [])
+    if left:
+        terminalreporter.section("processes left behind by the test run (killed; the run fails)", red=True)
+        for line in left:
+            terminalreporter.line(line)
 
 
 @dataclass

@@ -18,6 +18,14 @@ move (``bots_for(engine)`` per move in its worker processes), so the bot object 
 (another worker process, a restart, an evicted entry) costs one more plan search, never an illegal
 or unfair move: the store holds only the seat's own choices among its own hand's plans.
 
+This store is the one memory of a bot that still outlives a move, and so the one place where which
+process holds a table can change how a seat plays (issue 31): another worker, or a restart, searches
+the plan afresh at a later position and with that move's generator, and may commit to another of the
+hand's demands.  The heuristic it commits keeps no notes at all (:mod:`services.india_rails.bots`).
+Making the commitment travel with the game would need bot state stored next to the rules state
+(OpenSpiel's ``restart_at``/``inform_action``); searching it again at every move would cost a plan
+search per move.  Neither is done: the search levels are measured with this store, per process.
+
 **Fairness.** Plans and contexts are read from a determinization of the seat's view (the
 heuristic reads only what the seat may see), playouts run on determinizations, and the only
 generator is the bot's.

@@ -16,6 +16,18 @@ each shard's hash tag is chosen to hash to a fixed slot (spread evenly over the
 16384 slots), and :func:`new_game_id` draws random ids until one falls in one of
 those slots (about 1000 cheap CRC16 draws).  So all games live in
 ``SHARD_COUNT`` slots, which still spreads them over every master.
+
+Claims across a Redis restart: a conductor whose Redis went away mid-claim cannot release
+the claim, and Redis (with its AOF) comes back with the lease still on the game, so the
+game would wait out the lease (30 s) although its conductor is back within a second.  So a
+claim records the *epoch* it was made in, the ``run_id`` of the Redis server that took it
+(new at every start of the server, never persisted), and every claim pass first makes the
+claims of another epoch due at once: whichever conductor claims next (the same one, once it
+reaches Redis again) takes the game over as a reclaim.  That is safe for the same reason a
+lease running out is: every commit is checked against the version its work was computed
+from, so a conductor that still finishes the old claim's work only has its commit refused.
+On Redis Cluster the epoch is the node's that holds the shard, so a failover to a replica
+voids that shard's claims too.  Claims from before epochs existed count as another epoch.
 """
 
 from __future__ import annotations
@@ -39,15 +51,31 @@ LEASE_MS = 30_000
 # wake at once instead of at their next poll; the queue, not this hint, is what is durable.
 WAKE_CHANNEL = "chaiwala:attention:wake"
 
+# The id of the running Redis server (a new one at every start, whatever it loaded from disk).
+# A claim carries the epoch it was made in; see "Claims across a Redis restart" above.
+_EPOCH = """
+local epoch = string.match(redis.call('INFO', 'server'), 'run_id:(%x+)') or ''
+"""
+
 # KEYS: queue, claims.  ARGV: now ms, lease-until ms, limit, owner.
+# First makes claims of an earlier epoch due now (their owner lost Redis meanwhile), then claims.
 # Returns a flat list: game id, '1' if that game was claimed before and never released.
-_CLAIM = """
+_CLAIM = _EPOCH + """
+if epoch ~= '' then
+  local held = redis.call('HGETALL', KEYS[2])
+  for i = 1, #held, 2 do
+    if string.sub(held[i + 1], -#epoch - 1) ~= ':' .. epoch then
+      local score = redis.call('ZSCORE', KEYS[1], held[i])
+      if score and tonumber(score) > tonumber(ARGV[1]) then redis.call('ZADD', KEYS[1], ARGV[1], held[i]) end
+    end
+  end
+end
 local due = redis.call('ZRANGEBYSCORE', KEYS[1], '-inf', ARGV[1], 'LIMIT', 0, tonumber(ARGV[3]))
 local out = {}
 for _, game in ipairs(due) do
   redis.call('ZADD', KEYS[1], ARGV[2], game)
   local earlier = redis.call('HGET', KEYS[2], game)
-  redis.call('HSET', KEYS[2], game, ARGV[4] .. ':' .. ARGV[2])
+  redis.call('HSET', KEYS[2], game, ARGV[4] .. ':' .. ARGV[2] .. ':' .. epoch)
   table.insert(out, game)
   table.insert(out, earlier and '1' or '0')
 end
@@ -55,10 +83,11 @@ return out
 """
 
 # KEYS: queue, claims.  ARGV: game, lease-until ms (the claim's), new score ('' = none), owner.
-# Only if nobody committed since the claim (the score is still the lease): set the new score.
+# Only if the claim is still this one (nobody committed or reclaimed since): set the new score.
 _RELEASE = """
 local claim = redis.call('HGET', KEYS[2], ARGV[1])
-if claim ~= ARGV[4] .. ':' .. ARGV[2] then return 0 end
+local mine = ARGV[4] .. ':' .. ARGV[2] .. ':'
+if not claim or string.sub(claim, 1, #mine) ~= mine then return 0 end
 redis.call('HDEL', KEYS[2], ARGV[1])
 if ARGV[3] == '' then redis.call('ZREM', KEYS[1], ARGV[1]) else redis.call('ZADD', KEYS[1], ARGV[3], ARGV[1]) end
 return 1

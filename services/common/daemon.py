@@ -31,7 +31,7 @@ def serve_metrics(settings: ServiceSettings, log: Any, event: str, keep: Keep, *
     log ``event`` (with the metrics port and ``fields``), and return the stop event that SIGTERM
     or SIGINT sets (call it inside the running loop)."""
     serve_metrics_http(settings.metrics_port, settings.grpc_host, process_registry(keep), settings.metrics_token)
-    log.info(event, metrics_port=settings.metrics_port, metrics_token=bool(settings.metrics_token), **fields)
+    log.info(event, metrics_port=settings.metrics_port, metrics_protected=bool(settings.metrics_token), **fields)
     stop = asyncio.Event()
     loop = asyncio.get_running_loop()
     for sig in (signal.SIGTERM, signal.SIGINT):

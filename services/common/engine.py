@@ -182,6 +182,14 @@ class Engine(abc.ABC):
         and hands over a private copy of ``state``, so the engine may mutate it.
         """
 
+    def move_costs(self, state: State, seat: int, move: Move) -> list[dict[str, Any]]:
+        """What making the legal ``move`` costs ``seat``, said before the click: a list of
+        ``{"what": "points" | "money" | "turn" | "worker", "amount": n}`` (``turn``: the move ends
+        or wastes the turn; ``worker``: a worker placed where it could not act now).  Default:
+        nothing; engines override for the moves whose price they know.
+        """
+        return []
+
     def explain_illegal(self, state: State, seat: int, move: Move) -> IllegalMove:
         """Why ``move`` is not legal: engines override for specific codes and messages."""
         if seat not in self.to_act(state):

@@ -14,7 +14,7 @@ from typing import Any
 import orjson
 
 from services.common.engine import Bot, Engine, Event, GameConfig, IllegalMove, Move, Seen, State
-from services.common.rng import Rng
+from services.common.rng import Rng, RngState, Seed, new_rng
 
 Canonical = Callable[[Move], bytes]
 
@@ -33,7 +33,7 @@ class Snapshot:
     """
 
     state: State
-    rng: str
+    rng: RngState
     _json: bytes | None = field(default=None, repr=False, compare=False)
 
     def __setattr__(self, name: str, value: Any) -> None:
@@ -80,13 +80,16 @@ class Match:
         cls,
         engine: Engine,
         players: int,
-        seed: int,
+        seed: int | Seed,
         options: Mapping[str, Any] | None = None,
         canonical: Canonical = json_key,
     ) -> Match:
-        """Validate the options and set the game up from ``seed``."""
+        """Validate the options and set the game up from ``seed``.
+
+        A :class:`Seed` starts the generator it names; a plain integer (tools, tests) starts PCG32.
+        """
         merged = engine.validate_options(players, options or {})
-        rng = Rng(seed)
+        rng = new_rng(seed)
         state = engine.setup(GameConfig(players=players, options=merged), rng)
         return cls(engine=engine, snapshot=Snapshot(state=state, rng=rng.state), canonical=canonical)
 

@@ -151,6 +151,8 @@ class Pack:
     words: dict[str, str]
     terms: dict[str, dict[str, str]]
     names: dict[str, dict[str, str]] = field(default_factory=dict)
+    costs: dict[str, str] = field(default_factory=dict)
+    notes: dict[str, str] = field(default_factory=dict)
     compiled: dict[tuple[str, str], Template] = field(default_factory=dict)
 
     def template(self, section: str, kind: str) -> Template | None:
@@ -185,6 +187,8 @@ def load_pack(game_type: str, language: str, seeds: Path = SEEDS) -> Pack:
         words={**(platform.get("words") or {}), **(game.get("words") or {})},
         terms={group: {str(k): str(v) for k, v in table.items()} for group, table in terms.items()},
         names=names,
+        costs={str(k): str(v) for k, v in (platform.get("costs") or {}).items()},
+        notes={str(k): str(v) for k, v in (platform.get("notes") or {}).items()},
     )
 
 
@@ -360,6 +364,26 @@ class Sentences:
     ) -> str:
         """The sentence for one of ``seat``'s legal moves, addressed to that seat."""
         return self._text("moves", move, seat, players, seat, language)
+
+    def cost_text(self, costs: Sequence[Mapping[str, Any]], language: str = DEFAULT_LANGUAGE) -> str:
+        """What a move costs as a sentence ("Costs 3 points."), then any warning (``notes``: a
+        worker that could not act), or "" for a free move."""
+        if not costs:
+            return ""
+        pack = self._pack(language)
+        phrases, notes = [], []
+        for cost in costs:
+            what = str(cost["what"])
+            if what in pack.notes:
+                notes.append(pack.notes[what])
+                continue
+            form = pack.costs.get(what)
+            if form is None:
+                raise TextError(f"{pack.language}: no words for a cost in {what!r}")
+            one, _, many = form.partition("|")
+            phrases.append((one if cost["amount"] == 1 else many or one).format(n=cost["amount"]))
+        price = f"{pack.costs.get('intro', '')} {Speaker(pack, None, []).join(phrases)}." if phrases else ""
+        return " ".join([price.strip(), *notes]).strip()
 
     def compile_all(self) -> None:
         """Compile every template now (raises :class:`TextError` naming the first that fails)."""

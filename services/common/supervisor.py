@@ -6,8 +6,15 @@ whose engine is present, one conductor (bots and clocks; metrics on
 ``CHAIWALA_RUN_WEBHOOK_GRPC_PORT``, default 50060, metrics on ``CHAIWALA_RUN_WEBHOOK_METRICS_PORT``,
 default 9160; loopback receivers allowed, for local testing), the tournament director (gRPC on
 ``CHAIWALA_RUN_TOURNAMENT_PORT``, 50061; metrics on ``CHAIWALA_RUN_TOURNAMENT_METRICS_PORT``, 9099)
-and the gateway on http://127.0.0.1:8000.  A child that
+and the gateway on http://127.0.0.1:8000 (``CHAIWALA_RUN_GAMES``, a comma-separated list, runs
+only those games' rules services).  A child that
 dies is restarted with a growing back-off; Ctrl-C (or SIGTERM) stops them all.
+
+Each child leads its own process group (a rules service's or the gateway's workers are in
+it), and the supervisor owns the groups: when a child dies, whatever is left of its group is
+stopped before the child is started again, and a stop ends every group, so nothing is left
+serving after "stopped".  Children also die with the supervisor itself (SIGTERM on its death,
+even by ``kill -9``), and metrics directories of dead groups are removed.
 """
 
 from __future__ import annotations
@@ -21,8 +28,9 @@ from dataclasses import dataclass, field
 from pathlib import Path
 
 from services.common.embedded_redis import REDIS_UMASK, private_data_dir, redis_args, wait_for_redis
-from services.common.processes import stop_process
+from services.common.processes import group_alive, kill_group, start_group, stop_group
 from services.common.registry import ENGINES, available_game_types
+from services.common.workers import remove_stale_metrics_dirs
 
 ROOT = Path(__file__).resolve().parents[2]
 # Ports are handed out in the registry's order, so a game added to ENGINES gets ports too.
@@ -60,8 +68,9 @@ class Child:
     umask: int = -1  # the child's umask (-1: the supervisor's own)
 
     def start(self) -> None:
-        """(Re)start the process."""
-        self.process = subprocess.Popen(self.args, env=self.env, cwd=ROOT, umask=self.umask)
+        """(Re)start the process, as the leader of its own process group."""
+        self._end_old_group()
+        self.process = start_group(self.args, self.env, cwd=ROOT, umask=self.umask)
         self.started_at = time.monotonic()
         print(f"[supervisor] started {self.name} (pid {self.process.pid})", flush=True)
 
@@ -74,6 +83,8 @@ class Child:
                 self.restarts = 0  # it ran a good while: forget earlier crashes
             delay = min(2**self.restarts, 30)
             print(f"[supervisor] {self.name} exited ({self.process.returncode}); restart in {delay}s", flush=True)
+            kill_group(self.process.pid, signal.SIGTERM)  # its workers, if it was killed before them
+            remove_stale_metrics_dirs()
             self.next_start = now + delay
             self.restarts += 1
             return
@@ -81,10 +92,25 @@ class Child:
             self.next_start = 0.0
             self.start()
 
+    def terminate(self) -> None:
+        """Ask the process to stop (SIGTERM) without waiting for it."""
+        if self.process is not None and self.process.poll() is None:
+            self.process.terminate()
+
     def stop(self) -> None:
-        """Ask the process to stop; kill it if it does not within ten seconds."""
+        """Ask the process (and its group) to stop; kill what is left after ten seconds."""
         if self.process is not None:
-            stop_process(self.process)
+            stop_group(self.process)
+
+    def _end_old_group(self) -> None:
+        """Before a restart: nothing of the previous group may still serve (SIGKILL stragglers)."""
+        if self.process is None:
+            return
+        pgid = self.process.pid
+        kill_group(pgid, signal.SIGKILL)
+        deadline = time.monotonic() + 5
+        while group_alive(pgid) and time.monotonic() < deadline:
+            time.sleep(0.05)
 
 
 def _children(redis_url: str, games: list[str]) -> list[Child]:
@@ -189,6 +215,18 @@ def _redis_child() -> RedisChild:
     return RedisChild("redis", redis_args(data_dir, port), dict(os.environ), port=port, umask=REDIS_UMASK)
 
 
+def _stop_all(children: list[Child]) -> None:
+    """Stop every service at once (each takes up to its grace period), then Redis, which they use."""
+    services = [child for child in children if not isinstance(child, RedisChild)]
+    for child in services:
+        child.terminate()
+    for child in services:
+        child.stop()
+    for child in children:
+        if isinstance(child, RedisChild):
+            child.stop()
+
+
 def main() -> None:
     """Start everything, supervise, and stop cleanly on Ctrl-C."""
     stopping = False
@@ -207,10 +245,14 @@ def main() -> None:
         supervised.append(redis_child)
         print(f"[supervisor] embedded Redis at {redis_url} (AOF in var/redis)", flush=True)
     games = available_game_types()
+    wanted = os.environ.get("CHAIWALA_RUN_GAMES", "")  # a subset, e.g. for a lighter stack
+    if wanted:
+        games = [game for game in games if game in wanted.split(",")]
     missing = sorted(set(ENGINES) - set(games))
     if missing:
         print(f"[supervisor] no engine yet for: {', '.join(missing)}", flush=True)
     children = supervised + _children(redis_url, games)
+    remove_stale_metrics_dirs()
     for child in children:
         child.start()
     port = os.environ.get("CHAIWALA_HTTP_PORT", "8000")
@@ -223,8 +265,8 @@ def main() -> None:
             time.sleep(0.3)
     finally:
         print("[supervisor] stopping", flush=True)
-        for child in reversed(children):  # Redis, started first, stops last
-            child.stop()
+        _stop_all(children)
+        remove_stale_metrics_dirs()
         print("[supervisor] stopped", flush=True)
 
 

@@ -25,6 +25,7 @@ The process model (the gateway and every rules service use it):
 from __future__ import annotations
 
 import os
+import re
 import shutil
 import signal
 import subprocess
@@ -32,11 +33,16 @@ import sys
 import tempfile
 import time
 from collections.abc import Sequence
+from pathlib import Path
 
 from prometheus_client import CollectorRegistry, multiprocess
 
+from services.common.processes import child_env, die_with_starter, pid_alive
+
 WORKER_ENV = "CHAIWALA_WORKER"
 MULTIPROC_ENV = "PROMETHEUS_MULTIPROC_DIR"
+METRICS_DIR_PREFIX = "chaiwala-metrics-"
+_OWNED_DIR = re.compile(re.escape(METRICS_DIR_PREFIX) + r"(\d+)-")
 
 
 def process_count(configured: int) -> int:
@@ -47,6 +53,28 @@ def process_count(configured: int) -> int:
 def is_worker() -> bool:
     """Whether this process is one of a group's workers (it must not start workers itself)."""
     return os.environ.get(WORKER_ENV) == "1"
+
+
+def join_group() -> None:
+    """In a worker: end when the parent that started it ends (call first thing in ``main``)."""
+    if is_worker():
+        die_with_starter()
+
+
+def remove_stale_metrics_dirs(root: Path | None = None) -> list[Path]:
+    """Remove the metrics directories whose owning parent process is gone; return them.
+
+    A directory is ``chaiwala-metrics-<owner pid>-<random>`` in the temporary directory; one
+    whose owner still runs (or whose name carries no pid) is left alone.
+    """
+    removed = []
+    for path in (root or Path(tempfile.gettempdir())).glob(METRICS_DIR_PREFIX + "*"):
+        owner = _OWNED_DIR.match(path.name)
+        if owner is None or pid_alive(int(owner.group(1))):
+            continue
+        shutil.rmtree(path, ignore_errors=True)
+        removed.append(path)
+    return removed
 
 
 def multiprocess_mode() -> bool:
@@ -64,10 +92,14 @@ def scrape_registry(own: CollectorRegistry) -> CollectorRegistry:
 
 
 def start_workers(count: int, module: str, args: Sequence[str] = ()) -> list[subprocess.Popen[bytes]]:
-    """Start ``count`` workers (``python -m module args``) sharing a fresh metrics directory."""
-    directory = tempfile.mkdtemp(prefix="chaiwala-metrics-")
+    """Start ``count`` workers (``python -m module args``) sharing a fresh metrics directory.
+
+    Directories left by earlier parents that were killed are removed first.
+    """
+    remove_stale_metrics_dirs()
+    directory = tempfile.mkdtemp(prefix=f"{METRICS_DIR_PREFIX}{os.getpid()}-")
     os.environ[MULTIPROC_ENV] = directory
-    env = {**os.environ, WORKER_ENV: "1", MULTIPROC_ENV: directory}
+    env = child_env({**os.environ, WORKER_ENV: "1", MULTIPROC_ENV: directory})
     command = [sys.executable, "-m", module, *args]
     return [subprocess.Popen(command, env=env) for _ in range(count)]
 

@@ -7,15 +7,18 @@ is computed in a worker process from the stored snapshot (the same ``Match.bot_m
 same derived randomness, so the move is the one an in-process call would make), and the
 conductor commits it like any bot move, against the version it was computed from.
 
-Workers are spawned (not forked: the conductor holds Redis connections and threads) and warm
-their engines once. ``0`` workers computes search moves in a thread instead (tests, tiny
-deployments): off the loop all the same, but sharing the conductor's GIL.
+Workers are spawned (not forked: the conductor holds Redis connections and threads), end with
+the conductor (SIGTERM when it dies, even by ``kill -9``: a spawned worker would otherwise wait
+forever on its task queue) and warm their engines once. ``0`` workers computes search moves in
+a thread instead (tests, tiny deployments): off the loop all the same, but sharing the
+conductor's GIL.
 """
 
 from __future__ import annotations
 
 import asyncio
 import multiprocessing
+import os
 from collections.abc import Coroutine
 from concurrent.futures import Executor, ProcessPoolExecutor, ThreadPoolExecutor
 from typing import Any
@@ -23,6 +26,7 @@ from typing import Any
 from services.bots.roster import bots_for
 from services.common.engine import Bot, Move
 from services.common.logs import get_logger
+from services.common.processes import die_with_parent
 from services.common.registry import engine_for
 from services.common.runner import Match, Snapshot
 
@@ -41,8 +45,10 @@ def compute_move(game_type: str, snapshot: bytes, seat: int, bot_name: str, salt
     return match.bot_move(bots_for(engine)[bot_name], seat, salt)
 
 
-def _warm() -> None:
-    """Import every engine once per worker, so the first search does not pay for it."""
+def _start_worker(conductor_pid: int) -> None:
+    """A worker's first step: end with the conductor, then import every engine once, so the
+    first search does not pay for it."""
+    die_with_parent(conductor_pid)
     from services.common.registry import available_game_types
 
     available_game_types()
@@ -58,7 +64,8 @@ class SearchPool:
         self._executor: Executor
         if workers > 0:
             self._executor = ProcessPoolExecutor(
-                max_workers=workers, mp_context=multiprocessing.get_context("spawn"), initializer=_warm
+                max_workers=workers, mp_context=multiprocessing.get_context("spawn"),
+                initializer=_start_worker, initargs=(os.getpid(),),
             )
         else:
             self._executor = ThreadPoolExecutor(max_workers=1, thread_name_prefix="search")

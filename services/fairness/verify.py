@@ -5,7 +5,9 @@ of ``chaiwala.v1.Replay``).  Verification needs nothing but the engines in this
 repository: it checks, in order,
 
 1. the seed commitment published at creation against the revealed server secret;
-2. the effective seed against the one derived from the secret (server seeds only);
+2. the effective seed against the one derived from the secret (server seeds only), for the
+   generator the replay names (``generator``: the keyed ``blake2b`` stream, or ``pcg32`` for
+   games from before it, whose replays may not name one);
 3. the genesis hash over the header and the set-up snapshot;
 4. for every log entry: its version, that its move was legal for its seat, the digest of
    the snapshot it produced, and its chain hash;
@@ -16,6 +18,7 @@ The first failed check is reported with the entry (version) it concerns.
 
 from __future__ import annotations
 
+import re
 from collections.abc import Callable
 from dataclasses import dataclass
 from typing import Any
@@ -25,6 +28,7 @@ from google.protobuf import json_format
 from services.common import protojson
 from services.common.engine import IllegalMove, Move
 from services.common.registry import ENGINES, engine_for
+from services.common.rng import KIND_PCG32, KINDS, Seed
 from services.common.runner import Match
 from services.fairness import chain, seeding
 from services.games.lifecycle import Lifecycle, settled_result
@@ -80,8 +84,8 @@ def _options(game_type: str, packed: dict[str, Any]) -> dict[str, Any]:
     return json_format.MessageToDict(message, preserving_proto_field_name=True)
 
 
-def _check_seed(replay: dict[str, Any]) -> int:
-    """Check the commitment and the seed's derivation; return the effective seed."""
+def _check_seed(replay: dict[str, Any]) -> Seed:
+    """Check the commitment and the seed's derivation; return the effective seed and its generator."""
     secret_hex = _field(replay, "server_secret")
     try:
         secret = bytes.fromhex(secret_hex)
@@ -92,15 +96,36 @@ def _check_seed(replay: dict[str, Any]) -> int:
         0,
         "the seed commitment does not match the revealed server secret",
     )
-    seed = int(_field(replay, "seed"))
+    seed = _revealed_seed(replay)
     if replay.get("seed_source", seeding.SOURCE_SERVER) == seeding.SOURCE_SERVER:
         contributions = seeding.contributions(replay.get("client_seed", ""))
-        derived = seeding.derive_seed(secret, replay["game_id"], contributions)
+        derived = seeding.derive_seed(secret, replay["game_id"], contributions, seed.generator)
         _require(derived == seed, 0, "the seed is not the one derived from the server secret")
     return seed
 
 
-def _start(replay: dict[str, Any], seed: int) -> tuple[Match, str]:
+def _revealed_seed(replay: dict[str, Any]) -> Seed:
+    """The replay's seed: ``seed_hex`` (all 256 bits) or, in older replays, the integer ``seed``.
+
+    A replay that names no generator is from before the keyed one: PCG32.
+    """
+    generator = replay.get("generator") or KIND_PCG32
+    _require(generator in KINDS, 0, f"unknown generator {generator!r}")
+    text = replay.get("seed_hex")
+    if text:
+        _require(isinstance(text, str) and re.fullmatch(seeding.SEED_HEX_PATTERN, text) is not None, 0,
+                 "seed_hex is not 1 to 64 hex digits")  # fmt: skip
+        return Seed(int(text, 16), generator)
+    value = _field(replay, "seed")
+    try:
+        number = int(value)
+    except (TypeError, ValueError):
+        raise _Diverged(0, "the seed is not an integer") from None
+    _require(0 <= number < 1 << 64, 0, "the seed is not a 64-bit integer")
+    return Seed(number, generator)
+
+
+def _start(replay: dict[str, Any], seed: Seed) -> tuple[Match, str]:
     """Set the game up from the replay's header; return the match and the genesis hash."""
     game_type = replay["game_type"]
     engine = engine_for(game_type)

@@ -42,6 +42,9 @@ class Lifecycle:
     # When the game started (Unix ms; 0 = unknown, a game from before it was kept): game events
     # carry it and the game-duration metric counts from it (services.outbox.events).
     started_ms: int = 0
+    # The seats to act after the last commit (empty once over): lets a player's game list say
+    # whose turn it is without loading the engine (services.lobby.mine).
+    to_act: list[int] = field(default_factory=list)
 
     @staticmethod
     def from_dict(data: dict[str, Any]) -> Lifecycle:
@@ -54,6 +57,7 @@ class Lifecycle:
             timeouts_to_resign=int(data.get("timeouts_to_resign", DEFAULT_TIMEOUTS_TO_RESIGN)),
             touched_ms=int(data.get("touched_ms", 0)),
             started_ms=int(data.get("started_ms", 0)),
+            to_act=[int(seat) for seat in data.get("to_act", [])],
         )
 
     def to_dict(self) -> dict[str, Any]:
@@ -66,6 +70,7 @@ class Lifecycle:
             "timeouts_to_resign": self.timeouts_to_resign,
             "touched_ms": self.touched_ms,
             "started_ms": self.started_ms,
+            "to_act": self.to_act,
         }
 
     def count_timeout(self, seat: int) -> int:

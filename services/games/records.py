@@ -6,6 +6,7 @@ import secrets
 from dataclasses import dataclass, field
 from typing import Any
 
+from services.common.rng import Seed
 from services.common.store import hash_token
 
 
@@ -25,7 +26,8 @@ class GameMeta:
 
     game_id: str
     game_type: str
-    seed: int
+    # The full seed (up to 256 bits) and the generator it started (services.common.rng).
+    seed: Seed
     options: dict[str, Any]
     players: list[dict[str, str]]
     token_hashes: list[str]
@@ -119,7 +121,7 @@ class NewGame:
     """
 
     game_id: str
-    seed: int
+    seed: Seed
     options: dict[str, Any]
     players: list[dict[str, Any]]
     token_hashes: list[str]

@@ -34,6 +34,7 @@ from redis import asyncio as aioredis
 from redis.asyncio.cluster import RedisCluster
 
 from services.common.attention import SHARD_COUNT, SHARD_TAGS, keys_for_game, score_arg, shard_of
+from services.common.rng import KIND_PCG32, Seed
 from services.common.store import (
     DEFAULT_MAX_CONNECTIONS,
     DEFAULT_POOL_TIMEOUT_SECONDS,
@@ -152,7 +153,9 @@ class GameStore:
                 meta_key,
                 mapping={
                     "game_type": game.game_type,
-                    "seed": game.seed,
+                    # Decimal, so the full 256 bits fit; "generator" absent marks a game from before the keyed one.
+                    "seed": str(game.seed.value),
+                    "generator": game.seed.generator,
                     "options": orjson.dumps(game.options),
                     "players": orjson.dumps(game.players),
                     "token_hashes": orjson.dumps(game.token_hashes),
@@ -215,7 +218,7 @@ class GameStore:
         return GameMeta(
             game_id=game_id,
             game_type=data["game_type"],
-            seed=int(data["seed"]),
+            seed=Seed(int(data["seed"]), data.get("generator") or KIND_PCG32),
             options=orjson.loads(data["options"]),
             players=orjson.loads(data["players"]),
             token_hashes=orjson.loads(data["token_hashes"]),

@@ -8,20 +8,28 @@ interceptor in :data:`services.common.interceptors.BEARER`).
 from __future__ import annotations
 
 import time
+from collections.abc import AsyncIterator
+from typing import Any
 
 from google.protobuf.timestamp_pb2 import Timestamp
 from grpc import aio
 
 from chaiwala.identity.v1 import identity_pb2, identity_pb2_grpc
 from chaiwala.rating.v1 import rating_pb2
+from services.clock import clock as clocks
 from services.common import errors
 from services.common.interceptors import BEARER
 from services.common.logs import get_logger
 from services.common.registry import ENGINES
+from services.identity.feed_rpcs import PlayerStream
 from services.identity.guest import GuestIssuer, IssuedToken
 from services.identity.player import Player
 from services.identity.verifier import Verifier
+from services.lobby import mine
 from services.rating.ledger import Ledger, rating_dict
+
+DEFAULT_PAGE_SIZE = 20
+MAX_PAGE_SIZE = 100
 
 log = get_logger("identity")
 JWK_FIELDS = ("kty", "kid", "use", "alg", "crv", "x", "y", "n", "e")
@@ -35,9 +43,25 @@ def _session(issued: IssuedToken) -> identity_pb2.Session:
 class IdentityServicer(identity_pb2_grpc.IdentityServiceServicer):
     """IdentityService over one verifier (and the ratings in the same Redis)."""
 
-    def __init__(self, verifier: Verifier, ledger: Ledger) -> None:
+    def __init__(self, verifier: Verifier, ledger: Ledger, reader: Any = None) -> None:
         self.verifier = verifier
         self.ledger = ledger
+        # The player stream reads with a client of its own (``reader``), so its waits never hold
+        # the connections calls need; without one (tests) it shares the ledger's.
+        self.stream = PlayerStream(ledger.redis, reader if reader is not None else ledger.redis, self._player)
+
+    async def WatchMyEvents(
+        self, request: identity_pb2.WatchMyEventsRequest, context: aio.ServicerContext
+    ) -> AsyncIterator[identity_pb2.PlayerEvent]:
+        """The bearer player's feed after a cursor, then live until the token expires."""
+        async for event in self.stream.watch(request):
+            yield event
+
+    async def CreateMyStreamTicket(
+        self, request: identity_pb2.CreateMyStreamTicketRequest, context: aio.ServicerContext
+    ) -> identity_pb2.MyStreamTicket:
+        """A short-lived ticket for the bearer player's feed (an EventSource cannot send a header)."""
+        return await self.stream.ticket()
 
     def _guest(self) -> GuestIssuer:
         if self.verifier.guest is None:
@@ -80,8 +104,35 @@ class IdentityServicer(identity_pb2_grpc.IdentityServiceServicer):
                 jwks.keys.append(identity_pb2.Jwk(**{name: key[name] for name in JWK_FIELDS if name in key}))
         return jwks
 
+    async def ListMyGames(
+        self, request: identity_pb2.ListMyGamesRequest, context: aio.ServicerContext
+    ) -> identity_pb2.MyGames:
+        """The bearer player's games, their turn first (:mod:`services.lobby.mine`)."""
+        player = await self._player()
+        size = request.page_size or DEFAULT_PAGE_SIZE
+        if size > MAX_PAGE_SIZE:
+            raise errors.invalid("bad_page_size", f"page_size is 1-{MAX_PAGE_SIZE}")
+        try:
+            start = mine.decode_offset(request.page_token)
+        except mine.BadPageToken:
+            raise errors.invalid("bad_page_token", "that page_token was not handed out by this listing") from None
+        games = await mine.PlayerGames(self.ledger.redis).games(player.player_id)
+        page = games[start : start + size]
+        answer = identity_pb2.MyGames(games=[_my_game(game) for game in page])
+        if start + size < len(games):
+            answer.next_page_token = mine.encode_offset(start + size)
+        return answer
+
     async def _player(self) -> Player:
         player = await self.verifier.player(BEARER.get())
         if player is None:
             raise errors.unauthenticated("send a player token as 'Authorization: Bearer <token>'")
         return player
+
+
+def _my_game(game: mine.MyGame) -> identity_pb2.MyGame:
+    return identity_pb2.MyGame(game_id=game.game_id, game_type=game.game_type, status=game.status,
+                               version=game.version, seat=game.seat, your_turn=game.your_turn,
+                               to_act=game.to_act if game.status == "active" else [],
+                               created_at=clocks.rfc3339(game.created_ms), visibility=game.visibility,
+                               names=[str(p.get("name") or "") for p in game.players])  # fmt: skip

@@ -54,7 +54,6 @@ def determinize(seen: Seen, rng: Rng) -> State:
         "first": view["first_player"],
         "current": view["current"],
         "phase": view["phase"],
-        "game_key": 0,  # a bot's private notes key, not a rule: nothing to sample
     }
     state["order"] = _order(state)
     state["pos"] = state["order"].index(state["current"]) if state["current"] in state["order"] else 0

@@ -21,7 +21,9 @@ MAX_STORED_BYTES = 16 * 1024
 class Speaker(Protocol):
     """What the rules service lends: move sentences and packing (``services.rules.narrator.Narrator``)."""
 
-    def move_text(self, move: dict[str, Any], seat: int, names: list[str], language: str) -> str: ...
+    def costed_text(
+        self, move: dict[str, Any], seat: int, costs: list[dict[str, Any]], names: list[str], language: str
+    ) -> str: ...
 
     def pack(self, name: str, data: dict[str, Any]) -> Any: ...
 
@@ -34,8 +36,14 @@ def legal_answer(
     if match is None:
         return rules_pb2.LegalMoves(version=version)
     moves = match.legal_moves(seat)
-    texts = [service.move_text(m, seat, names, language) for m in moves]
-    return rules_pb2.LegalMoves(version=version, moves=[service.pack("Move", m) for m in moves], texts=texts)
+    costs = [match.engine.move_costs(match.state, seat, m) for m in moves]
+    texts = [service.costed_text(m, seat, c, names, language) for m, c in zip(moves, costs, strict=True)]
+    return rules_pb2.LegalMoves(
+        version=version,
+        moves=[service.pack("Move", m) for m in moves],
+        texts=texts,
+        costs=[rules_pb2.MoveCosts(items=[rules_pb2.Cost(**c) for c in items]) for items in costs],
+    )
 
 
 def after_commit(

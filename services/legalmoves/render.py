@@ -9,9 +9,12 @@ from services.common import protojson
 
 
 def listing_json(answer: rules_pb2.LegalMoves) -> bytes:
-    """The answer's JSON: each move with its sentence as ``text`` beside the move's fields."""
+    """The answer's JSON: each move with its sentence as ``text`` and its price as ``costs``
+    (``[{"what": "points", "amount": 3}]``; ``[]`` for a free move) beside the move's fields."""
     listing = protojson.to_dict(answer)
     texts = listing.pop("texts", [])
-    for move, text in zip(listing["moves"], texts, strict=False):
-        move["text"] = text
+    costs = listing.pop("costs", [])
+    for index, move in enumerate(listing["moves"]):
+        move["text"] = texts[index] if index < len(texts) else ""
+        move["costs"] = costs[index].get("items", []) if index < len(costs) else []
     return orjson.dumps(listing)

@@ -19,6 +19,7 @@ from typing import Any
 from services.common.embedded_redis import start_redis
 from services.common.engine import RandomBot
 from services.common.registry import engine_for
+from services.common.rng import Seed
 from services.common.runner import Match
 from services.fairness import chain
 from services.games.records import Commit, Fairness, NewGame, game_keys
@@ -51,11 +52,12 @@ async def _bytes(store: GameStore, game_id: str) -> int:
 async def _play(store: GameStore, game_type: str, players: int, seed: int) -> tuple[str, int]:
     """One whole random game committed move by move as the service commits them; its id and moves."""
     engine = engine_for(game_type)
-    match = Match.start(engine, players, seed)
+    drawn = Seed(seed)  # the keyed generator, as the service's games
+    match = Match.start(engine, players, drawn)
     game_id = f"{game_type}-{seed:024x}"
     fairness = Fairness("0" * 64, "0" * 64, "server", "")
     await store.create(NewGame(
-        game_id=game_id, seed=seed, options={}, players=[{"name": f"P{s}", "bot": "random"} for s in range(players)],
+        game_id=game_id, seed=drawn, options={}, players=[{"name": f"P{s}", "bot": "random"} for s in range(players)],
         token_hashes=[""] * players, host_hash="", status="active", snapshot=match.snapshot.to_json(), lifecycle={},
         visibility="public", created_ms=0, attention_ms=None, fairness=fairness, genesis=("", ""),
     ))

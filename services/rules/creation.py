@@ -13,10 +13,13 @@ from services.common.engine import BadConfig
 from services.common.logs import get_logger
 from services.common.runner import Match
 from services.common.store import hash_token, new_token
-from services.games.lifecycle import attention_due, clocked_seats
+from services.games.lifecycle import Lifecycle, attention_due, clocked_seats
 from services.games.records import NewGame
 from services.lobby import seats as lobby_seats
+from services.lobby.claims import Claimant
 from services.lobby.creation import lifecycle_from, rating_fields, seat_credentials, waiting_snapshot
+from services.lobby.feed import Feed
+from services.lobby.mine import PlayerGames, PlayerLimits
 from services.rules import seeds
 from services.rules.access import Access
 from services.rules.gameplay import GamePlay
@@ -45,6 +48,9 @@ async def create_game(
     claimant = access.claimant()
     if not claimant.operator and not claimant.player_id:
         access.require_operator("creating a game without a player token")
+    if claimant.player_id:
+        # Read per creation (rare), so an operator's change applies without a restart.
+        await PlayerGames(play.store.redis).check_quota(claimant.player_id, PlayerLimits().player_open_games)
     visibility = lobby_seats.visibility_of(request.visibility)
     players = lobby_seats.players_from(request.players, sorted(bots_for(engine)), visibility, claimant)
     game_id = new_game_id(game_type)
@@ -62,6 +68,7 @@ async def create_game(
     host_token = new_token()
     attention = None
     if match is not None:
+        lifecycle.to_act = match.to_act()
         clocks.advance(lifecycle.clock, (), match.to_act(), clocked_seats(players, lifecycle), now)
         attention = attention_due(players, lifecycle, match.to_act(), now)
     snapshot = waiting_snapshot() if match is None else match.snapshot.to_json()
@@ -71,6 +78,8 @@ async def create_game(
                    lifecycle=lifecycle.to_dict(), visibility=visibility, created_ms=now, attention_ms=attention,
                    fairness=fairness, genesis=genesis, rated=rated, tournament=tournament)  # fmt: skip
     game_id = await play.store.create(game)
+    await PlayerGames(play.store.redis).record(game_id, players, now)
+    await _tell_players(play, game, claimant, match)
     await wake_conductors(play.store.redis, attention, now)
     metrics.GAMES_CREATED.labels(game_type).inc()
     # Never the seed or the secret: while the game runs they would reveal every draw.
@@ -81,3 +90,14 @@ async def create_game(
         seat.token = token
     return rules_pb2.CreateGameResponse(game_id=game_id, game_type=game_type, status=game.status, version=0,
                                         seats=seats, host_token=host_token)  # fmt: skip
+
+
+async def _tell_players(play: GamePlay, game: NewGame, claimant: Claimant, match: Match | None) -> None:
+    """The players' feeds: a started game (and whose turn), or invitations to a waiting one."""
+    feed = Feed(play.store.redis)
+    if match is None:
+        host = claimant.player_name if claimant.player_id else ""
+        await feed.invited(game.game_id, play.game_type, game.players, host, claimant.player_id)
+        return
+    clock = Lifecycle.from_dict(game.lifecycle).clock
+    await feed.started(game.game_id, play.game_type, game.players, match.to_act(), 0, clock)

@@ -11,6 +11,7 @@ from __future__ import annotations
 
 from collections.abc import Callable, Sequence
 from dataclasses import replace
+from typing import Any
 
 from google.protobuf import any_pb2
 
@@ -28,6 +29,7 @@ from services.games.records import Commit, GameMeta, LogEntry
 from services.games.store import GameStore
 from services.legalmoves.entries import after_commit
 from services.lobby.creation import waiting_snapshot
+from services.lobby.feed import Feed
 from services.outbox import events as outbox_events
 from services.rules import answers
 from services.rules.narrator import Narrator
@@ -212,6 +214,7 @@ class GamePlay:
         result, status = self.settle(meta, match, lifecycle)
         to_act = match.to_act() if status == "active" else []
         commits = _with_turns(commits, status, to_act)
+        lifecycle.to_act = list(to_act)
         now = clocks.now_ms()
         lifecycle.touched_ms = now  # idle aborts count from the last entry (services.retention)
         movers = [item.seat for item in commits if not item.kind]
@@ -257,7 +260,17 @@ class GamePlay:
                  kinds=[c.kind for c in commits if c.kind], status=status)  # fmt: skip
         if result is not None:
             self._record_finish(meta, result, new_version)
+        await self._tell_players(meta, status, to_act, new_version, lifecycle, answers.result_dict(result))
         return response, after
+
+    async def _tell_players(self, meta: GameMeta, status: str, to_act: list[int], version: int,
+                            lifecycle: Lifecycle, result: dict[str, Any] | None) -> None:  # fmt: skip
+        """The players' feeds after a commit (:mod:`services.lobby.feed`): whose turn, or the end."""
+        feed = Feed(self.store.redis)
+        if status == "active":
+            await feed.turns(meta.game_id, self.game_type, meta.players, to_act, version, lifecycle.clock)
+        else:
+            await feed.finished(meta.game_id, self.game_type, meta.players, status, result)
 
     def _fill_answer(
         self,

@@ -28,7 +28,9 @@ from services.games.store import GameStore
 from services.lobby import listing
 from services.lobby import seats as lobby_seats
 from services.lobby.claims import Claimant, already_seated, check_claim, identity_required
+from services.lobby.feed import Feed
 from services.lobby.listing import GameIndex
+from services.lobby.mine import PlayerGames
 from services.lobby.store import LobbyConflict, LobbyStore, NotWaiting, Start
 from services.rating.identity import check_external_id
 from services.rules import seeds
@@ -88,6 +90,7 @@ class LobbyRpcs:
             raise errors.illegal(error.code, error.message) from None
         now = clocks.now_ms()
         lifecycle.started_ms = now
+        lifecycle.to_act = match.to_act()
         clocks.advance(lifecycle.clock, (), match.to_act(), clocked_seats(players, lifecycle), now)
         fields = {
             "players": players,
@@ -99,10 +102,13 @@ class LobbyRpcs:
         genesis = seeds.genesis(self.game_type, meta.game_id, meta.fairness, options, players, snapshot)
         return fields, Start(snapshot, attention_due(players, lifecycle, match.to_act(), now), genesis)
 
-    async def _started(self, meta: GameMeta, start: Start) -> None:
+    async def _started(self, meta: GameMeta, start: Start, fields: dict[str, Any]) -> None:
         await wake_conductors(self.store.redis, start.attention_ms, clocks.now_ms())
         await self.store.mark_active(meta.game_id)
         await self.index.record(self.game_type, meta.visibility, "active", meta.game_id, meta.created_ms)
+        lifecycle = Lifecycle.from_dict(fields["lifecycle"])
+        await Feed(self.store.redis).started(meta.game_id, self.game_type, fields["players"], lifecycle.to_act, 0,
+                                             lifecycle.clock)  # fmt: skip
 
     async def _game(self, game_id: str) -> rules_pb2.Game:
         meta, snapshot = await self.store.load(game_id)
@@ -139,11 +145,13 @@ class LobbyRpcs:
                 return rules_pb2.JoinGameResponse(seat=seat, token=token, status="waiting")
             fields, start = self._start_plan(joined)
             await self.lobby.update(meta, fields, start)
-            await self._started(meta, start)
+            await self._started(meta, start, fields)
             return rules_pb2.JoinGameResponse(seat=seat, token=token, status="active")
 
         joined = await self._with_retries(request.game_id, join)
         metrics.LOBBY_JOINS.labels(self.game_type).inc()  # once per seat taken, not per retry
+        if external_id:
+            await PlayerGames(self.store.redis).record(request.game_id, [{"external_id": external_id}], clocks.now_ms())
         return joined
 
     async def _free_seat(self, game_id: str, seat_of: Callable[[GameMeta], int]) -> rules_pb2.Game:
@@ -186,7 +194,7 @@ class LobbyRpcs:
             self.access.require_host(meta, "starting a game")
             fields, plan = self._start_plan(meta)
             await self.lobby.update(meta, fields, plan)
-            await self._started(meta, plan)
+            await self._started(meta, plan, fields)
 
         await self._with_retries(request.game_id, start)
         return await self._game(request.game_id)

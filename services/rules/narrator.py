@@ -57,6 +57,12 @@ class Narrator:
         """The sentence of a legal move, as its own seat reads it."""
         return self.say(self.sentences.move_text, move, seat, names, language)
 
+    def costed_text(self, move: Move, seat: int, costs: list[dict[str, Any]], names: list[str], language: str) -> str:
+        """The sentence of a legal move followed by what it costs, so the price is read before the click."""
+        text = self.move_text(move, seat, names, language)
+        price = self.say(self.sentences.cost_text, costs, language)
+        return f"{text} {price}".strip() if price else text
+
     def game_message(self, meta: GameMeta, match: Match | None, seat: int | None) -> rules_pb2.Game:
         """The ``Game`` answer as ``seat`` (``None``: a spectator) may see it."""
         lifecycle = Lifecycle.from_dict(meta.lifecycle)

@@ -5,26 +5,16 @@ from __future__ import annotations
 from typing import Any
 
 from chaiwala.v1 import rules_pb2
-from services.common import errors
+from services.common.rng import Seed
 from services.fairness import chain, seeding
 from services.games.records import Fairness
 from services.rules.access import Access
 
 
-def seed_for(request: rules_pb2.CreateGameRequest, game_id: str, access: Access) -> tuple[Fairness, int]:
-    """Draw and commit the server secret; the seed is derived from it unless an operator gives one."""
-    client_seed = request.client_seed
-    if len(client_seed) > seeding.MAX_CONTRIBUTION or not client_seed.isprintable():
-        raise errors.invalid(
-            "bad_client_seed", f"client_seed is at most {seeding.MAX_CONTRIBUTION} printable characters"
-        )
-    secret = seeding.draw_server_secret()
-    commitment = seeding.seed_commitment(secret)
-    if request.HasField("seed"):
-        access.require_operator("choosing the seed")
-        return Fairness(secret.hex(), commitment, seeding.SOURCE_OPERATOR, client_seed), request.seed
-    seed = seeding.derive_seed(secret, game_id, seeding.contributions(client_seed))
-    return Fairness(secret.hex(), commitment, seeding.SOURCE_SERVER, client_seed), seed
+def seed_for(request: rules_pb2.CreateGameRequest, game_id: str, access: Access) -> tuple[Fairness, Seed]:
+    """Draw and commit the server secret; the seed is derived from it unless an operator gives one
+    (:func:`services.fairness.seeding.seed_for`: 256 bits, the keyed generator)."""
+    return seeding.seed_for(request, game_id, access.require_operator)
 
 
 def genesis(

@@ -77,7 +77,7 @@ async def create_server(
     rules_pb2_grpc.add_RulesServiceServicer_to_server(servicer, server)
     tables_pb2_grpc.add_TableServiceServicer_to_server(TableServicer(servicer), server)
     rendered_pb2_grpc.add_RenderedRulesServicer_to_server(RenderedRulesServicer(servicer), server)
-    identity_servicer = IdentityServicer(verifier, Ledger(store.redis))
+    identity_servicer = IdentityServicer(verifier, Ledger(store.redis), store.blocking_client(200))
     identity_pb2_grpc.add_IdentityServiceServicer_to_server(identity_servicer, server)
     health_servicer = health.aio.HealthServicer()
     health_pb2_grpc.add_HealthServicer_to_server(health_servicer, server)
@@ -147,6 +147,7 @@ async def shutdown(server: aio.Server, servicer: RulesServicer, store: GameStore
 
 def main(argv: list[str]) -> None:
     """Entry point: ``python -m services.rules.server <game_type>``."""
+    workers.join_group()  # a worker ends with its parent (services.common.workers)
     if len(argv) != 1:
         raise SystemExit("usage: python -m services.rules.server <game_type>")
     settings = ServiceSettings()

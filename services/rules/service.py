@@ -20,6 +20,7 @@ from services.common.engine import Engine
 from services.common.interceptors import BEARER
 from services.common.logs import get_logger
 from services.common.store import GameNotActive
+from services.fairness import seeding
 from services.games.lifecycle import Lifecycle
 from services.games.records import GameMeta, LogEntry
 from services.games.store import GameStore
@@ -28,7 +29,7 @@ from services.lobby import seats as lobby_seats
 from services.lobby.listing import GameIndex
 from services.outbox import events as outbox_events
 from services.retention import archive
-from services.rules import answers
+from services.rules import answers, gametype
 from services.rules.access import Access
 from services.rules.creation import create_game
 from services.rules.gameplay import GamePlay
@@ -65,15 +66,16 @@ class RulesServicer(LobbyRpcs, ResignRpcs, rules_pb2_grpc.RulesServiceServicer):
     async def GetGameType(
         self, request: rules_pb2.GetGameTypeRequest, context: aio.ServicerContext
     ) -> rules_pb2.GameType:
-        """Describe the game this service plays."""
-        return rules_pb2.GameType(
-            id=self.game_type,
-            name=self.engine.name,
-            min_players=self.engine.min_players,
-            max_players=self.engine.max_players,
-            options=self.narrator.pack("Options", self.engine.default_options()),
-            bots=sorted(bots_for(self.engine)),
-        )
+        """Describe the game this service plays, its name and options in the call's language."""
+        options = self.narrator.pack("Options", self.engine.default_options())
+        bots = sorted(bots_for(self.engine))
+        return gametype.game_type_message(self.engine, options, bots, answers.language(context))
+
+    async def GetRules(
+        self, request: rules_pb2.GetRulesRequest, context: aio.ServicerContext
+    ) -> rules_pb2.RulesSummary:
+        """The game's rules summary (Markdown) in the call's language."""
+        return gametype.rules_summary(self.game_type, answers.language(context))
 
     async def CreateGame(
         self, request: rules_pb2.CreateGameRequest, context: aio.ServicerContext
@@ -159,6 +161,7 @@ class RulesServicer(LobbyRpcs, ResignRpcs, rules_pb2_grpc.RulesServiceServicer):
         if not over:
             self.access.require_operator("the replay of an unfinished game")
         replay = _replay_header(meta, over)
+        seeding.reveal_seed(replay, meta.seed, over)  # the seed only once over (it reveals every draw)
         replay.options.CopyFrom(self.narrator.pack("Options", meta.options))
         for entry in await archive.replay_entries(self.store, meta):
             if entry.version == 0:
@@ -196,7 +199,6 @@ def _replay_header(meta: GameMeta, over: bool) -> rules_pb2.Replay:
         game_id=meta.game_id,
         game_type=meta.game_type,
         # The seed and the secret behind it would reveal every future draw: only once it is over.
-        seed=meta.seed if over else None,  # None: left unset, so JSON leaves them out
         server_secret=meta.fairness.server_secret if over else None,
         seed_commitment=meta.fairness.seed_commitment,
         seed_source=meta.fairness.seed_source,

@@ -15,7 +15,7 @@ from services.clock import clock as clocks
 from services.common import errors, protojson
 from services.common.engine import BadConfig
 from services.common.registry import UnknownGameType, engine_for
-from services.fairness.seeding import SOURCE_OPERATOR, SOURCE_SERVER
+from services.fairness.seeding import SOURCE_OPERATOR, SOURCE_SERVER, operator_seed
 from services.games.lifecycle import ON_TIMEOUT
 from services.lobby.seats import player_name
 from services.rating.identity import check_external_id
@@ -116,14 +116,15 @@ def new_tournament(
     engine = _engine(request.game_type)
     entrants = _entrants(request, set(bots_for(engine)))
     _check_shape(request, engine, len(entrants))
+    chosen = operator_seed(request.HasField("seed"), request.seed, request.seed_hex)
     tournament = Tournament(
         tournament_id=tournament_id,
         game_type=request.game_type,
         format=request.format,
         table_size=request.table_size,
         entrants=entrants,
-        seed=request.seed if request.HasField("seed") else seeds.draw_seed(),
-        seed_source=SOURCE_OPERATOR if request.HasField("seed") else SOURCE_SERVER,
+        seed=chosen if chosen is not None else seeds.draw_seed(),
+        seed_source=SOURCE_SERVER if chosen is None else SOURCE_OPERATOR,
         secret=seeds.draw_secret(),
         advance=request.advance or 1,
         group_size=request.group_size,

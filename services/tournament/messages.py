@@ -7,6 +7,7 @@ from typing import Any
 
 from chaiwala.rating.v1 import rating_pb2
 from chaiwala.tournament.v1 import tournament_pb2
+from services.common.rng import SEED_HEX_DIGITS
 from services.tournament.model import Entrant, Tournament
 from services.tournament.standings import TableResult, table_points
 
@@ -17,7 +18,7 @@ def rfc3339(ms: int) -> str:
 
 
 def tournament_message(tournament: Tournament) -> tournament_pb2.Tournament:
-    """A tournament; its seed only once it is over (it would reveal every game's draws)."""
+    """A tournament; its seed (64 hex digits) only once it is over (it would reveal every game's draws)."""
     message = tournament_pb2.Tournament(
         tournament_id=tournament.tournament_id,
         game_type=tournament.game_type,
@@ -37,7 +38,7 @@ def tournament_message(tournament: Tournament) -> tournament_pb2.Tournament:
         group_size=tournament.group_size,
     )
     if tournament.status == "finished":
-        message.seed = tournament.seed
+        message.seed = format(tournament.seed, f"0{SEED_HEX_DIGITS}x")  # every tournament's, old 32-bit ones too
     return message
 
 

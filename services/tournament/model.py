@@ -18,7 +18,9 @@ from typing import Any
 
 import orjson
 
+from services.common.rng import SEED_BITS
 from services.tournament import pairing
+from services.tournament.seeds import LEGACY_SEED_BITS
 from services.tournament.standings import RoundResult, Standing, TableResult, meetings, standings
 
 FORMATS = ("swiss", "round_robin", "knockout")
@@ -65,6 +67,7 @@ class Tournament:
     format: str
     table_size: int
     entrants: list[Entrant]
+    # Up to 256 bits; stored as hex (JSON numbers stop at 64 bits).
     seed: int
     seed_source: str
     # Key of the entrant tokens (services.tournament.seeds); never leaves the director.
@@ -80,17 +83,23 @@ class Tournament:
     created_ms: int = 0
     finished_ms: int = 0
     rounds: list[Round] = field(default_factory=list)
+    # How the games' seeds follow from ``seed`` (services.tournament.seeds): 256, or 32 for a
+    # tournament created before 256-bit seeds (its stored record has no seed_bits).
+    seed_bits: int = SEED_BITS
 
     # ---- (de)serialisation ----
 
     def to_json(self) -> bytes:
-        """The stored form."""
-        return orjson.dumps(asdict(self))
+        """The stored form (the seed as hex)."""
+        return orjson.dumps({**asdict(self), "seed": format(self.seed, "x")})
 
     @staticmethod
     def from_json(raw: bytes | str) -> Tournament:
         """Read the stored form."""
         data = orjson.loads(raw)
+        # Records from before 256-bit seeds hold a 32-bit seed as a JSON number and no seed_bits.
+        data["seed"] = int(data["seed"], 16) if isinstance(data["seed"], str) else int(data["seed"])
+        data.setdefault("seed_bits", LEGACY_SEED_BITS)
         data["entrants"] = [Entrant(**e) for e in data["entrants"]]
         data["rounds"] = [
             Round(number=r["number"], tables=[Table(**t) for t in r["tables"]], byes=r["byes"], status=r["status"])

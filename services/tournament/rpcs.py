@@ -11,14 +11,16 @@ tournament is over); an entrant token names its entrant for ``GetMyTable`` and
 from __future__ import annotations
 
 import secrets
+from typing import Any
 
 from grpc import aio
 
 from chaiwala.rating.v1 import rating_pb2, rating_pb2_grpc
 from chaiwala.tournament.v1 import tournament_pb2, tournament_pb2_grpc
 from services.common import errors
-from services.common.interceptors import BEARER
+from services.common.interceptors import BEARER, PLAYER
 from services.common.registry import ENGINES
+from services.games.records import game_keys
 from services.rating.identity import valid_external_id
 from services.rating.ledger import DEFAULT_PAGE_SIZE, rating_dict
 from services.rating.model import Rating
@@ -38,9 +40,17 @@ class _Auth:
         self.api_keys = api_keys
 
     def is_operator(self) -> bool:
-        """No keys configured (local development), or the bearer is one of them."""
+        """No keys configured (local development) and no player token, or the bearer is one of the keys."""
+        if PLAYER.get() is not None:
+            return False  # a player token is a player, never an operator
         token = BEARER.get()
         return not self.api_keys or any(secrets.compare_digest(token, key) for key in self.api_keys)
+
+    @staticmethod
+    def player_id() -> str:
+        """The verified player the caller's token names ("" for none)."""
+        player = PLAYER.get()
+        return str(player.player_id) if player is not None else ""
 
     def require_operator(self, what: str) -> None:
         """Refuse unless the caller is an operator."""
@@ -157,15 +167,42 @@ def _rating_message(rating: Rating, game_type: str = "") -> rating_pb2.Rating:
 
 
 class RatingServicer(rating_pb2_grpc.RatingServiceServicer):
-    """Leaderboards and players (public reads)."""
+    """Leaderboards and players: public reads unless the operator made them private
+    (``CHAIWALA_PUBLIC_RATINGS=false``: an operator key or a player token needed, a player page
+    its own player's).  A player page lists a private game only to operators and that player."""
 
-    def __init__(self, director: Director) -> None:
+    def __init__(self, director: Director, api_keys: frozenset[str] = frozenset(), public: bool = True) -> None:
         self.ledger = director.ledger
+        self.redis = director.redis
+        self.auth = _Auth(api_keys)
+        self.public = public
+
+    def _may_read(self, page_of: str = "") -> None:
+        """Refuse a read the setting keeps for operators and players (a page: its own player's)."""
+        if self.public or self.auth.is_operator():
+            return
+        caller = self.auth.player_id()
+        if not caller:
+            raise errors.unauthenticated("ratings here need an operator API key or a player token")
+        if page_of and caller != page_of:
+            raise errors.forbidden("not_your_page", "a player page here is its own player's")
+
+    async def _shown(self, external_id: str, games: list[dict[str, Any]]) -> list[dict[str, Any]]:
+        """The recent games the caller may see: a private one only by operators and that player."""
+        if self.auth.is_operator() or self.auth.player_id() == external_id:
+            return games
+        shown = []
+        for game in games:
+            visibility = await self.redis.hget(game_keys(game["game_id"])[0], "visibility")
+            if visibility not in (b"private", "private"):
+                shown.append(game)
+        return shown
 
     async def ListRatings(
         self, request: rating_pb2.ListRatingsRequest, context: aio.ServicerContext
     ) -> rating_pb2.ListRatingsResponse:
         """One page of a game type's leaderboard."""
+        self._may_read()
         if request.game_type not in ENGINES:
             raise errors.invalid("unknown_game_type", f"unknown game_type {request.game_type!r}")
         ratings, token = await self.ledger.leaderboard(
@@ -177,6 +214,7 @@ class RatingServicer(rating_pb2_grpc.RatingServiceServicer):
         """A player's ratings and recent rated games (404 before their first rated game)."""
         if not valid_external_id(request.external_id):
             raise errors.invalid("bad_external_id", "external_id is 1-128 characters from A-Z a-z 0-9 . _ : @ -")
+        self._may_read(request.external_id)
         ratings = []
         recent = []
         for game_type in ENGINES:
@@ -189,6 +227,7 @@ class RatingServicer(rating_pb2_grpc.RatingServiceServicer):
             raise errors.ServiceError(
                 errors.grpc.StatusCode.NOT_FOUND, "player_not_found", f"no rated games for {request.external_id!r}"
             )
+        recent = await self._shown(request.external_id, recent)
         recent.sort(key=lambda game: game.get("finished_ms", 0), reverse=True)
         return rating_pb2.Player(
             external_id=request.external_id,

@@ -16,6 +16,7 @@ from services.common.interceptors import RpcInterceptor
 from services.common.reflection import enable_reflection
 from services.common.settings import ServiceSettings
 from services.games.store import GameStore
+from services.identity.verifier import verifier_for
 from services.tournament.director import Director
 from services.tournament.rpcs import RatingServicer, TournamentServicer
 from services.tournament.tables import RulesClients
@@ -34,6 +35,9 @@ class DirectorSettings(ServiceSettings):
     service_darjeeling: str = "127.0.0.1:50052"
     service_tea_rum: str = "127.0.0.1:50053"
     service_india_rails: str = "127.0.0.1:50054"
+    # Whether leaderboards and player pages are public; off, they need an operator key or a player
+    # token (a player page: that player's own), see services.tournament.rpcs.RatingServicer.
+    public_ratings: bool = True
 
     def service_addresses(self) -> dict[str, str]:
         """game_type -> host:port of its rules service."""
@@ -50,11 +54,15 @@ class DirectorSettings(ServiceSettings):
         return keys[0] if keys else ""
 
 
-async def create_server(director: Director, addr: str, api_keys: frozenset[str]) -> tuple[aio.Server, int]:
+async def create_server(
+    director: Director, addr: str, api_keys: frozenset[str], public_ratings: bool = True
+) -> tuple[aio.Server, int]:
     """Build and start the director's gRPC server on ``addr`` (port 0 = ephemeral); return it and its port."""
-    server = aio.server(interceptors=[RpcInterceptor("tournament")])
+    # A player token names the caller (player pages show a player's private games only to them).
+    verifier = verifier_for(director.redis)
+    server = aio.server(interceptors=[RpcInterceptor("tournament", identify=verifier.player)])
     tournament_pb2_grpc.add_TournamentServiceServicer_to_server(TournamentServicer(director, api_keys), server)
-    rating_pb2_grpc.add_RatingServiceServicer_to_server(RatingServicer(director), server)
+    rating_pb2_grpc.add_RatingServiceServicer_to_server(RatingServicer(director, api_keys, public_ratings), server)
     health_servicer = health.aio.HealthServicer()
     health_pb2_grpc.add_HealthServicer_to_server(health_servicer, server)
     enable_reflection((TOURNAMENT_SERVICE, RATING_SERVICE, health.SERVICE_NAME), server)
@@ -81,7 +89,9 @@ class RunningDirector:
     async def start(self) -> None:
         """Serve and run the loops."""
         addr = f"{self.settings.grpc_host}:{self.settings.grpc_port}"
-        self.server, self.port = await create_server(self.director, addr, self.settings.api_key_set())
+        self.server, self.port = await create_server(
+            self.director, addr, self.settings.api_key_set(), self.settings.public_ratings
+        )
         self.loops = [
             asyncio.create_task(self.director.consume(self.stop_event)),
             asyncio.create_task(self.director.sweep(self.stop_event)),

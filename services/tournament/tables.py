@@ -53,7 +53,8 @@ def create_request(
         )
     request = rules_pb2.CreateGameRequest(
         players=players,
-        seed=seeds.game_seed(tournament.seed, round_number, table_number),
+        # The full derived seed (hex: CreateGame's integer seed has 32 bits).
+        seed_hex=format(seeds.game_seed(tournament.seed, round_number, table_number, tournament.seed_bits), "064x"),
         on_timeout=tournament.on_timeout,
         timeouts_to_resign=tournament.timeouts_to_resign,
         rated=True,

@@ -94,16 +94,20 @@ def test_the_real_heuristic_is_asked_only_about_the_real_position() -> None:
     assert recorder.asked == [sorted(move_key(move) for move in seen.legal)]
 
 
-def test_the_search_leaves_the_heuristic_remembering_what_the_heuristic_alone_would() -> None:
+def test_the_search_leaves_the_heuristic_deciding_as_a_fresh_one() -> None:
+    # The heuristic keeps no notes between moves (issue 31): after a search it holds nothing but its
+    # commitments, and decides the next position as a heuristic that never searched.
     seen = _position_with_rivals(seed=7)
     bot = _move_searching("mcts-easy")
-    alone = copy.deepcopy(bot.rollout)
-    alone.choose(ENGINE, seen, Rng(3).fork(2))
     replace(bot, budget=replace(Budget(candidates=3, samples=2, depth=4), margin_scale=40.0)).choose(
         ENGINE, seen, Rng(3)
     )
-    for memory in ("_refused", "_avoid", "_progress"):
-        assert getattr(bot.rollout, memory) == getattr(alone, memory)
+    used = bot.rollout
+    assert isinstance(used, HeuristicBot)
+    assert set(vars(used)) == {"focus"}
+    fresh = HeuristicBot()
+    fresh.focus = dict(used.focus)
+    assert used.choose(ENGINE, seen, Rng(3).fork(2)) == fresh.choose(ENGINE, seen, Rng(3).fork(2))
 
 
 def _midgame() -> State:

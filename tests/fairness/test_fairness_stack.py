@@ -147,7 +147,8 @@ def test_nothing_public_carries_the_secret_or_the_seed_of_an_active_game(
     assert meta["seed_source"] == "server" and len(secret) == 64
     replay = client.get(f"/v1/games/{game_id}/replay").json()
     assert not replay.get("server_secret") and int(replay.get("seed", 0)) == 0
-    forms = [secret, str(seed), format(seed, "x"), format(seed, "016x")]
+    assert meta["generator"] == "blake2b" and seed >= 2**64  # the whole 256-bit seed is kept
+    forms = [secret, str(seed), format(seed, "x"), format(seed, "064x"), format(seed >> 192, "016x")]
     for text in _leak_probes(client, game_id, tokens):
         for form in forms:
             assert form not in text
@@ -181,7 +182,7 @@ def test_an_operator_seed_is_marked_and_client_seeds_do_not_fix_the_seed(client:
         created = client.post("/v1/games", json=body).json()
         replays.append(client.get(f"/v1/games/{_finished(client, created['game_id'])['game_id']}/replay").json())
     assert all(r["client_seed"] == "lucky" and verify_replay(r).ok for r in replays)
-    assert replays[0]["seed"] != replays[1]["seed"]
+    assert replays[0]["seed_hex"] != replays[1]["seed_hex"]
     too_long = client.post(
         "/v1/games",
         json={"game_type": "darjeeling", "players": [{"name": "a"}, {"name": "b"}], "client_seed": "x" * 65},

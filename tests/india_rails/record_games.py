@@ -2,7 +2,12 @@
 
 Run it only when the rules or the content change on purpose (e.g. the demand deck), never to make a
 failing replay pass after a change meant to keep behaviour.  On the committed deck it gives back the
-heuristic games of the committed file move for move and digest for digest (checked 2026-12-04):
+heuristic games of the committed file move for move and digest for digest (checked 2026-12-04).
+Re-recorded for issue 31 (2026-12-06): the rules state lost its ``game_key`` and the heuristic bot its
+notes between moves.  Before re-recording, the committed file replayed on the new engine with every
+legal-move digest equal and every snapshot digest equal once the old ``game_key`` was put back; the
+random game's moves and legal digests are unchanged, the heuristic games' moves are the new bot's.
+Run it as:
 
     PYTHONPATH=.:gen:tests/india_rails .venv/bin/python tests/india_rails/record_games.py
 """

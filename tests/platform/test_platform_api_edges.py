@@ -43,4 +43,4 @@ def test_an_aborted_games_open_seat_keeps_its_open_flag(client: httpx.Client) ->
     replay = client.get(f"/v1/games/{game_id}/replay").json()
     assert replay["status"] == "aborted"
     assert [(p["name"], p["open"]) for p in replay["players"]] == [("Asha", False), ("", True)]
-    assert "seed" in replay  # an aborted game is over: its seed is revealed, as a finished one's
+    assert "seed_hex" in replay  # an aborted game is over: its seed is revealed, as a finished one's

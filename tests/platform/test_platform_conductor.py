@@ -20,6 +20,7 @@ from services.common import protojson
 from services.common.attention import SHARD_COUNT, claims_key
 from services.common.embedded_redis import start_redis
 from services.common.registry import engine_for
+from services.common.rng import Seed
 from services.common.runner import Match, Snapshot
 from services.games.records import game_keys
 from tests.support.stack import ConductorProcess, RunningService, Services
@@ -94,7 +95,8 @@ def _assert_log_is_whole(rig: Rig, client: redis.Redis, game_id: str) -> None:
     with grpc.insecure_channel(rig.service.address) as channel:
         replay = rules_pb2_grpc.RulesServiceStub(channel).GetReplay(rules_pb2.GetReplayRequest(game_id=game_id))
     engine = engine_for(GAME)
-    match = Match.start(engine, len(replay.players), replay.seed, protojson.unpack(GAME, "Options", replay.options))
+    seed = Seed(int(replay.seed_hex, 16), replay.generator)
+    match = Match.start(engine, len(replay.players), seed, protojson.unpack(GAME, "Options", replay.options))
     for move in replay.moves:
         match.play(move.seat, protojson.unpack(GAME, "Move", move.move))
     stored = client.get(game_keys(game_id)[1])

@@ -16,6 +16,7 @@ import pytest
 
 from services.common.engine import RandomBot
 from services.common.registry import engine_for
+from services.common.rng import KIND_PCG32, Seed
 from services.common.runner import Match
 from services.eventlog import codec
 from services.eventlog.dictionaries import latest
@@ -35,7 +36,8 @@ async def _play(store: GameStore, game_type: str, seed: int, moves: int) -> list
     game_id = f"{game_type}-{seed:024x}"
     genesis = chain.digest(b"genesis"), chain.state_digest(match)
     await store.create(NewGame(
-        game_id=game_id, seed=seed, options={}, players=[{"name": "A"}, {"name": "B", "bot": "random"}],
+        game_id=game_id, seed=Seed(seed, KIND_PCG32), options={},
+        players=[{"name": "A"}, {"name": "B", "bot": "random"}],
         token_hashes=["", ""], host_hash="", status="active", snapshot=match.snapshot.to_json(), lifecycle={},
         visibility="public", created_ms=0, attention_ms=None, fairness=Fairness("", "", "", ""), genesis=genesis,
     ))  # fmt: skip

@@ -717,8 +717,10 @@ def test_the_document_states_the_request_limits_the_services_check(served_openap
     assert create["properties"]["players"]["minItems"] == 1 and join["required"] == ["name"]
     body = schemas["chaiwala.v1.SubmitMovesBody"]
     assert {"required": ["move", "moves"]} in body["not"]["anyOf"]  # not both, and not neither
+    # A proto oneof of kinds: exactly one kind, as a oneOf whose variants require theirs and forbid the others.
     move = schemas["chaiwala.darjeeling.v1.Move"]
-    assert {"required": ["stay_put", "end_turn"]} in move["not"]["anyOf"]  # a proto oneof: at most one kind
+    stay_put = next(variant for variant in move["oneOf"] if variant["required"] == ["stay_put"])
+    assert stay_put["properties"]["end_turn"]["not"] == {} and stay_put["additionalProperties"] is False
 
 
 @given(token=ASCII_VALUE, scheme=st.sampled_from(["Bearer", "bearer", "Basic", "Token", ""]))

@@ -19,6 +19,7 @@ from chaiwala.v1 import rules_pb2, rules_pb2_grpc
 from services.common import protojson
 from services.common.errors import error_detail_from_metadata
 from services.common.registry import engine_for
+from services.common.rng import Seed
 from services.common.runner import Match, Snapshot
 from tests.support.stack import Services
 
@@ -173,7 +174,7 @@ def test_replay_from_the_stream_reproduces_the_stored_snapshot(stack: dict[str, 
     assert replay.status == "finished" and replay.moves
     engine = engine_for(GAME)
     options = protojson.unpack(GAME, "Options", replay.options)
-    match = Match.start(engine, len(replay.players), replay.seed, options)
+    match = Match.start(engine, len(replay.players), Seed(int(replay.seed_hex, 16), replay.generator), options)
     for move in replay.moves:
         match.play(move.seat, protojson.unpack(GAME, "Move", move.move))
     store = stack["services"][GAME].store

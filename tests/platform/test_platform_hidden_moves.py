@@ -30,6 +30,7 @@ import pytest
 
 from services.common.engine import RandomBot
 from services.common.registry import engine_for
+from services.common.rng import Seed
 from services.common.runner import Match
 from tests.support.client import auth, create_game, sse_events, within_rate_limit
 
@@ -45,7 +46,7 @@ PER_GAME_FIELDS = ("game_id", "created_at", "seed_commitment", "log_head")
 def moves_to_the_exchange() -> list[tuple[int, dict[str, Any]]]:
     """Every (seat, move) from the set-up of the seeded game to the secret exchange."""
     engine = engine_for(GAME)
-    match = Match.start(engine, 2, SEED)
+    match = Match.start(engine, 2, Seed(SEED))  # the generator the service gives an operator's seed
     played: list[tuple[int, dict[str, Any]]] = []
     while match.state["phase"] != "exchange":
         assert engine.result(match.state) is None, "the seeded game ended before its exchange"

@@ -16,6 +16,7 @@ import pytest
 from chaiwala.v1 import rules_pb2, rules_pb2_grpc
 from services.common.errors import error_detail_from_metadata
 from services.common.registry import engine_for
+from services.common.rng import Seed
 from services.common.runner import Match, Snapshot
 from tests.support.client import (
     assert_problem,
@@ -59,7 +60,7 @@ def _replay_matches_snapshot(
     replay = client.get(f"/v1/games/{game_id}/replay").json()
     engine = engine_for(GAME)
     options = {k: v for k, v in replay["options"].items() if k != "@type"}
-    match = Match.start(engine, len(replay["players"]), int(replay["seed"]), options)
+    match = Match.start(engine, len(replay["players"]), Seed(int(replay["seed_hex"], 16), replay["generator"]), options)
     for entry in replay["moves"]:
         if not entry["kind"]:
             match.play(entry["seat"], {k: v for k, v in entry["move"].items() if k != "@type"})

@@ -3,7 +3,7 @@
 Checks operationIds and tags on every operation, integer bounds from the proto types,
 ``@type`` discriminators, the offline docs pages, and generated clients: a Python client
 from ``openapi-python-client`` (pinned, dev extra) that is then used against the real
-gateway, and TypeScript types from ``openapi-typescript`` when npm is present.
+gateway, and TypeScript types from the pinned ``openapi-typescript`` of ``tools/contract``.
 """
 
 from __future__ import annotations
@@ -11,7 +11,6 @@ from __future__ import annotations
 import importlib
 import json
 import re
-import shutil
 import subprocess
 import sys
 from collections.abc import Iterator
@@ -27,7 +26,7 @@ from tests.support.client import assert_problem, create_game
 GAME = "darjeeling"
 GAMES = ("alubari", "darjeeling", "tea_rum", "india_rails")
 STATE_REFS = {f"#/components/schemas/chaiwala.{game}.v1.State.Packed" for game in GAMES}
-OPENAPI_TYPESCRIPT = "openapi-typescript@7.13.0"
+OPENAPI_TYPESCRIPT = Path(__file__).parents[2] / "tools/contract/node_modules/.bin/openapi-typescript"
 
 
 @pytest.fixture(scope="module")
@@ -68,12 +67,20 @@ def test_every_operation_has_a_unique_stable_operation_id_and_a_known_tag(spec: 
 
 
 def test_integers_carry_the_bounds_of_their_proto_types(spec: dict[str, Any], client: httpx.Client) -> None:
+    # Fields a client sends keep the bounds the server checks, with an example (ReDoc's sample would
+    # otherwise show the bound); answer-only fields show their format and sign, never 2**32 - 1.
     schemas = spec["components"]["schemas"]
     seed = schemas["chaiwala.v1.CreateGameBody"]["properties"]["seed"]
-    assert seed == {"type": "integer", "format": "uint32", "minimum": 0, "maximum": 4294967295}
-    integers = [node for node in _walk(schemas) if node.get("type") == "integer"]
-    assert integers and all("minimum" in node and "maximum" in node for node in integers)
-    assert not [node for node in integers if node.get("format") == "int32" and node["minimum"] == 0]
+    bounds = {"type": "integer", "format": "uint32", "minimum": 0, "maximum": 4294967295, "examples": [1]}
+    assert {key: seed[key] for key in bounds} == bounds and seed["description"]
+    sent = {name for name in schemas if "Body" in name or name in ("chaiwala.v1.PlayerSpec", "chaiwala.v1.ClockSpec")}
+    for name in sent:
+        integers = [node for node in _walk(schemas[name]) if node.get("type") == "integer"]
+        assert all("minimum" in node and "maximum" in node for node in integers), name
+    min_players = schemas["chaiwala.v1.GameType"]["properties"]["min_players"]
+    assert min_players["format"] == "uint32" and min_players["minimum"] == 0 and "maximum" not in min_players
+    assert not [node for node in _walk(schemas) if node.get("maximum") == 2**32 - 1 and "examples" not in node]
+    assert not [node for node in _walk(schemas) if node.get("format") == "int32" and node.get("minimum") == 0]
     players = [{"name": "Asha"}, {"name": "Bilal"}]
     assert create_game(client, GAME, players, seed=4_000_000_000)["game_id"]
     too_big = client.post("/v1/games", json={"game_type": GAME, "players": players, "seed": 4294967296})
@@ -93,8 +100,10 @@ def test_typed_unions_carry_a_discriminator_on_at_type(spec: dict[str, Any]) -> 
     legal = schemas["chaiwala.v1.LegalMoves"]["properties"]["moves"]["items"]
     assert legal["discriminator"]["propertyName"] == "@type"
     element = schemas[legal["oneOf"][0]["$ref"].split("/")[-1]]
-    assert element["properties"]["text"]["type"] == "string"
-    assert "text" not in element.get("required", [])
+    # A move is a union of its kinds (exactly one set): each variant carries @type and the sentence.
+    for variant in element["oneOf"]:
+        assert variant["properties"]["text"]["type"] == "string"
+        assert "text" not in variant["required"] and "@type" in variant["required"]
     assert body_move["oneOf"] == legal["oneOf"]  # an element of legal-moves is a valid body as is
 
 
@@ -156,7 +165,6 @@ def test_generated_python_client_plays_against_the_real_gateway(python_client: A
     from chaiwala_client.api.games import create_game as create  # type: ignore[import-not-found]
     from chaiwala_client.api.moves import list_legal_moves, submit_moves  # type: ignore[import-not-found]
     from chaiwala_client.models import (  # type: ignore[import-not-found]
-        ChaiwalaDarjeelingV1MoveLegal,
         ChaiwalaDarjeelingV1StatePacked,
         ChaiwalaV1CreateGameBody,
         ChaiwalaV1CreateGameBodyGameType,
@@ -173,7 +181,8 @@ def test_generated_python_client_plays_against_the_real_gateway(python_client: A
     seat = AuthenticatedClient(base_url=str(client.base_url), token=created.seats[to_act].token)
     legal = list_legal_moves.sync(created.game_id, client=seat)
     move = legal.moves[0]
-    assert isinstance(move, ChaiwalaDarjeelingV1MoveLegal)
+    # A move is a union of its kinds: one class per kind (ChaiwalaDarjeelingV1MoveLegalType<n>).
+    assert type(move).__name__.startswith("ChaiwalaDarjeelingV1MoveLegalType"), type(move)
     body = ChaiwalaV1SubmitMovesBody(move=move, expected_version=legal.version)
     answer = submit_moves.sync(created.game_id, client=seat, body=body)
     assert answer.version == legal.version + 1
@@ -181,11 +190,11 @@ def test_generated_python_client_plays_against_the_real_gateway(python_client: A
 
 
 def test_generated_typescript_types_the_move_body_and_the_four_states(spec: dict[str, Any], tmp_path: Path) -> None:
-    npx = shutil.which("npx")
-    # Our machines ship Node.js and npm; a machine without them fails here, it does not skip.
-    assert npx is not None, "npm is not installed: the TypeScript half of the generated-client check needs npx"
+    # The pinned openapi-typescript of tools/contract (`make contract` installs it with npm ci; `make
+    # test` runs that first).  A machine without it fails here, it does not skip.
+    assert OPENAPI_TYPESCRIPT.exists(), "run `make contract` first: it installs the pinned TypeScript tools"
     (tmp_path / "spec.json").write_text(json.dumps(spec))
-    command = [npx, "--yes", OPENAPI_TYPESCRIPT, "spec.json", "--output", "api.d.ts"]
+    command = [str(OPENAPI_TYPESCRIPT), "spec.json", "--output", "api.d.ts"]
     done = subprocess.run(command, cwd=tmp_path, capture_output=True, text=True, timeout=300)
     assert done.returncode == 0, done.stdout + done.stderr
     types = (tmp_path / "api.d.ts").read_text()
@@ -193,5 +202,8 @@ def test_generated_typescript_types_the_move_body_and_the_four_states(spec: dict
     body = types[types.index('"chaiwala.v1.SubmitMovesBody": {') :][:600]
     assert 'components["schemas"]["chaiwala.darjeeling.v1.Move.Legal"]' in body, body
     for game in GAMES:
-        state = types[types.index(f'"chaiwala.{game}.v1.State": {{') :][:400]
-        assert state.count("?:") >= 3 and "unknown" not in state.split("}")[0], state
+        # A state's fields without presence are always printed: required (non-optional) properties.
+        state = types[types.index(f'"chaiwala.{game}.v1.State.Packed": {{') :].split("\n        };")[0]
+        fields = re.findall(r"^ {12}([a-z_]+)(\??): ", state, flags=re.MULTILINE)
+        assert len([name for name, optional in fields if not optional]) >= 5, state[:600]
+        assert "unknown" not in state, state[:600]

@@ -74,7 +74,7 @@ def _play_one_of_each_ending(http: httpx.Client) -> dict[str, list[str]]:
     tournament = http.post(
         "/v1/tournaments",
         json={"game_type": GAME, "format": "round_robin", "table_size": 2, "seed": 3,
-              "entrants": [{"external_id": f"t{i}", "name": f"T{i}", "bot": "heuristic"} for i in range(2)]},
+              "entrants": [{"external_id": f"bot:t{i}", "name": f"T{i}", "bot": "heuristic"} for i in range(2)]},
     )  # fmt: skip
     assert tournament.status_code == 201, tournament.text
 

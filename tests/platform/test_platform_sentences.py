@@ -33,6 +33,9 @@ SEEDS_PER_CASE = 1
 REDACTING = {"darjeeling", "tea_rum"}
 # Left-over template syntax, Python values or raw identifiers: never part of a sentence.
 LEFTOVER = re.compile(r"[{}\[\]<>_]|\bNone\b|\bTrue\b|\bFalse\b|Undefined|\s[,.;:]|^\s|\s$")
+# Code names: snake_case tokens and raw ALL_CAPS enum names (two or more capitals in a row, such as
+# ACT or POST_OFFICE); a number's "M" (12M) and a lone capital letter (position "A") are words.
+CODE_NAME = re.compile(r"\b[a-z0-9]+_[a-z0-9_]+\b|\b[A-Z]{2,}[A-Z0-9_]*\b")
 
 
 def _cases() -> list[tuple[str, int]]:
@@ -95,6 +98,7 @@ def check_sentence(text: str, where: str) -> None:
     """A finished sentence: non-empty, nothing left over."""
     assert text, f"{where}: empty sentence"
     assert not LEFTOVER.search(text), f"{where}: left-over placeholder or raw value in {text!r}"
+    assert not CODE_NAME.search(text), f"{where}: code name {CODE_NAME.search(text)} in {text!r}"
 
 
 # ---- one played game -------------------------------------------------------------------
@@ -112,6 +116,7 @@ class Reader:
         self.moves_seen: set[str] = set()
         self.moves_read: set[tuple[bytes, int]] = set()
         self.redacted = 0  # (event, viewer) pairs where the viewer's copy differs from the original
+        self.costed = 0  # move sentences read with a price
 
     def event(self, raw: Event, actor: int) -> None:
         """Render ``raw`` for every viewer in every language."""
@@ -136,15 +141,20 @@ class Reader:
             if key in self.moves_read:
                 continue  # the same move for the same seat reads the same
             self.moves_read.add(key)
-            self.read_move(move, seat)
+            self.read_move(move, seat, self.engine.move_costs(match.state, seat, move))
 
-    def read_move(self, move: dict[str, Any], seat: int) -> None:
-        """Render one move for ``seat`` in every language."""
+    def read_move(self, move: dict[str, Any], seat: int, costs: list[dict[str, Any]] | None = None) -> None:
+        """Render one move for ``seat`` in every language, with what it costs."""
         kind = next(iter(move))
         self.moves_seen.add(kind)
         for language in LANGUAGES:
             text = self.sentences.move_text(move, seat, self.names, language)
             check_sentence(text, f"{self.engine.game_type}/{language}/moves/{kind}")
+            if costs:
+                self.costed += 1
+                price = self.sentences.cost_text(costs, language)
+                check_sentence(price, f"{self.engine.game_type}/{language}/costs of {kind}")
+                assert all(str(c["amount"]) in price for c in costs if c["what"] in ("points", "money")), price
 
 
 def play_and_read(game: str, players: int, seed: int, plan: dict[str, Any] | None = None) -> Reader:

@@ -5,6 +5,7 @@ their own player token (guest sessions from the server's own issuer).
 
 from __future__ import annotations
 
+import json
 from collections.abc import Iterator
 from typing import Any
 
@@ -13,7 +14,7 @@ import pytest
 
 from services.identity.settings import IdentitySettings
 from tests.support import secrets
-from tests.support.client import assert_problem, auth
+from tests.support.client import assert_problem, auth, sse_events
 from tests.support.stack import Gateway, Services
 
 GAME = "darjeeling"
@@ -121,3 +122,98 @@ def test_a_player_creates_joins_and_plays_with_their_own_token(http: httpx.Clien
         other = http.post(f"/v1/games/{game_id}/moves", json=body, headers=auth(tokens[1 - seat]))
         assert other.status_code in (403, 409)  # never the other player's move
     assert asha != bilal
+
+
+def _mine(http: httpx.Client, token: str, **params: Any) -> dict[str, Any]:
+    answer = http.get("/v1/me/games", params=params, headers=auth(token))
+    assert answer.status_code == 200, answer.text
+    body: dict[str, Any] = answer.json()
+    return body
+
+
+def test_my_games_put_my_turn_first_then_active_waiting_and_ended(http: httpx.Client) -> None:
+    _, asha = _player(http, "Asha")
+    _, bilal = _player(http, "Bilal")
+    games = []
+    for _ in range(3):
+        game_id = _create(http, asha, [{"me": True}, {"open": True}]).json()["game_id"]
+        assert http.post(f"/v1/games/{game_id}/join", json={}, headers=auth(bilal)).status_code == 200
+        games.append(game_id)
+    waiting = _create(http, asha, [{"me": True}, {"open": True}]).json()["game_id"]
+    assert http.post(f"/v1/games/{games[2]}/resign", headers=auth(asha)).status_code == 200
+    listed = _mine(http, asha)["games"]
+    assert {g["game_id"] for g in listed} == {*games, waiting}
+    ranks = {"yours": 0, "active": 1, "waiting": 2, "finished": 3}
+    kinds = ["yours" if g["your_turn"] else g["status"] for g in listed]
+    assert kinds == sorted(kinds, key=ranks.__getitem__)
+    for game in listed:
+        seen = http.get(f"/v1/games/{game['game_id']}", headers=auth(asha)).json()
+        assert game["your_turn"] == (seen["status"] == "active" and game["seat"] in seen["to_act"])
+        assert game["names"][game["seat"]] == "Asha"
+    first = _mine(http, asha, page_size=2)
+    rest = _mine(http, asha, page_size=2, page_token=first["next_page_token"])
+    assert [g["game_id"] for g in first["games"] + rest["games"]] == [g["game_id"] for g in listed]
+    assert rest["next_page_token"] == ""
+    assert {g["game_id"] for g in _mine(http, bilal)["games"]} == set(games)  # not Asha's waiting game
+    assert_problem(http.get("/v1/me/games"), 401)
+    assert_problem(http.get("/v1/me/games", params={"page_token": "nonsense"}, headers=auth(asha)), 400)
+
+
+def test_a_player_past_the_open_games_quota_is_refused(http: httpx.Client, monkeypatch: pytest.MonkeyPatch) -> None:
+    monkeypatch.setenv("CHAIWALA_PLAYER_OPEN_GAMES", "2")
+    _, token = _player(http, "Busy")
+    for _ in range(2):
+        assert _create(http, token, [{"me": True}, {"open": True}]).status_code == 201
+    assert_problem(_create(http, token, [{"me": True}, {"open": True}]), 429, "player_quota")
+    assert len(_mine(http, token)["games"]) == 2
+
+
+def _feed(http: httpx.Client, token: str, after: str = "") -> list[dict[str, Any]]:
+    answer = http.get("/v1/me/events", params={"after": after} if after else {}, headers=auth(token))
+    assert answer.status_code == 200, answer.text
+    found: list[dict[str, Any]] = answer.json()
+    return found
+
+
+def test_one_player_stream_tells_your_turn_in_three_games(http: httpx.Client) -> None:
+    _, asha = _player(http, "Asha")
+    _, bilal = _player(http, "Bilal")
+    seats = [{"me": True}, {"open": True}]
+    games = [_create(http, asha, seats, options={"start_player": 1}).json()["game_id"] for _ in range(3)]
+    for game_id in games:
+        assert http.post(f"/v1/games/{game_id}/join", json={}, headers=auth(bilal)).status_code == 200
+    ticket = http.post("/v1/me/stream-tickets", headers=auth(bilal)).json()["ticket"]
+    turns: dict[str, dict[str, Any]] = {}
+    started: set[str] = set()
+    with http.stream("GET", "/v1/me/events", params={"ticket": ticket}, headers={"Accept": "text/event-stream"}) as sse:
+        assert sse.status_code == 200
+        for message in sse_events(sse):
+            data = json.loads(message["data"])
+            if message.get("event") == "game_started":
+                started.add(data["game_id"])
+            if message.get("event") == "your_turn":
+                turns[data["game_id"]] = data
+            if set(turns) == set(games):
+                break
+    assert started == set(games)
+    assert all(turn["seat"] == 1 and turn["version"] == 0 for turn in turns.values())
+    assert [e["kind"] for e in _feed(http, asha)].count("your_turn") == 0  # not Asha's turn anywhere yet
+    while not _to_act_is(http, games[0], asha):  # Bilal moves until it is Asha's turn: her feed says so
+        legal = http.get(f"/v1/games/{games[0]}/legal-moves", headers=auth(bilal)).json()
+        move = {k: v for k, v in legal["moves"][0].items() if k != "text"}
+        body = {"move": move, "expected_version": legal["version"]}
+        assert http.post(f"/v1/games/{games[0]}/moves", json=body, headers=auth(bilal)).status_code == 200
+    (told,) = [e["data"] for e in _feed(http, asha) if e["kind"] == "your_turn"]
+    assert told["game_id"] == games[0] and told["seat"] == 0
+
+
+def _to_act_is(http: httpx.Client, game_id: str, token: str) -> bool:
+    game = http.get(f"/v1/games/{game_id}", headers=auth(token)).json()
+    return bool(game["viewer_seat"] in game["to_act"])
+
+
+def test_the_player_stream_needs_a_player(http: httpx.Client) -> None:
+    assert_problem(http.get("/v1/me/events"), 401)
+    assert_problem(http.get("/v1/me/events", params={"ticket": "nope"}), 401, "invalid_ticket")
+    _, token = _player(http, "Dev")
+    assert_problem(http.get("/v1/me/events", params={"after": "x"}, headers=auth(token)), 400, "bad_after")

@@ -29,7 +29,7 @@ import httpx
 from grpc_health.v1 import health_pb2, health_pb2_grpc
 
 from services.common.embedded_redis import free_port, redis_args, wait_for_redis
-from services.common.processes import stop_process
+from services.common.processes import stop_group
 from tests.support import secrets
 
 ROOT = Path(__file__).resolve().parents[2]
@@ -56,7 +56,10 @@ class Component:
     def spawn(self) -> None:
         """Start the process (without waiting for it)."""
         with self.log_path.open("ab") as log:
-            self.process = subprocess.Popen(self.args, env=self.env, cwd=ROOT, stdout=log, stderr=log)
+            # Its own process group, so a stop ends the workers too (see stop).
+            self.process = subprocess.Popen(
+                self.args, env=self.env, cwd=ROOT, stdout=log, stderr=log, start_new_session=True
+            )
         self.starts += 1
 
     def wait_ready(self) -> None:
@@ -69,7 +72,8 @@ class Component:
             time.sleep(0.05)
 
     def kill(self) -> None:
-        """SIGKILL: no clean-up at all, as when the process or its machine dies."""
+        """SIGKILL the process alone (not its workers), as when it crashes: the workers must end by
+        themselves (services.common.workers)."""
         if self.process is not None and self.process.poll() is None:
             self.process.send_signal(signal.SIGKILL)
             self.process.wait(timeout=10)
@@ -79,9 +83,9 @@ class Component:
         return self.process is not None and self.process.poll() is None
 
     def stop(self) -> None:
-        """SIGTERM, then SIGKILL if it lingers."""
+        """SIGTERM, then SIGKILL if it lingers; the same for whatever is left of its group."""
         if self.process is not None:
-            stop_process(self.process)
+            stop_group(self.process)
 
 
 def _grpc_serving(port: int) -> Callable[[subprocess.Popen[bytes]], bool]:

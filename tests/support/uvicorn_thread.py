@@ -14,15 +14,16 @@ from gateway.settings import GatewaySettings
 
 
 class UvicornThread:
-    """``app`` served on an ephemeral port (``send_buffer``: accepted sockets' SO_SNDBUF) until :meth:`stop`."""
+    """``app`` served on an ephemeral port (``send_buffer``: accepted sockets' SO_SNDBUF; ``config``:
+    uvicorn options over the gateway's) until :meth:`stop`."""
 
-    def __init__(self, app: Any, send_buffer: int | None = None) -> None:
+    def __init__(self, app: Any, send_buffer: int | None = None, **config: Any) -> None:
         self.sock = socket.socket()
         if send_buffer is not None:
             self.sock.setsockopt(socket.SOL_SOCKET, socket.SO_SNDBUF, send_buffer)
         self.sock.bind(("127.0.0.1", 0))
         self.port = self.sock.getsockname()[1]
-        self.server = uvicorn.Server(uvicorn_config(app, GatewaySettings(), log_level="warning"))
+        self.server = uvicorn.Server(uvicorn_config(app, GatewaySettings(), **{"log_level": "warning", **config}))
         self.thread = threading.Thread(target=self.server.run, kwargs={"sockets": [self.sock]}, daemon=True)
         self.thread.start()
         deadline = time.monotonic() + 20

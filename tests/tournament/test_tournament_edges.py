@@ -56,7 +56,7 @@ def test_a_bye_has_neither_seat_nor_game_and_numbers_count_from_one(client: http
 
 
 def test_a_withdrawal_after_the_end_is_a_tournament_conflict(client: httpx.Client) -> None:
-    entrants = [{"external_id": f"end-{i}", "name": f"Bot {i}", "bot": "heuristic"} for i in range(2)]
+    entrants = [{"external_id": f"bot:end-{i}", "name": f"Bot {i}", "bot": "heuristic"} for i in range(2)]
     body = {"game_type": "darjeeling", "format": "round_robin", "table_size": 2, "entrants": entrants, "seed": 3}
     created = _create(client, body)
     tournament_id = created["tournament_id"]
@@ -66,7 +66,7 @@ def test_a_withdrawal_after_the_end_is_a_tournament_conflict(client: httpx.Clien
         time.sleep(0.2)
     path = f"/v1/tournaments/{tournament_id}/withdraw"
     for refused in (client.post(path, headers=auth(created["entrants"][0]["token"])),
-                    client.post(path, json={"external_id": "end-1"})):  # fmt: skip
+                    client.post(path, json={"external_id": "bot:end-1"})):  # fmt: skip
         problem = assert_problem(refused, 409, "tournament_finished")
         assert problem["title"] == "Tournament over", problem
     standings = client.get(f"/v1/tournaments/{tournament_id}/standings").json()["standings"]

@@ -3,7 +3,7 @@ versions of a game for the replay viewer, the India Rails board, and ``?lang=`` 
 
 from __future__ import annotations
 
-import time
+import random
 from typing import Any
 
 import grpc
@@ -12,18 +12,21 @@ import pytest
 
 from chaiwala.v1 import rules_pb2, rules_pb2_grpc, tables_pb2, tables_pb2_grpc
 from tests.support import webgames
+from tests.support.client import play_humans_to_end
 from tests.support.stack import Services
 
-BOTS = [{"name": "A", "bot": "random"}, {"name": "B", "bot": "random"}]
+# Seat 0 is a person (bots have no token, so only a person's seat can look at its own past view).
+SEATS = [{"name": "A"}, {"name": "B", "bot": "random"}]
 
 
 def _finished(url: str, game_type: str, seed: int, **extra: Any) -> dict[str, Any]:
-    created = webgames.create(url, game_type, BOTS, seed=seed, **extra)
-    deadline = time.monotonic() + 60
-    while (found := webgames.game(url, created["game_id"]))["status"] != "finished":
-        assert time.monotonic() < deadline, "the bots did not finish"
-        time.sleep(0.2)
-    return {**found, "tokens": [s["token"] for s in created["seats"]]}
+    created = webgames.create(url, game_type, SEATS, seed=seed, **extra)
+    token = created["seats"][0]["token"]
+    with httpx.Client(base_url=url, timeout=60) as client:
+        play_humans_to_end(client, created["game_id"], {0: token}, random.Random(seed).choice)
+    found = webgames.game(url, created["game_id"])
+    assert found["status"] == "finished"
+    return {**found, "tokens": [token]}
 
 
 def test_the_client_is_served_under_play_with_revalidation_and_not_in_the_openapi(stack: dict[str, Any]) -> None:

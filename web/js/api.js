@@ -75,3 +75,14 @@ export function followEvents(gameId, token, onEvent, { onEnd = () => {}, onState
     },
   };
 }
+
+const described = new Map();
+
+/** `GET /v1/game-types` in the chosen language, read once per language (names, options in words). */
+export function gameTypes() {
+  const language = words();
+  if (!described.has(language)) {
+    described.set(language, call("GET", "/v1/game-types").catch((error) => (described.delete(language), Promise.reject(error))));
+  }
+  return described.get(language);
+}

@@ -5,7 +5,20 @@ import { call } from "./api.js";
 import { myGames, remember } from "./mygames.js";
 import { T } from "./i18n.js";
 
-function optionInput(key, value, onChange) {
+// An option's value back in its JSON type, from a <select> of the API's value words.
+function typed(value, sample) {
+  if (typeof sample === "number") return Number(value);
+  if (typeof sample === "boolean") return value === "true";
+  return value;
+}
+
+/** The input of one option: a list of the API's value words when it has them, else by type. */
+function optionInput(key, value, said, onChange) {
+  if (said && said.values && said.values.length) {
+    return html`<select name=${key} value=${String(value)} onChange=${(e) => onChange(key, typed(e.target.value, value))}>
+      ${said.values.map((v) => html`<option value=${v.value}>${v.title}</option>`)}
+    </select>`;
+  }
   if (typeof value === "boolean") {
     return html`<input type="checkbox" name=${key} checked=${value} onChange=${(e) => onChange(key, e.target.checked)} />`;
   }
@@ -18,13 +31,29 @@ function optionInput(key, value, onChange) {
   return html`<code>${JSON.stringify(value)}</code>`;
 }
 
+/** One option as the lobby shows it: its title and description from the API (GET /v1/game-types). */
+function OptionField({ type, name, value, onChange }) {
+  const said = (type.option_words || []).find((o) => o.option === name);
+  return html`<label class="option" title=${said ? said.description : ""}>
+    <span class="option-title">${said ? said.title : name}</span>
+    ${optionInput(name, value, said, onChange)}
+    ${said && said.description ? html`<small class="option-description">${said.description}</small>` : null}
+  </label>`;
+}
+
+/** A game type's name in the chosen language (the API's `title`), its id when unknown. */
+export function gameTitle(types, id) {
+  const found = (types || []).find((t) => t.id === id);
+  return found ? found.title || found.name : id;
+}
+
 /** The request body of a new game: every seat is `me`, `open` or `bot:<name>`. */
 function createBody(type, seats, name, options) {
   const players = seats.map((kind, i) => {
-    if (kind === "me") return { name: name || T("guest_name") };
+    if (kind === "me") return { name: name || T("guest") };  // "You" is no name: it reads as a pronoun
     if (kind === "open") return { open: true };
     const bot = kind.slice(4);
-    return { name: `${bot} ${i + 1}`, bot };
+    return { name: `${T("bot")} ${i + 1}`, bot };
   });
   const changed = Object.fromEntries(
     Object.entries(options).filter(([key, value]) => key !== "@type" && value !== type.options[key]),
@@ -64,15 +93,17 @@ function CreateForm({ types }) {
       setError(String(failure.message || failure));
     }
   }
-  const kinds = [["me", T("you")], ["open", T("open")], ...type.bots.map((b) => [`bot:${b}`, `${T("bot")}: ${b}`])];
+  const kinds = [["me", T("you")], ["open", T("open")], ...type.bots.map((b) => [`bot:${b}`, `${T("bot")}: ${T(`bot:${b}`)}`])];
   const counts = [];
   for (let n = type.min_players; n <= type.max_players; n += 1) counts.push(n);
-  const optionKeys = Object.keys(type.options).filter((k) => k !== "@type");
+  // In the API's order (option_words), any option it has no words for last.
+  const said = (type.option_words || []).map((o) => o.option).filter((k) => k in type.options);
+  const optionKeys = [...said, ...Object.keys(type.options).filter((k) => k !== "@type" && !said.includes(k))];
   return html`<form id="create" onSubmit=${submit}>
     <h2>${T("new_game")}</h2>
     <label>${T("game_type")}
       <select id="game-type" value=${typeId} onChange=${(e) => pick(e.target.value)}>
-        ${types.map((t) => html`<option value=${t.id}>${t.name}</option>`)}
+        ${types.map((t) => html`<option value=${t.id}>${t.title || t.name}</option>`)}
       </select>
     </label>
     <label>${T("your_name")} <input id="player-name" value=${name} maxlength="64" onInput=${(e) => setName(e.target.value)} /></label>
@@ -94,7 +125,8 @@ function CreateForm({ types }) {
     ${optionKeys.length
       ? html`<fieldset id="options"><legend>${T("options")}</legend>
           ${optionKeys.map(
-            (key) => html`<label class="option">${key} ${optionInput(key, options[key], (k, v) => setOptions({ ...options, [k]: v }))}</label>`,
+            (key) => html`<${OptionField} type=${type} name=${key} value=${options[key]}
+              onChange=${(k, v) => setOptions({ ...options, [k]: v })} />`,
           )}
         </fieldset>`
       : null}
@@ -107,14 +139,14 @@ function seatNames(game) {
   return game.seats.map((s) => (s.open ? `(${T("open_seat")})` : s.name)).join(", ");
 }
 
-function Listing({ id, title, games, join }) {
+function Listing({ id, title, games, join, types }) {
   return html`<section id=${id}>
     <h2>${title}</h2>
     ${games.length === 0 ? html`<p class="empty">${T("none")}</p>` : null}
     <ul>
       ${games.map(
         (g) => html`<li data-game-id=${g.game_id}>
-          <span class="type">${g.game_type}</span> <span class="seats">${seatNames(g)}</span>
+          <span class="type">${gameTitle(types, g.game_type)}</span> <span class="seats">${seatNames(g)}</span>
           ${join ? html`<button type="button" class="join" onClick=${() => join(g)}>${T("join")}</button>` : null}
           <a class="watch" href=${`#/watch/${g.game_id}`}>${T("watch")}</a>
         </li>`,
@@ -123,7 +155,7 @@ function Listing({ id, title, games, join }) {
   </section>`;
 }
 
-function MyGames() {
+function MyGames({ types }) {
   const games = myGames().filter((g) => Object.keys(g.seats).length);
   return html`<section id="my-games">
     <h2>${T("my_games")}</h2>
@@ -131,7 +163,7 @@ function MyGames() {
     <ul>
       ${games.map(
         (g) => html`<li data-game-id=${g.gameId}>
-          <span class="type">${g.gameType}</span> <code>${g.gameId.slice(-8)}</code>
+          <span class="type">${gameTitle(types, g.gameType)}</span> <code>${g.gameId.slice(-8)}</code>
           <a class="play" href=${`#/game/${g.gameId}`}>${T("open_table")}</a>
           <a class="replay" href=${`#/replay/${g.gameId}`}>${T("replay")}</a>
         </li>`,
@@ -167,7 +199,7 @@ function Lobby() {
   }, []);
 
   async function join(game) {
-    const name = localStorage.getItem("chaiwala.name") || T("guest_name"); // "You" is refused: a name is never a pronoun
+    const name = localStorage.getItem("chaiwala.name") || T("guest");
     try {
       const joined = await call("POST", `/v1/games/${game.game_id}/join`, { body: { name } });
       remember(game.game_id, game.game_type, joined.seat, joined.token, { name });
@@ -182,9 +214,9 @@ function Lobby() {
     ${types ? html`<${CreateForm} types=${types} />` : html`<p>…</p>`}
     <div class="lists">
       <p class="error">${error}</p>
-      <${Listing} id="open-games" title=${T("open_games")} games=${open} join=${join} />
-      <${Listing} id="running-games" title=${T("running_games")} games=${running} />
-      <${MyGames} />
+      <${Listing} id="open-games" title=${T("open_games")} games=${open} join=${join} types=${types} />
+      <${Listing} id="running-games" title=${T("running_games")} games=${running} types=${types} />
+      <${MyGames} types=${types} />
     </div>
   </div>`;
 }

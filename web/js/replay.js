@@ -3,10 +3,10 @@
 // by the game's own table with no legal moves; the log shows every sentence up to that move.
 // With one of this browser's seats the positions are that seat's views, else a spectator's.
 import { html, render } from "../vendor/htm-preact-standalone.js";
-import { call, words } from "./api.js";
+import { call, gameTypes, words } from "./api.js";
 import { T } from "./i18n.js";
 import { seatsIn } from "./mygames.js";
-import { tableModule } from "./table.js";
+import { tableModule, termsOf } from "./table.js";
 
 /** Show the replay of one game at `root`. */
 export function showReplay(root, gameId) {
@@ -71,9 +71,11 @@ export function showReplay(root, gameId) {
     document.body.dataset.version = String(v);
     const who = game.seats.map((s) => s.name);
     $("turn").textContent = at.to_act && at.to_act.length ? `${T("waiting_for")} ${at.to_act.map((s) => who[s]).join(", ")}` : T("game_over");
+    const described = (await gameTypes().catch(() => [])).find((t) => t.id === game.game_type);
+    if (disposed || version !== v) return;
     const board = $("board");
     board.replaceChildren();
-    module.drawTable(board, { gameType: game.game_type, view: at.state, seat: at.viewer_seat ?? null, players: who, legal: null, act: () => {}, words: words() });
+    module.drawTable(board, { gameType: game.game_type, view: at.state, seat: at.viewer_seat ?? null, players: who, legal: null, act: () => {}, words: words(), terms: termsOf(described) });
     showLog();
   }
 

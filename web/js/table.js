@@ -12,9 +12,10 @@
 // (with expected_version and an Idempotency-Key); a table may also call `act(i)` itself, e.g.
 // at the end of a small form.  Only one move is posted per legal-move list.
 import { html, render } from "../vendor/htm-preact-standalone.js";
-import { ApiError, call, followEvents, isNetworkError, words } from "./api.js";
+import { ApiError, call, followEvents, gameTypes, isNetworkError, words } from "./api.js";
 import { hostTokenOf, remember, seatsIn } from "./mygames.js";
 import { T } from "./i18n.js";
+import { rulesButton } from "./rules.js";
 
 const TABLES = new Set(["darjeeling", "india_rails", "alubari", "tea_rum"]);
 const modules = new Map();
@@ -46,6 +47,7 @@ function skeleton(root, gameId, spectator) {
         <a href="#/" class="back">${T("lobby")}</a>
         <span id="game-title">${gameId}</span>
         <span id="stream-state"></span>
+        <span id="rules-slot"></span>
         <a id="replay-link" href=${`#/replay/${gameId}`} hidden>${T("replay")}</a>
       </header>
       <div class="table-layout">
@@ -54,6 +56,7 @@ function skeleton(root, gameId, spectator) {
           <div id="turn"></div>
           <div id="clocks"></div>
           <div id="notice" role="status"></div>
+          <div id="hover" role="status" aria-live="polite"></div>
           <div id="moves"></div>
           <div id="waiting"></div>
           <div id="result" hidden></div>
@@ -147,7 +150,18 @@ function showResult(el, game) {
   );
 }
 
-/** `#moves`: the legal moves the board did not place, one button each (text = the move's sentence). */
+/** A game type's `terms` as plain maps: group -> code -> word. */
+export function termsOf(described) {
+  const terms = (described && described.terms) || {};
+  return Object.fromEntries(Object.entries(terms).map(([group, t]) => [group, t.words || {}]));
+}
+
+/** What a move costs in short ("−3 points"), from its `costs` (the sentence says it in full). */
+function priceOf(move) {
+  return (move.costs || []).map((c) => `${c.what}:${c.amount}`).join(" ");
+}
+
+/** `#moves`: the legal moves the board did not place, one button each (text = the move's sentence, price included). */
 function showMoves(el, legal, placed, act) {
   if (!legal) {
     render(null, el);
@@ -157,7 +171,8 @@ function showMoves(el, legal, placed, act) {
   render(
     html`${placed.size ? html`<p class="hint">${T("or_click_board")}</p>` : null}
       ${rest.map(
-        (i) => html`<button type="button" class="move" data-move-index=${i} onClick=${() => act(i)}>
+        (i) => html`<button type="button" class=${(legal.moves[i].costs || []).length ? "move costly" : "move"}
+          data-move-index=${i} data-costs=${priceOf(legal.moves[i])} onClick=${() => act(i)}>
           ${legal.texts[i] || `#${i}`}
         </button>`,
       )}`,
@@ -212,6 +227,17 @@ export function showTable(root, gameId, { spectator = false, seatWanted = null }
     const target = event.target.closest("[data-move-index]");
     if (target && board.contains(target)) act(Number(target.dataset.moveIndex));
   });
+  // Hovering a move on the board says it, price included, before the click.
+  board.addEventListener("mouseover", (event) => {
+    const target = event.target.closest("[data-move-index]");
+    const index = target && board.contains(target) ? Number(target.dataset.moveIndex) : -1;
+    const move = legal && legal.moves[index];
+    const hover = el("hover");
+    hover.textContent = move ? legal.texts[index] : "";
+    hover.dataset.moveIndex = move ? String(index) : "";
+    hover.dataset.costs = move ? priceOf(move) : "";
+  });
+  let title = null; // GET /v1/game-types: the game's name and its words for codes ("terms")
 
   function notice(text) {
     el("notice").textContent = text || "";
@@ -246,7 +272,9 @@ export function showTable(root, gameId, { spectator = false, seatWanted = null }
     const seat = token ? (game.viewer_seat ?? null) : null;
     document.body.dataset.version = String(game.version);
     document.body.dataset.status = game.status;
-    el("game-title").textContent = `${game.game_type} · ${gameId}`;
+    const described = (title || []).find((t) => t.id === game.game_type);
+    el("game-title").textContent = `${described ? described.title || described.name : game.game_type} · ${gameId}`;
+    if (!el("rules-button")) rulesButton(el("rules-slot"), game.game_type);
     el("replay-link").hidden = game.status !== "finished";
     showTurn(el("turn"), game, seat);
     showClocks(el("clocks"), game, readAt);
@@ -263,6 +291,7 @@ export function showTable(root, gameId, { spectator = false, seatWanted = null }
         legal,
         act,
         words: words(),
+        terms: termsOf(described),
       });
       placed = (drawn && drawn.placed) || new Set();
     }
@@ -283,6 +312,7 @@ export function showTable(root, gameId, { spectator = false, seatWanted = null }
       }
     }
     if (!module) module = await tableModule(current.game_type);
+    if (!title) title = await gameTypes().catch(() => []);
     game = current;
     legal = moves;
     readAt = Date.now();

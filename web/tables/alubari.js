@@ -9,6 +9,7 @@ import { drawSections, text } from "./drawing.js";
 import { drawAreas, drawEstates, drawRailway, drawTracks } from "./alubari/board.js";
 import { drawDesk, drawPlayers, drawScoreSheet } from "./alubari/panels.js";
 import { wordsFor } from "./alubari/words.js";
+import { term } from "./svg.js";
 
 /** Fill `host` with the Alubari board for `table`; returns the legal moves placed on it. */
 export function drawTable(host, table) {
@@ -22,10 +23,13 @@ export function drawTable(host, table) {
 
 /** Round, stage, the worker being resolved, an open contract window and the ending. */
 function drawStatus(svg, ctx, y) {
-  const { view, w } = ctx;
-  const parts = [`${w.round} ${view.round}`, `${w.stage}: ${view.stage}`];
+  const { view, w, table } = ctx;
+  const parts = [`${w.round} ${view.round}`, `${w.stage}: ${term(table, "stage", view.stage)}`];
   const worker = view.worker;
-  if (worker) parts.push(`${w.worker}: ${worker.area}${worker.space} ${worker.kind} ${worker.stage} ${worker.count}/${worker.limit}`);
+  if (worker) {
+    const where = `${worker.area}${worker.space} ${w.areas[worker.area] ?? term(table, "area_kind", worker.kind)}`;
+    parts.push(`${w.worker}: ${where}, ${term(table, "worker_stage", worker.stage)} ${worker.count}/${worker.limit}`);
+  }
   if (view.contract_window) parts.push(`${w.window} ${view.contract_window.area}`);
   if (view.ending && view.ending.extra_round_seat >= 0 && view.ending.reason) parts.push(`${w.ending}: ${view.ending.reason}`);
   text(svg, 12, y + 16, parts.join(" · "), { "font-size": 14, "font-weight": 600, "data-status": "" });

@@ -9,6 +9,9 @@ import { el, kindOf, legal, SEAT_COLOURS, svg } from "./svg.js";
 
 const CELL = 56;
 const PAD = 8;
+// Room for the row numbers (left) and column numbers (top): they read as the move sentences do,
+// "row 6, column 1" counting from 1 at the top left.
+const LABEL = 20;
 const TEA = { BLACK: "#3a3a3a", GREEN: "#4f9a4f", WHITE: "#efe9d2", RED: "#b8453b" };
 const INK = { BLACK: "#fff", GREEN: "#fff", WHITE: "#333", RED: "#fff" };
 const STEP = { NORTH: [-1, 0], EAST: [0, 1], SOUTH: [1, 0], WEST: [0, -1] };
@@ -17,10 +20,14 @@ const TURN_OFFSET = { STRAIGHT: 0, TURN_UNSPECIFIED: 0, RIGHT: 1, BACK: 2, LEFT:
 const WORDS = {
   en: { wharf: "Wharf", water: "water tiles", chute: "Demand", score: "Score", goal: "goal", screen: "Your screen",
     tiles: "tiles", actions: "action tiles", bag: "bag", supply: "crates", shipment: "Laid out", city: "city",
-    warehouse: "Warehouse", hidden: "behind the screen" },
+    warehouse: "Warehouse", hidden: "behind the screen", row: "row", column: "column",
+    variety: { BLACK: "black", GREEN: "green", WHITE: "white", RED: "red" },
+    action: { NO_ROTTING: "no rotting", DOUBLE_DEMAND: "double demand" }, half: "half crate", halves: "half crates" },
   es: { wharf: "Muelle", water: "losetas de agua", chute: "Demanda", score: "Puntos", goal: "meta", screen: "Tu pantalla",
     tiles: "losetas", actions: "losetas de acción", bag: "bolsa", supply: "cajas", shipment: "Expuesto", city: "ciudad",
-    warehouse: "Almacén", hidden: "tras la pantalla" },
+    warehouse: "Almacén", hidden: "tras la pantalla", row: "fila", column: "columna",
+    variety: { BLACK: "negro", GREEN: "verde", WHITE: "blanco", RED: "rojo" },
+    action: { NO_ROTTING: "sin podredumbre", DOUBLE_DEMAND: "demanda doble" }, half: "media caja", halves: "medias cajas" },
 };
 
 function turned(facing, turn) {
@@ -133,8 +140,26 @@ function wharf(view, table, placed, x0) {
   return group;
 }
 
-function tileChip(tile) {
-  return el("span", { class: `dj-tile dj-${String(tile.variety).toLowerCase()}`, title: `${tile.variety} ${tile.halves}` }, "●".repeat(tile.halves || 0));
+function tileChip(tile, t) {
+  const halves = tile.halves || 0;
+  const title = `${t.variety[tile.variety] || ""}, ${halves} ${halves === 1 ? t.half : t.halves}`;
+  return el("span", { class: `dj-tile dj-${String(tile.variety).toLowerCase()}`, title }, "●".repeat(halves));
+}
+
+/** Row numbers down the left and column numbers along the top, as the sentences count them. */
+function gridLabels(rows, cols, t) {
+  const labels = [];
+  for (let r = 0; r < rows; r += 1) {
+    const [, cy] = centre(r, 0);
+    labels.push(svg("text", { x: LABEL - 6, y: cy + LABEL + 4, "text-anchor": "end", "font-size": 12, fill: "#6b5d44",
+      class: "dj-row-label", "data-row": r + 1, "aria-label": `${t.row} ${r + 1}`, text: r + 1 }));
+  }
+  for (let c = 0; c < cols; c += 1) {
+    const [cx] = centre(0, c);
+    labels.push(svg("text", { x: cx + LABEL, y: LABEL - 4, "text-anchor": "middle", "font-size": 12, fill: "#6b5d44",
+      class: "dj-col-label", "data-col": c + 1, "aria-label": `${t.column} ${c + 1}`, text: c + 1 }));
+  }
+  return labels;
 }
 
 function panels(view, table) {
@@ -164,12 +189,12 @@ function panels(view, table) {
       { class: `panel dj-screen${mine ? " mine" : ""}`, "data-seat": p.seat ?? 0 },
       el("strong", { text: mine ? t.screen : table.players[p.seat ?? 0] }),
       el("div", { class: "dj-counts", text: `${p.tile_count ?? 0} ${t.tiles}, ${p.action_tile_count ?? 0} ${t.actions}, ${p.crates_in_supply ?? 0} ${t.supply}` }),
-      tiles.length ? el("div", { class: "dj-tiles" }, ...tiles.map((tile) => tileChip(tile))) : null,
-      actions.length ? el("div", { class: "dj-actions", text: actions.map((a) => (a.faces || []).join("/")).join(", ") }) : null,
+      tiles.length ? el("div", { class: "dj-tiles" }, ...tiles.map((tile) => tileChip(tile, t))) : null,
+      actions.length ? el("div", { class: "dj-actions", text: actions.map((a) => (a.faces || []).map((f) => t.action[f] || f).join(" / ")).join(", ") }) : null,
     );
   });
   const shipment = view.shipment && (view.shipment.tiles || []).length
-    ? el("div", { class: "panel dj-shipment" }, el("strong", { text: `${t.shipment}: ` }), ...(view.shipment.tiles || []).map((tile) => tileChip(tile)))
+    ? el("div", { class: "panel dj-shipment" }, el("strong", { text: `${t.shipment}: ` }), ...(view.shipment.tiles || []).map((tile) => tileChip(tile, t)))
     : null;
   const extra = el("div", { class: "panel dj-supply", text: `${t.bag}: ${view.bag_count ?? 0} · ${t.warehouse}: ${(view.warehouse || []).length}` });
   return el("div", { class: "dj-panels" }, scores, shipment, ...screens, extra);
@@ -181,15 +206,23 @@ export function drawTable(host, table) {
   const placed = new Set();
   const rows = view.rows || 0;
   const cols = view.cols || 0;
-  const gridWidth = PAD * 2 + cols * CELL;
+  const t = WORDS[table.words] || WORDS.en;
+  const gridWidth = LABEL + PAD * 2 + cols * CELL;
   const width = gridWidth + 170;
-  const height = Math.max(PAD * 2 + rows * CELL, PAD + 24 + (view.ships || []).length * 70 + 110);
-  const board = svg(
-    "svg",
-    { viewBox: `0 0 ${width} ${height}`, class: "dj-board", role: "img", "aria-label": `Darjeeling ${view.region || ""}` },
+  const height = Math.max(LABEL + PAD * 2 + rows * CELL, PAD + 24 + (view.ships || []).length * 70 + 110);
+  // The grid sits below and right of its labels; the wharf keeps its place beside it.
+  const grid = svg(
+    "g",
+    { transform: `translate(${LABEL},${LABEL})`, class: "dj-grid" },
     (view.spaces || []).map(tileShape),
     collectors(view),
     placeMoves(view, table, placed),
+  );
+  const board = svg(
+    "svg",
+    { viewBox: `0 0 ${width} ${height}`, class: "dj-board", role: "img", "aria-label": `Darjeeling ${view.region || ""}` },
+    gridLabels(rows, cols, t),
+    grid,
     wharf(view, table, placed, gridWidth + 6),
   );
   host.append(board, panels(view, table));

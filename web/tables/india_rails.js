@@ -7,7 +7,7 @@
 // (the milepost).  Everything else (pick up, deliver, drop, upgrade, discard, end the turn, ...)
 // is a button of the shell.  The map zooms to where the choices are; "whole map" shows all of it.
 import { API } from "../js/api.js";
-import { el, kindOf, legal, SEAT_COLOURS, svg } from "./svg.js";
+import { el, kindOf, legal, SEAT_COLOURS, svg, term } from "./svg.js";
 
 const BOARD = await (await fetch(`${API}/v1/game-types/india_rails/board`)).json();
 const POSTS = new Map(BOARD.mileposts.map((p) => [p.id, p]));
@@ -145,7 +145,7 @@ function panels(view, table) {
   const events = (view.active_events || []).map((e) => (e.card ? e.card.title : "")).filter(Boolean);
   const turn = view.turn || {};
   const status = el("div", { class: "panel ir-status",
-    text: `${t.phase}: ${view.phase || ""} · ${t.round} ${view.round ?? 0} · ${t.spent}: ${turn.spent ?? 0}M · ${view.win_cash ?? 0}M ${t.win}` });
+    text: `${t.phase}: ${term(table, "phase", view.phase || "")} · ${t.round} ${view.round ?? 0} · ${t.spent}: ${turn.spent ?? 0}M · ${view.win_cash ?? 0}M ${t.win}` });
   const eventPanel = el("div", { class: "panel ir-events", text: `${t.events}: ${events.length ? events.join(", ") : t.none}` });
   const tray = el("div", { class: "panel ir-tray", text: `${t.tray}: ${(view.tray || []).map((l) => `${l.load} ${l.available ?? 0}`).join(", ")}` });
   return el("div", { class: "ir-panels" }, toggle, status, ...(view.players || []).map((p) => playerPanel(view, table, p)), eventPanel, tray);

@@ -37,7 +37,13 @@ export function legal(node, index, placed, title) {
 /** Colours of seats 0..5, used by every table for collectors, crates, track. */
 export const SEAT_COLOURS = ["#1f6fb4", "#c9302c", "#2e9a4a", "#8a4fb5", "#e07b12", "#3b3b3b"];
 
-/** The move kind of a legal move (its one field besides `@type` and `text`). */
+/** The move kind of a legal move (its one field besides `@type`, `text` and `costs`). */
 export function kindOf(move) {
-  return Object.keys(move).find((key) => key !== "@type" && key !== "text");
+  return Object.keys(move).find((key) => key !== "@type" && key !== "text" && key !== "costs");
+}
+
+/** The game's word for a code (`table.terms`, from GET /v1/game-types), else `fallback` or the code. */
+export function term(table, group, key, fallback) {
+  const words = (table && table.terms && table.terms[group]) || {};
+  return words[key] ?? fallback ?? key;
 }

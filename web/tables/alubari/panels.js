@@ -3,6 +3,7 @@
 
 import { box, chip, el, findOffer, group, offer, panelsInRow, seatColour, seatName, text } from "../drawing.js";
 import { costText } from "./words.js";
+import { term } from "../svg.js";
 
 const CUBE_COLOURS = { iron_ore: "#e67e22", stone: "#95a5a6", chai: "#27ae60" };
 const CUBE_ENUMS = { iron_ore: "IRON_ORE", stone: "STONE", chai: "CHAI" };
@@ -40,12 +41,12 @@ function drawYard(svg, ctx, y) {
 }
 
 /** A contract card as one line: weather, areas, effect, requirements and points. */
-export function contractText(contract, w) {
+export function contractText(contract, w, table) {
   const effect = contract.effect;
-  const gain = effect.resource ? `+${effect.amount} ${w.res[effect.resource] ?? effect.resource}` : `${effect.kind} ${effect.amount || ""}`.trim();
-  const needs = contract.requirements.map((r) => `${r.count} ${r.kind}`).join(", ");
+  const gain = effect.resource ? `+${effect.amount} ${w.res[effect.resource] ?? effect.resource}` : `${term(table, "effect", effect.kind)} ${effect.amount || ""}`.trim();
+  const needs = contract.requirements.map((r) => `${r.count} ${term(table, "need", r.kind)}`).join(", ");
   const weather = w.weatherNames[contract.weather] ?? "";
-  return `#${contract.id} ${weather} ${contract.areas.join("")}: ${gain} | ${needs} → ${contract.points}${w.vp}`;
+  return `#${contract.id} ${weather} ${contract.areas.join("/")}: ${gain} | ${needs} → ${contract.points}${w.vp}`;
 }
 
 /** The Post Office positions A–C with their face-up contracts, and the deck. */
@@ -55,7 +56,7 @@ function drawPostOffice(svg, ctx, y) {
   box(g, 0, 0, 430, 150, { fill: "#f4ecf7" });
   text(g, 8, 18, `${w.postOffice} · ${w.deck}: ${view.deck_count} (${w.weatherNames[view.deck_top_weather] ?? ""}) · ${w.discard}: ${view.discard_count}`, { "font-weight": 600 });
   view.post_office.forEach((slot, i) => {
-    const label = slot.empty || !slot.contract ? w.empty : contractText(slot.contract, w);
+    const label = slot.empty || !slot.contract ? w.empty : contractText(slot.contract, w, ctx.table);
     const node = chip(g, 8, 28 + i * 38, 414, 32, `${"ABC"[slot.slot] ?? slot.slot}: ${label}`, { fill: "#fff" });
     offer(node, findOffer(offers, placed, "take_contract", (b) => Number(b.slot ?? 0) === slot.slot), table, placed);
   });
@@ -113,7 +114,7 @@ function drawPlayer(svg, ctx, p, x, y) {
 function drawHeldContracts(parent, ctx, p, y) {
   const { w, offers, placed, table } = ctx;
   p.contracts.forEach((held, k) => {
-    const label = `${contractText(held.contract, w)}${held.used ? ` (${w.used})` : ""}`;
+    const label = `${contractText(held.contract, w, ctx.table)}${held.used ? ` (${w.used})` : ""}`;
     // The panel is narrow: a long card is cut, and its whole text is the tooltip.
     const short = label.length > 46 ? `${label.slice(0, 45)}…` : label;
     const node = chip(parent, 6, y + k * 32, PLAYER_WIDTH - 12, 28, short, { fill: held.used ? "#eee" : "#fdfefe" });

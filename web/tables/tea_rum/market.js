@@ -3,6 +3,7 @@
 
 import { box, chip, findOffer, group, offer, seatColour, seatName, text } from "../drawing.js";
 import { costText, gainsText } from "./words.js";
+import { term } from "../svg.js";
 
 /** The band of contracts and allegiances. */
 export function drawMarket(svg, ctx, y) {
@@ -46,7 +47,7 @@ function drawAllegiances(svg, ctx, y) {
   const width = 580 / Math.max(view.allegiances.length, 1);
   view.allegiances.forEach((card, i) => {
     const taken = card.taken_by >= 0;
-    const needs = Object.entries(card.requirements).map(([k, v]) => `${k} ${v}`).join(", ");
+    const needs = Object.entries(card.requirements).map(([k, v]) => `${term(ctx.table, "condition", k)} ${v}`).join(", ");
     const node = chip(g, 6 + i * width, 26, width - 6, 86, `#${card.allegiance} · ${card.red} ${w.colours.red}`, {
       fill: taken ? seatColour(card.taken_by) : "#fff",
     });

@@ -1,0 +1,100 @@
+"""Operations' descriptions and the response headers the gateway sends, for the OpenAPI document.
+
+A description is the route handler's docstring (what the route does, in the gateway's words),
+followed by the comment of the rules service's RPC it calls when it calls one (the protos are the
+source of the API's words).  Headers: ``Retry-After`` on every 429 and 503, ``RateLimit-*`` on
+429 (:mod:`gateway.limits`), ``ETag``/``Cache-Control`` on the static board
+(:mod:`gateway.table_routes`), ``Cache-Control: no-store`` on a stream ticket.
+"""
+
+from __future__ import annotations
+
+import inspect
+import re
+from typing import Any
+
+from gateway.route_table import RouteInfo
+
+# Handler name -> the RulesService RPC it forwards to (its proto comment ends the description).
+RPC_OF = {
+    "game_types": "GetGameType",
+    "create_game": "CreateGame",
+    "get_game": "GetGame",
+    "legal_moves": "ListLegalMoves",
+    "submit_moves": "SubmitMoves",
+    "events": "ListEvents",
+    "create_stream_ticket": "CreateStreamTicket",
+    "replay": "GetReplay",
+    "abort": "AbortGame",
+    "join": "JoinGame",
+    "leave": "LeaveGame",
+    "kick": "KickSeat",
+    "start": "StartGame",
+    "resign": "ResignGame",
+    "list_games": "ListGames",
+}
+HEADERS: dict[str, Any] = {
+    "Retry-After": {
+        "description": "Seconds to wait before trying again.",
+        "schema": {"type": "integer", "minimum": 0, "examples": [1]},
+    },
+    "RateLimit-Limit": {
+        "description": "Requests allowed in the window of the limit that was reached.",
+        "schema": {"type": "integer", "minimum": 0, "examples": [120]},
+    },
+    "RateLimit-Remaining": {
+        "description": "Requests left in that window (0 when refused).",
+        "schema": {"type": "integer", "minimum": 0, "examples": [0]},
+    },
+    "RateLimit-Reset": {
+        "description": "Seconds until the window allows a request again.",
+        "schema": {"type": "integer", "minimum": 0, "examples": [1]},
+    },
+    "ETag": {
+        "description": "The board's digest, quoted; send it back as If-None-Match to get a 304.",
+        "schema": {"type": "string"},
+    },
+    "Cache-Control": {"description": "How long the answer may be cached, or no-store.", "schema": {"type": "string"}},
+}
+
+
+def _header(name: str) -> dict[str, str]:
+    return {"$ref": f"#/components/headers/{name}"}
+
+
+def _text(docstring: str) -> str:
+    """A docstring as one Markdown paragraph (reST double backquotes become code spans)."""
+    return " ".join(inspect.cleandoc(docstring).split()).replace("``", "`")
+
+
+def describe_operations(paths: dict[str, Any], routes: list[RouteInfo], comments: dict[str, str]) -> None:
+    """Every operation gets a description: its handler's docstring and its RPC's proto comment."""
+    handlers = {(route.path, method.lower()): route for route in routes for method in route.methods}
+    for path, item in paths.items():
+        for method, operation in item.items():
+            route = handlers.get((path, method))
+            words = [_text(route.endpoint.__doc__ or "")] if route is not None else []
+            rpc = RPC_OF.get(route.name if route is not None else "")
+            if rpc is not None and f"chaiwala.v1.RulesService.{rpc}" in comments:
+                words.append(f"Rules service: {comments[f'chaiwala.v1.RulesService.{rpc}']}")
+            text = " ".join(word for word in words if word) or operation.get("summary", "")
+            operation.setdefault("description", re.sub(r"\s+", " ", text).strip())
+
+
+def add_headers(paths: dict[str, Any]) -> None:
+    """Declare the headers each response carries (see the module doc)."""
+    for path, item in paths.items():
+        for operation in item.values():
+            for status, response in operation.get("responses", {}).items():
+                headers = response.setdefault("headers", {})
+                if status in ("429", "503"):
+                    headers["Retry-After"] = _header("Retry-After")
+                if status == "429":
+                    for name in ("RateLimit-Limit", "RateLimit-Remaining", "RateLimit-Reset"):
+                        headers[name] = _header(name)
+                if path == "/v1/game-types/{game_type}/board" and status in ("200", "304"):
+                    headers.update({"ETag": _header("ETag"), "Cache-Control": _header("Cache-Control")})
+                if path.endswith("/stream-tickets") and status == "201":
+                    headers["Cache-Control"] = _header("Cache-Control")
+                if not headers:
+                    del response["headers"]

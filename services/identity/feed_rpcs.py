@@ -1,0 +1,95 @@
+"""The player stream behind ``WatchMyEvents`` and ``CreateMyStreamTicket`` (the IdentityService's
+handlers call it).
+
+A player's ticket stands for the player (not a seat): ``chaiwala:player-ticket:<sha256>`` holds
+the player id and the token's expiry for :data:`TICKET_TTL_SECONDS`.  A watch reads the player's
+feed (:mod:`services.lobby.feed`) after the client's cursor and then waits for more, a few seconds
+at a time, sending a keep-alive between waits; it ends when the player's token expires, so a
+client renews its token (and ticket) before then.
+"""
+
+from __future__ import annotations
+
+import secrets
+import time
+from collections.abc import AsyncIterator, Awaitable, Callable
+from typing import Any
+
+import grpc
+import orjson
+
+from chaiwala.identity.v1 import identity_pb2
+from services.common import errors
+from services.common.interceptors import BEARER
+from services.common.store import hash_token
+from services.identity.player import Player
+from services.lobby.feed import Feed
+
+WAIT_MS = 10_000  # one blocking read; a keep-alive follows an empty one
+# As a game's stream tickets (services.rules.tickets): a minute, and 43 characters when ours.
+TICKET_TTL_SECONDS = 60
+MAX_TICKET_LENGTH = 128
+
+
+def bad_ticket() -> errors.ServiceError:
+    """An unknown or expired player ticket (UNAUTHENTICATED, HTTP 401), as a game's ticket is refused."""
+    message = "unknown or expired stream ticket; ask for a new one"
+    return errors.ServiceError(grpc.StatusCode.UNAUTHENTICATED, "invalid_ticket", message)
+
+
+def ticket_key(ticket: str) -> str:
+    """Where a player ticket is kept (hashed)."""
+    return f"chaiwala:player-ticket:{hash_token(ticket)}"
+
+
+class PlayerStream:
+    """Tickets and watches of the players' feeds."""
+
+    def __init__(self, redis: Any, reader: Any, player: Callable[[], Awaitable[Player]]) -> None:
+        self.redis = redis  # the calls' client
+        self.reader = reader  # a client of its own for the blocking reads
+        self._player = player  # the bearer player, or the refusal
+
+    async def ticket(self) -> identity_pb2.MyStreamTicket:
+        """A ticket standing for the bearer player, valid a minute (never past the token's own expiry)."""
+        player = await self._player()
+        ticket = secrets.token_urlsafe(32)
+        ttl = max(1, min(TICKET_TTL_SECONDS, player.expires_at - int(time.time())))
+        value = orjson.dumps({"player_id": player.player_id, "expires_at": player.expires_at})
+        await self.redis.set(ticket_key(ticket), value, ex=ttl)
+        answer = identity_pb2.MyStreamTicket(ticket=ticket)
+        answer.expires_at.FromSeconds(int(time.time()) + ttl)
+        return answer
+
+    async def _watcher(self, ticket: str) -> tuple[str, int]:
+        """(player id, until when the stream may stay open) from the bearer or a ticket."""
+        if not ticket:
+            player = await self._player()
+            return player.player_id, player.expires_at
+        if BEARER.get():
+            raise errors.invalid("ticket_and_bearer", "send a stream ticket or a bearer token, not both")
+        raw = await self.redis.get(ticket_key(ticket)) if len(ticket) <= MAX_TICKET_LENGTH else None
+        if raw is None:
+            raise bad_ticket()
+        found = orjson.loads(raw)
+        return str(found["player_id"]), int(found["expires_at"])
+
+    async def watch(self, request: identity_pb2.WatchMyEventsRequest) -> AsyncIterator[identity_pb2.PlayerEvent]:
+        """The player's feed after ``after``, then live until their token expires."""
+        player_id, until = await self._watcher(request.ticket)
+        feed, after = Feed(self.redis), request.after or "0"
+        for notice in await feed.read(self.redis, player_id, after, None):
+            after = notice.id
+            yield _event(notice.id, notice.kind, notice.data)
+        while not request.once and time.time() < until:
+            wait = int(min(WAIT_MS, max(1.0, (until - time.time()) * 1000)))
+            notices = await feed.read(self.reader, player_id, after, wait)
+            for notice in notices:
+                after = notice.id
+                yield _event(notice.id, notice.kind, notice.data)
+            if not notices:
+                yield identity_pb2.PlayerEvent()  # keep-alive: the gateway sends a ping comment
+
+
+def _event(event_id: str, kind: str, data: dict[str, Any]) -> identity_pb2.PlayerEvent:
+    return identity_pb2.PlayerEvent(id=event_id, kind=kind, data_json=orjson.dumps(data))

@@ -1,0 +1,116 @@
+"""A player's feed: what concerns them across their games, behind ``GET /v1/me/events``.
+
+``chaiwala:player:{<player id>}:feed`` is a Redis stream (trimmed to about :data:`FEED_MAXLEN`
+entries) of ``game_started``, ``your_turn`` (with the seat's deadline when the game is clocked),
+``game_finished`` and ``invited`` entries, each ``{"kind", "data"}``; the stream's own entry ids
+are the SSE ids a client resumes from (``Last-Event-ID``).
+
+Written right after the step that causes it (a creation, a lobby start, a commit), by the process
+that made the step: a best-effort notice, not the truth — a process killed between its commit and
+its notice loses that notice, and ``GET /v1/me/games`` still tells the player where it is their
+turn.  Only seats that carry a player's id (a verified identity or an operator's assignment) get
+notices; bots never do.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Iterable, Sequence
+from dataclasses import dataclass
+from typing import Any
+
+import orjson
+
+from services.clock import clock as clocks
+from services.common.logs import get_logger
+
+FEED_MAXLEN = 1000
+log = get_logger("feed")
+
+
+def feed_key(player_id: str) -> str:
+    """A player's feed (the same hash tag as their game index, :mod:`services.lobby.mine`)."""
+    return f"chaiwala:player:{{{player_id}}}:feed"
+
+
+@dataclass(frozen=True)
+class Notice:
+    """One entry of a player's feed."""
+
+    id: str
+    kind: str
+    data: dict[str, Any]
+
+
+def _seats(players: Sequence[dict[str, Any]]) -> Iterable[tuple[int, str]]:
+    """(seat, player id) of every human seat that carries an identity."""
+    for seat, player in enumerate(players):
+        external_id = str(player.get("external_id") or "")
+        if external_id and not player.get("bot"):
+            yield seat, external_id
+
+
+def _text(value: Any) -> str:
+    return value.decode() if isinstance(value, bytes) else str(value)
+
+
+class Feed:
+    """Writes and reads the players' feeds."""
+
+    def __init__(self, client: Any) -> None:
+        self.redis = client
+
+    async def _notify(self, player_id: str, kind: str, data: dict[str, Any]) -> None:
+        fields = {"kind": kind, "data": orjson.dumps(data)}
+        await self.redis.xadd(feed_key(player_id), fields, maxlen=FEED_MAXLEN, approximate=True)
+
+    async def notify(self, player_id: str, kind: str, data: dict[str, Any]) -> None:
+        """Append a notice; a failure is logged, never raised (the step it follows is committed)."""
+        try:
+            await self._notify(player_id, kind, data)
+        except Exception:
+            log.warning("feed_notice_lost", kind=kind, game_id=data.get("game_id", ""))
+
+    async def started(self, game_id: str, game_type: str, players: Sequence[dict[str, Any]],
+                      to_act: Sequence[int], version: int, clock: clocks.Clock | None) -> None:  # fmt: skip
+        """Every seated player's ``game_started``, then ``your_turn`` for those to act."""
+        for seat, player_id in _seats(players):
+            await self.notify(player_id, "game_started", {"game_id": game_id, "game_type": game_type, "seat": seat})
+        await self.turns(game_id, game_type, players, to_act, version, clock)
+
+    async def turns(self, game_id: str, game_type: str, players: Sequence[dict[str, Any]],
+                    to_act: Sequence[int], version: int, clock: clocks.Clock | None) -> None:  # fmt: skip
+        """``your_turn`` for every seated player to act now."""
+        deadlines = clocks.deadlines(clock)
+        for seat, player_id in _seats(players):
+            if seat not in to_act:
+                continue
+            data: dict[str, Any] = {"game_id": game_id, "game_type": game_type, "seat": seat, "version": version}
+            if seat in deadlines:
+                data["deadline"] = clocks.rfc3339(deadlines[seat])
+            await self.notify(player_id, "your_turn", data)
+
+    async def finished(self, game_id: str, game_type: str, players: Sequence[dict[str, Any]], status: str,
+                       result: dict[str, Any] | None) -> None:  # fmt: skip
+        """Every seated player's ``game_finished``."""
+        for seat, player_id in _seats(players):
+            data: dict[str, Any] = {"game_id": game_id, "game_type": game_type, "seat": seat, "status": status}
+            if result is not None:
+                data["result"] = result
+            await self.notify(player_id, "game_finished", data)
+
+    async def invited(self, game_id: str, game_type: str, players: Sequence[dict[str, Any]], host: str,
+                      creator: str) -> None:  # fmt: skip
+        """``invited`` for every player seated in a waiting game by someone else (not the creator)."""
+        for seat, player_id in _seats(players):
+            if player_id != creator:
+                data = {"game_id": game_id, "game_type": game_type, "seat": seat, "host": host}
+                await self.notify(player_id, "invited", data)
+
+    async def read(
+        self, client: Any, player_id: str, after: str, block_ms: int | None, count: int = 100
+    ) -> list[Notice]:
+        """Notices after entry id ``after`` ("" or "0": from the start), waiting up to ``block_ms``
+        for the first (``None``: not at all); ``client`` may be a blocking reader's own."""
+        answer: Any = await client.xread({feed_key(player_id): after or "0"}, count=count, block=block_ms)
+        return [Notice(_text(entry_id), _text(fields[b"kind"]), orjson.loads(fields[b"data"]))
+                for _stream, entries in answer or [] for entry_id, fields in entries]  # fmt: skip

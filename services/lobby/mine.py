@@ -1,0 +1,145 @@
+"""A player's own games: the index behind ``GET /v1/me/games``.
+
+``chaiwala:player:{<player id>}:games`` holds the ids of every game a seat of which carries that
+player id (a verified identity, or an operator's assignment), scored by creation time.  It is an
+index, not the truth: it is filed right after the game's creation or the seat's join, and every
+listing reads each game's metadata for its status and whose turn it is
+(``lifecycle.to_act``, written by every commit).
+
+Order of a listing: the games where it is the player's turn, then the other active games, then
+those waiting for players, then the ended ones, newest first within each; at most
+:data:`WINDOW` of the player's newest games are considered (older ones are in their replays).
+"""
+
+from __future__ import annotations
+
+import base64
+import binascii
+from collections.abc import Sequence
+from dataclasses import dataclass
+from typing import Any
+
+import grpc
+import orjson
+from pydantic_settings import BaseSettings, SettingsConfigDict
+
+from services.common import errors
+from services.games.records import game_keys
+from services.lobby.seats import VISIBILITIES
+
+WINDOW = 500
+META_FIELDS = ["game_type", "status", "version", "players", "lifecycle", "created_ms", "visibility"]
+_RANK = {"waiting": 2, "finished": 3, "aborted": 3}
+
+
+class PlayerLimits(BaseSettings):
+    """How many unfinished games (waiting or active) one player may have created or joined."""
+
+    model_config = SettingsConfigDict(env_prefix="CHAIWALA_", extra="ignore")
+
+    # A player past it is refused a new game (429 player_quota) until one of theirs ends.
+    player_open_games: int = 50
+
+
+def games_key(player_id: str) -> str:
+    """The index of one player's games."""
+    return f"chaiwala:player:{{{player_id}}}:games"
+
+
+@dataclass(frozen=True)
+class MyGame:
+    """One of the player's games as the listing shows it."""
+
+    game_id: str
+    game_type: str
+    status: str
+    version: int
+    seat: int
+    to_act: list[int]
+    created_ms: int
+    visibility: str
+    players: list[dict[str, Any]]
+
+    @property
+    def your_turn(self) -> bool:
+        """Whether the player's seat is to act now."""
+        return self.status == "active" and self.seat in self.to_act
+
+    def rank(self) -> tuple[int, int]:
+        """Sort key: your turn, other active, waiting, ended; newest first within each."""
+        group = 0 if self.your_turn else _RANK.get(self.status, 1)
+        return group, -self.created_ms
+
+
+class BadPageToken(ValueError):
+    """A page token this listing did not hand out."""
+
+
+def encode_offset(offset: int) -> str:
+    """The page token after ``offset`` games."""
+    return base64.urlsafe_b64encode(f"me:{offset}".encode()).decode().rstrip("=") if offset else ""
+
+
+def decode_offset(token: str) -> int:
+    """The offset a page token names (0 for the first page)."""
+    if not token:
+        return 0
+    try:
+        raw = base64.urlsafe_b64decode(token + "=" * (-len(token) % 4)).decode()
+    except (binascii.Error, UnicodeDecodeError, ValueError):
+        raise BadPageToken(token) from None
+    prefix, _, number = raw.partition(":")
+    if prefix != "me" or not number.isdigit():
+        raise BadPageToken(token)
+    return int(number)
+
+
+def _text(value: Any) -> str:
+    return value.decode() if isinstance(value, bytes) else str(value or "")
+
+
+class PlayerGames:
+    """Read and file the players' game indexes."""
+
+    def __init__(self, client: Any) -> None:
+        self.redis = client
+
+    async def record(self, game_id: str, players: Sequence[dict[str, Any]], created_ms: int) -> None:
+        """File a game under every human seat's identity."""
+        for player in players:
+            external_id = str(player.get("external_id") or "")
+            if external_id and not player.get("bot"):
+                await self.redis.zadd(games_key(external_id), {game_id: created_ms})
+
+    async def games(self, player_id: str) -> list[MyGame]:
+        """The player's games (up to :data:`WINDOW` newest), in listing order."""
+        ids = [_text(member) for member in await self.redis.zrevrange(games_key(player_id), 0, WINDOW - 1)]
+        found = []
+        for game_id in ids:
+            values = await self.redis.hmget(game_keys(game_id)[0], META_FIELDS)
+            game = _game(game_id, player_id, dict(zip(META_FIELDS, (_text(v) for v in values), strict=True)))
+            if game is not None:
+                found.append(game)
+        return sorted(found, key=MyGame.rank)
+
+    async def check_quota(self, player_id: str, limit: int) -> None:
+        """Refuse a player who already has ``limit`` unfinished games (429 ``player_quota``)."""
+        unfinished = [g for g in await self.games(player_id) if g.status in ("waiting", "active")]
+        if len(unfinished) >= limit:
+            message = f"a player may have at most {limit} unfinished games; finish or leave one first"
+            raise errors.ServiceError(grpc.StatusCode.RESOURCE_EXHAUSTED, "player_quota", message)
+
+
+def _game(game_id: str, player_id: str, meta: dict[str, str]) -> MyGame | None:
+    """One game of the index, or ``None`` when it is gone (retention) or the seat is no longer the player's."""
+    if not meta["game_type"]:
+        return None
+    players = orjson.loads(meta["players"])
+    seats = [s for s, p in enumerate(players) if p.get("external_id") == player_id and not p.get("bot")]
+    if not seats:
+        return None  # the player left (or was kicked from) a waiting game
+    to_act = [int(s) for s in orjson.loads(meta["lifecycle"] or "{}").get("to_act", [])]
+    return MyGame(game_id=game_id, game_type=meta["game_type"], status=meta["status"],
+                  version=int(meta["version"] or 0), seat=seats[0], to_act=to_act,
+                  created_ms=int(meta["created_ms"] or 0), visibility=meta["visibility"] or VISIBILITIES[0],
+                  players=players)  # fmt: skip
