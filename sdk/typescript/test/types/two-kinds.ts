@@ -1,5 +1,5 @@
 // A move is exactly one kind: two kinds in one move must not compile (types.test.mjs).
-// This holds once the served document makes each game's move a oneOf of its kinds.
+// The served document makes each game's move a oneOf of its kinds.
 import type { DarjeelingMove, GameHandle } from "../../dist/index.js";
 
 const TYPE = "type.googleapis.com/chaiwala.darjeeling.v1.Move" as const;
