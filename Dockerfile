@@ -41,6 +41,21 @@ RUN mkdir -p /app/gen \
         --include_source_info --descriptor_set_out=/app/gen/chaiwala.descriptors.pb \
         $(find proto -name '*.proto')
 
+# The SDK the web client imports (web/sdk/, what `make sdk` builds): only its JavaScript is needed
+# here, and emitting it does not need the types generated from the OpenAPI document (--noCheck;
+# `make sdk` type-checks them).  Debian's node and npm, as `make node` installs them, run the pinned
+# TypeScript of sdk/typescript/package-lock.json.  Build stage only: no node in the runtime image.
+FROM ${PYTHON_IMAGE} AS sdk
+RUN apt-get update \
+ && DEBIAN_FRONTEND=noninteractive apt-get install -y --no-install-recommends nodejs npm \
+ && rm -rf /var/lib/apt/lists/*
+WORKDIR /sdk
+COPY sdk/typescript/package.json sdk/typescript/package-lock.json ./
+RUN npm ci --ignore-scripts --no-audit --no-fund --loglevel=error
+COPY sdk/typescript/tsconfig.json ./
+COPY sdk/typescript/src ./src
+RUN node_modules/.bin/tsc -p tsconfig.json --noCheck --declaration false --outDir /out
+
 FROM ${PYTHON_IMAGE} AS runtime
 LABEL org.opencontainers.image.title="chaiwala" \
       org.opencontainers.image.description="Chaiwala board-game server: gateway and rules services"
@@ -63,8 +78,9 @@ COPY proto ./proto
 COPY seeds ./seeds
 COPY services ./services
 COPY gateway ./gateway
-# The reference web client, served by the gateway at /play/ (static files, no build step).
+# The reference web client, served by the gateway at /play/ (static files, no bundler), and its SDK.
 COPY web ./web
+COPY --from=sdk /out ./web/sdk
 COPY deploy/healthcheck.py ./deploy/healthcheck.py
 # Byte-compile now: the root filesystem is read-only at run time (Kubernetes readOnlyRootFilesystem).
 RUN python -m compileall -q /app/services /app/gateway /app/gen /app/deploy

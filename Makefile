@@ -13,7 +13,7 @@ export PYTHONPATH := $(CURDIR):$(CURDIR)/gen
 # mkdocs-material's banner about its successor, printed on every build.
 export NO_MKDOCS_2_WARNING := 1
 
-.PHONY: two-hosts research setup proto run test test-fast lint browser node contract docs docs-check docs-openapi bench clean seeds-india chaos scale bots-fair bots-strength search-strength search-timing bots-report
+.PHONY: two-hosts research setup proto run test test-fast lint browser node contract sdk docs docs-check docs-openapi bench clean seeds-india chaos scale bots-fair bots-strength search-strength search-timing bots-report
 
 setup: $(VENV)/.installed gen/.stamp gen/chaiwala.descriptors.pb
 
@@ -41,7 +41,7 @@ gen/.stamp: $(VENV)/.installed $(PROTO_SRC)
 gen/chaiwala.descriptors.pb:
 	$(MAKE) proto
 
-run: setup
+run: setup sdk
 	$(BIN)/python -m services.common.supervisor
 
 # Browser tests drive Debian's chromium through chromium-driver: install them when missing (as root,
@@ -56,8 +56,8 @@ browser:
 	[ -x $(CHROMIUM) ] && [ -x $(CHROMEDRIVER) ] \
 		|| { echo "make browser: apt-get ran but $(CHROMIUM) or $(CHROMEDRIVER) is still missing" >&2; exit 1; }
 
-# The contract tools run on Debian's node and npm: install them when missing (as root, with
-# apt-get), and stop with the reason when that is impossible.
+# The SDK and the contract tools run on Debian's node and npm: install them when missing (as root,
+# with apt-get), and stop with the reason when that is impossible.
 node:
 	@if command -v node >/dev/null && command -v npm >/dev/null; then exit 0; fi; \
 	if [ "$$(id -u)" != 0 ] || ! command -v apt-get >/dev/null; then \
@@ -89,9 +89,25 @@ contract: setup $(CONTRACT)/node_modules/.installed
 	$(CONTRACT_BIN)/tsc --strict --noEmit --target es2022 --module nodenext --moduleResolution nodenext \
 		$(CONTRACT)/contract.ts
 
-# Lint first: ruff and mypy clean is part of passing; so are a docs site that builds with --strict
-# and a contract that lints and compiles.
-test: lint browser docs-check contract
+# The TypeScript SDK (@chaiwala/client): its pinned tools from package-lock.json, its types generated
+# by openapi-typescript from the OpenAPI document (built in-process by docs-openapi), compiled by tsc
+# to ES modules in sdk/typescript/dist/ and copied to web/sdk/, which the web client imports (both
+# git-ignored).  tests/sdk runs its node tests against the real stack.
+SDK := sdk/typescript
+$(SDK)/node_modules/.installed: $(SDK)/package.json $(SDK)/package-lock.json
+	$(MAKE) node
+	cd $(SDK) && npm ci --ignore-scripts --no-audit --no-fund --loglevel=error
+	touch $@
+sdk: docs-openapi $(SDK)/node_modules/.installed
+	@cmp -s docs/reference/openapi.json $(SDK)/openapi.json && [ -f $(SDK)/src/generated/api.ts ] || { \
+		cp docs/reference/openapi.json $(SDK)/openapi.json && \
+		$(SDK)/node_modules/.bin/openapi-typescript $(SDK)/openapi.json --output $(SDK)/src/generated/api.ts --silent; }
+	$(SDK)/node_modules/.bin/tsc -p $(SDK)/tsconfig.json
+	rm -rf web/sdk && mkdir -p web/sdk && cd $(SDK)/dist && find . -name '*.js' -exec cp --parents {} ../../../web/sdk/ \;
+
+# Lint first: ruff and mypy clean is part of passing; so are a docs site that builds with --strict,
+# a contract that lints and compiles, and the SDK built (tests/sdk runs its tests).
+test: lint browser docs-check contract sdk
 	$(BIN)/python -m pytest -n 2 --dist worksteal -q
 
 test-fast: setup

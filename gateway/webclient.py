@@ -1,6 +1,8 @@
 """The reference web client (``web/``) served under ``/play/`` on the gateway's own origin.
 
-The files are plain ES modules (no build step), served as they are in the repository.  They
+The files are plain ES modules, served as they are in the repository, with no bundler; the one
+built part is ``web/sdk/``, the TypeScript SDK (``sdk/typescript``) compiled by ``make sdk`` to
+ES modules that ``web/js/api.js`` imports (git-ignored, so a checkout needs ``make sdk``).  They
 change with every deploy but not in between, so each answer says ``Cache-Control: no-cache``:
 browsers keep a copy and revalidate it (``ETag`` / ``Last-Modified`` from Starlette's
 ``StaticFiles``) instead of running a stale module against a newer API.  The mount is not an

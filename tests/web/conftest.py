@@ -3,11 +3,20 @@
 from __future__ import annotations
 
 from collections.abc import Iterator
+from pathlib import Path
 from typing import Any
 
 import pytest
 
 from tests.support.browser import chromium
+
+WEB_SDK = Path(__file__).resolve().parents[2] / "web" / "sdk" / "index.js"
+
+
+@pytest.fixture(autouse=True)
+def built_sdk() -> None:
+    """The page imports the SDK from web/sdk/, which `make sdk` builds (make test does): say so, not a blank page."""
+    assert WEB_SDK.is_file(), "web/sdk/ is missing: run make sdk (the web client imports the built SDK)"
 
 
 @pytest.fixture

@@ -1,8 +1,14 @@
-// The Chaiwala REST + SSE API as the page uses it.
+// The Chaiwala API as the page uses it: the SDK (@chaiwala/client, built by `make sdk` into
+// web/sdk/ as plain ES modules) does the calls and the live events; what is left here is the
+// page's own: where the API lives, the language kept in localStorage, and the callbacks the
+// table page wants.
 //
 // The API base is the page's own origin (served under /play/ by the gateway), or the `api`
 // query parameter (`?api=http://127.0.0.1:8000`) when the page is served from another origin:
 // the API is browser-ready (CORS, stream tickets), so nothing here depends on where it lives.
+import { ApiError, ChaiwalaClient, eventId, newKey } from "../sdk/index.js";
+
+export { ApiError };
 
 const params = new URLSearchParams(location.search);
 
@@ -20,34 +26,16 @@ export function setWords(language) {
   localStorage.setItem("chaiwala.words", language === "es" ? "es" : "en");
 }
 
-/** An API refusal (problem+json): status, stable code and detail. */
-export class ApiError extends Error {
-  constructor(status, problem) {
-    super(`${status} ${problem.code || "error"}: ${problem.detail || ""}`);
-    this.status = status;
-    this.code = problem.code || "";
-    this.problem = problem;
-  }
-}
+/** The page's one client of the API; the language is asked on every call. */
+export const client = new ChaiwalaClient({ baseUrl: API, language: words });
 
 /**
  * One API call. `token` is a seat or host token (sent as a bearer), `body` a JSON object,
  * `idempotent` adds an Idempotency-Key (or `key` gives one) so a retried submission is applied once.
  */
 export async function call(method, path, { token = null, body = undefined, idempotent = false, key = null } = {}) {
-  const headers = { "Accept-Language": words() };
-  if (token) headers.Authorization = `Bearer ${token}`;
-  const init = { method, headers };
-  if (body !== undefined) {
-    headers["Content-Type"] = "application/json";
-    init.body = JSON.stringify(body);
-  }
-  if (idempotent || key) headers["Idempotency-Key"] = key || crypto.randomUUID();
-  const response = await fetch(API + path, init);
-  const text = await response.text();
-  const answer = text ? JSON.parse(text) : {};
-  if (!response.ok) throw new ApiError(response.status, answer);
-  return answer;
+  const answer = await client.call(method, path, { token, body, key: key || (idempotent ? newKey() : undefined) });
+  return answer ?? {};
 }
 
 /** Whether `error` is the network failing (no answer at all), not a refusal or a bug. */
@@ -62,84 +50,28 @@ export function messageName(message) {
 }
 
 /**
- * Follow a game's events over SSE; `onEvent(id, event)` gets each event once, in order.
- *
- * With a seat token the stream is opened with a stream ticket (an EventSource cannot send
- * Authorization).  A dropped connection is resumed by the browser itself with Last-Event-ID
- * (the ticket is reusable for about a minute); when that fails (the ticket expired, the
- * gateway restarted) a new ticket is fetched and the stream reopened from the last version
- * seen, skipping ids already delivered, so no line is lost or repeated.
+ * Follow a game's events; `onEvent(id, event)` gets each event once, in order, across dropped
+ * connections (the SDK resumes with Last-Event-ID, renews stream tickets and backs off), and
+ * `onEnd()` runs when the game's stream ends.  `onState` hears `live`, `reconnecting`, `ended`,
+ * or `failed` (a refusal no wait mends, e.g. the game is gone).
  */
 export function followEvents(gameId, token, onEvent, { onEnd = () => {}, onState = () => {} } = {}) {
-  const seen = new Set();
-  let lastVersion = -1;
-  let source = null;
-  let stopped = false;
-  let retry = 500;
-
-  async function open() {
-    if (stopped) return;
-    const query = new URLSearchParams();
-    if (lastVersion > 0) query.set("after", String(lastVersion - 1));
-    query.set("lang", words());
-    if (token) {
-      try {
-        const issued = await call("POST", `/v1/games/${gameId}/stream-tickets`, { token });
-        query.set("ticket", issued.ticket);
-      } catch (error) {
-        onState("retrying");
-        setTimeout(open, Math.min((retry *= 2), 8000));
-        return;
+  const stop = new AbortController();
+  (async () => {
+    try {
+      for await (const event of client.game(gameId, token).events({ signal: stop.signal, onState })) {
+        onEvent(eventId(event), event);
       }
+      if (!stop.signal.aborted) onEnd();
+    } catch (error) {
+      if (stop.signal.aborted) return;
+      onState("failed");
+      console.warn("the game's events stopped:", error.message);
     }
-    if (stopped) return;
-    source = new EventSource(`${API}/v1/games/${gameId}/events?${query}`);
-    source.onopen = () => {
-      retry = 500;
-      onState("live");
-    };
-    source.addEventListener("game_event", (message) => {
-      if (seen.has(message.lastEventId)) return;
-      seen.add(message.lastEventId);
-      const event = JSON.parse(message.data);
-      lastVersion = Math.max(lastVersion, event.version);
-      onEvent(message.lastEventId, event);
-    });
-    let failed = false; // the server reported a failure (event "error") before ending the stream
-    source.addEventListener("end", () => {
-      source.close();
-      if (failed && !stopped) {
-        // e.g. the rules service restarted: the game goes on, so follow it again.
-        onState("retrying");
-        setTimeout(open, Math.min((retry *= 2), 8000));
-        return;
-      }
-      onState("ended");
-      onEnd();
-    });
-    source.onerror = (event) => {
-      if (event instanceof MessageEvent) {
-        failed = true; // an `event: error` from the server; its `end` follows
-        return;
-      }
-      if (source.readyState === EventSource.CLOSED && !stopped) {
-        // The browser gave up (e.g. 401 for an expired ticket): reopen with a fresh ticket.
-        onState("retrying");
-        setTimeout(open, Math.min((retry *= 2), 8000));
-      } else {
-        onState("reconnecting");
-      }
-    };
-  }
-
-  open();
+  })();
   return {
     close() {
-      stopped = true;
-      if (source) source.close();
-    },
-    get source() {
-      return source;
+      stop.abort();
     },
   };
 }

@@ -1,0 +1,95 @@
+// The entry point: a client of one Chaiwala API, its lobby calls, guest sessions and game handles.
+import { GameHandle } from "./game.js";
+import { type CallOptions, type Transport, call } from "./http.js";
+import type {
+  CreateGameBody,
+  CreatedGame,
+  GameList,
+  JoinGameBody,
+  JoinedGame,
+  ListGamesQuery,
+  Me,
+  Session,
+  SessionBody,
+} from "./types.js";
+
+/** Options of a client. */
+export interface ClientOptions extends Transport {
+  /** A player token (e.g. from `guestSession()`): the caller's identity where no seat token is given. */
+  token?: string | null;
+}
+
+/** A created game with a handle for each seat that got a token. */
+export interface Created {
+  game: CreatedGame;
+  gameId: string;
+  /** One handle per seat with a token, by seat number. */
+  seats: Map<number, GameHandle>;
+}
+
+export class ChaiwalaClient implements Transport {
+  readonly baseUrl: string;
+  readonly language?: string | (() => string);
+  readonly fetch?: typeof fetch;
+  /** The player token sent where a call has no seat token of its own. */
+  token: string | null;
+
+  constructor(options: ClientOptions) {
+    this.baseUrl = options.baseUrl.replace(/\/+$/, "");
+    this.language = options.language;
+    this.fetch = options.fetch;
+    this.token = options.token ?? null;
+  }
+
+  /** A raw call, for the routes this client has no method for. */
+  call<T = unknown>(method: string, path: string, options: CallOptions = {}): Promise<T> {
+    return call<T>(this, method, path, { ...options, token: options.token === undefined ? this.token : options.token });
+  }
+
+  /** A new game; each seat's token comes once, in the answer (keep it). */
+  async createGame(body: CreateGameBody): Promise<Created> {
+    const game = await this.call<CreatedGame>("POST", "/v1/games", { body });
+    const gameId = game.game_id ?? "";
+    const seats = new Map<number, GameHandle>();
+    for (const seat of game.seats ?? []) {
+      if (seat.token) seats.set(seat.seat ?? 0, new GameHandle(this, gameId, seat.token, seat.seat ?? 0));
+    }
+    return { game, gameId, seats };
+  }
+
+  /** Take an open seat of a waiting game: the answer and a handle for the seat. */
+  async joinGame(gameId: string, body: JoinGameBody): Promise<{ joined: JoinedGame; handle: GameHandle }> {
+    const path = `/v1/games/${encodeURIComponent(gameId)}/join`;
+    const joined = await this.call<JoinedGame>("POST", path, { body });
+    return { joined, handle: new GameHandle(this, gameId, joined.token || this.token, joined.seat) };
+  }
+
+  /** The lobby: games by type, status, open seats (a page; `next_page_token` for the next). */
+  listGames(query: ListGamesQuery = {}): Promise<GameList> {
+    return this.call<GameList>("GET", "/v1/games", { query: query as CallOptions["query"] });
+  }
+
+  /** A handle of an existing game, as the seat of `token` (or a spectator without one). */
+  game(gameId: string, token: string | null = null, seat?: number): GameHandle {
+    return new GameHandle(this, gameId, token, seat);
+  }
+
+  /** A new guest player; its token becomes this client's player token. */
+  async guestSession(body: SessionBody = {}): Promise<Session> {
+    const session = await this.call<Session>("POST", "/v1/sessions", { body, token: null });
+    this.token = session.token ?? null;
+    return session;
+  }
+
+  /** A fresh token for this client's guest player (send before the current one expires). */
+  async refreshSession(): Promise<Session> {
+    const session = await this.call<Session>("POST", "/v1/sessions/refresh");
+    this.token = session.token ?? this.token;
+    return session;
+  }
+
+  /** Who this client's player token says the caller is. */
+  me(): Promise<Me> {
+    return this.call<Me>("GET", "/v1/me");
+  }
+}

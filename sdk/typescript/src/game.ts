@@ -1,0 +1,127 @@
+// One game as one caller (a seat's token, or none for a spectator) sees and plays it.
+import { type EventOptions, eventId, followEvents } from "./events.js";
+import { type Transport, call, newKey } from "./http.js";
+import type { Game, GameEvent, GameStatus, LegalMoves, Move, SubmitMovesResponse } from "./types.js";
+
+/** Options of `turns()`: those of `events()`, and a listener of every event. */
+export interface TurnOptions extends EventOptions {
+  onEvent?: (event: GameEvent) => void;
+}
+
+/** Options of `play()`. */
+export interface PlayOptions {
+  /** The version the move is meant for (default: the last version this handle saw). */
+  expectedVersion?: number;
+  /** The idempotency key (default: a new one); send the same key to retry the same submission. */
+  key?: string;
+}
+
+/**
+ * A game handle: `view()`, `legalMoves()`, `play(move)` and `events()`.  It keeps the game's
+ * version, status, seats to act and whether it is the caller's turn, from every answer and every
+ * event it sees, so a client following `events()` knows when to play without asking.
+ */
+export class GameHandle {
+  /** The last version seen (-1 before anything was seen). */
+  version = -1;
+  status: GameStatus | undefined;
+  toAct: number[] = [];
+  /** Whether the handle's seat is to act (always false for a spectator). */
+  yourTurn = false;
+  /** The id of the last event seen (`"<version>:<index>"`). */
+  lastEventId: string | undefined;
+
+  constructor(
+    private readonly transport: Transport,
+    readonly gameId: string,
+    readonly token: string | null = null,
+    /** The handle's seat, when known (from `createGame`/`joinGame`). */
+    readonly seat?: number,
+  ) {}
+
+  private path(suffix = ""): string {
+    return `/v1/games/${encodeURIComponent(this.gameId)}${suffix}`;
+  }
+
+  /** Take in the game as of `version`; false (and nothing changes) when that is older news. */
+  private seen(version: number | undefined, status: string | undefined, toAct: number[] | undefined): boolean {
+    if (version === undefined || version < this.version) return false;
+    this.version = version;
+    if (status) this.status = status as GameStatus;
+    this.toAct = toAct ?? [];
+    if (this.seat !== undefined) this.yourTurn = this.status === "active" && this.toAct.includes(this.seat);
+    return true;
+  }
+
+  /** The game as this caller may see it (state, seats, status, version). */
+  async view(): Promise<Game> {
+    const game = await call<Game>(this.transport, "GET", this.path(), { token: this.token });
+    this.seen(game.version, game.status, game.to_act);
+    return game;
+  }
+
+  /** The caller's legal moves now, each with its sentence as `text`. */
+  async legalMoves(): Promise<LegalMoves> {
+    const legal = await call<LegalMoves>(this.transport, "GET", this.path("/legal-moves"), { token: this.token });
+    if (legal.version !== undefined && legal.version > this.version) this.version = legal.version;
+    return legal;
+  }
+
+  /**
+   * Play one move, pinned to `expected_version` (the last version seen unless given), with an
+   * `Idempotency-Key`: a retry with the same key is applied once, and a move meant for an older
+   * version is refused (409) instead of landing on a position the player never saw.
+   */
+  async play(move: Move, options: PlayOptions = {}): Promise<SubmitMovesResponse> {
+    const expected = options.expectedVersion ?? (this.version >= 0 ? this.version : undefined);
+    const body = { move, ...(expected === undefined ? {} : { expected_version: expected }) };
+    const key = options.key ?? newKey();
+    const answer = await call<SubmitMovesResponse>(this.transport, "POST", this.path("/moves"), {
+      token: this.token,
+      body,
+      key,
+    });
+    this.seen(answer.version, answer.status, answer.to_act);
+    return answer;
+  }
+
+  /** Take in one event: the game after it (status, seats to act, the caller's turn). */
+  track(event: GameEvent): void {
+    this.lastEventId = eventId(event);
+    // The event says whether it is the caller's turn (a seat number is not needed for that).
+    if (this.seen(event.version, event.status, event.to_act)) this.yourTurn = Boolean(event.your_turn);
+  }
+
+  /**
+   * Each time it becomes this seat's turn, its legal moves (once per version), until the game's
+   * stream ends.  One `view()` first, because a game may start on the seat's turn with no event
+   * yet; after that the turn comes from the events alone.  `onEvent` hears every event.
+   */
+  async *turns(options: TurnOptions = {}): AsyncGenerator<LegalMoves, void, undefined> {
+    let offered = -1;
+    const due = () => this.yourTurn && this.status === "active" && this.version > offered;
+    await this.view();
+    if (due()) {
+      offered = this.version;
+      yield await this.legalMoves();
+    }
+    for await (const event of this.events(options)) {
+      options.onEvent?.(event);
+      if (due()) {
+        offered = this.version;
+        yield await this.legalMoves();
+      }
+    }
+  }
+
+  /**
+   * The game's events, each once and in order, until its stream ends; the handle tracks the
+   * turn from them.  By default from the start, or after `options.after` (an event id).
+   */
+  async *events(options: EventOptions = {}): AsyncGenerator<GameEvent, void, undefined> {
+    for await (const event of followEvents(this.transport, this.gameId, this.token, options)) {
+      this.track(event);
+      yield event;
+    }
+  }
+}
