@@ -3,6 +3,7 @@
 import { html, render, useEffect, useState } from "../vendor/htm-preact-standalone.js";
 import { call } from "./api.js";
 import { myGames, remember } from "./mygames.js";
+import { ensurePlayer, playerToken, serverGames } from "./player.js";
 import { T } from "./i18n.js";
 
 // An option's value back in its JSON type, from a <select> of the API's value words.
@@ -48,9 +49,9 @@ export function gameTitle(types, id) {
 }
 
 /** The request body of a new game: every seat is `me`, `open` or `bot:<name>`. */
-function createBody(type, seats, name, options) {
+function createBody(type, seats, options) {
   const players = seats.map((kind, i) => {
-    if (kind === "me") return { name: name || T("guest") };  // "You" is no name: it reads as a pronoun
+    if (kind === "me") return { me: true };  // the browser's player (a guest identity, web/js/player.js)
     if (kind === "open") return { open: true };
     const bot = kind.slice(4);
     return { name: `${T("bot")} ${i + 1}`, bot };
@@ -83,7 +84,8 @@ function CreateForm({ types }) {
     event.preventDefault();
     localStorage.setItem("chaiwala.name", name);
     try {
-      const created = await call("POST", "/v1/games", { body: createBody(type, seats, name, options) });
+      const me = await ensurePlayer(name);
+      const created = await call("POST", "/v1/games", { token: me.token, body: createBody(type, seats, options) });
       seats.forEach((kind, i) => {
         if (kind === "me") remember(created.game_id, type.id, i, created.seats[i].token, { name });
       });
@@ -155,7 +157,18 @@ function Listing({ id, title, games, join, types }) {
   </section>`;
 }
 
-function MyGames({ types }) {
+function MyGames({ types, tick }) {
+  const [, setFound] = useState(0);
+  useEffect(() => {
+    // The player's games on the server (another browser's too): their player token acts for their seat.
+    serverGames()
+      .then((found) => {
+        const token = playerToken();
+        found.forEach((g) => remember(g.game_id, g.game_type, g.seat, token, {}));
+        setFound(found.length);
+      })
+      .catch(() => {});
+  }, [tick]);
   const games = myGames().filter((g) => Object.keys(g.seats).length);
   return html`<section id="my-games">
     <h2>${T("my_games")}</h2>
@@ -193,15 +206,17 @@ function Lobby() {
     }
   }
   useEffect(() => {
+    ensurePlayer().catch((failure) => setError(String(failure.message || failure)));  // a guest, on the first visit
     load();
     const timer = setInterval(load, 5000);
     return () => clearInterval(timer);
   }, []);
 
   async function join(game) {
-    const name = localStorage.getItem("chaiwala.name") || T("guest");
+    const name = localStorage.getItem("chaiwala.name") || "";
     try {
-      const joined = await call("POST", `/v1/games/${game.game_id}/join`, { body: { name } });
+      const me = await ensurePlayer(name);
+      const joined = await call("POST", `/v1/games/${game.game_id}/join`, { token: me.token, body: {} });
       remember(game.game_id, game.game_type, joined.seat, joined.token, { name });
       location.hash = `#/game/${game.game_id}`;
     } catch (failure) {
@@ -216,7 +231,7 @@ function Lobby() {
       <p class="error">${error}</p>
       <${Listing} id="open-games" title=${T("open_games")} games=${open} join=${join} types=${types} />
       <${Listing} id="running-games" title=${T("running_games")} games=${running} types=${types} />
-      <${MyGames} types=${types} />
+      <${MyGames} types=${types} tick=${open.length + running.length} />
     </div>
   </div>`;
 }

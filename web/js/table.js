@@ -14,6 +14,7 @@
 import { html, render } from "../vendor/htm-preact-standalone.js";
 import { ApiError, call, followEvents, gameTypes, isNetworkError, words } from "./api.js";
 import { hostTokenOf, remember, seatsIn } from "./mygames.js";
+import { ensurePlayer } from "./player.js";
 import { T } from "./i18n.js";
 import { rulesButton } from "./rules.js";
 
@@ -272,6 +273,7 @@ export function showTable(root, gameId, { spectator = false, seatWanted = null }
     const seat = token ? (game.viewer_seat ?? null) : null;
     document.body.dataset.version = String(game.version);
     document.body.dataset.status = game.status;
+    document.body.dataset.seat = seat === null ? "" : String(seat); // the seat this page plays (tests read it)
     const described = (title || []).find((t) => t.id === game.game_type);
     el("game-title").textContent = `${described ? described.title || described.name : game.game_type} · ${gameId}`;
     if (!el("rules-button")) rulesButton(el("rules-slot"), game.game_type);
@@ -342,7 +344,8 @@ export function showTable(root, gameId, { spectator = false, seatWanted = null }
 
   async function join(name) {
     try {
-      const joined = await call("POST", `/v1/games/${gameId}/join`, { body: { name } });
+      const me = await ensurePlayer(name); // the seat carries the browser's player (web/js/player.js)
+      const joined = await call("POST", `/v1/games/${gameId}/join`, { token: me.token, body: {} });
       remember(gameId, game.game_type, joined.seat, joined.token, { name });
       token = joined.token;
       startStream();
