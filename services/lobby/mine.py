@@ -114,9 +114,12 @@ class PlayerGames:
     async def games(self, player_id: str) -> list[MyGame]:
         """The player's games (up to :data:`WINDOW` newest), in listing order."""
         ids = [_text(member) for member in await self.redis.zrevrange(games_key(player_id), 0, WINDOW - 1)]
+        async with self.redis.pipeline(transaction=False) as pipe:  # one round trip (per node on a cluster)
+            for game_id in ids:
+                pipe.hmget(game_keys(game_id)[0], META_FIELDS)
+            rows = await pipe.execute() if ids else []
         found = []
-        for game_id in ids:
-            values = await self.redis.hmget(game_keys(game_id)[0], META_FIELDS)
+        for game_id, values in zip(ids, rows, strict=True):
             game = _game(game_id, player_id, dict(zip(META_FIELDS, (_text(v) for v in values), strict=True)))
             if game is not None:
                 found.append(game)
