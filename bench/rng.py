@@ -20,7 +20,7 @@ import time
 from collections.abc import Callable
 
 from bench.engine_cases import Stepper
-from bench.harness import Case
+from bench.harness import Case, rate
 from services.common.registry import engine_for
 from services.common.rng import KIND_KEYED, KIND_PCG32, Rng, Seed, new_rng
 
@@ -63,14 +63,7 @@ def cases() -> list[Case]:
 
 def cpu_rate(fn: Callable[[], object], min_seconds: float) -> float:
     """Calls per CPU second of this process (time spent waiting for a core on a shared machine does not count)."""
-    calls = 0
-    start = time.process_time()
-    elapsed = 0.0
-    while elapsed < min_seconds:
-        fn()
-        calls += 1
-        elapsed = time.process_time() - start
-    return calls / elapsed
+    return rate(fn, min_seconds, clock=time.process_time)
 
 
 def _median_ratio(case: Case, seconds: float, rounds: int) -> tuple[float, float, float, float]:

@@ -4,8 +4,9 @@ durations, no game series where no games are played, 429s by route, /metrics beh
 
 from __future__ import annotations
 
+import functools
 import time
-from collections.abc import Callable, Iterator
+from collections.abc import Iterator
 from typing import Any
 
 import httpx
@@ -14,6 +15,7 @@ import pytest
 from tests.support.client import assert_problem, auth, turn, wait_over
 from tests.support.ops_stack import GAME, METRICS_TOKEN, OpsStack, families, ops_stack, scrape, value
 from tests.support.stack import Gateway
+from tests.support.waiting import eventually
 
 WAIT_SECONDS = 90.0
 REASONS = ("normal", "resign", "timeout", "abort")
@@ -38,11 +40,7 @@ def http(ops: OpsStack) -> Iterator[httpx.Client]:
         yield client
 
 
-def _eventually(check: Callable[[], bool], what: str, seconds: float = WAIT_SECONDS) -> None:
-    deadline = time.monotonic() + seconds
-    while not check():
-        assert time.monotonic() < deadline, f"still not {what} after {seconds}s"
-        time.sleep(0.1)
+_eventually = functools.partial(eventually, seconds=WAIT_SECONDS)
 
 
 def _create(http: httpx.Client, body: dict[str, Any]) -> dict[str, Any]:

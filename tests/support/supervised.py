@@ -18,6 +18,7 @@ import psutil
 from services.common.embedded_redis import free_port
 from services.common.processes import stop_process
 from tests.support.fleet import ROOT
+from tests.support.waiting import eventually
 
 
 def _distinct_ports(count: int) -> list[int]:
@@ -146,7 +147,4 @@ def listeners(port: int) -> set[int]:
 
 def wait_until(condition: Callable[[], bool], seconds: float, what: str) -> None:
     """Poll ``condition()`` until true; fail naming ``what`` after ``seconds`` (a behaviour bound)."""
-    deadline = time.monotonic() + seconds
-    while not condition():
-        assert time.monotonic() < deadline, f"not within {seconds} s: {what}"
-        time.sleep(0.1)
+    eventually(condition, what, seconds, step=0.1)

@@ -6,10 +6,11 @@ verifies every signature with ``standardwebhooks``.
 from __future__ import annotations
 
 import asyncio
+import functools
 import ipaddress
 import random
 import time
-from collections.abc import Callable, Iterator
+from collections.abc import Iterator
 from typing import Any
 
 import grpc
@@ -28,6 +29,7 @@ from services.webhook.targets import TargetPolicy, TargetRefused, check_target, 
 from tests.support import secrets
 from tests.support.client import assert_problem, auth, wait_over
 from tests.support.stack import WEBHOOK_OPERATOR_KEY, Services, WebhookProcess
+from tests.support.waiting import eventually
 from tests.support.webhook_receiver import Receiver
 
 GAME = "darjeeling"
@@ -87,11 +89,7 @@ def hooks(stack: dict[str, Any]) -> Iterator[WebhookStack]:
         running.close()
 
 
-def _eventually(check: Callable[[], bool], what: str, seconds: float = WAIT_SECONDS) -> None:
-    deadline = time.monotonic() + seconds
-    while not check():
-        assert time.monotonic() < deadline, f"still not {what} after {seconds}s"
-        time.sleep(0.05)
+_eventually = functools.partial(eventually, seconds=WAIT_SECONDS)
 
 
 def _finished(receiver: Receiver, path: str) -> dict[str, list[str]]:

@@ -4,9 +4,10 @@ HTTP receiver that goes down and comes back."""
 
 from __future__ import annotations
 
+import functools
 import itertools
 import time
-from collections.abc import Callable, Iterator
+from collections.abc import Iterator
 from typing import Any
 
 import httpx
@@ -17,6 +18,7 @@ from tests.support import secrets
 from tests.support.client import auth, wait_over
 from tests.support.ops_stack import GAME, OpsStack, ops_stack, scrape, value
 from tests.support.stack import WEBHOOK_OPERATOR_KEY
+from tests.support.waiting import eventually
 from tests.support.webhook_receiver import Receiver
 
 WAIT_SECONDS = 90.0
@@ -43,11 +45,7 @@ def http(ops: OpsStack) -> Iterator[httpx.Client]:
         yield client
 
 
-def _eventually(check: Callable[[], bool], what: str, seconds: float = WAIT_SECONDS) -> None:
-    deadline = time.monotonic() + seconds
-    while not check():
-        assert time.monotonic() < deadline, f"still not {what} after {seconds}s"
-        time.sleep(0.05)
+_eventually = functools.partial(eventually, seconds=WAIT_SECONDS)
 
 
 def _subscribe(http: httpx.Client, receiver: Receiver, path: str, events: list[str]) -> str:
