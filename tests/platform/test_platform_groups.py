@@ -66,7 +66,8 @@ def _kill_parent_and_see_the_group_replaced(
     parent = stack.child(marker)
     workers = [w for w in parent.children() if alive(w)]
     assert len(workers) == 2, marker
-    assert listeners(port) == {w.pid for w in workers}, f"{marker}: the workers listen, not the parent"
+    # A worker may still be binding its socket when the group is first seen: wait for both.
+    wait_until(lambda: listeners(port) == {w.pid for w in workers}, BACK_SECONDS, f"{marker}: the workers listen")
     assert _metrics_dirs(parent.pid), f"{marker}: a multiprocess metrics folder per group"
     parent.kill()
     wait_until(lambda: not any(alive(w) for w in workers), WORKERS_GONE_SECONDS, f"{marker}'s orphaned workers end")
