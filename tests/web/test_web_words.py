@@ -11,6 +11,7 @@ import re
 from typing import Any
 
 import httpx
+from selenium.common.exceptions import StaleElementReferenceException
 from selenium.webdriver.common.action_chains import ActionChains
 
 from tests.platform.test_platform_sentences import CODE_NAME
@@ -21,7 +22,7 @@ GAMES = ("alubari", "darjeeling", "india_rails", "tea_rum")
 
 
 def _lobby_text(driver: Any) -> str:
-    return str(driver.execute_script("return document.querySelector('#create').innerText"))
+    return str(driver.execute_script("return document.querySelector('#create').innerText")).strip()
 
 
 def _choose(driver: Any, game: str) -> None:
@@ -92,6 +93,53 @@ def _score(driver: Any) -> int:
     return int(found.group(1))
 
 
+_COSTLY = (
+    "const moves = [...document.querySelectorAll('#board .dj-grid [data-move-index]')];"
+    "const costly = moves.find((e) => (e.querySelector('title')?.textContent || '').includes('Costs'));"
+    "return costly ? costly.dataset.moveIndex : null;"
+)
+
+
+def _costly_move_index(driver: Any) -> str | None:
+    """The first costly move's index, read in one script: the table may redraw its board at any
+    moment (a stream event after the first paint), so no element is held across calls."""
+    index = driver.execute_script(_COSTLY)
+    return None if index is None else str(index)
+
+
+def _move_element(driver: Any, index: str) -> Any:
+    return driver.find_element("css selector", f"#board .dj-grid [data-move-index='{index}']")
+
+
+def _hover_text(driver: Any) -> str:
+    return str(driver.execute_script("return document.getElementById('hover').innerText")).strip()
+
+
+def _hover_price(driver: Any, index: str) -> int:
+    """Hover the move and read its price from the hover line; a redraw between finding the element
+    and hovering it makes the element stale, so look it up again and hover once more."""
+    for _ in range(5):
+        try:
+            ActionChains(driver).move_to_element(_move_element(driver, index)).perform()
+        except StaleElementReferenceException:
+            continue
+        wait_for(driver, lambda: "Costs" in _hover_text(driver), 10, "the hovered move's sentence")
+        found = re.search(r"Costs (\d+) points?\.$", _hover_text(driver))
+        assert found, _hover_text(driver)
+        return int(found.group(1))
+    raise AssertionError("the board kept redrawing under the pointer")
+
+
+def _click_move(driver: Any, index: str) -> None:
+    for _ in range(5):
+        try:
+            _move_element(driver, index).click()
+            return
+        except StaleElementReferenceException:
+            continue
+    raise AssertionError("the board kept redrawing under the pointer")
+
+
 def test_a_hovered_costly_move_shows_its_price_and_the_score_changes_by_exactly_that(
     stack: dict[str, Any], browser: Any
 ) -> None:
@@ -106,20 +154,13 @@ def test_a_hovered_costly_move_shows_its_price_and_the_score_changes_by_exactly_
     # The board is labelled as the sentences count: rows and columns from 1.
     assert browser.find_elements("css selector", "#board .dj-row-label[data-row='1']")
     assert browser.find_elements("css selector", "#board .dj-col-label[data-col='1']")
-    costly = [e for e in browser.find_elements("css selector", "#board .dj-grid [data-move-index]")
-              if "Costs" in (e.find_element("tag name", "title").get_attribute("textContent") or "")]  # fmt: skip
-    assert costly, "no costly move is on the board"
-    target = costly[0]
-    ActionChains(browser).move_to_element(target).perform()
-    hover = browser.find_element("id", "hover")
-    wait_for(browser, lambda: "Costs" in hover.text, 10, "the hovered move's sentence")
-    found = re.search(r"Costs (\d+) points?\.$", hover.text)
-    assert found, hover.text
-    price = int(found.group(1))
-    assert hover.get_attribute("data-costs") == f"points:{price}"
+    index = _costly_move_index(browser)
+    assert index is not None, "no costly move is on the board"
+    price = _hover_price(browser, index)
+    assert browser.find_element("id", "hover").get_attribute("data-costs") == f"points:{price}"
     screenshot(browser, "darjeeling-costly-hover")
     before, version = _score(browser), webgames.game(url, game_id)["version"]
-    target.click()
+    _click_move(browser, index)
     wait_for(browser, lambda: webgames.game(url, game_id)["version"] > version, 30, "the move")
     wait_for(browser, lambda: _score(browser) != before, 30, "the new score")
     assert _score(browser) == before - price
