@@ -39,6 +39,8 @@ from typing import Any
 
 from redis.crc import key_slot
 
+from services.common.luaparts import Part
+
 # Hash tags hashing to slots k * 1024 + 512 (k = 0..15): computed once, checked by a test.
 SHARD_TAGS: tuple[str, ...] = (
     "q0.2257", "q1.8309", "q2.49778", "q3.15338", "q4.19859", "q5.3370", "q6.13636", "q7.68586",
@@ -60,7 +62,9 @@ local epoch = string.match(redis.call('INFO', 'server'), 'run_id:(%x+)') or ''
 # KEYS: queue, claims.  ARGV: now ms, lease-until ms, limit, owner.
 # First makes claims of an earlier epoch due now (their owner lost Redis meanwhile), then claims.
 # Returns a flat list: game id, '1' if that game was claimed before and never released.
-_CLAIM = _EPOCH + """
+_CLAIM = (
+    _EPOCH
+    + """
 if epoch ~= '' then
   local held = redis.call('HGETALL', KEYS[2])
   for i = 1, #held, 2 do
@@ -81,6 +85,7 @@ for _, game in ipairs(due) do
 end
 return out
 """
+)
 
 # KEYS: queue, claims.  ARGV: game, lease-until ms (the claim's), new score ('' = none), owner.
 # Only if the claim is still this one (nobody committed or reclaimed since): set the new score.
@@ -132,6 +137,27 @@ async def wake_conductors(client: Any, due_ms: int | None, now_ms: int) -> None:
 def score_arg(due_ms: int | None) -> str:
     """The commit script's attention argument: a due time, or '' for none."""
     return "" if due_ms is None else str(due_ms)
+
+
+# The script part that sets a game's next attention: its claim goes (the step that needed it is
+# done) and it is queued at its due time, or dequeued ('' = none).  Arguments: game id, score_arg.
+ATTENTION_PART = Part(
+    "attention",
+    ("queue", "claims"),
+    """
+local attention_game = take()
+local attention_due = take()
+redis.call('HDEL', K.claims, attention_game)
+if attention_due == '' then redis.call('ZREM', K.queue, attention_game)
+else redis.call('ZADD', K.queue, attention_due, attention_game) end
+""",
+)
+
+
+def attention_script_keys(game_id: str) -> dict[str, str]:
+    """The keys :data:`ATTENTION_PART` names, for ``game_id``."""
+    queue, claims = keys_for_game(game_id)
+    return {"queue": queue, "claims": claims}
 
 
 @dataclass(frozen=True)

@@ -17,7 +17,7 @@ script never crosses shards):
 Per game type and attention shard, a set ``chaiwala:active:{<shard tag>}:<type>`` indexes
 active games for metrics.  It, the lobby's listing sets and the retention index share the slot
 of the game's keys, so the step that ends a game moves it in all of them atomically (the commit
-and abort scripts, :func:`services.games.scripts.finish_block`).  The conductor's work queue
+and abort scripts, :data:`services.games.scripts.FILING`).  The conductor's work queue
 (:mod:`services.common.attention`) lives beside them, and so does the outbox
 (:mod:`services.outbox`): every commit that starts, ends or times out a game writes its
 domain event to the game's outbox shard in the same atomic step.
@@ -33,7 +33,7 @@ import orjson
 from redis import asyncio as aioredis
 from redis.asyncio.cluster import RedisCluster
 
-from services.common.attention import SHARD_COUNT, SHARD_TAGS, keys_for_game, score_arg, shard_of
+from services.common.attention import SHARD_COUNT, SHARD_TAGS, attention_script_keys, keys_for_game, score_arg, shard_of
 from services.common.rng import KIND_PCG32, Seed
 from services.common.store import (
     DEFAULT_MAX_CONNECTIONS,
@@ -67,10 +67,11 @@ def _active_index(game_id: str) -> str:
     return active_key(game_type_of(game_id), shard_of(game_id))
 
 
-def _finish_keys(game_id: str, visibility: str) -> list[str]:
-    """The keys :func:`services.games.scripts.finish_block` writes, in its order."""
+def filing_keys(game_id: str, visibility: str) -> dict[str, str]:
+    """The keys :data:`services.games.scripts.FILING` names, for ``game_id`` listed as ``visibility``."""
     statuses = listing.status_keys(game_id, game_type_of(game_id), visibility)
-    return [_active_index(game_id), *statuses, ended_key_for(game_id)]
+    named = {f"listing_{status}": key for status, key in zip(listing.STATUSES, statuses, strict=True)}
+    return {"meta": game_keys(game_id)[0], "active": _active_index(game_id), **named, "ended": ended_key_for(game_id)}
 
 
 def _decode(value: bytes | str | None) -> str:
@@ -106,8 +107,8 @@ class GameStore:
     def __init__(self, client: aioredis.Redis | RedisCluster) -> None:
         self.redis = client
         self._source: tuple[str, bool] | None = None
-        self._commit = client.register_script(COMMIT)
-        self._set_status = client.register_script(SET_STATUS)
+        self._commit = client.register_script(COMMIT.source)
+        self._set_status = client.register_script(SET_STATUS.source)
         self._load = client.register_script(LOAD)
 
     @classmethod
@@ -272,33 +273,44 @@ class GameStore:
         :class:`VersionConflict`, :class:`GameNotActive` or :class:`GameNotFound`.
         """
         meta_key, state_key, events_key = _keys(game_id)
-        args: list[Any] = [
-            expected_version,
-            snapshot,
-            status,
-            orjson.dumps(result) if result is not None else "",
-            answer,
-            IDEMPOTENCY_TTL_SECONDS,
-            0,  # format-1 entries: none (they follow the outbox events, in format 2)
-            "1" if idempotency_key else "0",
-            orjson.dumps(lifecycle or {}),
-            score_arg(attention_ms),
-            game_id,
-            previous_head,
-            commits[-1].hash if commits else previous_head,
-        ]
-        args += outbox_stream.lua_args(outbox)
-        args.append(len(commits))
         game_type = game_type_of(game_id)
+        entries: list[Any] = [len(commits)]
         for item in commits:
             fields = codec.encode(game_type, item.seat, item.bot, item.kind, item.move, item.events, item.hash,
                                   item.state_digest, item.status, item.to_act)  # fmt: skip
-            args += [fields["h"], fields["d"], fields["z"]]
-        args += _legal_args(legal)
+            entries += [fields["h"], fields["d"], fields["z"]]
+        args = COMMIT.args(
+            {
+                "guard": ["1" if idempotency_key else "0", expected_version, previous_head],
+                "entries": entries,
+                "record": [
+                    snapshot,
+                    orjson.dumps(result) if result is not None else "",
+                    orjson.dumps(lifecycle or {}),
+                    commits[-1].hash if commits else previous_head,
+                    answer,
+                    IDEMPOTENCY_TTL_SECONDS,
+                ],
+                "attention": [game_id, score_arg(attention_ms)],
+                "outbox": outbox_stream.lua_args(outbox),
+                "filing": [status, game_id],
+                "legal": legal_fingerprint.commit_args(legal),
+            }
+        )
         # Without an idempotency key a placeholder of the same slot keeps the script single-slot.
         idem = idempotency_key or f"game:{{{game_id}}}:idem:-"
-        keys = [meta_key, state_key, events_key, idem, *keys_for_game(game_id), outbox_stream.outbox_key_for(game_id),
-                legal_fingerprint.legal_key(game_id), *_finish_keys(game_id, visibility)]  # fmt: skip
+        keys = COMMIT.keys(
+            {
+                "meta": meta_key,
+                "state": state_key,
+                "events": events_key,
+                "idem": idem,
+                "outbox": outbox_stream.outbox_key_for(game_id),
+                "legal": legal_fingerprint.legal_key(game_id),
+                **attention_script_keys(game_id),
+                **filing_keys(game_id, visibility),
+            }
+        )
         outcome, value = await self._commit(keys=keys, args=args)
         outcome = _decode(outcome)
         if outcome == "ok":
@@ -326,19 +338,24 @@ class GameStore:
 
         ``outbox`` events are written in the same atomic step (only if the status changes).
         """
-        queue, _ = keys_for_game(game_id)
-        keys = [_keys(game_id)[0], queue, outbox_stream.outbox_key_for(game_id), *_finish_keys(game_id, visibility)]
-        outcome, value = await self._set_status(keys=keys, args=[status, game_id, *outbox_stream.lua_args(outbox)])
+        keys = SET_STATUS.keys(
+            {
+                "meta": _keys(game_id)[0],
+                "outbox": outbox_stream.outbox_key_for(game_id),
+                **attention_script_keys(game_id),
+                **filing_keys(game_id, visibility),
+            }
+        )
+        args = SET_STATUS.args(
+            {"attention": [game_id, ""], "outbox": outbox_stream.lua_args(outbox), "filing": [status, game_id]}
+        )
+        outcome, value = await self._set_status(keys=keys, args=args)
         outcome = _decode(outcome)
         if outcome == "missing":
             raise GameNotFound(game_id)
         if outcome == "not_active":
             raise GameNotActive(_decode(value))
         return _decode(value)
-
-    async def mark_active(self, game_id: str) -> None:
-        """Add a game that just started to the active index."""
-        await self.redis.sadd(_active_index(game_id), game_id)
 
     async def count_active(self, game_type: str) -> int:
         """How many games of this type are active (one pipelined round trip over the shards)."""
@@ -353,13 +370,6 @@ class GameStore:
         raw: Any = await self.redis.xrange(_keys(game_id)[2], min=start, max="+")
         game_type = game_type_of(game_id)
         return [_entry(game_type, fields, entry_id) for entry_id, fields in raw or []]
-
-
-def _legal_args(legal: LegalEntries | None) -> list[Any]:
-    """The commit script's legal-moves block: identity, count, then field and bytes per answer."""
-    if legal is None:
-        return ["", 0]
-    return [legal.identity, len(legal.answers), *(part for answer in legal.answers for part in answer)]
 
 
 # ---- live readers (services.streaming) ------------------------------------------------------

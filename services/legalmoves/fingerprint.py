@@ -10,6 +10,8 @@ from __future__ import annotations
 import hashlib
 from dataclasses import dataclass
 
+from services.common.luaparts import Part
+
 # How long the answers of a game's last commit stay (refreshed by every commit): an idle
 # game's next GET only takes the rules-service call again.
 TTL_SECONDS = 3600
@@ -72,3 +74,40 @@ local function legal_identity(meta_key)
   return redis.sha1hex(legal_framed(values, {len(IDENTITY_FIELDS)}))
 end
 """
+
+
+# The commit script's part (services.games.scripts) that stores the answers made for the version
+# just committed, only if the players and token hashes are still those they were made from; the
+# old answers go in any case.  It reads the metadata written by the parts before it.
+COMMIT_PART = Part(
+    "legal",
+    ("legal", "meta"),
+    LUA_FUNCTIONS
+    + f"""
+local legal_made_for = take()
+local legal_count = tonumber(take() or '0')
+local legal_fields = {{'fp', ''}}
+for _ = 1, legal_count do
+  local field = take()
+  local body = take()
+  legal_fields[#legal_fields + 1] = field
+  legal_fields[#legal_fields + 1] = body
+end
+redis.call('DEL', K.legal)
+if legal_count > 0 and legal_identity(K.meta) == legal_made_for then
+  local fingerprint = legal_fingerprint(K.meta)
+  if fingerprint then
+    legal_fields[2] = fingerprint
+    redis.call('HSET', K.legal, unpack(legal_fields))
+    redis.call('EXPIRE', K.legal, {TTL_SECONDS})
+  end
+end
+""",
+)
+
+
+def commit_args(legal: LegalEntries | None) -> list[str | bytes | int]:
+    """The arguments :data:`COMMIT_PART` takes: identity, count, then field and bytes per answer."""
+    if legal is None:
+        return ["", 0]
+    return [legal.identity, len(legal.answers), *(part for answer in legal.answers for part in answer)]

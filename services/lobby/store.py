@@ -1,8 +1,9 @@
 """Lobby changes to a waiting game, each one compare-and-set on the game's lobby revision.
 
 Joins, leaves and kicks rewrite the seats; the start also writes the first
-snapshot, the ``0-1`` stream entry (kind ``start``), the game's first attention
-and its ``game.started`` outbox event (:mod:`services.outbox`), all in one script
+snapshot, the ``0-1`` stream entry (kind ``start``), the game's first attention,
+its ``game.started`` outbox event (:mod:`services.outbox`) and its filing as an
+active game (status, listing, active set: :data:`services.games.scripts.FILING`), all in one script
 on the game's slot, so two joins racing for the last seat can never both win and
 a started game always has its work queued and its start announced.
 """
@@ -16,38 +17,65 @@ import orjson
 
 from services.clock import clock as clocks
 from services.common.attention import keys_for_game, score_arg
+from services.common.luaparts import Part, Script
 from services.games.records import GameMeta, game_keys
+from services.games.scripts import FILING
+from services.games.store import filing_keys
 from services.outbox import events as outbox_events
 from services.outbox import stream as outbox_stream
+from services.outbox.stream import PART as OUTBOX_PART
 
-# KEYS: meta, state, events, attention queue, outbox shard.
-# ARGV: expected lobby rev, snapshot ('' = none: not a start), attention ('' = none), game id, field count,
-#       genesis hash, set-up digest (starts only), then field, value pairs,
-#       then the outbox events (services.outbox.stream.lua_args; a start's game.started).
-_LOBBY_CAS = (
+# Seats change only if the lobby revision is still the one read.  Argument: that revision.
+_GUARD = Part(
+    "guard",
+    ("meta",),
     """
-local meta = redis.call('HMGET', KEYS[1], 'lobby_rev', 'status')
+local meta = redis.call('HMGET', K.meta, 'lobby_rev', 'status')
 if not meta[2] then return {'missing', ''} end
 if meta[2] ~= 'waiting' then return {'not_waiting', meta[2]} end
-if tonumber(meta[1] or '0') ~= tonumber(ARGV[1]) then return {'conflict', meta[1]} end
-local count = tonumber(ARGV[5])
-for i = 0, count - 1 do
-  redis.call('HSET', KEYS[1], ARGV[8 + i * 2], ARGV[9 + i * 2])
-end
-redis.call('HINCRBY', KEYS[1], 'lobby_rev', 1)
-if ARGV[2] ~= '' then
-  redis.call('SET', KEYS[2], ARGV[2])
-  redis.call('XADD', KEYS[3], '0-1', 'seat', '', 'bot', '', 'move', '', 'events', '[]', 'kind', 'start',
-             'hash', ARGV[6], 'digest', ARGV[7])
-  redis.call('HSET', KEYS[1], 'status', 'active', 'log_head', ARGV[6])
-end
-if ARGV[3] ~= '' then redis.call('ZADD', KEYS[4], ARGV[3], ARGV[4]) end
-"""
-    + outbox_stream.lua_block("KEYS[5]", "8 + count * 2")
-    + """
-return {'ok', ''}
-"""
+if tonumber(meta[1] or '0') ~= tonumber(take()) then return {'conflict', meta[1]} end
+""",
 )
+
+# The metadata fields that change.  Arguments: their count, then name and value per field.
+_SEATS = Part(
+    "seats",
+    ("meta",),
+    """
+local field_count = tonumber(take())
+for _ = 1, field_count do
+  local name = take()
+  local value = take()
+  redis.call('HSET', K.meta, name, value)
+end
+redis.call('HINCRBY', K.meta, 'lobby_rev', 1)
+""",
+)
+
+# A start: the first snapshot, the log's ``0-1`` entry and the first attention.  Arguments: the
+# snapshot ('' = not a start), the genesis hash, the set-up digest, the game id, its due time ('' = none).
+_START = Part(
+    "start",
+    ("state", "events", "meta", "queue"),
+    """
+local snapshot = take()
+local genesis = take()
+local digest = take()
+local start_game = take()
+local due = take()
+if snapshot ~= '' then
+  redis.call('SET', K.state, snapshot)
+  redis.call('XADD', K.events, '0-1', 'seat', '', 'bot', '', 'move', '', 'events', '[]', 'kind', 'start',
+             'hash', genesis, 'digest', digest)
+  redis.call('HSET', K.meta, 'log_head', genesis)
+end
+if due ~= '' then redis.call('ZADD', K.queue, due, start_game) end
+""",
+)
+
+# The outbox carries a start's game.started; FILING makes a started game active (its status, its
+# listing and the active set) in the same step, and leaves a game that still waits as it is.
+_LOBBY_CAS = Script([_GUARD, _SEATS, _START, OUTBOX_PART, FILING, Part("answer", (), "return {'ok', ''}")])
 
 
 class LobbyConflict(Exception):
@@ -80,24 +108,34 @@ class LobbyStore:
     """Compare-and-set updates of waiting games."""
 
     def __init__(self, client: Any) -> None:
-        self._cas = client.register_script(_LOBBY_CAS)
+        self._cas = client.register_script(_LOBBY_CAS.source)
 
     async def update(self, meta: GameMeta, fields: dict[str, Any], start: Start | None = None) -> None:
         """Write ``fields`` (JSON-encoded where not strings) if the seats are as in ``meta``."""
-        meta_key, state_key, events_key = game_keys(meta.game_id)
+        _, state_key, events_key = game_keys(meta.game_id)
         queue, _ = keys_for_game(meta.game_id)
-        args: list[Any] = [
-            meta.lobby_rev,
-            start.snapshot if start else "",
-            score_arg(start.attention_ms) if start else "",
-            meta.game_id,
-            len(fields),
-            *(start.genesis if start else ("", "")),
-        ]
+        seats: list[Any] = [len(fields)]
         for name, value in fields.items():
-            args += [name, value if isinstance(value, str | bytes) else orjson.dumps(value)]
-        args += outbox_stream.lua_args(_started_events(meta, fields, start))
-        keys = [meta_key, state_key, events_key, queue, outbox_stream.outbox_key_for(meta.game_id)]
+            seats += [name, value if isinstance(value, str | bytes) else orjson.dumps(value)]
+        started = [start.snapshot, *start.genesis] if start else ["", "", ""]
+        args = _LOBBY_CAS.args(
+            {
+                "guard": [meta.lobby_rev],
+                "seats": seats,
+                "start": [*started, meta.game_id, score_arg(start.attention_ms) if start else ""],
+                "outbox": outbox_stream.lua_args(_started_events(meta, fields, start)),
+                "filing": ["active" if start else "waiting", meta.game_id],
+            }
+        )
+        keys = _LOBBY_CAS.keys(
+            {
+                "state": state_key,
+                "events": events_key,
+                "queue": queue,
+                "outbox": outbox_stream.outbox_key_for(meta.game_id),
+                **filing_keys(meta.game_id, meta.visibility),
+            }
+        )
         outcome, value = await self._cas(keys=keys, args=args)
         outcome = _decode(outcome)
         if outcome == "conflict":

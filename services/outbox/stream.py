@@ -1,4 +1,4 @@
-"""Outbox streams: keys, the producers' append (Lua block and :func:`emit`), the consumers' reader.
+"""Outbox streams: keys, the producers' append (a script part and :func:`emit`), the consumers' reader.
 
 See :mod:`services.outbox` for the design and the trim policy.
 """
@@ -17,6 +17,7 @@ from redis import exceptions as redis_errors
 from redis.crc import key_slot
 
 from services.common.attention import SHARD_COUNT, SHARD_TAGS, shard_of
+from services.common.luaparts import Part
 
 OUTBOX_MAXLEN = 100_000
 # An entry delivered to a consumer and not acknowledged for this long is taken over by the next
@@ -86,24 +87,27 @@ def outbox_key_for(key: str) -> str:
     return outbox_key(shard_for(key))
 
 
-def lua_block(key: str, at: str) -> str:
-    """The Lua that appends a script's events: ``key`` is its stream key, ``at`` the ARGV index
-    (a Lua expression) where :func:`lua_args` begin.  Scripts splice it in before their return."""
-    return f"""
--- ---- outbox (services.outbox): this step's domain events, written in the same atomic step ----
-local outbox_at = {at}
-local outbox_count = tonumber(ARGV[outbox_at] or '0')
-for i = 0, outbox_count - 1 do
-  local e = outbox_at + 2 + i * 4
-  redis.call('XADD', {key}, 'MAXLEN', '~', ARGV[outbox_at + 1], '*',
-             'id', ARGV[e], 'type', ARGV[e + 1], 'ts', ARGV[e + 2], 'data', ARGV[e + 3])
+# The script part that appends a step's events (its arguments: :func:`lua_args`).  Locals first:
+# Lua leaves the order in which a call's arguments are evaluated open, and take() has an effect.
+PART = Part(
+    "outbox",
+    ("outbox",),
+    """
+local outbox_count = tonumber(take() or '0')
+local outbox_maxlen = take()
+for _ = 1, outbox_count do
+  local id = take()
+  local kind = take()
+  local ts = take()
+  local data = take()
+  redis.call('XADD', K.outbox, 'MAXLEN', '~', outbox_maxlen, '*', 'id', id, 'type', kind, 'ts', ts, 'data', data)
 end
--- ---- end outbox ----
-"""
+""",
+)
 
 
 def lua_args(events: Sequence[OutboxEvent]) -> list[Any]:
-    """The ARGV tail :func:`lua_block` reads: count, trim bound, then id, type, ts, data per event."""
+    """The arguments :data:`PART` takes: count, trim bound, then id, type, ts, data per event."""
     args: list[Any] = [len(events), OUTBOX_MAXLEN]
     for event in events:
         fields = event.stream_fields()

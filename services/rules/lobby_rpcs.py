@@ -104,8 +104,6 @@ class LobbyRpcs:
 
     async def _started(self, meta: GameMeta, start: Start, fields: dict[str, Any]) -> None:
         await wake_conductors(self.store.redis, start.attention_ms, clocks.now_ms())
-        await self.store.mark_active(meta.game_id)
-        await self.index.record(self.game_type, meta.visibility, "active", meta.game_id, meta.created_ms)
         lifecycle = Lifecycle.from_dict(fields["lifecycle"])
         await Feed(self.store.redis).started(meta.game_id, self.game_type, fields["players"], lifecycle.to_act, 0,
                                              lifecycle.clock)  # fmt: skip
