@@ -168,8 +168,8 @@ chaos: setup
 # (`make test` runs the same test with 150), and every India Rails player count played by bots over
 # REST (`make test` plays one count there and every count in-process).
 scale: setup
-	CHAIWALA_SCALE_SPECTATORS=500 $(BIN)/python -m pytest -q tests/platform/test_platform_fanout.py -k spectators
-	CHAIWALA_PLATFORM_COUNTS=all $(BIN)/python -m pytest -q -n 2 tests/platform/test_platform_games.py
+	CHAIWALA_SCALE_SPECTATORS=500 $(BIN)/python -m pytest -q tests/streaming/test_fanout.py -k spectators
+	CHAIWALA_PLATFORM_COUNTS=all $(BIN)/python -m pytest -q -n 2 tests/games/test_every_game_played.py
 
 # The search bot (SEARCH_LEVEL, default mcts) against the heuristic, 2 players, seats rotated, every
 # game, then Darjeeling at 3 players (long; the figures are in docs/lab/bots-search.md).

@@ -1,6 +1,6 @@
 """How long and how wide a benchmark run is: the full run (``make bench``) or the quick slice.
 
-The quick slice (``--quick``; what ``tests/platform/test_platform_bench.py`` runs) only checks that
+The quick slice (``--quick``; what ``tests/benchmarks/test_bench_runs.py`` runs) only checks that
 every case runs and reports well-formed numbers; its figures mean little.
 """
 

@@ -7,7 +7,7 @@ the gateway more than a millisecond per move together; the engine's dict already
 gives exactly what ``protorender.to_dict(protojson.pack_engine(game, name, data))`` gives — same
 keys, same order (set fields by field number, then the defaults of unset fields in declaration
 order), same values (enum names, 64-bit integers as strings, floats as the message stores them).
-``tests/platform/test_platform_lean_path.py`` checks that byte for byte on every game's states
+``tests/gateway/test_lean_path.py`` checks that byte for byte on every game's states
 for every viewer, events, legal moves and options.
 
 Anything the plan is not sure to print as the message would (a value of another type than the

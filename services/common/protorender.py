@@ -5,7 +5,7 @@ has hundreds of fields, so rendering one answer took most of a REST request.  Th
 the same conversion with a plan compiled once per message type (which fields print a default,
 which need a converter, how an ``Any`` unpacks), and produces exactly what
 ``MessageToDict(message, preserving_proto_field_name=True, always_print_fields_with_no_presence=True)``
-produces — same keys, same order, same values (``tests/platform/test_platform_render.py`` checks
+produces — same keys, same order, same values (``tests/common/test_protorender.py`` checks
 that on every game's real messages).  The well-known types other than ``Any`` (Timestamp, Struct,
 wrappers, ...) are rare in our answers and are handed to ``MessageToDict`` itself.
 

@@ -14,9 +14,9 @@ import httpx
 from selenium.common.exceptions import StaleElementReferenceException
 from selenium.webdriver.common.action_chains import ActionChains
 
-from tests.platform.test_platform_sentences import CODE_NAME
 from tests.support import webgames
 from tests.support.webplay import open_table, page_url, screenshot, wait_for
+from tests.words.test_sentences import CODE_NAME
 
 GAMES = ("alubari", "darjeeling", "india_rails", "tea_rum")
 

@@ -111,7 +111,7 @@ def test_creation_with_duplicate_keys_or_deep_nesting_is_refused(client: httpx.C
     assert_problem(client.post("/v1/games", content=deep, headers=headers), 400, "too_deeply_nested")
 
 
-# A no-break space inside a name is allowed since issue #36 (tests/platform/test_platform_names.py).
+# A no-break space inside a name is allowed since issue #36 (tests/lobby/test_names.py).
 @pytest.mark.parametrize("name", ["Asha\u0085", "\u0085", "As\u2028ha", "Asha\t", "Bi\u2029lal", "\u200bX"])
 def test_names_with_non_printable_characters_are_refused(client: httpx.Client, name: str) -> None:
     body = {"game_type": GAME, "players": [{"name": name}, {"name": "Bilal"}]}

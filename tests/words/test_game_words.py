@@ -15,8 +15,8 @@ import httpx
 import pytest
 
 from chaiwala.v1 import rules_pb2, rules_pb2_grpc
-from tests.platform.test_platform_sentences import CODE_NAME
 from tests.support.client import assert_problem, auth, create_game
+from tests.words.test_sentences import CODE_NAME
 
 ES = {"Accept-Language": "es"}
 GAMES = {"alubari", "darjeeling", "india_rails", "tea_rum"}

@@ -1,7 +1,7 @@
 """The REST contract end to end: real gateway (uvicorn), real gRPC services, real Redis.
 
 Darjeeling is the game that exercises the platform here; the other games get the
-same treatment in ``test_platform_games.py``.
+same treatment in ``test_every_game_played.py``.
 """
 
 from __future__ import annotations

@@ -89,7 +89,7 @@ def test_supervisor_starts_everything_and_ctrl_c_stops_it(tmp_path: Path) -> Non
         "CHAIWALA_REDIS_PORT": str(free_port()),
         "CHAIWALA_VAR_DIR": str(tmp_path),
         "CHAIWALA_LOG_LEVEL": "warning",
-        # One process per service keeps this start-up light; groups of processes: test_platform_workers.
+        # One process per service keeps this start-up light; groups of processes: test_workers.
         "CHAIWALA_GRPC_PROCESSES": "1",
         "CHAIWALA_HTTP_WORKERS": "1",
     }

@@ -13,7 +13,7 @@ Two layers:
   a non-empty ``code``.  The checks that need schemathesis' coverage phase (``unsupported_method``,
   ``missing_required_header``) or its stateful runner (``use_after_free``,
   ``ensure_resource_availability``) pass trivially here; the 405 ``Allow`` answers have their own
-  test in ``test_platform_hardening.py``.
+  test in ``test_hardening.py``.
 * **hypothesis** throws hostile bodies at ``POST /v1/games`` and ``POST /v1/games/{id}/moves``:
   arbitrary JSON, near-valid bodies with one field replaced, mutated legal moves, random bytes, wrong
   content types, huge numbers, deep nesting, unicode.  Never a 5xx, and a game's version (and the
