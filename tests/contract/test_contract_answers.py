@@ -11,7 +11,6 @@ from __future__ import annotations
 
 import json
 import re
-from collections.abc import Iterator
 from typing import Any
 
 import httpx
@@ -69,12 +68,6 @@ def _required_count(spec: dict[str, Any], schema: dict[str, Any], body: Any) -> 
     if isinstance(body, list):
         return sum(_required_count(spec, schema.get("items", {}), item) for item in body)
     return len([name for name in target.get("required", []) if isinstance(body, dict) and name in body])
-
-
-@pytest.fixture(scope="module")
-def client(stack: dict[str, Any]) -> Iterator[httpx.Client]:
-    with httpx.Client(base_url=str(stack["url"]), timeout=60) as http:
-        yield http
 
 
 @pytest.fixture(scope="module")

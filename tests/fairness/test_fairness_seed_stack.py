@@ -31,12 +31,6 @@ BOTS = [{"name": "bot0", "bot": "random"}, {"name": "bot1", "bot": "random"}]
 OPERATOR_SEED = "C0FFEE" + "0123456789abcdef" * 3 + "fedcba9876"  # 64 digits, 256 bits, mixed case
 
 
-@pytest.fixture()
-def client(stack: dict[str, Any]) -> httpx.Client:
-    with httpx.Client(base_url=str(stack["url"]), timeout=600) as http:
-        yield http
-
-
 def _finished(client: httpx.Client, game_id: str, seconds: float = 300) -> dict[str, Any]:
     """Poll until the game is over (the conductor's bots play it)."""
     deadline = time.monotonic() + seconds

@@ -3,21 +3,11 @@ game is active, and the open seats of a game aborted while it waited."""
 
 from __future__ import annotations
 
-from collections.abc import Iterator
-from typing import Any
-
 import httpx
-import pytest
 
 from tests.support.client import auth, two_humans
 
 GAME = "darjeeling"
-
-
-@pytest.fixture()
-def client(stack: dict[str, Any]) -> Iterator[httpx.Client]:
-    with httpx.Client(base_url=str(stack["url"]), timeout=60) as http:
-        yield http
 
 
 def test_an_active_games_replay_leaves_the_seed_and_secret_out(client: httpx.Client) -> None:

@@ -4,9 +4,7 @@ viewer's own pronoun."""
 
 from __future__ import annotations
 
-from collections.abc import Iterator
 from pathlib import Path
-from typing import Any
 
 import httpx
 import pytest
@@ -44,12 +42,6 @@ REAL = [
     "Tu",
     "You Know Who",
 ]
-
-
-@pytest.fixture()
-def client(stack: dict[str, Any]) -> Iterator[httpx.Client]:
-    with httpx.Client(base_url=str(stack["url"]), timeout=60) as http:
-        yield http
 
 
 def _create(client: httpx.Client, first: str) -> httpx.Response:
