@@ -20,7 +20,7 @@ from typing import ClassVar
 from services.bots.evaluation import EVALUATIONS
 from services.bots.plans import Planner, committed_plan
 from services.bots.search import Budget, Playout, candidates, improve, move_key
-from services.common.engine import Bot, Engine, Move, Seen
+from services.common.engine import Bot, BotMemory, Engine, Move, Seen
 from services.common.rng import Rng
 
 # Per level: what one decision may spend. The conductor computes these moves in worker processes.
@@ -177,23 +177,32 @@ class SearchBot:
     offload: ClassVar[bool] = True
 
     def choose(self, engine: Engine, seen: Seen, rng: Rng) -> Move:
-        """The heuristic's move, unless one of its runners-up wins clearly more paired playouts."""
+        """The heuristic's move, unless one of its runners-up wins clearly more paired playouts.
+
+        Remembers nothing: a plan is searched afresh (see :meth:`choose_remembering`)."""
+        return self.choose_remembering(engine, seen, rng, None)[0]
+
+    def choose_remembering(self, engine: Engine, seen: Seen, rng: Rng, memory: BotMemory) -> tuple[Move, BotMemory]:
+        """:meth:`choose`, with the seat's plan kept in ``memory`` (:mod:`services.bots.plans`)."""
         legal = list(seen.legal)
         if len(legal) == 1:
-            return legal[0]
+            return legal[0], memory
         if self.plans is not None and isinstance(self.rollout, Planner):
             # The seat's plan first (remembered, or raced now): the rest of the decision follows it.
-            committed_plan(self.rollout, engine, seen, self.plans, EVALUATIONS[self.game_type], rng.fork(4))
+            memory = committed_plan(
+                self.rollout, engine, seen, self.plans, EVALUATIONS[self.game_type], rng.fork(4), memory
+            )
         if self.decisions is not None and not any(next(iter(move)) in self.decisions for move in legal):
-            return self.rollout.choose(engine, seen, rng.fork(2))  # no decision here: e.g. the route plan's step
+            # No decision here (e.g. the route plan's step): the heuristic's move.
+            return self.rollout.choose(engine, seen, rng.fork(2)), memory
         moves = self._candidates(engine, seen, rng.fork(2))
         if len(moves) == 1:
-            return moves[0]
+            return moves[0], memory
         # A private copy plays the playouts: a heuristic that remembers (India Rails' refused
         # segments, its plan cache) must not learn from sampled states in the real game.
         policy = copy.deepcopy(self.rollout)
         playout = Playout(engine=engine, policy=policy, evaluate=EVALUATIONS[self.game_type], budget=self.budget)
-        return improve(playout, seen, moves, rng.fork(3))
+        return improve(playout, seen, moves, rng.fork(3)), memory
 
     def _candidates(self, engine: Engine, seen: Seen, rng: Rng) -> list[Move]:
         """The heuristic's move first, then its rivals (see :class:`SearchProfile`)."""

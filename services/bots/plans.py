@@ -12,19 +12,12 @@ moves than a move's playout (the heuristic asked on the sampled state directly, 
 it again: :meth:`Planner.decide`).
 
 **When.** A seat's plan is decided once per *context* (India Rails: the hand of demand cards; a
-delivery or a discard changes it), and the choice is remembered in :data:`COMMITMENTS`, a bounded
-store of this process keyed by the seat and its context: the conductor asks a fresh bot for every
-move (``bots_for(engine)`` per move in its worker processes), so the bot object cannot hold it. A miss
-(another worker process, a restart, an evicted entry) costs one more plan search, never an illegal
-or unfair move: the store holds only the seat's own choices among its own hand's plans.
-
-This store is the one memory of a bot that still outlives a move, and so the one place where which
-process holds a table can change how a seat plays (issue 31): another worker, or a restart, searches
-the plan afresh at a later position and with that move's generator, and may commit to another of the
-hand's demands.  The heuristic it commits keeps no notes at all (:mod:`services.india_rails.bots`).
-Making the commitment travel with the game would need bot state stored next to the rules state
-(OpenSpiel's ``restart_at``/``inform_action``); searching it again at every move would cost a plan
-search per move.  Neither is done: the search levels are measured with this store, per process.
+delivery or a discard changes it). The choice is the bot's memory of its seat
+(:data:`~services.common.engine.BotMemory`): :func:`committed_plan` takes the memory and answers
+it, and the caller keeps it with the game — a :class:`~services.common.runner.Match` by seat, the
+conductor in Redis beside the snapshot, written in the same commit as the move. So which process
+computes a seat's move never changes how the seat plays, and a restart forgets nothing. The memory
+holds only the seat's own choice among its own hand's plans; it is never shown to anyone.
 
 **Fairness.** Plans and contexts are read from a determinization of the seat's view (the
 heuristic reads only what the seat may see), playouts run on determinizations, and the only
@@ -36,10 +29,12 @@ from __future__ import annotations
 import copy
 from collections.abc import Hashable, Sequence
 from dataclasses import replace
-from typing import Protocol, runtime_checkable
+from typing import Protocol, cast, runtime_checkable
+
+import orjson
 
 from services.bots.search import Budget, Evaluation, fresh, play_on, race
-from services.common.engine import Engine, Move, Seen, State
+from services.common.engine import BotMemory, Engine, Move, Seen, State
 from services.common.rng import Rng
 
 
@@ -72,26 +67,28 @@ class Planner(Protocol):
         ...
 
 
-# The plans this process's search bots committed their seats to, by (seat, context); bounded.
-COMMITMENTS: dict[tuple[int, Hashable], Hashable | None] = {}
-COMMITMENTS_SIZE = 4096
+def _plain(value: object) -> object:
+    """``value`` as it reads back from JSON (tuples become lists), so a memory from Redis and one
+    kept in-process compare and act alike."""
+    return orjson.loads(orjson.dumps(value))
 
 
 def committed_plan(planner: Planner, engine: Engine, seen: Seen, budget: Budget, evaluate: Evaluation,
-                   rng: Rng) -> None:
-    """Commit ``planner`` for ``seen.seat`` to its plan in this context: remembered, or searched now.
+                   rng: Rng, memory: BotMemory) -> BotMemory:
+    """Commit ``planner`` for ``seen.seat`` to its plan in this context: the one in ``memory``, or
+    searched now; answer the memory that holds it.
 
     ``budget.depth`` counts moves per seat: the playouts last that many times the table's seats, so
     the seat plays about as many moves of its own at any table size.
     """
     state = engine.determinize(seen, rng.fork(0))
-    key = (seen.seat, planner.plan_context(state, seen.seat))
-    if key not in COMMITMENTS:
-        if len(COMMITMENTS) >= COMMITMENTS_SIZE:
-            COMMITMENTS.clear()  # bounded; a miss only costs a new plan search
+    context = _plain(planner.plan_context(state, seen.seat))
+    if not (isinstance(memory, dict) and "plan" in memory and memory.get("context") == context):
         playouts = replace(budget, depth=budget.depth * planner.seat_count(state))
-        COMMITMENTS[key] = search_plan(planner, engine, seen, state, playouts, evaluate, rng.fork(1))
-    planner.commit(state, seen.seat, COMMITMENTS[key])
+        plan = search_plan(planner, engine, seen, state, playouts, evaluate, rng.fork(1))
+        memory = {"context": context, "plan": _plain(plan)}
+    planner.commit(state, seen.seat, cast(Hashable | None, memory["plan"]))
+    return memory
 
 
 def search_plan(planner: Planner, engine: Engine, seen: Seen, state: State, budget: Budget,

@@ -20,7 +20,6 @@ import sys
 import time
 from collections.abc import Hashable
 
-from services.bots import plans
 from services.bots.levels import profile
 from services.bots.plans import Planner
 from services.bots.roster import bots_for
@@ -78,7 +77,7 @@ def measure(game: str, level: str, players: int = 2) -> list[float]:
     costs = []
     for salt, match in enumerate(_positions(game, players, seed=11)):
         seat = match.to_act()[0]
-        plans.COMMITMENTS.clear()  # each measured move searches its plan afresh
+        match.bot_memory.clear()  # each measured move searches its plan afresh
         started = time.process_time()
         match.bot_move(bot, seat, salt)
         costs.append(1000 * (time.process_time() - started))

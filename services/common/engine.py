@@ -113,6 +113,23 @@ class Bot(Protocol):
         ...
 
 
+# A bot's notes about its own seat, carried from one of its moves to the next (JSON: it is stored
+# with the game), or None.  OpenSpiel keeps such bot state outside the game state; so do we.
+BotMemory = Any
+
+
+class RememberingBot(Protocol):
+    """A bot whose decision may rest on its earlier ones (a plan it committed to).
+
+    Its memory is explicit: given in and handed back, never kept in the bot object or the
+    process, so whichever process asks for a seat's next move gets the same move.
+    """
+
+    def choose_remembering(self, engine: Engine, seen: Seen, rng: Rng, memory: BotMemory) -> tuple[Move, BotMemory]:
+        """Pick one of ``seen.legal`` from ``memory`` (``None``: nothing remembered); answer the memory after it."""
+        ...
+
+
 class RandomBot:
     """Plays a uniformly random legal move.  Every game offers it."""
 

@@ -9,11 +9,11 @@ from __future__ import annotations
 
 from collections.abc import Callable, Mapping
 from dataclasses import dataclass, field
-from typing import Any
+from typing import Any, cast
 
 import orjson
 
-from services.common.engine import Bot, Engine, Event, GameConfig, IllegalMove, Move, Seen, State
+from services.common.engine import Bot, BotMemory, Engine, Event, GameConfig, IllegalMove, Move, Seen, State
 from services.common.rng import Rng, RngState, Seed, new_rng
 
 Canonical = Callable[[Move], bytes]
@@ -70,6 +70,9 @@ class Match:
     # only then are legal moves remembered and the snapshot's rendered JSON reused. Tests and tools
     # that edit ``match.state`` to set up a position get a fresh look at every call.
     trusted: bool = field(default=False, repr=False, compare=False)
+    # Remembering bots' notes by seat (:class:`~services.common.engine.RememberingBot`): they live
+    # with the match (the conductor stores them with the game), not in a bot or a process.
+    bot_memory: dict[int, BotMemory] = field(default_factory=dict, repr=False, compare=False)
 
     def __post_init__(self) -> None:
         if self.legal_of is None:
@@ -153,7 +156,15 @@ class Match:
     def bot_move(self, bot: Bot, seat: int, salt: int) -> Move:
         """Ask ``bot`` for a move for ``seat`` from what it may know; its randomness is derived, so replays agree."""
         rng = Rng.from_state(self.snapshot.rng).fork(salt * 7919 + seat)
-        return bot.choose(self.engine, self.seen(seat), rng)
+        remembering = getattr(bot, "choose_remembering", None)
+        if remembering is None:
+            return bot.choose(self.engine, self.seen(seat), rng)
+        move, memory = remembering(self.engine, self.seen(seat), rng, self.bot_memory.get(seat))
+        if memory is None:
+            self.bot_memory.pop(seat, None)
+        else:
+            self.bot_memory[seat] = memory
+        return cast(Move, move)
 
     def seen(self, seat: int) -> Seen:
         """What ``seat`` may know now: its view and its legal moves (a bot never gets the state)."""

@@ -29,6 +29,7 @@ from services.common.logs import get_logger
 from services.common.processes import die_with_parent
 from services.common.registry import engine_for
 from services.common.runner import Match, Snapshot
+from services.games.records import decode_bot_memory, encode_bot_memory
 
 log = get_logger("conductor")
 
@@ -38,11 +39,16 @@ def offloaded(bot: Bot) -> bool:
     return bool(getattr(bot, "offload", False))
 
 
-def compute_move(game_type: str, snapshot: bytes, seat: int, bot_name: str, salt: int) -> Move:
-    """The bot's move in the stored position (runs in a worker)."""
+def compute_move(
+    game_type: str, snapshot: bytes, seat: int, bot_name: str, salt: int, memory: bytes
+) -> tuple[Move, bytes]:
+    """The bot's move in the stored position, from the game's bot memory, and the memory after it
+    (runs in a worker; both as stored, :func:`services.games.records.encode_bot_memory`)."""
     engine = engine_for(game_type)
     match = Match(engine=engine, snapshot=Snapshot.from_json(snapshot), trusted=True)
-    return match.bot_move(bots_for(engine)[bot_name], seat, salt)
+    match.bot_memory = decode_bot_memory(memory)
+    move = match.bot_move(bots_for(engine)[bot_name], seat, salt)
+    return move, encode_bot_memory(match.bot_memory)
 
 
 def _start_worker(conductor_pid: int) -> None:
@@ -91,10 +97,14 @@ class SearchPool:
         if self.tasks:
             await asyncio.gather(*self.tasks, return_exceptions=True)
 
-    async def move(self, game_type: str, snapshot: bytes, seat: int, bot_name: str, salt: int) -> Move:
-        """Compute one search move in a worker, without blocking the loop."""
+    async def move(
+        self, game_type: str, snapshot: bytes, seat: int, bot_name: str, salt: int, memory: bytes = b""
+    ) -> tuple[Move, bytes]:
+        """Compute one search move in a worker, without blocking the loop; answer it with the bots' memory after it."""
         loop = asyncio.get_running_loop()
-        return await loop.run_in_executor(self._executor, compute_move, game_type, snapshot, seat, bot_name, salt)
+        return await loop.run_in_executor(
+            self._executor, compute_move, game_type, snapshot, seat, bot_name, salt, memory
+        )
 
     def close(self) -> None:
         """Stop the workers (a search under way is abandoned: its game is reclaimed after the lease)."""

@@ -35,7 +35,7 @@ from services.games.lifecycle import (
     last_seat_standing,
     stand_in_bot,
 )
-from services.games.records import Commit, GameMeta
+from services.games.records import Commit, GameMeta, bot_memory_key, decode_bot_memory, encode_bot_memory
 from services.rules.gameplay import GamePlay
 
 log = get_logger("conductor")
@@ -167,7 +167,7 @@ async def attend(
     background task that commits when its worker answers; without a pool it is computed here.
     """
     try:
-        meta, snapshot = await play.store.load(claim.game_id)
+        meta, snapshot, (remembered,) = await play.store.load_with(claim.game_id, [bot_memory_key(claim.game_id)])
     except GameNotFound:
         await queue.release(claim, None)
         return 0
@@ -175,6 +175,7 @@ async def attend(
         await queue.release(claim, None)
         return 0
     match = play.match(snapshot)
+    match.bot_memory = decode_bot_memory(remembered)
     lifecycle = Lifecycle.from_dict(meta.lifecycle)
     commits: list[Commit] = []
     turn = None
@@ -188,14 +189,15 @@ async def attend(
             await queue.release(claim, clocks.now_ms() + SEARCH_RETRY_MS)
             return 0
         else:
-            searches.spawn(search_and_commit(play, claim, queue, searches, meta, match, lifecycle, turn))
+            remembered = encode_bot_memory(match.bot_memory)
+            searches.spawn(search_and_commit(play, claim, queue, searches, meta, match, lifecycle, turn, remembered))
             return 0
     if not commits:
         meta = abort_if_idle(play, meta, match, lifecycle, commits, clocks.now_ms())
     if not commits:
         await queue.release(claim, attention_due(meta.players, lifecycle, match.to_act(), clocks.now_ms()))
         return 0
-    return await _commit(play, claim, queue, meta, match, lifecycle, commits)
+    return await _commit(play, claim, queue, meta, match, lifecycle, commits, remembered or b"")
 
 
 async def _commit(
@@ -206,9 +208,13 @@ async def _commit(
     match: Match,
     lifecycle: Lifecycle,
     commits: list[Commit],
+    remembered: bytes,
 ) -> int:
+    # The bots' memory travels with the game: stored with the moves it led to (unchanged: not written).
+    memory = encode_bot_memory(match.bot_memory)
+    memory = b"" if memory == remembered else memory
     try:
-        await play.commit(meta, match, commits, None, lifecycle=lifecycle)
+        await play.commit(meta, match, commits, None, lifecycle=lifecycle, bot_memory=memory)
     except StoreError:
         metrics.COMMITS_DROPPED.labels(play.game_type).inc()
         await queue.release(claim, None)  # a no-op unless nobody committed since the claim (then: not active)
@@ -225,6 +231,7 @@ async def search_and_commit(
     match: Match,
     lifecycle: Lifecycle,
     turn: SearchTurn,
+    remembered: bytes,
 ) -> int:
     """Compute ``turn`` in a search worker, then commit it against the version it was computed from.
 
@@ -234,9 +241,11 @@ async def search_and_commit(
     started = time.perf_counter()
     salt = meta.version
     try:
-        move = await searches.move(play.game_type, match.snapshot.to_json(), turn.seat, turn.bot, salt)
+        move, memory = await searches.move(play.game_type, match.snapshot.to_json(), turn.seat, turn.bot, salt,
+                                           remembered)  # fmt: skip
+        match.bot_memory = decode_bot_memory(memory)
         commit = bot_commit(play, match, turn.seat, turn.bot, salt, chosen=move, started=started)
     except Exception:
         log.exception("search_failed", game_type=play.game_type, bot=turn.bot, seat=turn.seat)
         commit = bot_commit(play, match, turn.seat, "random", salt, started=started)
-    return await _commit(play, claim, queue, meta, match, lifecycle, [commit])
+    return await _commit(play, claim, queue, meta, match, lifecycle, [commit], remembered)

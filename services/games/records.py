@@ -6,6 +6,8 @@ import secrets
 from dataclasses import dataclass, field
 from typing import Any
 
+import orjson
+
 from services.common.rng import Seed
 from services.common.store import hash_token
 
@@ -155,3 +157,19 @@ def game_keys(game_id: str) -> tuple[str, str, str]:
     """Meta, state and events keys of a game (one hash slot)."""
     tag = f"game:{{{game_id}}}"
     return f"{tag}:meta", f"{tag}:state", f"{tag}:events"
+
+
+def bot_memory_key(game_id: str) -> str:
+    """The game's bots' memory by seat (JSON; :class:`services.common.engine.RememberingBot`),
+    beside its snapshot and written by the same commits; gone when the game ends."""
+    return f"game:{{{game_id}}}:bots"
+
+
+def encode_bot_memory(memory: dict[int, Any]) -> bytes:
+    """A match's bot memory as stored (seats as JSON keys; empty: nothing remembered)."""
+    return orjson.dumps({str(seat): notes for seat, notes in sorted(memory.items())}) if memory else b""
+
+
+def decode_bot_memory(raw: bytes | str | None) -> dict[int, Any]:
+    """:func:`encode_bot_memory`'s inverse (``None`` or empty: nothing remembered)."""
+    return {int(seat): notes for seat, notes in orjson.loads(raw).items()} if raw else {}

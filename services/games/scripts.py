@@ -103,6 +103,19 @@ if use_idem then redis.call('SET', K.idem, answer, 'EX', tonumber(answer_ttl)) e
 """,
 )
 
+# The bots' memory of a game (services.games.records.bot_memory_key): written with the moves that
+# changed it, gone once the game is no longer active.  Argument: the memory ('' = unchanged).
+# After FILING: it reads the status just written.
+BOT_MEMORY = Part(
+    "bot_memory",
+    ("bot_memory", "meta"),
+    """
+local remembered = take()
+if redis.call('HGET', K.meta, 'status') ~= 'active' then redis.call('DEL', K.bot_memory)
+elseif remembered ~= '' then redis.call('SET', K.bot_memory, remembered) end
+""",
+)
+
 COMMIT = Script(
     [
         _GUARD,
@@ -111,6 +124,7 @@ COMMIT = Script(
         ATTENTION_PART,
         OUTBOX_PART,
         FILING,
+        BOT_MEMORY,
         LEGAL_PART,  # after FILING: the answers' fingerprint reads the status just written
         Part("answer", (), "return {'ok', tostring(version)}"),
     ]
@@ -133,6 +147,7 @@ SET_STATUS = Script(
         ATTENTION_PART,  # with no due time: a game that stops needs no more attention
         OUTBOX_PART,
         FILING,
+        BOT_MEMORY,
         Part("answer", (), "return {'ok', before}"),
     ]
 )

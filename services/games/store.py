@@ -44,7 +44,16 @@ from services.common.store import (
     redis_client,
 )
 from services.eventlog import codec
-from services.games.records import Commit, Fairness, GameMeta, LogEntry, NewGame, game_keys, game_type_of
+from services.games.records import (
+    Commit,
+    Fairness,
+    GameMeta,
+    LogEntry,
+    NewGame,
+    bot_memory_key,
+    game_keys,
+    game_type_of,
+)
 from services.games.scripts import COMMIT, LOAD, SET_STATUS
 from services.legalmoves import fingerprint as legal_fingerprint
 from services.legalmoves.fingerprint import LegalEntries
@@ -260,6 +269,7 @@ class GameStore:
         outbox: Sequence[outbox_stream.OutboxEvent] = (),
         legal: LegalEntries | None = None,
         visibility: str = "public",
+        bot_memory: bytes = b"",
     ) -> tuple[str, int | bytes]:
         """Append moves atomically if the game is still at ``expected_version``.
 
@@ -268,6 +278,7 @@ class GameStore:
         atomic step (only if the commit is); so are ``legal`` answers (:mod:`services.legalmoves`)
         and, when ``status`` ends the game, its move out of the active set and into its status's
         listing (``visibility`` names the listing) and the start of its retention clock.
+        ``bot_memory`` (empty: unchanged) replaces the bots' memory of the game; it goes when the game ends.
 
         Returns ``("ok", new_version)`` or ``("idempotent", first_answer)``; raises
         :class:`VersionConflict`, :class:`GameNotActive` or :class:`GameNotFound`.
@@ -294,6 +305,7 @@ class GameStore:
                 "attention": [game_id, score_arg(attention_ms)],
                 "outbox": outbox_stream.lua_args(outbox),
                 "filing": [status, game_id],
+                "bot_memory": [bot_memory],
                 "legal": legal_fingerprint.commit_args(legal),
             }
         )
@@ -307,6 +319,7 @@ class GameStore:
                 "idem": idem,
                 "outbox": outbox_stream.outbox_key_for(game_id),
                 "legal": legal_fingerprint.legal_key(game_id),
+                "bot_memory": bot_memory_key(game_id),
                 **attention_script_keys(game_id),
                 **filing_keys(game_id, visibility),
             }
@@ -342,12 +355,18 @@ class GameStore:
             {
                 "meta": _keys(game_id)[0],
                 "outbox": outbox_stream.outbox_key_for(game_id),
+                "bot_memory": bot_memory_key(game_id),
                 **attention_script_keys(game_id),
                 **filing_keys(game_id, visibility),
             }
         )
         args = SET_STATUS.args(
-            {"attention": [game_id, ""], "outbox": outbox_stream.lua_args(outbox), "filing": [status, game_id]}
+            {
+                "attention": [game_id, ""],
+                "outbox": outbox_stream.lua_args(outbox),
+                "filing": [status, game_id],
+                "bot_memory": [""],
+            }
         )
         outcome, value = await self._set_status(keys=keys, args=args)
         outcome = _decode(outcome)

@@ -198,6 +198,7 @@ class GamePlay:
         lifecycle: Lifecycle | None = None,
         language: str = sentences.DEFAULT_LANGUAGE,
         rendered: list[bytes] | None = None,
+        bot_memory: bytes = b"",
     ) -> tuple[rules_pb2.SubmitMovesResponse, GameMeta | None]:
         """Seal and commit ``commits`` against ``meta.version``: snapshot, status, result, clock and
         the game's next attention (bot due now, or a clock deadline), all in one atomic step.
@@ -207,7 +208,8 @@ class GamePlay:
 
         Answers the submitting seat's response and the game's metadata after the commit, so a
         caller that shows the game next needs no reload (``None`` when a keyed retry got its
-        first answer instead).
+        first answer instead).  ``bot_memory`` (the conductor's; empty: unchanged) is stored with
+        the commit (:func:`services.games.records.bot_memory_key`).
         """
         commits = chain.seal(self.game_type, meta.log_head, meta.version + 1, commits)
         lifecycle = lifecycle or Lifecycle.from_dict(meta.lifecycle)
@@ -245,6 +247,7 @@ class GamePlay:
             ),
             legal=legal,
             visibility=meta.visibility,
+            bot_memory=bot_memory,
         )
         if outcome == "idempotent":
             assert isinstance(value, bytes)

@@ -4,7 +4,6 @@ from __future__ import annotations
 
 from dataclasses import replace
 
-from services.bots import plans
 from services.bots.levels import SearchBot
 from services.bots.roster import bots_for
 from services.common.engine import Bot, Engine
@@ -16,10 +15,9 @@ TINY_DEPTH = 3
 def quick_bots(engine: Engine) -> dict[str, Bot]:
     """``bots_for(engine)``; search levels keep their code paths but spend a few short playouts only.
 
-    Fresh: the process's remembered plan commitments are forgotten too, so each plan is searched
-    again from the view it is asked with (a twin position must not reuse the real one's choice).
+    A bot asked with ``choose`` remembers nothing (a plan is searched from the view it is asked
+    with), so a twin position never reuses the real one's choice.
     """
-    plans.COMMITMENTS.clear()
     bots = bots_for(engine)
     return {
         name: replace(

@@ -7,7 +7,6 @@ from dataclasses import replace
 
 import pytest
 
-from services.bots import plans
 from services.bots.levels import LEVELS, SearchBot
 from services.bots.roster import bots_for
 from services.bots.search import Budget
@@ -81,8 +80,7 @@ def test_the_same_generator_gives_the_same_move(game: str) -> None:
 
 
 def _forgetting(bot: SearchBot) -> SearchBot:
-    """``bot``, with the process's remembered plans forgotten (each move searches its plan again)."""
-    plans.COMMITMENTS.clear()
+    """``bot`` asked without memory (``choose``): each move searches its plan again."""
     return bot
 
 

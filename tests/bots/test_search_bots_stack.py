@@ -10,9 +10,11 @@ import time
 from typing import Any
 
 import httpx
+import redis
 
 from services.bots.levels import LEVELS
-from tests.support.client import auth, create_game, play_humans_to_end
+from services.games.records import bot_memory_key, decode_bot_memory
+from tests.support.client import auth, create_game, play_humans_to_end, wait_for_humans, wait_over
 
 GAME = "darjeeling"
 
@@ -62,3 +64,35 @@ def test_the_lobby_seats_a_search_bot(stack: dict[str, Any]) -> None:
         created = create_game(client, "tea_rum", [{"name": "human"}, {"name": "bot", "bot": "mcts"}], seed=3)
         game = client.get(f"/v1/games/{created['game_id']}", headers=auth(created["seats"][0]["token"])).json()
     assert [seat.get("bot", "") for seat in game["seats"]][1] == "mcts"
+
+
+def _stored(redis_url: str, key: str) -> bytes | None:
+    client = redis.Redis.from_url(redis_url)
+    try:
+        value: bytes | None = client.get(key)
+        return value
+    finally:
+        client.close()
+
+
+def test_a_search_bots_plan_is_kept_with_the_game_and_goes_when_it_ends(stack: dict[str, Any], redis_url: str) -> None:
+    # India Rails' search bot commits to a plan (a demand of its hand): the conductor keeps that
+    # memory in Redis beside the game, not in its process, so any conductor continues the plan.
+    with httpx.Client(base_url=str(stack["url"]), timeout=120) as client:
+        created = create_game(client, "india_rails", [{"name": "human"}, {"name": "bot", "bot": "mcts-easy"}], seed=4)
+        game_id, token = created["game_id"], created["seats"][0]["token"]
+        key = bot_memory_key(game_id)
+        deadline = time.monotonic() + 300
+        while _stored(redis_url, key) is None:
+            assert time.monotonic() < deadline, "the search bot stored no memory"
+            assert wait_for_humans(client, game_id, {0})["status"] == "active"
+            legal = client.get(f"/v1/games/{game_id}/legal-moves", headers=auth(token)).json()
+            if legal["moves"]:
+                body = {"expected_version": legal["version"], "move": random.Random(4).choice(legal["moves"])}
+                client.post(f"/v1/games/{game_id}/moves", json=body, headers=auth(token))
+        memory = decode_bot_memory(_stored(redis_url, key))
+        # Only the bot's seat remembers, and what it remembers is a plan for its own hand.
+        assert list(memory) == [1] and set(memory[1]) == {"context", "plan"}
+        assert client.post(f"/v1/games/{game_id}/resign", headers=auth(token)).status_code == 200
+        assert wait_over(client, game_id)["status"] == "finished"
+    assert _stored(redis_url, key) is None

@@ -9,7 +9,8 @@ import functools
 from collections.abc import Callable
 from dataclasses import dataclass, field, replace
 
-from services.bots import plans
+import orjson
+
 from services.bots.evaluation import india_rails as estimate
 from services.bots.levels import MOVE_DECISIONS, SearchBot, rival_moves
 from services.bots.roster import bots_for
@@ -206,7 +207,6 @@ def test_the_plans_depend_only_on_what_the_seat_may_see() -> None:
 
 
 def test_the_plan_search_commits_the_real_heuristic_to_one_of_its_plans_and_plays_a_legal_move() -> None:
-    plans.COMMITMENTS.clear()
     played = _midgame()
     seat = ENGINE.to_act(played)[0]
     seen = ENGINE.seen(played, seat)
@@ -215,8 +215,28 @@ def test_the_plan_search_commits_the_real_heuristic_to_one_of_its_plans_and_play
     tiny = replace(bot, plans=replace(bot.plans, samples=2, depth=30))
     state = ENGINE.determinize(seen, Rng(0))
     options = _heuristic().plan_options(state, seat, bot.plans.candidates)
-    move = tiny.choose(ENGINE, seen, Rng(8))
+    move, memory = tiny.choose_remembering(ENGINE, seen, Rng(8), None)
     assert len(seen.legal) > 1 and move in seen.legal
     assert tiny.rollout.committed(state, seat) in [None, *options[1:]]  # type: ignore[attr-defined]
-    assert list(plans.COMMITMENTS) == [(seat, tuple(state["players"][seat]["hand"]))]
-    plans.COMMITMENTS.clear()
+    # The memory names the context (the hand) and the plan, as JSON would give them back.
+    assert memory["context"] == list(state["players"][seat]["hand"])
+    assert memory["plan"] in [None, *(list(option) for option in options[1:])]
+
+
+def test_a_remembered_plan_is_followed_by_any_bot_object_and_not_searched_again() -> None:
+    played = _midgame()
+    seat = ENGINE.to_act(played)[0]
+    seen = ENGINE.seen(played, seat)
+    bot = bots_for(ENGINE)["mcts"]
+    assert isinstance(bot, SearchBot) and bot.plans is not None
+    tiny = replace(bot, plans=replace(bot.plans, samples=2, depth=30))
+    _, memory = tiny.choose_remembering(ENGINE, seen, Rng(8), None)
+    # Another process's bot (a fresh copy) given the stored memory keeps it: same plan, same memory.
+    stored = orjson.loads(orjson.dumps(memory))
+    other = copy.deepcopy(tiny)
+    _, again = other.choose_remembering(ENGINE, seen, Rng(9), stored)
+    assert again == memory
+    # A memory of another context (another hand) is not followed: the plan is searched for this one.
+    stale = {"context": [-1], "plan": [0, 0]}
+    _, renewed = copy.deepcopy(tiny).choose_remembering(ENGINE, seen, Rng(8), stale)
+    assert renewed == memory

@@ -12,7 +12,6 @@ from collections.abc import Hashable, Sequence
 
 from test_search_core import ENGINE, Counted, _seen
 
-from services.bots import plans
 from services.bots.plans import Planner, committed_plan, search_plan
 from services.bots.search import Budget
 from services.common.engine import Engine, Move, Seen, State
@@ -83,29 +82,29 @@ def test_no_rival_no_search() -> None:
 
 
 def test_a_plan_is_searched_once_per_context_and_then_remembered() -> None:
-    plans.COMMITMENTS.clear()
     engine, planner = Counted(), Stepper()
-    committed_plan(planner, engine, _seen(1), BUDGET, _no_estimate, Rng(3))
+    memory = committed_plan(planner, engine, _seen(1), BUDGET, _no_estimate, Rng(3), None)
     searched = engine.samples
     assert planner.steps == {0: 2} and searched > 1
-    fresh = Stepper()  # the conductor asks a fresh bot every move: the commitment outlives it
-    committed_plan(fresh, engine, _seen(3), BUDGET, _no_estimate, Rng(4))
+    fresh = Stepper()  # the conductor asks a fresh bot every move: the commitment travels in the memory
+    kept = committed_plan(fresh, engine, _seen(3), BUDGET, _no_estimate, Rng(4), memory)
     assert fresh.steps == {0: 2} and engine.samples == searched + 1  # one sample to read the context
-    committed_plan(fresh, engine, _seen(11), BUDGET, _no_estimate, Rng(5))  # a new context: searched anew
-    assert engine.samples > searched + 2
-    plans.COMMITMENTS.clear()
+    assert kept == memory
+    renewed = committed_plan(fresh, engine, _seen(11), BUDGET, _no_estimate, Rng(5), kept)  # a new context
+    assert engine.samples > searched + 2 and renewed != memory
+    # Without the memory the plan is searched again, even in the same context.
+    before = engine.samples
+    committed_plan(Stepper(), engine, _seen(3), BUDGET, _no_estimate, Rng(4), None)
+    assert engine.samples > before + 1
 
 
 def test_plan_playouts_last_the_budgets_moves_for_every_seat() -> None:
     # 3 moves a seat: 6 moves at 2 seats end nowhere near 21 (no estimate, no rival wins); as if 10
     # seats sat at the table, 30 moves reach the end and adding 2 is seen to win.
     short = Budget(candidates=3, samples=3, margin_scale=1.0, depth=3)
-    plans.COMMITMENTS.clear()
     two = Stepper(seats=2)
-    committed_plan(two, ENGINE, _seen(1), short, _no_estimate, Rng(3))
+    committed_plan(two, ENGINE, _seen(1), short, _no_estimate, Rng(3), None)
     assert two.steps == {}
-    plans.COMMITMENTS.clear()
     ten = Stepper(seats=10)
-    committed_plan(ten, ENGINE, _seen(1), short, _no_estimate, Rng(3))
+    committed_plan(ten, ENGINE, _seen(1), short, _no_estimate, Rng(3), None)
     assert ten.steps == {0: 2}
-    plans.COMMITMENTS.clear()
