@@ -61,16 +61,17 @@ def test_a_bank_and_increment_chosen_in_the_lobby_reach_the_api_and_the_table(
     stack: dict[str, Any], browser: Any
 ) -> None:
     url = str(stack["url"])
-    _open_lobby(browser, url, "en")
+    for language, words in (("es", "Una reserva de tiempo con incremento"), ("en", "A time bank with an increment")):
+        _open_lobby(browser, url, language)
+        _set(browser, "clock-kind", "bank", SELECT)
+        _set(browser, "on-timeout", "resign", SELECT)
+        form = str(browser.execute_script("return document.querySelector('#create').innerText"))
+        assert words in form and not CODE_NAME.search(form), (language, CODE_NAME.search(form), form)
     _set(browser, "game-type", "tea_rum", SELECT)
-    _set(browser, "clock-kind", "bank", SELECT)
     _set(browser, "bank-min", 5)
     _set(browser, "increment-s", 7)
-    _set(browser, "on-timeout", "resign", SELECT)
     _set(browser, "timeouts-to-resign", 2)
-    form = str(browser.execute_script("return document.querySelector('#create').innerText"))
-    assert "A time bank with an increment" in form and "When a clock runs out" in form, form
-    assert not CODE_NAME.search(form), CODE_NAME.search(form)
+    assert "When a clock runs out" in str(browser.execute_script("return document.querySelector('#create').innerText"))
     screenshot(browser, "lobby-time-control")
     browser.find_element("id", "create-game").click()
     refused = "return document.querySelector('#create-error').textContent"
