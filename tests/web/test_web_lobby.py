@@ -19,7 +19,7 @@ import httpx
 
 from tests.platform.test_platform_sentences import CODE_NAME
 from tests.support import secrets, webgames
-from tests.support.webplay import page_url, screenshot, wait_for
+from tests.support.webplay import page_url, remember_seat, screenshot, wait_for
 
 SELECT = "arguments[0].value = arguments[1]; arguments[0].dispatchEvent(new Event('change', {bubbles: true}));"
 TYPE = "arguments[0].value = arguments[1]; arguments[0].dispatchEvent(new Event('input', {bubbles: true}));"
@@ -140,14 +140,24 @@ def test_my_games_lists_your_turn_first_marked_with_statuses_in_words(stack: dic
     assert webgames.game(url, yours)["to_act"] == [0] and webgames.game(url, theirs)["to_act"] == [1]
     expected = [(yours, "active", True), (theirs, "active", False), (waiting, "waiting", False)]
     expected.append((over, "finished", False))
+    # A game this browser holds only a seat token for (no player id on the seat): the seat to act.
+    held = webgames.create(url, "tea_rum", [{"name": "Asha"}, {"name": "Chandra"}])
+    seat = webgames.game(url, held["game_id"])["to_act"][0]
+    remember_seat(browser, held["game_id"], "tea_rum", seat, held["seats"][seat]["token"])
+    secrets.remember(held["seats"][seat]["token"])
 
     for language in ("en", "es"):
         _open_lobby(browser, url, language)
         words = STATUS_WORDS[language]
-        wait_for(browser, lambda: len(_listed(browser)) >= 4, 30, "my games")
+        wait_for(browser, lambda: len(_listed(browser)) >= 5, 30, "my games")
         listed = {row["id"]: row for row in _listed(browser)}
-        order = [row["id"] for row in _listed(browser) if row["id"] in {g for g, _, _ in expected}]
-        assert order == [g for g, _, _ in expected], (order, expected)
+        order = [row["id"] for row in _listed(browser)]
+        # Both games where it is the player's turn first (newest first between them), then the others.
+        assert set(order[:2]) == {yours, held["game_id"]} and order[2:] == [g for g, _, _ in expected[1:]], order
+        local = listed[held["game_id"]]
+        assert local["yourTurn"] and local["marked"] and local["status"] == words["active"], local
+        assert local["type"] == {"en": "Tea & Rum", "es": "Té y Ron"}[language], local
+        assert local["seats"] == "Asha, Chandra", local
         for game_id, status, mine in expected:
             row = listed[game_id]
             assert row["status"] == words[status] and row["yourTurn"] == mine and row["marked"] == mine, row

@@ -162,16 +162,26 @@ function Listing({ id, title, games, join, types }) {
 
 // Games only this browser knows (seat tokens without the player's id) are read one by one: the newest few.
 const LOCAL_READS = 20;
+// Read once per page: games that are over (their status no longer changes) and games that could
+// not be read (gone, or refused: a stale token retried every refresh would count as failed
+// authentications against this address and end in 429s).
+const settled = new Map();
+const unreadable = new Set();
 
 async function readKept(kept) {
+  if (settled.has(kept.gameId)) return settled.get(kept.gameId);
+  if (unreadable.has(kept.gameId)) return null;
   const [, token] = Object.entries(kept.seats)[0];
-  for (const bearer of [token, null]) {  // a seat token no longer valid: the game as a spectator sees it
+  for (const bearer of [null, token]) {  // as a spectator first (no credential to fail), then as the seat
     try {
-      return fromGame(kept, await call("GET", `/v1/games/${kept.gameId}`, { token: bearer }));
+      const row = fromGame(kept, await call("GET", `/v1/games/${kept.gameId}`, { token: bearer }));
+      if (row.status === "finished" || row.status === "aborted") settled.set(kept.gameId, row);
+      return row;
     } catch {
-      // gone (retention) or private: tried as a spectator next, else left out
+      // private (the seat may read it), gone (retention) or a stale token: left out
     }
   }
+  unreadable.add(kept.gameId);
   return null;
 }
 
