@@ -45,6 +45,7 @@ STRING_ENUMS: dict[tuple[str, str], list[str]] = {
     **{(f"chaiwala.v1.{message}", "visibility"): VISIBILITIES for message in ("Game", "GameSummary")},
     **{(f"chaiwala.v1.{message}", "seed_source"): SEED_SOURCES for message in ("Game", "Replay")},
     **{(f"chaiwala.v1.{message}", "bot"): BOTS for message in ("PlayerSpec", "Seat", "GameSeatSummary", "ReplayMove")},
+    ("chaiwala.v1.Game", "on_timeout"): list(ON_TIMEOUT),
     ("chaiwala.v1.GameEvent", "kind"): ["", "timeout", "resign", "start"],
     ("chaiwala.v1.ReplayMove", "kind"): ["", "timeout", "resign"],
     ("chaiwala.v1.GameType", "bots"): BOTS[1:],

@@ -1,8 +1,8 @@
 """What the rules service's answers are made of besides the engine's own messages.
 
-Results as stored and as sent, the clock as every viewer sees it, and the words of a call
-(players' names and the caller's language).  Kept apart from :mod:`services.rules.service`
-so the servicer stays about RPCs.
+Results as stored and as sent, the clock as every viewer sees it (and the time control it was
+made from), and the words of a call (players' names and the caller's language).  Kept apart
+from :mod:`services.rules.service` so the servicer stays about RPCs.
 """
 
 from __future__ import annotations
@@ -48,6 +48,13 @@ def clock_message(clock: clocks.Clock, status: str) -> rules_pb2.Clock:
     if running:
         message.deadline = clocks.rfc3339(min(running.values()))
     return message
+
+
+def time_control_message(clock: clocks.Clock) -> rules_pb2.ClockSpec:
+    """The time control a game was created with, read back from its clock (milliseconds kept as seconds)."""
+    if "per_turn_ms" in clock:
+        return rules_pb2.ClockSpec(per_turn_s=int(clock["per_turn_ms"]) // 1000)
+    return rules_pb2.ClockSpec(bank_s=int(clock["bank_ms"]) // 1000, increment_s=int(clock["increment_ms"]) // 1000)
 
 
 def language(context: aio.ServicerContext) -> str:

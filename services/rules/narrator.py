@@ -77,11 +77,14 @@ class Narrator:
             seed_commitment=meta.fairness.seed_commitment,
             seed_source=meta.fairness.seed_source,
             log_head=meta.log_head,
+            on_timeout=lifecycle.on_timeout,
+            timeouts_to_resign=lifecycle.timeouts_to_resign,
         )
         if match is not None:
             game.state.CopyFrom(self.pack("State", self.engine.view(match.state, seat)))
         if lifecycle.clock is not None:
             game.clock.CopyFrom(answers.clock_message(lifecycle.clock, meta.status))
+            game.time_control.CopyFrom(answers.time_control_message(lifecycle.clock))
         result = answers.result_message(meta.result)
         if result is not None:
             game.result.CopyFrom(result)

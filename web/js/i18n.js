@@ -18,6 +18,16 @@ const TEXT = {
     rules: "Rules", close: "Close",
     "bot:random": "random moves", "bot:heuristic": "steady", "bot:mcts": "thinker",
     "bot:mcts-easy": "thinker, easy", "bot:mcts-hard": "thinker, hard",
+    // Time control and timeout policy (web/js/timecontrol.js); game statuses ("my games").
+    time_control: "Time control", clock_none: "None", clock_per_turn: "A limit per turn",
+    clock_bank: "A time bank with an increment", per_turn_seconds: "Seconds per turn", bank_minutes: "Minutes in each bank",
+    increment_seconds: "Seconds added after each move", on_timeout: "When a clock runs out",
+    "on_timeout:bot": "a bot makes that move", "on_timeout:resign": "the seat resigns after a few timeouts (a bot moves until then)",
+    resign_after: "timeout {n} resigns the seat (a bot moves until then)",
+    "on_timeout:abort": "the game is aborted", timeouts_to_resign: "Timeouts before resigning",
+    per_turn_text: "per turn", bank_text: "bank", increment_text: "per move", seconds_short: "s",
+    "status:waiting": "Waiting for players", "status:active": "In play", "status:finished": "Finished",
+    "status:aborted": "Aborted", your_turn_mark: "Your turn!", status: "Status",
   },
   es: {
     lobby: "Sala", replay: "Repetición", seat: "Asiento", game_over: "Fin de la partida", aborted: "Partida anulada",
@@ -35,10 +45,26 @@ const TEXT = {
     rules: "Reglas", close: "Cerrar",
     "bot:random": "jugadas al azar", "bot:heuristic": "constante", "bot:mcts": "pensador",
     "bot:mcts-easy": "pensador, fácil", "bot:mcts-hard": "pensador, difícil",
+    time_control: "Control de tiempo", clock_none: "Ninguno", clock_per_turn: "Un límite por turno",
+    clock_bank: "Una reserva de tiempo con incremento", per_turn_seconds: "Segundos por turno",
+    bank_minutes: "Minutos de cada reserva", increment_seconds: "Segundos que se suman tras cada jugada",
+    on_timeout: "Cuando se acaba un reloj", "on_timeout:bot": "un bot hace esa jugada",
+    "on_timeout:resign": "el asiento abandona tras unos tiempos agotados (hasta entonces juega un bot)",
+    resign_after: "el tiempo agotado número {n} hace abandonar al asiento (hasta entonces juega un bot)",
+    "on_timeout:abort": "la partida se anula", timeouts_to_resign: "Tiempos agotados antes de abandonar",
+    per_turn_text: "por turno", bank_text: "de reserva", increment_text: "por jugada", seconds_short: "s",
+    "status:waiting": "Esperando jugadores", "status:active": "En juego", "status:finished": "Terminada",
+    "status:aborted": "Anulada", your_turn_mark: "¡Tu turno!", status: "Estado",
   },
 };
 
 /** The shell's word for `key` in the chosen language. */
 export function T(key) {
   return TEXT[words()][key] ?? TEXT.en[key] ?? key;
+}
+
+/** A field or code name the API gave no words for, made readable ("start_player" -> "Start player"). */
+export function readable(name) {
+  const spaced = String(name).replace(/([a-z0-9])([A-Z])/g, "$1 $2").replace(/_+/g, " ").trim().toLowerCase();
+  return spaced.charAt(0).toUpperCase() + spaced.slice(1);
 }

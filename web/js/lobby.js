@@ -1,10 +1,12 @@
-// The lobby (`#lobby`): create a game with bots and open seats, join an open seat, watch a
-// running game, and "my games" from localStorage.
+// The lobby (`#lobby`): create a game with bots, open seats and a time control, join an open
+// seat, watch a running game, and "my games" (the player's games on the server and those this
+// browser holds seat tokens for), each with its status, the player's turn first.
 import { html, render, useEffect, useState } from "../vendor/htm-preact-standalone.js";
 import { call } from "./api.js";
-import { myGames, remember } from "./mygames.js";
+import { fromGame, fromServer, myGames, remember, sortListed } from "./mygames.js";
 import { ensurePlayer, playerToken, serverGames } from "./player.js";
-import { T } from "./i18n.js";
+import { T, readable } from "./i18n.js";
+import { TimeControlFields, defaultTimeControl, timeControlBody } from "./timecontrol.js";
 
 // An option's value back in its JSON type, from a <select> of the API's value words.
 function typed(value, sample) {
@@ -29,14 +31,14 @@ function optionInput(key, value, said, onChange) {
   if (typeof value === "string") {
     return html`<input type="text" name=${key} value=${value} onInput=${(e) => onChange(key, e.target.value)} />`;
   }
-  return html`<code>${JSON.stringify(value)}</code>`;
+  return html`<span class="option-value">${readable(JSON.stringify(value))}</span>`;
 }
 
 /** One option as the lobby shows it: its title and description from the API (GET /v1/game-types). */
 function OptionField({ type, name, value, onChange }) {
   const said = (type.option_words || []).find((o) => o.option === name);
   return html`<label class="option" title=${said ? said.description : ""}>
-    <span class="option-title">${said ? said.title : name}</span>
+    <span class="option-title">${said ? said.title : readable(name)}</span>
     ${optionInput(name, value, said, onChange)}
     ${said && said.description ? html`<small class="option-description">${said.description}</small>` : null}
   </label>`;
@@ -48,8 +50,8 @@ export function gameTitle(types, id) {
   return found ? found.title || found.name : id;
 }
 
-/** The request body of a new game: every seat is `me`, `open` or `bot:<name>`. */
-function createBody(type, seats, options) {
+/** The request body of a new game: every seat is `me`, `open` or `bot:<name>`; `clock` the time control chosen. */
+function createBody(type, seats, options, clock) {
   const players = seats.map((kind, i) => {
     if (kind === "me") return { me: true };  // the browser's player (a guest identity, web/js/player.js)
     if (kind === "open") return { open: true };
@@ -59,7 +61,7 @@ function createBody(type, seats, options) {
   const changed = Object.fromEntries(
     Object.entries(options).filter(([key, value]) => key !== "@type" && value !== type.options[key]),
   );
-  return { game_type: type.id, players, ...(Object.keys(changed).length ? { options: changed } : {}) };
+  return { game_type: type.id, players, ...(Object.keys(changed).length ? { options: changed } : {}), ...timeControlBody(clock) };
 }
 
 function CreateForm({ types }) {
@@ -70,6 +72,7 @@ function CreateForm({ types }) {
   const [options, setOptions] = useState({ ...type.options });
   const [name, setName] = useState(localStorage.getItem("chaiwala.name") || "");
   const [error, setError] = useState("");
+  const [clock, setClock] = useState(defaultTimeControl());
 
   function pick(id) {
     const next = types.find((t) => t.id === id);
@@ -85,7 +88,7 @@ function CreateForm({ types }) {
     localStorage.setItem("chaiwala.name", name);
     try {
       const me = await ensurePlayer(name);
-      const created = await call("POST", "/v1/games", { token: me.token, body: createBody(type, seats, options) });
+      const created = await call("POST", "/v1/games", { token: me.token, body: createBody(type, seats, options, clock) });
       seats.forEach((kind, i) => {
         if (kind === "me") remember(created.game_id, type.id, i, created.seats[i].token, { name });
       });
@@ -132,6 +135,7 @@ function CreateForm({ types }) {
           )}
         </fieldset>`
       : null}
+    <${TimeControlFields} choice=${clock} onChange=${setClock} />
     <button type="submit" id="create-game">${T("create")}</button>
     <p class="error" id="create-error">${error}</p>
   </form>`;
@@ -149,36 +153,68 @@ function Listing({ id, title, games, join, types }) {
       ${games.map(
         (g) => html`<li data-game-id=${g.game_id}>
           <span class="type">${gameTitle(types, g.game_type)}</span> <span class="seats">${seatNames(g)}</span>
-          ${join ? html`<button type="button" class="join" onClick=${() => join(g)}>${T("join")}</button>` : null}
-          <a class="watch" href=${`#/watch/${g.game_id}`}>${T("watch")}</a>
+          ${join ? html` <button type="button" class="join" onClick=${() => join(g)}>${T("join")}</button>` : null} <a class="watch" href=${`#/watch/${g.game_id}`}>${T("watch")}</a>
         </li>`,
       )}
     </ul>
   </section>`;
 }
 
+// Games only this browser knows (seat tokens without the player's id) are read one by one: the newest few.
+const LOCAL_READS = 20;
+// Read once per page: games that are over (their status no longer changes) and games that could
+// not be read (gone, or refused: a stale token retried every refresh would count as failed
+// authentications against this address and end in 429s).
+const settled = new Map();
+const unreadable = new Set();
+
+async function readKept(kept) {
+  if (settled.has(kept.gameId)) return settled.get(kept.gameId);
+  if (unreadable.has(kept.gameId)) return null;
+  const [, token] = Object.entries(kept.seats)[0];
+  for (const bearer of [null, token]) {  // as a spectator first (no credential to fail), then as the seat
+    try {
+      const row = fromGame(kept, await call("GET", `/v1/games/${kept.gameId}`, { token: bearer }));
+      if (row.status === "finished" || row.status === "aborted") settled.set(kept.gameId, row);
+      return row;
+    } catch {
+      // private (the seat may read it), gone (retention) or a stale token: left out
+    }
+  }
+  unreadable.add(kept.gameId);
+  return null;
+}
+
+/** The player's games (GET /v1/me/games, any browser's) and this browser's others, in listing order. */
+async function listedGames() {
+  const found = await serverGames().catch(() => []);
+  const token = playerToken();
+  found.forEach((g) => remember(g.game_id, g.game_type, g.seat, token, {}));  // the player token acts for their seat
+  const known = new Set(found.map((g) => g.game_id));
+  const others = myGames().filter((g) => Object.keys(g.seats).length && !known.has(g.gameId)).slice(0, LOCAL_READS);
+  const read = await Promise.all(others.map(readKept));
+  return sortListed([...found.map(fromServer), ...read.filter(Boolean)]);
+}
+
 function MyGames({ types, tick }) {
-  const [, setFound] = useState(0);
+  const [games, setGames] = useState(null);
   useEffect(() => {
-    // The player's games on the server (another browser's too): their player token acts for their seat.
-    serverGames()
-      .then((found) => {
-        const token = playerToken();
-        found.forEach((g) => remember(g.game_id, g.game_type, g.seat, token, {}));
-        setFound(found.length);
-      })
-      .catch(() => {});
+    let live = true;
+    listedGames().then((found) => live && setGames(found)).catch(() => {});
+    return () => {
+      live = false;
+    };
   }, [tick]);
-  const games = myGames().filter((g) => Object.keys(g.seats).length);
   return html`<section id="my-games">
     <h2>${T("my_games")}</h2>
-    ${games.length === 0 ? html`<p class="empty">${T("none")}</p>` : null}
+    ${games === null ? html`<p>…</p>` : null}
+    ${games && games.length === 0 ? html`<p class="empty">${T("none")}</p>` : null}
     <ul>
-      ${games.map(
-        (g) => html`<li data-game-id=${g.gameId}>
-          <span class="type">${gameTitle(types, g.gameType)}</span> <code>${g.gameId.slice(-8)}</code>
-          <a class="play" href=${`#/game/${g.gameId}`}>${T("open_table")}</a>
-          <a class="replay" href=${`#/replay/${g.gameId}`}>${T("replay")}</a>
+      ${(games || []).map(
+        (g) => html`<li data-game-id=${g.gameId} data-status=${g.status} data-your-turn=${String(g.yourTurn)}
+          class=${g.yourTurn ? "your-turn" : ""}>
+          ${g.yourTurn ? html`<strong class="your-turn-mark">${T("your_turn_mark")}</strong> ` : null}<span class="type">${gameTitle(types, g.gameType)}</span> <span class="seats">${g.names.map((n) => n || `(${T("open_seat")})`).join(", ")}</span> <span class="status">${T(`status:${g.status}`)}</span> <a class="play" href=${`#/game/${g.gameId}`}>${T("open_table")}</a>
+          ${g.status === "finished" ? html` <a class="replay" href=${`#/replay/${g.gameId}`}>${T("replay")}</a>` : null}
         </li>`,
       )}
     </ul>
@@ -190,6 +226,7 @@ function Lobby() {
   const [open, setOpen] = useState([]);
   const [running, setRunning] = useState([]);
   const [error, setError] = useState("");
+  const [round, setRound] = useState(0);  // one more per refresh: "my games" reads its statuses again
 
   async function load() {
     try {
@@ -201,6 +238,7 @@ function Lobby() {
       setTypes(found);
       setOpen(waiting.games || []);
       setRunning(active.games || []);
+      setRound((n) => n + 1);
     } catch (failure) {
       setError(String(failure.message || failure));
     }
@@ -225,13 +263,16 @@ function Lobby() {
     }
   }
 
+  // Nothing is listed before the game types are read: a list shows games by their names, never by id.
   return html`<div class="lobby-grid">
     ${types ? html`<${CreateForm} types=${types} />` : html`<p>…</p>`}
     <div class="lists">
       <p class="error">${error}</p>
-      <${Listing} id="open-games" title=${T("open_games")} games=${open} join=${join} types=${types} />
-      <${Listing} id="running-games" title=${T("running_games")} games=${running} types=${types} />
-      <${MyGames} types=${types} tick=${open.length + running.length} />
+      ${types
+        ? html`<${Listing} id="open-games" title=${T("open_games")} games=${open} join=${join} types=${types} />
+            <${Listing} id="running-games" title=${T("running_games")} games=${running} types=${types} />
+            <${MyGames} types=${types} tick=${round} />`
+        : null}
     </div>
   </div>`;
 }

@@ -47,3 +47,30 @@ export function hostTokenOf(gameId) {
 export function forget(gameId) {
   save(myGames().filter((g) => g.gameId !== gameId));
 }
+
+// ---- "My games" as listed: each game's status and whose turn, the player's turn first ----------
+
+const GROUP = { active: 1, waiting: 2, finished: 3, aborted: 3 };
+
+/** A listed game's group: 0 your turn, 1 other active, 2 waiting for players, 3 over (as GET /v1/me/games). */
+export function groupOf(row) {
+  return row.yourTurn ? 0 : (GROUP[row.status] ?? 1);
+}
+
+/** A listed game from GET /v1/me/games: `{gameId, gameType, status, yourTurn, names, at}`. */
+export function fromServer(g) {
+  return { gameId: g.game_id, gameType: g.game_type, status: g.status, yourTurn: Boolean(g.your_turn), names: g.names || [], at: g.created_at || "" };
+}
+
+/** A listed game from GET /v1/games/{id} read with one of this browser's seat tokens. */
+export function fromGame(kept, game) {
+  const held = Object.keys(kept.seats).map(Number);
+  const yourTurn = game.status === "active" && (game.to_act || []).some((s) => held.includes(s));
+  const names = (game.seats || []).map((s) => (s.open ? "" : s.name));
+  return { gameId: kept.gameId, gameType: game.game_type, status: game.status, yourTurn, names, at: kept.at || "" };
+}
+
+/** Your turn first, then active, waiting and ended games; newest first within each. */
+export function sortListed(rows) {
+  return [...rows].sort((a, b) => groupOf(a) - groupOf(b) || String(b.at).localeCompare(String(a.at)));
+}

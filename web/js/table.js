@@ -17,6 +17,7 @@ import { hostTokenOf, remember, seatsIn } from "./mygames.js";
 import { ensurePlayer } from "./player.js";
 import { T } from "./i18n.js";
 import { rulesButton } from "./rules.js";
+import { showTimeControl } from "./timecontrol.js"; // time control in words (lobby branch, issue #34 item 6)
 
 const TABLES = new Set(["darjeeling", "india_rails", "alubari", "tea_rum"]);
 const modules = new Map();
@@ -56,6 +57,7 @@ function skeleton(root, gameId, spectator) {
         <aside class="side">
           <div id="turn"></div>
           <div id="clocks"></div>
+          <div id="time-control"></div>
           <div id="notice" role="status"></div>
           <div id="hover" role="status" aria-live="polite"></div>
           <div id="moves"></div>
@@ -280,6 +282,7 @@ export function showTable(root, gameId, { spectator = false, seatWanted = null }
     el("replay-link").hidden = game.status !== "finished";
     showTurn(el("turn"), game, seat);
     showClocks(el("clocks"), game, readAt);
+    showTimeControl(el("time-control"), game); // the clock and timeout policy chosen (web/js/timecontrol.js)
     showResult(el("result"), game);
     showWaiting(el("waiting"), game, { onJoin: join, onStart: start, host: Boolean(hostTokenOf(gameId)) });
     let placed = new Set();
