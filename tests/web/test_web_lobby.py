@@ -17,9 +17,9 @@ from typing import Any
 
 import httpx
 
-from tests.platform.test_platform_sentences import CODE_NAME
 from tests.support import secrets, webgames
 from tests.support.webplay import page_url, remember_seat, screenshot, wait_for
+from tests.words.test_sentences import CODE_NAME
 
 SELECT = "arguments[0].value = arguments[1]; arguments[0].dispatchEvent(new Event('change', {bubbles: true}));"
 TYPE = "arguments[0].value = arguments[1]; arguments[0].dispatchEvent(new Event('input', {bubbles: true}));"
