@@ -14,7 +14,15 @@ import httpx
 import pytest
 
 from tests.support import webgames
-from tests.support.webplay import log_lines, open_table, result_rows, result_visible, screenshot, wait_for
+from tests.support.webplay import (
+    log_lines,
+    open_table,
+    page_url,
+    result_rows,
+    result_visible,
+    screenshot,
+    wait_for,
+)
 
 FINISH_TIMEOUT = 300  # bots only: a quiet machine finishes each of these games in seconds
 BOTS = {
@@ -66,7 +74,7 @@ def _latest_move(events: list[dict[str, Any]]) -> tuple[int, list[dict[str, Any]
 
 
 def _expected_places(event: dict[str, Any]) -> list[str]:
-    """Where a Darjeeling event of the opening should be marked (docs/guides/web-client.md)."""
+    """Where a Darjeeling event should be marked (docs/guides/web-client.md); the ships are left out."""
 
     def space(row: int, col: int) -> str:
         return f".dj-grid .space[data-row='{row}'][data-col='{col}']"
@@ -81,8 +89,10 @@ def _expected_places(event: dict[str, Any]) -> list[str]:
             ]
         if kind in ("action_tile_taken", "action_tile_declined"):
             return [f".dj-screen[data-seat='{body.get('seat', 0)}']"]
-        if kind == "crates_scored":
+        if kind in ("crates_scored", "ship_loaded"):
             return [f".dj-score[data-seat='{body.get('seat', 0)}']"]
+        if kind in ("tiles_laid_out", "action_played"):
+            return [".dj-shipment"]
     return []
 
 
@@ -242,3 +252,24 @@ def test_darjeelings_final_panel_shows_the_results_scores(stack: dict[str, Any],
     assert panel == {seat: int(score) for seat, score in enumerate(game["result"]["scores"])}
     totals = {row["seat"]: int(row["total"]) for row in browser.execute_script(BREAKDOWN)}
     assert totals == panel
+
+
+@pytest.mark.parametrize("game_type", sorted(BOTS))
+def test_every_game_outlines_a_moves_places_in_the_replay(
+    stack: dict[str, Any], browser: Any, finished: Any, game_type: str
+) -> None:
+    """Each game's first move touches a place of its table (a space, a segment, an action space, a
+    ship...): the replay viewer outlines it at that step, as the table page does for the last move."""
+    url = str(stack["url"])
+    game = finished[game_type]
+    browser.get(page_url(url, ""))
+    browser.get(page_url(url, f"replay/{game['game_id']}"))
+    wait_for(browser, lambda: browser.execute_script("return document.body.dataset.version === '0'"), 30, "step 0")
+    assert browser.execute_script("return document.querySelectorAll('#board [data-last-move]').length") == 0
+    browser.find_element("id", "replay-forward").click()
+    marked = "return document.querySelectorAll('#board [data-last-move=\"1\"]').length"
+    wait_for(browser, lambda: browser.execute_script(marked) > 0, 30, "the first move's places")
+    first = [line for line in webgames.event_lines(url, game["game_id"]) if line[0].startswith("1:")]
+    assert browser.execute_script(
+        "return [...document.querySelectorAll('#log li.latest')].map((li) => li.dataset.eventId)"
+    ) == [i for i, _ in first]
