@@ -25,7 +25,7 @@ from tests.support.webplay import (
 )
 
 FINISH_TIMEOUT = 300  # bots only: a quiet machine finishes each of these games in seconds
-BOTS = {
+BOTS: dict[str, tuple[list[dict[str, Any]], dict[str, Any]]] = {
     "darjeeling": ([{"name": "Asha", "bot": "heuristic"}, {"name": "Bot", "bot": "heuristic"}], {"seed": 11}),
     "alubari": ([{"name": "Asha", "bot": "heuristic"}, {"name": "Bot", "bot": "heuristic"}], {"seed": 11}),
     "tea_rum": ([{"name": "Asha", "bot": "heuristic"}, {"name": "Bot", "bot": "heuristic"}], {"seed": 11}),
