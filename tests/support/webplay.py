@@ -143,8 +143,11 @@ def _wait_after_click(driver: Any, version: str) -> None:
 
 
 def log_lines(driver: Any) -> list[tuple[str, str]]:
-    """The log as shown: ``(event id, sentence)`` per line, in order."""
-    script = "return [...document.querySelectorAll('#log li')].map((li) => [li.dataset.eventId, li.textContent]);"
+    """The log as shown: ``(event id, sentence)`` per line, in order (without the line's number)."""
+    script = """
+return [...document.querySelectorAll('#log li')].map(
+  (li) => [li.dataset.eventId, (li.querySelector('.log-text') || li).textContent]);
+"""
     return [(str(i), str(t)) for i, t in driver.execute_script(script)]
 
 

@@ -7,6 +7,7 @@ import { call, gameTypes, words } from "./api.js";
 import { T } from "./i18n.js";
 import { seatsIn } from "./mygames.js";
 import { tableModule, termsOf } from "./table.js";
+import { eventBody, logLine, markBoard, markLog } from "./moments.js";
 
 /** Show the replay of one game at `root`. */
 export function showReplay(root, gameId) {
@@ -46,16 +47,26 @@ export function showReplay(root, gameId) {
     );
   }
 
-  function showLog() {
-    const lines = events.filter((e) => e.version <= version);
-    render(
-      html`${lines.map(
-        (e) => html`<li data-event-id=${`${e.version}:${e.index}`} class=${e.version === version ? "current" : ""}>${e.text || e.kind}</li>`,
-      )}`,
-      $("log"),
-    );
+  /** The log up to this step, numbered; the step's own lines are `current` (and `latest`). */
+  function showLog(moment) {
     const log = $("log");
+    log.replaceChildren(
+      ...events.filter((e) => e.version <= version).map((e, i) => {
+        const line = logLine(i + 1, `${e.version}:${e.index}`, e);
+        if (e.version === version) line.classList.add("current");
+        return line;
+      }),
+    );
+    markLog(log, moment);
     log.scrollTop = log.scrollHeight;
+  }
+
+  /** The move that made this step: its events, outlined on the board as at the table (no pulse). */
+  function momentAt(v) {
+    const own = events.filter((e) => e.version === v);
+    if (!v || !own.length) return null;
+    return { version: v, seat: own[0].seat ?? null, lines: own.filter((e) => e.text).map((e) => ({ text: e.text })),
+      events: own.map(eventBody).filter(Boolean), at: 0 };
   }
 
   async function position(v) {
@@ -76,7 +87,9 @@ export function showReplay(root, gameId) {
     const board = $("board");
     board.replaceChildren();
     module.drawTable(board, { gameType: game.game_type, view: at.state, seat: at.viewer_seat ?? null, players: who, legal: null, act: () => {}, words: words(), terms: termsOf(described) });
-    showLog();
+    const moment = momentAt(v);
+    markBoard(board, game.game_type, moment, at.state);
+    showLog(moment);
   }
 
   (async () => {

@@ -2,8 +2,9 @@
 //
 // The shell owns everything around the board: the log in words (`#log`, from the SSE stream),
 // whose turn it is (`#turn`), the clocks (`#clocks`), the moves the board did not place
-// (`#moves`, one button per legal move), the result (`#result`).  The board (`#board`) is
-// drawn by the game's table module, `web/tables/<game_type>.js`:
+// (`#moves`, one button per legal move), the result (`#result`, with how each score adds up),
+// the last move in words and outlined on the board (`#last-move`, see moments.js).  The board
+// (`#board`) is drawn by the game's table module, `web/tables/<game_type>.js`:
 //
 //   export function drawTable(host, table) -> { placed: Set<number> }
 //
@@ -18,6 +19,8 @@ import { ensurePlayer } from "./player.js";
 import { T } from "./i18n.js";
 import { rulesButton } from "./rules.js";
 import { showTimeControl } from "./timecontrol.js"; // time control in words (lobby branch, issue #34 item 6)
+import { createMoments, logLine, markBoard, markLog, showLastMove } from "./moments.js";
+import { breakdownOf } from "../tables/breakdowns.js";
 
 const TABLES = new Set(["darjeeling", "india_rails", "alubari", "tea_rum"]);
 const modules = new Map();
@@ -61,6 +64,7 @@ function skeleton(root, gameId, spectator) {
           <div id="notice" role="status"></div>
           <div id="hover" role="status" aria-live="polite"></div>
           <div id="moves"></div>
+          <div id="last-move" hidden></div>
           <div id="waiting"></div>
           <div id="result" hidden></div>
           <ol id="log" aria-live="polite"></ol>
@@ -115,7 +119,20 @@ function showClocks(el, game, readAt) {
   );
 }
 
-/** `#result`: a row per player with rank and score; `data-winners` lists the winner seats. */
+/** One player's score as its parts (`.part`, `data-value`) and their total (`data-total`), or null. */
+function breakdownCell(game, seat) {
+  const made = game.state ? breakdownOf(game.game_type, game.state, seat, words()) : null;
+  if (!made) return null;
+  const sign = (v, first) => (first ? String(v) : v < 0 ? `− ${-v}` : `+ ${v}`);
+  const counted = made.parts.filter((p) => !p.aside);
+  return html`<td class="breakdown" colspan="3" data-total=${made.total}>
+    ${counted.map((p, i) => html`<span class="part" data-value=${p.value}>${sign(p.value, i === 0)}${p.unit || ""} ${p.label}</span> `)}
+    ${counted.length > 1 ? html`<span class="equals">= ${made.total}</span>` : null}
+    ${made.parts.filter((p) => p.aside).map((p) => html` <span class="part aside" data-value=${p.value}>(${p.label}: ${p.value}${p.unit || ""})</span>`)}
+  </td>`;
+}
+
+/** `#result`: a row per player with rank, score and how the score is made up; `data-winners` lists the winner seats. */
 function showResult(el, game) {
   if (game.status !== "finished" && game.status !== "aborted") {
     el.hidden = true;
@@ -126,6 +143,7 @@ function showResult(el, game) {
   const result = game.result || { scores: [], ranking: [], winners: [] };
   const winners = result.winners || [];
   el.dataset.winners = winners.join(",");
+  const breakdowns = game.seats.map((s) => (game.status === "finished" ? breakdownCell(game, s.seat) : null));
   const order = game.seats.map((s) => s.seat).sort((a, b) => (result.ranking[a] ?? 99) - (result.ranking[b] ?? 99));
   let heading = T("aborted");
   if (game.status === "finished") {
@@ -144,7 +162,9 @@ function showResult(el, game) {
               <td class="rank">${result.ranking[s] ?? "–"}</td>
               <td class="name">${who[s]}</td>
               <td class="score">${result.scores[s] ?? "–"}</td>
-            </tr>`,
+            </tr>
+            ${breakdowns[s] ? html`<tr class=${winners.includes(s) ? "breakdown-row winner" : "breakdown-row"} data-breakdown-seat=${s}
+              aria-label=${`${who[s]}: ${BREAKDOWN[words()] || BREAKDOWN.en}`}>${breakdowns[s]}</tr>` : null}`,
           )}
         </tbody>
       </table>
@@ -152,6 +172,8 @@ function showResult(el, game) {
     el,
   );
 }
+
+const BREAKDOWN = { en: "how the score adds up", es: "cómo se suma la puntuación" };
 
 /** A game type's `terms` as plain maps: group -> code -> word. */
 export function termsOf(described) {
@@ -224,6 +246,7 @@ export function showTable(root, gameId, { spectator = false, seatWanted = null }
   let stream = null;
   let module = null;
   let disposed = false;
+  const moments = createMoments(); // the moves seen on the stream; the latest is highlighted
 
   const board = el("board");
   board.addEventListener("click", (event) => {
@@ -301,6 +324,15 @@ export function showTable(root, gameId, { spectator = false, seatWanted = null }
       placed = (drawn && drawn.placed) || new Set();
     }
     showMoves(el("moves"), legal, placed, act);
+    showMoment(seat);
+  }
+
+  /** The latest move: its line, its places on the board (again after every drawing), its log lines. */
+  function showMoment(seat) {
+    const moment = moments.latest();
+    showLastMove(el("last-move"), moment, names(game), seat, words());
+    if (game.state) markBoard(board, game.game_type, moment, game.state);
+    markLog(el("log"), moment, moments.recentSince(seat));
   }
 
   async function load() {
@@ -369,12 +401,9 @@ export function showTable(root, gameId, { spectator = false, seatWanted = null }
 
   let pending = null;
   function onEvent(id, event) {
-    const line = document.createElement("li");
-    line.dataset.eventId = id;
-    if (event.kind) line.dataset.kind = event.kind;
-    line.textContent = event.text || event.kind || id;
     const log = el("log");
-    log.append(line);
+    log.append(logLine(log.children.length + 1, id, event));
+    moments.note(id, event);
     log.scrollTop = log.scrollHeight;
     // Many events arrive together (a move and the bots' replies): redraw once for them.
     if (pending === null) pending = setTimeout(() => ((pending = null), refresh()), 30);
@@ -383,6 +412,7 @@ export function showTable(root, gameId, { spectator = false, seatWanted = null }
   function startStream() {
     if (stream) stream.close();
     el("log").replaceChildren();
+    moments.clear();
     stream = followEvents(gameId, token, onEvent, {
       onState: (state) => (el("stream-state").dataset.state = state),
       onEnd: refresh,

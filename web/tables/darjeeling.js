@@ -162,23 +162,36 @@ function gridLabels(rows, cols, t) {
   return labels;
 }
 
+/**
+ * The score a player's line shows: the track while the game goes on; once it is over the final
+ * score, less one point per half crate left behind the screen (rulebook, "Game End"), which is
+ * the score of the game's result (the track alone once made the panel disagree with the result).
+ */
+function shownScore(view, p) {
+  if (view.phase !== "GAME_OVER") return p.score ?? 0;
+  return p.final_score ?? (p.score ?? 0) - (p.penalty ?? 0);
+}
+
 function panels(view, table) {
   const t = WORDS[table.words] || WORDS.en;
   const players = view.player_states || [];
   const goal = view.goal || 100;
+  const over = view.phase === "GAME_OVER";
   const scores = el(
     "div",
     { class: "panel dj-scores" },
     el("strong", { text: `${t.score} (${t.goal} ${goal})` }),
-    ...players.map((p) =>
-      el(
+    ...players.map((p) => {
+      const points = shownScore(view, p);
+      return el(
         "div",
         { class: "dj-score", "data-seat": p.seat ?? 0 },
         el("span", { class: "dot", style: `background:${SEAT_COLOURS[p.seat ?? 0]}` }),
-        ` ${table.players[p.seat ?? 0]}: ${p.score ?? 0}`,
-        el("span", { class: "bar", style: `width:${Math.max(0, Math.min(100, ((p.score ?? 0) / goal) * 100))}%;background:${SEAT_COLOURS[p.seat ?? 0]}` }),
-      ),
-    ),
+        ` ${table.players[p.seat ?? 0]}: ${points}`,
+        over && p.penalty ? el("span", { class: "dj-penalty", text: ` (${p.score ?? 0} − ${p.penalty} ${t.halves})` }) : null,
+        el("span", { class: "bar", style: `width:${Math.max(0, Math.min(100, (points / goal) * 100))}%;background:${SEAT_COLOURS[p.seat ?? 0]}` }),
+      );
+    }),
   );
   const screens = players.map((p) => {
     const mine = table.seat !== null && (p.seat ?? 0) === table.seat;

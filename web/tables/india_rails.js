@@ -63,7 +63,8 @@ function trackLayer(view) {
     (p.track || []).map((s) => {
       const [x1, y1] = point(s.a ?? 0);
       const [x2, y2] = point(s.b ?? 0);
-      return svg("line", { x1, y1, x2, y2, stroke: SEAT_COLOURS[p.seat ?? 0], "stroke-width": 12, "stroke-linecap": "round", class: "track", "data-seat": p.seat ?? 0 });
+      return svg("line", { x1, y1, x2, y2, stroke: SEAT_COLOURS[p.seat ?? 0], "stroke-width": 12, "stroke-linecap": "round", class: "track",
+        "data-seat": p.seat ?? 0, "data-a": s.a ?? 0, "data-b": s.b ?? 0 });
     }),
   );
 }
