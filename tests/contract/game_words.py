@@ -22,13 +22,22 @@ from services.common.registry import engine_for
 from services.common.runner import Match
 
 # India Rails with every variant that adds moves, fees and events of its own.
-INDIA_VARIANTS = {
-    name: True
-    for name in (
-        "mercy_borrowing", "mercy_late_fees", "mercy_backtracking", "crossgrading", "open_contracts",
-        "field_warehousing", "cost_to_move", "cost_to_load", "track_trading", "additional_trains", "fast_game_five_cards",
-    )
-}  # fmt: skip
+INDIA_VARIANTS = dict.fromkeys(
+    [
+        "mercy_borrowing",
+        "mercy_late_fees",
+        "mercy_backtracking",
+        "crossgrading",
+        "open_contracts",
+        "field_warehousing",
+        "cost_to_move",
+        "cost_to_load",
+        "track_trading",
+        "additional_trains",
+        "fast_game_five_cards",
+    ],
+    True,
+)
 
 
 @dataclass(frozen=True)
