@@ -15,13 +15,14 @@ from google.protobuf.descriptor import Descriptor, FieldDescriptor
 from chaiwala.identity.v1 import identity_pb2
 from chaiwala.rating.v1 import rating_pb2
 from chaiwala.tournament.v1 import tournament_pb2
-from chaiwala.v1 import rest_pb2, rules_pb2, tables_pb2, webhooks_pb2
+from chaiwala.v1 import annotations_pb2, rest_pb2, rules_pb2, tables_pb2, webhooks_pb2
 from gateway.openapi_comments import proto_comments
 from gateway.openapi_director import EXTERNAL_ID, director_paths
 from gateway.openapi_exact import (
     INT32,
     UINT32,
     always_present,
+    declared,
     is_union,
     mark_required,
     packed_union,
@@ -276,7 +277,9 @@ class SchemaBuilder:
     def _field(self, owner: str, field: FieldDescriptor) -> dict[str, Any]:
         if field.message_type is not None and field.message_type.GetOptions().map_entry:
             value_field = field.message_type.fields_by_name["value"]
-            return {"type": "object", "additionalProperties": self._single(owner, value_field)}
+            schema = {"type": "object", "additionalProperties": self._single(owner, value_field)}
+            keys = declared(field, annotations_pb2.keys)
+            return {**schema, "propertyNames": {"enum": keys}} if keys else schema
         single = self._single(owner, field)
         limits = self._limits(owner, field.name)
         if field.is_repeated:

@@ -18,6 +18,7 @@ from typing import Any
 
 from google.protobuf.descriptor import Descriptor, FieldDescriptor
 
+from chaiwala.v1 import annotations_pb2
 from services.bots.levels import LEVELS
 from services.games.lifecycle import ON_TIMEOUT
 from services.outbox.events import GAME_EVENT_TYPES
@@ -101,10 +102,20 @@ PAYLOAD_SUFFIXES = (".Packed", ".Legal")
 
 
 def string_enum(owner: str, field: FieldDescriptor, game_types: list[str]) -> list[str] | None:
-    """The closed set of values of a string field, if it has one."""
+    """The closed set of values of a string field, if it has one: the game types served, the proto's
+    own ``(chaiwala.v1.values)`` option, or :data:`STRING_ENUMS`."""
     if f"{owner}:{field.name}" in GAME_TYPE_MESSAGES and game_types:
         return list(game_types)
-    return STRING_ENUMS.get((owner, field.name))
+    return declared(field, annotations_pb2.values) or STRING_ENUMS.get((owner, field.name))
+
+
+def declared(field: FieldDescriptor, option: Any) -> list[str] | None:
+    """The values a field's ``(chaiwala.v1.values)`` or ``(chaiwala.v1.keys)`` option lists (a leading
+    comma stands for the empty string), or None without the option."""
+    options = field.GetOptions()
+    if not options.HasExtension(option):
+        return None
+    return str(options.Extensions[option]).split(",")
 
 
 def always_present(descriptor: Descriptor) -> list[str]:
