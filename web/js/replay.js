@@ -6,7 +6,7 @@ import { html, render } from "../vendor/htm-preact-standalone.js";
 import { call, gameTypes, words } from "./api.js";
 import { T } from "./i18n.js";
 import { seatsIn } from "./mygames.js";
-import { tableModule, termsOf } from "./table.js";
+import { showGameTitle, tableModule, termsOf } from "./table.js";
 import { eventBody, logLine, markBoard, markLog } from "./moments.js";
 
 /** Show the replay of one game at `root`. */
@@ -23,7 +23,7 @@ export function showReplay(root, gameId) {
 
   render(
     html`<section id="replay-page">
-      <header class="table-head"><a href="#/">${T("lobby")}</a> <span id="game-title">${T("replay")} · ${gameId}</span></header>
+      <header class="table-head"><a href="#/">${T("lobby")}</a> <span id="game-title">${T("replay")}</span></header>
       <div class="replay-controls" id="replay-controls"></div>
       <div class="table-layout">
         <div id="board" class="board"></div>
@@ -100,6 +100,8 @@ export function showReplay(root, gameId) {
         return;
       }
       events = await call("GET", `/v1/games/${gameId}/events`, { token });
+      const described = (await gameTypes().catch(() => [])).find((t) => t.id === game.game_type);
+      showGameTitle($("game-title"), described, { ...game, game_id: gameId }, `${T("replay")} · `);
       module = await tableModule(game.game_type);
       last = game.version;
       await show(0);

@@ -45,12 +45,20 @@ function names(game) {
   return game.seats.map((s) => s.name || `${T("seat")} ${s.seat + 1}`);
 }
 
+/** A game's heading: its game's name and its players, in words (the id, a code, only on hover). */
+export function showGameTitle(node, described, game, prefix = "") {
+  const name = described ? described.title || described.name : T("game_type");
+  node.textContent = `${prefix}${name} · ${names(game).join(", ")}`;
+  node.title = game.game_id || "";
+  node.dataset.gameId = game.game_id || "";
+}
+
 function skeleton(root, gameId, spectator) {
   render(
     html`<section id="table-page" class=${spectator ? "spectator" : "player"}>
       <header class="table-head">
         <a href="#/" class="back">${T("lobby")}</a>
-        <span id="game-title">${gameId}</span>
+        <span id="game-title"></span>
         <span id="stream-state"></span>
         <span id="rules-slot"></span>
         <a id="replay-link" href=${`#/replay/${gameId}`} hidden>${T("replay")}</a>
@@ -300,7 +308,7 @@ export function showTable(root, gameId, { spectator = false, seatWanted = null }
     document.body.dataset.status = game.status;
     document.body.dataset.seat = seat === null ? "" : String(seat); // the seat this page plays (tests read it)
     const described = (title || []).find((t) => t.id === game.game_type);
-    el("game-title").textContent = `${described ? described.title || described.name : game.game_type} · ${gameId}`;
+    showGameTitle(el("game-title"), described, { ...game, game_id: gameId });
     if (!el("rules-button")) rulesButton(el("rules-slot"), game.game_type);
     el("replay-link").hidden = game.status !== "finished";
     showTurn(el("turn"), game, seat);
