@@ -206,15 +206,21 @@ def test_the_plans_depend_only_on_what_the_seat_may_see() -> None:
     assert _heuristic().plan_options(twin, 0, 4) == _heuristic().plan_options(state, 0, 4)
 
 
-def test_the_plan_search_commits_the_real_heuristic_to_one_of_its_plans_and_plays_a_legal_move() -> None:
+def _tiny_planner() -> tuple[SearchBot, Seen]:
+    """The ``mcts`` level with a short plan search, and a midgame seat's view to ask it in."""
     played = _midgame()
-    seat = ENGINE.to_act(played)[0]
-    seen = ENGINE.seen(played, seat)
+    seen = ENGINE.seen(played, ENGINE.to_act(played)[0])
     bot = bots_for(ENGINE)["mcts"]
     assert isinstance(bot, SearchBot) and bot.plans is not None
-    tiny = replace(bot, plans=replace(bot.plans, samples=2, depth=30))
+    return replace(bot, plans=replace(bot.plans, samples=2, depth=30)), seen
+
+
+def test_the_plan_search_commits_the_real_heuristic_to_one_of_its_plans_and_plays_a_legal_move() -> None:
+    tiny, seen = _tiny_planner()
+    seat = seen.seat
+    assert tiny.plans is not None
     state = ENGINE.determinize(seen, Rng(0))
-    options = _heuristic().plan_options(state, seat, bot.plans.candidates)
+    options = _heuristic().plan_options(state, seat, tiny.plans.candidates)
     move, memory = tiny.choose_remembering(ENGINE, seen, Rng(8), None)
     assert len(seen.legal) > 1 and move in seen.legal
     assert tiny.rollout.committed(state, seat) in [None, *options[1:]]  # type: ignore[attr-defined]
@@ -224,12 +230,7 @@ def test_the_plan_search_commits_the_real_heuristic_to_one_of_its_plans_and_play
 
 
 def test_a_remembered_plan_is_followed_by_any_bot_object_and_not_searched_again() -> None:
-    played = _midgame()
-    seat = ENGINE.to_act(played)[0]
-    seen = ENGINE.seen(played, seat)
-    bot = bots_for(ENGINE)["mcts"]
-    assert isinstance(bot, SearchBot) and bot.plans is not None
-    tiny = replace(bot, plans=replace(bot.plans, samples=2, depth=30))
+    tiny, seen = _tiny_planner()
     _, memory = tiny.choose_remembering(ENGINE, seen, Rng(8), None)
     # Another process's bot (a fresh copy) given the stored memory keeps it: same plan, same memory.
     stored = orjson.loads(orjson.dumps(memory))
