@@ -37,6 +37,7 @@ from services.common.cluster_client import (
     CLUSTER_RETRIES,
     CONNECT_TIMEOUT_SECONDS,
     FailoverCluster,
+    LiveNodesFirst,
 )
 from services.common.store import is_unavailable, redis_client
 from services.games.records import game_keys
@@ -122,48 +123,35 @@ def test_cluster_clients_are_bounded(cluster: ClusterInfo) -> None:
     assert BLOCKING_REPLY_TIMEOUT_SECONDS > 10  # the longest block a reader asks for (identity feed: 10 s)
 
 
-def test_a_call_on_a_silent_master_fails_as_unavailable(cluster: ClusterInfo) -> None:
-    """A call on the silent master's keys ends with an "unavailable" error, in bounded time."""
+def test_a_silent_master_is_left_out_of_the_refresh_and_its_calls_fail_as_unavailable(cluster: ClusterInfo) -> None:
+    """With a master silent: the slot map reloads from the nodes that answer (the silent one stays a
+    startup node, to be tried again later), and a call on its keys ends with an "unavailable" error."""
 
-    async def run() -> tuple[BaseException | None, set[str]]:
+    async def run() -> tuple[set[str], bool, set[str], BaseException | None]:
         client = redis_client(cluster.url, True, 10, 2.0)
         assert isinstance(client, RedisCluster)
         lost = key_on(slots_of(cluster, cluster.startup_nodes[0]), "lost")
         await client.set(lost, "1")  # the slot map is loaded and a connection open before the stop
+        manager = client.nodes_manager
+        assert isinstance(manager, LiveNodesFirst)
         with silenced(cluster, 0):
+            silent = await manager.silent_nodes()
+            await asyncio.wait_for(manager.initialize(), CALL_BOUND_SECONDS)
+            covered, names = len(manager.slots_cache) == 16384, set(manager.startup_nodes)
             try:
-                await asyncio.wait_for(client.set(lost, "1"), CALL_BOUND_SECONDS)
+                await asyncio.wait_for(client.set(lost, "2"), CALL_BOUND_SECONDS)
                 failure: BaseException | None = None
             except Exception as error:
                 failure = error
-            silent = await client.nodes_manager.silent_nodes()  # type: ignore[attr-defined]
         await client.aclose()
-        return failure, silent
+        return silent, covered, names, failure
 
-    failure, silent = asyncio.run(run())
-    assert failure is not None and is_unavailable(failure), repr(failure)
+    silent, covered, names, failure = asyncio.run(run())
     host, port = cluster.startup_nodes[0]
     assert silent == {f"{host}:{port}"}
-
-
-def test_a_refresh_reads_the_map_from_a_node_that_answers(cluster: ClusterInfo) -> None:
-    """With a master silent, the slot map reloads from another node; the silent one stays a startup node."""
-
-    async def run() -> tuple[bool, set[str]]:
-        client = redis_client(cluster.url, True, 10, 2.0)
-        assert isinstance(client, RedisCluster)
-        await client.initialize()
-        manager = client.nodes_manager
-        with silenced(cluster, 0):
-            await asyncio.wait_for(manager.initialize(), CALL_BOUND_SECONDS)
-            covered = len(manager.slots_cache) == 16384
-            names = set(manager.startup_nodes)
-        await client.aclose()
-        return covered, names
-
-    covered, names = asyncio.run(run())
     assert covered
-    assert names == {f"{host}:{port}" for host, port in cluster.startup_nodes}
+    assert names == {f"{h}:{p}" for h, p in cluster.startup_nodes}
+    assert failure is not None and is_unavailable(failure), repr(failure)
 
 
 @pytest.fixture(scope="module")
