@@ -34,6 +34,7 @@ class Ack:
     expected_version: int
     move: dict[str, Any]
     at: float  # time.monotonic() of the 200
+    sent: float  # time.monotonic() when the move was first sent
 
 
 @dataclass
@@ -106,10 +107,11 @@ def step(client: httpx.Client, tally: Tally, game_id: str, token: str, chooser: 
     version = int(offered["version"])
     headers = {**auth(token), "Idempotency-Key": f"{game_id}-{version}"}
     body = {"move": move, "expected_version": version}
+    sent = time.monotonic()
     response = send(client, tally, "POST", f"/v1/games/{game_id}/moves", json=body, headers=headers)
     if response is not None and response.status_code == 200:
         with tally.lock:
-            tally.acks.append(Ack(game_id, version, move, time.monotonic()))
+            tally.acks.append(Ack(game_id, version, move, time.monotonic(), sent))
         return "moved"
     if response is None or response.status_code >= 500:
         with tally.lock:
