@@ -19,6 +19,12 @@ by every gateway instance) or, without a Redis URL, in this process's memory:
 * a request body must arrive within ``body_timeout_seconds`` (408 otherwise);
 * SSE streams are capped per credential, per address and per process (503).
 
+On a Redis Cluster (``CHAIWALA_REDIS_CLUSTER``) the two keys of one window share a slot (the
+library's hash tags) but the windows of one request do not: they are charged one script call per
+slot, in order, as the one call is on a single Redis (the first refusal ends the check).  The
+cluster client is :class:`services.common.cluster_client.FailoverCluster` with a short reply
+timeout and one retry, so a lost master costs a limit check about a second, not the failover.
+
 A refusal is problem+json: 429 ``rate_limited`` with ``Retry-After`` and ``RateLimit-Limit``,
 ``RateLimit-Remaining``, ``RateLimit-Reset``; 503 ``too_many_streams`` with ``Retry-After``;
 408 ``body_timeout``.  When the limit store does not answer, requests are let through
@@ -39,18 +45,20 @@ from dataclasses import dataclass
 from typing import Any, cast
 
 import limits
-from limits.aio.storage import MemoryStorage, RedisStorage, Storage
+from limits.aio.storage import MemoryStorage, RedisClusterStorage, RedisStorage, Storage
 from limits.aio.storage.redis.redispy import RedispyBridge
 from limits.aio.strategies import SlidingWindowCounterRateLimiter
 from prometheus_client import CollectorRegistry, Counter, Gauge
 from redis import asyncio as aioredis
 from redis.asyncio.retry import Retry
 from redis.backoff import NoBackoff
+from redis.crc import key_slot
 from redis.exceptions import NoScriptError
 from starlette.types import ASGIApp, Message, Receive, Scope, Send
 
 from gateway.problems import Problem, problem_response
 from gateway.settings import GatewaySettings
+from services.common.cluster_client import FailoverCluster, cluster_options
 from services.common.logs import get_logger
 
 log = get_logger("gateway")
@@ -113,7 +121,9 @@ class LimitMetrics:
             "chaiwala_gateway_limit_errors", "Limit checks skipped because the limit store failed", registry=registry
         )
         self.streams = Gauge(
-            "chaiwala_gateway_sse_streams", "Open SSE streams (summed over workers)", registry=registry,
+            "chaiwala_gateway_sse_streams",
+            "Open SSE streams (summed over workers)",
+            registry=registry,
             multiprocess_mode="livesum",
         )
         for name, text in settings.rate_limits().items():
@@ -123,10 +133,15 @@ class LimitMetrics:
             self.configured.labels(name, "").set(value)
 
 
+LIMIT_REPLY_TIMEOUT_SECONDS = 1.0  # a limit check gives up this soon and lets the request through
+
+
 def _storage(settings: GatewaySettings) -> Storage:
-    """Redis when configured (shared by every gateway), else this process's memory."""
+    """Redis (or Redis Cluster) when configured (shared by every gateway), else this process's memory."""
     if not settings.redis_url:
         return MemoryStorage()
+    if settings.redis_cluster:
+        return _cluster_storage(settings.redis_url)
     return RedisStorage(
         "async+" + settings.redis_url,
         implementation="redispy",
@@ -135,6 +150,20 @@ def _storage(settings: GatewaySettings) -> Storage:
         socket_timeout=1.0,
         retry=Retry(NoBackoff(), 1),  # type: ignore[arg-type]  # passed on to redis-py
     )
+
+
+def _cluster_storage(url: str) -> RedisClusterStorage:
+    """The limits on a Redis Cluster, through the store's failover-aware cluster client."""
+    options = {**cluster_options(), "socket_timeout": LIMIT_REPLY_TIMEOUT_SECONDS, "retry": Retry(NoBackoff(), 1)}
+    location = url.split("://", 1)[-1].split("/", 1)[0]  # host:port of one node
+    storage = RedisClusterStorage(f"async+redis+cluster://{location}", implementation="redispy",
+                                  key_prefix="chaiwala:limits", **options)  # fmt: skip
+    # The library makes a plain RedisCluster (not connected until first used); the bridge gets the
+    # failover-aware one instead, and its scripts are registered again on it.
+    bridge = cast(RedispyBridge, storage.bridge)
+    bridge.storage = FailoverCluster.from_url(f"redis://{location}", **options)  # type: ignore[assignment]
+    bridge.register_scripts()
+    return storage
 
 
 def _client_address(scope: Scope) -> str:
@@ -251,32 +280,40 @@ class Limiter:
         in turn inside **one** script (:func:`windows_script`): the first refusal ends the check and
         later windows are not charged, as checking them one by one would.  One command instead of
         a pipeline of one per window (redis-py's pipeline machinery was a tenth of the gateway's
-        samples).  A ``rider``'s read runs in the same script when nothing refused, and its answer
-        goes into ``scope``.
+        samples).  On a Redis Cluster, one such call per run of windows in the same slot, in order
+        (a script's keys must share a slot).  A ``rider``'s read runs in the last call when nothing
+        refused (never on a cluster: its keys are a game's), and its answer goes into ``scope``.
         """
         assert isinstance(self.storage, RedisStorage)
         bridge = cast(RedispyBridge, self.storage.bridge)  # implementation="redispy" (see _storage)
         connection = cast(aioredis.Redis, bridge.get_connection())
-        keys: list[str] = []
-        args: list[object] = [len(windows)]
-        for name, key, item in windows:
-            window_key = item.key_for(name, key)
-            keys += [bridge.prefixed_key(self.storage._previous_window_key(window_key)),
-                     bridge.prefixed_key(self.storage._current_window_key(window_key))]  # fmt: skip
-            args += [item.amount, item.get_expiry(), 1]
-        if rider is not None:
-            keys += rider.keys
-            args += rider.args
         window_source = bridge.lua_acquire_sliding_window.script  # redis-py keeps it as str or bytes
         if isinstance(window_source, bytes):
             window_source = window_source.decode()
-        source = windows_script(window_source, rider.source if rider else "")
-        refused, ridden = await _evalsha(connection, source, keys, args)
-        if rider is not None and refused < 0:
-            scope[rider.scope_key] = (rider.tag, ridden)
-        if refused < 0:
-            return None
-        return await self._refused(*windows[refused])
+        keyed = [(_window_keys(self.storage, name, key, item), item) for name, key, item in windows]
+        groups = (
+            _slot_runs([keys for keys, _ in keyed]) if isinstance(self.storage, RedisClusterStorage) else [len(keyed)]
+        )
+        first = 0
+        for count in groups:
+            last = first + count == len(keyed)
+            ride = rider if last else None
+            keys: list[str] = []
+            args: list[object] = [count]
+            for (previous, current), item in keyed[first : first + count]:
+                keys += [previous, current]
+                args += [item.amount, item.get_expiry(), 1]
+            if ride is not None:
+                keys += ride.keys
+                args += ride.args
+            source = windows_script(window_source, ride.source if ride else "")
+            refused, ridden = await _evalsha(connection, source, keys, args)
+            if refused >= 0:
+                return await self._refused(*windows[first + refused])
+            if ride is not None:
+                scope[ride.scope_key] = (ride.tag, ridden)
+            first += count
+        return None
 
     def open_stream(self, scope: Scope) -> list[str]:
         """Take one SSE slot per cap (process, address, credential); 503 past any of them."""
@@ -402,6 +439,29 @@ async def _evalsha(connection: aioredis.Redis, script: tuple[str, str], keys: li
         await connection.script_load(source)
         answer = await connection.evalsha(sha, len(keys), *keys, *args)  # type: ignore[arg-type]
     return int(answer[0]), answer[1]
+
+
+def _window_keys(storage: RedisStorage, name: str, key: str, item: limits.RateLimitItem) -> tuple[str, str]:
+    """The previous and current keys of one window, as the library names them (one hash tag)."""
+    window_key = item.key_for(name, key)
+    bridge = storage.bridge
+    return bridge.prefixed_key(storage._previous_window_key(window_key)), bridge.prefixed_key(
+        storage._current_window_key(window_key)
+    )
+
+
+def _slot_runs(keys: list[tuple[str, str]]) -> list[int]:
+    """The lengths of the runs of consecutive windows whose keys are in one cluster slot."""
+    runs: list[int] = []
+    slot = -1
+    for _previous, current in keys:
+        here = key_slot(current.encode())
+        if runs and here == slot:
+            runs[-1] += 1
+        else:
+            runs.append(1)
+        slot = here
+    return runs
 
 
 def _deadline_receive(receive: Receive, seconds: float) -> Receive:

@@ -19,7 +19,7 @@ from services.common import errors, metrics
 from services.common.callmeta import bearer_token
 from services.common.errors import ServiceError
 from services.common.logs import get_logger
-from services.common.store import UNAVAILABLE_ERRORS, GameNotActive, GameNotFound, VersionConflict
+from services.common.store import GameNotActive, GameNotFound, VersionConflict, is_unavailable
 
 UnaryBehaviour = Callable[[Any, aio.ServicerContext], Awaitable[Any]]
 StreamBehaviour = Callable[[Any, aio.ServicerContext], AsyncIterator[Any]]
@@ -104,7 +104,7 @@ def _as_service_error(error: Exception) -> ServiceError | None:
         return errors.conflict(error.current)
     if isinstance(error, GameNotActive):
         return errors.illegal("game_not_active", str(error))
-    if isinstance(error, UNAVAILABLE_ERRORS):
+    if is_unavailable(error):
         log.warning("store_unavailable", error=type(error).__name__)
         return errors.store_unavailable()
     return None

@@ -3,7 +3,7 @@
 Their loops run every fraction of a second; with Redis away each pass fails the same way, so
 logging every failure (with its traceback) would bury everything else in the log.  One
 :class:`StoreWatch` per process tells each loop's failures apart: an unreachable store
-(:data:`services.common.store.UNAVAILABLE_ERRORS`, or a ``store_unavailable`` refusal) is logged
+(:func:`services.common.store.is_unavailable`, or a ``store_unavailable`` refusal) is logged
 once when it starts, as a warning ``store_unavailable``, and once when a pass succeeds again,
 as ``store_available`` at info level with how long it lasted; the gauge
 ``chaiwala_store_available`` (1 or 0) and the counter ``chaiwala_store_outages_total`` say the
@@ -19,7 +19,7 @@ from typing import Any
 from prometheus_client import Counter, Gauge
 
 from services.common.errors import ServiceError
-from services.common.store import UNAVAILABLE_ERRORS
+from services.common.store import is_unavailable
 
 STORE_AVAILABLE = Gauge(
     "chaiwala_store_available", "1 while this process's background loops reach Redis, 0 during an outage"
@@ -31,7 +31,7 @@ def is_store_outage(error: BaseException) -> bool:
     """Whether ``error`` means the store is not answering (rather than a refusal or a bug)."""
     if isinstance(error, ServiceError):
         return error.code == "store_unavailable"
-    return isinstance(error, UNAVAILABLE_ERRORS)
+    return is_unavailable(error)
 
 
 class StoreWatch:

@@ -16,6 +16,8 @@ from redis.asyncio.cluster import RedisCluster
 from redis.asyncio.retry import Retry
 from redis.backoff import NoBackoff
 
+from services.common.cluster_client import FailoverCluster, cluster_options
+
 # Redis unreachable: fail fast and try once more on a fresh connection (a pooled one may be
 # stale after a Redis restart), with no back-off, so the first request after Redis is back
 # succeeds instead of sleeping through a retry schedule.
@@ -32,7 +34,19 @@ UNAVAILABLE_ERRORS: tuple[type[BaseException], ...] = (
     redis_errors.TryAgainError,
     redis_errors.ReadOnlyError,
     redis_errors.SlotNotCoveredError,
+    redis_errors.ClusterError,  # "TTL exhausted": redirected too often, as during a failover
 )
+# What redis-py's cluster client raises when its slot-map refresh found no node that answers with
+# a map covering every slot: the cluster is unavailable, not misused (other RedisClusterExceptions
+# are a caller's mistake, e.g. keys of one call in different slots, and stay errors).
+_REFRESH_FAILURES = ("Redis Cluster cannot be connected", "All slots are not covered")
+
+
+def is_unavailable(error: BaseException) -> bool:
+    """Whether ``error`` means "the store is not answering now" (503), as opposed to a refusal or a bug."""
+    if isinstance(error, UNAVAILABLE_ERRORS):
+        return True
+    return isinstance(error, redis_errors.RedisClusterException) and str(error).startswith(_REFRESH_FAILURES)
 
 
 class StoreError(Exception):
@@ -70,13 +84,15 @@ def new_token() -> str:
 
 
 def redis_client(
-    url: str, cluster: bool, max_connections: int, pool_timeout: float | None
+    url: str, cluster: bool, max_connections: int, pool_timeout: float | None, blocking: bool = False
 ) -> aioredis.Redis | RedisCluster:
-    """A Redis (or Redis Cluster) client with a bounded pool; ``pool_timeout=None`` waits as long as needed."""
+    """A Redis (or Redis Cluster) client with a bounded pool; ``pool_timeout=None`` waits as long as needed.
+
+    A cluster client bounds its calls (:mod:`services.common.cluster_client`); ``blocking`` marks a
+    client of blocking reads, whose replies may take as long as their block.
+    """
     if cluster:
-        return RedisCluster.from_url(
-            url, socket_connect_timeout=CONNECT_TIMEOUT_SECONDS, max_connections=max_connections
-        )
+        return FailoverCluster.from_url(url, max_connections=max_connections, **cluster_options(blocking))
     retry = Retry(NoBackoff(), STORE_RETRIES)
     pool = aioredis.BlockingConnectionPool.from_url(
         url,

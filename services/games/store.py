@@ -144,7 +144,7 @@ class GameStore:
         if self._source is None:
             return self.redis
         url, cluster = self._source
-        return redis_client(url, cluster, max_connections, pool_timeout=None)
+        return redis_client(url, cluster, max_connections, pool_timeout=None, blocking=True)
 
     async def close(self) -> None:
         """Release connections."""

@@ -15,6 +15,7 @@ gateways and takes one out when its ``/readyz`` stops answering.
 from __future__ import annotations
 
 import contextlib
+import json
 import os
 import subprocess
 import sys
@@ -214,7 +215,7 @@ def start_services(deployment: Deployment, host: Host) -> Started:
     env = {key: value for key, value in os.environ.items() if not key.startswith("CHAIWALA_") and key != "REDIS_URL"}
     env.update(
         {
-            "PYTHONPATH": f"{ROOT}{os.pathsep}{ROOT / 'gen'}",
+            "PYTHONPATH": os.pathsep.join([*_trace_path(), str(ROOT), str(ROOT / "gen")]),
             "REDIS_URL": f"redis://{host.address}:{REDIS_PORTS[0]}/0",  # a node of its own host
             "CHAIWALA_REDIS_CLUSTER": "true",
             "CHAIWALA_RUN_GAMES": GAMES,
@@ -231,9 +232,16 @@ def start_services(deployment: Deployment, host: Host) -> Started:
             "TMPDIR": str(tmp),
         }
     )
+    if _trace_path():
+        env["CHAIWALA_TWO_HOSTS_TRACE"] = "1"
     return deployment.start(
         f"services-{host.name}", host.command([sys.executable, "-m", "services.common.supervisor"]), env
     )
+
+
+def _trace_path() -> list[str]:
+    """The Redis call tracer's folder when ``CHAIWALA_TWO_HOSTS_TRACE=1`` (tests/twohosts/trace)."""
+    return [str(ROOT / "tests" / "twohosts" / "trace")] if os.environ.get("CHAIWALA_TWO_HOSTS_TRACE") == "1" else []
 
 
 def wait_gateway(host: Host, seconds: float = 90) -> None:
@@ -245,10 +253,20 @@ def wait_gateway(host: Host, seconds: float = 90) -> None:
 # ---------------------------------------------------------------- HAProxy
 
 
-def haproxy_config(hosts: tuple[Host, ...], port: int) -> str:
+def haproxy_config(hosts: tuple[Host, ...], port: int, unavailable: Path) -> str:
     """HAProxy in front of the gateways: health checks on /readyz every 500 ms, retries elsewhere on a
-    failed connection (a move may be sent again: it carries an Idempotency-Key and expected_version)."""
-    servers = "\n".join(f"    server {h.name} {h.address}:{GATEWAY_PORT} check inter 500 fall 2 rise 2" for h in hosts)
+    failed connection (a move may be sent again: it carries an Idempotency-Key and expected_version).
+
+    A gateway whose host dies silently (no reset reaches HAProxy) would hold the requests in flight
+    on it until its link came back or HAProxy's server timeout (40 s); ``on-marked-down
+    shutdown-sessions`` ends them once the health checks mark it down (about a second), and HAProxy's
+    own 503 is problem+json with ``Retry-After`` (``unavailable``, :func:`unavailable_response`), so
+    the client sends the request again and another gateway answers it.
+    """
+    servers = "\n".join(
+        f"    server {h.name} {h.address}:{GATEWAY_PORT} check inter 500 fall 2 rise 2 on-marked-down shutdown-sessions"
+        for h in hosts
+    )
     return f"""global
     maxconn 512
 
@@ -260,6 +278,7 @@ defaults
     retries 3
     option redispatch 1
     retry-on conn-failure empty-response
+    errorfile 503 {unavailable}
 
 frontend players
     bind 127.0.0.1:{port}
@@ -273,11 +292,32 @@ backend gateways
 """
 
 
+def unavailable_response() -> bytes:
+    """HAProxy's own 503 (no gateway up, or the one a request was on went down): the gateway's
+    ``service_unavailable`` problem, with ``Retry-After``."""
+    body = json.dumps(
+        {
+            "type": "https://chaiwala.dev/problems/service_unavailable",
+            "title": "Service unavailable",
+            "status": 503,
+            "detail": "no gateway answered this request; send it again",
+            "code": "service_unavailable",
+        }
+    ).encode()
+    head = (
+        "HTTP/1.1 503 Service Unavailable\r\nContent-Type: application/problem+json\r\nRetry-After: 1\r\n"
+        f"Cache-Control: no-store\r\nContent-Length: {len(body)}\r\nConnection: close\r\n\r\n"
+    )
+    return head.encode() + body
+
+
 def start_haproxy(deployment: Deployment) -> None:
     """HAProxy in the root namespace on a free loopback port."""
     port = free_port()
+    unavailable = deployment.workdir / "503.http"
+    unavailable.write_bytes(unavailable_response())
     config = deployment.workdir / "haproxy.cfg"
-    config.write_text(haproxy_config(deployment.hosts, port), encoding="utf-8")
+    config.write_text(haproxy_config(deployment.hosts, port, unavailable), encoding="utf-8")
     deployment.haproxy_port = port
     deployment.start("haproxy", ["haproxy", "-db", "-f", str(config)])
     _wait(lambda: httpx.get(f"{deployment.url}/readyz", timeout=2).status_code == 200, 30, "HAProxy")

@@ -34,6 +34,7 @@ class Ack:
     expected_version: int
     move: dict[str, Any]
     at: float  # time.monotonic() of the 200
+    sent: float  # time.monotonic() when the move was first sent
 
 
 @dataclass
@@ -45,6 +46,8 @@ class Tally:
     acks: list[Ack] = field(default_factory=list)
     unknown: Counter[str] = field(default_factory=Counter)  # moves given up without an answer, per game
     games: list[tuple[str, str]] = field(default_factory=list)  # (game id, seat-0 token)
+    over: set[str] = field(default_factory=set)  # games a player saw finished
+    stop_at: float = 0.0  # time.monotonic() when the players stop (the test may move it)
     lock: threading.Lock = field(default_factory=threading.Lock)
 
     def count(self, key: str, response: httpx.Response | None = None) -> None:
@@ -104,10 +107,11 @@ def step(client: httpx.Client, tally: Tally, game_id: str, token: str, chooser: 
     version = int(offered["version"])
     headers = {**auth(token), "Idempotency-Key": f"{game_id}-{version}"}
     body = {"move": move, "expected_version": version}
+    sent = time.monotonic()
     response = send(client, tally, "POST", f"/v1/games/{game_id}/moves", json=body, headers=headers)
     if response is not None and response.status_code == 200:
         with tally.lock:
-            tally.acks.append(Ack(game_id, version, move, time.monotonic()))
+            tally.acks.append(Ack(game_id, version, move, time.monotonic(), sent))
         return "moved"
     if response is None or response.status_code >= 500:
         with tally.lock:
@@ -115,14 +119,14 @@ def step(client: httpx.Client, tally: Tally, game_id: str, token: str, chooser: 
     return "waiting"
 
 
-def play(base_url: str, tally: Tally, player: int, until: float) -> None:
-    """Keep two games going until ``until`` (time.monotonic()), starting a new one when one ends."""
+def play(base_url: str, tally: Tally, player: int) -> None:
+    """Keep two games going until ``tally.stop_at`` (time.monotonic()), starting a new one when one ends."""
     chooser = random.Random(player)
     seed = 1000 * (player + 1)
     with httpx.Client(base_url=base_url, timeout=httpx.Timeout(30.0, connect=2.0)) as client:
         games: list[tuple[str, str]] = []
-        while time.monotonic() < until:
-            while len(games) < 2 and time.monotonic() < until:
+        while time.monotonic() < tally.stop_at:
+            while len(games) < 2 and time.monotonic() < tally.stop_at:
                 seed += 1
                 made = new_game(client, tally, seed)
                 if made is not None:
@@ -133,6 +137,8 @@ def play(base_url: str, tally: Tally, player: int, until: float) -> None:
                 moved = moved or outcome == "moved"
                 if outcome == "over":
                     games.remove(game)
+                    with tally.lock:
+                        tally.over.add(game[0])
             if not moved:
                 time.sleep(0.05)  # the bots' turns: give the conductor a moment
 
