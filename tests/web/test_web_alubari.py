@@ -4,12 +4,16 @@ A person's seat plays a whole 2-player game against the heuristic bot only by cl
 page offers (worker placements and stations on the board, the rest as buttons) up to the result
 screen, with no console errors.  The moves are chosen from the seat's legal-move list so the game
 stays short (the seat places its workers where the action runs by itself).  A spectator's page
-of the same game shows the same board and result.  Screenshots go to ``test-artifacts/web/``.
+of the same game shows the same board and result.  The game is played at a desktop size and at a
+phone's (390×844), where the table's own action bar stays on screen under the board.
+Screenshots go to ``test-artifacts/web/``.
 """
 
 from __future__ import annotations
 
 from typing import Any
+
+import pytest
 
 from tests.support import webgames
 from tests.support.browser import chromium, console_errors
@@ -51,25 +55,37 @@ def choose(moves: list[dict[str, Any]]) -> int:
     return kinds.index("end_action") if "end_action" in kinds else 0
 
 
-def test_a_seat_plays_alubari_against_a_bot_to_the_result(stack: dict[str, Any]) -> None:
+ACTION_BAR_ON_SCREEN = """
+const bar = document.querySelector('#board .alu-actions');
+if (!bar) return false;
+const r = bar.getBoundingClientRect();
+return r.top < innerHeight && r.bottom <= innerHeight + 1;
+"""
+
+
+@pytest.mark.parametrize("size", [(1400, 1000), (390, 844)], ids=["desktop", "phone"])
+def test_a_seat_plays_alubari_against_a_bot_to_the_result(stack: dict[str, Any], size: tuple[int, int]) -> None:
     url = str(stack["url"])
     created = webgames.create(url, "alubari", [{"name": "Asha"}, {"name": "Chai bot", "bot": "heuristic"}], seed=SEED)
     game_id, token = created["game_id"], created["seats"][0]["token"]
+    tag = f"{size[0]}x{size[1]}"
     with chromium() as driver:
-        driver.set_window_size(1400, 1600)
+        driver.set_window_size(*size)
         open_table(driver, url, game_id, token)
         wait_for(driver, lambda: offered_element(driver, 0) is not None, 60, "the first move offered")
-        assert driver.find_elements("css selector", '#board svg[data-game="alubari"]'), "the Alubari board is drawn"
-        screenshot(driver, "alubari-start")
+        assert driver.find_elements("css selector", '#board [data-game="alubari"]'), "the Alubari table is drawn"
+        # The turn's choices are on screen with the top of the board, without scrolling.
+        assert driver.execute_script(ACTION_BAR_ON_SCREEN), "the action bar is on screen"
+        screenshot(driver, f"alubari-start-{tag}")
         middle = {"taken": False}
 
         def shoot(clicks: int) -> None:
             if clicks == 16 and not middle["taken"]:
                 middle["taken"] = True
-                screenshot(driver, "alubari-middle")
+                screenshot(driver, f"alubari-middle-{tag}")
 
         played = play_choosing(driver, url, game_id, token, choose, timeout=300, on_click=shoot)
-        screenshot(driver, "alubari-end")
+        screenshot(driver, f"alubari-end-{tag}")
         assert result_visible(driver)
         final = webgames.game(url, game_id, token)
         assert final["status"] == "finished"
@@ -85,6 +101,7 @@ def test_a_seat_plays_alubari_against_a_bot_to_the_result(stack: dict[str, Any])
         # A spectator (no token) sees the same board and the same result; Alubari hides nothing.
         open_table(driver, url, game_id, None)
         wait_for(driver, lambda: result_visible(driver), 60, "the spectator's result")
-        assert driver.find_elements("css selector", '#board svg[data-game="alubari"]')
+        assert driver.find_elements("css selector", '#board [data-game="alubari"]')
+        assert not driver.find_elements("css selector", "#board .alu-actions"), "a spectator has no action bar"
         assert result_rows(driver)["winners"] == shown["winners"]
         assert not console_errors(driver)
