@@ -5,8 +5,10 @@ page offers (worker placements and stations on the board, the rest as buttons) u
 screen, with no console errors.  The moves are chosen from the seat's legal-move list so the game
 stays short (the seat places its workers where the action runs by itself).  A spectator's page
 of the same game shows the same board and result.  The game is played at a desktop size and at a
-phone's (390×844), where the table's own action bar stays on screen under the board.
-Screenshots go to ``test-artifacts/web/``.
+phone's (390×844), where the table's own action bar stays on screen under the board; at the
+start, in the middle and at the end the table is checked for legibility (tests/support/
+legibility.py: text of 12 px or more, moves of 44 px or more, no serious axe-core violation on the
+board, no code name).  Screenshots go to ``test-artifacts/web/``.
 """
 
 from __future__ import annotations
@@ -15,11 +17,21 @@ from typing import Any
 
 import pytest
 
+from tests.platform.test_platform_sentences import CODE_NAME
 from tests.support import webgames
 from tests.support.browser import chromium, console_errors
+from tests.support.legibility import (
+    MIN_TEXT_PX,
+    SIZES,
+    Size,
+    axe_violations,
+    describe_violations,
+    open_table_at,
+    small_tap_targets,
+    smallest_text,
+)
 from tests.support.webplay import (
     move_kind,
-    offered_element,
     open_table,
     play_choosing,
     result_rows,
@@ -62,31 +74,69 @@ const r = bar.getBoundingClientRect();
 return r.top < innerHeight && r.bottom <= innerHeight + 1;
 """
 
+IN_BOARD = (
+    "return arguments[0].map((t) => !!document.querySelector(t) && !!document.querySelector(t).closest('#board'));"
+)
 
-@pytest.mark.parametrize("size", [(1400, 1000), (390, 844)], ids=["desktop", "phone"])
-def test_a_seat_plays_alubari_against_a_bot_to_the_result(stack: dict[str, Any], size: tuple[int, int]) -> None:
+
+def board_violations(driver: Any) -> list[dict[str, Any]]:
+    """axe-core's serious and critical violations on the table's own elements (the shell has its tests)."""
+    found = []
+    for violation in axe_violations(driver):
+        targets = [str(node["target"][0]) for node in violation["nodes"]]
+        nodes = [
+            n for n, inside in zip(violation["nodes"], driver.execute_script(IN_BOARD, targets), strict=True) if inside
+        ]
+        if nodes:
+            found.append({**violation, "nodes": nodes})
+    return found
+
+
+def check_legible(driver: Any, when: str) -> None:
+    """Text of 12 px or more, offered moves of 44 px or more, no axe violation on the board, no code name."""
+    size, what = smallest_text(driver)
+    assert size >= MIN_TEXT_PX, f"{when}: {what}"
+    small = [target for target in small_tap_targets(driver) if "[data-move-index=" in target]
+    assert not small, f"{when}: small moves {small}"
+    violations = board_violations(driver)
+    assert not violations, f"{when}: {describe_violations(violations)}"
+    shown = str(driver.execute_script("return document.getElementById('board').innerText"))
+    assert not CODE_NAME.findall(shown), f"{when}: code names {CODE_NAME.findall(shown)[:5]}"
+
+
+def my_turn_drawn(driver: Any, url: str, game_id: str) -> bool:
+    """The page shows the game's latest version with the seat's moves offered (the game waits for it)."""
+    version = driver.execute_script("return document.body.dataset.version")
+    drawn = str(webgames.game(url, game_id)["version"]) == version
+    return drawn and bool(driver.find_elements("css selector", "#board [data-move-index]"))
+
+
+@pytest.mark.parametrize("size", SIZES, ids=[size.name for size in SIZES])
+def test_a_seat_plays_alubari_against_a_bot_to_the_result(stack: dict[str, Any], size: Size) -> None:
     url = str(stack["url"])
     created = webgames.create(url, "alubari", [{"name": "Asha"}, {"name": "Chai bot", "bot": "heuristic"}], seed=SEED)
     game_id, token = created["game_id"], created["seats"][0]["token"]
-    tag = f"{size[0]}x{size[1]}"
     with chromium() as driver:
-        driver.set_window_size(*size)
-        open_table(driver, url, game_id, token)
-        wait_for(driver, lambda: offered_element(driver, 0) is not None, 60, "the first move offered")
+        open_table_at(driver, size, url, game_id, token)
+        wait_for(driver, lambda: my_turn_drawn(driver, url, game_id), 60, "the first move offered")
         assert driver.find_elements("css selector", '#board [data-game="alubari"]'), "the Alubari table is drawn"
         # The turn's choices are on screen with the top of the board, without scrolling.
         assert driver.execute_script(ACTION_BAR_ON_SCREEN), "the action bar is on screen"
-        screenshot(driver, f"alubari-start-{tag}")
+        check_legible(driver, "start")
+        screenshot(driver, f"alubari-start-{size.name}")
         middle = {"taken": False}
 
         def shoot(clicks: int) -> None:
-            if clicks == 16 and not middle["taken"]:
+            if clicks >= 16 and not middle["taken"] and my_turn_drawn(driver, url, game_id):
                 middle["taken"] = True
-                screenshot(driver, f"alubari-middle-{tag}")
+                check_legible(driver, "middle")
+                screenshot(driver, f"alubari-middle-{size.name}")
 
         played = play_choosing(driver, url, game_id, token, choose, timeout=300, on_click=shoot)
-        screenshot(driver, f"alubari-end-{tag}")
+        assert middle["taken"], "the middle of the game was checked"
+        screenshot(driver, f"alubari-end-{size.name}")
         assert result_visible(driver)
+        check_legible(driver, "end")
         final = webgames.game(url, game_id, token)
         assert final["status"] == "finished"
         shown = result_rows(driver)

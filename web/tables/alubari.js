@@ -57,7 +57,7 @@ function drawStatus(ctx) {
   const worker = view.worker;
   if (worker) {
     const who = seatName(table, worker.seat, w);
-    const step = `${term(table, "worker_stage", worker.stage)} ${worker.count} ${w.of} ${worker.limit}`;
+    const step = `${term(table, "worker_stage", worker.stage)}, ${worker.count} ${w.of} ${worker.limit} ${w.done}`;
     parts.push(`${w.worker} (${who}): ${worker.area} ${areaName(ctx, worker.area)}, ${w.space} ${worker.space} · ${step}`);
   }
   if (view.contract_window) {
@@ -69,18 +69,54 @@ function drawStatus(ctx) {
   return html`<p class="alu-status" data-status="">${parts.join(" · ")}</p>`;
 }
 
-/** The viewer's turn: a hint to the board's marked places and a button for every other legal move. */
+// Where each kind of board move is offered: the section's heading id and its name in the words.
+const WHERE = {
+  place_worker: ["alu-areas-h", "areas"],
+  build_station: ["alu-railway-h", "railwayShort"],
+  take_cube: ["alu-yard-h", "stockyard"],
+  take_contract: ["alu-post-h", "postOffice"],
+  buy_equipment: ["alu-shed-h", "engineShed"],
+  play_contract: ["alu-players-h", "contracts"],
+};
+
+/** Scroll to the first choice under heading `id` and focus it (the board may be long on a phone). */
+function goTo(id) {
+  const section = document.getElementById(id)?.closest("section");
+  const choice = section && section.querySelector(".alu-choice");
+  if (!choice) return;
+  choice.scrollIntoView({ block: "center", behavior: "smooth" });
+  choice.focus({ preventScroll: true });
+}
+
+/** The sections holding this turn's board choices, with how many each holds. */
+function choiceSections(ctx) {
+  const counts = new Map();
+  for (const offer of ctx.offers) {
+    if (!ctx.placed.has(offer.index) || !WHERE[offer.kind]) continue;
+    const [id, word] = WHERE[offer.kind];
+    counts.set(id, { word, n: (counts.get(id)?.n ?? 0) + 1 });
+  }
+  return [...counts.entries()];
+}
+
+/**
+ * The viewer's turn: where the board's marked choices are (a button scrolls to them) and a button
+ * for every other legal move.
+ */
 function drawActionBar(ctx) {
   const { table, w, placed } = ctx;
   const legal = table.legal;
   if (!legal || !legal.moves.length) return null;
-  const onBoard = placed.size > 0;
+  const sections = choiceSections(ctx);
   const rest = legal.moves.map((_, i) => i).filter((i) => !placed.has(i));
   rest.forEach((i) => placed.add(i));
   return html`<section class="alu-actions" aria-labelledby="alu-actions-h">
     <h2 id="alu-actions-h">${w.yourTurn}</h2>
-    <p class="alu-actions-hint">${onBoard ? html`<span class="alu-key" aria-hidden="true">▸</span> ${w.boardHint}${rest.length ? ` ${w.orThese}` : "."}` : w.choose}</p>
-    ${rest.length ? html`<div class="alu-action-buttons">${rest.map((i) => html`<button type="button"
-      class="alu-move" data-move-index=${i} data-costs=${priceOf(legal.moves[i])}>${legal.texts[i] || `#${i}`}</button>`)}</div>` : null}
+    ${sections.length ? html`<p class="alu-actions-hint"><span class="alu-key" aria-hidden="true">▸</span> ${w.boardHint}</p>
+      <div class="alu-action-buttons">${sections.map(([id, { word, n }]) => html`<button type="button" class="alu-jump"
+        onClick=${() => goTo(id)}>${w[word]} (${n}) ↓</button>`)}</div>` : null}
+    ${rest.length ? html`<p class="alu-actions-hint">${sections.length ? w.orThese : w.choose}</p>
+      <div class="alu-action-buttons">${rest.map((i) => html`<button type="button" class="alu-move"
+        data-move-index=${i} data-costs=${priceOf(legal.moves[i])}>${legal.texts[i] || `#${i}`}</button>`)}</div>` : null}
   </section>`;
 }

@@ -6,7 +6,7 @@ import { html } from "../../vendor/htm-preact-standalone.js";
 import { findOffer, seatName } from "../drawing.js";
 import { term } from "../svg.js";
 import { cls, costTag, ownerTag, pawn, piece, pointsTag } from "./kit.js";
-import { pointsText } from "./words.js";
+import { costParts, pointsText } from "./words.js";
 
 /** The name of action area `letter` in the API's words (its kind's term). */
 export function areaName(ctx, letter) {
@@ -73,7 +73,7 @@ function drawTown(ctx, town, next) {
 function stationSpace(ctx, town, space) {
   const { w } = ctx;
   const found = findOffer(ctx.offers, ctx.placed, "build_station", (b) => b.town === town.name && Number(b.space ?? 0) === space.index);
-  const reward = html`${space.vp ? pointsTag(space.vp, w) : null}${space.bonus ? html`<span class="alu-bonus">+${costTag(space.bonus, w)}</span>` : null}`;
+  const reward = html`${space.vp ? pointsTag(space.vp, w) : null}${costParts(space.bonus).length ? html`<span class="alu-bonus">+ ${costTag(space.bonus, w)}</span>` : null}`;
   const content = html`<span class="alu-station-cost">${costTag(space.cost, w, w.nothing)}</span>
     <span class="alu-arrow" aria-hidden="true">→</span><span class="alu-station-reward">${reward}</span>
     <span class="alu-station-owner">${ownerTag(ctx, space.owner)}</span>`;

@@ -49,8 +49,7 @@ export function contractCard(contract, w, table) {
   const needs = contract.requirements.map((r) => `${r.count} ${term(table, "need", r.kind)}`).join(", ");
   const weather = term(table, "weather", contract.weather);
   return html`<span class="alu-card">
-    <span class="alu-card-head"><strong>${w.contract} ${contract.id}</strong> · ${w.weatherOf}: ${weather}
-      · ${w.areasOf} ${contract.areas.join(", ")}</span>
+    <span class="alu-card-head"><strong>${w.contract} ${contract.id}</strong>${` · ${w.weatherOf}: ${weather} · ${w.areasOf} ${contract.areas.join(", ")}`}</span>
     <span>${w.effect}: ${gain}</span>
     <span>${w.needs}: ${needs || w.nothing} → ${pointsTag(contract.points, w)}</span>
   </span>`;
@@ -127,19 +126,20 @@ function drawPlayer(ctx, p) {
   </li>`;
 }
 
-const SHEET_COLUMNS = ["estates", "stations", "track", "contracts", "chai", "tea_leaves", "equipment", "total"];
+const SHEET_ROWS = ["estates", "stations", "track", "contracts", "chai", "tea_leaves", "equipment", "total"];
 
-/** The final score sheets, one row per player (once the game is over). */
+/** The final score sheet (once the game is over): a row per scoring category, a column per player,
+ * so it fits a phone's width with up to five players. */
 export function drawScoreSheet(ctx) {
   const { view, w } = ctx;
   if (!view.final_scores.length) return null;
+  const sheets = view.final_scores;
   return html`<section class="alu-section alu-final" data-panel="final-scores" aria-labelledby="alu-final-h">
     <h2 id="alu-final-h">${w.final}</h2>
-    <div class="alu-scroll" tabindex="0" role="group" aria-labelledby="alu-final-h"><table>
-      <thead><tr><th scope="col">${w.player}</th>${SHEET_COLUMNS.map((c) => html`<th scope="col">${w.sheet[c]}</th>`)}</tr></thead>
-      <tbody>${view.final_scores.map((row) => html`<tr data-seat=${row.seat}>
-        <th scope="row">${pawn(row.seat)} ${seatName(ctx.table, row.seat, w)}</th>
-        ${SHEET_COLUMNS.map((c) => html`<td>${row[c]}</td>`)}</tr>`)}</tbody>
-    </table></div>
+    <table>
+      <thead><tr><td></td>${sheets.map((row) => html`<th scope="col" data-seat=${row.seat}>${pawn(row.seat)} ${seatName(ctx.table, row.seat, w)}</th>`)}</tr></thead>
+      <tbody>${SHEET_ROWS.map((key) => html`<tr class=${key === "total" ? "alu-total" : ""}><th scope="row">${w.sheet[key]}</th>
+        ${sheets.map((row) => html`<td>${row[key]}</td>`)}</tr>`)}</tbody>
+    </table>
   </section>`;
 }
