@@ -170,7 +170,7 @@ function showMoves(el, legal, placed, act) {
   }
   const rest = legal.moves.map((_, i) => i).filter((i) => !placed.has(i));
   render(
-    html`${placed.size && rest.length ? html`<p class="hint">${T("or_click_board")}</p>` : null}
+    html`${placed.size ? html`<p class="hint">${T("or_click_board")}</p>` : null}
       ${rest.map(
         (i) => html`<button type="button" class=${(legal.moves[i].costs || []).length ? "move costly" : "move"}
           data-move-index=${i} data-costs=${priceOf(legal.moves[i])} onClick=${() => act(i)}>
