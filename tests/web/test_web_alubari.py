@@ -5,7 +5,7 @@ page offers (worker placements and stations on the board, the rest as buttons) u
 screen, with no console errors.  The moves are chosen from the seat's legal-move list so the game
 stays short (the seat places its workers where the action runs by itself).  A spectator's page
 of the same game shows the same board and result.  The game is played at a desktop size and at a
-phone's (390×844), where the table's own action bar stays on screen under the board; at the
+phone's (390×844), where the turn's actions stay on screen with the top of the board; at the
 start, in the middle and at the end the table is checked for legibility (tests/support/
 legibility.py: text of 12 px or more, moves of 44 px or more, no serious axe-core violation on the
 board, no code name).  Screenshots go to ``test-artifacts/web/``.
@@ -69,7 +69,7 @@ def choose(moves: list[dict[str, Any]]) -> int:
 
 
 ACTION_BAR_ON_SCREEN = """
-const bar = document.querySelector('#board .alu-actions');
+const bar = document.getElementById('actions');
 if (!bar) return false;
 const r = bar.getBoundingClientRect();
 return r.top < innerHeight && r.bottom <= innerHeight + 1;
@@ -129,8 +129,10 @@ def test_a_seat_plays_alubari_against_a_bot_to_the_result(stack: dict[str, Any],
         open_table_at(driver, size, url, game_id, token)
         wait_for(driver, lambda: my_turn_drawn(driver, url, game_id), 60, "the first move offered")
         assert driver.find_elements("css selector", '#board [data-game="alubari"]'), "the Alubari table is drawn"
-        # The turn's choices are on screen with the top of the board, without scrolling.
-        assert driver.execute_script(ACTION_BAR_ON_SCREEN), "the action bar is on screen"
+        # The turn's actions are on screen with the top of the board, without scrolling, and the
+        # table says where its board choices are.
+        assert driver.execute_script(ACTION_BAR_ON_SCREEN), "the turn's actions are on screen"
+        assert driver.find_elements("css selector", "#board .alu-where .alu-jump"), "where the choices are"
         check_legible(driver, "start")
         screenshot(driver, f"alubari-start-{size.name}")
         middle = {"taken": False}
@@ -164,6 +166,6 @@ def test_a_seat_plays_alubari_against_a_bot_to_the_result(stack: dict[str, Any],
         open_table(driver, url, game_id, None)
         wait_for(driver, lambda: result_visible(driver), 60, "the spectator's result")
         assert driver.find_elements("css selector", '#board [data-game="alubari"]')
-        assert not driver.find_elements("css selector", "#board .alu-actions"), "a spectator has no action bar"
+        assert not driver.find_elements("css selector", "#board .alu-where"), "a spectator has no choices to find"
         assert result_rows(driver)["winners"] == shown["winners"]
         assert not console_errors(driver)

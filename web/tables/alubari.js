@@ -4,17 +4,17 @@
 // table draws the whole view.  It is a layout of HTML sections (a CSS grid, alubari/alubari.css),
 // not one scaled picture: text keeps its size on a phone and the board reflows instead.
 //
-// Every legal move is a button where it belongs: placing a worker on an action space, building a
+// Every board move is a button where it belongs: placing a worker on an action space, building a
 // station, taking a stockyard cube, a Post Office contract or an engine shed Equipment, playing a
 // held contract.  The other moves (chai boost, foundry, maintenance, the third worker, ending an
-// action...) are buttons of the table's own action bar, which stays at the bottom of the screen
-// while the board scrolls, so the board and the choices of a turn are seen together on a phone.
+// action...) stay buttons of the shell, whose action bar sticks to the bottom of a phone's screen.
+// Under the status line the table says where this turn's board choices are, with a button that
+// scrolls to them (the railway is far down on a phone).
 
 import { html, render } from "../vendor/htm-preact-standalone.js";
 import { offers, seatName } from "./drawing.js";
 import { term } from "./svg.js";
 import { areaName, drawAreas, drawEstates, drawRailway, drawTracks } from "./alubari/board.js";
-import { priceOf } from "./alubari/kit.js";
 import { drawDesk, drawPlayers, drawScoreSheet } from "./alubari/panels.js";
 import { wordsFor } from "./alubari/words.js";
 
@@ -39,14 +39,13 @@ await loadStyle();
 export function drawTable(host, table) {
   const w = wordsFor(table.words);
   const ctx = { view: table.view, w, table, placed: new Set(), offers: offers(table.legal) };
-  // The board's sections first: they take their moves; the action bar gets the rest.
   const sections = [drawStatus(ctx), drawScoreSheet(ctx), drawAreas(ctx), drawDesk(ctx), drawPlayers(ctx),
     drawRailway(ctx), drawEstates(ctx), drawTracks(ctx)];
-  const bar = drawActionBar(ctx);
+  sections.splice(1, 0, drawWhere(ctx)); // once every section has taken its moves
   const root = document.createElement("div"); // a fresh root per drawing: the shell empties `host`
   host.append(root);
   render(html`<div class="alu" data-game="alubari" lang=${table.words === "es" ? "es" : "en"}>
-    <div class="alu-board">${sections}</div>${bar}</div>`, root);
+    <div class="alu-board">${sections}</div></div>`, root);
   return { placed: ctx.placed };
 }
 
@@ -99,24 +98,14 @@ function choiceSections(ctx) {
   return [...counts.entries()];
 }
 
-/**
- * The viewer's turn: where the board's marked choices are (a button scrolls to them) and a button
- * for every other legal move.
- */
-function drawActionBar(ctx) {
-  const { table, w, placed } = ctx;
-  const legal = table.legal;
-  if (!legal || !legal.moves.length) return null;
+/** Where this turn's board choices are: a button per section holding some, which scrolls to them. */
+function drawWhere(ctx) {
+  const { w } = ctx;
   const sections = choiceSections(ctx);
-  const rest = legal.moves.map((_, i) => i).filter((i) => !placed.has(i));
-  rest.forEach((i) => placed.add(i));
-  return html`<section class="alu-actions" aria-labelledby="alu-actions-h">
-    <h2 id="alu-actions-h">${w.yourTurn}</h2>
-    ${sections.length ? html`<p class="alu-actions-hint"><span class="alu-key" aria-hidden="true">▸</span> ${w.boardHint}</p>
-      <div class="alu-action-buttons">${sections.map(([id, { word, n }]) => html`<button type="button" class="alu-jump"
-        onClick=${() => goTo(id)}>${w[word]} (${n}) ↓</button>`)}</div>` : null}
-    ${rest.length ? html`<p class="alu-actions-hint">${sections.length ? w.orThese : w.choose}</p>
-      <div class="alu-action-buttons">${rest.map((i) => html`<button type="button" class="alu-move"
-        data-move-index=${i} data-costs=${priceOf(legal.moves[i])}>${legal.texts[i] || `#${i}`}</button>`)}</div>` : null}
-  </section>`;
+  if (!sections.length) return null;
+  return html`<nav class="alu-where" aria-label=${w.yourChoices}>
+    <span><span class="alu-key" aria-hidden="true">▸</span> ${w.yourChoices}:</span>
+    ${sections.map(([id, { word, n }]) => html`<button type="button" class="alu-jump"
+      onClick=${() => goTo(id)}>${w[word]} (${n}) ↓</button>`)}
+  </nav>`;
 }
