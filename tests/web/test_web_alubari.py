@@ -4,18 +4,35 @@ A person's seat plays a whole 2-player game against the heuristic bot only by cl
 page offers (worker placements and stations on the board, the rest as buttons) up to the result
 screen, with no console errors.  The moves are chosen from the seat's legal-move list so the game
 stays short (the seat places its workers where the action runs by itself).  A spectator's page
-of the same game shows the same board and result.  Screenshots go to ``test-artifacts/web/``.
+of the same game shows the same board and result.  The game is played at a desktop size and at a
+phone's (390×844), where the turn's actions stay on screen with the top of the board; at the
+start, in the middle and at the end the table is checked for legibility (tests/support/
+legibility.py: text of 12 px or more, moves of 44 px or more, no serious axe-core violation on the
+board, no code name).  Screenshots go to ``test-artifacts/web/``.
 """
 
 from __future__ import annotations
 
+import re
 from typing import Any
 
+import pytest
+
+from tests.platform.test_platform_sentences import CODE_NAME
 from tests.support import webgames
 from tests.support.browser import chromium, console_errors
+from tests.support.legibility import (
+    MIN_TEXT_PX,
+    SIZES,
+    Size,
+    axe_violations,
+    describe_violations,
+    open_table_at,
+    small_tap_targets,
+    smallest_text,
+)
 from tests.support.webplay import (
     move_kind,
-    offered_element,
     open_table,
     play_choosing,
     result_rows,
@@ -51,26 +68,89 @@ def choose(moves: list[dict[str, Any]]) -> int:
     return kinds.index("end_action") if "end_action" in kinds else 0
 
 
-def test_a_seat_plays_alubari_against_a_bot_to_the_result(stack: dict[str, Any]) -> None:
+ACTION_BAR_ON_SCREEN = """
+const bar = document.getElementById('actions');
+if (!bar) return false;
+const r = bar.getBoundingClientRect();
+return r.top < innerHeight && r.bottom <= innerHeight + 1;
+"""
+
+IN_BOARD = (
+    "return arguments[0].map((t) => !!document.querySelector(t) && !!document.querySelector(t).closest('#board'));"
+)
+
+
+def board_violations(driver: Any) -> list[dict[str, Any]]:
+    """axe-core's serious and critical violations on the table's own elements (the shell has its tests)."""
+    found = []
+    for violation in axe_violations(driver):
+        targets = [str(node["target"][0]) for node in violation["nodes"]]
+        nodes = [
+            n for n, inside in zip(violation["nodes"], driver.execute_script(IN_BOARD, targets), strict=True) if inside
+        ]
+        if nodes:
+            found.append({**violation, "nodes": nodes})
+    return found
+
+
+def check_legible(driver: Any, when: str) -> None:
+    """Text of 12 px or more, offered moves of 44 px or more, no axe violation on the board, no code name."""
+    size, what = smallest_text(driver)
+    assert size >= MIN_TEXT_PX, f"{when}: {what}"
+    # The offered moves (the shell's header links and its empty hover line are the shell's own tests').
+    small = [target for target in small_tap_targets(driver) if re.search(r"\[data-move-index=\d+\]", target)]
+    assert not small, f"{when}: small moves {small}"
+    violations = board_violations(driver)
+    assert not violations, f"{when}: {describe_violations(violations)}"
+    shown = str(driver.execute_script("return document.getElementById('board').innerText"))
+    assert not CODE_NAME.findall(shown), f"{when}: code names {CODE_NAME.findall(shown)[:5]}"
+
+
+MY_TURN_DRAWN = """
+const moves = document.getElementById('moves');
+return !moves.classList.contains('busy') && document.querySelector('#board [data-move-index]') !== null
+  ? document.body.dataset.version : null;
+"""
+
+
+def my_turn_drawn(driver: Any, url: str, game_id: str) -> bool:
+    """The page shows the game's latest version with the seat's moves offered and no move on its way:
+    the game waits for the seat, so the page stays as it is while it is checked."""
+    version = driver.execute_script(MY_TURN_DRAWN)
+    return version is not None and str(webgames.game(url, game_id)["version"]) == version
+
+
+@pytest.mark.parametrize("size", SIZES, ids=[size.name for size in SIZES])
+def test_a_seat_plays_alubari_against_a_bot_to_the_result(stack: dict[str, Any], size: Size) -> None:
     url = str(stack["url"])
     created = webgames.create(url, "alubari", [{"name": "Asha"}, {"name": "Chai bot", "bot": "heuristic"}], seed=SEED)
     game_id, token = created["game_id"], created["seats"][0]["token"]
     with chromium() as driver:
-        driver.set_window_size(1400, 1600)
-        open_table(driver, url, game_id, token)
-        wait_for(driver, lambda: offered_element(driver, 0) is not None, 60, "the first move offered")
-        assert driver.find_elements("css selector", '#board svg[data-game="alubari"]'), "the Alubari board is drawn"
-        screenshot(driver, "alubari-start")
+        open_table_at(driver, size, url, game_id, token)
+        wait_for(driver, lambda: my_turn_drawn(driver, url, game_id), 60, "the first move offered")
+        assert driver.find_elements("css selector", '#board [data-game="alubari"]'), "the Alubari table is drawn"
+        # The turn's actions are on screen with the top of the board, without scrolling, and the
+        # table says where its board choices are.
+        assert driver.execute_script(ACTION_BAR_ON_SCREEN), "the turn's actions are on screen"
+        assert driver.find_elements("css selector", "#board .alu-where .alu-jump"), "where the choices are"
+        check_legible(driver, "start")
+        screenshot(driver, f"alubari-start-{size.name}")
         middle = {"taken": False}
 
         def shoot(clicks: int) -> None:
-            if clicks == 16 and not middle["taken"]:
+            if clicks < 16 or middle["taken"]:
+                return
+            wait_for(driver, lambda: result_visible(driver) or my_turn_drawn(driver, url, game_id), 60, "my turn")
+            if not result_visible(driver):
                 middle["taken"] = True
-                screenshot(driver, "alubari-middle")
+                check_legible(driver, "middle")
+                screenshot(driver, f"alubari-middle-{size.name}")
 
         played = play_choosing(driver, url, game_id, token, choose, timeout=300, on_click=shoot)
-        screenshot(driver, "alubari-end")
+        assert middle["taken"], "the middle of the game was checked"
+        screenshot(driver, f"alubari-end-{size.name}")
         assert result_visible(driver)
+        check_legible(driver, "end")
         final = webgames.game(url, game_id, token)
         assert final["status"] == "finished"
         shown = result_rows(driver)
@@ -85,6 +165,7 @@ def test_a_seat_plays_alubari_against_a_bot_to_the_result(stack: dict[str, Any])
         # A spectator (no token) sees the same board and the same result; Alubari hides nothing.
         open_table(driver, url, game_id, None)
         wait_for(driver, lambda: result_visible(driver), 60, "the spectator's result")
-        assert driver.find_elements("css selector", '#board svg[data-game="alubari"]')
+        assert driver.find_elements("css selector", '#board [data-game="alubari"]')
+        assert not driver.find_elements("css selector", "#board .alu-where"), "a spectator has no choices to find"
         assert result_rows(driver)["winners"] == shown["winners"]
         assert not console_errors(driver)

@@ -16,6 +16,7 @@ const TEXT = {
     seat_of: "your seat", refresh: "Refresh", language: "Language",
     replay_after_end: "The replay opens once the game is over.",
     rules: "Rules", close: "Close",
+    log: "Game log", // legibility (issue #34): the log's accessible name
     "bot:random": "random moves", "bot:heuristic": "steady", "bot:mcts": "thinker",
     "bot:mcts-easy": "thinker, easy", "bot:mcts-hard": "thinker, hard",
     // Time control and timeout policy (web/js/timecontrol.js); game statuses ("my games").
@@ -43,6 +44,7 @@ const TEXT = {
     seat_of: "tu asiento", refresh: "Actualizar", language: "Idioma",
     replay_after_end: "La repetición se abre cuando termina la partida.",
     rules: "Reglas", close: "Cerrar",
+    log: "Registro de la partida", // legibilidad (issue #34)
     "bot:random": "jugadas al azar", "bot:heuristic": "constante", "bot:mcts": "pensador",
     "bot:mcts-easy": "pensador, fácil", "bot:mcts-hard": "pensador, difícil",
     time_control: "Control de tiempo", clock_none: "Ninguno", clock_per_turn: "Un límite por turno",

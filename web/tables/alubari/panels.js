@@ -1,145 +1,145 @@
-// The Alubari side panels: stockyard and bag, the event rondel, the Post Office, the engine shed,
-// the general supply, and each player's supply with their Equipment and contracts.
+// The Alubari desk and players as HTML: the stockyard with the bag, the general supply and the
+// event rondel; the Post Office; the engine shed; one card per player (supply, Equipment, held
+// contracts); and the final score sheet.
 
-import { box, chip, el, findOffer, group, offer, panelsInRow, seatColour, seatName, text } from "../drawing.js";
-import { costText } from "./words.js";
+import { html } from "../../vendor/htm-preact-standalone.js";
+import { findOffer, seatColour, seatName } from "../drawing.js";
 import { term } from "../svg.js";
+import { cls, costTag, pawn, piece, pointsTag, seatTag } from "./kit.js";
+import { pointsText } from "./words.js";
 
-const CUBE_COLOURS = { iron_ore: "#e67e22", stone: "#95a5a6", chai: "#27ae60" };
 const CUBE_ENUMS = { iron_ore: "IRON_ORE", stone: "STONE", chai: "CHAI" };
 
-/** The band of stockyard, Post Office and engine shed. */
-export function drawDesk(svg, ctx, y) {
-  drawYard(svg, ctx, y);
-  drawPostOffice(svg, ctx, y);
-  drawShed(svg, ctx, y);
-  return y + 156;
+/** Stockyard, Post Office and engine shed side by side (stacked on a phone). */
+export function drawDesk(ctx) {
+  return html`<div class="alu-desk">${drawYard(ctx)}${drawPostOffice(ctx)}${drawShed(ctx)}</div>`;
 }
 
-/** Stockyard cubes (take one on the board), bag count, rondel events and the general supply. */
-function drawYard(svg, ctx, y) {
-  const { view, w, offers, placed, table } = ctx;
-  const g = group(svg, 12, y, { "data-panel": "stockyard" });
-  box(g, 0, 0, 300, 150, { fill: "#fdf2e9" });
-  text(g, 8, 18, `${w.stockyard} · ${w.bag}: ${view.bag_count}`, { "font-weight": 600 });
-  Object.entries(CUBE_ENUMS).forEach(([cube, name], i) => {
-    const node = chip(g, 10 + i * 96, 30, 88, 40, `${view.stockyard[cube]} ${w.res[cube]}`, { fill: CUBE_COLOURS[cube] });
-    node.setAttribute("data-cube", cube);
-    offer(node, findOffer(offers, placed, "take_cube", (b) => b.cube === name), table, placed);
-  });
+/** Stockyard cubes (take one there), the bag, the general supply and the event rondel. */
+function drawYard(ctx) {
+  const { view, w, table } = ctx;
   const s = view.supply;
-  text(g, 8, 92, `${w.supply}: ${s.rubble} ${w.res.rubble} · ${s.steel} ${w.res.steel} · ${s.tea_leaves} ${w.res.tea_leaves}`, { "font-size": 11 });
-  text(g, 8, 108, `${s.game_markers} ${w.gameMarkers}`, { "font-size": 11 });
-  text(g, 8, 128, `${w.rondel}:`, { "font-size": 11, "font-weight": 600 });
-  view.rondel.forEach((space, i) => {
-    const r = group(g, 58 + i * 26, 116);
-    el("circle", { cx: 12, cy: 10, r: 11, fill: space.has_cube ? "#fff" : "#eee", stroke: "#8a7f6a" }, r);
-    if (space.has_cube) el("rect", { x: 7, y: 5, width: 10, height: 10, fill: "#ecf0f1", stroke: "#333" }, r);
-    el("title", {}, r).textContent = `${space.space}: ${space.kind}`;
-  });
-  return g;
+  return html`<section class="alu-section alu-yard" data-panel="stockyard" aria-labelledby="alu-yard-h">
+    <h2 id="alu-yard-h">${w.stockyard}</h2>
+    <div class="alu-cubes">${Object.entries(CUBE_ENUMS).map(([cube, name]) => {
+      const found = findOffer(ctx.offers, ctx.placed, "take_cube", (b) => b.cube === name);
+      const content = html`<span class=${`alu-res alu-res-${cube}`}>${view.stockyard[cube]} ${w.res[cube]}</span>`;
+      return piece(ctx, found, "alu-cube", content, { "data-cube": cube });
+    })}</div>
+    <p><strong>${w.bag}:</strong> ${view.bag_count} ${w.cubes}</p>
+    <p><strong>${w.supply}:</strong> ${[...["rubble", "steel", "tea_leaves"].map((k) => `${s[k]} ${w.res[k]}`),
+      `${s.game_markers} ${w.gameMarkers}`].join(" · ")}</p>
+    <h3>${w.rondel}</h3>
+    <ol class="alu-rondel">${view.rondel.map((space) => {
+      const name = term(table, "event", space.kind);
+      return html`<li class=${cls("alu-event", { "has-cube": space.has_cube })}
+        title=${`${w.space} ${space.space}: ${name}${space.has_cube ? ` (${w.eventCube})` : ""}`}>
+        <span class="alu-event-no">${space.space}</span> <span>${name}</span>
+        ${space.has_cube ? html`<span class="alu-event-cube">■ ${w.eventCube}</span>` : null}</li>`;
+    })}</ol>
+  </section>`;
 }
 
-/** A contract card as one line: weather, areas, effect, requirements and points. */
-export function contractText(contract, w, table) {
+/** A contract card: its weather and areas, effect, needs and points. */
+export function contractCard(contract, w, table) {
   const effect = contract.effect;
-  const gain = effect.resource ? `+${effect.amount} ${w.res[effect.resource] ?? effect.resource}` : `${term(table, "effect", effect.kind)} ${effect.amount || ""}`.trim();
+  const gain = effect.resource
+    ? `${term(table, "effect", effect.kind)} ${effect.amount} ${w.res[effect.resource] ?? term(table, "need", effect.resource)}`
+    : `${term(table, "effect", effect.kind)}${effect.amount ? ` ${effect.amount}` : ""}`;
   const needs = contract.requirements.map((r) => `${r.count} ${term(table, "need", r.kind)}`).join(", ");
-  const weather = w.weatherNames[contract.weather] ?? "";
-  return `#${contract.id} ${weather} ${contract.areas.join("/")}: ${gain} | ${needs} → ${contract.points}${w.vp}`;
+  const weather = term(table, "weather", contract.weather);
+  return html`<span class="alu-card">
+    <span class="alu-card-head"><strong>${w.contract} ${contract.id}</strong>${` · ${w.weatherOf}: ${weather} · ${w.areasOf} ${contract.areas.join(", ")}`}</span>
+    <span>${w.effect}: ${gain}</span>
+    <span>${w.needs}: ${needs || w.nothing} → ${pointsTag(contract.points, w)}</span>
+  </span>`;
 }
 
 /** The Post Office positions A–C with their face-up contracts, and the deck. */
-function drawPostOffice(svg, ctx, y) {
-  const { view, w, offers, placed, table } = ctx;
-  const g = group(svg, 318, y, { "data-panel": "post-office" });
-  box(g, 0, 0, 430, 150, { fill: "#f4ecf7" });
-  text(g, 8, 18, `${w.postOffice} · ${w.deck}: ${view.deck_count} (${w.weatherNames[view.deck_top_weather] ?? ""}) · ${w.discard}: ${view.discard_count}`, { "font-weight": 600 });
-  view.post_office.forEach((slot, i) => {
-    const label = slot.empty || !slot.contract ? w.empty : contractText(slot.contract, w, ctx.table);
-    const node = chip(g, 8, 28 + i * 38, 414, 32, `${"ABC"[slot.slot] ?? slot.slot}: ${label}`, { fill: "#fff" });
-    offer(node, findOffer(offers, placed, "take_contract", (b) => Number(b.slot ?? 0) === slot.slot), table, placed);
-  });
-  return g;
-}
-
-/** The engine shed: Equipment for sale, its cost and chai. */
-function drawShed(svg, ctx, y) {
-  const { view, w, offers, placed, table } = ctx;
-  const g = group(svg, 756, y, { "data-panel": "engine-shed" });
-  box(g, 0, 0, 432, 150, { fill: "#ebf5fb" });
-  text(g, 8, 18, w.engineShed, { "font-weight": 600 });
-  view.engine_shed.forEach((item, i) => {
-    const eq = item.equipment;
-    const node = chip(g, 8 + (i % 2) * 210, 26 + Math.floor(i / 2) * 40, 204, 36, eq.name, { fill: "#fff" });
-    const label = node.querySelector("text");
-    label.setAttribute("y", 15);
-    label.setAttribute("font-size", 10);
-    text(node, 102, 30, `${costText(eq.cost)} · ${item.chai}C`, { "text-anchor": "middle", "font-size": 9, class: "pin" });
-    offer(node, findOffer(offers, placed, "buy_equipment", (b) => Number(b.equipment_id) === eq.id), table, placed);
-  });
-  return g;
-}
-
-const PLAYER_WIDTH = 230;
-
-/** One panel per player: workers, markers, chai, resources, Equipment and contracts (play held ones). */
-export function drawPlayers(svg, ctx, y) {
-  return panelsInRow(svg, ctx.view.player_states, y, PLAYER_WIDTH, 6, (p, x) => drawPlayer(svg, ctx, p, x, y));
-}
-
-function drawPlayer(svg, ctx, p, x, y) {
+function drawPostOffice(ctx) {
   const { view, w, table } = ctx;
-  const g = group(svg, x, y, { "data-player": p.seat });
-  const lines = 7 + p.equipment.length + p.contracts.length * 2;
-  const height = 24 + lines * 16;
+  return html`<section class="alu-section alu-post" data-panel="post-office" aria-labelledby="alu-post-h">
+    <h2 id="alu-post-h">${w.postOffice}</h2>
+    <p>${w.deck}: ${view.deck_count} (${w.deckTop}: ${term(table, "weather", view.deck_top_weather)}) · ${w.discard}: ${view.discard_count}</p>
+    <ol class="alu-slots">${view.post_office.map((slot) => {
+      const found = findOffer(ctx.offers, ctx.placed, "take_contract", (b) => Number(b.slot ?? 0) === slot.slot);
+      const letter = "ABC"[slot.slot] ?? String(slot.slot);
+      const content = html`<span class="alu-letter">${letter}</span>
+        ${slot.empty || !slot.contract ? html`<span>${w.empty}</span>` : contractCard(slot.contract, w, table)}`;
+      return html`<li>${piece(ctx, found, "alu-slot", content, { "data-slot": slot.slot })}</li>`;
+    })}</ol>
+  </section>`;
+}
+
+/** The engine shed: Equipment for sale with its cost, the chai it comes with and its upkeep. */
+function drawShed(ctx) {
+  const { view, w } = ctx;
+  return html`<section class="alu-section alu-shed" data-panel="engine-shed" aria-labelledby="alu-shed-h">
+    <h2 id="alu-shed-h">${w.engineShed}</h2>
+    <ul class="alu-items">${view.engine_shed.map((item) => {
+      const eq = item.equipment;
+      const found = findOffer(ctx.offers, ctx.placed, "buy_equipment", (b) => Number(b.equipment_id) === eq.id);
+      const content = html`<strong>${eq.name}</strong>
+        <span>${w.costs}: ${costTag(eq.cost, w, w.nothing)}</span>
+        ${item.chai ? html`<span>${w.comesWith} ${item.chai} ${w.res.chai}</span>` : null}
+        <span>${w.upkeep}: ${costTag(eq.maintenance, w, w.nothing)}</span>`;
+      return html`<li>${piece(ctx, found, "alu-item", content, { "data-equipment": eq.id })}</li>`;
+    })}</ul>
+  </section>`;
+}
+
+/** One card per player: workers, markers, chai, resources, Equipment and contracts (play held ones). */
+export function drawPlayers(ctx) {
+  const { view, w } = ctx;
+  return html`<section class="alu-section alu-players" aria-labelledby="alu-players-h">
+    <h2 id="alu-players-h">${w.players}</h2>
+    <ul class="alu-player-list">${view.player_states.map((p) => drawPlayer(ctx, p))}</ul>
+  </section>`;
+}
+
+function drawPlayer(ctx, p) {
+  const { view, w, table } = ctx;
   const acting = view.to_act.includes(p.seat);
-  box(g, 0, 0, PLAYER_WIDTH, height, { fill: "#fff", stroke: seatColour(p.seat), "stroke-width": acting ? 4 : 2 });
-  const you = table.seat === p.seat ? ` (${w.you})` : "";
-  text(g, 8, 18, `${seatName(table, p.seat, w)}${you}${acting ? ` · ${w.toAct}` : ""}`, { "font-weight": 600, fill: seatColour(p.seat) });
+  const mine = table.seat === p.seat;
   const rows = [
-    `${w.workers}: ${p.workers} · ${w.tempWorker}: ${p.temp_worker === "TEA_HOUSE" ? w.teaHouse : w.inPlay}`,
-    `${w.markers}: ${p.markers} · ${w.chai}: ${p.chai} (${p.chai_points}${w.vp})`,
-    `${p.iron_ore} ${w.res.iron_ore} · ${p.stone} ${w.res.stone} · ${p.rubble} ${w.res.rubble}`,
-    `${p.steel} ${w.res.steel} · ${p.tea_leaves} ${w.res.tea_leaves}${p.sits_out ? ` · ${w.sitsOut}` : ""}`,
-    `${w.equipment}:`,
-    ...p.equipment.map((eq) => `  ${eq.name}`),
-    `${w.contracts}:`,
+    [w.workers, p.workers],
+    [w.tempWorker, p.temp_worker === "TEA_HOUSE" ? w.teaHouse : w.inPlay],
+    [w.markers, p.markers],
+    [w.chai, `${p.chai} (${pointsText(p.chai_points, w)})`],
   ];
-  rows.forEach((row, k) => text(g, 8, 36 + k * 16, row, { "font-size": 11 }));
-  drawHeldContracts(g, ctx, p, 36 + rows.length * 16 - 10);
-  return height;
+  return html`<li class=${cls("alu-player", { "is-acting": acting, "is-mine": mine })} data-player=${p.seat}
+    style=${`--seat: ${seatColour(p.seat)}`}>
+    <h3>${seatTag(ctx, p.seat)}${acting ? html` <span class="alu-badge alu-to-act">▶ ${w.toAct}</span>` : null}</h3>
+    ${p.sits_out ? html`<p class="alu-badge">${w.sitsOut}</p>` : null}
+    <dl class="alu-facts">${rows.map(([k, v]) => html`<dt>${k}</dt><dd>${v}</dd>`)}
+      <dt>${w.resources}</dt>
+      <dd>${costTag({ iron_ore: p.iron_ore, stone: p.stone, rubble: p.rubble, steel: p.steel, tea_leaves: p.tea_leaves }, w, w.none)}</dd>
+      <dt>${w.equipment}</dt>
+      <dd>${p.equipment.length ? html`<ul class="alu-plain">${p.equipment.map((eq) => html`<li>${eq.name}</li>`)}</ul>` : w.none}</dd>
+    </dl>
+    <h4>${w.contracts}</h4>
+    ${p.contracts.length ? html`<ul class="alu-held">${p.contracts.map((held) => {
+      const found = mine ? findOffer(ctx.offers, ctx.placed, "play_contract", (b) => Number(b.contract_id) === held.contract.id) : null;
+      const content = html`${contractCard(held.contract, w, table)}${held.used ? html`<span class="alu-badge">${w.used}</span>` : null}`;
+      return html`<li>${piece(ctx, found, cls("alu-contract", { "is-used": held.used }), content, { "data-contract": held.contract.id })}</li>`;
+    })}</ul>` : html`<p>${w.none}</p>`}
+  </li>`;
 }
 
-function drawHeldContracts(parent, ctx, p, y) {
-  const { w, offers, placed, table } = ctx;
-  p.contracts.forEach((held, k) => {
-    const label = `${contractText(held.contract, w, ctx.table)}${held.used ? ` (${w.used})` : ""}`;
-    // The panel is narrow: a long card is cut, and its whole text is the tooltip.
-    const short = label.length > 46 ? `${label.slice(0, 45)}…` : label;
-    const node = chip(parent, 6, y + k * 32, PLAYER_WIDTH - 12, 28, short, { fill: held.used ? "#eee" : "#fdfefe" });
-    node.querySelector("text").setAttribute("font-size", 9);
-    if (short !== label) el("title", {}, node).textContent = label;
-    if (p.seat === table.seat) {
-      offer(node, findOffer(offers, placed, "play_contract", (b) => Number(b.contract_id) === held.contract.id), table, placed);
-    }
-  });
-}
+const SHEET_ROWS = ["estates", "stations", "track", "contracts", "chai", "tea_leaves", "equipment", "total"];
 
-const SHEET_COLUMNS = ["estates", "stations", "track", "contracts", "chai", "tea_leaves", "equipment", "total"];
-
-/** The final score sheets, one row per player (once the game is over). */
-export function drawScoreSheet(svg, ctx, y) {
-  const { view, w, table } = ctx;
-  if (!view.final_scores.length) return y;
-  const g = group(svg, 12, y, { "data-panel": "final-scores" });
-  const height = 30 + view.final_scores.length * 20;
-  box(g, 0, 0, 1176, height, { fill: "#fef9e7", stroke: "#b7950b", "stroke-width": 2 });
-  text(g, 8, 18, w.final, { "font-weight": 600 });
-  SHEET_COLUMNS.forEach((column, c) => text(g, 220 + c * 110, 18, w.sheet[column], { "font-size": 11, "font-weight": 600 }));
-  view.final_scores.forEach((row, r) => {
-    text(g, 8, 38 + r * 20, seatName(table, row.seat, w), { fill: seatColour(row.seat), "font-weight": 600 });
-    SHEET_COLUMNS.forEach((column, c) => text(g, 220 + c * 110, 38 + r * 20, row[column], { "font-size": 11 }));
-  });
-  return y + height + 6;
+/** The final score sheet (once the game is over): a row per scoring category, a column per player,
+ * so it fits a phone's width with up to five players. */
+export function drawScoreSheet(ctx) {
+  const { view, w } = ctx;
+  if (!view.final_scores.length) return null;
+  const sheets = view.final_scores;
+  return html`<section class="alu-section alu-final" data-panel="final-scores" aria-labelledby="alu-final-h">
+    <h2 id="alu-final-h">${w.final}</h2>
+    <table>
+      <thead><tr><td></td>${sheets.map((row) => html`<th scope="col" data-seat=${row.seat}>${pawn(row.seat)} ${seatName(ctx.table, row.seat, w)}</th>`)}</tr></thead>
+      <tbody>${SHEET_ROWS.map((key) => html`<tr class=${key === "total" ? "alu-total" : ""}><th scope="row">${w.sheet[key]}</th>
+        ${sheets.map((row) => html`<td>${row[key]}</td>`)}</tr>`)}</tbody>
+    </table>
+  </section>`;
 }
