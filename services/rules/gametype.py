@@ -56,11 +56,15 @@ def option_words(game_type: str, defaults: dict[str, Any], language: str) -> lis
 
 
 def game_terms(game_type: str, language: str) -> dict[str, rules_pb2.Terms]:
-    """The game's ``terms`` (the sentences' words for codes), each in its singular form."""
+    """The game's ``terms`` (the sentences' words for codes), each in its singular form.
+
+    The names of content (a Tea & Rum building, an Alubari area) come along as groups of their
+    own, so a table can name a card its state holds only by code in the reader's language.
+    """
     pack = sentences.sentences_for(game_type).packs.get(language) or sentences.sentences_for(game_type).packs["en"]
     return {
         group: rules_pb2.Terms(words={key: word.split("|")[0] for key, word in table.items()})
-        for group, table in pack.terms.items()
+        for group, table in {**pack.names, **pack.terms}.items()
     }
 
 

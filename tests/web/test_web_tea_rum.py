@@ -5,7 +5,9 @@ page offers, to the result screen, with no console errors, while a spectator's b
 the same game: once the seat's 8th blue VP closes its chest, the spectator's table shows the
 chest as hidden and none of the seat's VP, while the seat's own table shows them.  A 3-player
 game of bots ends with two winners (a Governor and a Pirate King), and the result screen and the
-table both show the two (in English and in Spanish).  Screenshots go to ``test-artifacts/web/``.
+table both show the two (in English and in Spanish).  The seat plays once on a desktop window
+(1400×1000) and once on a phone's (390×844), where the same clicks reach every move.
+Screenshots go to ``test-artifacts/web/``.
 """
 
 from __future__ import annotations
@@ -114,8 +116,12 @@ def board_text(driver: Any) -> str:
     return text
 
 
+SIZES = {"desktop": (1400, 1000), "phone": (390, 844)}
+
+
+@pytest.mark.parametrize("size", list(SIZES))
 def test_a_seat_plays_tea_and_rum_while_a_spectator_sees_its_chest_hidden(
-    stack: dict[str, Any], spectator: Any
+    stack: dict[str, Any], spectator: Any, size: str
 ) -> None:
     url = str(stack["url"])
     created = webgames.create(url, "tea_rum", [{"name": "Asha"}, {"name": "Rum bot", "bot": "heuristic"}], seed=SEED_2P)
@@ -123,10 +129,10 @@ def test_a_seat_plays_tea_and_rum_while_a_spectator_sees_its_chest_hidden(
     open_table(spectator, url, game_id, None)
     checked: dict[str, Any] = {}
     with chromium() as driver:
-        driver.set_window_size(1400, 1600)
+        driver.set_window_size(*SIZES[size])
         open_table(driver, url, game_id, token)
         wait_for(driver, lambda: offered_element(driver, 0) is not None, 60, "the first move offered")
-        screenshot(driver, "tea_rum-start")
+        screenshot(driver, f"tea_rum-{size}-start")
 
         def choose(moves: list[dict[str, Any]]) -> int:
             worth = lazy if checked else eager
@@ -146,11 +152,11 @@ def test_a_seat_plays_tea_and_rum_while_a_spectator_sees_its_chest_hidden(
                 spectator, lambda: (vp_line(spectator, 0) or {}).get("hidden") == "true" and vp_line(spectator, 0), 60
             )
             checked.update(own=own["text"], seen=seen["text"], spectator_text=board_text(spectator))
-            screenshot(driver, "tea_rum-middle")
-            screenshot(spectator, "tea_rum-middle-spectator")
+            screenshot(driver, f"tea_rum-{size}-middle")
+            screenshot(spectator, f"tea_rum-{size}-middle-spectator")
 
         played = play_choosing(driver, url, game_id, token, choose, timeout=300, on_click=after_click)
-        screenshot(driver, "tea_rum-end")
+        screenshot(driver, f"tea_rum-{size}-end")
         assert checked, f"seat 0's chest never closed in {played.clicks} clicks"
         # The seat sees its own chest; the spectator sees that it is closed, and nothing of what is in it.
         assert re.fullmatch(r"\d+ blue VP · \d+ red VP \(chest\)", checked["own"]), checked["own"]

@@ -192,7 +192,7 @@ def test_tables_show_the_api_words_for_stages_phases_and_cards(stack: dict[str, 
     cases = [
         ("alubari", "#board [data-status], #board text", "Stage: placing workers"),
         ("india_rails", ".ir-status", "phase: initial building"),
-        ("tea_rum", "#board [data-allegiance] text", "needs: "),
+        ("tea_rum", "#board [data-allegiance]", "needs: "),
     ]
     conditions = httpx.get(f"{url}/v1/game-types").json()
     words = next(t for t in conditions if t["id"] == "tea_rum")["terms"]["condition"]["words"]
