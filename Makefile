@@ -13,7 +13,7 @@ export PYTHONPATH := $(CURDIR):$(CURDIR)/gen
 # mkdocs-material's banner about its successor, printed on every build.
 export NO_MKDOCS_2_WARNING := 1
 
-.PHONY: two-hosts research setup proto run test test-fast lint browser node contract sdk docs docs-check docs-openapi bench clean seeds-india chaos scale bots-fair bots-strength search-strength search-timing bots-report
+.PHONY: two-hosts research setup proto run test test-fast lint browser browser-tools screenshots node contract sdk docs docs-check docs-openapi bench clean seeds-india chaos scale bots-fair bots-strength search-strength search-timing bots-report
 
 setup: $(VENV)/.installed gen/.stamp gen/chaiwala.descriptors.pb
 
@@ -89,6 +89,15 @@ contract: setup $(CONTRACT)/node_modules/.installed
 	$(CONTRACT_BIN)/tsc --strict --noEmit --target es2022 --module nodenext --moduleResolution nodenext \
 		$(CONTRACT)/contract.ts
 
+# The browser tests' pinned tools (tools/browser/package-lock.json: axe-core, whose axe.min.js
+# tests/support/legibility.py injects into every page), installed once per lock change.
+BROWSER_TOOLS := tools/browser
+$(BROWSER_TOOLS)/node_modules/.installed: $(BROWSER_TOOLS)/package.json $(BROWSER_TOOLS)/package-lock.json
+	$(MAKE) node
+	cd $(BROWSER_TOOLS) && npm ci --ignore-scripts --no-audit --no-fund --loglevel=error
+	touch $@
+browser-tools: $(BROWSER_TOOLS)/node_modules/.installed
+
 # The TypeScript SDK (@chaiwala/client): its pinned tools from package-lock.json, its types generated
 # by openapi-typescript from the OpenAPI document (built in-process by docs-openapi), compiled by tsc
 # to ES modules in sdk/typescript/dist/ and copied to web/sdk/, which the web client imports (both
@@ -107,7 +116,7 @@ sdk: docs-openapi $(SDK)/node_modules/.installed
 
 # Lint first: ruff and mypy clean is part of passing; so are a docs site that builds with --strict,
 # a contract that lints and compiles, and the SDK built (tests/sdk runs its tests).
-test: lint browser docs-check contract sdk
+test: lint browser browser-tools docs-check contract sdk
 	$(BIN)/python -m pytest -n 2 --dist worksteal -q
 
 test-fast: setup

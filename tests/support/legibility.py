@@ -1,0 +1,207 @@
+"""Legibility checks of the web client in a real browser: text size, axe-core, tap targets, window sizes.
+
+Every check runs in the page (one script each, the page redraws often) and returns data for a test
+to assert on, with a description of each offender for the failure message:
+
+- :func:`smallest_text` — the smallest rendered text over every visible text node, HTML and SVG
+  (SVG text is scaled by its element's screen CTM, so a board drawn small counts as small);
+- :func:`axe_violations` — axe-core (pinned in ``tools/browser/package.json``, installed by
+  ``make browser-tools``) run on the page, its violations of the given impacts;
+- :func:`small_tap_targets` — the interactive elements smaller than a size in either dimension;
+- :func:`set_viewport` / :func:`open_table_at` / :func:`open_page_at` — the page at a desktop or
+  phone size (the phone emulated as a mobile viewport, so ``meta viewport`` and media queries
+  apply as on a phone).
+"""
+
+from __future__ import annotations
+
+import json
+from pathlib import Path
+from typing import Any, NamedTuple
+
+from tests.support.webplay import open_table, page_url, wait_for
+
+ROOT = Path(__file__).resolve().parents[2]
+AXE_JS = ROOT / "tools" / "browser" / "node_modules" / "axe-core" / "axe.min.js"
+
+
+class Size(NamedTuple):
+    """A window size the web client is checked at."""
+
+    name: str
+    width: int
+    height: int
+    mobile: bool
+
+
+DESKTOP = Size("desktop", 1400, 1000, False)
+PHONE = Size("phone", 390, 844, True)
+SIZES = (DESKTOP, PHONE)
+MIN_TEXT_PX = 12.0
+MIN_TAP_PX = 44.0
+
+
+# ---- Window sizes -------------------------------------------------------------------------------
+
+
+def set_viewport(driver: Any, size: Size) -> None:
+    """Make the page's viewport exactly ``size`` (CSS px); a phone size is emulated as a mobile device.
+
+    A headless window's size is not its viewport's, and only a mobile emulation honours the page's
+    ``meta viewport`` and touch, so the viewport is set through the DevTools protocol.
+    """
+    driver.set_window_size(size.width, size.height)
+    driver.execute_cdp_cmd(
+        "Emulation.setDeviceMetricsOverride",
+        {"width": size.width, "height": size.height, "deviceScaleFactor": 1, "mobile": size.mobile},
+    )
+    driver.execute_cdp_cmd("Emulation.setTouchEmulationEnabled", {"enabled": size.mobile})
+
+
+def open_table_at(driver: Any, size: Size, base_url: str, game_id: str, token: str | None, seat: int = 0) -> None:
+    """Open a game's table at ``size`` as the seat holding ``token`` (a spectator when None); wait for it."""
+    set_viewport(driver, size)
+    open_table(driver, base_url, game_id, token, seat)
+    wait_for(driver, lambda: driver.execute_script(_BOARD_DRAWN), 30, "the table's board")
+
+
+def open_page_at(driver: Any, size: Size, base_url: str, hash_route: str, ready: str) -> None:
+    """Open the client at ``#/hash_route`` at ``size`` and wait until the CSS selector ``ready`` matches."""
+    set_viewport(driver, size)
+    driver.get(page_url(base_url, hash_route))
+    script = "return document.querySelector(arguments[0]) !== null"
+    wait_for(driver, lambda: driver.execute_script(script, ready), 30, f"{ready} on #/{hash_route}")
+
+
+_BOARD_DRAWN = "const b = document.getElementById('board'); return !!b && b.childElementCount > 0;"
+
+
+# ---- Text size ----------------------------------------------------------------------------------
+
+_SMALLEST_TEXT = """
+const SKIP = "script, style, noscript, template, title, desc, metadata, option";
+const describe = (el) => {
+  const id = el.id ? '#' + el.id : '';
+  const cls = typeof el.className === 'string' && el.className ? '.' + el.className.trim().split(/\\s+/).join('.') : '';
+  return el.tagName.toLowerCase() + id + cls;
+};
+const scaleOf = (el) => {
+  // An SVG text's font size is in its user units: its screen CTM says how big one unit is on screen.
+  const owner = el.closest('text') || el;
+  if (!(owner instanceof SVGGraphicsElement)) return 1;
+  const m = owner.getScreenCTM();
+  return m ? Math.sqrt(Math.abs(m.a * m.d - m.b * m.c)) : 1;
+};
+let best = [Infinity, 'no visible text'];
+const walker = document.createTreeWalker(document.body, NodeFilter.SHOW_TEXT);
+const range = document.createRange();
+for (let node = walker.nextNode(); node; node = walker.nextNode()) {
+  const text = node.textContent.trim();
+  const el = node.parentElement;
+  if (!text || !el || el.closest(SKIP)) continue;
+  const style = getComputedStyle(el);
+  if (style.visibility !== 'visible' || Number(style.opacity) === 0) continue;
+  range.selectNodeContents(node);
+  const box = range.getBoundingClientRect();
+  if (box.width < 2 || box.height < 2) continue;  // not rendered, or visually hidden for screen readers
+  const isSvg = el instanceof SVGElement;
+  const px = parseFloat(style.fontSize) * (isSvg ? scaleOf(el) : 1);
+  if (px < best[0]) {
+    best = [px, `${describe(el)} "${text.slice(0, 40)}" at ${px.toFixed(1)}px${isSvg ? ' (SVG, scaled)' : ''}`];
+  }
+}
+return best[0] === Infinity ? [0, best[1]] : best;
+"""
+
+
+def smallest_text(driver: Any) -> tuple[float, str]:
+    """The smallest rendered font size (CSS px) over every visible text node, and which text that is.
+
+    SVG text counts at its size on screen (its font size times its screen CTM's scale); text that
+    is not rendered (``hidden``, ``display: none``, ``visibility: hidden``, zero opacity, SVG
+    ``<title>`` tooltips, a visually hidden label of 1 px) does not count.  A page without any
+    visible text answers ``(0, "no visible text")``, which fails any minimum.
+    """
+    size, what = driver.execute_script(_SMALLEST_TEXT)
+    return float(size), str(what)
+
+
+# ---- axe-core -----------------------------------------------------------------------------------
+
+_RUN_AXE = """
+const done = arguments[arguments.length - 1];
+axe.run(document, {resultTypes: ['violations']})
+  .then((r) => done(JSON.stringify(r.violations)))
+  .catch((e) => done(JSON.stringify({error: String(e)})));
+"""
+
+
+def axe_violations(driver: Any, impacts: tuple[str, ...] = ("serious", "critical")) -> list[dict[str, Any]]:
+    """axe-core's violations on the page now, those of the given impacts.
+
+    Each is ``{"id", "impact", "help", "nodes": [{"target", "summary"}]}``.  axe-core comes from the
+    pinned npm package in ``tools/browser`` (``make browser-tools``); it is injected into the page
+    each call (a page that navigated has lost it).
+    """
+    assert AXE_JS.is_file(), f"{AXE_JS} is missing: run `make browser-tools` (npm ci in tools/browser)"
+    if not driver.execute_script("return typeof window.axe === 'object'"):
+        driver.execute_script(AXE_JS.read_text(encoding="utf-8"))
+    answer = json.loads(driver.execute_async_script(_RUN_AXE))
+    assert not isinstance(answer, dict), f"axe-core failed: {answer}"
+    found = []
+    for violation in answer:
+        if violation.get("impact") not in impacts:
+            continue
+        nodes = [{"target": n.get("target"), "summary": n.get("failureSummary", "")} for n in violation["nodes"]]
+        found.append({"id": violation["id"], "impact": violation["impact"], "help": violation["help"], "nodes": nodes})
+    return found
+
+
+def describe_violations(violations: list[dict[str, Any]], nodes: int = 3) -> str:
+    """The violations in a few lines for a failure message (the first ``nodes`` targets of each)."""
+    lines = []
+    for v in violations:
+        targets = "; ".join(f"{n['target']}: {n['summary']}".replace("\n", " ") for n in v["nodes"][:nodes])
+        lines.append(f"{v['impact']} {v['id']} ({v['help']}, {len(v['nodes'])} nodes): {targets}")
+    return "\n".join(lines)
+
+
+# ---- Tap targets --------------------------------------------------------------------------------
+
+_SMALL_TARGETS = """
+const minPx = arguments[0];
+const CLICKABLE = ["button", "a[href]", "input:not([type=hidden])", "select", "textarea", "summary",
+  "[role=button]", "[data-move-index]"].join(", ");
+const describe = (el) => {
+  const id = el.id ? '#' + el.id : '';
+  const index = el.dataset && el.dataset.moveIndex !== undefined ? `[data-move-index=${el.dataset.moveIndex}]` : '';
+  const label = (el.getAttribute('aria-label') || el.textContent || el.value || '').trim().slice(0, 30);
+  return el.tagName.toLowerCase() + id + index + (label ? ` "${label}"` : '');
+};
+const inSentence = (el) => {
+  // WCAG's inline exception: a link inside a sentence is sized by the text around it.
+  if (el.tagName !== 'A' || getComputedStyle(el).display !== 'inline') return false;
+  return [...el.parentElement.childNodes].some((n) => n !== el && n.nodeType === 3 && n.textContent.trim());
+};
+const small = [];
+for (const el of document.querySelectorAll(CLICKABLE)) {
+  if (el.disabled || el.closest('[hidden], [inert]') || !el.getClientRects().length) continue;
+  if (getComputedStyle(el).visibility !== 'visible' || inSentence(el)) continue;
+  const box = el.getBoundingClientRect();
+  if (box.width < minPx || box.height < minPx) {
+    small.push(`${describe(el)} ${box.width.toFixed(0)}x${box.height.toFixed(0)}`);
+  }
+}
+return small;
+"""
+
+
+def small_tap_targets(driver: Any, min_px: float = MIN_TAP_PX) -> list[str]:
+    """The shown interactive elements smaller than ``min_px`` CSS px in width or height, described.
+
+    Interactive: buttons, links, inputs, selects, text areas, summaries, ``[role=button]`` and
+    every offered move (``[data-move-index]``, on the board or as a button).  Disabled ones, a link
+    inside a sentence (WCAG's inline exception) and hidden ones do not count.
+    """
+    found: list[str] = driver.execute_script(_SMALL_TARGETS, min_px)
+    return found
