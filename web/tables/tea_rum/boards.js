@@ -2,7 +2,7 @@
 // action), the ships of the round and the round strip (wishes, rewards, victory type).
 
 import { el } from "../svg.js";
-import { choice, panel, seatDot } from "./kit.js";
+import { capital, choice, panel, seatDot } from "./kit.js";
 import { gainsText } from "./words.js";
 
 /** The four action boards; the current row's options and the alternative take a worker. */
@@ -58,10 +58,10 @@ export function drawRounds(ctx) {
     const symbols = round.symbols.map((s) => w.symbols[s] ?? s).join(" + ");
     const lines = [
       el("h4", { text: `${w.round} ${round.round}${now ? ` · ${w.now}` : ""}` }),
-      el("p", { text: `${w.wish}: ${symbols}` }),
-      el("p", { text: `${w.colours[round.reward_colour] ?? round.reward_colour}: ${round.first_reward} / ${round.second_reward}` }),
+      el("p", { text: `${capital(w.wish)}: ${symbols}` }),
+      el("p", { text: `${capital(w.colours[round.reward_colour] ?? round.reward_colour)}: ${round.first_reward} / ${round.second_reward}` }),
     ];
-    if (round.victory_type) lines.push(el("p", { text: `${w.victory}: ${w.colours[round.victory_type] ?? round.victory_type}` }));
+    if (round.victory_type) lines.push(el("p", { text: `${capital(w.victory)}: ${w.colours[round.victory_type] ?? round.victory_type}` }));
     return el("div", { class: now ? "tr-card tr-now" : "tr-card", "data-round": round.round }, ...lines);
   });
   return panel({ "data-panel": "rounds" }, w.rounds, el("div", { class: "tr-cards tr-round-cards" }, ...rounds));

@@ -58,7 +58,12 @@ export function seatDot(table, seat, w) {
   svg("circle", { cx: 9, cy: 9, r: 7.5, fill: taken ? seatColour(seat) : "#fff", stroke: "#333", "stroke-width": 1.5 }));
 }
 
-/** A line of label and value: `<p><b>label</b> value</p>`. */
+/** `text` with its first letter in capitals (labels start a line). */
+export function capital(text) {
+  return text ? text[0].toLocaleUpperCase() + text.slice(1) : text;
+}
+
+/** A line of label and value: `<p><b>Label:</b> value</p>`. */
 export function fact(label, ...value) {
-  return el("p", { class: "tr-fact" }, el("b", { text: `${label}: ` }), ...value);
+  return el("p", { class: "tr-fact" }, el("b", { text: `${capital(label)}: ` }), ...value);
 }

@@ -3,7 +3,7 @@
 
 import { el, term } from "../svg.js";
 import { seatName } from "../drawing.js";
-import { choice, panel } from "./kit.js";
+import { capital, choice, panel } from "./kit.js";
 import { costText, gainsText } from "./words.js";
 
 /** Contract spaces, newest first: cost, VP in either colour, and the space's bonus. */
@@ -12,13 +12,13 @@ export function drawContracts(ctx) {
   const spaces = view.contracts.map((space) => {
     const parts = [el("h4", { text: space.contract ? `${w.contract} ${space.contract}` : w.empty })];
     if (space.contract) {
-      parts.push(el("p", { text: `${w.cost}: ${costText(space.cost, w) || "—"}` }));
+      parts.push(el("p", { text: `${capital(w.cost)}: ${costText(space.cost, w) || "—"}` }));
       const colours = ["blue", "red"].map((colour) =>
         choice(ctx, "fulfill_contract", (b) => Number(b.space ?? 0) === space.space && b.colour === colour,
           { class: `tr-option tr-${colour}` }, `${colour === "blue" ? space.blue : space.red} ${w.colours[colour]}`));
       parts.push(el("div", { class: "tr-pair" }, ...colours));
     }
-    parts.push(el("p", { text: `${w.bonus}: ${gainsText(space.bonus, w) || "—"}` }));
+    parts.push(el("p", { text: `${capital(w.bonus)}: ${gainsText(space.bonus, w) || "—"}` }));
     return el("div", { class: space.contract ? "tr-card" : "tr-card tr-taken", "data-contract-space": space.space }, ...parts);
   });
   const heading = `${w.contracts} · ${w.deck}: ${view.contract_deck_count}`;
@@ -31,13 +31,11 @@ export function drawAllegiances(ctx) {
   const cards = view.allegiances.map((card) => {
     const taken = card.taken_by >= 0;
     const needs = Object.entries(card.requirements).map(([k, v]) => `${term(table, "condition", k)} ${v}`).join(", ");
-    const parts = [
-      el("strong", { text: `${w.allegiance} ${card.allegiance} · ${card.red} ${w.redVp}` }),
-      el("span", { class: "tr-line", text: `${w.requirements}: ${needs}` }),
-    ];
+    const parts = [el("strong", { text: `${capital(w.allegiance)} ${card.allegiance} · ${card.red} ${w.redVp}` })];
+    if (needs) parts.push(el("span", { class: "tr-line", text: `${capital(w.requirements)}: ${needs}` }));
     const pays = costText(card.payment, w);
-    if (pays) parts.push(el("span", { class: "tr-line", text: `${w.payment}: ${pays}` }));
-    if (taken) parts.push(el("span", { class: "tr-line tr-owner", text: `${w.takenBy}: ${seatName(table, card.taken_by, w)}` }));
+    if (pays) parts.push(el("span", { class: "tr-line", text: `${capital(w.payment)}: ${pays}` }));
+    if (taken) parts.push(el("span", { class: "tr-line tr-owner", text: `${capital(w.takenBy)}: ${seatName(table, card.taken_by, w)}` }));
     return choice(ctx, "take_allegiance", (b) => Number(b.allegiance) === card.allegiance,
       { class: taken ? "tr-card tr-taken" : "tr-card", "data-allegiance": card.allegiance }, ...parts);
   });
@@ -50,9 +48,9 @@ export function drawCaptains(ctx) {
   const cards = view.captains.map((card) => choice(ctx, "hire_captain", (b) => Number(b.captain) === card.captain,
     { class: "tr-card", "data-captain": card.captain },
     el("strong", { text: `${w.captain} ${card.captain}` }),
-    el("span", { class: "tr-line", text: `${w.cost}: ${costText(card.cost, w) || "—"}` }),
-    el("span", { class: "tr-line", text: `${w.instant}: ${gainsText(card.instant, w) || "—"}` }),
-    el("span", { class: "tr-line", text: `${card.cannons} ${w.cannons} → ${gainsText(card.reward, w) || "—"}` })));
+    el("span", { class: "tr-line", text: `${capital(w.cost)}: ${costText(card.cost, w) || "—"}` }),
+    el("span", { class: "tr-line", text: `${capital(w.instant)}: ${gainsText(card.instant, w) || "—"}` }),
+    el("span", { class: "tr-line", text: `${capital(w.cannons)}: ${card.cannons} → ${gainsText(card.reward, w) || "—"}` })));
   const heading = `${w.captains} · ${w.deck}: ${view.captain_deck_count}`;
   return panel({ "data-panel": "captains" }, heading, el("div", { class: "tr-cards" }, ...cards));
 }
@@ -74,12 +72,12 @@ export function drawBuildings(ctx) {
         el("span", { class: "tr-line", text: `${costText(b.cost, w) || "—"} → ${gainsText(b.vp, w)}` }),
         el("span", { class: "tr-line", text: `${b.copies} ${w.copies}` })));
     return el("div", { class: "tr-column", "data-colour": colour },
-      el("h4", { text: w.colours[colour] ?? colour }), ...cards);
+      el("h4", { text: capital(w.colours[colour] ?? colour) }), ...cards);
   });
   const parts = [el("div", { class: "tr-columns" }, ...columns)];
   if (view.removed_buildings.length) {
     const removed = view.removed_buildings.map((b) => buildingName(table, b)).join(", ");
-    parts.push(el("p", { class: "tr-note", text: `${w.removed}: ${removed}` }));
+    parts.push(el("p", { class: "tr-note", text: `${capital(w.removed)}: ${removed}` }));
   }
   return panel({ "data-panel": "buildings" }, w.buildings, ...parts);
 }

@@ -28,7 +28,7 @@ export function drawReputation(ctx) {
 /** The general supply and, with 2 players, the automa's tokens and face-down victory cards. */
 export function drawAutomaAndSupply(ctx) {
   const { view, w } = ctx;
-  const parts = [fact(w.supply, ...RESOURCES.map((r) => resourceLabel(r, view.supply[r] ?? 0, w)))];
+  const parts = [el("p", { class: "tr-stock" }, ...RESOURCES.map((r) => resourceLabel(r, view.supply[r] ?? 0, w)))];
   if (view.automa) {
     const a = view.automa;
     const drawn = a.drawn.map((b) => w.boards[b] ?? b).join(", ") || "—";
@@ -49,7 +49,7 @@ export function drawFinal(ctx) {
     fact(w.governor, names(final.governors)),
     fact(w.pirateKing, names(final.pirate_kings)),
   ];
-  if (final.victory_colour) parts.push(fact(w.victory, w.colours[final.victory_colour] ?? final.victory_colour));
+  if (final.victory_colour) parts.push(fact(w.victoryType, w.colours[final.victory_colour] ?? final.victory_colour));
   parts.push(el("ul", { class: "tr-scores" }, ...final.blue.map((b, s) =>
     el("li", { text: `${seatName(table, s, w)}: ${b} ${w.blueVp} · ${final.red[s]} ${w.redVp}` }))));
   return panel({ "data-panel": "final", "data-winners": final.winners.join(","), class: "tr-final tr-wide" }, w.final, ...parts);
