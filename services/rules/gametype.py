@@ -4,7 +4,8 @@ The words are data, like sentences (:mod:`services.common.sentences`): ``seeds/<
 <language>.yaml`` holds ``game`` (the game's name in that language) and ``options`` (per option
 field: ``title``, ``description`` and, for options with a fixed set of values, ``values``: each
 value printed as its JSON holds it -> its words).  ``terms`` are the sentence packs' words for
-codes (a table shows them instead of the code).  The rules summary is Markdown in
+codes (a table shows them instead of the code), and the names of content (a building, an area)
+in the reader's language.  The rules summary is Markdown in
 ``seeds/<game>/rules/<language>.md``.  An option without words is answered with its field name
 (the tests that scan for code names catch it), never with an error.
 """

@@ -169,7 +169,8 @@ def test_a_seat_plays_tea_and_rum_while_a_spectator_sees_its_chest_hidden(
         legible(driver)
         assert checked, f"seat 0's chest never closed in {played.clicks} clicks"
         # The seat sees its own chest; the spectator sees that it is closed, and nothing of what is in it.
-        assert re.fullmatch(r"\d+ blue victory points · \d+ red victory points \(chest\)", checked["own"]), checked["own"]
+        own_line = r"\d+ blue victory points · \d+ red victory points \(chest\)"
+        assert re.fullmatch(own_line, checked["own"]), checked["own"]
         assert checked["blue"] >= 8  # the 8th blue VP closes the chest
         assert checked["seen"] != checked["own"] and not any(ch.isdigit() for ch in checked["seen"])
         assert checked["own"] not in checked["spectator_text"]

@@ -10,7 +10,7 @@ import { costText, gainsText } from "./words.js";
 export function drawContracts(ctx) {
   const { view, w } = ctx;
   const spaces = view.contracts.map((space) => {
-    const parts = [el("h4", { text: space.contract ? `${w.contract} ${space.contract}` : w.empty })];
+    const parts = [el("h4", { text: space.contract ? `${w.contract} ${space.contract}` : capital(w.empty) })];
     if (space.contract) {
       parts.push(el("p", { text: `${capital(w.cost)}: ${costText(space.cost, w) || "—"}` }));
       const colours = ["blue", "red"].map((colour) =>
