@@ -171,7 +171,7 @@ def describe_violations(violations: list[dict[str, Any]], nodes: int = 3) -> str
 _SMALL_TARGETS = """
 const minPx = arguments[0];
 const CLICKABLE = ["button", "a[href]", "input:not([type=hidden])", "select", "textarea", "summary",
-  "[role=button]", "[data-move-index]"].join(", ");
+  "[role=button]", "#board [data-move-index]", "#moves [data-move-index]"].join(", ");
 const describe = (el) => {
   const id = el.id ? '#' + el.id : '';
   const index = el.dataset && el.dataset.moveIndex !== undefined ? `[data-move-index=${el.dataset.moveIndex}]` : '';
@@ -187,7 +187,9 @@ const small = [];
 for (const el of document.querySelectorAll(CLICKABLE)) {
   if (el.disabled || el.closest('[hidden], [inert]') || !el.getClientRects().length) continue;
   if (getComputedStyle(el).visibility !== 'visible' || inSentence(el)) continue;
-  const box = el.getBoundingClientRect();
+  // A check box or radio button inside its label is tapped through the whole label.
+  const wrapped = (el.type === 'checkbox' || el.type === 'radio') && el.closest('label');
+  const box = (wrapped || el).getBoundingClientRect();
   if (box.width < minPx || box.height < minPx) {
     small.push(`${describe(el)} ${box.width.toFixed(0)}x${box.height.toFixed(0)}`);
   }
@@ -200,8 +202,9 @@ def small_tap_targets(driver: Any, min_px: float = MIN_TAP_PX) -> list[str]:
     """The shown interactive elements smaller than ``min_px`` CSS px in width or height, described.
 
     Interactive: buttons, links, inputs, selects, text areas, summaries, ``[role=button]`` and
-    every offered move (``[data-move-index]``, on the board or as a button).  Disabled ones, a link
-    inside a sentence (WCAG's inline exception) and hidden ones do not count.
+    every offered move (``[data-move-index]`` in ``#board`` or ``#moves``).  Disabled ones, a link
+    inside a sentence (WCAG's inline exception) and hidden ones do not count; a check box or radio
+    button inside its ``<label>`` is measured as the label (a tap on the label works it).
     """
     found: list[str] = driver.execute_script(_SMALL_TARGETS, min_px)
     return found

@@ -16,6 +16,7 @@ const TEXT = {
     seat_of: "your seat", refresh: "Refresh", language: "Language",
     replay_after_end: "The replay opens once the game is over.",
     rules: "Rules", close: "Close",
+    log: "Game log", // legibility (issue #34): the log's accessible name
     "bot:random": "random moves", "bot:heuristic": "steady", "bot:mcts": "thinker",
     "bot:mcts-easy": "thinker, easy", "bot:mcts-hard": "thinker, hard",
   },
@@ -33,6 +34,7 @@ const TEXT = {
     seat_of: "tu asiento", refresh: "Actualizar", language: "Idioma",
     replay_after_end: "La repetición se abre cuando termina la partida.",
     rules: "Reglas", close: "Cerrar",
+    log: "Registro de la partida", // legibilidad (issue #34)
     "bot:random": "jugadas al azar", "bot:heuristic": "constante", "bot:mcts": "pensador",
     "bot:mcts-easy": "pensador, fácil", "bot:mcts-hard": "pensador, difícil",
   },

@@ -117,7 +117,7 @@ function CreateForm({ types }) {
     <ol id="seats">
       ${seats.map(
         (kind, i) => html`<li>
-          <select class="seat-kind" data-seat=${i} value=${kind}
+          <select class="seat-kind" data-seat=${i} value=${kind} aria-label=${`${T("seat")} ${i + 1}`}
             onChange=${(e) => setSeats(seats.map((k, j) => (j === i ? e.target.value : k)))}>
             ${kinds.map(([value, label]) => html`<option value=${value}>${label}</option>`)}
           </select>

@@ -26,7 +26,7 @@ export function showReplay(root, gameId) {
       <div class="replay-controls" id="replay-controls"></div>
       <div class="table-layout">
         <div id="board" class="board"></div>
-        <aside class="side"><div id="turn"></div><div id="notice" role="status"></div><ol id="log"></ol></aside>
+        <aside class="side"><div id="turn"></div><div id="notice" role="status"></div><ol id="log" tabindex="0" aria-label=${T("log")}></ol></aside>
       </div>
     </section>`,
     root,
@@ -38,7 +38,7 @@ export function showReplay(root, gameId) {
     render(
       html`<button type="button" id="replay-first" onClick=${() => go(0)}>${T("first")}</button>
         <button type="button" id="replay-back" onClick=${() => go(version - 1)}>${T("step_back")}</button>
-        <input type="range" id="replay-step" min="0" max=${last} value=${version} onInput=${(e) => go(Number(e.target.value))} />
+        <input type="range" id="replay-step" aria-label=${T("version")} min="0" max=${last} value=${version} onInput=${(e) => go(Number(e.target.value))} />
         <button type="button" id="replay-forward" onClick=${() => go(version + 1)}>${T("step_forward")}</button>
         <button type="button" id="replay-last" onClick=${() => go(last)}>${T("last")}</button>
         <span id="replay-version" data-version=${version}>${T("version")} ${version} / ${last}</span>`,

@@ -54,14 +54,18 @@ function skeleton(root, gameId, spectator) {
       <div class="table-layout">
         <div id="board" class="board"></div>
         <aside class="side">
-          <div id="turn"></div>
+          <!-- Legibility (issue #34): #actions is the turn and its moves together; on a phone it
+               sticks to the bottom of the screen (style.css). #log scrolls, so it takes focus. -->
+          <div id="actions">
+            <div id="turn"></div>
+            <div id="notice" role="status"></div>
+            <div id="hover" role="status" aria-live="polite"></div>
+            <div id="moves"></div>
+          </div>
           <div id="clocks"></div>
-          <div id="notice" role="status"></div>
-          <div id="hover" role="status" aria-live="polite"></div>
-          <div id="moves"></div>
           <div id="waiting"></div>
           <div id="result" hidden></div>
-          <ol id="log" aria-live="polite"></ol>
+          <ol id="log" aria-live="polite" tabindex="0" aria-label=${T("log")}></ol>
         </aside>
       </div>
     </section>`,

@@ -2,16 +2,24 @@
 // wharf (ships by multiplier with each seat's crates, water tiles), the demand chute, the scoring
 // track, my screen (my tiles and action tiles) and the others' screens as counts.
 //
-// Placed on the board: starting positions (an arrow per allowed facing), collector moves (the
-// destination space), borrowing a crate (the ship it comes from).  Everything else (taking an
-// action tile, laying out, playing actions, loading, ending the turn) is a button of the shell.
+// Placed on the board: starting positions, collector moves (the destination space), borrowing a
+// crate (the ship it comes from).  Everything else (taking an action tile, laying out, playing
+// actions, loading, ending the turn) is a button of the shell.
+//
+// A start is chosen in two taps, so that every target is a whole space (44 px on a phone): one
+// start space is selected (the first at first; tapping another selects it) and each facing it
+// allows is a square on the neighbouring space it faces.  The grid and the wharf are two SVGs laid
+// out by CSS (side by side on a desktop, one above the other on a phone); the grid never shrinks
+// below 0.85 px a unit and scrolls sideways instead (issue #34: text, tap targets).
 import { el, kindOf, legal, SEAT_COLOURS, svg } from "./svg.js";
 
 const CELL = 56;
 const PAD = 8;
 // Room for the row numbers (left) and column numbers (top): they read as the move sentences do,
 // "row 6, column 1" counting from 1 at the top left.
-const LABEL = 20;
+const LABEL = 22;
+const MIN_SCALE = 0.85; // CSS px per unit at least: spaces of 47 px, labels of 12.75 px
+let startSpace = null; // the selected start space, "row,col", kept across redraws
 const TEA = { BLACK: "#3a3a3a", GREEN: "#4f9a4f", WHITE: "#efe9d2", RED: "#b8453b" };
 const INK = { BLACK: "#fff", GREEN: "#fff", WHITE: "#333", RED: "#fff" };
 const STEP = { NORTH: [-1, 0], EAST: [0, 1], SOUTH: [1, 0], WEST: [0, -1] };
@@ -85,26 +93,69 @@ function collectors(view) {
     });
 }
 
-/** Clickable places for the legal moves that have one; their indexes go into `placed`. */
-function placeMoves(view, table, placed) {
+/** The choose_start moves by space ("row,col" -> [index, ...]), in the order of their first move. */
+function startsBySpace(legalList) {
+  const spaces = new Map();
+  (legalList ? legalList.moves : []).forEach((move, i) => {
+    if (kindOf(move) !== "choose_start") return;
+    const key = `${move.choose_start.row ?? 0},${move.choose_start.col ?? 0}`;
+    spaces.set(key, [...(spaces.get(key) || []), i]);
+  });
+  return spaces;
+}
+
+function spaceRect(row, col, attrs) {
+  return svg("rect", { x: PAD + col * CELL + 1, y: PAD + row * CELL + 1, width: CELL - 2, height: CELL - 2, rx: 8, ...attrs });
+}
+
+/** Start choices: every start space selectable; the selected one's facings as squares beside it. */
+function startMoves(table, placed, redraw, t) {
+  const spaces = startsBySpace(table.legal);
+  if (!spaces.size) return [];
+  if (!spaces.has(startSpace)) startSpace = spaces.keys().next().value;
   const shapes = [];
+  for (const [key, indexes] of spaces) {
+    const [row, col] = key.split(",").map(Number);
+    indexes.forEach((i) => placed.add(i)); // reachable in two taps: select the space, then a facing
+    if (key === startSpace) {
+      shapes.push(spaceRect(row, col, { fill: "none", stroke: "#1a1a1a", "stroke-width": 4, class: "dj-start-selected" }));
+      continue;
+    }
+    const select = spaceRect(row, col, { fill: "rgba(255,210,63,.45)", stroke: "#1a1a1a", "stroke-width": 2, "stroke-dasharray": "6 4",
+      class: "dj-start-space", role: "button", tabindex: 0, "aria-label": `${t.row} ${row + 1}, ${t.column} ${col + 1}` });
+    const choose = () => { startSpace = key; redraw(); };
+    select.addEventListener("click", choose);
+    select.addEventListener("keydown", (e) => { if (e.key === "Enter" || e.key === " ") { e.preventDefault(); choose(); } });
+    shapes.push(select);
+  }
+  const [row, col] = startSpace.split(",").map(Number);
+  for (const i of spaces.get(startSpace)) {
+    const facing = table.legal.moves[i].choose_start.facing;
+    const [dr, dc] = STEP[facing] || [0, -1];
+    const [r, c] = [row + dr, col + dc];
+    const target = svg("g", { class: "dj-facing", "data-facing": facing },
+      spaceRect(r, c, { fill: "#ffd23f" }),
+      svg("polygon", { points: arrow(r, c, facing, 18).split(" ").map((p) => p.split(",").map(Number))
+        .map(([x, y]) => `${x - dc * 6},${y - dr * 6}`).join(" "), fill: "#1a1a1a" }));
+    shapes.push(legal(target, i, placed, table.legal.texts[i]));
+  }
+  return shapes;
+}
+
+/** Clickable places for the legal moves that have one; their indexes go into `placed`. */
+function placeMoves(view, table, placed, redraw, t) {
+  const shapes = startMoves(table, placed, redraw, t);
   if (!table.legal) return shapes;
   const me = (view.player_states || []).find((p) => (p.seat ?? 0) === table.seat);
   table.legal.moves.forEach((move, i) => {
     const kind = kindOf(move);
     const body = move[kind] || {};
-    if (kind === "choose_start") {
-      const shape = svg("polygon", { points: arrow(body.row ?? 0, body.col ?? 0, body.facing, 22), fill: "rgba(255,200,0,.85)" });
-      shapes.push(legal(shape, i, placed, table.legal.texts[i]));
-    } else if (kind === "move_collector" && me && me.collector && me.collector.placed) {
+    if (kind === "move_collector" && me && me.collector && me.collector.placed) {
       const facing = turned(me.collector.facing, body.turn || "STRAIGHT");
       const [dr, dc] = STEP[facing];
       const row = (me.collector.row ?? 0) + dr * (body.distance ?? 0);
       const col = (me.collector.col ?? 0) + dc * (body.distance ?? 0);
-      const shape = svg("rect", {
-        x: PAD + col * CELL + 5, y: PAD + row * CELL + 5, width: CELL - 10, height: CELL - 10, rx: 8, fill: "rgba(255,200,0,.35)",
-      });
-      shapes.push(legal(shape, i, placed, table.legal.texts[i]));
+      shapes.push(legal(spaceRect(row, col, { fill: "rgba(255,210,63,.45)" }), i, placed, table.legal.texts[i]));
     }
   });
   return shapes;
@@ -132,7 +183,7 @@ function wharf(view, table, placed, x0) {
     if (borrow.has(index)) group.append(legal(svg("rect", { x: x0 - 3, y: y - 3, width: 156, height: 66, rx: 12, fill: "rgba(255,200,0,.25)" }), borrow.get(index), placed, table.legal.texts[borrow.get(index)]));
   });
   const below = PAD + 24 + ships.length * 70;
-  group.append(svg("text", { x: x0, y: below + 4, text: `${view.water_tiles ?? 0} ${t.water}`, "font-size": 13 }));
+  group.append(svg("text", { x: x0, y: below + 4, text: `${view.water_tiles ?? 0} ${t.water}`, "font-size": 14 }));
   group.append(svg("text", { x: x0, y: below + 30, text: t.chute, "font-weight": "bold" }));
   (view.chute || []).forEach((variety, i) => {
     group.append(svg("rect", { x: x0 + (i % 8) * 19, y: below + 38 + Math.floor(i / 8) * 19, width: 16, height: 16, rx: 3, fill: TEA[variety] || "#999", stroke: "#555", class: "demand", "data-variety": variety }));
@@ -151,12 +202,12 @@ function gridLabels(rows, cols, t) {
   const labels = [];
   for (let r = 0; r < rows; r += 1) {
     const [, cy] = centre(r, 0);
-    labels.push(svg("text", { x: LABEL - 6, y: cy + LABEL + 4, "text-anchor": "end", "font-size": 12, fill: "#6b5d44",
+    labels.push(svg("text", { x: LABEL - 6, y: cy + LABEL + 4, "text-anchor": "end", "font-size": 15, fill: "#5c4f38",
       class: "dj-row-label", "data-row": r + 1, "aria-label": `${t.row} ${r + 1}`, text: r + 1 }));
   }
   for (let c = 0; c < cols; c += 1) {
     const [cx] = centre(0, c);
-    labels.push(svg("text", { x: cx + LABEL, y: LABEL - 4, "text-anchor": "middle", "font-size": 12, fill: "#6b5d44",
+    labels.push(svg("text", { x: cx + LABEL, y: LABEL - 4, "text-anchor": "middle", "font-size": 15, fill: "#5c4f38",
       class: "dj-col-label", "data-col": c + 1, "aria-label": `${t.column} ${c + 1}`, text: c + 1 }));
   }
   return labels;
@@ -208,23 +259,37 @@ export function drawTable(host, table) {
   const cols = view.cols || 0;
   const t = WORDS[table.words] || WORDS.en;
   const gridWidth = LABEL + PAD * 2 + cols * CELL;
-  const width = gridWidth + 170;
-  const height = Math.max(LABEL + PAD * 2 + rows * CELL, PAD + 24 + (view.ships || []).length * 70 + 110);
-  // The grid sits below and right of its labels; the wharf keeps its place beside it.
+  const gridHeight = LABEL + PAD * 2 + rows * CELL;
+  const wharfHeight = PAD + 24 + (view.ships || []).length * 70 + 110;
+  const redraw = () => {
+    const scroll = host.querySelector(".dj-grid-wrap");
+    const left = scroll ? scroll.scrollLeft : 0;
+    host.replaceChildren();
+    drawTable(host, table);
+    const again = host.querySelector(".dj-grid-wrap");
+    if (again) again.scrollLeft = left;
+  };
+  // The grid sits below and right of its labels.
   const grid = svg(
     "g",
     { transform: `translate(${LABEL},${LABEL})`, class: "dj-grid" },
     (view.spaces || []).map(tileShape),
     collectors(view),
-    placeMoves(view, table, placed),
+    placeMoves(view, table, placed, redraw, t),
   );
   const board = svg(
     "svg",
-    { viewBox: `0 0 ${width} ${height}`, class: "dj-board", role: "img", "aria-label": `Darjeeling ${view.region || ""}` },
+    { viewBox: `0 0 ${gridWidth} ${gridHeight}`, class: "dj-board", role: "group", "aria-label": `Darjeeling ${view.region || ""}`,
+      style: `min-width:${Math.ceil(gridWidth * MIN_SCALE)}px` },
     gridLabels(rows, cols, t),
     grid,
-    wharf(view, table, placed, gridWidth + 6),
   );
-  host.append(board, panels(view, table));
+  const wharfBoard = svg(
+    "svg",
+    { viewBox: `0 0 176 ${wharfHeight}`, class: "dj-wharf-board", role: "img", "aria-label": t.wharf },
+    wharf(view, table, placed, 6),
+  );
+  const scroller = el("div", { class: "dj-grid-wrap", tabindex: 0, role: "group", "aria-label": `Darjeeling ${view.region || ""}` }, board);
+  host.append(el("div", { class: "dj-boards" }, scroller, wharfBoard), panels(view, table));
   return { placed };
 }

@@ -5,7 +5,13 @@
 //
 // Placed on the board: building a segment (its midpoint), placing a train and moving a train
 // (the milepost).  Everything else (pick up, deliver, drop, upgrade, discard, end the turn, ...)
-// is a button of the shell.  The map zooms to where the choices are; "whole map" shows all of it.
+// is a button of the shell.
+//
+// The map is drawn at a fixed scale (1 px a unit on a desktop, 1.4 on a phone: city names of 18 px
+// and more, goods of 14, move targets of 44 px on a phone) inside a scrolling viewport that opens
+// on the choices of the turn and keeps the reader's scrolling while the choices stay the same;
+// "whole map" fits all of it in the viewport and hides the words it would shrink below 12 px
+// (issue #34).
 import { API } from "../js/api.js";
 import { el, kindOf, legal, SEAT_COLOURS, svg, term } from "./svg.js";
 
@@ -23,6 +29,9 @@ const WORDS = {
     events: "Eventos en juego", none: "ninguno", trains: "tren", spent: "gastado este turno", win: "para ganar", phase: "fase", round: "ronda", tray: "Cargas restantes" },
 };
 let wholeMap = false; // the reader's choice, kept across redraws
+const PHONE = "(max-width: 760px)";
+let seen = { choices: "", scroll: null }; // the choices last opened on, and the reader's scrolling since
+const scale = () => (matchMedia(PHONE).matches ? 1.4 : 1);
 
 function point(id) {
   const post = POSTS.get(id);
@@ -51,8 +60,8 @@ function mapLayer() {
     const [x, y] = point(c.milepost);
     return svg("g", { class: `city ${c.size}`, "data-city": c.name },
       svg("circle", { cx: x, cy: y, r: c.size === "major" ? 30 : 18, fill: "none", stroke: "#8e1b10", "stroke-width": 4 }),
-      svg("text", { x: x + 24, y: y - 16, "font-size": c.size === "major" ? 44 : 34, "font-weight": c.size === "major" ? "bold" : "normal", text: c.name }),
-      (c.goods || []).length ? svg("text", { x: x + 24, y: y + 20, "font-size": 26, fill: "#555", text: c.goods.join(", ") }) : null);
+      svg("text", { x: x + 24, y: y - 10, "font-size": c.size === "major" ? 22 : 18, "font-weight": c.size === "major" ? "bold" : "normal", text: c.name }),
+      (c.goods || []).length ? svg("text", { x: x + 24, y: y + 12, "font-size": 14, fill: "#4a4a4a", text: c.goods.join(", ") }) : null);
   });
   baseMap = svg("g", { class: "ir-map" }, rivers, posts, cities);
   return baseMap;
@@ -105,13 +114,33 @@ function placeMoves(table, placed) {
   return [shapes, points];
 }
 
-function viewBox(points) {
-  if (wholeMap || points.length === 0) return `${MIN_X} 0 ${MAX_X - MIN_X} ${TOP - BOTTOM}`;
-  const xs = points.map((p) => p[0]);
-  const ys = points.map((p) => p[1]);
-  const [cx, cy] = [(Math.min(...xs) + Math.max(...xs)) / 2, (Math.min(...ys) + Math.max(...ys)) / 2];
-  const size = Math.max(900, Math.max(...xs) - Math.min(...xs) + 400, Math.max(...ys) - Math.min(...ys) + 400);
-  return `${cx - size / 2} ${cy - size / 2} ${size} ${size}`;
+const MAP_BOX = [MIN_X, 0, MAX_X - MIN_X, TOP - BOTTOM];
+
+/** Scroll the viewport to the middle of the choices (new choices), or back where the reader left it. */
+function place(viewport, points) {
+  const key = points.map((p) => p.join(",")).join(" ");
+  if (key === seen.choices && seen.scroll) {
+    [viewport.scrollLeft, viewport.scrollTop] = seen.scroll;
+  } else if (points.length) {
+    const s = scale();
+    const xs = points.map((p) => p[0]);
+    const ys = points.map((p) => p[1]);
+    const [width, height] = [(Math.max(...xs) - Math.min(...xs)) * s, (Math.max(...ys) - Math.min(...ys)) * s];
+    // All the choices when they fit in the viewport, else the first of them (the list's order).
+    const all = width <= viewport.clientWidth && height <= viewport.clientHeight;
+    const [x, y] = all ? [(Math.min(...xs) + Math.max(...xs)) / 2, (Math.min(...ys) + Math.max(...ys)) / 2] : points[0];
+    viewport.scrollLeft = (x - MIN_X) * s - viewport.clientWidth / 2;
+    viewport.scrollTop = y * s - viewport.clientHeight / 2;
+  }
+  seen = { choices: key, scroll: [viewport.scrollLeft, viewport.scrollTop] };
+  viewport.addEventListener("scroll", () => (seen.scroll = [viewport.scrollLeft, viewport.scrollTop]));
+}
+
+/** The whole map fitted: words that would read below 12 px are hidden (the smallest is 14 units). */
+function fit(board) {
+  board.classList.toggle("ir-fit", wholeMap);
+  const m = board.getScreenCTM();
+  board.classList.toggle("ir-no-words", wholeMap && !!m && m.a * 14 < 12);
 }
 
 function demandCard(card) {
@@ -138,8 +167,7 @@ function panels(view, table) {
   const toggle = el("button", { type: "button", class: "ir-zoom", text: wholeMap ? t.zoom : t.whole });
   toggle.addEventListener("click", () => {
     wholeMap = !wholeMap;
-    const svgNode = toggle.closest(".ir-table").querySelector("svg");
-    svgNode.setAttribute("viewBox", wholeMap ? viewBox([]) : svgNode.dataset.zoomed);
+    fit(toggle.closest(".ir-table").querySelector("svg"));
     toggle.textContent = wholeMap ? t.zoom : t.whole;
   });
   const events = (view.active_events || []).map((e) => (e.card ? e.card.title : "")).filter(Boolean);
@@ -156,9 +184,13 @@ export function drawTable(host, table) {
   const view = table.view;
   const placed = new Set();
   const [targets, points] = placeMoves(table, placed);
-  const zoomed = viewBox(points);
-  const board = svg("svg", { viewBox: wholeMap ? viewBox([]) : zoomed, class: "ir-board", role: "img", "aria-label": "India Rails", "data-zoomed": zoomed },
+  const s = scale();
+  const board = svg("svg", { viewBox: MAP_BOX.join(" "), width: Math.round(MAP_BOX[2] * s), height: Math.round(MAP_BOX[3] * s),
+    class: "ir-board", role: "group", "aria-label": "India Rails" },
     mapLayer(), trackLayer(view), trainLayer(view), targets);
-  host.append(el("div", { class: "ir-table" }, board, panels(view, table)));
+  const viewport = el("div", { class: "ir-viewport", tabindex: 0, role: "group", "aria-label": "India Rails" }, board);
+  host.append(el("div", { class: "ir-table" }, viewport, panels(view, table)));
+  fit(board);
+  place(viewport, points);
   return { placed };
 }

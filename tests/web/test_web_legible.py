@@ -1,0 +1,148 @@
+"""Every table, the lobby with my games, and the replay viewer are legible on a desktop and a phone.
+
+At 1400×1000 and at 390×844 (a phone, emulated as a mobile viewport): no rendered text is below
+12 CSS px (SVG text measured at its size on screen), axe-core finds no serious or critical
+violation, and on the phone every tap target is at least 44 px in both dimensions.  Each table is
+checked at its start, in its middle and at its end, while a seat plays the game to the result
+screen by clicks only (against a bot).  Real stack, real headless Chromium.
+"""
+
+from __future__ import annotations
+
+import random
+from collections.abc import Iterator
+from typing import Any
+
+import pytest
+
+from tests.support import webgames
+from tests.support.browser import chromium
+from tests.support.legibility import (
+    MIN_TEXT_PX,
+    PHONE,
+    SIZES,
+    Size,
+    axe_violations,
+    describe_violations,
+    open_page_at,
+    open_table_at,
+    small_tap_targets,
+    smallest_text,
+)
+from tests.support.webplay import (
+    move_kind,
+    play_choosing,
+    remember_seat,
+    result_visible,
+    screenshot,
+    wait_for,
+)
+
+GAMES = ("alubari", "darjeeling", "tea_rum", "india_rails")
+MIDDLE_CLICK = 8
+PLAY_TIMEOUT = 400  # a cap for a loaded machine
+# Short games: India Rails for one round; the heuristic bots race to the end.
+OPTIONS: dict[str, dict[str, Any]] = {"india_rails": {"round_limit": 1}}
+BOT = {"alubari": "heuristic", "darjeeling": "heuristic", "tea_rum": "heuristic", "india_rails": "random"}
+# Moves that end a seat's part of a turn: a seat that prefers them gives the game to the bot's pace.
+ENDING = ("end_turn", "end_action", "pass_ships", "finish_final", "skip_action", "decline_temp_worker")
+CHEAP = ("chai_boost", "maintain_equipment")
+
+
+@pytest.fixture(params=SIZES, ids=[size.name for size in SIZES])
+def sized(request: pytest.FixtureRequest) -> Iterator[tuple[Any, Size]]:
+    """A fresh Chromium whose viewport is a desktop's or a phone's."""
+    with chromium() as driver:
+        yield driver, request.param
+
+
+def assert_legible(driver: Any, size: Size, where: str) -> None:
+    """The page now: text at least 12 px, no serious/critical axe violation, 44 px tap targets on a phone.
+
+    Every check runs before any fails, so one failure tells all that is wrong with the page.
+    """
+    problems = []
+    px, what = smallest_text(driver)
+    if px < MIN_TEXT_PX:
+        problems.append(f"the smallest text is {what}")
+    violations = axe_violations(driver)
+    if violations:
+        problems.append(f"axe-core found\n{describe_violations(violations)}")
+    small = small_tap_targets(driver) if size == PHONE else []
+    if small:
+        problems.append(f"tap targets under 44 px: {small[:8]} ({len(small)} in all)")
+    assert not problems, f"{where} at {size.name}:\n" + "\n".join(problems)
+
+
+def chooser(seed: int) -> Any:
+    """A seat's moves for a short game: end its part of the turn when it may, else a seeded random move."""
+    pick = random.Random(seed)
+
+    def choose(moves: list[dict[str, Any]]) -> int:
+        kinds = [move_kind(move) for move in moves]
+        for kind in ENDING:
+            if kind in kinds:
+                return kinds.index(kind)
+        for i, kind in enumerate(kinds):  # decline what costs without scoring
+            if kind in CHEAP and not (moves[i][kind].get("use") or moves[i][kind].get("pay")):
+                return i
+        return pick.randrange(len(moves))
+
+    return choose
+
+
+@pytest.mark.parametrize("game", GAMES)
+def test_a_table_is_legible_at_its_start_middle_and_end_while_a_seat_plays_it_by_clicks(
+    stack: dict[str, Any], sized: tuple[Any, Size], game: str
+) -> None:
+    driver, size = sized
+    url = str(stack["url"])
+    players = [{"name": "Asha"}, {"name": "Bot", "bot": BOT[game]}]
+    created = webgames.create(url, game, players, seed=11, options=OPTIONS.get(game, {}))
+    game_id, token = created["game_id"], created["seats"][0]["token"]
+    open_table_at(driver, size, url, game_id, token)
+    wait_for(driver, lambda: driver.execute_script("return document.body.dataset.status === 'active'"), 30)
+    assert_legible(driver, size, f"{game} at its start")
+    screenshot(driver, f"legible-{game}-{size.name}-start")
+    middle: dict[str, bool] = {}
+
+    def at_middle(clicks: int) -> None:
+        if clicks >= MIDDLE_CLICK and not middle and not result_visible(driver):
+            middle["checked"] = True
+            assert_legible(driver, size, f"{game} in its middle")
+            screenshot(driver, f"legible-{game}-{size.name}-middle")
+
+    played = play_choosing(driver, url, game_id, token, chooser(5), PLAY_TIMEOUT, on_click=at_middle)
+    assert middle, f"the game ended after {played.clicks} clicks, before its middle was checked"
+    assert webgames.game(url, game_id)["status"] == "finished"
+    assert_legible(driver, size, f"{game} at its end")
+    screenshot(driver, f"legible-{game}-{size.name}-end")
+
+
+def test_the_lobby_and_my_games_are_legible(stack: dict[str, Any], sized: tuple[Any, Size]) -> None:
+    driver, size = sized
+    url = str(stack["url"])
+    open_page_at(driver, size, url, "", "#lobby #create-game")
+    for game in ("darjeeling", "india_rails"):  # my games lists a running game of each
+        created = webgames.create(url, game, [{"name": "Asha"}, {"name": "Bot", "bot": "random"}], seed=3)
+        remember_seat(driver, created["game_id"], game, 0, created["seats"][0]["token"])
+    open_page_at(driver, size, url, "", "#my-games li[data-game-id]")
+    wait_for(driver, lambda: driver.find_elements("css selector", "#game-type option"), 30, "the game types")
+    assert_legible(driver, size, "the lobby")
+    screenshot(driver, f"legible-lobby-{size.name}")
+
+
+def test_the_replay_viewer_is_legible(stack: dict[str, Any], sized: tuple[Any, Size]) -> None:
+    driver, size = sized
+    url = str(stack["url"])
+    bots = [{"name": "Bot A", "bot": "heuristic"}, {"name": "Bot B", "bot": "heuristic"}]
+    created = webgames.create(url, "darjeeling", bots, seed=7)
+    game_id = created["game_id"]
+    wait_for(driver, lambda: webgames.game(url, game_id)["status"] == "finished", 120, "a game of bots to end")
+    open_page_at(driver, size, url, f"replay/{game_id}", "#replay-forward")
+    wait_for(driver, lambda: driver.execute_script("return document.body.dataset.version === '0'"), 30)
+    for _ in range(4):
+        driver.find_element("id", "replay-forward").click()
+    wait_for(driver, lambda: driver.execute_script("return document.body.dataset.version === '4'"), 30, "move 4")
+    assert_legible(driver, size, "the replay viewer")
+    screenshot(driver, f"legible-replay-{size.name}")
