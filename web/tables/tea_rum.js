@@ -7,14 +7,14 @@
 // hidden chest as hidden (never as zero).  Spatial moves are offered where they belong: a worker
 // on an action board's row option or alternative, a ship's row, a contract in blue or red, an
 // allegiance, a captain, a building, warehouse expansions, captain activations, and every step of
-// a trade on the trade board.  The rest (choices, discards, end of turn, the exchange) are
-// buttons in the turn bar, which stays at the bottom of the screen while the board scrolls, so
-// the decision and its answers are always together.
+// a trade on the trade board, a choice among options in the decision panel at the top (which
+// says in words who decides what now).  The rest (discards, end of turn, the exchange) are the
+// shell's buttons, which on a phone stay at the bottom of the screen while the board scrolls.
 
-import { el, kindOf, term } from "./svg.js";
+import { el, term } from "./svg.js";
 import { offers, seatName } from "./drawing.js";
 import { drawActionBoards, drawRounds, drawShips } from "./tea_rum/boards.js";
-import { offered } from "./tea_rum/kit.js";
+import { choice } from "./tea_rum/kit.js";
 import { drawAllegiances, drawBuildings, drawCaptains, drawContracts } from "./tea_rum/market.js";
 import { drawAutomaAndSupply, drawFinal, drawPlayers, drawReputation } from "./tea_rum/players.js";
 import { drawTrade } from "./tea_rum/trade.js";
@@ -37,11 +37,12 @@ export function drawTable(host, table) {
   linkStyle();
   const w = wordsFor(table.words);
   const ctx = { view: table.view, w, table, placed: new Set(), offers: offers(table.legal) };
+  const decision = drawDecision(ctx);
   const sections = [drawFinal, drawTrade, drawRounds, drawActionBoards, drawShips, drawContracts, drawAllegiances,
     drawCaptains, drawBuildings, drawPlayers, drawReputation, drawAutomaAndSupply].map((draw) => draw(ctx));
   const root = el("div", { class: "tr", "data-game": "tea_rum", role: "region", "aria-label": w.title },
-    el("div", { class: "tr-grid" }, ...sections.filter(Boolean)));
-  root.append(drawTurnBar(ctx));
+    el("div", { class: "tr-grid" }, decision, ...sections.filter(Boolean)));
+  addChoiceFinder(decision, ctx, root);
   host.append(root);
   return { placed: ctx.placed };
 }
@@ -59,39 +60,31 @@ function statusLine(ctx) {
 }
 
 /**
- * The turn bar: the status line, and for the seat to act every legal move the board did not
- * place (each a button with the API's sentence), plus a button that brings the board's
- * highlighted choices into view.
+ * The decision now: the status line and, when it is a choice among options, each option with
+ * what it gives (a button for the seat that chooses).  The other moves that have no place on the
+ * board (discards, end of turn, the exchange) are the shell's buttons in `#moves`.
  */
-function drawTurnBar(ctx) {
-  const { table, w } = ctx;
-  const bar = el("div", { class: "tr-turn", "data-turn-bar": "" }, el("p", { class: "tr-status", "data-status": "", text: statusLine(ctx) }));
-  const legal = table.legal;
-  if (!legal) return bar;
-  const onBoard = ctx.placed.size;
-  const rest = legal.moves.map((_, i) => i).filter((i) => !ctx.placed.has(i));
-  const buttons = rest.map((i) => offered(ctx, i, { class: "tr-move" }, moveLabel(ctx, i)));
-  if (onBoard) {
-    const show = el("button", { type: "button", class: "tr-show", text: `${w.showChoices} (${onBoard})` });
-    show.addEventListener("click", () => {
-      const first = bar.parentElement?.querySelector(".tr-grid .legal");
-      if (first) {
-        first.scrollIntoView({ block: "center", behavior: "smooth" });
-        first.focus({ preventScroll: true });
-      }
-    });
-    buttons.unshift(show);
+function drawDecision(ctx) {
+  const { view, w } = ctx;
+  const parts = [el("p", { class: "tr-status", "data-status": "", text: statusLine(ctx) })];
+  const options = view.decision?.kind === "choose" ? view.decision.options ?? [] : [];
+  if (options.length) {
+    parts.push(el("div", { class: "tr-options" }, ...options.map((option, i) =>
+      choice(ctx, "choose_option", (b) => Number(b.option ?? 0) === i, { class: "tr-option", "data-option": i },
+        `${w.option} ${i + 1}: ${gainsText(option.gains ?? [], w) || "—"}`))));
   }
-  bar.append(el("div", { class: "tr-moves" }, ...buttons));
-  return bar;
+  return el("section", { class: "tr-panel tr-decision", "data-panel": "decision" }, ...parts);
 }
 
-/** A move's sentence; a choice among options also says what the option gives. */
-function moveLabel(ctx, index) {
-  const move = ctx.table.legal.moves[index];
-  const sentence = ctx.table.legal.texts[index] || "";
-  if (kindOf(move) !== "choose_option") return sentence;
-  const option = ctx.view.decision?.options?.[Number(move.choose_option.option ?? 0)];
-  const gains = option ? gainsText(option.gains ?? [], ctx.w) : "";
-  return gains ? `${sentence} ${gains}` : sentence;
+/** A button that brings the first choice offered on the board into view (a long board on a phone). */
+function addChoiceFinder(decision, ctx, root) {
+  const elsewhere = [...root.querySelectorAll(".tr-grid .legal")].filter((node) => !decision.contains(node));
+  if (!elsewhere.length) return;
+  const show = el("button", { type: "button", class: "tr-show", text: `${ctx.w.showChoices} (${elsewhere.length})` });
+  show.addEventListener("click", () => {
+    const first = elsewhere[0];
+    first.scrollIntoView({ block: "center", behavior: "smooth" });
+    first.focus({ preventScroll: true });
+  });
+  decision.append(show);
 }

@@ -26,7 +26,7 @@ export function choice(ctx, kind, match, attrs, ...children) {
 }
 
 /** A button for legal move `index` (marked placed), its sentence as tooltip. */
-export function offered(ctx, index, attrs, ...children) {
+function offered(ctx, index, attrs, ...children) {
   ctx.placed.add(index);
   const sentence = ctx.table.legal?.texts?.[index] || "";
   return el(
