@@ -19,7 +19,7 @@ function drawActionBoard(ctx, board) {
   const alternative = choice(ctx, "worker_action", (b) => b.board === board.board && b.alternative === true,
     { class: "tr-alternative" }, `${w.alternative}: ${gainsText(board.alternative, w)}`);
   return panel({ class: `tr-board${board.fountain ? " tr-fountain" : ""}`, "data-board": board.board }, name,
-    el("div", { class: "tr-workers", "aria-label": w.workersHere }, ...workers),
+    el("div", { class: "tr-workers", role: "group", "aria-label": w.workersHere }, ...workers),
     el("ol", { class: "tr-rows" }, ...rows),
     alternative);
 }
