@@ -98,6 +98,11 @@ $(BROWSER_TOOLS)/node_modules/.installed: $(BROWSER_TOOLS)/package.json $(BROWSE
 	touch $@
 browser-tools: $(BROWSER_TOOLS)/node_modules/.installed
 
+# The docs' screenshots of every table (desktop and phone; start, middle, end), the lobby and the
+# replay viewer, through the real stack and chromium: tools/screenshots.py [GAMES="darjeeling ..."].
+screenshots: setup browser browser-tools sdk
+	$(BIN)/python tools/screenshots.py $(GAMES)
+
 # The TypeScript SDK (@chaiwala/client): its pinned tools from package-lock.json, its types generated
 # by openapi-typescript from the OpenAPI document (built in-process by docs-openapi), compiled by tsc
 # to ES modules in sdk/typescript/dist/ and copied to web/sdk/, which the web client imports (both

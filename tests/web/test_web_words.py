@@ -60,7 +60,8 @@ def test_the_lobby_shows_option_words_and_no_code_names(stack: dict[str, Any], b
         "s.dispatchEvent(new Event('change', {bubbles: true}));"
     )
     browser.find_element("id", "create-game").click()
-    refused = "return document.querySelector('#create-error').textContent"
+    # The page may have left the lobby between reading the URL and this script: no error line then.
+    refused = "const e = document.querySelector('#create-error'); return e ? e.textContent : ''"
     wait_for(browser, lambda: "#/game/" in browser.current_url or browser.execute_script(refused), 30, "the new game")
     assert "#/game/" in browser.current_url, browser.execute_script(refused)
     game_id = browser.current_url.split("#/game/")[1].split("/")[0]

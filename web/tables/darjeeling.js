@@ -121,8 +121,10 @@ function startMoves(table, placed, redraw, t) {
       shapes.push(spaceRect(row, col, { fill: "none", stroke: "#1a1a1a", "stroke-width": 4, class: "dj-start-selected" }));
       continue;
     }
-    const select = spaceRect(row, col, { fill: "rgba(255,210,63,.45)", stroke: "#1a1a1a", "stroke-width": 2, "stroke-dasharray": "6 4",
-      class: "dj-start-space", role: "button", tabindex: 0, "aria-label": `${t.row} ${row + 1}, ${t.column} ${col + 1}` });
+    // A yellow ring under a dark dashed one: it reads on light and dark tiles, and leaves the tea's colour.
+    const select = svg("g", { class: "dj-start-space", role: "button", tabindex: 0, "aria-label": `${t.row} ${row + 1}, ${t.column} ${col + 1}` },
+      spaceRect(row, col, { fill: "transparent", stroke: "#ffd23f", "stroke-width": 6 }),
+      spaceRect(row, col, { fill: "transparent", stroke: "#1a1a1a", "stroke-width": 2, "stroke-dasharray": "6 4" }));
     const choose = () => { startSpace = key; redraw(); };
     select.addEventListener("click", choose);
     select.addEventListener("keydown", (e) => { if (e.key === "Enter" || e.key === " ") { e.preventDefault(); choose(); } });

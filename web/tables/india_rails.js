@@ -7,8 +7,8 @@
 // (the milepost).  Everything else (pick up, deliver, drop, upgrade, discard, end the turn, ...)
 // is a button of the shell.
 //
-// The map is drawn at a fixed scale (1 px a unit on a desktop, 1.4 on a phone: city names of 18 px
-// and more, goods of 14, move targets of 44 px on a phone) inside a scrolling viewport that opens
+// The map is drawn at a fixed scale (1 px a unit on a desktop, 1.8 on a phone: city names of 18 px
+// and more, goods of 14, track targets of 45 px on a phone that never overlap) inside a scrolling viewport that opens
 // on the choices of the turn and keeps the reader's scrolling while the choices stay the same;
 // "whole map" fits all of it in the viewport and hides the words it would shrink below 12 px
 // (issue #34).
@@ -31,7 +31,7 @@ const WORDS = {
 let wholeMap = false; // the reader's choice, kept across redraws
 const PHONE = "(max-width: 760px)";
 let seen = { choices: "", scroll: null }; // the choices last opened on, and the reader's scrolling since
-const scale = () => (matchMedia(PHONE).matches ? 1.4 : 1);
+const scale = () => (matchMedia(PHONE).matches ? 1.8 : 1);
 
 function point(id) {
   const post = POSTS.get(id);
@@ -101,12 +101,14 @@ function placeMoves(table, placed) {
       const [x2, y2] = point(body.to_milepost ?? 0);
       const target = svg("g", {},
         svg("line", { x1, y1, x2, y2, stroke: "rgba(255,190,0,.9)", "stroke-width": 10, "stroke-dasharray": "12 8" }),
-        svg("circle", { cx: (x1 + x2) / 2, cy: (y1 + y2) / 2, r: 16, fill: "rgba(255,190,0,.9)", stroke: "#333", "stroke-width": 2 }));
+        // 25 units across: the midpoints of two segments from one milepost are 25 units apart, so
+        // targets never overlap (45 px on a phone).
+        svg("circle", { cx: (x1 + x2) / 2, cy: (y1 + y2) / 2, r: 12.5, fill: "#ffd23f", stroke: "#1a1a1a", "stroke-width": 2 }));
       shapes.push(legal(target, i, placed, table.legal.texts[i]));
       points.push([x1, y1], [x2, y2]);
     } else if (kind === "place_train" || kind === "move_train") {
       const [x, y] = point(kind === "place_train" ? body.milepost ?? 0 : body.to_milepost ?? 0);
-      const target = svg("circle", { cx: x, cy: y, r: 20, fill: "rgba(255,190,0,.75)", stroke: "#333", "stroke-width": 3 });
+      const target = svg("circle", { cx: x, cy: y, r: 20, fill: "rgba(255,210,63,.8)", stroke: "#1a1a1a", "stroke-width": 3 });
       shapes.push(legal(target, i, placed, table.legal.texts[i]));
       points.push([x, y]);
     }
