@@ -7,8 +7,9 @@ chest as hidden and none of the seat's VP, while the seat's own table shows them
 game of bots ends with two winners (a Governor and a Pirate King), and the result screen and the
 table both show the two (in English and in Spanish).  The seat plays once on a desktop window
 (1400×1000) and once on a phone's (390×844, emulated as a phone), where the same clicks reach
-every move; at the start, in the middle and at the end no text is smaller than 12 px, and on the
-phone every move offered is at least 44 px each way.  Screenshots go to ``test-artifacts/web/``.
+every move; at the start, in the middle and at the end no text is smaller than 12 px, no code
+name is on the table, and on the phone every move offered is at least 44 px each way.
+Screenshots go to ``test-artifacts/web/``.
 """
 
 from __future__ import annotations
@@ -19,6 +20,7 @@ from typing import Any
 
 import pytest
 
+from tests.platform.test_platform_sentences import CODE_NAME
 from tests.support import webgames
 from tests.support.browser import chromium, console_errors
 from tests.support.legibility import MIN_TEXT_PX, PHONE, SIZES, Size, set_viewport, small_tap_targets, smallest_text
@@ -119,9 +121,11 @@ def board_text(driver: Any) -> str:
 
 
 def legible(driver: Any, size: Size) -> None:
-    """No text below 12 px; on a phone, no offered move smaller than a fingertip."""
+    """No text below 12 px, no code name on the table; on a phone, no offered move smaller than a fingertip."""
     px, what = smallest_text(driver)
     assert px >= MIN_TEXT_PX, what
+    codes = CODE_NAME.findall(board_text(driver))
+    assert not codes, codes
     small = [t for t in small_tap_targets(driver) if re.search(r"\[data-move-index=\d+\]", t)]
     assert size != PHONE or not small, small
 
@@ -217,5 +221,6 @@ def test_the_two_winner_ending_is_shown_as_two_winners(stack: dict[str, Any], sp
     assert spanish
     text = shown_element(spectator, '#board [data-panel="final"]')["text"]
     assert "Gobernador" in text and "Rey pirata" in text
+    assert not CODE_NAME.findall(board_text(spectator)), CODE_NAME.findall(board_text(spectator))
     spectator.execute_script("localStorage.removeItem('chaiwala.words')")
     assert not console_errors(spectator)
