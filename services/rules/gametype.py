@@ -4,7 +4,8 @@ The words are data, like sentences (:mod:`services.common.sentences`): ``seeds/<
 <language>.yaml`` holds ``game`` (the game's name in that language) and ``options`` (per option
 field: ``title``, ``description`` and, for options with a fixed set of values, ``values``: each
 value printed as its JSON holds it -> its words).  ``terms`` are the sentence packs' words for
-codes (a table shows them instead of the code).  The rules summary is Markdown in
+codes (a table shows them instead of the code), and the names of content (a building, an area)
+in the reader's language.  The rules summary is Markdown in
 ``seeds/<game>/rules/<language>.md``.  An option without words is answered with its field name
 (the tests that scan for code names catch it), never with an error.
 """
@@ -56,11 +57,15 @@ def option_words(game_type: str, defaults: dict[str, Any], language: str) -> lis
 
 
 def game_terms(game_type: str, language: str) -> dict[str, rules_pb2.Terms]:
-    """The game's ``terms`` (the sentences' words for codes), each in its singular form."""
+    """The game's ``terms`` (the sentences' words for codes), each in its singular form.
+
+    The names of content (a Tea & Rum building, an Alubari area) come along as groups of their
+    own, so a table can name a card its state holds only by code in the reader's language.
+    """
     pack = sentences.sentences_for(game_type).packs.get(language) or sentences.sentences_for(game_type).packs["en"]
     return {
         group: rules_pb2.Terms(words={key: word.split("|")[0] for key, word in table.items()})
-        for group, table in pack.terms.items()
+        for group, table in {**pack.names, **pack.terms}.items()
     }
 
 

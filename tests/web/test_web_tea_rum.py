@@ -5,7 +5,11 @@ page offers, to the result screen, with no console errors, while a spectator's b
 the same game: once the seat's 8th blue VP closes its chest, the spectator's table shows the
 chest as hidden and none of the seat's VP, while the seat's own table shows them.  A 3-player
 game of bots ends with two winners (a Governor and a Pirate King), and the result screen and the
-table both show the two (in English and in Spanish).  Screenshots go to ``test-artifacts/web/``.
+table both show the two (in English and in Spanish).  The seat plays once on a desktop window
+(1400×1000) and once on a phone's (390×844, emulated as a phone), where the same clicks reach
+every move; at the start, in the middle and at the end no text is smaller than 12 px, no code
+name is on the table, and on the phone every move offered is at least 44 px each way.
+Screenshots go to ``test-artifacts/web/``.
 """
 
 from __future__ import annotations
@@ -16,8 +20,10 @@ from typing import Any
 
 import pytest
 
+from tests.platform.test_platform_sentences import CODE_NAME
 from tests.support import webgames
 from tests.support.browser import chromium, console_errors
+from tests.support.legibility import MIN_TEXT_PX, PHONE, SIZES, Size, set_viewport, small_tap_targets, smallest_text
 from tests.support.webplay import (
     move_kind,
     offered_element,
@@ -114,8 +120,19 @@ def board_text(driver: Any) -> str:
     return text
 
 
+def legible(driver: Any, size: Size) -> None:
+    """No text below 12 px, no code name on the table; on a phone, no offered move smaller than a fingertip."""
+    px, what = smallest_text(driver)
+    assert px >= MIN_TEXT_PX, what
+    codes = CODE_NAME.findall(board_text(driver))
+    assert not codes, codes
+    small = [t for t in small_tap_targets(driver) if re.search(r"\[data-move-index=\d+\]", t)]
+    assert size != PHONE or not small, small
+
+
+@pytest.mark.parametrize("size", SIZES, ids=[s.name for s in SIZES])
 def test_a_seat_plays_tea_and_rum_while_a_spectator_sees_its_chest_hidden(
-    stack: dict[str, Any], spectator: Any
+    stack: dict[str, Any], spectator: Any, size: Size
 ) -> None:
     url = str(stack["url"])
     created = webgames.create(url, "tea_rum", [{"name": "Asha"}, {"name": "Rum bot", "bot": "heuristic"}], seed=SEED_2P)
@@ -123,10 +140,11 @@ def test_a_seat_plays_tea_and_rum_while_a_spectator_sees_its_chest_hidden(
     open_table(spectator, url, game_id, None)
     checked: dict[str, Any] = {}
     with chromium() as driver:
-        driver.set_window_size(1400, 1600)
+        set_viewport(driver, size)
         open_table(driver, url, game_id, token)
         wait_for(driver, lambda: offered_element(driver, 0) is not None, 60, "the first move offered")
-        screenshot(driver, "tea_rum-start")
+        screenshot(driver, f"tea_rum-{size.name}-start")
+        legible(driver, size)
 
         def choose(moves: list[dict[str, Any]]) -> int:
             worth = lazy if checked else eager
@@ -146,14 +164,17 @@ def test_a_seat_plays_tea_and_rum_while_a_spectator_sees_its_chest_hidden(
                 spectator, lambda: (vp_line(spectator, 0) or {}).get("hidden") == "true" and vp_line(spectator, 0), 60
             )
             checked.update(own=own["text"], seen=seen["text"], spectator_text=board_text(spectator))
-            screenshot(driver, "tea_rum-middle")
-            screenshot(spectator, "tea_rum-middle-spectator")
+            screenshot(driver, f"tea_rum-{size.name}-middle")
+            screenshot(spectator, f"tea_rum-{size.name}-middle-spectator")
+            legible(driver, size)
 
         played = play_choosing(driver, url, game_id, token, choose, timeout=300, on_click=after_click)
-        screenshot(driver, "tea_rum-end")
+        screenshot(driver, f"tea_rum-{size.name}-end")
+        legible(driver, size)
         assert checked, f"seat 0's chest never closed in {played.clicks} clicks"
         # The seat sees its own chest; the spectator sees that it is closed, and nothing of what is in it.
-        assert re.fullmatch(r"\d+ blue VP · \d+ red VP \(chest\)", checked["own"]), checked["own"]
+        own_line = r"\d+ blue victory points · \d+ red victory points \(chest\)"
+        assert re.fullmatch(own_line, checked["own"]), checked["own"]
         assert checked["blue"] >= 8  # the 8th blue VP closes the chest
         assert checked["seen"] != checked["own"] and not any(ch.isdigit() for ch in checked["seen"])
         assert checked["own"] not in checked["spectator_text"]
@@ -200,5 +221,6 @@ def test_the_two_winner_ending_is_shown_as_two_winners(stack: dict[str, Any], sp
     assert spanish
     text = shown_element(spectator, '#board [data-panel="final"]')["text"]
     assert "Gobernador" in text and "Rey pirata" in text
+    assert not CODE_NAME.findall(board_text(spectator)), CODE_NAME.findall(board_text(spectator))
     spectator.execute_script("localStorage.removeItem('chaiwala.words')")
     assert not console_errors(spectator)

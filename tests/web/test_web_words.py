@@ -193,7 +193,7 @@ def test_tables_show_the_api_words_for_stages_phases_and_cards(stack: dict[str, 
     cases = [
         ("alubari", "#board [data-status], #board text", "Stage: placing workers"),
         ("india_rails", ".ir-status", "phase: initial building"),
-        ("tea_rum", "#board [data-allegiance] text", "needs: "),
+        ("tea_rum", "#board [data-allegiance]", "needs: "),
     ]
     conditions = httpx.get(f"{url}/v1/game-types").json()
     words = next(t for t in conditions if t["id"] == "tea_rum")["terms"]["condition"]["words"]
@@ -206,4 +206,4 @@ def test_tables_show_the_api_words_for_stages_phases_and_cards(stack: dict[str, 
         found = CODE_NAME.findall(shown)
         assert not found, f"{game}: code names {found[:5]} on the table"
         if game == "tea_rum":  # the allegiances' conditions in the API's words (which ones depends on the deal)
-            assert any(f"needs: {word} " in shown for word in words.values()), shown[:400]
+            assert any(f"needs: {word.lower()} " in shown.lower() for word in words.values()), shown[:400]

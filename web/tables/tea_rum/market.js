@@ -1,108 +1,83 @@
 // The Tea & Rum displays: contracts (fulfil one in blue or red), allegiances, captains for hire,
 // and the building stock by colour.
 
-import { box, chip, findOffer, group, offer, seatColour, seatName, text } from "../drawing.js";
+import { el, term } from "../svg.js";
+import { seatName } from "../drawing.js";
+import { capital, choice, panel } from "./kit.js";
 import { costText, gainsText } from "./words.js";
-import { term } from "../svg.js";
-
-/** The band of contracts and allegiances. */
-export function drawMarket(svg, ctx, y) {
-  drawContracts(svg, ctx, y);
-  drawAllegiances(svg, ctx, y);
-  return y + 124;
-}
 
 /** Contract spaces, newest first: cost, VP in either colour, and the space's bonus. */
-function drawContracts(svg, ctx, y) {
+export function drawContracts(ctx) {
   const { view, w } = ctx;
-  const g = group(svg, 12, y, { "data-panel": "contracts" });
-  box(g, 0, 0, 580, 118, { fill: "#fef9e7" });
-  text(g, 8, 18, `${w.contracts} · ${w.deck}: ${view.contract_deck_count}`, { "font-weight": 600 });
-  const width = 570 / Math.max(view.contracts.length, 1);
-  view.contracts.forEach((space, i) => {
-    const c = group(g, 6 + i * width, 26, { "data-contract-space": space.space });
-    box(c, 0, 0, width - 6, 86, { fill: space.contract ? "#fff" : "#f2f3f4" });
+  const spaces = view.contracts.map((space) => {
+    const parts = [el("h4", { text: space.contract ? `${w.contract} ${space.contract}` : capital(w.empty) })];
     if (space.contract) {
-      text(c, 6, 14, `#${space.contract}: ${costText(space.cost, w)}`, { "font-size": 10, "font-weight": 600 });
-      ["blue", "red"].forEach((colour, k) => {
-        const amount = colour === "blue" ? space.blue : space.red;
-        const node = chip(c, 4 + k * ((width - 10) / 2), 22, (width - 14) / 2, 24, `${amount} ${w.colours[colour]}`, {
-          fill: colour === "blue" ? "#d6eaf8" : "#fadbd8",
-        });
-        const found = findOffer(ctx.offers, ctx.placed, "fulfill_contract", (b) => Number(b.space ?? 0) === space.space && b.colour === colour);
-        offer(node, found, ctx.table, ctx.placed);
-      });
+      parts.push(el("p", { text: `${capital(w.cost)}: ${costText(space.cost, w) || "—"}` }));
+      const colours = ["blue", "red"].map((colour) =>
+        choice(ctx, "fulfill_contract", (b) => Number(b.space ?? 0) === space.space && b.colour === colour,
+          { class: `tr-option tr-${colour}` }, `${colour === "blue" ? space.blue : space.red} ${w.colours[colour]}`));
+      parts.push(el("div", { class: "tr-pair" }, ...colours));
     }
-    text(c, 6, 66, `+ ${gainsText(space.bonus, w) || "—"}`, { "font-size": 10 });
+    parts.push(el("p", { text: `${capital(w.bonus)}: ${gainsText(space.bonus, w) || "—"}` }));
+    return el("div", { class: space.contract ? "tr-card" : "tr-card tr-taken", "data-contract-space": space.space }, ...parts);
   });
-  return g;
+  const heading = `${w.contracts} · ${w.deck}: ${view.contract_deck_count}`;
+  return panel({ "data-panel": "contracts" }, heading, el("div", { class: "tr-cards" }, ...spaces));
 }
 
 /** Allegiance cards: requirements, payment, red VP, and who took each. */
-function drawAllegiances(svg, ctx, y) {
-  const { view, w } = ctx;
-  const g = group(svg, 598, y, { "data-panel": "allegiances" });
-  box(g, 0, 0, 590, 118, { fill: "#fdedec" });
-  text(g, 8, 18, w.allegiances, { "font-weight": 600 });
-  const width = 580 / Math.max(view.allegiances.length, 1);
-  view.allegiances.forEach((card, i) => {
+export function drawAllegiances(ctx) {
+  const { view, w, table } = ctx;
+  const cards = view.allegiances.map((card) => {
     const taken = card.taken_by >= 0;
-    const needs = Object.entries(card.requirements).map(([k, v]) => `${term(ctx.table, "condition", k)} ${v}`).join(", ");
-    const node = chip(g, 6 + i * width, 26, width - 6, 86, `#${card.allegiance} · ${card.red} ${w.colours.red}`, {
-      fill: taken ? seatColour(card.taken_by) : "#fff",
-    });
-    node.setAttribute("data-allegiance", String(card.allegiance));
-    node.querySelector("text").setAttribute("y", 16);
-    text(node, 6, 40, `${w.requirements}: ${needs}`, { "font-size": 9, class: "pin" });
+    const needs = Object.entries(card.requirements).map(([k, v]) => `${term(table, "condition", k)} ${v}`).join(", ");
+    const parts = [el("strong", { text: `${capital(w.allegiance)} ${card.allegiance} · ${card.red} ${w.redVp}` })];
+    if (needs) parts.push(el("span", { class: "tr-line", text: `${capital(w.requirements)}: ${needs}` }));
     const pays = costText(card.payment, w);
-    if (pays) text(node, 6, 56, `${w.payment}: ${pays}`, { "font-size": 9, class: "pin" });
-    if (taken) text(node, 6, 76, seatName(ctx.table, card.taken_by, w), { "font-size": 10, class: "pin", fill: "#fff" });
-    offer(node, findOffer(ctx.offers, ctx.placed, "take_allegiance", (b) => Number(b.allegiance) === card.allegiance), ctx.table, ctx.placed);
+    if (pays) parts.push(el("span", { class: "tr-line", text: `${capital(w.payment)}: ${pays}` }));
+    if (taken) parts.push(el("span", { class: "tr-line tr-owner", text: `${capital(w.takenBy)}: ${seatName(table, card.taken_by, w)}` }));
+    return choice(ctx, "take_allegiance", (b) => Number(b.allegiance) === card.allegiance,
+      { class: taken ? "tr-card tr-taken" : "tr-card", "data-allegiance": card.allegiance }, ...parts);
   });
-  return g;
+  return panel({ "data-panel": "allegiances" }, w.allegiances, el("div", { class: "tr-cards" }, ...cards));
 }
 
-/** The captains on display: round, cost, instant effect, cannons wanted and reward. */
-export function drawCaptains(svg, ctx, y) {
+/** The captains on display: cost, instant effect, cannons wanted and reward, one card each. */
+export function drawCaptains(ctx) {
   const { view, w } = ctx;
-  const g = group(svg, 12, y, { "data-panel": "captains" });
-  box(g, 0, 0, 1176, 72, { fill: "#f2f4f4" });
-  text(g, 8, 18, `${w.captains} · ${w.deck}: ${view.captain_deck_count}`, { "font-weight": 600 });
-  view.captains.forEach((card, i) => {
-    const line = `#${card.captain} ${costText(card.cost, w)} · ${w.instant}: ${gainsText(card.instant, w) || "—"} · ${card.cannons} ${w.cannons} → ${gainsText(card.reward, w)}`;
-    const node = chip(g, 8 + i * 292, 28, 286, 36, line, { fill: "#fff" });
-    node.querySelector("text").setAttribute("font-size", 9);
-    offer(node, findOffer(ctx.offers, ctx.placed, "hire_captain", (b) => Number(b.captain) === card.captain), ctx.table, ctx.placed);
-  });
-  return y + 78;
+  const cards = view.captains.map((card) => choice(ctx, "hire_captain", (b) => Number(b.captain) === card.captain,
+    { class: "tr-card", "data-captain": card.captain },
+    el("strong", { text: `${w.captain} ${card.captain}` }),
+    el("span", { class: "tr-line", text: `${capital(w.cost)}: ${costText(card.cost, w) || "—"}` }),
+    el("span", { class: "tr-line", text: `${capital(w.instant)}: ${gainsText(card.instant, w) || "—"}` }),
+    el("span", { class: "tr-line", text: `${capital(w.cannons)}: ${card.cannons} → ${gainsText(card.reward, w) || "—"}` })));
+  const heading = `${w.captains} · ${w.deck}: ${view.captain_deck_count}`;
+  return panel({ "data-panel": "captains" }, heading, el("div", { class: "tr-cards" }, ...cards));
 }
 
-const COLOUR_FILLS = { purple: "#ebdef0", green: "#d5f5e3", yellow: "#fcf3cf", brown: "#edbb99" };
+/** A building's name in the reader's language (the API's names), else the name the view holds. */
+export function buildingName(table, code, fallback) {
+  return term(table, "building", code, fallback ?? code);
+}
 
 /** The building stock in one column per colour: name, cost, VP and copies left. */
-export function drawBuildings(svg, ctx, y) {
-  const { view, w } = ctx;
+export function drawBuildings(ctx) {
+  const { view, w, table } = ctx;
   const colours = [...new Set(view.buildings.map((b) => b.colour))];
-  const g = group(svg, 12, y, { "data-panel": "buildings" });
-  const tallest = Math.max(1, ...colours.map((c) => view.buildings.filter((b) => b.colour === c).length));
-  const height = 48 + tallest * 34;
-  box(g, 0, 0, 1176, height, { fill: "#fbfcfc" });
-  const removed = view.removed_buildings.length ? ` · ${w.removed}: ${view.removed_buildings.join(", ")}` : "";
-  text(g, 8, 18, `${w.buildings}${removed}`, { "font-weight": 600 });
-  const width = 1164 / Math.max(colours.length, 1);
-  colours.forEach((colour, i) => {
-    text(g, 8 + i * width, 38, w.colours[colour] ?? colour, { "font-size": 11, "font-weight": 600 });
-    view.buildings.filter((b) => b.colour === colour).forEach((b, k) => {
-      const node = chip(g, 6 + i * width, 44 + k * 34, width - 8, 30, "", { fill: b.copies ? COLOUR_FILLS[colour] ?? "#fff" : "#eee" });
-      node.setAttribute("data-building", b.building);
-      const label = node.querySelector("text");
-      label.setAttribute("y", 12);
-      label.setAttribute("font-size", 10);
-      label.setAttribute("font-weight", 600);
-      label.textContent = `${b.name} (${b.copies} ${w.copies})`;
-      text(node, (width - 8) / 2, 25, `${costText(b.cost, w)} → ${gainsText(b.vp, w)}`, { "text-anchor": "middle", "font-size": 9, class: "pin" });
-      offer(node, findOffer(ctx.offers, ctx.placed, "build", (m) => m.building === b.building), ctx.table, ctx.placed);
-    });
+  const columns = colours.map((colour) => {
+    const cards = view.buildings.filter((b) => b.colour === colour).map((b) =>
+      choice(ctx, "build", (m) => m.building === b.building,
+        { class: `tr-card tr-building tr-${colour}${b.copies ? "" : " tr-taken"}`, "data-building": b.building },
+        el("strong", { text: buildingName(table, b.building, b.name) }),
+        el("span", { class: "tr-line", text: `${costText(b.cost, w) || "—"} → ${gainsText(b.vp, w)}` }),
+        el("span", { class: "tr-line", text: `${b.copies} ${w.copies}` })));
+    return el("div", { class: "tr-column", "data-colour": colour },
+      el("h4", { text: capital(w.colours[colour] ?? colour) }), ...cards);
   });
-  return y + height + 6;
+  const parts = [el("div", { class: "tr-columns" }, ...columns)];
+  if (view.removed_buildings.length) {
+    const removed = view.removed_buildings.map((b) => buildingName(table, b)).join(", ");
+    parts.push(el("p", { class: "tr-note", text: `${capital(w.removed)}: ${removed}` }));
+  }
+  return panel({ "data-panel": "buildings" }, w.buildings, ...parts);
 }

@@ -1,32 +1,63 @@
 // Tea & Rum player boards (money, population, VP or a closed chest, warehouse and expansions,
 // buildings, captains, contracts, allegiance, wishes), the reputation track and the automa.
 
-import { box, chip, el, findOffer, group, offer, panelsInRow, seatColour, seatName, text } from "../drawing.js";
-import { RESOURCES, RESOURCE_COLOURS } from "./words.js";
+import { el } from "../svg.js";
+import { seatColour, seatName } from "../drawing.js";
+import { choice, fact, panel, resourceLabel, seatDot } from "./kit.js";
+import { buildingName } from "./market.js";
+import { RESOURCES } from "./words.js";
 
 const REPUTATION_STEPS = 25;
 
-/** The reputation track 0–25 with each player's marker. */
-export function drawReputation(svg, ctx, y) {
-  const { view, w } = ctx;
-  const g = group(svg, 12, y, { "data-panel": "reputation" });
-  box(g, 0, 0, 1176, 48, { fill: "#fef5e7" });
-  text(g, 8, 28, w.reputation, { "font-weight": 600 });
+/** The reputation track 0–25: each step a cell, the players standing on it named in it. */
+export function drawReputation(ctx) {
+  const { view, w, table } = ctx;
+  const cells = [];
   for (let step = 0; step <= REPUTATION_STEPS; step += 1) {
-    box(g, 96 + step * 41, 6, 38, 22, { fill: "#fff", rx: 2 });
-    text(g, 96 + step * 41 + 19, 21, step, { "text-anchor": "middle", "font-size": 10 });
+    const here = view.players.filter((p) => p.reputation === step);
+    cells.push(el("li", { class: here.length ? "tr-step tr-occupied" : "tr-step", "data-step": step },
+      el("span", { text: step }),
+      ...here.map((p) => el("span", { class: "tr-marker", "data-reputation-seat": p.seat }, seatDot(table, p.seat, w)))));
   }
-  view.players.forEach((p, k) => {
-    el("circle", { cx: 96 + p.reputation * 41 + 8 + k * 8, cy: 38, r: 4, fill: seatColour(p.seat), "data-reputation-seat": p.seat }, g);
-  });
-  return y + 54;
+  const standings = view.players.map((p) => `${seatName(table, p.seat, w)} ${p.reputation}`).join(" · ");
+  return panel({ "data-panel": "reputation" }, w.reputation,
+    el("p", { class: "tr-note", text: standings }),
+    el("ol", { class: "tr-track", start: 0 }, ...cells));
 }
 
-const PLAYER_WIDTH = 292;
+/** The general supply and, with 2 players, the automa's tokens and face-down victory cards. */
+export function drawAutomaAndSupply(ctx) {
+  const { view, w } = ctx;
+  const parts = [el("p", { class: "tr-stock" }, ...RESOURCES.map((r) => resourceLabel(r, view.supply[r] ?? 0, w)))];
+  if (view.automa) {
+    const a = view.automa;
+    const drawn = a.drawn.map((b) => w.boards[b] ?? b).join(", ") || "—";
+    parts.push(fact(w.automa, `${a.tokens_left} ${w.automaTokens} · ${w.drawn}: ${drawn} · ${a.victory_cards_face_down} ${w.faceDown}`));
+  }
+  return panel({ "data-panel": "supply", class: "tr-wide" }, w.supply, ...parts);
+}
+
+/** The end of the game: Governor(s), Pirate King(s), the winners (two in 3–4 players), final VP. */
+export function drawFinal(ctx) {
+  const { view, w, table } = ctx;
+  const final = view.final;
+  if (!final) return null;
+  const names = (seats) => seats.map((s) => seatName(table, s, w)).join(", ") || "—";
+  const heading = final.winners.length > 1 ? w.twoWinners : w.winners;
+  const parts = [
+    el("p", { class: "tr-winners", "data-final-winners": "", text: `${heading}: ${names(final.winners)}` }),
+    fact(w.governor, names(final.governors)),
+    fact(w.pirateKing, names(final.pirate_kings)),
+  ];
+  if (final.victory_colour) parts.push(fact(w.victoryType, w.colours[final.victory_colour] ?? final.victory_colour));
+  parts.push(el("ul", { class: "tr-scores" }, ...final.blue.map((b, s) =>
+    el("li", { text: `${seatName(table, s, w)}: ${b} ${w.blueVp} · ${final.red[s]} ${w.redVp}` }))));
+  return panel({ "data-panel": "final", "data-winners": final.winners.join(","), class: "tr-final tr-wide" }, w.final, ...parts);
+}
 
 /** One board per player; the viewer's own board offers its expansions and captain activations. */
-export function drawPlayers(svg, ctx, y) {
-  return panelsInRow(svg, ctx.view.players, y, PLAYER_WIDTH, 4, (p, x) => drawPlayer(svg, ctx, p, x, y));
+export function drawPlayers(ctx) {
+  return el("div", { class: "tr-players" }, ...ctx.view.players.map((p) => drawPlayer(ctx, p)));
 }
 
 /** The VP line: both colours, or a closed chest whose contents this viewer may not see. */
@@ -36,105 +67,65 @@ function vpLine(p, w) {
   return `${p.blue_vp} ${w.blueVp} · ${p.red_vp} ${w.redVp}${chest}`;
 }
 
-function drawPlayer(svg, ctx, p, x, y) {
+function drawPlayer(ctx, p) {
   const { view, w, table } = ctx;
-  const g = group(svg, x, y, { "data-player": p.seat });
   const acting = (view.to_act || []).includes(p.seat);
-  const lines = playerLines(p, w, table);
-  const height = 128 + lines.length * 15 + p.captains.length * 26;
-  box(g, 0, 0, PLAYER_WIDTH, height, { fill: "#fff", stroke: seatColour(p.seat), "stroke-width": acting ? 4 : 2 });
-  const label = p.label ? ` [${p.label}]` : "";
+  const label = p.label ? ` · ${w.player} ${p.label}` : "";
   const you = table.seat === p.seat ? ` (${w.you})` : "";
-  text(g, 8, 18, `${seatName(table, p.seat, w)}${label}${you}${acting ? ` · ${w.toAct}` : ""}`, { "font-weight": 600, fill: seatColour(p.seat) });
-  text(g, 8, 36, `$${p.money} ${w.money} · ${w.population} ${p.population} · ${w.reputation} ${p.reputation}`, { "font-size": 11 });
-  const vp = text(g, 8, 52, vpLine(p, w), { "font-size": 11, "data-vp-seat": p.seat, "data-hidden": p.vp_hidden ? "true" : "false" });
-  if (p.vp_hidden) vp.setAttribute("font-style", "italic");
-  drawWarehouse(g, ctx, p, 8, 60);
-  lines.forEach((line, k) => text(g, 8, 134 + k * 15, line, { "font-size": 10 }));
-  drawCaptains(g, ctx, p, 126 + lines.length * 15);
-  return height;
+  const heading = `${seatName(table, p.seat, w)}${label}${you}${acting ? ` · ${w.toAct}` : ""}`;
+  const vp = el("p", { class: p.vp_hidden ? "tr-vp tr-hidden" : "tr-vp", "data-vp-seat": p.seat,
+    "data-hidden": p.vp_hidden ? "true" : "false", text: vpLine(p, w) });
+  const node = panel({ class: acting ? "tr-player tr-acting" : "tr-player", "data-player": p.seat }, heading,
+    el("p", { text: `$${p.money} ${w.money} · ${w.population} ${p.population} · ${w.reputation} ${p.reputation}` }),
+    vp,
+    drawWarehouse(ctx, p),
+    ...playerFacts(p, w, table),
+    drawHeldCaptains(ctx, p));
+  node.style.setProperty("--seat", seatColour(p.seat));
+  node.querySelector("h3").prepend(seatDot(table, p.seat, w));
+  return node;
 }
 
-function playerLines(p, w, table) {
-  const wishes = `${w.wishes}: ${Object.entries(p.wishes).map(([k, v]) => `${w.symbols[k] ?? k} ${v}`).join(", ")}`;
-  const allegiance = p.allegiance ? `#${p.allegiance}${p.allegiance_fulfilled ? ` (${w.fulfilled})` : ""}` : w.none;
-  const lines = [
-    ...wrap(`${w.buildings} (${p.buildings.length}): ${p.buildings.join(", ") || "—"}`, 52),
-    `${w.contracts}: ${p.contracts.length} · ${w.allegiance}: ${allegiance}`,
-    `${w.workers}: ${p.workers_on_boards}${p.ships_passed ? ` · ${w.passed}` : ""}`,
-    wishes,
+function playerFacts(p, w, table) {
+  const wishes = Object.entries(p.wishes).map(([k, v]) => `${w.symbols[k] ?? k} ${v}`).join(", ");
+  const allegiance = p.allegiance ? `${p.allegiance}${p.allegiance_fulfilled ? ` (${w.fulfilled})` : ""}` : w.none;
+  const buildings = p.buildings.map((b) => buildingName(table, b)).join(", ") || "—";
+  const facts = [
+    fact(`${w.buildings} (${p.buildings.length})`, buildings),
+    fact(w.contracts, `${p.contracts.length}`),
+    fact(w.allegiance, allegiance),
+    fact(w.workers, `${p.workers_on_boards}${p.ships_passed ? ` · ${w.passed}` : ""}`),
+    fact(w.wishes, wishes),
   ];
   if (table.seat === p.seat && (p.exchanged_blue || p.exchanged_red || p.exchange_done)) {
-    lines.push(`${w.exchanged}: ${p.exchanged_blue} ${w.colours.blue}, ${p.exchanged_red} ${w.colours.red}`);
+    facts.push(fact(w.exchanged, `${p.exchanged_blue} ${w.blueVp}, ${p.exchanged_red} ${w.redVp}`));
   }
-  return lines;
+  return facts;
 }
 
-/** `line` cut at spaces into lines of at most `width` characters. */
-function wrap(line, width) {
-  const out = [""];
-  for (const word of line.split(" ")) {
-    const last = out[out.length - 1];
-    if (last && last.length + word.length + 1 > width) out.push(`  ${word}`);
-    else out[out.length - 1] = last ? `${last} ${word}` : word;
-  }
-  return out;
-}
-
-function drawWarehouse(parent, ctx, p, x, y) {
+function drawWarehouse(ctx, p) {
   const { w } = ctx;
   const used = RESOURCES.reduce((sum, r) => sum + (p.warehouse[r] ?? 0), 0);
-  text(parent, x, y + 10, `${w.warehouse} ${used}/${p.warehouse_capacity}`, { "font-size": 10, "font-weight": 600 });
-  RESOURCES.forEach((r, i) => {
-    const g = group(parent, x + i * 46, y + 14, { "data-warehouse": r });
-    box(g, 0, 0, 42, 22, { fill: RESOURCE_COLOURS[r], "fill-opacity": 0.35, rx: 2 });
-    text(g, 21, 15, `${p.warehouse[r] ?? 0} ${w.res[r].slice(0, 4)}`, { "text-anchor": "middle", "font-size": 9 });
+  const own = p.seat === ctx.table.seat;
+  const tokens = p.expansion_tokens.map((token) => {
+    const label = token.bought ? `✓ ${w.bought}` : `$${token.cost}`;
+    const match = (b) => Number(b.token ?? 0) === token.token;
+    return choice(ctx, own ? "expand_warehouse" : null, match, { class: "tr-token", "data-token": token.token }, label);
   });
-  text(parent, x, y + 50, `${w.expansions}:`, { "font-size": 10 });
-  p.expansion_tokens.forEach((token, i) => {
-    const node = chip(parent, x + 66 + i * 34, y + 40, 30, 18, token.bought ? "✓" : `$${token.cost}`, { fill: token.bought ? "#d5f5e3" : "#fff" });
-    if (p.seat !== ctx.table.seat) return;
-    const found = findOffer(ctx.offers, ctx.placed, "expand_warehouse", (b) => Number(b.token ?? 0) === token.token);
-    offer(node, found, ctx.table, ctx.placed);
-  });
+  return el("div", { class: "tr-warehouse" },
+    fact(`${w.warehouse} ${used}/${p.warehouse_capacity}`),
+    el("div", { class: "tr-stock" }, ...RESOURCES.map((r) =>
+      el("span", { class: "tr-stock-item", "data-warehouse": r }, resourceLabel(r, p.warehouse[r] ?? 0, w)))),
+    fact(w.expansions),
+    el("div", { class: "tr-tokens" }, ...tokens));
 }
 
-function drawCaptains(parent, ctx, p, y) {
+function drawHeldCaptains(ctx, p) {
   const { w } = ctx;
-  p.captains.forEach((held, k) => {
-    const node = chip(parent, 6, y + k * 26, PLAYER_WIDTH - 12, 22, `${w.captain} #${held.captain}${held.face_up ? "" : " ↓"}`, { fill: "#f2f4f4" });
-    if (p.seat !== ctx.table.seat) return;
-    const found = findOffer(ctx.offers, ctx.placed, "activate_captain", (b) => Number(b.captain) === held.captain);
-    offer(node, found, ctx.table, ctx.placed);
-  });
-}
-
-/** The 2-player automa: tokens left and drawn, face-down victory cards; the general supply. */
-export function drawAutomaAndSupply(svg, ctx, y) {
-  const { view, w } = ctx;
-  const g = group(svg, 12, y, { "data-panel": "supply" });
-  box(g, 0, 0, 1176, 30, { fill: "#f8f9f9" });
-  const supply = RESOURCES.map((r) => `${view.supply[r] ?? 0} ${w.res[r]}`).join(" · ");
-  text(g, 8, 20, `${w.supply}: ${supply}`, { "font-size": 11 });
-  if (view.automa) {
-    const a = view.automa;
-    const drawn = a.drawn.map((b) => w.boards[b] ?? b).join(", ") || "—";
-    text(g, 640, 20, `${w.automa}: ${a.tokens_left} ${w.automaTokens} · ${w.drawn}: ${drawn} · ${a.victory_cards_face_down} ${w.faceDown}`, { "font-size": 11 });
-  }
-  return y + 36;
-}
-
-/** The end of the game: Governor(s), Pirate King(s), the winners (two in 3–4 players), final VP. */
-export function drawFinal(svg, ctx, y) {
-  const { view, w, table } = ctx;
-  const final = view.final;
-  if (!final) return y;
-  const g = group(svg, 12, y, { "data-panel": "final", "data-winners": final.winners.join(",") });
-  box(g, 0, 0, 1176, 56, { fill: "#fef9e7", stroke: "#b7950b", "stroke-width": 2 });
-  const names = (seats) => seats.map((s) => seatName(table, s, w)).join(", ") || "—";
-  const colour = final.victory_colour ? ` · ${w.victory}: ${w.colours[final.victory_colour] ?? final.victory_colour}` : "";
-  const heading = final.winners.length > 1 ? w.twoWinners : w.winners;
-  text(g, 8, 20, `${w.final}: ${w.governor}: ${names(final.governors)} · ${w.pirateKing}: ${names(final.pirate_kings)}${colour}`, { "font-weight": 600 });
-  text(g, 8, 44, `${heading}: ${names(final.winners)} · ${final.blue.map((b, s) => `${seatName(table, s, w)} ${b}/${final.red[s]}`).join(" · ")}`, { "data-final-winners": "" });
-  return y + 62;
+  const own = p.seat === ctx.table.seat;
+  const held = p.captains.map((c) =>
+    choice(ctx, own ? "activate_captain" : null, (b) => Number(b.captain) === c.captain,
+      { class: "tr-token tr-captain", "data-captain": c.captain },
+      `${w.captain} ${c.captain}${c.face_up ? "" : ` · ${w.faceDownOne}`}`));
+  return held.length ? el("div", { class: "tr-tokens" }, ...held) : el("div", { class: "tr-tokens" });
 }
