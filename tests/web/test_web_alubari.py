@@ -18,7 +18,6 @@ from typing import Any
 
 import pytest
 
-from tests.platform.test_platform_sentences import CODE_NAME
 from tests.support import webgames
 from tests.support.browser import chromium, console_errors
 from tests.support.legibility import (
@@ -40,6 +39,7 @@ from tests.support.webplay import (
     screenshot,
     wait_for,
 )
+from tests.words.test_sentences import CODE_NAME
 
 # Lay Track and Excavation run by themselves at the full work rate: the game ends in few clicks.
 AREA_ORDER = "DBEACFG"

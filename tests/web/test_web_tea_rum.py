@@ -20,7 +20,6 @@ from typing import Any
 
 import pytest
 
-from tests.platform.test_platform_sentences import CODE_NAME
 from tests.support import webgames
 from tests.support.browser import chromium, console_errors
 from tests.support.legibility import MIN_TEXT_PX, PHONE, SIZES, Size, set_viewport, small_tap_targets, smallest_text
@@ -34,6 +33,7 @@ from tests.support.webplay import (
     screenshot,
     wait_for,
 )
+from tests.words.test_sentences import CODE_NAME
 
 # Seeds whose course is known (engine seed + the bots' derived randomness): with the policy below,
 # seat 0's chest closes after a few clicks and the game ends in about forty; the 3-player game of
