@@ -2,7 +2,8 @@
 
 At 1400×1000 and at 390×844 (a phone, emulated as a mobile viewport): no rendered text is below
 12 CSS px (SVG text measured at its size on screen), axe-core finds no serious or critical
-violation, and on the phone every tap target is at least 44 px in both dimensions.  Each table is
+violation, the choices highlighted on a board have an outline of 3:1 contrast (WCAG AA for
+graphics), and on the phone every tap target is at least 44 px in both dimensions.  Each table is
 checked at its start, in its middle and at its end, while a seat plays the game to the result
 screen by clicks only (against a bot).  Real stack, real headless Chromium.
 
@@ -34,6 +35,7 @@ from tests.support.legibility import (
     open_table_at,
     small_tap_targets,
     smallest_text,
+    weak_highlights,
 )
 from tests.support.webplay import (
     move_kind,
@@ -75,6 +77,9 @@ def assert_legible(driver: Any, size: Size, where: str) -> None:
     violations = axe_violations(driver)
     if violations:
         problems.append(f"axe-core found\n{describe_violations(violations)}")
+    weak = weak_highlights(driver)
+    if weak:
+        problems.append(f"highlighted choices under 3:1 contrast: {weak[:8]} ({len(weak)} in all)")
     small = small_tap_targets(driver) if size == PHONE else []
     if small:
         problems.append(f"tap targets under 44 px: {small[:8]} ({len(small)} in all)")
