@@ -9,6 +9,7 @@ to assert on, with a description of each offender for the failure message:
   ``make browser-tools``) run on the page, its violations of the given impacts;
 - :func:`small_tap_targets` — the interactive elements smaller than a size in either dimension;
 - :func:`weak_highlights` — the choices on an SVG board whose outline lacks WCAG AA's 3:1 contrast;
+- :func:`actions_apart_from_board` — whether the turn's actions leave the screen while the board is on it;
 - :func:`set_viewport` / :func:`open_table_at` / :func:`open_page_at` — the page at a desktop or
   phone size (the phone emulated as a mobile viewport, so ``meta viewport`` and media queries
   apply as on a phone).
@@ -250,4 +251,36 @@ def weak_highlights(driver: Any, min_ratio: float = 3.0) -> list[str]:
     outline (its own stroke or its first stroked part's), measured against the page's background.
     """
     found: list[str] = driver.execute_script(_HIGHLIGHTS, min_ratio)
+    return found
+
+
+# ---- The board and the actions of a turn together -----------------------------------------------
+
+_ACTIONS_IN_SIGHT = """
+const board = document.getElementById('board');
+const actions = document.querySelector('#moves [data-move-index], #board [data-move-index], #turn');
+if (!board || !actions) return 'no board or no actions on the page';
+const moves = document.querySelector('#moves');
+const shown = [board, moves && moves.childElementCount ? moves : document.getElementById('turn')];
+for (const [where, block] of [['start', 'start'], ['end', 'end']]) {
+  board.scrollIntoView({block});
+  for (const el of shown) {
+    const box = el.getBoundingClientRect();
+    const inSight = box.bottom > 0 && box.top < innerHeight && box.height > 0;
+    const said = `#${el.id} is out of sight (top ${box.top.toFixed(0)}, screen ${innerHeight})`;
+    if (!inSight) return `with the board's ${where} in sight, ${said}`;
+  }
+}
+return '';
+"""
+
+
+def actions_apart_from_board(driver: Any) -> str:
+    """Why the actions of the turn leave the screen while the board is on it ('' when they never do).
+
+    The board is scrolled so that its top, then its bottom, is at the edge of the screen; each time
+    the move buttons (or the turn line when every move is on the board) must be on the screen too:
+    they fit one screen with the board or stick with it while it scrolls.
+    """
+    found: str = driver.execute_script(_ACTIONS_IN_SIGHT)
     return found

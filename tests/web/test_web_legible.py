@@ -29,6 +29,7 @@ from tests.support.legibility import (
     PHONE,
     SIZES,
     Size,
+    actions_apart_from_board,
     axe_violations,
     describe_violations,
     open_page_at,
@@ -83,6 +84,10 @@ def assert_legible(driver: Any, size: Size, where: str) -> None:
     small = small_tap_targets(driver) if size == PHONE else []
     if small:
         problems.append(f"tap targets under 44 px: {small[:8]} ({len(small)} in all)")
+    my_turn = driver.execute_script("return !!document.querySelector('#turn.mine')")
+    apart = actions_apart_from_board(driver) if my_turn else ""
+    if apart:
+        problems.append(apart)
     assert not problems, f"{where} at {size.name}:\n" + "\n".join(problems)
 
 
@@ -173,3 +178,22 @@ def test_the_replay_viewer_is_legible(stack: dict[str, Any], sized: tuple[Any, S
     wait_for(driver, lambda: driver.execute_script("return document.body.dataset.version === '4'"), 30, "move 4")
     assert_legible(driver, size, "the replay viewer")
     shoot(driver, f"replay-{size.name}", "body")
+
+
+def test_india_rails_whole_map_fits_the_phone_and_hides_the_words_it_would_shrink(stack: dict[str, Any]) -> None:
+    url = str(stack["url"])
+    players = [{"name": "Asha"}, {"name": "Bot", "bot": "random"}]
+    created = webgames.create(url, "india_rails", players, seed=11, options={"round_limit": 1})
+    with chromium() as driver:
+        open_table_at(driver, PHONE, url, created["game_id"], created["seats"][0]["token"])
+        wait_for(driver, lambda: driver.find_elements("css selector", "#board [data-move-index]"), 30, "the choices")
+        frame = "const f = document.querySelector('.ir-viewport'); return [f.scrollWidth, f.clientWidth];"
+        wide, shown = driver.execute_script(frame)
+        assert wide > 4 * shown  # at its phone scale the map is many screens wide
+        driver.find_element("css selector", "button.ir-zoom").click()
+        wide, shown = driver.execute_script(frame)
+        assert wide <= shown + 1  # the whole map in the frame
+        assert smallest_text(driver)[0] >= MIN_TEXT_PX  # its city names are hidden, not shrunk
+        assert driver.find_elements("css selector", "svg.ir-board.ir-no-words")
+        driver.find_element("css selector", "button.ir-zoom").click()
+        assert driver.execute_script(frame)[0] > 4 * shown
