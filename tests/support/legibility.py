@@ -8,6 +8,8 @@ to assert on, with a description of each offender for the failure message:
 - :func:`axe_violations` — axe-core (pinned in ``tools/browser/package.json``, installed by
   ``make browser-tools``) run on the page, its violations of the given impacts;
 - :func:`small_tap_targets` — the interactive elements smaller than a size in either dimension;
+- :func:`weak_highlights` — the choices on an SVG board whose outline lacks WCAG AA's 3:1 contrast;
+- :func:`actions_apart_from_board` — whether the turn's actions leave the screen while the board is on it;
 - :func:`set_viewport` / :func:`open_table_at` / :func:`open_page_at` — the page at a desktop or
   phone size (the phone emulated as a mobile viewport, so ``meta viewport`` and media queries
   apply as on a phone).
@@ -103,7 +105,8 @@ for (let node = walker.nextNode(); node; node = walker.nextNode()) {
   if (style.visibility !== 'visible' || Number(style.opacity) === 0) continue;
   range.selectNodeContents(node);
   const box = range.getBoundingClientRect();
-  if (box.width < 2 || box.height < 2) continue;  // not rendered, or visually hidden for screen readers
+  const own = el.getBoundingClientRect();  // a screen-reader-only box of 1 px shows nothing of its text
+  if (box.width < 2 || box.height < 2 || own.width < 2 || own.height < 2) continue;
   const isSvg = el instanceof SVGElement;
   const px = parseFloat(style.fontSize) * (isSvg ? scaleOf(el) : 1);
   if (px < best[0]) {
@@ -207,4 +210,77 @@ def small_tap_targets(driver: Any, min_px: float = MIN_TAP_PX) -> list[str]:
     button inside its ``<label>`` is measured as the label (a tap on the label works it).
     """
     found: list[str] = driver.execute_script(_SMALL_TARGETS, min_px)
+    return found
+
+
+# ---- Highlighted choices ------------------------------------------------------------------------
+
+_HIGHLIGHTS = """
+const minRatio = arguments[0];
+const rgb = (value) => (value.match(/[\\d.]+/g) || []).map(Number);
+const luminance = ([r, g, b]) => {
+  const lin = (c) => { c /= 255; return c <= 0.03928 ? c / 12.92 : ((c + 0.055) / 1.055) ** 2.4; };
+  return 0.2126 * lin(r) + 0.7152 * lin(g) + 0.0722 * lin(b);
+};
+const ratio = (a, b) => {
+  const [x, y] = [luminance(a), luminance(b)].sort((p, q) => q - p);
+  return (x + 0.05) / (y + 0.05);
+};
+const paper = rgb(getComputedStyle(document.body).backgroundColor);
+const weak = [];
+for (const el of document.querySelectorAll('#board svg [data-move-index]')) {
+  if (!el.getClientRects().length) continue;
+  // The outline that marks the choice: the element's own stroke, else its first stroked part's.
+  const stroked = [el, ...el.querySelectorAll('*')].find((e) => {
+    const s = getComputedStyle(e);
+    return s.stroke && s.stroke !== 'none' && parseFloat(s.strokeWidth) > 0 && (rgb(s.stroke)[3] ?? 1) > 0;
+  });
+  const colour = stroked ? rgb(getComputedStyle(stroked).stroke) : null;
+  const found = colour ? ratio(colour.slice(0, 3), paper) : 0;
+  const said = colour ? `rgb(${colour.join(',')})` : 'none';
+  if (found < minRatio) weak.push(`[data-move-index=${el.dataset.moveIndex}] outline ${said} ${found.toFixed(2)}:1`);
+}
+return weak;
+"""
+
+
+def weak_highlights(driver: Any, min_ratio: float = 3.0) -> list[str]:
+    """The choices highlighted on an SVG board whose outline has less than ``min_ratio`` contrast with the page.
+
+    WCAG AA asks 3:1 of the graphics needed to see a control; a choice on the board is seen by its
+    outline (its own stroke or its first stroked part's), measured against the page's background.
+    """
+    found: list[str] = driver.execute_script(_HIGHLIGHTS, min_ratio)
+    return found
+
+
+# ---- The board and the actions of a turn together -----------------------------------------------
+
+_ACTIONS_IN_SIGHT = """
+const board = document.getElementById('board');
+const actions = document.querySelector('#moves [data-move-index], #board [data-move-index], #turn');
+if (!board || !actions) return 'no board or no actions on the page';
+const moves = document.querySelector('#moves');
+const shown = [board, moves && moves.childElementCount ? moves : document.getElementById('turn')];
+for (const [where, block] of [['start', 'start'], ['end', 'end']]) {
+  board.scrollIntoView({block});
+  for (const el of shown) {
+    const box = el.getBoundingClientRect();
+    const inSight = box.bottom > 0 && box.top < innerHeight && box.height > 0;
+    const said = `#${el.id} is out of sight (top ${box.top.toFixed(0)}, screen ${innerHeight})`;
+    if (!inSight) return `with the board's ${where} in sight, ${said}`;
+  }
+}
+return '';
+"""
+
+
+def actions_apart_from_board(driver: Any) -> str:
+    """Why the actions of the turn leave the screen while the board is on it ('' when they never do).
+
+    The board is scrolled so that its top, then its bottom, is at the edge of the screen; each time
+    the move buttons (or the turn line when every move is on the board) must be on the screen too:
+    they fit one screen with the board or stick with it while it scrolls.
+    """
+    found: str = driver.execute_script(_ACTIONS_IN_SIGHT)
     return found

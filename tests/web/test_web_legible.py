@@ -2,7 +2,8 @@
 
 At 1400×1000 and at 390×844 (a phone, emulated as a mobile viewport): no rendered text is below
 12 CSS px (SVG text measured at its size on screen), axe-core finds no serious or critical
-violation, and on the phone every tap target is at least 44 px in both dimensions.  Each table is
+violation, the choices highlighted on a board have an outline of 3:1 contrast (WCAG AA for
+graphics), and on the phone every tap target is at least 44 px in both dimensions.  Each table is
 checked at its start, in its middle and at its end, while a seat plays the game to the result
 screen by clicks only (against a bot).  Real stack, real headless Chromium.
 
@@ -28,12 +29,14 @@ from tests.support.legibility import (
     PHONE,
     SIZES,
     Size,
+    actions_apart_from_board,
     axe_violations,
     describe_violations,
     open_page_at,
     open_table_at,
     small_tap_targets,
     smallest_text,
+    weak_highlights,
 )
 from tests.support.webplay import (
     move_kind,
@@ -75,9 +78,16 @@ def assert_legible(driver: Any, size: Size, where: str) -> None:
     violations = axe_violations(driver)
     if violations:
         problems.append(f"axe-core found\n{describe_violations(violations)}")
+    weak = weak_highlights(driver)
+    if weak:
+        problems.append(f"highlighted choices under 3:1 contrast: {weak[:8]} ({len(weak)} in all)")
     small = small_tap_targets(driver) if size == PHONE else []
     if small:
         problems.append(f"tap targets under 44 px: {small[:8]} ({len(small)} in all)")
+    my_turn = driver.execute_script("return !!document.querySelector('#turn.mine')")
+    apart = actions_apart_from_board(driver) if my_turn else ""
+    if apart:
+        problems.append(apart)
     assert not problems, f"{where} at {size.name}:\n" + "\n".join(problems)
 
 
@@ -168,3 +178,22 @@ def test_the_replay_viewer_is_legible(stack: dict[str, Any], sized: tuple[Any, S
     wait_for(driver, lambda: driver.execute_script("return document.body.dataset.version === '4'"), 30, "move 4")
     assert_legible(driver, size, "the replay viewer")
     shoot(driver, f"replay-{size.name}", "body")
+
+
+def test_india_rails_whole_map_fits_the_phone_and_hides_the_words_it_would_shrink(stack: dict[str, Any]) -> None:
+    url = str(stack["url"])
+    players = [{"name": "Asha"}, {"name": "Bot", "bot": "random"}]
+    created = webgames.create(url, "india_rails", players, seed=11, options={"round_limit": 1})
+    with chromium() as driver:
+        open_table_at(driver, PHONE, url, created["game_id"], created["seats"][0]["token"])
+        wait_for(driver, lambda: driver.find_elements("css selector", "#board [data-move-index]"), 30, "the choices")
+        frame = "const f = document.querySelector('.ir-viewport'); return [f.scrollWidth, f.clientWidth];"
+        wide, shown = driver.execute_script(frame)
+        assert wide > 4 * shown  # at its phone scale the map is many screens wide
+        driver.find_element("css selector", "button.ir-zoom").click()
+        wide, shown = driver.execute_script(frame)
+        assert wide <= shown + 1  # the whole map in the frame
+        assert smallest_text(driver)[0] >= MIN_TEXT_PX  # its city names are hidden, not shrunk
+        assert driver.find_elements("css selector", "svg.ir-board.ir-no-words")
+        driver.find_element("css selector", "button.ir-zoom").click()
+        assert driver.execute_script(frame)[0] > 4 * shown

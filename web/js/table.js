@@ -260,6 +260,15 @@ export function showTable(root, gameId, { spectator = false, seatWanted = null }
   let disposed = false;
   const moments = createMoments(); // the moves seen on the stream; the latest is highlighted
 
+  // Legibility (issue #34): on a phone #actions sticks to the bottom of the screen; scrolling to
+  // an element (a keyboard's focus, a tap's target) keeps it above the bar, not under it.
+  const bar = el("actions");
+  const barWatch = new ResizeObserver(() => {
+    const sticky = getComputedStyle(bar).position === "sticky";
+    document.documentElement.style.scrollPaddingBottom = sticky ? `${bar.offsetHeight}px` : "";
+  });
+  barWatch.observe(bar);
+
   const board = el("board");
   board.addEventListener("click", (event) => {
     const target = event.target.closest("[data-move-index]");
@@ -440,6 +449,8 @@ export function showTable(root, gameId, { spectator = false, seatWanted = null }
   refresh();
   return () => {
     disposed = true;
+    barWatch.disconnect(); // legibility (issue #34)
+    document.documentElement.style.scrollPaddingBottom = "";
     clearInterval(ticker);
     if (stream) stream.close();
   };

@@ -165,7 +165,8 @@ function playerPanel(view, table, p) {
     (p.hand || []).length ? el("div", { class: "ir-hand" }, el("em", { text: t.hand }), ...(p.hand || []).map(demandCard)) : null);
 }
 
-function panels(view, table) {
+/** "Whole map" / "Zoom to choices", above the map (on a phone, below it would sit under the action bar). */
+function zoomToggle(table) {
   const t = WORDS[table.words] || WORDS.en;
   const toggle = el("button", { type: "button", class: "ir-zoom", text: wholeMap ? t.zoom : t.whole });
   toggle.addEventListener("click", () => {
@@ -173,13 +174,18 @@ function panels(view, table) {
     fit(toggle.closest(".ir-table").querySelector("svg"));
     toggle.textContent = wholeMap ? t.zoom : t.whole;
   });
+  return toggle;
+}
+
+function panels(view, table) {
+  const t = WORDS[table.words] || WORDS.en;
   const events = (view.active_events || []).map((e) => (e.card ? e.card.title : "")).filter(Boolean);
   const turn = view.turn || {};
   const status = el("div", { class: "panel ir-status",
     text: `${t.phase}: ${term(table, "phase", view.phase || "")} · ${t.round} ${view.round ?? 0} · ${t.spent}: ${turn.spent ?? 0}M · ${view.win_cash ?? 0}M ${t.win}` });
   const eventPanel = el("div", { class: "panel ir-events", text: `${t.events}: ${events.length ? events.join(", ") : t.none}` });
   const tray = el("div", { class: "panel ir-tray", text: `${t.tray}: ${(view.tray || []).map((l) => `${l.load} ${l.available ?? 0}`).join(", ")}` });
-  return el("div", { class: "ir-panels" }, toggle, status, ...(view.players || []).map((p) => playerPanel(view, table, p)), eventPanel, tray);
+  return el("div", { class: "ir-panels" }, status, ...(view.players || []).map((p) => playerPanel(view, table, p)), eventPanel, tray);
 }
 
 /** Draw an India Rails table (see web/README.md for the contract). */
@@ -192,7 +198,7 @@ export function drawTable(host, table) {
     class: "ir-board", role: "group", "aria-label": "India Rails" },
     mapLayer(), trackLayer(view), trainLayer(view), targets);
   const viewport = el("div", { class: "ir-viewport", tabindex: 0, role: "group", "aria-label": "India Rails" }, board);
-  host.append(el("div", { class: "ir-table" }, viewport, panels(view, table)));
+  host.append(el("div", { class: "ir-table" }, zoomToggle(table), viewport, panels(view, table)));
   fit(board);
   place(viewport, points);
   return { placed };
