@@ -22,7 +22,7 @@ from pathlib import Path
 import httpx
 
 from bench.config import Config
-from bench.procs import CLOCK_TICKS, HERE, process_tree
+from bench.procs import CLOCK_TICKS, ROOT, process_tree
 from bench.results import Row
 from services.common.embedded_redis import free_port
 from services.common.processes import stop_process
@@ -49,7 +49,7 @@ def supervisor_env(directory: Path, workers: int) -> tuple[dict[str, str], int]:
     http, redis, conductor, tournament, tournament_metrics, webhook, webhook_metrics = ports[:7]
     env = {
         **os.environ,
-        "PYTHONPATH": f"{HERE}:{HERE / 'gen'}",
+        "PYTHONPATH": f"{ROOT}:{ROOT / 'gen'}",
         "CHAIWALA_HTTP_PORT": str(http),
         "CHAIWALA_RUN_GRPC_PORTS": ",".join(map(str, ports[8 : 8 + games])),
         "CHAIWALA_RUN_METRICS_PORTS": ",".join(map(str, ports[8 + games :])),
@@ -115,7 +115,7 @@ def run(config: Config) -> list[Row]:
     with tempfile.TemporaryDirectory(prefix="chaiwala-idle-") as work:
         env, port = supervisor_env(Path(work), config.workers)
         with (Path(work) / "supervisor.log").open("wb") as log:
-            process = subprocess.Popen([sys.executable, "-m", "services.common.supervisor"], cwd=HERE, env=env,
+            process = subprocess.Popen([sys.executable, "-m", "services.common.supervisor"], cwd=ROOT, env=env,
                                        stdout=log, stderr=log)  # fmt: skip
         try:
             deadline = time.monotonic() + 120
