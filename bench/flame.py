@@ -4,8 +4,9 @@ Starts the stack as the benchmarks do (:mod:`bench.procs`: Redis, one Darjeeling
 the gateway; ``--workers`` processes each), plays ``--games`` concurrent games through the lean
 client (:mod:`bench.lean_http`, so the load generator costs little of the shared cores), and
 meanwhile samples the gateway's and the rules service's whole process trees with ``py-spy record``
-(pinned in the dev extras).  Writes ``gateway.svg`` and ``rules.svg`` (and a ``.txt`` of the
-hottest frames, ``py-spy``'s raw collapsed stacks) into ``--out``; docs/lab/speed.md shows them.
+(pinned in the dev extras).  Writes ``gateway.svg`` and ``rules.svg`` (with ``--raw`` also
+``py-spy``'s collapsed stacks as ``.txt``) into ``--out``; docs/lab/speed.md shows them.
+``BENCH_SERVER_ROOT`` profiles another checkout's servers, as for the benchmarks.
 With ``--grpc`` the rules service is driven straight over gRPC (ListLegalMoves + SubmitMoves)
 instead, as ``bench grpc`` does, and only ``rules-grpc.svg`` is written.
 """
@@ -29,14 +30,13 @@ from bench.rest_path import Players
 from chaiwala.v1 import rules_pb2_grpc
 
 
-def _record(child: Child, out: Path, name: str, seconds: float) -> list[subprocess.Popen[bytes]]:
-    """Two ``py-spy record`` runs of ``child``'s tree: a flame graph and collapsed stacks."""
+def _record(child: Child, out: Path, name: str, seconds: float, raw: bool) -> list[subprocess.Popen[bytes]]:
+    """``py-spy record`` of ``child``'s tree: a flame graph (and, with ``raw``, collapsed stacks)."""
     spy = shutil.which("py-spy", path=str(Path(sys.executable).parent)) or "py-spy"
     common = ["--pid", str(child.pid), "--subprocesses", "--duration", str(int(seconds)), "--rate", "250"]
-    return [
-        subprocess.Popen([spy, "record", *common, "--format", "flamegraph", "-o", str(out / f"{name}.svg")]),
-        subprocess.Popen([spy, "record", *common, "--format", "raw", "-o", str(out / f"{name}.txt")]),
-    ]
+    formats = [("flamegraph", "svg"), *([("raw", "txt")] if raw else [])]
+    return [subprocess.Popen([spy, "record", *common, "--format", kind, "-o", str(out / f"{name}.{suffix}")])
+            for kind, suffix in formats]  # fmt: skip
 
 
 async def _rest(gateway: Child, games: int, seconds: float) -> int:
@@ -63,18 +63,20 @@ def main(argv: list[str]) -> None:
     parser.add_argument("--workers", type=int, default=1)
     parser.add_argument("--grpc", action="store_true", help="drive the rules service over gRPC only")
     parser.add_argument("--out", type=Path, default=Path("docs/lab/flame"))
+    parser.add_argument("--prefix", default="", help="put before each file name (e.g. 'before-')")
+    parser.add_argument("--raw", action="store_true", help="also write py-spy's collapsed stacks (.txt)")
     args = parser.parse_args(argv)
     args.out.mkdir(parents=True, exist_ok=True)
     with stack(args.workers) as running:
         rules = running.rules("darjeeling")
         if args.grpc:
-            spies = _record(rules, args.out, "rules-grpc", args.seconds)
+            spies = _record(rules, args.out, f"{args.prefix}rules-grpc", args.seconds, args.raw)
             done = asyncio.run(_grpc(rules, args.games, args.seconds + 2))
         else:
             gateway = running.gateway({"darjeeling": rules})
             spies = [
-                *_record(gateway, args.out, "gateway", args.seconds),
-                *_record(rules, args.out, "rules", args.seconds),
+                *_record(gateway, args.out, f"{args.prefix}gateway", args.seconds, args.raw),
+                *_record(rules, args.out, f"{args.prefix}rules", args.seconds, args.raw),
             ]
             done = asyncio.run(_rest(gateway, args.games, args.seconds + 2))
         for spy in spies:
