@@ -6,7 +6,8 @@ Suites: ``engines`` (steps per game vs the fastest game), ``render`` (the REST/S
 vs ``json_format``), ``rest`` (move path vs a trivial
 FastAPI + Redis endpoint), ``grpc`` (SubmitMoves vs a bare echo), ``sse`` (delivery latency vs a
 bare Redis XADD→XREAD), ``memory`` (Redis bytes per game and per move), ``micro`` (each game
-module's own cases, vs a Darjeeling engine step).  A suite that fails is reported as a row
+module's own cases, vs a Darjeeling engine step), ``idle`` (``make run``'s whole stack at rest, CPU
+per process).  A suite that fails is reported as a row
 with its error, and the others still run.
 """
 
@@ -30,9 +31,9 @@ from bench.results import RESULTS_DIR, Row, compare, document, print_table, writ
 from services.common import workers
 
 Suite = Callable[[Config], list[Row]]
-SUITES = ("engines", "render", "rest", "grpc", "sse", "memory", "micro")
+SUITES = ("engines", "render", "rest", "grpc", "sse", "memory", "micro", "idle")
 MODULES = {"engines": "engines", "render": "rendering", "rest": "rest_path", "grpc": "grpc_path",
-           "sse": "sse_delivery", "memory": "redis_memory", "micro": "micro"}  # fmt: skip
+           "sse": "sse_delivery", "memory": "redis_memory", "micro": "micro", "idle": "idle"}  # fmt: skip
 
 
 def bench_modules() -> list[str]:

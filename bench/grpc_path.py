@@ -4,12 +4,17 @@ N concurrent clients each play their own two-seat game straight against the rule
 ``ListLegalMoves`` then ``SubmitMoves`` (one unit = one move = two calls).  The baseline unit
 is two echo calls carrying the same request bytes.  Beside the ratio: the latency of the
 ``SubmitMoves`` call alone against one echo call, and CPU milliseconds per call in the rules
-service against the echo server's (the issue measured 0.74 ms against 0.23 ms).
+service against the echo server's (the issue measured 0.74 ms against 0.23 ms).  Per layer (issue
+#35), each against the bare echo's CPU per call: the protobuf work of a call (``Proto`` of
+:mod:`bench.echo`), protobuf plus the rules services' interceptor (an echo server running it),
+``ListLegalMoves`` alone, and ``SubmitMoves`` alone (a move's CPU less one ``ListLegalMoves``;
+goal ≤ 2×).
 """
 
 from __future__ import annotations
 
 import asyncio
+import os
 import random
 import time
 from typing import Any
@@ -17,7 +22,7 @@ from typing import Any
 from grpc import aio
 
 from bench.config import Config
-from bench.echo import METHOD
+from bench.echo import METHOD, PROTO_METHOD
 from bench.load import Tally, closed_loop, percentile
 from bench.procs import Child, stack
 from bench.results import Row
@@ -66,27 +71,65 @@ def _bearer(token: str) -> tuple[tuple[str, str], ...]:
     return (("authorization", f"Bearer {token}"),)
 
 
-async def _echo_run(echo: Child, payload: bytes, config: Config) -> tuple[Tally, list[float]]:
+async def _echo_run(
+    echo: Child, payload: bytes, config: Config, method: str = METHOD, metadata: Any = None
+) -> tuple[Tally, list[float]]:
+    """Pairs of calls to ``method`` of an echo server carrying ``payload`` (a ``Proto`` method's
+    request is parsed on both sides, as a rules service's is)."""
     latencies: list[float] = []
     async with aio.insecure_channel(f"127.0.0.1:{echo.port}") as channel:
-        call = channel.unary_unary(METHOD)
+        if method == METHOD:
+            call = channel.unary_unary(METHOD)
+            message: Any = payload
+        else:
+            call = channel.unary_unary(method, request_serializer=rules_pb2.SubmitMovesRequest.SerializeToString,
+                                       response_deserializer=rules_pb2.SubmitMovesRequest.FromString)  # fmt: skip
+            message = rules_pb2.SubmitMovesRequest.FromString(payload)
 
         async def pair(_: int) -> None:
-            await call(payload)
+            await call(message, metadata=metadata)
             started = time.perf_counter()
-            await call(payload)
+            await call(message, metadata=metadata)
             latencies.append(time.perf_counter() - started)
 
         return await closed_loop(pair, config.grpc_games, config.seconds, config.warmup), latencies
 
 
-async def _measure(rules: Child, echo: Child, config: Config) -> list[Row]:
+async def _cpu_per_call(server: Child, payload: bytes, config: Config, method: str, metadata: Any) -> float:
+    """CPU ms ``server`` spends per call of ``method`` (warm-up included in the window: an upper bound)."""
+    before = server.cpu()
+    _, latencies = await _echo_run(server, payload, config, method, metadata)
+    return round((server.cpu() - before) * 1000 / max(1, 2 * len(latencies)), 3)
+
+
+async def _listing_cpu(rules: Child, players: GrpcPlayers, config: Config) -> float:
+    """CPU ms of the rules service per ``ListLegalMoves`` alone (the games' answers are cached), so
+    that SubmitMoves' share of a move's CPU can be told apart."""
+    calls = 0
+
+    async def listing(index: int) -> None:
+        nonlocal calls
+        game_id, tokens, to_act = players.games[index]
+        request = rules_pb2.ListLegalMovesRequest(game_id=game_id)
+        await players.stub.ListLegalMoves(request, metadata=_bearer(tokens[to_act[0] if to_act else 0]))
+        calls += 1
+
+    before = rules.cpu()
+    await closed_loop(listing, config.grpc_games, config.seconds / 2)
+    return (rules.cpu() - before) * 1000 / max(1, calls)
+
+
+async def _measure(rules: Child, echo: Child, intercepted: Child, config: Config) -> list[Row]:
     async with aio.insecure_channel(f"127.0.0.1:{rules.port}") as channel:
         players = GrpcPlayers(rules_pb2_grpc.RulesServiceStub(channel))
         await asyncio.gather(*(players.new_game(i) for i in range(config.grpc_games)))
         rules_before = rules.cpu()
         moves = await closed_loop(players.move, config.grpc_games, config.seconds, config.warmup)
         rules_cpu = rules.cpu() - rules_before
+        listing_ms = await _listing_cpu(rules, players, config)
+    token = (("authorization", "Bearer " + "t" * 43),)  # a seat token's length
+    protobuf_ms = await _cpu_per_call(echo, players.last_request, config, PROTO_METHOD, token)
+    interceptor_ms = await _cpu_per_call(intercepted, players.last_request, config, PROTO_METHOD, token)
     echo_before = echo.cpu()
     base, echo_latencies = await _echo_run(echo, players.last_request, config)
     echo_cpu = echo.cpu() - echo_before
@@ -100,12 +143,27 @@ async def _measure(rules: Child, echo: Child, config: Config) -> list[Row]:
         "rules_cpu_ms_per_call": round(rules_cpu * 1000 / max(1, 2 * len(players.submit_latencies)), 3),
         "echo_cpu_ms_per_call": round(echo_cpu * 1000 / max(1, 2 * len(echo_latencies)), 3),
     }
+    # SubmitMoves' own CPU: a move's (both calls') less one ListLegalMoves measured alone.
+    moves_done = max(1, len(players.submit_latencies))
+    submit_ms = round(max(0.0, rules_cpu * 1000 / moves_done - listing_ms), 3)
+    echo_ms = details["echo_cpu_ms_per_call"]
+    layers = {"echo": echo_ms, "protobuf": protobuf_ms, "interceptor": interceptor_ms,
+              "list_legal_moves": round(listing_ms, 3), "submit_moves": submit_ms,
+              "load_average": os.getloadavg()[0]}  # fmt: skip
     # CPU per call is the steadier figure on a busy machine: contention slows calls, it barely adds CPU.
     return [
         Row(SUITE, f"submit_moves_{config.grpc_games}_games", "moves/s", moves.rate, "echo_pairs", base.rate,
             details=details),
         Row(SUITE, "rules_cpu_per_call", "CPU ms", details["rules_cpu_ms_per_call"], "echo_cpu_per_call",
-            details["echo_cpu_ms_per_call"], better="lower"),
+            echo_ms, better="lower"),
+        Row(SUITE, "submit_moves_cpu_per_call", "CPU ms", submit_ms, "echo_cpu_per_call", echo_ms,
+            better="lower", goal=2.0, details=layers),
+        Row(SUITE, "layer_protobuf_cpu_per_call", "CPU ms", protobuf_ms, "echo_cpu_per_call", echo_ms,
+            better="lower"),
+        Row(SUITE, "layer_protobuf_interceptor_cpu_per_call", "CPU ms", interceptor_ms, "echo_cpu_per_call",
+            echo_ms, better="lower"),
+        Row(SUITE, "list_legal_moves_cpu_per_call", "CPU ms", round(listing_ms, 3), "echo_cpu_per_call", echo_ms,
+            better="lower"),
     ]  # fmt: skip
 
 
@@ -118,4 +176,5 @@ def run(config: Config) -> list[Row]:
     with stack(config.workers) as running:
         rules = running.rules(config.game)
         echo = running.echo()
-        return asyncio.run(_measure(rules, echo, config))
+        intercepted = running.echo(intercepted=True)
+        return asyncio.run(_measure(rules, echo, intercepted, config))

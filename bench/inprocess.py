@@ -113,15 +113,16 @@ class InProcessStack(Stack):
         self.children.append(child)
         return child
 
-    def echo(self) -> Child:
+    def echo(self, intercepted: bool = False) -> Child:
         """The echo server on the shared background loop."""
-        found = self._found("echo")
+        name = "echo-intercepted" if intercepted else "echo"
+        found = self._found(name)
         if found is not None:
             return found
         port = free_port()
         loop = self._loop().loops
-        server = loop.run(echo.start(port))
-        child = ThreadServer("echo", None, port, self.work / "none",  # type: ignore[arg-type]
+        server = loop.run(echo.start(port, intercepted))
+        child = ThreadServer(name, None, port, self.work / "none",  # type: ignore[arg-type]
                              halt=lambda: loop.run(server.stop(None)))  # fmt: skip
         self.children.append(child)
         return child
@@ -132,6 +133,7 @@ class InProcessStack(Stack):
         self.gateway({game_type: rules})
         self.trivial()
         self.echo()
+        self.echo(intercepted=True)
 
     def close(self) -> None:
         """Stop every server, the loop, then Redis."""

@@ -141,6 +141,18 @@ def _port_open(port: int) -> bool:
 
 
 @dataclass
+class Meter:
+    """The CPU of a process that is no server of ours (the embedded Redis), read like a :class:`Child`'s."""
+
+    name: str
+    pid: int
+
+    def cpu(self) -> float:
+        """CPU seconds used so far (whole process tree)."""
+        return cpu_seconds(self.pid)
+
+
+@dataclass
 class Stack:
     """Everything one benchmark case started; :meth:`close` stops it all."""
 
@@ -157,6 +169,12 @@ class Stack:
         if self.redis is None:
             self.redis = start_redis(self.work / "redis", appendonly=False)
         return self.redis.url
+
+    def redis_meter(self) -> Meter:
+        """The embedded Redis's CPU (started on first use), for whole-stack figures."""
+        self.redis_url  # noqa: B018 -- starts it
+        assert self.redis is not None
+        return Meter("redis", self.redis.process.pid)
 
     def _env(self) -> dict[str, str]:
         return {
@@ -209,10 +227,12 @@ class Stack:
         return self._serve("trivial", ["bench.trivial"], {"BENCH_PORT": str(port)}, port,
                            lambda: _http_ready(port, "/trivial"), HERE)  # fmt: skip
 
-    def echo(self) -> Child:
-        """The bare grpc.aio echo server (:mod:`bench.echo`)."""
+    def echo(self, intercepted: bool = False) -> Child:
+        """The bare grpc.aio echo server (:mod:`bench.echo`), or one with the rules services' interceptor."""
         port = free_port()
-        return self._serve("echo", ["bench.echo"], {"BENCH_PORT": str(port)}, port, lambda: _port_open(port), HERE)
+        env = {"BENCH_PORT": str(port), "BENCH_INTERCEPTED": "1" if intercepted else "0"}
+        name = "echo-intercepted" if intercepted else "echo"
+        return self._serve(name, ["bench.echo"], env, port, lambda: _port_open(port), HERE)
 
     def close(self) -> None:
         """Stop every child, then Redis."""

@@ -5,7 +5,9 @@ Each of N concurrent clients plays its own two-seat game by random legal moves, 
 new game when one ends).  One unit is one move (both requests).  The baseline's unit is one
 request to an endpoint that does one Redis GET and one SET; both go through httpx.  Also
 measured: CPU milliseconds per move in the gateway and the rules service (from ``/proc``, over the
-measuring window only), beside the trivial endpoint's, and the move path's latency at half of its
+measuring window only), beside the trivial endpoint's — and for the whole stack, Redis included
+(``stack_cpu_per_move``, goal ≤ 4× the trivial endpoint's with Redis), plus the CPU the move's
+servers take at rest (``idle_move_servers_cpu``) — and the move path's latency at half of its
 saturation rate (paced loops), through :mod:`bench.lean_http` so that the client's own CPU (most
 of a move's on two cores with httpx) stays out of a latency figure: see :func:`_half_saturation`.
 """
@@ -13,9 +15,10 @@ of a move's on two cores with httpx) stays out of a latency figure: see :func:`_
 from __future__ import annotations
 
 import asyncio
+import os
 import random
 import time
-from collections.abc import Awaitable
+from collections.abc import Awaitable, Sequence
 from dataclasses import dataclass
 from typing import Any, Protocol
 
@@ -145,7 +148,13 @@ def _client(port: int, connections: int) -> httpx.AsyncClient:
     return httpx.AsyncClient(base_url=f"http://127.0.0.1:{port}", limits=limits, timeout=30)
 
 
-async def _timed(children: list[Child], body: Body, loops: int, config: Config) -> tuple[Tally, list[float]]:
+class Metered(Protocol):
+    """Anything whose CPU seconds so far can be read (:class:`Child`, :class:`bench.procs.Meter`)."""
+
+    def cpu(self) -> float: ...
+
+
+async def _timed(children: Sequence[Metered], body: Body, loops: int, config: Config) -> tuple[Tally, list[float]]:
     """A closed-loop run, and the CPU seconds each child used while it measured, then this
     process's own (the client's: it shares the cores, and one process can be the bottleneck).
 
@@ -169,25 +178,47 @@ def _cpu_ms(cpu: float, units: int) -> float:
     return round(cpu * 1000 / units, 3) if units else 0.0
 
 
+async def _idle(servers: Sequence[Metered], config: Config) -> Row:
+    """The share of one core the servers of a move (gateway, rules service, Redis) take at rest."""
+    seconds = 1.0 if config.quick else max(10.0, config.seconds)
+    before, started = [server.cpu() for server in servers], time.monotonic()
+    await asyncio.sleep(seconds)
+    elapsed = time.monotonic() - started
+    used = [100 * (server.cpu() - cpu) / elapsed for server, cpu in zip(servers, before, strict=True)]
+    details = {
+        "window_s": seconds,
+        "load_average": os.getloadavg()[0],
+        **{getattr(server, "name", "?"): round(share, 3) for server, share in zip(servers, used, strict=True)},
+    }
+    return Row(SUITE, "idle_move_servers_cpu", "% of a core", round(sum(used), 3), "goal_percent", 1.0,
+               better="lower", goal=1.0, details=details)  # fmt: skip
+
+
 async def _measure(running: Stack, config: Config, gateway: Child, rules: Child, trivial: Child) -> list[Row]:
-    rows: list[Row] = []
+    redis = running.redis_meter()
+    rows: list[Row] = [await _idle([gateway, rules, redis], config)]
     for games in config.rest_games:
         async with _client(trivial.port, games) as client:
 
             async def request(_: int, client: httpx.AsyncClient = client) -> None:
                 _checked(await client.get("/trivial"))
 
-            base, (base_cpu, base_client) = await _timed([trivial], request, games, config)
+            base, (base_cpu, base_redis, base_client) = await _timed([trivial, redis], request, games, config)
         async with _client(gateway.port, games) as client:
             players = Players(client, config.game)
             await players.start(games)
-            moves, (gateway_cpu, rules_cpu, client_cpu) = await _timed([gateway, rules], players.move, games, config)
+            moves, (gateway_cpu, rules_cpu, redis_cpu, client_cpu) = await _timed(
+                [gateway, rules, redis], players.move, games, config
+            )
             details = {
                 **moves.summary(),
                 "baseline_p99_ms": base.summary()["p99_ms"],
                 "gateway_cpu_ms_per_move": _cpu_ms(gateway_cpu, moves.done),
                 "rules_cpu_ms_per_move": _cpu_ms(rules_cpu, moves.done),
+                "redis_cpu_ms_per_move": _cpu_ms(redis_cpu, moves.done),
                 "trivial_cpu_ms_per_request": _cpu_ms(base_cpu, base.done),
+                "trivial_redis_cpu_ms_per_request": _cpu_ms(base_redis, base.done),
+                "load_average": os.getloadavg()[0],
                 "baseline_errors": sum(base.errors.values()),
                 "client_cpu_ms_per_move": _cpu_ms(client_cpu, moves.done),
                 "client_cpu_ms_per_trivial_request": _cpu_ms(base_client, base.done),
@@ -201,6 +232,13 @@ async def _measure(running: Stack, config: Config, gateway: Child, rules: Child,
             per_move = details["gateway_cpu_ms_per_move"] + details["rules_cpu_ms_per_move"]
             rows.append(Row(SUITE, f"cpu_per_move_{games}_games", "CPU ms", per_move, "trivial_cpu_per_request",
                             details["trivial_cpu_ms_per_request"], better="lower"))  # fmt: skip
+            # Every process of the stack: the move's servers and Redis, against the trivial endpoint and Redis.
+            whole = per_move + details["redis_cpu_ms_per_move"]
+            base_whole = details["trivial_cpu_ms_per_request"] + details["trivial_redis_cpu_ms_per_request"]
+            load = {"load_average": details["load_average"]}
+            rows.append(Row(SUITE, f"stack_cpu_per_move_{games}_games", "CPU ms", round(whole, 3),
+                            "trivial_stack_cpu_per_request", round(base_whole, 3), better="lower",
+                            goal=4.0 if games == 32 else None, details=load))  # fmt: skip
             if games == min(config.rest_games) and moves.rate > 0:
                 rows.append(await _half_saturation(gateway.port, games, players, moves, config))
                 rows.append(await _lean_comparison(gateway.port, trivial.port, games, config))

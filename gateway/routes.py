@@ -141,10 +141,10 @@ def _pack_game_message(game_type: str, name: str, data: dict[str, Any], code: st
         raise Problem(400, code, str(error)) from None
 
 
-def _posted_move(move: Message) -> dict[str, Any]:
-    """A posted move as JSON; the sentence and the price an element of legal-moves carries
-    (``text``, ``costs``) are ignored."""
-    data = json_format.MessageToDict(move)
+def _posted_move(move: Message | dict[str, Any]) -> dict[str, Any]:
+    """A posted move as JSON (a ``Struct`` or the body's own dict, copied); the sentence and the
+    price an element of legal-moves carries (``text``, ``costs``) are ignored."""
+    data = dict(move) if isinstance(move, dict) else json_format.MessageToDict(move)
     if isinstance(data.get("text"), str):
         del data["text"]
     if isinstance(data.get("costs"), list):
@@ -153,6 +153,7 @@ def _posted_move(move: Message) -> dict[str, Any]:
 
 
 MAX_VERSION = 2**31
+UINT32_MAX = 2**32 - 1
 
 
 def _counter(text: str) -> int | None:
@@ -329,29 +330,48 @@ def legal_moves_rider(reader: LegalMovesReader) -> RiderFor:
 async def submit_moves(game_id: str, request: Request) -> Response:
     """One move or an atomic batch, with an optional expected version and idempotency key."""
     game_type = _game_type(game_id)
-    stub = _backends(request).stub(game_type)
+    _backends(request).stub(game_type)  # an unknown game type is refused first (404)
     options = _call(request)  # a bad credential is refused before the body is read
-    body = _parse(await _read_json(request, _settings(request).max_body_bytes), rest_pb2.SubmitMovesBody())
-    assert isinstance(body, rest_pb2.SubmitMovesBody)
-    if body.HasField("move") == bool(body.moves):
-        raise Problem(400, "invalid_request", "give exactly one of 'move' and 'moves'")
-    raw_moves = [body.move] if body.HasField("move") else list(body.moves)
-    moves = [_pack_game_message(game_type, "Move", _posted_move(m), "malformed_move") for m in raw_moves]
+    data = await _read_json(request, _settings(request).max_body_bytes)
+    posted, expected = _one_move(data) or _moves_of(data)
+    moves = [_pack_game_message(game_type, "Move", _posted_move(m), "malformed_move") for m in posted]
     grpc_request = rules_pb2.SubmitMovesRequest(
         game_id=game_id,
         moves=moves,
         idempotency_key=request.headers.get("idempotency-key", ""),
     )
-    if body.HasField("expected_version"):
-        grpc_request.expected_version = body.expected_version
-    try:  # the state comes as JSON bytes to pass through (services.rules.rendered)
-        rendered = await _backends(request).rendered[game_type].SubmitMoves(grpc_request, **options)
-    except grpc.aio.AioRpcError as error:
-        if error.code() != grpc.StatusCode.UNIMPLEMENTED:
-            raise problem_from_rpc(error) from None
-        # A rules service older than this gateway (a rolling upgrade): nothing was applied.
-        return JSON(protojson.to_dict(await _rpc(stub.SubmitMoves(grpc_request, **options))))
+    if expected is not None:
+        grpc_request.expected_version = expected
+    # The state comes as JSON bytes to pass through (services.rules.rendered).  Every rules service
+    # serves RenderedRules (it came before this gateway's release), so one RPC: no fallback.
+    rendered = await _rpc(_backends(request).rendered[game_type].SubmitMoves(grpc_request, **options))
     return JSON(_submit_answer(rendered))
+
+
+def _one_move(data: dict[str, Any]) -> tuple[list[dict[str, Any]], int | None] | None:
+    """The common body, ``{"move": {...}}`` with an optional integer ``expected_version``, read
+    straight from its JSON; ``None`` for any other body (:func:`_moves_of` parses it fully).
+
+    What the full parse would do to it: a move is a ``Struct`` that goes back to the same JSON,
+    and a ``uint32`` version in range stays itself; so the move is parsed once, into the game's
+    own ``Move`` message (``protojson.pack``).
+    """
+    move, version = data.get("move"), data.get("expected_version")
+    if type(move) is not dict or not data.keys() <= {"move", "expected_version"}:
+        return None
+    if "expected_version" in data and not (type(version) is int and 0 <= version <= UINT32_MAX):
+        return None
+    return [move], version
+
+
+def _moves_of(data: dict[str, Any]) -> tuple[list[Any], int | None]:
+    """The moves and the expected version of any body, through the ``SubmitMovesBody`` message."""
+    body = _parse(data, rest_pb2.SubmitMovesBody())
+    assert isinstance(body, rest_pb2.SubmitMovesBody)
+    if body.HasField("move") == bool(body.moves):
+        raise Problem(400, "invalid_request", "give exactly one of 'move' and 'moves'")
+    moves = [body.move] if body.HasField("move") else list(body.moves)
+    return moves, body.expected_version if body.HasField("expected_version") else None
 
 
 def _submit_answer(rendered: rendered_pb2.RenderedSubmit) -> dict[str, Any]:

@@ -52,6 +52,9 @@ LEASE_MS = 30_000
 # Published (best effort, after the commit) when a game became due now, so idle conductors
 # wake at once instead of at their next poll; the queue, not this hint, is what is durable.
 WAKE_CHANNEL = "chaiwala:attention:wake"
+# An idle conductor sleeps until the earliest due game, but never longer than this: a commit that
+# makes a game due sooner publishes on WAKE_CHANNEL, so no game waits for a sleep to end.
+IDLE_WAIT_MS = 5_000
 
 # The id of the running Redis server (a new one at every start, whatever it loaded from disk).
 # A claim carries the epoch it was made in; see "Claims across a Redis restart" above.
@@ -129,8 +132,9 @@ def new_game_id(game_type: str) -> str:
 
 
 async def wake_conductors(client: Any, due_ms: int | None, now_ms: int) -> None:
-    """Nudge idle conductors when a game is due now (a lost nudge only costs one poll interval)."""
-    if due_ms is not None and due_ms <= now_ms:
+    """Nudge idle conductors when a game is due before their longest sleep ends (a lost nudge costs
+    at most :data:`IDLE_WAIT_MS`); a game due later is found by the next idle look."""
+    if due_ms is not None and due_ms <= now_ms + IDLE_WAIT_MS:
         await client.publish(WAKE_CHANNEL, b"")
 
 
@@ -202,12 +206,19 @@ class AttentionQueue:
 
     async def depth(self, now_ms: int) -> tuple[int, int]:
         """Games due now over every shard, and the lag (ms) of the oldest one (0 if none)."""
-        due = 0
-        oldest: float | None = None
+        pipe = self.redis.pipeline(transaction=False)  # one round trip (per node on a cluster)
         for shard in range(SHARD_COUNT):
-            key = queue_key(shard)
-            due += int(await self.redis.zcount(key, "-inf", now_ms))
-            first = await self.redis.zrange(key, 0, 0, withscores=True)
-            if first and first[0][1] <= now_ms:
-                oldest = first[0][1] if oldest is None else min(oldest, first[0][1])
-        return due, 0 if oldest is None else int(now_ms - oldest)
+            pipe.zcount(queue_key(shard), "-inf", now_ms)
+            pipe.zrange(queue_key(shard), 0, 0, withscores=True)
+        answers = await pipe.execute()
+        due = sum(int(count) for count in answers[0::2])
+        oldest = [first[0][1] for first in answers[1::2] if first and first[0][1] <= now_ms]
+        return due, int(now_ms - min(oldest)) if oldest else 0
+
+    async def next_due(self) -> int | None:
+        """The earliest score over every shard (ms: a due time or a claim's lease end), ``None`` if empty."""
+        pipe = self.redis.pipeline(transaction=False)
+        for shard in range(SHARD_COUNT):
+            pipe.zrange(queue_key(shard), 0, 0, withscores=True)
+        scores = [first[0][1] for first in await pipe.execute() if first]
+        return int(min(scores)) if scores else None

@@ -18,7 +18,7 @@ from grpc import aio
 from services.common import errors, metrics
 from services.common.callmeta import bearer_token
 from services.common.errors import ServiceError
-from services.common.logs import get_logger
+from services.common.logs import DEBUG_LOGGING, get_logger
 from services.common.store import GameNotActive, GameNotFound, VersionConflict, is_unavailable
 
 UnaryBehaviour = Callable[[Any, aio.ServicerContext], Awaitable[Any]]
@@ -139,9 +139,8 @@ class RpcInterceptor(_BehaviourInterceptor):
         self._counts = metrics.Children(metrics.RPC_REQUESTS, game_type)  # by method and status
         self._durations = metrics.Children(metrics.RPC_DURATION, game_type)  # by method
 
-    async def _identify(self) -> None:
-        """Publish the verified player of the call's bearer (a bad player token refuses the call)."""
-        bearer = BEARER.get()
+    async def _identify(self, bearer: str) -> None:
+        """Publish the verified player of ``bearer`` (a bad player token refuses the call)."""
         PLAYER.set(await self.identify(bearer) if self.identify is not None and bearer else None)
 
     async def _abort(self, context: aio.ServicerContext, error: Exception, method: str) -> None:
@@ -153,24 +152,31 @@ class RpcInterceptor(_BehaviourInterceptor):
         context.set_details(mapped.code)
         await context.abort(status.code, status.details, status.trailing_metadata)
 
-    def _record(self, method: str, context: aio.ServicerContext, started: float, failed: bool) -> None:
+    def _record(self, method: str, context: aio.ServicerContext, started: float, failed: bool, duration: Any) -> None:
         elapsed = time.perf_counter() - started
         code = _code_name(context)
         if failed and code == "OK":
             code = "CANCELLED"
         self._counts(method, code).inc()
-        self._durations(method).observe(elapsed)
-        log.debug("rpc", game_type=self.game_type, method=method, code=code, ms=round(elapsed * 1000, 2))
+        duration.observe(elapsed)
+        if DEBUG_LOGGING[0]:  # the per-call line is off the hot path unless debugging (its arguments cost too)
+            log.debug("rpc", game_type=self.game_type, method=method, code=code, ms=round(elapsed * 1000, 2))
 
     def unary(self, behaviour: UnaryBehaviour, method: str) -> UnaryBehaviour:
-        """Wrap a unary call."""
+        """Wrap a unary call (the method's metric child is bound here, once, not per call)."""
+        duration = self._durations(method)
+        identify = self.identify
 
         async def call(request: Any, context: aio.ServicerContext) -> Any:
-            BEARER.set(_bearer(context))
+            bearer = _bearer(context)
+            BEARER.set(bearer)
             started = time.perf_counter()
             failed = True
             try:
-                await self._identify()
+                if identify is not None and bearer:  # else no coroutine to await: PLAYER is None
+                    await self._identify(bearer)
+                else:
+                    PLAYER.set(None)
                 result = await behaviour(request, context)
                 failed = False
                 return result
@@ -179,19 +185,21 @@ class RpcInterceptor(_BehaviourInterceptor):
             except Exception as error:
                 await self._abort(context, error, method)
             finally:
-                self._record(method, context, started, failed)
+                self._record(method, context, started, failed, duration)
 
         return call
 
     def stream(self, behaviour: StreamBehaviour, method: str) -> StreamBehaviour:
         """Wrap a streaming call over its whole life (a refusal comes after what was already sent)."""
+        duration = self._durations(method)
 
         async def call(request: Any, context: aio.ServicerContext) -> AsyncIterator[Any]:
-            BEARER.set(_bearer(context))
+            bearer = _bearer(context)
+            BEARER.set(bearer)
             started = time.perf_counter()
             failed = True
             try:
-                await self._identify()
+                await self._identify(bearer)
                 async for item in behaviour(request, context):
                     yield item
                 failed = False
@@ -200,6 +208,6 @@ class RpcInterceptor(_BehaviourInterceptor):
             except Exception as error:
                 await self._abort(context, error, method)
             finally:
-                self._record(method, context, started, failed)
+                self._record(method, context, started, failed, duration)
 
         return call

@@ -24,6 +24,7 @@ import threading
 from collections.abc import Mapping
 from typing import Any, TextIO
 
+import orjson
 import structlog
 
 REDACTED = "[redacted]"
@@ -55,6 +56,8 @@ _SECRET_PATTERNS = (
     (re.compile(r"(?i)(authorization['\"]?\s*[:,]\s*b?['\"])[^'\"]*"), r"\1" + REDACTED),
 )
 QUEUE_LINES = 10_000
+# Whether debug lines are written at all: a caller on a hot path skips building their arguments.
+DEBUG_LOGGING = [False]
 DROPPED = [0]  # lines dropped because the writer fell behind (a list, so it can be updated in place)
 
 
@@ -168,9 +171,14 @@ def flush_logs(timeout: float = 5.0) -> None:
         writer.flush(timeout)
 
 
+def _orjson_text(data: Any, **options: Any) -> str:
+    """One JSON line by orjson (several times json.dumps' speed: a commit logs one line per move)."""
+    return orjson.dumps(data, default=options.get("default"), option=orjson.OPT_NON_STR_KEYS).decode()
+
+
 def _renderer(fmt: str) -> structlog.types.Processor:
     if fmt == "json":
-        return structlog.processors.JSONRenderer()
+        return structlog.processors.JSONRenderer(serializer=_orjson_text)
     return structlog.dev.ConsoleRenderer(colors=False, exception_formatter=structlog.dev.plain_traceback)
 
 
@@ -179,6 +187,7 @@ def configure_logging(fmt: str = "json", level: str = "info", stream: TextIO | N
     numeric = logging.getLevelName(level.upper())
     if not isinstance(numeric, int):
         numeric = logging.INFO
+    DEBUG_LOGGING[0] = numeric <= logging.DEBUG
     writer = _Writer(stream or sys.stderr)
     for old in _WRITER:
         old.flush(1.0)

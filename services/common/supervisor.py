@@ -30,7 +30,7 @@ from pathlib import Path
 from services.common.embedded_redis import REDIS_UMASK, private_data_dir, redis_args, wait_for_redis
 from services.common.processes import group_alive, kill_group, start_group, stop_group
 from services.common.registry import ENGINES, available_game_types
-from services.common.workers import remove_stale_metrics_dirs
+from services.common.workers import Wakeup, remove_stale_metrics_dirs
 
 ROOT = Path(__file__).resolve().parents[2]
 # Ports are handed out in the registry's order, so a game added to ENGINES gets ports too.
@@ -230,13 +230,16 @@ def _stop_all(children: list[Child]) -> None:
 def main() -> None:
     """Start everything, supervise, and stop cleanly on Ctrl-C."""
     stopping = False
+    wake = Wakeup()  # SIGCHLD or a stop wakes the loop; it does not poll
 
     def request_stop(signum: int, frame: object) -> None:
         nonlocal stopping
         stopping = True
+        wake.set()
 
     signal.signal(signal.SIGINT, request_stop)
     signal.signal(signal.SIGTERM, request_stop)
+    wake.install()
     redis_url = os.environ.get("REDIS_URL", "")
     supervised: list[Child] = []
     if not redis_url:
@@ -262,7 +265,8 @@ def main() -> None:
             now = time.monotonic()
             for child in children:
                 child.check(now)
-            time.sleep(0.3)
+            restarts = [child.next_start for child in children if child.next_start]
+            wake.wait(min(restarts) - time.monotonic() if restarts else Wakeup.LONGEST_WAIT)
     finally:
         print("[supervisor] stopping", flush=True)
         _stop_all(children)

@@ -31,9 +31,11 @@ import signal
 import subprocess
 import sys
 import tempfile
+import threading
 import time
 from collections.abc import Sequence
 from pathlib import Path
+from typing import Any
 
 from prometheus_client import CollectorRegistry, multiprocess
 
@@ -104,22 +106,50 @@ def start_workers(count: int, module: str, args: Sequence[str] = ()) -> list[sub
     return [subprocess.Popen(command, env=env) for _ in range(count)]
 
 
+class Wakeup:
+    """What a supervising loop sleeps on instead of polling: set by SIGCHLD (a child exited), by the
+    stop signals, or by nothing until ``wait``'s timeout.  Install it with :meth:`install`."""
+
+    # However quiet, a supervising loop looks at its children this often (a lost signal costs no more).
+    LONGEST_WAIT = 5.0
+
+    def __init__(self) -> None:
+        self.event = threading.Event()
+
+    def set(self, signum: int = 0, frame: object = None) -> None:
+        """Wake the loop (usable as a signal handler)."""
+        self.event.set()
+
+    def install(self, *signals: signal.Signals) -> dict[signal.Signals, Any]:
+        """Set on SIGCHLD and ``signals``; return the handlers it replaced (to restore)."""
+        return {sig: signal.signal(sig, self.set) for sig in (signal.SIGCHLD, *signals)}
+
+    def wait(self, seconds: float = LONGEST_WAIT) -> None:
+        """Sleep until woken or ``seconds`` passed (a wake-up before the call ends it at once)."""
+        self.event.wait(max(0.0, min(seconds, self.LONGEST_WAIT)))
+        self.event.clear()
+
+
 def supervise(workers: list[subprocess.Popen[bytes]], grace_seconds: float = 10.0) -> int:
     """Forward SIGTERM/SIGINT to the workers and wait; return when all are gone (or one died).
 
     A worker that dies on its own takes the group down (exit status 1): the process supervisor
-    restarts it whole, with a fresh metrics directory.
+    restarts it whole, with a fresh metrics directory.  The wait sleeps until a signal (SIGCHLD
+    or a stop) comes, so an idle group costs nothing.
     """
     stopping = False
+    wake = Wakeup()
 
     def request_stop(signum: int, frame: object) -> None:
         nonlocal stopping
         stopping = True
+        wake.set()
 
     previous = {sig: signal.signal(sig, request_stop) for sig in (signal.SIGTERM, signal.SIGINT)}
+    previous.update(wake.install())
     try:
         while not stopping and all(w.poll() is None for w in workers):
-            time.sleep(0.2)
+            wake.wait()
         died = not stopping
         _stop(workers, grace_seconds)
     finally:

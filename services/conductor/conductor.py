@@ -15,7 +15,7 @@ import secrets
 import socket
 
 from services.clock import clock as clocks
-from services.common.attention import LEASE_MS, SHARD_COUNT, WAKE_CHANNEL, AttentionQueue, Claim
+from services.common.attention import IDLE_WAIT_MS, LEASE_MS, SHARD_COUNT, WAKE_CHANNEL, AttentionQueue, Claim
 from services.common.logs import get_logger
 from services.common.outage import StoreWatch
 from services.common.registry import available_game_types, engine_for
@@ -28,9 +28,9 @@ from services.rules.gameplay import GamePlay
 
 log = get_logger("conductor")
 CLAIMS_PER_SHARD = 4
-# Idle conductors poll this often (clock deadlines fire at most this late); games that become
-# due now wake them at once through WAKE_CHANNEL.
-IDLE_POLL_SECONDS = 0.25
+# An idle conductor sleeps until the earliest game in the queue is due, at most IDLE_WAIT_MS;
+# a commit making a game due sooner wakes it through WAKE_CHANNEL (services.common.attention).
+IDLE_WAIT_SECONDS = IDLE_WAIT_MS / 1000
 FAILURE_PAUSE_SECONDS = 1.0
 METRICS_EVERY_SECONDS = 2.0
 
@@ -94,6 +94,7 @@ class Conductor:
     async def run(self, stop: asyncio.Event) -> None:
         """Sweep until ``stop`` is set; a failing sweep is logged and retried."""
         while not stop.is_set():
+            self.wake.clear()  # before the sweep: a nudge that comes during it is not lost
             try:
                 busy = await self.sweep()
             except Exception as error:
@@ -109,10 +110,14 @@ class Conductor:
         self.searches.close()
 
     async def _idle(self, stop: asyncio.Event) -> None:
-        """Wait for a wake-up, the stop, or the poll interval, whichever comes first."""
-        self.wake.clear()
+        """Wait for a wake-up, the stop, or the earliest due game (at most :data:`IDLE_WAIT_SECONDS`)."""
+        due_ms = None
+        with contextlib.suppress(Exception):  # Redis away: the next sweep says so
+            due_ms = await self.queue.next_due()
+        wait = IDLE_WAIT_SECONDS if due_ms is None else (due_ms - clocks.now_ms()) / 1000
+        wait = min(IDLE_WAIT_SECONDS, max(0.0, wait))
         waits = [asyncio.ensure_future(stop.wait()), asyncio.ensure_future(self.wake.wait())]
-        await asyncio.wait(waits, timeout=IDLE_POLL_SECONDS, return_when=asyncio.FIRST_COMPLETED)
+        await asyncio.wait(waits, timeout=wait, return_when=asyncio.FIRST_COMPLETED)
         for waiting in waits:
             waiting.cancel()
 

@@ -24,9 +24,10 @@ from services.common.logs import get_logger
 from services.common.outage import StoreWatch
 from services.outbox import OutboxEvent, ack, ensure_group, read_outbox
 from services.outbox import events as game_events
+from services.outbox.wait import wait_outbox
 
 GROUP = "game-metrics"
-POLL_SECONDS = 0.5
+POLL_SECONDS = 0.5  # the outbox poll on Redis Cluster, and the pause after a failure
 log = get_logger("conductor")
 
 GAMES_STARTED = Counter(
@@ -100,21 +101,21 @@ async def run(redis: Any, consumer: str, stop: asyncio.Event, watch: StoreWatch,
     """Count game events from the outbox until ``stop``; acknowledge each batch once counted
     (``ready``: :func:`prepare` created the group already)."""
     while not stop.is_set():
-        busy = False
         try:
             if not ready:
                 await ensure_group(redis, GROUP, start="$")
                 ready = True
             events = await read_outbox(redis, GROUP, consumer)
+            if not events:  # idle: one blocking read until an event comes (services.outbox.wait)
+                events = await wait_outbox(redis, GROUP, consumer, stop, POLL_SECONDS)
             for event in events:
                 count(event)
             if events:
                 await ack(redis, GROUP, events)
-            busy = bool(events)
             watch.answered()
+            continue
         except Exception as error:  # Redis away: the loop tries again; the events wait in the outbox
             if not watch.failed(error, "game_metrics"):
                 log.exception("game_metrics_failed")
-        if not busy:
-            with contextlib.suppress(TimeoutError):
-                await asyncio.wait_for(stop.wait(), POLL_SECONDS)
+        with contextlib.suppress(TimeoutError):  # after a failure: pause before trying again
+            await asyncio.wait_for(stop.wait(), POLL_SECONDS)

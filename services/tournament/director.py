@@ -40,6 +40,7 @@ from services.common.store import GameNotFound
 from services.games.records import GameMeta
 from services.games.store import GameStore
 from services.outbox import events as game_events
+from services.outbox.wait import wait_outbox
 from services.rating.ledger import FinishedGame, Ledger
 from services.tournament import metrics, seeds
 from services.tournament.creation import new_tournament
@@ -51,7 +52,7 @@ log = get_logger("tournament")
 GROUP = "ratings-tournaments"
 ROUND_STARTED = "tournament.round_started"
 FINISHED = "tournament.finished"
-POLL_SECONDS = 0.2
+POLL_SECONDS = 0.2  # the outbox poll on Redis Cluster; a single Redis wakes the director at once
 SWEEP_SECONDS = 3.0
 
 
@@ -240,11 +241,13 @@ class Director:
                 batch = await outbox.read_outbox(self.redis, GROUP, self.name, recover=recover)
                 recover = False
                 self.watch.answered()
+                if not batch:  # idle: one blocking read until an event comes (services.outbox.wait)
+                    batch = await wait_outbox(self.redis, GROUP, self.name, stop, POLL_SECONDS)
                 for event in batch:
                     await self.handle(event)
                 if batch:
                     await outbox.ack(self.redis, GROUP, batch)
-                    continue
+                continue
             except Exception as error:  # a dependency down: keep the loop alive, retry shortly
                 if not self.watch.failed(error, "outbox_read"):
                     log.warning("outbox_read_failed", error=type(error).__name__)

@@ -24,6 +24,7 @@ from services.common.logs import get_logger
 from services.common.outage import StoreWatch
 from services.outbox import OutboxEvent, ack, group_lag, read_outbox
 from services.outbox.events import sequence_of
+from services.outbox.wait import IDLE_SECONDS, wait_outbox
 from services.webhook import metrics
 from services.webhook.delivery import RetryPolicy, attempt
 from services.webhook.settings import WebhookSettings
@@ -101,6 +102,9 @@ class Dispatcher:
         events = await read_outbox(
             self.redis, GROUP, self.consumer, claim_idle_ms=self._claim_idle_ms(), recover=recover
         )
+        return await self._fan_out(events)
+
+    async def _fan_out(self, events: list[OutboxEvent]) -> int:
         if not events:
             return 0
         subscriptions = await self.store.subscriptions()
@@ -168,12 +172,27 @@ class Dispatcher:
                 busy = await self.fan_out(recover) + await self.deliver_due()
                 recover = False
                 self.watch.answered()
+                if not busy:  # idle: wait for an event (one blocking read) or the next due delivery
+                    events = await wait_outbox(self.redis, GROUP, self.consumer, stop, self.settings.webhook_poll_s,
+                                               await self._idle_seconds())  # fmt: skip
+                    await self._fan_out(events)
+                continue
             except Exception as error:  # Redis away: say so (once) and try again after a pause
                 if not self.watch.failed(error, "dispatch"):
                     log.exception("dispatch_failed")
-            if not busy:
-                with contextlib.suppress(TimeoutError):
-                    await asyncio.wait_for(stop.wait(), self.settings.webhook_poll_s)
+            with contextlib.suppress(TimeoutError):
+                await asyncio.wait_for(stop.wait(), self.settings.webhook_poll_s)
+
+    async def _idle_seconds(self) -> float:
+        """How long an idle dispatcher may wait for the outbox: until the next delivery is due (at most
+        :data:`services.outbox.wait.IDLE_SECONDS`), or the poll interval while attempts are in flight
+        (one ending frees room for a due delivery)."""
+        poll = self.settings.webhook_poll_s
+        if self.in_flight:
+            return poll
+        due_ms = await self.store.next_due()
+        until = IDLE_SECONDS if due_ms is None else (due_ms - clocks.now_ms()) / 1000
+        return max(poll, min(IDLE_SECONDS, until))
 
     async def report(self, stop: asyncio.Event) -> None:
         """Keep the gauges (outbox lag, pending, dead letters) in line with Redis."""

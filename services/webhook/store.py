@@ -267,6 +267,11 @@ class WebhookStore:
         raw = await self._claim(keys=[DUE, DELIVERIES], args=[now_ms, now_ms + lease_ms, limit])
         return [Delivery.from_json(raw[i + 1]) for i in range(0, len(raw), 2)]
 
+    async def next_due(self) -> int | None:
+        """When the earliest pending delivery is due (Unix ms; a claimed one's lease end), ``None`` if none."""
+        first = await self.redis.zrange(DUE, 0, 0, withscores=True)
+        return int(first[0][1]) if first else None
+
     async def save(self, delivery: Delivery, due_ms: int | None, now_ms: int, dead: bool = False) -> bool:
         """Write a delivery back: pending again at ``due_ms``, or done (``None``), or dead-lettered;
         a done one lets the next delivery of its game go."""

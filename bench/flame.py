@@ -1,0 +1,88 @@
+"""Flame graphs of the move path: ``python -m bench.flame [--seconds S] [--games N] [--out DIR]``.
+
+Starts the stack as the benchmarks do (:mod:`bench.procs`: Redis, one Darjeeling rules service,
+the gateway; ``--workers`` processes each), plays ``--games`` concurrent games through the lean
+client (:mod:`bench.lean_http`, so the load generator costs little of the shared cores), and
+meanwhile samples the gateway's and the rules service's whole process trees with ``py-spy record``
+(pinned in the dev extras).  Writes ``gateway.svg`` and ``rules.svg`` (with ``--raw`` also
+``py-spy``'s collapsed stacks as ``.txt``) into ``--out``; docs/lab/speed.md shows them.
+``BENCH_SERVER_ROOT`` profiles another checkout's servers, as for the benchmarks.
+With ``--grpc`` the rules service is driven straight over gRPC (ListLegalMoves + SubmitMoves)
+instead, as ``bench grpc`` does, and only ``rules-grpc.svg`` is written.
+"""
+
+from __future__ import annotations
+
+import argparse
+import asyncio
+import shutil
+import subprocess
+import sys
+from pathlib import Path
+
+from grpc import aio
+
+from bench.grpc_path import GrpcPlayers
+from bench.lean_http import LeanClient
+from bench.load import closed_loop
+from bench.procs import Child, stack
+from bench.rest_path import Players
+from chaiwala.v1 import rules_pb2_grpc
+
+
+def _record(child: Child, out: Path, name: str, seconds: float, raw: bool) -> list[subprocess.Popen[bytes]]:
+    """``py-spy record`` of ``child``'s tree: a flame graph (and, with ``raw``, collapsed stacks)."""
+    spy = shutil.which("py-spy", path=str(Path(sys.executable).parent)) or "py-spy"
+    common = ["--pid", str(child.pid), "--subprocesses", "--duration", str(int(seconds)), "--rate", "250"]
+    formats = [("flamegraph", "svg"), *([("raw", "txt")] if raw else [])]
+    return [subprocess.Popen([spy, "record", *common, "--format", kind, "-o", str(out / f"{name}.{suffix}")])
+            for kind, suffix in formats]  # fmt: skip
+
+
+async def _rest(gateway: Child, games: int, seconds: float) -> int:
+    async with LeanClient(gateway.port) as client:
+        players = Players(client, "darjeeling", seed=7)
+        await players.start(games)
+        await closed_loop(players.move, games, 1.0)  # warm: positions cached, connections open
+        return (await closed_loop(players.move, games, seconds)).done
+
+
+async def _grpc(rules: Child, games: int, seconds: float) -> int:
+    async with aio.insecure_channel(f"127.0.0.1:{rules.port}") as channel:
+        players = GrpcPlayers(rules_pb2_grpc.RulesServiceStub(channel))
+        await asyncio.gather(*(players.new_game(i) for i in range(games)))
+        await closed_loop(players.move, games, 1.0)
+        return (await closed_loop(players.move, games, seconds)).done
+
+
+def main(argv: list[str]) -> None:
+    """Record the flame graphs (see the module docstring)."""
+    parser = argparse.ArgumentParser(prog="python -m bench.flame", description=__doc__.split("\n\n")[0])
+    parser.add_argument("--seconds", type=float, default=15.0)
+    parser.add_argument("--games", type=int, default=32)
+    parser.add_argument("--workers", type=int, default=1)
+    parser.add_argument("--grpc", action="store_true", help="drive the rules service over gRPC only")
+    parser.add_argument("--out", type=Path, default=Path("docs/lab/flame"))
+    parser.add_argument("--prefix", default="", help="put before each file name (e.g. 'before-')")
+    parser.add_argument("--raw", action="store_true", help="also write py-spy's collapsed stacks (.txt)")
+    args = parser.parse_args(argv)
+    args.out.mkdir(parents=True, exist_ok=True)
+    with stack(args.workers) as running:
+        rules = running.rules("darjeeling")
+        if args.grpc:
+            spies = _record(rules, args.out, f"{args.prefix}rules-grpc", args.seconds, args.raw)
+            done = asyncio.run(_grpc(rules, args.games, args.seconds + 2))
+        else:
+            gateway = running.gateway({"darjeeling": rules})
+            spies = [
+                *_record(gateway, args.out, f"{args.prefix}gateway", args.seconds, args.raw),
+                *_record(rules, args.out, f"{args.prefix}rules", args.seconds, args.raw),
+            ]
+            done = asyncio.run(_rest(gateway, args.games, args.seconds + 2))
+        for spy in spies:
+            spy.wait()
+    print(f"[flame] {done} moves; wrote {args.out}", file=sys.stderr)
+
+
+if __name__ == "__main__":
+    main(sys.argv[1:])
