@@ -10,6 +10,7 @@ from typing import Any, TextIO
 
 import httpx
 import pytest
+from hypothesis import HealthCheck, settings
 
 from services.common import store
 from services.common.embedded_redis import start_redis
@@ -24,6 +25,12 @@ from tests.support.stack import (
     Services,
     WebhookProcess,
 )
+
+# Property tests run beside real servers on a shared 2-core machine: how fast Hypothesis draws its
+# inputs says nothing about the code under test, so the "too slow" health check is off everywhere
+# (each test's own examples and deadline settings still apply).
+settings.register_profile("chaiwala", suppress_health_check=[HealthCheck.too_slow])
+settings.load_profile("chaiwala")
 
 # The two-host deployment test has its own target (`make two-hosts`: root, network namespaces,
 # HAProxy, a six-node Redis Cluster; minutes): it is not part of `make test`'s collection.

@@ -100,19 +100,27 @@ def older_service(services: Services, stack: dict[str, Any]) -> Iterator[str]:
         services.loops.run(server.stop(None))
 
 
-def test_the_gateway_falls_back_to_watch_events_on_an_older_rules_service(older_service: str) -> None:
+def test_the_gateway_falls_back_to_watch_events_on_an_older_rules_service(
+    older_service: str, stack: dict[str, Any]
+) -> None:
     gateway = Gateway({GAME: older_service}, rate_limit_per_address="100000/second")
     try:
-        with httpx.Client(base_url=gateway.url, timeout=60) as client:
+        # Moves go through the current stack's gateway (same Redis, same game): the gateway no
+        # longer retries SubmitMoves on a rules service without RenderedRules (issue #35: no
+        # retried RPCs), while its event streams still fall back to WatchEvents.
+        with (
+            httpx.Client(base_url=gateway.url, timeout=60) as client,
+            httpx.Client(base_url=str(stack["url"]), timeout=60) as mover,
+        ):
             created = create_game(client, GAME, [{"name": "Asha"}, {"name": "Bilal"}], seed=7)
             game_id, tokens = created["game_id"], {s["seat"]: s["token"] for s in created["seats"]}
-            _play(client, game_id, tokens, 2)
+            _play(mover, game_id, tokens, 2)
             received: list[dict[str, str]] = []
             opened = threading.Event()
             listener = threading.Thread(target=_listen, args=(gateway.url, game_id, received, opened))
             listener.start()
             assert opened.wait(30)
-            _play(client, game_id, tokens, 4)  # submitted through SubmitMoves too (no RenderedRules)
+            _play(mover, game_id, tokens, 4)
             abort = client.post(f"/v1/games/{game_id}/abort", headers=auth(created["host_token"]))
             assert abort.status_code == 200, abort.text
             listener.join(60)
