@@ -253,11 +253,13 @@ def wait_gateway(host: Host, seconds: float = 90) -> None:
 # ---------------------------------------------------------------- HAProxy
 
 
-PLAIN_REQUEST_SECONDS = 10
-"""HAProxy's server timeout for plain requests: longer than the store's bounded failover path (its
-cluster client answers or gives up within a few seconds, then the gateway answers 503 itself), so a
-live gateway keeps its own answer; short, so a request on a gateway whose host died silently ends
-this soon as HAProxy's 503 instead of waiting for the host."""
+PLAIN_REQUEST_SECONDS = 5
+"""HAProxy's server timeout for plain requests, answered in milliseconds: a request on a gateway
+whose host died silently ends this soon as HAProxy's 503, and its player (who waits for it) stalls
+no longer.  A request that is only slow (a store call during the Redis failover takes up to a few
+seconds) gets that 503 too: retried with its Idempotency-Key, it is safe (at 10 s, the first runs
+stalled every player 10 s: in the second before the health checks mark the dead gateway down,
+round robin sends each player's next request there)."""
 
 STREAM_SECONDS = 40
 """HAProxy's server timeout for event streams: an idle stream gets a ``: ping`` every 15 s
