@@ -253,20 +253,42 @@ def wait_gateway(host: Host, seconds: float = 90) -> None:
 # ---------------------------------------------------------------- HAProxy
 
 
-def haproxy_config(hosts: tuple[Host, ...], port: int, unavailable: Path) -> str:
+PLAIN_REQUEST_SECONDS = 5
+"""HAProxy's server timeout for plain requests, answered in milliseconds: a request on a gateway
+whose host died silently ends this soon as HAProxy's 503, and its player (who waits for it) stalls
+no longer.  A request that is only slow (a store call during the Redis failover takes up to a few
+seconds) gets that 503 too: retried with its Idempotency-Key, it is safe (at 10 s, the first runs
+stalled every player 10 s: in the second before the health checks mark the dead gateway down,
+round robin sends each player's next request there)."""
+
+STREAM_SECONDS = 40
+"""HAProxy's server timeout for event streams: an idle stream gets a ``: ping`` every 15 s
+(:data:`gateway.fanout.PING_SECONDS`), so this only ends a stream whose gateway went silent."""
+
+STREAM_ACL = "{ req.hdr(accept) -m sub text/event-stream }"
+"""An event stream, as the gateway tells one (``Accept: text/event-stream``, gateway/limits.py)."""
+
+
+def haproxy_config(hosts: tuple[Host, ...], port: int, unavailable: dict[int, Path]) -> str:
     """HAProxy in front of the gateways: health checks on /readyz every 500 ms, retries elsewhere on a
     failed connection (a move may be sent again: it carries an Idempotency-Key and expected_version).
 
-    A gateway whose host dies silently (no reset reaches HAProxy) would hold the requests in flight
-    on it until its link came back or HAProxy's server timeout (40 s); ``on-marked-down
-    shutdown-sessions`` ends them once the health checks mark it down (about a second), and HAProxy's
-    own 503 is problem+json with ``Retry-After`` (``unavailable``, :func:`unavailable_response`), so
-    the client sends the request again and another gateway answers it.
+    A gateway whose host dies silently (no reset reaches HAProxy) holds the requests in flight on it.
+    Plain requests (backend ``gateways``) are bounded by a short server timeout
+    (:data:`PLAIN_REQUEST_SECONDS`) whose 504, like HAProxy's 502 and 503, is answered as the
+    gateway's own problem+json 503 with ``Retry-After`` (``unavailable``, :func:`unavailable_response`):
+    the client sends the request again and another gateway answers it.  No ``on-marked-down
+    shutdown-sessions`` there: it would reset the client's connection, an error with no answer.
+    Event streams (backend ``streams``, same gateways) keep a long server timeout and do end with
+    ``shutdown-sessions`` when their gateway is marked down: a stream has already answered 200, and
+    its client reconnects with ``Last-Event-ID`` anyway.
     """
-    servers = "\n".join(
-        f"    server {h.name} {h.address}:{GATEWAY_PORT} check inter 500 fall 2 rise 2 on-marked-down shutdown-sessions"
-        for h in hosts
+    check = "check inter 500 fall 2 rise 2"
+    plain = "\n".join(f"    server {h.name} {h.address}:{GATEWAY_PORT} {check}" for h in hosts)
+    streams = "\n".join(
+        f"    server {h.name} {h.address}:{GATEWAY_PORT} {check} on-marked-down shutdown-sessions" for h in hosts
     )
+    errorfiles = "\n".join(f"    errorfile {status} {path}" for status, path in sorted(unavailable.items()))
     return f"""global
     maxconn 512
 
@@ -274,33 +296,50 @@ defaults
     mode http
     timeout connect 1s
     timeout client 60s
-    timeout server 40s  # longer than the gateway's own deadline (30 s): its answer reaches the client
+    timeout server {PLAIN_REQUEST_SECONDS}s
     retries 3
     option redispatch 1
     retry-on conn-failure empty-response
-    errorfile 503 {unavailable}
+{errorfiles}
 
 frontend players
     bind 127.0.0.1:{port}
+    use_backend streams if {STREAM_ACL}
     default_backend gateways
 
 backend gateways
     balance roundrobin
     option httpchk GET /readyz
     http-check expect status 200
-{servers}
+{plain}
+
+backend streams
+    balance roundrobin
+    timeout server {STREAM_SECONDS}s
+    option httpchk GET /readyz
+    http-check expect status 200
+{streams}
 """
 
 
-def unavailable_response() -> bytes:
-    """HAProxy's own 503 (no gateway up, or the one a request was on went down): the gateway's
-    ``service_unavailable`` problem, with ``Retry-After``."""
+UNAVAILABLE_DETAILS = {
+    502: "the gateway gave no valid answer to this request; send it again",
+    503: "no gateway could take this request; send it again",
+    504: "the gateway did not answer this request in time; send it again",
+}
+"""What HAProxy's own 502, 503 and 504 say; each is sent as a 503 ``service_unavailable``."""
+
+
+def unavailable_response(status: int = 503) -> bytes:
+    """HAProxy's own error for ``status`` (no gateway up, or the one a request was on went silent or
+    answered nothing) as the gateway's ``service_unavailable`` problem: 503 with ``Retry-After``.
+    The request may or may not have been applied; a retry with its Idempotency-Key is safe."""
     body = json.dumps(
         {
             "type": "https://chaiwala.dev/problems/service_unavailable",
             "title": "Service unavailable",
             "status": 503,
-            "detail": "no gateway answered this request; send it again",
+            "detail": UNAVAILABLE_DETAILS[status],
             "code": "service_unavailable",
         }
     ).encode()
@@ -314,8 +353,9 @@ def unavailable_response() -> bytes:
 def start_haproxy(deployment: Deployment) -> None:
     """HAProxy in the root namespace on a free loopback port."""
     port = free_port()
-    unavailable = deployment.workdir / "503.http"
-    unavailable.write_bytes(unavailable_response())
+    unavailable = {status: deployment.workdir / f"{status}.http" for status in UNAVAILABLE_DETAILS}
+    for status, path in unavailable.items():
+        path.write_bytes(unavailable_response(status))
     config = deployment.workdir / "haproxy.cfg"
     config.write_text(haproxy_config(deployment.hosts, port, unavailable), encoding="utf-8")
     deployment.haproxy_port = port

@@ -43,6 +43,7 @@ class Tally:
 
     statuses: Counter[str] = field(default_factory=Counter)
     no_retry_after: Counter[str] = field(default_factory=Counter)
+    problems: Counter[str] = field(default_factory=Counter)  # "<status> <problem code>" of every non-2xx answer
     acks: list[Ack] = field(default_factory=list)
     unknown: Counter[str] = field(default_factory=Counter)  # moves given up without an answer, per game
     games: list[tuple[str, str]] = field(default_factory=list)  # (game id, seat-0 token)
@@ -54,8 +55,21 @@ class Tally:
         """One answer (or connection error) more."""
         with self.lock:
             self.statuses[key] += 1
-            if response is not None and response.status_code == 503 and "Retry-After" not in response.headers:
+            if response is None or response.is_success:
+                return
+            if response.status_code == 503 and "Retry-After" not in response.headers:
                 self.no_retry_after[key] += 1
+            self.problems[f"{response.status_code} {problem_code(response)}"] += 1
+
+
+def problem_code(response: httpx.Response) -> str:
+    """The ``code`` of a problem+json answer (``-`` for any other body)."""
+    if not response.headers.get("content-type", "").startswith("application/problem+json"):
+        return "-"
+    try:
+        return str(response.json().get("code", "-"))
+    except ValueError:
+        return "-"
 
 
 def send(client: httpx.Client, tally: Tally, method: str, url: str, **kwargs: Any) -> httpx.Response | None:
