@@ -281,7 +281,7 @@ export function showTable(root, gameId, { spectator = false, seatWanted = null }
     const move = legal && legal.moves[index];
     const hover = el("hover");
     hover.textContent = move ? legal.texts[index] : "";
-    hover.dataset.moveIndex = move ? String(index) : "";
+    hover.dataset.hoveredMove = move ? String(index) : ""; // not data-move-index: the line is no move to click
     hover.dataset.costs = move ? priceOf(move) : "";
   });
   let title = null; // GET /v1/game-types: the game's name and its words for codes ("terms")
