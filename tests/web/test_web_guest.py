@@ -44,6 +44,9 @@ def test_a_guest_plays_and_finds_the_game_in_another_browser_with_the_same_token
         _click_first_offer(browser)
 
     second_browser.get(f"{url}/play/")
+    # The first visit makes its own guest: let that finish before handing this browser the token,
+    # or its late answer would overwrite the stored player after the test set it.
+    wait_for(second_browser, lambda: _player(second_browser).get("token"), 20, "the second browser's first guest")
     second_browser.execute_script("localStorage.clear(); localStorage.setItem('chaiwala.player', arguments[0]);",
                                   json.dumps(me))  # fmt: skip
     second_browser.get(f"{url}/play/?again")
