@@ -21,6 +21,11 @@ Redis load) of its own, about half the server CPU of a move (README "Speed", 202
   :mod:`services.rules.positions`).  Everything else — no Redis, another language, a bearer
   that is not a seat token (operators, hosts, spectators), a game not active, an error — takes
   the rules-service call as before.
+* **Only where a GET will follow.**  Commits through the gateway (``RenderedRules.SubmitMoves``),
+  the conductor's and resignations store the answers; a plain gRPC ``SubmitMoves`` does not (its
+  callers list moves with ``ListLegalMoves``, and rendering every seat's answer was a large share
+  of that call): it drops the previous answers like any commit, so a REST GET after it takes the
+  rules-service call, which prints the same bytes (``GamePlay.commit``'s ``store_legal``).
 * **Hidden information.**  An answer is filed under the hash of its own seat's token and is
   served only to a bearer whose token hashes to it: nobody else can name the field.
 * **Races.**  The commit script writes the answers with the metadata it commits, in the same

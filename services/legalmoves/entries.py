@@ -12,7 +12,7 @@ from chaiwala.v1 import rules_pb2
 from services.common.runner import Match
 from services.games.records import GameMeta
 from services.legalmoves.fingerprint import LegalEntries, entry_field
-from services.legalmoves.render import listing_json
+from services.legalmoves.render import engine_listing_json
 
 # Redis memory per game stays small (measured 1.4-7 KB a game on average, README "Speed", 2026-12-02).
 MAX_STORED_BYTES = 16 * 1024
@@ -20,6 +20,8 @@ MAX_STORED_BYTES = 16 * 1024
 
 class Speaker(Protocol):
     """What the rules service lends: move sentences and packing (``services.rules.narrator.Narrator``)."""
+
+    game_type: str
 
     def costed_text(
         self, move: dict[str, Any], seat: int, costs: list[dict[str, Any]], names: list[str], language: str
@@ -46,6 +48,19 @@ def legal_answer(
     )
 
 
+def legal_listing(
+    service: Speaker, version: int, match: Match | None, seat: int, names: list[str], language: str
+) -> bytes:
+    """:func:`legal_answer` as REST prints it (``listing_json`` of it, byte for byte), printed
+    from the engine's dicts without building the message."""
+    if match is None:
+        return engine_listing_json(service.game_type, version, [], [], [])
+    moves = match.legal_moves(seat)
+    costs = [match.engine.move_costs(match.state, seat, m) for m in moves]
+    texts = [service.costed_text(m, seat, c, names, language) for m, c in zip(moves, costs, strict=True)]
+    return engine_listing_json(service.game_type, version, moves, texts, costs)
+
+
 def after_commit(
     service: Speaker, meta: GameMeta, resigned: list[int], match: Match, version: int, language: str
 ) -> LegalEntries:
@@ -60,7 +75,7 @@ def after_commit(
             continue
         filed.add(token_hash)
         playing = None if seat in resigned else match
-        rendered = listing_json(legal_answer(service, version, playing, seat, names, language))
+        rendered = legal_listing(service, version, playing, seat, names, language)
         if len(rendered) <= MAX_STORED_BYTES:  # a huge listing is rare: its GET asks the rules service
             answers.append((entry_field(token_hash, language), rendered))
     return LegalEntries(meta.identity, answers)

@@ -2,10 +2,16 @@
 
 from __future__ import annotations
 
+from collections.abc import Sequence
+from typing import Any
+
 import orjson
 
 from chaiwala.v1 import rules_pb2
-from services.common import protojson
+from services.common import dictrender, protojson
+
+# A Cost's amount is an int32: outside it the message would refuse the value, so the plan does not guess.
+_INT32 = range(-(2**31), 2**31)
 
 
 def listing_json(answer: rules_pb2.LegalMoves) -> bytes:
@@ -18,3 +24,49 @@ def listing_json(answer: rules_pb2.LegalMoves) -> bytes:
         move["text"] = texts[index] if index < len(texts) else ""
         move["costs"] = costs[index].get("items", []) if index < len(costs) else []
     return orjson.dumps(listing)
+
+
+def engine_listing_json(
+    game_type: str,
+    version: int,
+    moves: Sequence[dict[str, Any]],
+    texts: Sequence[str],
+    costs: Sequence[Sequence[dict[str, Any]]],
+) -> bytes:
+    """What :func:`listing_json` prints for the ``LegalMoves`` made of these engine dicts, printed
+    straight from them (:mod:`services.common.dictrender`) without building the message: the
+    commit stores every seat's answer, and building then walking the message cost more than the
+    legal moves and their sentences together.  A version of 0 or a price the plan is not sure to
+    print as the message would (a ``Cost`` with a default or unknown field) takes the message's way.
+    """
+    items = [_cost_items(each) for each in costs]
+    if version <= 0 or any(each is None for each in items):
+        answer = rules_pb2.LegalMoves(
+            version=version,
+            moves=[protojson.pack_engine(game_type, "Move", dict(move)) for move in moves],
+            texts=texts,
+            costs=[rules_pb2.MoveCosts(items=[rules_pb2.Cost(**c) for c in each]) for each in costs],
+        )
+        return listing_json(answer)
+    listing = [
+        {**dictrender.payload(game_type, "Move", move), "text": text, "costs": priced}
+        for move, text, priced in zip(moves, texts, items, strict=True)
+    ]
+    return orjson.dumps({"version": version, "moves": listing})
+
+
+def _cost_items(costs: Sequence[dict[str, Any]]) -> list[dict[str, Any]] | None:
+    """A move's prices as the message prints them, or ``None`` when that is not certain.
+
+    Both fields set (a non-empty ``what``, a non-zero int32 ``amount``) print in field order; a
+    default field would print after the set one, and anything else would be refused or converted.
+    """
+    out = []
+    for cost in costs:
+        what, amount = cost.get("what"), cost.get("amount")
+        if len(cost) != 2 or type(what) is not str or not what or type(amount) is not int or not amount:
+            return None
+        if amount not in _INT32:
+            return None
+        out.append({"what": what, "amount": amount})
+    return out

@@ -95,10 +95,13 @@ class GamePlay:
         seat_of: Callable[[GameMeta], int],
         language: str,
         rendered: list[bytes] | None = None,
+        store_legal: bool = True,
     ) -> rules_pb2.SubmitMovesResponse:
         """The moves of the caller's seat (``seat_of`` checks who is calling), applied atomically;
         with ``rendered``, the seat's state is rendered
-        into it as JSON instead of packed into the answer (:mod:`services.rules.rendered`)."""
+        into it as JSON instead of packed into the answer (:mod:`services.rules.rendered`).
+        ``store_legal``: whether the commit stores every seat's next ``GET legal-moves`` answer
+        (see :meth:`commit`)."""
         key = request.idempotency_key
         if len(key) > MAX_IDEMPOTENCY_KEY:
             raise errors.invalid(
@@ -120,7 +123,7 @@ class GamePlay:
         attempts = 0
         while True:
             try:
-                return await self.play(meta, snapshot, seat, moves, expected, key, language, rendered)
+                return await self.play(meta, snapshot, seat, moves, expected, key, language, rendered, store_legal)
             except VersionConflict as error:
                 # Keyed but unpinned: re-check on the new state.  Safe, because the commit script
                 # answers a key it has already seen with its first answer instead of applying again.
@@ -149,6 +152,7 @@ class GamePlay:
         key: str,
         language: str = sentences.DEFAULT_LANGUAGE,
         rendered: list[bytes] | None = None,
+        store_legal: bool = True,
     ) -> rules_pb2.SubmitMovesResponse:
         """Play ``moves`` for ``seat`` on the stored position and commit them (one atomic step)."""
         if meta.status != "active":
@@ -163,7 +167,9 @@ class GamePlay:
             commits.append(self._play_one(match, seat, move))
             if self.engine.is_over(match.state) and len(commits) < len(moves):
                 raise errors.illegal("game_over", "the game ended before the last moves of the batch")
-        response, _ = await self.commit(meta, match, commits, seat, key, language=language, rendered=rendered)
+        response, _ = await self.commit(
+            meta, match, commits, seat, key, language=language, rendered=rendered, store_legal=store_legal
+        )
         return response
 
     def _play_one(self, match: Match, seat: int, move: Move) -> Commit:
@@ -199,6 +205,7 @@ class GamePlay:
         language: str = sentences.DEFAULT_LANGUAGE,
         rendered: list[bytes] | None = None,
         bot_memory: bytes = b"",
+        store_legal: bool = True,
     ) -> tuple[rules_pb2.SubmitMovesResponse, GameMeta | None]:
         """Seal and commit ``commits`` against ``meta.version``: snapshot, status, result, clock and
         the game's next attention (bot due now, or a clock deadline), all in one atomic step.
@@ -210,6 +217,13 @@ class GamePlay:
         caller that shows the game next needs no reload (``None`` when a keyed retry got its
         first answer instead).  ``bot_memory`` (the conductor's; empty: unchanged) is stored with
         the commit (:func:`services.games.records.bot_memory_key`).
+
+        With ``store_legal`` every seat's next ``GET legal-moves`` answer is rendered and stored with
+        the commit (:mod:`services.legalmoves`), so the gateway serves it without a rules call.
+        Without, the commit still drops the previous answers, and a seat's next GET asks the rules
+        service, which answers the same bytes: a plain gRPC ``SubmitMoves`` passes ``False``, since
+        its callers read legal moves over gRPC and rendering every seat's answer was a tenth of
+        the call (docs/lab/speed.md).
         """
         commits = chain.seal(self.game_type, meta.log_head, meta.version + 1, commits)
         lifecycle = lifecycle or Lifecycle.from_dict(meta.lifecycle)
@@ -228,7 +242,11 @@ class GamePlay:
             self._fill_answer(response, meta, match, commits, seat, language, rendered, bool(key))
         idem_key = self.store.idempotency_key(meta.game_id, seat, key) if seat is not None else ""
         # Every seat's next GET legal-moves, stored with the commit (services.legalmoves).
-        legal = after_commit(self.narrator, meta, lifecycle.resigned, match, new_version, language) if to_act else None
+        legal = (
+            after_commit(self.narrator, meta, lifecycle.resigned, match, new_version, language)
+            if to_act and store_legal
+            else None
+        )
         outcome, value = await self.store.commit(
             meta.game_id,
             meta.version,

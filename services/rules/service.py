@@ -101,8 +101,11 @@ class RulesServicer(LobbyRpcs, ResignRpcs, rules_pb2_grpc.RulesServiceServicer):
     async def SubmitMoves(
         self, request: rules_pb2.SubmitMovesRequest, context: aio.ServicerContext
     ) -> rules_pb2.SubmitMovesResponse:
-        """Apply the caller's moves atomically; the conductor lets bots answer."""
-        return await self.play.submit(request, self.access.seat, answers.language(context))
+        """Apply the caller's moves atomically; the conductor lets bots answer.
+
+        A gRPC caller reads legal moves with ``ListLegalMoves``: the commit stores no REST
+        ``GET legal-moves`` answers (the gateway's ``RenderedRules.SubmitMoves`` does)."""
+        return await self.play.submit(request, self.access.seat, answers.language(context), store_legal=False)
 
     async def ListEvents(
         self, request: rules_pb2.ListEventsRequest, context: aio.ServicerContext

@@ -248,3 +248,35 @@ def test_a_token_hash_two_seats_share_is_the_first_seats(redis_url: str) -> None
     assert meta.seat_of_token("one-token-two-seats") == 0
     first = listing_json(legal_answer(narrator, 3, match, 0, ["Asha", "Bilal"], "en"))
     assert entries.answers == [(entry_field(shared, "en"), first)]
+
+
+def test_a_plain_grpc_move_stores_no_answers_and_the_get_asks_the_rules_service(
+    stack: dict[str, Any], gateways: tuple[Gateway, Gateway]
+) -> None:
+    """``RulesService.SubmitMoves`` (a gRPC caller, who reads legal moves over gRPC) renders no REST
+    answers: the commit leaves the game's answers empty, the next GET is the rules service's own
+    answer, byte for byte, for both seats; the next move through the gateway stores them again."""
+    rng = random.Random(16)
+    redis_url = gateways[0].settings.redis_url
+    with httpx.Client(base_url=gateways[0].url) as client:
+        game_id, tokens, seat = _after_one_move(client, 17, rng)
+        assert _redis(redis_url, ("HLEN", legal_key(game_id)))[0] == 3  # fp and both seats
+        metadata = [("authorization", f"Bearer {tokens[seat]}")]
+        with grpc.insecure_channel(stack["services"][GAME].address) as channel:
+            stub = rules_pb2_grpc.RulesServiceStub(channel)
+            listing = stub.ListLegalMoves(rules_pb2.ListLegalMovesRequest(game_id=game_id), metadata=metadata)
+            move = rng.choice(list(listing.moves))
+            request = rules_pb2.SubmitMovesRequest(game_id=game_id, moves=[move], expected_version=listing.version)
+            answer = stub.SubmitMoves(request, metadata=metadata)
+        assert answer.version > listing.version
+        assert _redis(redis_url, ("EXISTS", legal_key(game_id)))[0] == 0
+        before = _stored_count(gateways[0])
+        seat, version = _to_act(client, game_id)
+        for each in (seat, 1 - seat):
+            raw = client.get(f"/v1/games/{game_id}/legal-moves", headers=auth(tokens[each]))
+            assert raw.status_code == 200 and raw.content == _rules_answer(stack, game_id, tokens[each])
+            assert raw.json()["version"] == version
+        assert _stored_count(gateways[0]) == before
+        _post(client, game_id, tokens[seat], client.get(f"/v1/games/{game_id}/legal-moves",
+                                                       headers=auth(tokens[seat])).json(), rng)  # fmt: skip
+        assert _redis(redis_url, ("HLEN", legal_key(game_id)))[0] == 3

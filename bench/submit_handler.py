@@ -1,0 +1,134 @@
+"""CPU of the ``SubmitMoves`` handlers alone, in process: two checkouts' rules code, alternated.
+
+``bench grpc`` measures a whole rules service under load (gRPC's own machinery included) and
+derives the handler's share by subtracting a ``ListLegalMoves`` measured apart: on a shared
+two-core machine that figure moves by ±20 % between runs, more than a cut of a tenth of the
+handler.  This calls ``RulesServicer.SubmitMoves`` (plain gRPC's) and
+``RenderedRulesServicer.SubmitMoves`` (the gateway's) as coroutines, with no server, against a
+real Redis, and counts only the process CPU spent inside them: 32 two-seat Darjeeling games, a
+random legal move each per round.  Each checkout runs in its own interpreter, and the checkouts
+take turns, so the machine's load falls on both alike; the medians and minima are printed.
+
+    python -m bench.submit_handler --before /tmp/old --repeats 6 --rounds 4
+
+``--before`` is another checkout with its ``gen/`` built (as ``BENCH_SERVER_ROOT``); without it
+only this checkout is measured.
+"""
+
+from __future__ import annotations
+
+import argparse
+import asyncio
+import json
+import random
+import statistics
+import subprocess
+import sys
+import tempfile
+import time
+from pathlib import Path
+from typing import Any
+
+HERE = Path(__file__).resolve().parents[1]
+GAME = "darjeeling"
+GAMES = 32
+
+
+class _Context:
+    """The one thing the handlers read from a gRPC context here: no metadata (English)."""
+
+    def invocation_metadata(self) -> tuple[()]:
+        return ()
+
+
+async def _measure(url: str, rounds: int, seed: int) -> dict[str, float]:
+    """CPU ms per call of each handler, in this interpreter's checkout."""
+    from chaiwala.v1 import rules_pb2
+    from services.common.interceptors import BEARER
+    from services.common.registry import engine_for
+    from services.games.store import GameStore
+    from services.rules.rendered import RenderedRulesServicer
+    from services.rules.service import RulesServicer
+
+    store = GameStore.from_url(url)
+    rules = RulesServicer(engine_for(GAME), store, frozenset({"bench"}))
+    calls: dict[str, Any] = {"plain": rules.SubmitMoves, "rendered": RenderedRulesServicer(rules).SubmitMoves}
+    rng, context, out = random.Random(seed), _Context(), {}
+    players = [rules_pb2.PlayerSpec(name="a"), rules_pb2.PlayerSpec(name="b")]
+    for kind, call in calls.items():
+        BEARER.set("bench")
+        games = []
+        for _ in range(GAMES):
+            request = rules_pb2.CreateGameRequest(players=players, seed=rng.randrange(1 << 30))
+            created = await rules.CreateGame(request, context)  # type: ignore[arg-type]
+            games.append((created.game_id, [seat.token for seat in created.seats]))
+        spent, count = 0.0, 0
+        for _ in range(rounds):
+            for game_id, tokens in games:
+                BEARER.set("bench")
+                game = await rules.GetGame(rules_pb2.GetGameRequest(game_id=game_id), context)  # type: ignore[arg-type]
+                if game.status != "active":
+                    continue
+                BEARER.set(tokens[game.to_act[0]])
+                listed = await rules.ListLegalMoves(rules_pb2.ListLegalMovesRequest(game_id=game_id), context)  # type: ignore[arg-type]
+                move = rng.choice(list(listed.moves))
+                submit = rules_pb2.SubmitMovesRequest(game_id=game_id, moves=[move], expected_version=listed.version)
+                start = time.process_time()
+                await call(submit, context)
+                spent += time.process_time() - start
+                count += 1
+        out[kind] = spent / count * 1000
+    await store.close()
+    return out
+
+
+def _worker(root: str, url: str, rounds: int, seed: int) -> None:
+    sys.path[:0] = [root, str(Path(root) / "gen")]
+    import services
+    from services.common.logs import configure_logging
+
+    # The checkout's own code, not this one's (the before/after comparison depends on it).
+    assert str(Path(services.__file__).resolve()).startswith(str(Path(root).resolve())), services.__file__
+    configure_logging(level="warning")
+    print(json.dumps(asyncio.run(_measure(url, rounds, seed))))
+
+
+def _run(root: Path, url: str, rounds: int, seed: int) -> dict[str, float]:
+    command = [sys.executable, "-m", "bench.submit_handler", "--worker", str(root), url, str(rounds), str(seed)]
+    done = subprocess.run(command, cwd=HERE, capture_output=True, text=True, check=True)
+    return dict(json.loads(done.stdout.strip().splitlines()[-1]))
+
+
+def main(argv: list[str]) -> None:
+    """Alternate the checkouts ``--repeats`` times and print each handler's CPU ms per call."""
+    parser = argparse.ArgumentParser(prog="python -m bench.submit_handler", description=__doc__.split("\n\n")[0])
+    parser.add_argument("--before", type=Path, help="another checkout (with gen/) to compare with")
+    parser.add_argument("--repeats", type=int, default=6)
+    parser.add_argument("--rounds", type=int, default=4, help="moves per game per measurement")
+    parser.add_argument("--worker", nargs=4, help=argparse.SUPPRESS)
+    args = parser.parse_args(argv)
+    if args.worker:
+        root, url, rounds, seed = args.worker
+        _worker(root, url, int(rounds), int(seed))
+        return
+    from services.common.embedded_redis import start_redis
+
+    roots = {"before": args.before, "after": HERE} if args.before else {"this": HERE}
+    figures: dict[str, dict[str, list[float]]] = {side: {"plain": [], "rendered": []} for side in roots}
+    with tempfile.TemporaryDirectory() as folder:
+        redis = start_redis(Path(folder), appendonly=False)
+        try:
+            for repeat in range(args.repeats):
+                for side, root in roots.items():
+                    for kind, value in _run(root, redis.url, args.rounds, repeat).items():
+                        figures[side][kind].append(value)
+        finally:
+            redis.stop()
+    for side, kinds in figures.items():
+        for kind, values in kinds.items():
+            print(f"{side:6s} {kind:8s} CPU ms per SubmitMoves: median {statistics.median(values):.3f}, "
+                  f"min {min(values):.3f} ({len(values)} runs of {args.rounds * GAMES} moves)")  # fmt: skip
+
+
+if __name__ == "__main__":
+    main(sys.argv[1:])
