@@ -15,6 +15,8 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
 
+from selenium.common.exceptions import JavascriptException, StaleElementReferenceException
+
 from tests.support.browser import console_errors
 
 ROOT = Path(__file__).resolve().parents[2]
@@ -58,14 +60,24 @@ def open_table(
 
 
 def wait_for(driver: Any, predicate: Any, timeout: float, what: str = "condition") -> Any:
-    """Poll ``predicate()`` until it is truthy; fail with the page's console errors after ``timeout``."""
+    """Poll ``predicate()`` until it is truthy; fail with the page's console errors after ``timeout``.
+
+    While the page redraws, a predicate may find an element gone (stale) or a script may meet an
+    element not drawn yet (a JavaScript error): that counts as "not yet", and the last such error
+    is named if the time runs out.
+    """
     deadline = time.monotonic() + timeout
+    missed: Exception | None = None  # the last error a predicate met
     while True:
-        value = predicate()
+        try:
+            value = predicate()
+        except (StaleElementReferenceException, JavascriptException) as error:
+            value, missed = None, error
         if value:
             return value
         if time.monotonic() > deadline:
-            raise AssertionError(f"timed out waiting for {what}; console: {console_errors(driver)}")
+            console = console_errors(driver)
+            raise AssertionError(f"timed out waiting for {what}; last error: {missed!r}; console: {console}")
         time.sleep(0.05)
 
 
