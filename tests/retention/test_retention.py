@@ -83,8 +83,10 @@ def _wait_archived(rig: Rig, game_id: str) -> None:
     assert rig.redis.zscore(ended_key_for(game_id), game_id) is not None  # the end started its retention clock
     rig.redis.zadd(ended_key_for(game_id), {game_id: int(time.time() * 1000) - FULL_LOG_SECONDS * 1000 - 1})
     deadline = time.monotonic() + WAIT_SECONDS
-    while rig.redis.hget(game_keys(game_id)[0], "archived") != b"1":
-        assert time.monotonic() < deadline, "the conductor did not compact the game"
+    # Compacted, then taken off the retention index (apply_policy's second step, just after).
+    ended = ended_key_for(game_id)
+    while rig.redis.hget(game_keys(game_id)[0], "archived") != b"1" or rig.redis.zscore(ended, game_id) is not None:
+        assert time.monotonic() < deadline, "the conductor did not compact the game and take it off the index"
         time.sleep(0.05)
 
 
