@@ -105,13 +105,13 @@ if use_idem then redis.call('SET', K.idem, answer, 'EX', tonumber(answer_ttl)) e
 
 # The bots' memory of a game (services.games.records.bot_memory_key): written with the moves that
 # changed it, gone once the game is no longer active.  Argument: the memory ('' = unchanged).
-# After FILING: it reads the status just written.
+# After FILING, whose `filing_status` is the game's status once this script is done.
 BOT_MEMORY = Part(
     "bot_memory",
-    ("bot_memory", "meta"),
+    ("bot_memory",),
     """
 local remembered = take()
-if redis.call('HGET', K.meta, 'status') ~= 'active' then redis.call('DEL', K.bot_memory)
+if filing_status ~= 'active' then redis.call('DEL', K.bot_memory)
 elseif remembered ~= '' then redis.call('SET', K.bot_memory, remembered) end
 """,
 )
