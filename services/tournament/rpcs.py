@@ -79,14 +79,17 @@ class TournamentServicer(tournament_pb2_grpc.TournamentServiceServicer):
     async def CreateTournament(
         self, request: tournament_pb2.CreateTournamentRequest, context: aio.ServicerContext
     ) -> tournament_pb2.CreateTournamentResponse:
-        """Create a tournament; the answer carries every entrant's token, once."""
+        """Create a tournament; the answer carries every human entrant's token, once.
+
+        A bot entrant's token stays with the director (it resigns a withdrawn bot's games with
+        it): bots are the conductor's, so no answer hands out a credential for one."""
         self.auth.require_operator("creating a tournament")
         tournament, tokens = await self.director.create(request)
         return tournament_pb2.CreateTournamentResponse(
             tournament_id=tournament.tournament_id,
             status=tournament.status,
             entrants=[
-                tournament_pb2.EntrantToken(external_id=e.external_id, token=token)
+                tournament_pb2.EntrantToken(external_id=e.external_id, token="" if e.bot else token)
                 for e, token in zip(tournament.entrants, tokens, strict=True)
             ],
         )

@@ -3,12 +3,15 @@ rounds and tables counted alike, a withdrawal after the end, one code for a wron
 
 from __future__ import annotations
 
+import re
 import time
 from typing import Any
 
 import httpx
 
 from tests.support.client import assert_problem, auth
+
+ENTRANT_TOKEN = re.compile(r"ent_[A-Za-z0-9_-]{43}")  # services.tournament.seeds.entrant_token's shape
 
 WAIT_SECONDS = 60.0
 
@@ -65,9 +68,24 @@ def test_a_withdrawal_after_the_end_is_a_tournament_conflict(client: httpx.Clien
         assert time.monotonic() < deadline
         time.sleep(0.2)
     path = f"/v1/tournaments/{tournament_id}/withdraw"
-    for refused in (client.post(path, headers=auth(created["entrants"][0]["token"])),
+    for refused in (client.post(path, json={"external_id": "bot:end-0"}),
                     client.post(path, json={"external_id": "bot:end-1"})):  # fmt: skip
         problem = assert_problem(refused, 409, "tournament_finished")
         assert problem["title"] == "Tournament over", problem
     standings = client.get(f"/v1/tournaments/{tournament_id}/standings").json()["standings"]
     assert not any(line["withdrawn"] for line in standings)  # nothing changed
+
+
+def test_no_tournament_answer_carries_a_bot_entrants_token(client: httpx.Client) -> None:
+    entrants = [{"external_id": "edge-human", "name": "Asha"},
+                {"external_id": "bot:edge-bot", "name": "Bot", "bot": "heuristic"}]  # fmt: skip
+    body = {"game_type": "darjeeling", "format": "round_robin", "table_size": 2, "entrants": entrants}
+    created = _create(client, body)
+    tokens = {e["external_id"]: e.get("token", "") for e in created["entrants"]}
+    assert tokens["edge-human"].startswith("ent_") and tokens["bot:edge-bot"] == "", created
+    tournament_id = created["tournament_id"]
+    reads = [f"/v1/tournaments/{tournament_id}", f"/v1/tournaments/{tournament_id}/rounds",
+             f"/v1/tournaments/{tournament_id}/standings"]  # fmt: skip
+    assert not any(ENTRANT_TOKEN.search(client.get(path).text) for path in reads)
+    withdrawn = client.post(f"/v1/tournaments/{tournament_id}/withdraw", headers=auth(tokens["edge-human"]))
+    assert withdrawn.status_code == 200, withdrawn.text
