@@ -13,7 +13,9 @@ final position); the event stream is deleted.  Event listings of a compacted gam
 game leaves the listing.
 
 The write is one script over the game's own slot, guarded by the version read, so a conductor
-that compacts a game another conductor compacted (or that changed since) writes nothing.
+that compacts a game another conductor compacted (or that changed since) writes nothing.  The
+same script takes the game off its shard's retention index (which shares the game's slot, as the
+commit that put it there does), so no reader ever sees a compacted game still due.
 """
 
 from __future__ import annotations
@@ -34,16 +36,21 @@ from services.retention.policy import ENDED_STATUSES, ended_key_for, ended_keys
 
 COMPRESSION_LEVEL = 6
 
-# KEYS: meta, state, events, archive.  ARGV: version read, compressed entries, compressed snapshot.
+# KEYS: meta, state, events, archive, retention index.  ARGV: version read, compressed entries,
+# compressed snapshot, game id.  A game that changed since it was read stays on the index.
 _COMPACT = """
 local meta = redis.call('HMGET', KEYS[1], 'version', 'archived', 'status')
-if not meta[1] then return 'missing' end
-if meta[2] == '1' then return 'done' end
+if not meta[1] or meta[2] == '1' then
+  redis.call('ZREM', KEYS[5], ARGV[4])
+  if not meta[1] then return 'missing' end
+  return 'done'
+end
 if meta[1] ~= ARGV[1] or (meta[3] ~= 'finished' and meta[3] ~= 'aborted') then return 'changed' end
 redis.call('HSET', KEYS[1], 'archived', '1')
 redis.call('SET', KEYS[4], ARGV[2])
 redis.call('SET', KEYS[2], ARGV[3])
 redis.call('DEL', KEYS[3])
+redis.call('ZREM', KEYS[5], ARGV[4])
 return 'ok'
 """
 
@@ -108,34 +115,45 @@ async def replay_entries(store: GameStore, meta: GameMeta) -> list[LogEntry]:
 
 
 async def compact(store: GameStore, game_id: str) -> Outcome:
-    """Replace an ended game's stream by its compressed replay record, and compress its snapshot."""
+    """Replace an ended game's stream by its compressed replay record, compress its snapshot and
+    take it off the retention index, in one step (a missing or compacted game only leaves the index)."""
     try:
         meta, snapshot = await store.load(game_id)
     except GameNotFound:
-        return Outcome(game_id, "missing")
+        return await _compact(store, game_id, ["", b"", b""])
     if meta.archived:
-        return Outcome(game_id, "done")
+        return await _compact(store, game_id, ["", b"", b""])
     if meta.status not in ENDED_STATUSES:
         return Outcome(game_id, "changed")
     entries = await store.entries(game_id, -1)
+    return await _compact(
+        store, game_id, [meta.version, pack_entries(entries), zlib.compress(snapshot, COMPRESSION_LEVEL)]
+    )
+
+
+async def _compact(store: GameStore, game_id: str, args: list[Any]) -> Outcome:
     script = store.redis.register_script(_COMPACT)
     answer = await script(
-        keys=[*game_keys(game_id), archive_key(game_id)],
-        args=[meta.version, pack_entries(entries), zlib.compress(snapshot, COMPRESSION_LEVEL)],
+        keys=[*game_keys(game_id), archive_key(game_id), ended_key_for(game_id)], args=[*args, game_id]
     )
     return Outcome(game_id, "compacted" if _text(answer) == "ok" else _text(answer))
 
 
 async def delete(store: GameStore, game_id: str) -> Outcome:
-    """Remove every key of an ended game and its place in the listing."""
+    """Remove every key of an ended game, its place in the listing and on the retention index."""
     try:
         meta = await store.meta(game_id)
     except GameNotFound:
+        await store.redis.zrem(ended_key_for(game_id), game_id)
         return Outcome(game_id, "missing")
     if meta.status not in ENDED_STATUSES:
         return Outcome(game_id, "changed")
     await GameIndex(store.redis).forget(meta.game_type, meta.visibility, game_id)
-    await store.redis.delete(*game_keys(game_id), archive_key(game_id))
+    # The keys and the index entry share the game's slot: gone together.
+    async with store.redis.pipeline(transaction=True) as pipe:
+        pipe.delete(*game_keys(game_id), archive_key(game_id))
+        pipe.zrem(ended_key_for(game_id), game_id)
+        await pipe.execute()
     return Outcome(game_id, "deleted")
 
 
@@ -150,11 +168,10 @@ async def due_games(store: GameStore, now_ms: int, full_log_ms: int, limit: int)
 
 
 async def apply_policy(store: GameStore, game_id: str, mode: str) -> Outcome:
-    """Compact or delete one due game, then take it off the retention index."""
-    outcome = await (delete(store, game_id) if mode == "delete" else compact(store, game_id))
-    if outcome.action != "changed":
-        await store.redis.zrem(ended_key_for(game_id), game_id)
-    return outcome
+    """Compact or delete one due game; either takes it off the retention index."""
+    if mode == "delete":
+        return await delete(store, game_id)
+    return await compact(store, game_id)
 
 
 def _text(value: bytes | str) -> str:
