@@ -82,16 +82,19 @@ class Backends:
         self.webhook_channel = grpc.aio.insecure_channel(_target(settings.service_webhook), options=CHANNEL_OPTIONS)
         self.webhooks = webhooks_pb2_grpc.WebhookServiceStub(self.webhook_channel)
 
-    def stub(self, game_type: str) -> rules_pb2_grpc.RulesServiceStub:
-        """The stub for ``game_type``; unknown types are a 404 for ids, a 400 for bodies."""
-        stub = self.stubs.get(game_type)
-        if stub is None:
+    def require_known(self, game_type: str) -> None:
+        """Refuse a game id whose type no rules service here plays: 404, as for any unknown game."""
+        if game_type not in self.stubs:
             raise Problem(404, "game_not_found", "no such game")
-        return stub
+
+    def stub(self, game_type: str) -> rules_pb2_grpc.RulesServiceStub:
+        """The stub for ``game_type`` (an unknown type: 404, see :meth:`require_known`)."""
+        self.require_known(game_type)
+        return self.stubs[game_type]
 
     def watch_stub(self, game_type: str) -> rules_pb2_grpc.RulesServiceStub:
         """The stub for live-event upstreams of ``game_type`` (its own connection)."""
-        self.stub(game_type)  # the same refusal for an unknown type
+        self.require_known(game_type)
         return self.watch_stubs[game_type]
 
     async def close(self) -> None:

@@ -330,7 +330,7 @@ def legal_moves_rider(reader: LegalMovesReader) -> RiderFor:
 async def submit_moves(game_id: str, request: Request) -> Response:
     """One move or an atomic batch, with an optional expected version and idempotency key."""
     game_type = _game_type(game_id)
-    _backends(request).stub(game_type)  # an unknown game type is refused first (404)
+    _backends(request).require_known(game_type)  # before the credential and the body are read
     options = _call(request)  # a bad credential is refused before the body is read
     data = await _read_json(request, _settings(request).max_body_bytes)
     posted, expected = _one_move(data) or _moves_of(data)
