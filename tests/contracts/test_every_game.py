@@ -20,9 +20,10 @@ import pytest
 from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 
-from services.common.engine import Engine, IllegalMove, RandomBot
+from services.common.engine import IllegalMove, RandomBot
 from services.common.registry import available_game_types, engine_for
 from services.common.runner import Match, play_out
+from tests.support.walks import random_walk
 
 SETTINGS = settings(max_examples=6, deadline=None, suppress_health_check=[HealthCheck.too_slow])
 CASES = [
@@ -31,21 +32,6 @@ CASES = [
     for players in range(engine_for(game_type).min_players, engine_for(game_type).max_players + 1)
 ]
 IDS = [f"{game_type}-{players}p" for game_type, players in CASES]
-Log = list[tuple[int, dict[str, Any]]]
-
-
-def _walk(engine: Engine, players: int, seed: int, steps: int) -> tuple[Match, Log]:
-    """A random game of up to ``steps`` moves, with its log."""
-    match = Match.start(engine, players, seed)
-    log: Log = []
-    for step in range(steps):
-        if engine.is_over(match.state):
-            break
-        seat = match.to_act()[0]
-        move = match.bot_move(RandomBot(), seat, step)
-        match.play(seat, move)
-        log.append((seat, move))
-    return match, log
 
 
 @pytest.mark.parametrize(("game_type", "players"), CASES, ids=IDS)
@@ -53,7 +39,7 @@ def _walk(engine: Engine, players: int, seed: int, steps: int) -> tuple[Match, L
 @given(seed=st.integers(0, 2**31), steps=st.integers(0, 250))
 def test_seed_and_log_reproduce_the_game(game_type: str, players: int, seed: int, steps: int) -> None:
     engine = engine_for(game_type)
-    match, log = _walk(engine, players, seed, steps)
+    match, log = random_walk(engine, players, seed, steps)
     again = Match.start(engine, players, seed)
     for seat, move in log:
         again.play(seat, move)
@@ -67,7 +53,7 @@ def test_a_refused_move_has_a_stable_code_and_changes_nothing(
     game_type: str, players: int, seed: int, steps: int, junk: Any
 ) -> None:
     engine = engine_for(game_type)
-    match, _ = _walk(engine, players, seed, steps)
+    match, _ = random_walk(engine, players, seed, steps)
     if engine.is_over(match.state):
         return
     before = match.snapshot.to_json()
@@ -88,7 +74,7 @@ def test_a_refused_move_has_a_stable_code_and_changes_nothing(
 @given(seed=st.integers(0, 2**31), steps=st.integers(0, 200))
 def test_a_view_is_plain_json_and_a_function_of_the_state(game_type: str, players: int, seed: int, steps: int) -> None:
     engine = engine_for(game_type)
-    match, _ = _walk(engine, players, seed, steps)
+    match, _ = random_walk(engine, players, seed, steps)
     copied = orjson.loads(orjson.dumps(match.state))
     for viewer in [None, *range(players)]:
         view = engine.view(match.state, viewer)

@@ -15,22 +15,10 @@ from services.common.rng import Rng
 from services.common.runner import Match, play_out
 from services.tea_rum import reach
 from services.tea_rum.players import standing
+from tests.support.walks import random_walk
 
 REQUIREMENTS = tuple(reach.ICON)
 SETTINGS = settings(max_examples=12, deadline=None, suppress_health_check=[HealthCheck.too_slow])
-
-
-def _play(players: int, seed: int, steps: int) -> tuple[Match, list[tuple[int, dict[str, Any]]]]:
-    match = Match.start(ENGINE, players, seed)
-    log = []
-    for step in range(steps):
-        if ENGINE.is_over(match.state):
-            break
-        seat = match.to_act()[0]
-        move = match.bot_move(RandomBot(), seat, step)
-        match.play(seat, move)
-        log.append((seat, move))
-    return match, log
 
 
 def _perturb_hidden(state: dict[str, Any], viewer: int | None, rng: Rng) -> dict[str, Any]:
@@ -56,7 +44,7 @@ def _perturb_hidden(state: dict[str, Any], viewer: int | None, rng: Rng) -> dict
 @SETTINGS
 @given(players=st.integers(2, 4), seed=st.integers(0, 10_000), steps=st.integers(0, 450))
 def test_a_view_does_not_depend_on_what_the_viewer_may_not_see(players: int, seed: int, steps: int) -> None:
-    match, _ = _play(players, seed, steps)
+    match, _ = random_walk(ENGINE, players, seed, steps)
     state = match.state
     rng = Rng(seed + 1)
     for viewer in [None, *range(players)]:
@@ -90,7 +78,7 @@ def test_chest_gains_are_secret_in_events_for_other_seats(players: int, seed: in
 @SETTINGS
 @given(players=st.integers(2, 4), seed=st.integers(0, 10_000), steps=st.integers(0, 450))
 def test_the_heuristic_bot_decides_from_its_own_view(players: int, seed: int, steps: int) -> None:
-    match, _ = _play(players, seed, steps)
+    match, _ = random_walk(ENGINE, players, seed, steps)
     if ENGINE.is_over(match.state):
         return
     seat = match.to_act()[0]
@@ -106,9 +94,6 @@ def test_the_heuristic_bot_decides_from_its_own_view(players: int, seed: int, st
 def test_components_are_conserved_and_never_negative(players: int, seed: int) -> None:
     bots = dict.fromkeys(range(players), RandomBot())
     play_out(Match.start(ENGINE, players, seed), bots, after_move=check_invariants)
-
-
-
 
 
 @settings(max_examples=6, deadline=None)
