@@ -5,8 +5,9 @@ guest's own token from localStorage while the lobby is open; the second player m
 until it is the guest's turn.  "My games" marks all three "Your turn!" at the top without a
 reload, and without reading ``GET /v1/me/games`` again: the page opened exactly one
 ``GET /v1/me/events`` (counted by a wrapper of ``fetch`` and ``EventSource`` installed before the
-page's own scripts).  A game the guest resigns moves to the ended group; leaving the lobby closes
-the stream.  The lobby stays legible with the live list.
+page's own scripts).  A game the guest resigns moves to the ended group, a game an operator seats
+the guest in appears marked as an invitation; leaving the lobby closes the stream.  The lobby
+stays legible with the live list.
 
 Real stack (Redis, rules services, conductor, uvicorn) and real headless Chromium.
 """
@@ -99,7 +100,7 @@ def test_my_games_shows_your_turn_in_three_games_from_one_player_stream(stack: d
     browser.execute_cdp_cmd("Page.addScriptToEvaluateOnNewDocument", {"source": COUNTER})
     browser.get(page_url(url, ""))
     kept = wait_for(browser, lambda: browser.execute_script("return localStorage.getItem('chaiwala.player')"), 30)
-    guest = json.loads(kept)["token"]
+    guest, player_id = json.loads(kept)["token"], json.loads(kept)["player_id"]
     secrets.remember(guest)
     wait_for(browser, lambda: browser.find_elements("css selector", "#my-games ul"), 30, "my games")
     wait_for(browser, lambda: _opened(browser)["events"] == 1, 30, "the player stream")
@@ -144,6 +145,18 @@ def test_my_games_shows_your_turn_in_three_games_from_one_player_stream(stack: d
     assert _listed(browser)[-1]["status"] == "finished" and not _listed(browser)[-1]["yourTurn"]
     assert [row["id"] for row in _listed(browser)[:2]] == [games[2], games[0]]
     assert _opened(browser) == {"events": 1, "closed": 0, "lists": lists}
+
+    # An operator (this open gateway takes anyone without a bearer as one) seats the guest in a
+    # game still waiting for a player: the stream's `invited` brings it into the list, marked.
+    players = [{"name": "Chandra"}, {"name": "Guest", "external_id": player_id}, {"open": True}]
+    body = {"game_type": "darjeeling", "players": players}
+    invited = httpx.post(f"{url}/v1/games", json=body, timeout=30)
+    assert invited.status_code == 201, invited.text
+    invited_id = str(invited.json()["game_id"])
+    mark = f"#my-games li[data-game-id='{invited_id}'][data-status='waiting'] .invited-mark"
+    wait_for(browser, lambda: browser.find_elements("css selector", mark), 30, "the invitation in my games")
+    assert browser.find_element("css selector", mark).text == "Invited"
+    assert _opened(browser)["events"] == 1
 
     browser.find_element("css selector", f"#my-games li[data-game-id='{games[0]}'] a.play").click()
     wait_for(browser, lambda: _opened(browser)["closed"] == 1, 30, "the player stream closed with the lobby")

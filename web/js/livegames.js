@@ -73,6 +73,7 @@ export class LiveGames {
     this.pending = null; // notices heard while it is under way: applied again on top of its answer
     this.asked = new Set(); // games a read was made for
     this.ignored = new Set(); // games a read did not find (gone, or past the list's first page): not asked again
+    this.invitations = new Map(); // game id -> the host's name, from `invited` notices: marked while waiting
   }
 
   /** Read the list, then follow the player stream (resumed where this player's last visit left it). */
@@ -109,14 +110,16 @@ export class LiveGames {
 
   show(rows) {
     this.rows = rows;
-    this.onRows(rows);
+    const invited = (row) => this.invitations.has(row.gameId) && row.status === "waiting";
+    this.onRows(rows.map((row) => (invited(row) ? { ...row, invitedBy: this.invitations.get(row.gameId) } : row)));
   }
 
   notice(playerId, notice) {
     localStorage.setItem(CURSOR_KEY, JSON.stringify({ player_id: playerId, after: notice.id }));
+    const gameId = notice.data.game_id;
+    if (notice.kind === "invited") this.invitations.set(gameId, notice.data.host || "");
     if (this.pending) this.pending.push(notice);
     if (!this.rows) return;
-    const gameId = notice.data.game_id;
     const { rows, unknown } = applyNotice(this.rows, notice);
     if (rows !== this.rows) this.show(rows);
     if (unknown && !this.ignored.has(gameId)) {

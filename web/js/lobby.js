@@ -183,7 +183,7 @@ function MyGames({ types, tick }) {
       ${(games || []).map(
         (g) => html`<li data-game-id=${g.gameId} data-status=${g.status} data-your-turn=${String(g.yourTurn)}
           class=${g.yourTurn ? "your-turn" : ""}>
-          ${g.yourTurn ? html`<strong class="your-turn-mark">${T("your_turn_mark")}</strong> ` : null}<span class="type">${gameTitle(types, g.gameType)}</span> <span class="seats">${g.names.map((n) => n || `(${T("open_seat")})`).join(", ")}</span> <span class="status">${T(`status:${g.status}`)}</span> <a class="play" href=${`#/game/${g.gameId}`}>${T("open_table")}</a>
+          ${g.yourTurn ? html`<strong class="your-turn-mark">${T("your_turn_mark")}</strong> ` : null}${g.invitedBy === undefined ? null : html`<strong class="invited-mark">${g.invitedBy ? T("invited_by").replace("{host}", g.invitedBy) : T("invited_mark")}</strong> `}<span class="type">${gameTitle(types, g.gameType)}</span> <span class="seats">${g.names.map((n) => n || `(${T("open_seat")})`).join(", ")}</span> <span class="status">${T(`status:${g.status}`)}</span> <a class="play" href=${`#/game/${g.gameId}`}>${T("open_table")}</a>
           ${g.status === "finished" ? html` <a class="replay" href=${`#/replay/${g.gameId}`}>${T("replay")}</a>` : null}
         </li>`,
       )}
