@@ -7,7 +7,8 @@ reload, and without reading ``GET /v1/me/games`` again: the page opened exactly 
 ``GET /v1/me/events`` (counted by a wrapper of ``fetch`` and ``EventSource`` installed before the
 page's own scripts).  A game the guest resigns moves to the ended group, a game an operator seats
 the guest in appears marked as an invitation; leaving the lobby closes the stream.  The lobby
-stays legible with the live list.
+stays legible with the live list.  At a table, a link tells where else it is the player's turn,
+kept by the player stream too.
 
 Real stack (Redis, rules services, conductor, uvicorn) and real headless Chromium.
 """
@@ -95,6 +96,17 @@ def _move_until_their_turn(url: str, game_id: str, token: str) -> None:
     raise AssertionError(f"seat 0 never came to act in {game_id}")
 
 
+def _started(url: str, guest: str, bilal: str) -> str:
+    """A Darjeeling game the guest creates with an open seat that Bilal takes; Bilal (seat 1) starts."""
+    body = {"game_type": "darjeeling", "players": [{"me": True}, {"open": True}], "options": {"start_player": 1}}
+    created = httpx.post(f"{url}/v1/games", json=body, headers=_auth(guest), timeout=30)
+    assert created.status_code == 201, created.text
+    game_id = str(created.json()["game_id"])
+    joined = httpx.post(f"{url}/v1/games/{game_id}/join", json={}, headers=_auth(bilal), timeout=30)
+    assert joined.status_code == 200, joined.text
+    return game_id
+
+
 def test_my_games_shows_your_turn_in_three_games_from_one_player_stream(stack: dict[str, Any], browser: Any) -> None:
     url = str(stack["url"])
     browser.execute_cdp_cmd("Page.addScriptToEvaluateOnNewDocument", {"source": COUNTER})
@@ -107,14 +119,7 @@ def test_my_games_shows_your_turn_in_three_games_from_one_player_stream(stack: d
     browser.execute_script("window.__sameDocument = true")  # gone if the page were loaded again
 
     bilal = _guest(url, "Bilal")
-    games = []
-    for _ in range(3):
-        body = {"game_type": "darjeeling", "players": [{"me": True}, {"open": True}], "options": {"start_player": 1}}
-        created = httpx.post(f"{url}/v1/games", json=body, headers=_auth(guest), timeout=30)
-        assert created.status_code == 201, created.text
-        games.append(str(created.json()["game_id"]))
-        joined = httpx.post(f"{url}/v1/games/{games[-1]}/join", json={}, headers=_auth(bilal), timeout=30)
-        assert joined.status_code == 200, joined.text
+    games = [_started(url, guest, bilal) for _ in range(3)]
 
     def started() -> bool:
         rows = {row["id"]: row for row in _listed(browser)}
@@ -160,4 +165,12 @@ def test_my_games_shows_your_turn_in_three_games_from_one_player_stream(stack: d
 
     browser.find_element("css selector", f"#my-games li[data-game-id='{games[0]}'] a.play").click()
     wait_for(browser, lambda: _opened(browser)["closed"] == 1, 30, "the player stream closed with the lobby")
-    assert _opened(browser)["events"] == 1
+
+    # At a table the player stream says where else it is the player's turn (here: games[2]).
+    others = "const a = document.getElementById('other-turns'); return a && !a.hidden ? a.textContent : ''"
+    wait_for(browser, lambda: browser.execute_script(others) == "Your turn in another game", 30, "the other turn")
+    assert _opened(browser)["events"] == 2  # the table's own, the lobby's being closed
+    games.append(_started(url, guest, bilal))
+    _move_until_their_turn(url, games[-1], bilal)
+    wait_for(browser, lambda: browser.execute_script(others) == "Your turn in 2 other games", 30, "a new turn told")
+    assert browser.execute_script("return window.__sameDocument === true"), "the page was reloaded"

@@ -29,6 +29,7 @@ const TEXT = {
     per_turn_text: "per turn", bank_text: "bank", increment_text: "per move", seconds_short: "s",
     "status:waiting": "Waiting for players", "status:active": "In play", "status:finished": "Finished",
     "status:aborted": "Aborted", your_turn_mark: "Your turn!", status: "Status", invited_mark: "Invited", invited_by: "Invited by {host}",
+    other_turn: "Your turn in another game", other_turns: "Your turn in {n} other games",
   },
   es: {
     lobby: "Sala", replay: "Repetición", seat: "Asiento", game_over: "Fin de la partida", aborted: "Partida anulada",
@@ -57,6 +58,7 @@ const TEXT = {
     per_turn_text: "por turno", bank_text: "de reserva", increment_text: "por jugada", seconds_short: "s",
     "status:waiting": "Esperando jugadores", "status:active": "En juego", "status:finished": "Terminada",
     "status:aborted": "Anulada", your_turn_mark: "¡Tu turno!", status: "Estado", invited_mark: "Invitación", invited_by: "Invitación de {host}",
+    other_turn: "Tu turno en otra partida", other_turns: "Tu turno en {n} partidas más",
   },
 };
 

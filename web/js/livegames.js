@@ -42,13 +42,17 @@ async function localRows(known) {
   return (await Promise.all(others.map(readKept))).filter(Boolean);
 }
 
-/** The player's games (GET /v1/me/games, any browser's; marked `server`) and this browser's others, in listing order. */
-export async function listedGames() {
+/**
+ * The player's games (GET /v1/me/games, any browser's; marked `server`) and, unless `local` is
+ * false, this browser's others, in listing order.
+ */
+export async function listedGames(local = true) {
   const found = await serverGames().catch(() => []);
   const token = playerToken();
   found.forEach((g) => remember(g.game_id, g.game_type, g.seat, token, {}));  // the player token acts for their seat
   const server = found.map((g) => ({ ...fromServer(g), server: true }));
-  return sortListed([...server, ...(await localRows(new Set(found.map((g) => g.game_id))))]);
+  const others = local ? await localRows(new Set(found.map((g) => g.game_id))) : [];
+  return sortListed([...server, ...others]);
 }
 
 function keptCursor(playerId) {
@@ -60,10 +64,15 @@ function keptCursor(playerId) {
   }
 }
 
-/** "My games" of the lobby: `onRows(rows)` hears the list each time it changes; `stop()` closes the stream. */
+/**
+ * "My games" of the lobby (and the player's other games, seen from a table): `onRows(rows)` hears
+ * the list each time it changes; `stop()` closes the stream.  `local: false` leaves out the games
+ * only this browser's seat tokens know (the player stream never tells of those).
+ */
 export class LiveGames {
-  constructor(onRows) {
+  constructor(onRows, { local = true } = {}) {
     this.onRows = onRows;
+    this.local = local;
     this.rows = null;
     this.live = false; // the player stream is open: the list follows it, not the lobby's refresh
     this.stream = null;
@@ -139,7 +148,7 @@ export class LiveGames {
         this.again = false;
         this.pending = [];
         const asked = [...this.asked];
-        let rows = await listedGames();
+        let rows = await listedGames(this.local);
         for (const notice of this.pending) rows = applyNotice(rows, notice).rows;
         this.pending = null;
         if (this.stopped) return;
