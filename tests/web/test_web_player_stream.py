@@ -121,9 +121,12 @@ def test_my_games_shows_your_turn_in_three_games_from_one_player_stream(stack: d
     bilal = _guest(url, "Bilal")
     games = [_started(url, guest, bilal) for _ in range(3)]
 
+    reading = "return document.querySelector('#my-games').dataset.reading"
+
     def started() -> bool:
         rows = {row["id"]: row for row in _listed(browser)}
-        return all(game in rows and rows[game]["status"] == "active" for game in games)
+        listed = all(game in rows and rows[game]["status"] == "active" for game in games)
+        return listed and browser.execute_script(reading) == "false"  # and no read of the list under way
 
     wait_for(browser, started, 30, "the started games in my games")  # the stream told; the list was read once more
     assert not any(row["yourTurn"] for row in _listed(browser))  # Bilal starts each game

@@ -66,12 +66,14 @@ function keptCursor(playerId) {
 
 /**
  * "My games" of the lobby (and the player's other games, seen from a table): `onRows(rows)` hears
- * the list each time it changes; `stop()` closes the stream.  `local: false` leaves out the games
- * only this browser's seat tokens know (the player stream never tells of those).
+ * the list each time it changes, `onReading(bool)` whether the whole list is being read; `stop()`
+ * closes the stream.  `local: false` leaves out the games only this browser's seat tokens know
+ * (the player stream never tells of those).
  */
 export class LiveGames {
-  constructor(onRows, { local = true } = {}) {
+  constructor(onRows, { local = true, onReading = () => {} } = {}) {
     this.onRows = onRows;
+    this.onReading = onReading;
     this.local = local;
     this.rows = null;
     this.live = false; // the player stream is open: the list follows it, not the lobby's refresh
@@ -143,6 +145,7 @@ export class LiveGames {
       this.again = true;
       return this.reading;
     }
+    this.onReading(true);
     this.reading = (async () => {
       do {
         this.again = false;
@@ -161,6 +164,7 @@ export class LiveGames {
     })().finally(() => {
       this.reading = null;
       this.pending = null;
+      this.onReading(false);
     });
     return this.reading;
   }

@@ -165,9 +165,10 @@ function Listing({ id, title, games, join, types }) {
 /** "My games": read once, then kept live by the player stream (livegames.js), closed when the lobby goes. */
 function MyGames({ types, tick }) {
   const [games, setGames] = useState(null);
+  const [reading, setReading] = useState(false);
   const kept = useRef(null);
   useEffect(() => {
-    const live = new LiveGames(setGames);
+    const live = new LiveGames(setGames, { onReading: setReading });
     kept.current = live;
     live.start().catch(() => {});  // no player yet (offline): the lobby's refresh reads the list
     return () => live.stop();
@@ -175,7 +176,8 @@ function MyGames({ types, tick }) {
   useEffect(() => {
     if (kept.current) kept.current.tick().catch(() => {});
   }, [tick]);
-  return html`<section id="my-games">
+  // data-reading: the whole list is being read again (a game the stream told of is not listed yet).
+  return html`<section id="my-games" data-reading=${String(reading)}>
     <h2>${T("my_games")}</h2>
     ${games === null ? html`<p>…</p>` : null}
     ${games && games.length === 0 ? html`<p class="empty">${T("none")}</p>` : null}
