@@ -104,7 +104,8 @@ screenshots: setup browser browser-tools sdk
 	$(BIN)/python tools/screenshots.py $(GAMES)
 
 # The TypeScript SDK (@chaiwala/client): its pinned tools from package-lock.json, its types generated
-# by openapi-typescript from the OpenAPI document (built in-process by docs-openapi), compiled by tsc
+# by openapi-typescript from the OpenAPI document (built in-process by docs-openapi) and the player
+# stream's payloads (tools/gen_sdk_player.py, from the AsyncAPI side), compiled by tsc
 # to ES modules in sdk/typescript/dist/ and copied to web/sdk/, which the web client imports (both
 # git-ignored).  tests/sdk runs its node tests against the real stack.
 SDK := sdk/typescript
@@ -116,6 +117,11 @@ sdk: docs-openapi $(SDK)/node_modules/.installed
 	@cmp -s docs/reference/openapi.json $(SDK)/openapi.json && [ -f $(SDK)/src/generated/api.ts ] || { \
 		cp docs/reference/openapi.json $(SDK)/openapi.json && \
 		$(SDK)/node_modules/.bin/openapi-typescript $(SDK)/openapi.json --output $(SDK)/src/generated/api.ts --silent; }
+	@$(BIN)/python tools/gen_sdk_player.py $(SDK)/player.json.new
+	@cmp -s $(SDK)/player.json.new $(SDK)/player.json && [ -f $(SDK)/src/generated/player.ts ] || { \
+		mv $(SDK)/player.json.new $(SDK)/player.json && \
+		$(SDK)/node_modules/.bin/openapi-typescript $(SDK)/player.json --output $(SDK)/src/generated/player.ts --silent; }
+	@rm -f $(SDK)/player.json.new
 	$(SDK)/node_modules/.bin/tsc -p $(SDK)/tsconfig.json
 	rm -rf web/sdk && mkdir -p web/sdk && cd $(SDK)/dist && find . -name '*.js' -exec cp --parents {} ../../../web/sdk/ \;
 

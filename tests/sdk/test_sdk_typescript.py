@@ -3,8 +3,9 @@
 ``make sdk`` builds ``sdk/typescript`` (types generated from the served OpenAPI document, compiled
 by the pinned ``tsc``); this test starts nothing of its own: it hands the suite's gateway to the
 node tests in ``CHAIWALA_URL`` and fails with their report if any fails.  A Darjeeling game played
-to its result, a stream cut three times, idempotent pinned moves, guest sessions and the type tests
-are in ``sdk/typescript/test/``.
+to its result, a stream cut three times, idempotent pinned moves, guest sessions, the player stream
+(your turn in three games on one stream; cut three times, nothing lost or repeated) and the type
+tests are in ``sdk/typescript/test/``.
 """
 
 from __future__ import annotations

@@ -6,7 +6,7 @@
 // The API base is the page's own origin (served under /play/ by the gateway), or the `api`
 // query parameter (`?api=http://127.0.0.1:8000`) when the page is served from another origin:
 // the API is browser-ready (CORS, stream tickets), so nothing here depends on where it lives.
-import { ApiError, ChaiwalaClient, eventId, newKey } from "../sdk/index.js";
+import { ApiError, ChaiwalaClient, eventId, followPlayerEvents, newKey } from "../sdk/index.js";
 
 export { ApiError };
 
@@ -67,6 +67,32 @@ export function followEvents(gameId, token, onEvent, { onEnd = () => {}, onState
       if (stop.signal.aborted) return;
       onState("failed");
       console.warn("the game's events stopped:", error.message);
+    }
+  })();
+  return {
+    close() {
+      stop.abort();
+    },
+  };
+}
+
+/**
+ * Follow the player stream of `token`'s player (`GET /v1/me/events`, one for all their games):
+ * `onNotice({id, kind, data})` gets each notice once, in order, across dropped connections (the
+ * SDK resumes after the last id, renews the player's stream tickets and backs off).  `onState`
+ * hears `live`, `reconnecting`, `ended` (the token expired) or `failed` (a refusal).
+ */
+export function followPlayer(token, onNotice, { after = undefined, onState = () => {} } = {}) {
+  const stop = new AbortController();
+  (async () => {
+    try {
+      for await (const notice of followPlayerEvents(client, token, { after, signal: stop.signal, onState })) {
+        onNotice(notice);
+      }
+    } catch (error) {
+      if (stop.signal.aborted) return;
+      onState("failed");
+      console.warn("the player stream stopped:", error.message);
     }
   })();
   return {

@@ -28,7 +28,8 @@ const TEXT = {
     "on_timeout:abort": "the game is aborted", timeouts_to_resign: "Timeouts before resigning",
     per_turn_text: "per turn", bank_text: "bank", increment_text: "per move", seconds_short: "s",
     "status:waiting": "Waiting for players", "status:active": "In play", "status:finished": "Finished",
-    "status:aborted": "Aborted", your_turn_mark: "Your turn!", status: "Status",
+    "status:aborted": "Aborted", your_turn_mark: "Your turn!", status: "Status", invited_mark: "Invited", invited_by: "Invited by {host}",
+    other_turn: "Your turn in another game", other_turns: "Your turn in {n} other games",
   },
   es: {
     lobby: "Sala", replay: "Repetición", seat: "Asiento", game_over: "Fin de la partida", aborted: "Partida anulada",
@@ -56,7 +57,8 @@ const TEXT = {
     "on_timeout:abort": "la partida se anula", timeouts_to_resign: "Tiempos agotados antes de abandonar",
     per_turn_text: "por turno", bank_text: "de reserva", increment_text: "por jugada", seconds_short: "s",
     "status:waiting": "Esperando jugadores", "status:active": "En juego", "status:finished": "Terminada",
-    "status:aborted": "Anulada", your_turn_mark: "¡Tu turno!", status: "Estado",
+    "status:aborted": "Anulada", your_turn_mark: "¡Tu turno!", status: "Estado", invited_mark: "Invitación", invited_by: "Invitación de {host}",
+    other_turn: "Tu turno en otra partida", other_turns: "Tu turno en {n} partidas más",
   },
 };
 

@@ -1,10 +1,12 @@
 // The lobby (`#lobby`): create a game with bots, open seats and a time control, join an open
 // seat, watch a running game, and "my games" (the player's games on the server and those this
-// browser holds seat tokens for), each with its status, the player's turn first.
-import { html, render, useEffect, useState } from "../vendor/htm-preact-standalone.js";
+// browser holds seat tokens for), each with its status, the player's turn first, kept live by the
+// player stream (livegames.js).
+import { html, render, useEffect, useRef, useState } from "../vendor/htm-preact-standalone.js";
 import { call } from "./api.js";
-import { fromGame, fromServer, myGames, remember, sortListed } from "./mygames.js";
-import { ensurePlayer, playerToken, serverGames } from "./player.js";
+import { LiveGames } from "./livegames.js";
+import { remember } from "./mygames.js";
+import { ensurePlayer } from "./player.js";
 import { T, readable } from "./i18n.js";
 import { TimeControlFields, defaultTimeControl, timeControlBody } from "./timecontrol.js";
 
@@ -160,52 +162,22 @@ function Listing({ id, title, games, join, types }) {
   </section>`;
 }
 
-// Games only this browser knows (seat tokens without the player's id) are read one by one: the newest few.
-const LOCAL_READS = 20;
-// Read once per page: games that are over (their status no longer changes) and games that could
-// not be read (gone, or refused: a stale token retried every refresh would count as failed
-// authentications against this address and end in 429s).
-const settled = new Map();
-const unreadable = new Set();
-
-async function readKept(kept) {
-  if (settled.has(kept.gameId)) return settled.get(kept.gameId);
-  if (unreadable.has(kept.gameId)) return null;
-  const [, token] = Object.entries(kept.seats)[0];
-  for (const bearer of [null, token]) {  // as a spectator first (no credential to fail), then as the seat
-    try {
-      const row = fromGame(kept, await call("GET", `/v1/games/${kept.gameId}`, { token: bearer }));
-      if (row.status === "finished" || row.status === "aborted") settled.set(kept.gameId, row);
-      return row;
-    } catch {
-      // private (the seat may read it), gone (retention) or a stale token: left out
-    }
-  }
-  unreadable.add(kept.gameId);
-  return null;
-}
-
-/** The player's games (GET /v1/me/games, any browser's) and this browser's others, in listing order. */
-async function listedGames() {
-  const found = await serverGames().catch(() => []);
-  const token = playerToken();
-  found.forEach((g) => remember(g.game_id, g.game_type, g.seat, token, {}));  // the player token acts for their seat
-  const known = new Set(found.map((g) => g.game_id));
-  const others = myGames().filter((g) => Object.keys(g.seats).length && !known.has(g.gameId)).slice(0, LOCAL_READS);
-  const read = await Promise.all(others.map(readKept));
-  return sortListed([...found.map(fromServer), ...read.filter(Boolean)]);
-}
-
+/** "My games": read once, then kept live by the player stream (livegames.js), closed when the lobby goes. */
 function MyGames({ types, tick }) {
   const [games, setGames] = useState(null);
+  const [reading, setReading] = useState(false);
+  const kept = useRef(null);
   useEffect(() => {
-    let live = true;
-    listedGames().then((found) => live && setGames(found)).catch(() => {});
-    return () => {
-      live = false;
-    };
+    const live = new LiveGames(setGames, { onReading: setReading });
+    kept.current = live;
+    live.start().catch(() => {});  // no player yet (offline): the lobby's refresh reads the list
+    return () => live.stop();
+  }, []);
+  useEffect(() => {
+    if (kept.current) kept.current.tick().catch(() => {});
   }, [tick]);
-  return html`<section id="my-games">
+  // data-reading: the whole list is being read again (a game the stream told of is not listed yet).
+  return html`<section id="my-games" data-reading=${String(reading)}>
     <h2>${T("my_games")}</h2>
     ${games === null ? html`<p>…</p>` : null}
     ${games && games.length === 0 ? html`<p class="empty">${T("none")}</p>` : null}
@@ -213,7 +185,7 @@ function MyGames({ types, tick }) {
       ${(games || []).map(
         (g) => html`<li data-game-id=${g.gameId} data-status=${g.status} data-your-turn=${String(g.yourTurn)}
           class=${g.yourTurn ? "your-turn" : ""}>
-          ${g.yourTurn ? html`<strong class="your-turn-mark">${T("your_turn_mark")}</strong> ` : null}<span class="type">${gameTitle(types, g.gameType)}</span> <span class="seats">${g.names.map((n) => n || `(${T("open_seat")})`).join(", ")}</span> <span class="status">${T(`status:${g.status}`)}</span> <a class="play" href=${`#/game/${g.gameId}`}>${T("open_table")}</a>
+          ${g.yourTurn ? html`<strong class="your-turn-mark">${T("your_turn_mark")}</strong> ` : null}${g.invitedBy === undefined ? null : html`<strong class="invited-mark">${g.invitedBy ? T("invited_by").replace("{host}", g.invitedBy) : T("invited_mark")}</strong> `}<span class="type">${gameTitle(types, g.gameType)}</span> <span class="seats">${g.names.map((n) => n || `(${T("open_seat")})`).join(", ")}</span> <span class="status">${T(`status:${g.status}`)}</span> <a class="play" href=${`#/game/${g.gameId}`}>${T("open_table")}</a>
           ${g.status === "finished" ? html` <a class="replay" href=${`#/replay/${g.gameId}`}>${T("replay")}</a>` : null}
         </li>`,
       )}

@@ -57,9 +57,12 @@ export function groupOf(row) {
   return row.yourTurn ? 0 : (GROUP[row.status] ?? 1);
 }
 
-/** A listed game from GET /v1/me/games: `{gameId, gameType, status, yourTurn, names, at}`. */
+/** A listed game from GET /v1/me/games: `{gameId, gameType, status, yourTurn, names, at, version}`. */
 export function fromServer(g) {
-  return { gameId: g.game_id, gameType: g.game_type, status: g.status, yourTurn: Boolean(g.your_turn), names: g.names || [], at: g.created_at || "" };
+  return {
+    gameId: g.game_id, gameType: g.game_type, status: g.status, yourTurn: Boolean(g.your_turn), names: g.names || [],
+    at: g.created_at || "", version: g.version ?? 0,
+  };
 }
 
 /** A listed game from GET /v1/games/{id} read with one of this browser's seat tokens. */
@@ -67,10 +70,45 @@ export function fromGame(kept, game) {
   const held = Object.keys(kept.seats).map(Number);
   const yourTurn = game.status === "active" && (game.to_act || []).some((s) => held.includes(s));
   const names = (game.seats || []).map((s) => (s.open ? "" : s.name));
-  return { gameId: kept.gameId, gameType: game.game_type, status: game.status, yourTurn, names, at: kept.at || "" };
+  return { gameId: kept.gameId, gameType: game.game_type, status: game.status, yourTurn, names, at: kept.at || "", version: game.version ?? 0 };
 }
 
-/** Your turn first, then active, waiting and ended games; newest first within each. */
+/**
+ * Your turn first, then active, waiting and ended games; within a group the game the player
+ * stream last changed first (`noticed`), then the newest.
+ */
 export function sortListed(rows) {
-  return [...rows].sort((a, b) => groupOf(a) - groupOf(b) || String(b.at).localeCompare(String(a.at)));
+  return [...rows].sort(
+    (a, b) => groupOf(a) - groupOf(b) || (b.noticed || 0) - (a.noticed || 0) || String(b.at).localeCompare(String(a.at)),
+  );
+}
+
+const OVER = new Set(["finished", "aborted"]);
+let noticedCount = 0;
+
+/** One listed game after a notice of the player stream, or null when the notice changes nothing. */
+function noticed(row, { kind, data }) {
+  if (OVER.has(row.status)) return null; // an ended game stays ended, whatever arrives late
+  if (kind === "your_turn") {
+    // A notice no newer than what the list read is old news (a replay, or the player moved since).
+    if (row.yourTurn || data.version <= (row.version ?? -1)) return null;
+    return { ...row, status: "active", yourTurn: true, version: data.version, deadline: data.deadline || "" };
+  }
+  if (kind === "game_started") return row.status === "waiting" ? { ...row, status: "active" } : null;
+  if (kind === "game_finished") return { ...row, status: data.status, yourTurn: false };
+  return null; // invited: the game is listed already
+}
+
+/**
+ * The listed games after one notice of the player stream (`{kind, data}`): `{rows, unknown}`,
+ * `unknown` when the notice is about a game not listed (the list must be read again to show it).
+ */
+export function applyNotice(rows, notice) {
+  const index = rows.findIndex((row) => row.gameId === notice.data.game_id);
+  if (index < 0) return { rows, unknown: true };
+  const changed = noticed(rows[index], notice);
+  if (!changed) return { rows, unknown: false };
+  noticedCount += 1;
+  const next = rows.map((row, i) => (i === index ? { ...changed, noticed: noticedCount } : row));
+  return { rows: sortListed(next), unknown: false };
 }

@@ -15,7 +15,8 @@
 import { html, render } from "../vendor/htm-preact-standalone.js";
 import { ApiError, call, followEvents, gameTypes, isNetworkError, words } from "./api.js";
 import { hostTokenOf, remember, seatsIn } from "./mygames.js";
-import { ensurePlayer } from "./player.js";
+import { LiveGames } from "./livegames.js";
+import { ensurePlayer, playerToken } from "./player.js";
 import { T } from "./i18n.js";
 import { rulesButton } from "./rules.js";
 import { showTimeControl } from "./timecontrol.js"; // time control in words (lobby branch, issue #34 item 6)
@@ -60,6 +61,7 @@ function skeleton(root, gameId, spectator) {
         <a href="#/" class="back">${T("lobby")}</a>
         <span id="game-title"></span>
         <span id="stream-state"></span>
+        <a id="other-turns" href="#/" hidden></a>
         <span id="rules-slot"></span>
         <a id="replay-link" href=${`#/replay/${gameId}`} hidden>${T("replay")}</a>
       </header>
@@ -86,6 +88,25 @@ function skeleton(root, gameId, spectator) {
     root,
   );
   return (id) => root.querySelector(`#${id}`);
+}
+
+/**
+ * `#other-turns`: a link to the lobby while it is the player's turn in other games, kept by the
+ * player stream (livegames.js) for a seated player who has a player token; none for a spectator.
+ */
+function followOtherTurns(link, gameId, spectator) {
+  if (spectator || !playerToken()) return null;
+  const others = new LiveGames(
+    (rows) => {
+      const n = rows.filter((row) => row.yourTurn && row.gameId !== gameId).length;
+      link.hidden = n === 0;
+      link.dataset.count = String(n);
+      link.textContent = n === 1 ? T("other_turn") : T("other_turns").replace("{n}", String(n));
+    },
+    { local: false },
+  );
+  others.start().catch(() => {}); // no stream, no link: the table itself does not depend on it
+  return others;
 }
 
 /** `#turn`: whose turn it is, in words. */
@@ -447,7 +468,9 @@ export function showTable(root, gameId, { spectator = false, seatWanted = null }
 
   startStream();
   refresh();
+  const others = followOtherTurns(el("other-turns"), gameId, spectator);
   return () => {
+    if (others) others.stop();
     disposed = true;
     barWatch.disconnect(); // legibility (issue #34)
     document.documentElement.style.scrollPaddingBottom = "";

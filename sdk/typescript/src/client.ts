@@ -1,6 +1,7 @@
 // The entry point: a client of one Chaiwala API, its lobby calls, guest sessions and game handles.
 import { GameHandle } from "./game.js";
 import { type CallOptions, type Transport, call } from "./http.js";
+import { type PlayerEventOptions, followPlayerEvents } from "./player.js";
 import type {
   CreateGameBody,
   CreatedGame,
@@ -9,6 +10,8 @@ import type {
   JoinedGame,
   ListGamesQuery,
   Me,
+  MyGames,
+  PlayerEvent,
   Session,
   SessionBody,
 } from "./types.js";
@@ -91,5 +94,20 @@ export class ChaiwalaClient implements Transport {
   /** Who this client's player token says the caller is. */
   me(): Promise<Me> {
     return this.call<Me>("GET", "/v1/me");
+  }
+
+  /** The player's games (their turn first, then active, waiting, ended): a page, `next_page_token` for the next. */
+  myGames(pageToken?: string, pageSize?: number): Promise<MyGames> {
+    return this.call<MyGames>("GET", "/v1/me/games", { query: { page_token: pageToken || undefined, page_size: pageSize } });
+  }
+
+  /**
+   * The player stream: every notice for this client's player across their games (`game_started`,
+   * `your_turn` with its deadline, `game_finished`, `invited`), each once and in order, through
+   * cuts (resumed after the last id, on a fresh ticket when the old one is near its expiry), until
+   * `signal` aborts, the loop is left, or the player token expires (the iteration then ends).
+   */
+  myEvents(options: PlayerEventOptions = {}): AsyncGenerator<PlayerEvent, void, undefined> {
+    return followPlayerEvents(this, this.token, options);
   }
 }

@@ -1,6 +1,8 @@
 // Names for the generated types (src/generated/api.ts, written by openapi-typescript from the
-// served OpenAPI document at build time: never edited by hand).
+// served OpenAPI document at build time, and src/generated/player.ts from the player stream's
+// AsyncAPI payloads by tools/gen_sdk_player.py: never edited by hand).
 import type { components, paths } from "./generated/api.js";
+import type { components as playerComponents } from "./generated/player.js";
 
 export type { components, paths };
 type Schemas = components["schemas"];
@@ -27,3 +29,18 @@ export type Session = Schemas["chaiwala.identity.v1.Session"];
 export type SessionBody = Schemas["chaiwala.identity.v1.CreateSessionRequest"];
 export type Me = Schemas["chaiwala.identity.v1.Me"];
 export type GameStatus = NonNullable<Game["status"]>;
+export type MyGame = Schemas["chaiwala.identity.v1.MyGame"];
+export type MyGames = Schemas["chaiwala.identity.v1.MyGames"];
+
+type PlayerSchemas = playerComponents["schemas"];
+export type PlayerGameStarted = PlayerSchemas["chaiwala.v1.PlayerGameStarted"];
+export type PlayerYourTurn = PlayerSchemas["chaiwala.v1.PlayerYourTurn"];
+export type PlayerGameFinished = PlayerSchemas["chaiwala.v1.PlayerGameFinished"];
+export type PlayerInvited = PlayerSchemas["chaiwala.v1.PlayerInvited"];
+/** One notice of the player stream: its `id` (resume after it), its `kind` and that kind's `data`. */
+export type PlayerEvent =
+  | { id: string; kind: "game_started"; data: PlayerGameStarted }
+  | { id: string; kind: "your_turn"; data: PlayerYourTurn }
+  | { id: string; kind: "game_finished"; data: PlayerGameFinished }
+  | { id: string; kind: "invited"; data: PlayerInvited };
+export type PlayerEventKind = PlayerEvent["kind"];

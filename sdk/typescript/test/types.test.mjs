@@ -22,3 +22,9 @@ test("a move with two kinds does not compile", () => {
   const { ok, output } = compile("two-kinds.ts");
   assert.ok(ok, output);
 });
+
+// The player stream's notices: `kind` tells which payload `data` is (generated from the AsyncAPI side).
+test("a player notice's data is typed by its kind", () => {
+  const { ok, output } = compile("player.ts");
+  assert.ok(ok, output);
+});
