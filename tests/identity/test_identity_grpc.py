@@ -301,3 +301,61 @@ def test_the_player_stream_refusals_over_grpc(stack: Stack) -> None:
     )
     assert refusal(lambda: list(stack.identity.WatchMyEvents(none))) == unauthenticated
     assert [e.kind for e in stack.identity.WatchMyEvents(none, metadata=bearer(token)) if e.kind] == []
+
+
+def test_a_player_leaves_and_watches_their_seat_with_their_token_over_grpc(stack: Stack) -> None:
+    _, asha = stack.guest("Asha")
+    _, bilal = stack.guest("Bilal")
+    created = create(stack, asha, [{"me": True}, {"open": True}, {"open": True}])
+    joined = stack.rules.JoinGame(rules_pb2.JoinGameRequest(game_id=created.game_id), metadata=bearer(bilal))
+    secrets.remember(joined.token)
+    left = stack.rules.LeaveGame(rules_pb2.LeaveGameRequest(game_id=created.game_id), metadata=bearer(bilal))
+    assert left.seats[joined.seat].open and not left.seats[joined.seat].external_id
+    ask = rules_pb2.CreateStreamTicketRequest(game_id=created.game_id)
+    ticket = stack.rules.CreateStreamTicket(ask, metadata=bearer(asha))
+    secrets.remember(ticket.ticket)
+    assert ticket.ticket and "." not in ticket.ticket
+
+
+def test_a_player_without_a_seat_is_forbidden_not_unauthenticated(stack: Stack) -> None:
+    _, asha = stack.guest("Asha")
+    _, bilal = stack.guest("Bilal")
+    _, stranger = stack.guest("Stranger")
+    waiting = create(stack, asha, [{"me": True}, {"open": True}, {"open": True}]).game_id
+    active = create(stack, asha, [{"me": True}, {"open": True}]).game_id
+    stack.rules.JoinGame(rules_pb2.JoinGameRequest(game_id=active), metadata=bearer(bilal))
+    leave = rules_pb2.LeaveGameRequest(game_id=waiting)
+    resign = rules_pb2.ResignGameRequest(game_id=active)
+    ticket = rules_pb2.CreateStreamTicketRequest(game_id=active)
+    as_stranger = bearer(stranger)
+    seat = game(stack, active).to_act[0]
+    move = first_move(stack, active, (asha, bilal)[seat])  # a move legal now, for a seat not the stranger's
+    rest_move = stack.http.get(f"/v1/games/{active}/legal-moves", headers=auth((asha, bilal)[seat])).json()
+    body = {"move": {k: v for k, v in rest_move["moves"][0].items() if k not in ("text", "costs")},
+            "expected_version": rest_move["version"]}  # fmt: skip
+    calls: list[tuple[Callable[[], object], httpx.Response]] = [
+        (partial(stack.rules.SubmitMoves, move, metadata=as_stranger),
+         stack.http.post(f"/v1/games/{active}/moves", json=body, headers=auth(stranger))),
+        (partial(stack.rules.LeaveGame, leave, metadata=as_stranger),
+         stack.http.post(f"/v1/games/{waiting}/leave", headers=auth(stranger))),
+        (partial(stack.rules.ResignGame, resign, metadata=as_stranger),
+         stack.http.post(f"/v1/games/{active}/resign", headers=auth(stranger))),
+        (partial(stack.rules.CreateStreamTicket, ticket, metadata=as_stranger),
+         stack.http.post(f"/v1/games/{active}/stream-tickets", headers=auth(stranger))),
+        (partial(legal, stack, active, stranger),
+         stack.http.get(f"/v1/games/{active}/legal-moves", headers=auth(stranger))),
+    ]  # fmt: skip
+    for call, rest in calls:
+        assert_problem(rest, 403, "not_seated")
+        assert refusal(call) == (grpc.StatusCode.PERMISSION_DENIED, "not_seated")
+    seen = stack.http.get(f"/v1/games/{active}", headers=auth(stranger)).json()
+    assert seen["status"] == "active" and "viewer_seat" not in seen  # a spectator still, as before
+    # Not a failed authentication: a gateway that blocks an address after two lets the player go on.
+    strict = Gateway({GAME: stack.service.address}, api_keys=OPERATOR, auth_failure_limit="2/minute")
+    try:
+        with httpx.Client(base_url=strict.url, timeout=60) as http:
+            for _ in range(4):
+                assert_problem(http.post(f"/v1/games/{active}/resign", headers=auth(stranger)), 403, "not_seated")
+            assert http.get("/v1/me/games", headers=auth(stranger)).status_code == 200
+    finally:
+        strict.stop()
