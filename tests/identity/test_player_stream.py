@@ -240,6 +240,9 @@ def test_a_ticket_only_reads_and_expires(http: httpx.Client, issuer: Issuer, red
     for response, (status, code) in refused:
         assert_problem(response, status, code)
     assert http.get(f"/v1/games/{game_id}/events", params={"ticket": ticket}).status_code == 401  # not a game's
+    game_ticket = http.post(f"/v1/games/{game_id}/stream-tickets", headers=auth(asha)).json()["ticket"]
+    tokens.add(game_ticket)
+    assert_problem(http.get("/v1/me/events", params={"ticket": game_ticket}), 401, "invalid_ticket")  # nor a player's
     assert [n["data"]["game_id"] for n in _feed_by_ticket(http, ticket)] == []  # a waiting game of her own: no notice
     # A ticket never outlives the token it was made with: one from a token valid two more seconds.
     short = issuer.token(issuer.keys[0], sub="brief", exp=int(time.time()) + 2)
@@ -286,3 +289,14 @@ def test_a_players_stream_carries_their_notices_only_and_nothing_hidden(http: ht
         text = json.dumps(feed) + raw
         assert not [t for t in tokens.all if t in text], "a credential in a notice"
         assert not [p for p in (asha_id, bilal_id, chandra_id) if p in text], "a notice names players"
+
+
+def test_a_stream_ends_when_its_players_token_expires(http: httpx.Client, issuer: Issuer) -> None:
+    short = issuer.token(issuer.keys[0], sub="leaving", exp=int(time.time()) + 3)
+    ticket = http.post("/v1/me/stream-tickets", headers=auth(short)).json()["ticket"]
+    secrets.remember(ticket)
+    for headers, params in (({}, {"ticket": ticket}), (auth(short), {})):
+        with http.stream("GET", "/v1/me/events", params=params, headers={**SSE, **headers}) as sse:
+            assert sse.status_code == 200
+            events = [message.get("event") for message in sse_events(sse)]
+        assert events == ["end"]  # nothing to tell: the stream ends by itself once the token has expired
