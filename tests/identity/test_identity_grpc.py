@@ -230,6 +230,12 @@ def test_my_games_page_over_grpc_as_over_rest(stack: Stack) -> None:
     assert refusal(lambda: stack.identity.ListMyGames(bad_page, metadata=bearer(asha))) == bad_page_code
     rest_bad_page = stack.http.get("/v1/me/games", params={"page_token": "nonsense"}, headers=auth(asha))
     assert_problem(rest_bad_page, 400, "bad_page_token")
+    too_big = identity_pb2.ListMyGamesRequest(page_size=101)
+    assert refusal(lambda: stack.identity.ListMyGames(too_big, metadata=bearer(asha))) == (
+        grpc.StatusCode.INVALID_ARGUMENT,
+        "bad_page_size",
+    )
+    assert_problem(stack.http.get("/v1/me/games", params={"page_size": 101}, headers=auth(asha)), 400, "bad_page_size")
     everything = identity_pb2.ListMyGamesRequest()
     assert refusal(lambda: stack.identity.ListMyGames(everything)) == (
         grpc.StatusCode.UNAUTHENTICATED,

@@ -152,6 +152,29 @@ def test_an_operator_seat_invites_the_player_who_then_hears_it_start_and_end(htt
     assert _kinds(_feed(http, asha), mine) == []  # nobody invites themselves
 
 
+def test_a_host_start_tells_every_seated_player(http: httpx.Client) -> None:
+    tokens = Tokens()
+    _, asha = guest(http, "Asha")
+    _, bilal = guest(http, "Bilal")
+    body = {
+        "game_type": GAME,
+        "players": [{"me": True}, {"open": True}, {"open": True}],
+        "options": {"start_player": 1},
+    }
+    created = http.post("/v1/games", json=body, headers=auth(asha)).json()
+    tokens.add(created["host_token"], created["seats"][0]["token"])
+    game_id = created["game_id"]
+    _join(http, game_id, bilal, tokens)
+    assert _kinds(_feed(http, asha), game_id) == [] and _kinds(_feed(http, bilal), game_id) == []
+    started = http.post(f"/v1/games/{game_id}/start", headers=auth(created["host_token"]))
+    assert started.status_code == 200, started.text
+    assert [n["data"] for n in _feed(http, asha) if n["data"]["game_id"] == game_id] == [
+        {"game_id": game_id, "game_type": GAME, "seat": 0}
+    ]
+    told = [(n["kind"], n["data"]["seat"]) for n in _feed(http, bilal) if n["data"]["game_id"] == game_id]
+    assert told == [("game_started", 1), ("your_turn", 1)]
+
+
 def test_a_game_played_to_its_end_tells_both_players(http: httpx.Client) -> None:
     _, asha = guest(http, "Asha")
     _, bilal = guest(http, "Bilal")
