@@ -44,7 +44,9 @@ def http(redis_url: str, issuer: Issuer) -> Iterator[httpx.Client]:
     identity = IdentitySettings(trusted_issuers=json.dumps([issuer.config()]))
     services = Services(redis_url, api_keys=frozenset({OPERATOR}), identity=identity)
     service = services.start(GAME)
-    gateway = Gateway({GAME: service.address}, api_keys=OPERATOR, session_limit="1000/minute")
+    gateway = Gateway(
+        {GAME: service.address}, api_keys=OPERATOR, session_limit="1000/minute", create_limit="100000/second"
+    )
     try:
         with httpx.Client(base_url=gateway.url, timeout=60) as client:
             yield client
@@ -323,3 +325,14 @@ def test_a_stream_ends_when_its_players_token_expires(http: httpx.Client, issuer
             assert sse.status_code == 200
             events = [message.get("event") for message in sse_events(sse)]
         assert events == ["end"]  # nothing to tell: the stream ends by itself once the token has expired
+
+
+def test_the_json_feed_holds_every_notice_past_a_hundred(http: httpx.Client) -> None:
+    tokens = Tokens()
+    asha_id, asha = guest(http, "Asha")
+    invitations = [
+        _create(http, OPERATOR, [{"name": "Asha", "external_id": asha_id}, {"open": True}], tokens) for _ in range(130)
+    ]
+    feed = _feed(http, asha)
+    assert [n["data"]["game_id"] for n in feed] == invitations
+    assert [n["data"]["game_id"] for n in _read(http, auth(asha), lambda seen: len(seen) == 130)[0]] == invitations
