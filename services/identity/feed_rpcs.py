@@ -23,7 +23,7 @@ from services.common import errors
 from services.common.interceptors import BEARER
 from services.common.store import hash_token
 from services.identity.player import Player
-from services.lobby.feed import Feed
+from services.lobby.feed import Feed, is_cursor
 
 WAIT_MS = 10_000  # one blocking read; a keep-alive follows an empty one
 # As a game's stream tickets (services.rules.tickets): a minute, and 43 characters when ours.
@@ -78,6 +78,8 @@ class PlayerStream:
     async def watch(self, request: identity_pb2.WatchMyEventsRequest) -> AsyncIterator[identity_pb2.PlayerEvent]:
         """The player's feed after ``after``, then live until their token expires."""
         player_id, until = await self._watcher(request.ticket)
+        if request.after not in ("", "0") and not is_cursor(request.after):
+            raise errors.invalid("bad_after", "resume from an id this stream sent (or '' from the start)")
         feed, after = Feed(self.redis), request.after or "0"
         while True:  # everything already there, a page at a time (a JSON answer is all of it)
             notices = await feed.read(self.redis, player_id, after, None, count=PAGE)

@@ -310,6 +310,14 @@ def test_the_player_stream_refusals_over_grpc(stack: Stack) -> None:
     )
     assert refusal(lambda: list(stack.identity.WatchMyEvents(none))) == unauthenticated
     assert [e.kind for e in stack.identity.WatchMyEvents(none, metadata=bearer(token)) if e.kind] == []
+    for after in ("nonsense", "1-2-3", "-", "+", "18446744073709551616-0"):  # not an id, or past 64 bits
+        bad = identity_pb2.WatchMyEventsRequest(after=after, once=True)
+        assert refusal(lambda r=bad: list(stack.identity.WatchMyEvents(r, metadata=bearer(token)))) == (
+            grpc.StatusCode.INVALID_ARGUMENT,
+            "bad_after",
+        ), after
+    largest = identity_pb2.WatchMyEventsRequest(after="18446744073709551615-0", once=True)
+    assert list(stack.identity.WatchMyEvents(largest, metadata=bearer(token))) == []
 
 
 def test_a_player_leaves_and_watches_their_seat_with_their_token_over_grpc(stack: Stack) -> None:
