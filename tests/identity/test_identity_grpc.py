@@ -200,6 +200,7 @@ def test_the_four_refusals_have_the_same_codes_on_grpc_and_rest(stack: Stack) ->
         (join(victim_token, casual.game_id), 409, "identity_already_seated"),  # casual too: never twice by token
         (made(OPERATOR, twice, rated=True), 409, "identity_already_seated"),
         (made(OPERATOR, [{"name": "A"}, bot_as_victim]), 400, "bad_external_id"),
+        (made(victim_token, [{"me": True, "open": True}, {"open": True}]), 400, "bad_player"),  # open or mine
     ]
     for (call, rest), status, code in cases:
         assert_problem(rest, status, code)
