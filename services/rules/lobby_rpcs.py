@@ -128,11 +128,7 @@ class LobbyRpcs:
         async def join(meta: GameMeta) -> rules_pb2.JoinGameResponse:
             if meta.rated and not external_id:
                 raise identity_required("a seat of a rated game")
-            # One seat per identity in a rated game; and a player never joins a game where they
-            # already sit (an operator's invitation, their own creation): their token acts for the
-            # first seat carrying their id only, so a second one would be played against themselves.
-            seated = bool(external_id) and any(p.get("external_id") == external_id for p in meta.players)
-            if seated and (meta.rated or claimant.player_id):
+            if meta.rated and any(p.get("external_id") == external_id for p in meta.players):
                 raise already_seated()
             seat = lobby_seats.choose_seat(meta.players, request.invite, wanted)
             players = [dict(p) for p in meta.players]
