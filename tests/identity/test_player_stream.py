@@ -153,6 +153,10 @@ def test_an_operator_seat_invites_the_player_who_then_hears_it_start_and_end(htt
         assert finished["result"]["ranking"][seat] == place
     mine = _create(http, asha, [{"me": True}, {"open": True}], tokens)
     assert _kinds(_feed(http, asha), mine) == []  # nobody invites themselves
+    declined = _create(http, OPERATOR, [{"open": True}, {"name": "Asha", "external_id": asha_id}], tokens)
+    assert _kinds(_feed(http, asha), declined) == ["invited"]
+    left = http.post(f"/v1/games/{declined}/leave", headers=auth(asha))  # her token gives the seat up
+    assert left.status_code == 200 and left.json()["seats"][1]["open"], left.text
 
 
 def test_a_host_start_tells_every_seated_player(http: httpx.Client) -> None:
