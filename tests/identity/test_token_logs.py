@@ -130,15 +130,21 @@ def _play(http: httpx.Client, p: Processes, guest: str, platform: str) -> tuple[
     game_id = str(created["game_id"])
     joined = http.post(f"/v1/games/{game_id}/join", json={}, headers=auth(platform)).json()
     p.use(joined["token"])
-    tokens = [guest, platform, created["seats"][0]["token"], joined["token"]]
-    for turn in range(4):  # each seat moves once with its player token and once with its seat token
+    # Each seat's first move with its player token, its next with its seat token (whoever's turn it is).
+    tokens = {0: [guest, created["seats"][0]["token"]], 1: [platform, joined["token"]]}
+    moves = {0: 0, 1: 0}
+    for _ in range(40):
+        if min(moves.values()) >= 2:
+            break
         seat = http.get(f"/v1/games/{game_id}").json()["to_act"][0]
-        token = tokens[seat + 2 * (turn // 2)]
+        token = tokens[seat][min(moves[seat], 1)]
         legal = http.get(f"/v1/games/{game_id}/legal-moves", headers=auth(token)).json()
         move = {k: v for k, v in legal["moves"][0].items() if k not in ("text", "costs")}
         sent = {"move": move, "expected_version": legal["version"]}
         moved = http.post(f"/v1/games/{game_id}/moves", json=sent, headers=auth(token))
         assert moved.status_code == 200, moved.text
+        moves[seat] += 1
+    assert min(moves.values()) >= 2, moves
     for spectator in (OPERATOR, created["host_token"]):
         assert http.get(f"/v1/games/{game_id}", headers=auth(spectator)).status_code == 200
     return game_id, str(created["seats"][0]["token"])
