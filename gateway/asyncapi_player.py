@@ -63,12 +63,17 @@ PLAYER_SCHEMAS: dict[str, Any] = {
         ["game_id", "game_type", "seat", "status"],
     ),
     f"{PREFIX}Invited": _object(
-        "A seat of a waiting game is reserved for the player: join it with POST /v1/games/{game_id}/join.",
+        "The player was given a seat of a waiting game (an operator seated their id): it is theirs "
+        "already, with nothing to join; game_started follows when the game starts, and POST "
+        "/v1/games/{game_id}/leave with their token gives the seat up.",
         {
             "game_id": GAME_ID,
             "game_type": GAME_TYPE,
             "seat": SEAT,
-            "host": {"type": "string", "description": "The name of the seat that created the game."},
+            "host": {
+                "type": "string",
+                "description": "The name of the player who created the game; empty when an operator did.",
+            },
         },
         ["game_id", "game_type", "seat"],
     ),

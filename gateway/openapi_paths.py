@@ -117,7 +117,7 @@ OPERATIONS: dict[str, dict[str, Any]] = {
         "operationId": "listLegalMoves",
         "summary": "Every legal move of the bearer's seat now",
         "ok": {"200": _json(_ref("chaiwala.v1.LegalMoves"))},
-        "problems": [401, 404],
+        "problems": [401, 403, 404],
     },
     "submit_moves": {
         "operationId": "submitMoves",
@@ -139,7 +139,7 @@ OPERATIONS: dict[str, dict[str, Any]] = {
         "operationId": "createStreamTicket",
         "summary": "A short-lived, read-only ticket of the bearer's seat for opening an event stream",
         "ok": {"201": _json(_ref("chaiwala.v1.StreamTicket"), "created")},
-        "problems": [401, 404],
+        "problems": [401, 403, 404],
     },
     "replay": {
         "operationId": "getReplay",

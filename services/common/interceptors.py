@@ -160,7 +160,10 @@ class RpcInterceptor(_BehaviourInterceptor):
         self._counts(method, code).inc()
         duration.observe(elapsed)
         if DEBUG_LOGGING[0]:  # the per-call line is off the hot path unless debugging (its arguments cost too)
-            log.debug("rpc", game_type=self.game_type, method=method, code=code, ms=round(elapsed * 1000, 2))
+            # Who called: the verified player's id, never the bearer itself ("" for seats, operators, nobody).
+            player_id = getattr(PLAYER.get(), "player_id", "")
+            log.debug("rpc", game_type=self.game_type, method=method, code=code, ms=round(elapsed * 1000, 2),
+                      player_id=player_id)  # fmt: skip
 
     def unary(self, behaviour: UnaryBehaviour, method: str) -> UnaryBehaviour:
         """Wrap a unary call (the method's metric child is bound here, once, not per call)."""

@@ -23,12 +23,13 @@ from services.common import errors
 from services.common.interceptors import BEARER
 from services.common.store import hash_token
 from services.identity.player import Player
-from services.lobby.feed import Feed
+from services.lobby.feed import Feed, is_cursor
 
 WAIT_MS = 10_000  # one blocking read; a keep-alive follows an empty one
 # As a game's stream tickets (services.rules.tickets): a minute, and 43 characters when ours.
 TICKET_TTL_SECONDS = 60
 MAX_TICKET_LENGTH = 128
+PAGE = 100  # notices per read of the feed
 
 
 def bad_ticket() -> errors.ServiceError:
@@ -77,13 +78,19 @@ class PlayerStream:
     async def watch(self, request: identity_pb2.WatchMyEventsRequest) -> AsyncIterator[identity_pb2.PlayerEvent]:
         """The player's feed after ``after``, then live until their token expires."""
         player_id, until = await self._watcher(request.ticket)
+        if request.after not in ("", "0") and not is_cursor(request.after):
+            raise errors.invalid("bad_after", "resume from an id this stream sent (or '' from the start)")
         feed, after = Feed(self.redis), request.after or "0"
-        for notice in await feed.read(self.redis, player_id, after, None):
-            after = notice.id
-            yield _event(notice.id, notice.kind, notice.data)
+        while True:  # everything already there, a page at a time (a JSON answer is all of it)
+            notices = await feed.read(self.redis, player_id, after, None, count=PAGE)
+            for notice in notices:
+                after = notice.id
+                yield _event(notice.id, notice.kind, notice.data)
+            if len(notices) < PAGE:
+                break
         while not request.once and time.time() < until:
             wait = int(min(WAIT_MS, max(1.0, (until - time.time()) * 1000)))
-            notices = await feed.read(self.reader, player_id, after, wait)
+            notices = await feed.read(self.reader, player_id, after, wait, count=PAGE)
             for notice in notices:
                 after = notice.id
                 yield _event(notice.id, notice.kind, notice.data)

@@ -42,7 +42,7 @@ def identity_required(what: str) -> errors.ServiceError:
 
 def already_seated() -> errors.ServiceError:
     """One identity in two seats of a rated game."""
-    message = "this player already holds a seat of this rated game"
+    message = "this player already holds a seat of this game"
     return errors.ServiceError(grpc.StatusCode.ALREADY_EXISTS, "identity_already_seated", message)
 
 

@@ -14,6 +14,7 @@ notices; bots never do.
 
 from __future__ import annotations
 
+import re
 from collections.abc import Iterable, Sequence
 from dataclasses import dataclass
 from typing import Any
@@ -25,6 +26,8 @@ from services.common.logs import get_logger
 
 FEED_MAXLEN = 1000
 log = get_logger("feed")
+_CURSOR = re.compile(r"(\d{1,20})-(\d{1,20})")
+MAX_ID_PART = 2**64 - 1  # each half of a Redis stream id is an unsigned 64-bit number
 
 
 def feed_key(player_id: str) -> str:
@@ -39,6 +42,12 @@ class Notice:
     id: str
     kind: str
     data: dict[str, Any]
+
+
+def is_cursor(text: str) -> bool:
+    """Whether ``text`` can be a feed entry's id (``<ms>-<seq>``): a resume point Redis accepts."""
+    found = _CURSOR.fullmatch(text)
+    return found is not None and all(int(part) <= MAX_ID_PART for part in found.groups())
 
 
 def _seats(players: Sequence[dict[str, Any]]) -> Iterable[tuple[int, str]]:

@@ -49,8 +49,8 @@ def visibility_of(raw: str) -> str:
 
 
 def _open_seat(spec: rules_pb2.PlayerSpec, visibility: str) -> Player:
-    if spec.name or spec.bot or spec.external_id or spec.token_sha256:
-        raise errors.invalid("bad_player", "an open seat has no name, bot, external_id or token_sha256")
+    if spec.name or spec.bot or spec.external_id or spec.token_sha256 or spec.me:
+        raise errors.invalid("bad_player", "an open seat has no name, bot, external_id, token_sha256 or me")
     if visibility == "private" and not spec.invite:
         raise errors.invalid("invite_required", "every open seat of a private game needs an invite code")
     seat: Player = {"name": "", "bot": "", "open": True}

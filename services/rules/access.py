@@ -61,8 +61,15 @@ class Access:
         """The caller's seat; refused for anyone who is not a player of this game."""
         seat = self.viewer(meta)
         if seat is None:
+            self._refuse_unseated_player()
             raise errors.unauthenticated("this call needs the seat token of a player of this game")
         return seat
+
+    def _refuse_unseated_player(self) -> None:
+        """A verified player without a seat here is refused 403, not 401: their token is good (a 401
+        would tell a client to drop it, and the gateway counts 401s as failed authentications)."""
+        if self.player() is not None:
+            raise errors.forbidden("not_seated", "this player holds no seat of this game")
 
     async def event_viewer(self, meta: GameMeta, ticket: str) -> int | None:
         """The viewer of an event call: a stream ticket's seat when one is sent, else as :meth:`viewer`."""
@@ -78,6 +85,7 @@ class Access:
         if seat is None and player is not None:
             seat = meta.seat_of_player(player.player_id)
         if seat is None:
+            self._refuse_unseated_player()
             raise errors.unauthenticated(f"{what} needs the seat token of a player of this game")
         return seat
 

@@ -26,6 +26,7 @@ from services.games.records import GameMeta, LogEntry
 from services.games.store import GameStore
 from services.legalmoves.entries import legal_answer
 from services.lobby import seats as lobby_seats
+from services.lobby.feed import Feed
 from services.lobby.listing import GameIndex
 from services.outbox import events as outbox_events
 from services.retention import archive
@@ -192,6 +193,8 @@ class RulesServicer(LobbyRpcs, ResignRpcs, rules_pb2_grpc.RulesServiceServicer):
         except GameNotActive as error:
             raise errors.illegal("game_not_active", f"the game is {error.status}") from None
         log.info("game_aborted", game_type=self.game_type, game_id=meta.game_id, reason=request.reason[:200])
+        # Its players hear of it as of any other end (a timeout's abort is told by the commit).
+        await Feed(self.store.redis).finished(meta.game_id, self.game_type, meta.players, "aborted", None)
         meta, snapshot = await self.store.load(request.game_id)
         return self.narrator.game_message(meta, self.play.match_of(meta, snapshot), None)
 
