@@ -61,6 +61,28 @@ def payload(game_type: str, name: str, data: Mapping[str, Any]) -> dict[str, Any
     return {"@type": f"type.googleapis.com/{descriptor.full_name}", **body}
 
 
+class Printed(dict[str, Any]):
+    """A payload already printed (:func:`payload`'s answer), for an envelope's ``Any`` field (:func:`message`)."""
+
+
+def message(message_type: Descriptor, data: Mapping[str, Any]) -> dict[str, Any]:
+    """An envelope message (``GameEvent``) from a dict, as ``protorender.to_dict`` prints the message.
+
+    Its ``Any`` fields take only :class:`Printed` payloads; anything the plan is unsure of raises
+    :class:`Unplanned` (the caller builds the message instead).
+    """
+    return _plan(message_type)(data)
+
+
+def _printed_any(field: FieldDescriptor) -> Render:
+    def render(value: Any) -> Any:
+        if type(value) is not Printed:
+            raise Unplanned(field.full_name)
+        return value
+
+    return render
+
+
 def _int(field: FieldDescriptor) -> Render:
     wide = field.cpp_type in (FieldDescriptor.CPPTYPE_INT64, FieldDescriptor.CPPTYPE_UINT64)
 
@@ -118,6 +140,8 @@ def _element(field: FieldDescriptor) -> Render:
     cpp = field.cpp_type
     if cpp == FieldDescriptor.CPPTYPE_MESSAGE:
         assert field.message_type is not None
+        if field.message_type.full_name == "google.protobuf.Any":
+            return _printed_any(field)
         return _nested(field.message_type)
     if cpp == FieldDescriptor.CPPTYPE_ENUM:
         return _enum(field)
