@@ -8,7 +8,8 @@ gives exactly what ``protorender.to_dict(protojson.pack_engine(game, name, data)
 keys, same order (set fields by field number, then the defaults of unset fields in declaration
 order), same values (enum names, 64-bit integers as strings, floats as the message stores them).
 ``tests/gateway/test_lean_path.py`` checks that byte for byte on every game's states
-for every viewer, events, legal moves and options.
+for every viewer, events, legal moves and options.  :func:`message` prints an envelope of such
+payloads (a ``GameEvent`` with its event already printed) the same way.
 
 Anything the plan is not sure to print as the message would (a value of another type than the
 field's, an unknown key, two members of one oneof, -0.0, a map with message values or non-string
@@ -61,8 +62,13 @@ def payload(game_type: str, name: str, data: Mapping[str, Any]) -> dict[str, Any
     return {"@type": f"type.googleapis.com/{descriptor.full_name}", **body}
 
 
-class Printed(dict[str, Any]):
+class Printed:
     """A payload already printed (:func:`payload`'s answer), for an envelope's ``Any`` field (:func:`message`)."""
+
+    __slots__ = ("json",)
+
+    def __init__(self, json: dict[str, Any]) -> None:
+        self.json = json
 
 
 def message(message_type: Descriptor, data: Mapping[str, Any]) -> dict[str, Any]:
@@ -78,7 +84,7 @@ def _printed_any(field: FieldDescriptor) -> Render:
     def render(value: Any) -> Any:
         if type(value) is not Printed:
             raise Unplanned(field.full_name)
-        return value
+        return value.json
 
     return render
 

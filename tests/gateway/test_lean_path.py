@@ -9,6 +9,7 @@
   JSON rendered from the engine's dict is byte for byte what rendering the packed state prints, on
   every game's states (every viewer), events, legal moves and options, and over REST (a keyed
   move's first answer, passed through, equals its retry's, rendered from the packed state).
+  Maps too (Tea & Rum's states): in the order the message prints them, which is this process's.
 """
 
 from __future__ import annotations
