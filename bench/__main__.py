@@ -63,6 +63,7 @@ def parse(argv: list[str]) -> argparse.Namespace:
     parser.add_argument("--out", type=Path, default=RESULTS_DIR, help="where the JSON and Markdown go")
     parser.add_argument("--listeners", type=_counts, help="SSE listener counts, e.g. 10,1000 (default: 10,1000,5000)")
     parser.add_argument("--games", type=_counts, help="REST concurrent game counts, e.g. 32 (default: 32,256)")
+    parser.add_argument("--game", help="the game type the move suites play (default: darjeeling)")
     return parser.parse_args(argv)
 
 
@@ -79,6 +80,8 @@ def configure(args: argparse.Namespace) -> Config:
         config = replace(config, sse_listeners=args.listeners)
     if args.games:
         config = replace(config, rest_games=args.games)
+    if args.game:
+        config = replace(config, game=args.game)
     return config
 
 

@@ -5,11 +5,11 @@ derives the handler's share by subtracting a ``ListLegalMoves`` measured apart: 
 two-core machine that figure moves by ±20 % between runs, more than a cut of a tenth of the
 handler.  This calls ``RulesServicer.SubmitMoves`` (plain gRPC's) and
 ``RenderedRulesServicer.SubmitMoves`` (the gateway's) as coroutines, with no server, against a
-real Redis, and counts only the process CPU spent inside them: 32 two-seat Darjeeling games, a
-random legal move each per round.  Each checkout runs in its own interpreter, and the checkouts
+real Redis, and counts only the process CPU spent inside them: 32 two-seat games (Darjeeling, or
+``--game``), a random legal move each per round.  Each checkout runs in its own interpreter, and the checkouts
 take turns, so the machine's load falls on both alike; the medians and minima are printed.
 
-    python -m bench.submit_handler --before /tmp/old --repeats 6 --rounds 4
+    python -m bench.submit_handler --before /tmp/old --repeats 6 --rounds 4 [--game tea_rum]
 
 ``--before`` is another checkout with its ``gen/`` built (as ``BENCH_SERVER_ROOT``); without it
 only this checkout is measured.
@@ -41,7 +41,7 @@ class _Context:
         return ()
 
 
-async def _measure(url: str, rounds: int, seed: int) -> dict[str, float]:
+async def _measure(game_type: str, url: str, rounds: int, seed: int) -> dict[str, float]:
     """CPU ms per call of each handler, in this interpreter's checkout."""
     from chaiwala.v1 import rules_pb2
     from services.common.interceptors import BEARER
@@ -51,7 +51,7 @@ async def _measure(url: str, rounds: int, seed: int) -> dict[str, float]:
     from services.rules.service import RulesServicer
 
     store = GameStore.from_url(url)
-    rules = RulesServicer(engine_for(GAME), store, frozenset({"bench"}))
+    rules = RulesServicer(engine_for(game_type), store, frozenset({"bench"}))
     calls: dict[str, Any] = {"plain": rules.SubmitMoves, "rendered": RenderedRulesServicer(rules).SubmitMoves}
     rng, context, out = random.Random(seed), _Context(), {}
     players = [rules_pb2.PlayerSpec(name="a"), rules_pb2.PlayerSpec(name="b")]
@@ -82,7 +82,7 @@ async def _measure(url: str, rounds: int, seed: int) -> dict[str, float]:
     return out
 
 
-def _worker(root: str, url: str, rounds: int, seed: int) -> None:
+def _worker(root: str, game_type: str, url: str, rounds: int, seed: int) -> None:
     sys.path[:0] = [root, str(Path(root) / "gen")]
     import services
     from services.common.logs import configure_logging
@@ -90,11 +90,12 @@ def _worker(root: str, url: str, rounds: int, seed: int) -> None:
     # The checkout's own code, not this one's (the before/after comparison depends on it).
     assert str(Path(services.__file__).resolve()).startswith(str(Path(root).resolve())), services.__file__
     configure_logging(level="warning")
-    print(json.dumps(asyncio.run(_measure(url, rounds, seed))))
+    print(json.dumps(asyncio.run(_measure(game_type, url, rounds, seed))))
 
 
-def _run(root: Path, url: str, rounds: int, seed: int) -> dict[str, float]:
-    command = [sys.executable, "-m", "bench.submit_handler", "--worker", str(root), url, str(rounds), str(seed)]
+def _run(root: Path, game_type: str, url: str, rounds: int, seed: int) -> dict[str, float]:
+    worker = [str(root), game_type, url, str(rounds), str(seed)]
+    command = [sys.executable, "-m", "bench.submit_handler", "--worker", *worker]
     done = subprocess.run(command, cwd=HERE, capture_output=True, text=True, check=True)
     return dict(json.loads(done.stdout.strip().splitlines()[-1]))
 
@@ -105,11 +106,12 @@ def main(argv: list[str]) -> None:
     parser.add_argument("--before", type=Path, help="another checkout (with gen/) to compare with")
     parser.add_argument("--repeats", type=int, default=6)
     parser.add_argument("--rounds", type=int, default=4, help="moves per game per measurement")
-    parser.add_argument("--worker", nargs=4, help=argparse.SUPPRESS)
+    parser.add_argument("--game", default=GAME, help="the game type played (default: darjeeling)")
+    parser.add_argument("--worker", nargs=5, help=argparse.SUPPRESS)
     args = parser.parse_args(argv)
     if args.worker:
-        root, url, rounds, seed = args.worker
-        _worker(root, url, int(rounds), int(seed))
+        root, game_type, url, rounds, seed = args.worker
+        _worker(root, game_type, url, int(rounds), int(seed))
         return
     from services.common.embedded_redis import start_redis
 
@@ -120,13 +122,13 @@ def main(argv: list[str]) -> None:
         try:
             for repeat in range(args.repeats):
                 for side, root in roots.items():
-                    for kind, value in _run(root, redis.url, args.rounds, repeat).items():
+                    for kind, value in _run(root, args.game, redis.url, args.rounds, repeat).items():
                         figures[side][kind].append(value)
         finally:
             redis.stop()
     for side, kinds in figures.items():
         for kind, values in kinds.items():
-            print(f"{side:6s} {kind:8s} CPU ms per SubmitMoves: median {statistics.median(values):.3f}, "
+            print(f"{args.game} {side:6s} {kind:8s} CPU ms per SubmitMoves: median {statistics.median(values):.3f}, "
                   f"min {min(values):.3f} ({len(values)} runs of {args.rounds * GAMES} moves)")  # fmt: skip
 
 

@@ -375,18 +375,27 @@ def _moves_of(data: dict[str, Any]) -> tuple[list[Any], int | None]:
 
 
 def _submit_answer(rendered: rendered_pb2.RenderedSubmit) -> dict[str, Any]:
-    """The answer as REST prints it, the pre-rendered state spliced in unparsed (``orjson.Fragment``).
+    """The answer as REST prints it, the pre-rendered state and events spliced in unparsed (``orjson.Fragment``).
 
     The rules service leaves ``state`` present but empty beside ``state_json``, so the key keeps its
-    place among the others; the bytes are what rendering the packed state would print.
+    place among the others; ``events`` is a repeated field, whose key prints among the set fields
+    when the list is not empty and among the defaults when it is, so one empty event stands in for
+    a non-empty list.  The bytes are what rendering the packed state and events would print.
     """
     answer = rendered.answer
     if not rendered.state_json:
         return protojson.to_dict(answer)  # a retried key's first answer: the state is packed
     answer.state.Clear()  # a keyed answer carries the packed state too (kept for retries): not rendered twice
     answer.state.SetInParent()
+    events = rendered.events_json
+    if events:  # empty from a rules service older than the field: the packed events are rendered
+        del answer.events[:]
+        if events != b"[]":
+            answer.events.add()
     printed = protojson.to_dict(answer)
     printed["state"] = orjson.Fragment(rendered.state_json)
+    if events:
+        printed["events"] = orjson.Fragment(events)
     return printed
 
 

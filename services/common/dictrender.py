@@ -8,21 +8,33 @@ gives exactly what ``protorender.to_dict(protojson.pack_engine(game, name, data)
 keys, same order (set fields by field number, then the defaults of unset fields in declaration
 order), same values (enum names, 64-bit integers as strings, floats as the message stores them).
 ``tests/gateway/test_lean_path.py`` checks that byte for byte on every game's states
-for every viewer, events, legal moves and options.
+for every viewer, events, legal moves and options.  :func:`message` prints an envelope of such
+payloads (a ``GameEvent`` with its event already printed) the same way.
 
 Anything the plan is not sure to print as the message would (a value of another type than the
-field's, an unknown key, two members of one oneof, -0.0, a map, a well-known type) is not
-guessed: the whole payload then goes the old way, through the message, so the output is exact
-in every case and the fast path only ever skips work.
+field's, an unknown key, two members of one oneof, -0.0, a map with message values or non-string
+keys, a well-known type) is not guessed: the whole payload then goes the old way, through the
+message, so the output is exact in every case and the fast path only ever skips work.
+
+Maps print in the order the message iterates them, which is not a function of the keys: upb keeps
+a map in a hash table whose hash is seeded per process (from an address, so it moves with ASLR),
+and the order also depends on the order the keys went in.  A payload's map went in in the dict's
+order (the constructor), came out in table order (``Any.Pack`` serializes it), went into a fresh
+table in that order (the renderer parses the ``Any``) and printed in that table's order.
+:func:`_map_order` replays exactly that on a message holding only the map, once per distinct key
+sequence per process (Tea & Rum's maps take a handful of key sequences), so the order is this
+process's; two processes may print one map's keys in different orders, as they did through the
+message (proto3 JSON gives map keys no order).
 """
 
 from __future__ import annotations
 
 import math
 from collections.abc import Callable, Mapping
-from functools import cache
+from functools import cache, lru_cache
 from typing import Any
 
+from google.protobuf import message_factory
 from google.protobuf.descriptor import Descriptor, FieldDescriptor
 
 from services.common import protojson, protorender
@@ -48,6 +60,33 @@ def payload(game_type: str, name: str, data: Mapping[str, Any]) -> dict[str, Any
     except Unplanned:
         return protorender.to_dict(protojson.pack_engine(game_type, name, dict(data)))
     return {"@type": f"type.googleapis.com/{descriptor.full_name}", **body}
+
+
+class Printed:
+    """A payload already printed (:func:`payload`'s answer), for an envelope's ``Any`` field (:func:`message`)."""
+
+    __slots__ = ("json",)
+
+    def __init__(self, json: dict[str, Any]) -> None:
+        self.json = json
+
+
+def message(message_type: Descriptor, data: Mapping[str, Any]) -> dict[str, Any]:
+    """An envelope message (``GameEvent``) from a dict, as ``protorender.to_dict`` prints the message.
+
+    Its ``Any`` fields take only :class:`Printed` payloads; anything the plan is unsure of raises
+    :class:`Unplanned` (the caller builds the message instead).
+    """
+    return _plan(message_type)(data)
+
+
+def _printed_any(field: FieldDescriptor) -> Render:
+    def render(value: Any) -> Any:
+        if type(value) is not Printed:
+            raise Unplanned(field.full_name)
+        return value.json
+
+    return render
 
 
 def _int(field: FieldDescriptor) -> Render:
@@ -107,6 +146,8 @@ def _element(field: FieldDescriptor) -> Render:
     cpp = field.cpp_type
     if cpp == FieldDescriptor.CPPTYPE_MESSAGE:
         assert field.message_type is not None
+        if field.message_type.full_name == "google.protobuf.Any":
+            return _printed_any(field)
         return _nested(field.message_type)
     if cpp == FieldDescriptor.CPPTYPE_ENUM:
         return _enum(field)
@@ -157,6 +198,37 @@ def _repeated(field: FieldDescriptor, element: Render) -> Render:
     return render
 
 
+def _map(field: FieldDescriptor) -> Render:
+    """A ``map<string, scalar>`` field: its entries in the message's own order (see the module's docstring)."""
+    entry = field.message_type
+    assert entry is not None
+    key_field, value_field = entry.fields_by_name["key"], entry.fields_by_name["value"]
+    if key_field.type != FieldDescriptor.TYPE_STRING or value_field.cpp_type == FieldDescriptor.CPPTYPE_MESSAGE:
+        return _unplanned(field.full_name)
+    value = _element(value_field)
+
+    def render(data: Any) -> Any:
+        if type(data) is not dict or not all(type(key) is str for key in data):
+            raise Unplanned(field.full_name)
+        return {key: value(data[key]) for key in _map_order(field, tuple(data))}
+
+    return render
+
+
+@lru_cache(maxsize=4096)
+def _map_order(field: FieldDescriptor, keys: tuple[str, ...]) -> tuple[str, ...]:
+    """The order a map of ``keys`` (inserted in this order) prints in after a trip through ``Any``.
+
+    Kept per field and key sequence (the order depends on nothing else in one process), the last
+    4,096 (a map whose keys vary without end would otherwise grow the cache without end).
+    """
+    assert field.containing_type is not None and field.message_type is not None
+    owner = message_factory.GetMessageClass(field.containing_type)
+    zero = field.message_type.fields_by_name["value"].default_value
+    built = owner(**{field.name: dict.fromkeys(keys, zero)})  # as the constructor inserts them
+    return tuple(getattr(owner.FromString(built.SerializeToString()), field.name))
+
+
 def _zero(field: FieldDescriptor) -> Callable[[Any], bool]:
     """Whether a value of a field without presence is its default (then it prints with the defaults)."""
     if field.cpp_type == FieldDescriptor.CPPTYPE_ENUM:
@@ -183,11 +255,13 @@ def _real_zero(field: FieldDescriptor) -> Callable[[Any], bool]:
 @cache
 def _plan(message_type: Descriptor) -> Callable[[Any], dict[str, Any]]:
     """The renderer of one message type from a dict."""
-    if message_type.full_name.startswith("google.protobuf.") or any(protorender.is_map(f) for f in message_type.fields):
-        # Well-known types have JSON forms of their own; a map prints in its container's order.
-        return _unplanned(message_type.full_name)
+    if message_type.full_name.startswith("google.protobuf."):
+        return _unplanned(message_type.full_name)  # well-known types have JSON forms of their own
     steps: list[tuple[str, Render, Callable[[Any], bool] | None, bool]] = []
     for field in sorted(message_type.fields, key=lambda item: item.number):
+        if protorender.is_map(field):
+            steps.append((field.name, _map(field), None, True))
+            continue
         element = _element(field)
         if field.is_repeated:
             steps.append((field.name, _repeated(field, element), None, True))

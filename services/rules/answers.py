@@ -7,6 +7,7 @@ from :mod:`services.rules.service` so the servicer stays about RPCs.
 
 from __future__ import annotations
 
+from dataclasses import dataclass
 from typing import Any
 
 import orjson
@@ -62,24 +63,33 @@ def language(context: aio.ServicerContext) -> str:
     return call_language(context.invocation_metadata() or ())
 
 
+@dataclass
+class PrintedAnswer:
+    """The parts of a move's answer printed as REST prints them (``RenderedSubmit``): JSON bytes, or
+    empty when the answer carries them packed instead (a retried key's first answer)."""
+
+    state: bytes = b""
+    events: bytes = b""
+
+
 def fill_state(
     response: rules_pb2.SubmitMovesResponse,
     game_type: str,
     view: dict[str, Any],
-    rendered: list[bytes] | None,
+    printed: PrintedAnswer | None,
     kept: bool,
 ) -> None:
-    """Put the submitting seat's view in its answer: packed, or rendered as JSON into ``rendered``.
+    """Put the submitting seat's view in its answer: packed, or printed as JSON into ``printed``.
 
     The JSON is printed from the engine's dict (:mod:`services.common.dictrender`: exactly what
     rendering the packed state prints) and ``state`` stays present but empty, unless the answer
     is ``kept`` for an idempotent retry, which may come over plain gRPC and needs it whole.
     """
-    if rendered is None or kept:
+    if printed is None or kept:
         response.state.CopyFrom(protojson.pack_engine(game_type, "State", view))
-    if rendered is not None:
+    if printed is not None:
         response.state.SetInParent()
-        rendered.append(orjson.dumps(dictrender.payload(game_type, "State", view)))
+        printed.state = orjson.dumps(dictrender.payload(game_type, "State", view))
 
 
 def words(meta: GameMeta, context: aio.ServicerContext) -> tuple[list[str], str]:

@@ -13,6 +13,7 @@ from collections.abc import Callable, Sequence
 from dataclasses import replace
 from typing import Any
 
+import orjson
 from google.protobuf import any_pb2
 
 from chaiwala.v1 import rules_pb2
@@ -94,11 +95,11 @@ class GamePlay:
         request: rules_pb2.SubmitMovesRequest,
         seat_of: Callable[[GameMeta], int],
         language: str,
-        rendered: list[bytes] | None = None,
+        printed: answers.PrintedAnswer | None = None,
         store_legal: bool = True,
     ) -> rules_pb2.SubmitMovesResponse:
         """The moves of the caller's seat (``seat_of`` checks who is calling), applied atomically;
-        with ``rendered``, the seat's state is rendered
+        with ``printed``, the seat's state and the events are printed
         into it as JSON instead of packed into the answer (:mod:`services.rules.rendered`).
         ``store_legal``: whether the commit stores every seat's next ``GET legal-moves`` answer
         (see :meth:`commit`)."""
@@ -123,7 +124,7 @@ class GamePlay:
         attempts = 0
         while True:
             try:
-                return await self.play(meta, snapshot, seat, moves, expected, key, language, rendered, store_legal)
+                return await self.play(meta, snapshot, seat, moves, expected, key, language, printed, store_legal)
             except VersionConflict as error:
                 # Keyed but unpinned: re-check on the new state.  Safe, because the commit script
                 # answers a key it has already seen with its first answer instead of applying again.
@@ -151,7 +152,7 @@ class GamePlay:
         expected: int | None,
         key: str,
         language: str = sentences.DEFAULT_LANGUAGE,
-        rendered: list[bytes] | None = None,
+        printed: answers.PrintedAnswer | None = None,
         store_legal: bool = True,
     ) -> rules_pb2.SubmitMovesResponse:
         """Play ``moves`` for ``seat`` on the stored position and commit them (one atomic step)."""
@@ -168,7 +169,7 @@ class GamePlay:
             if self.engine.is_over(match.state) and len(commits) < len(moves):
                 raise errors.illegal("game_over", "the game ended before the last moves of the batch")
         response, _ = await self.commit(
-            meta, match, commits, seat, key, language=language, rendered=rendered, store_legal=store_legal
+            meta, match, commits, seat, key, language=language, printed=printed, store_legal=store_legal
         )
         return response
 
@@ -203,7 +204,7 @@ class GamePlay:
         key: str = "",
         lifecycle: Lifecycle | None = None,
         language: str = sentences.DEFAULT_LANGUAGE,
-        rendered: list[bytes] | None = None,
+        printed: answers.PrintedAnswer | None = None,
         bot_memory: bytes = b"",
         store_legal: bool = True,
     ) -> tuple[rules_pb2.SubmitMovesResponse, GameMeta | None]:
@@ -239,7 +240,7 @@ class GamePlay:
         new_version = meta.version + len(commits)
         response = rules_pb2.SubmitMovesResponse(version=new_version, status=status, to_act=to_act)
         if seat is not None:
-            self._fill_answer(response, meta, match, commits, seat, language, rendered, bool(key))
+            self._fill_answer(response, meta, match, commits, seat, language, printed, bool(key))
         idem_key = self.store.idempotency_key(meta.game_id, seat, key) if seat is not None else ""
         # Every seat's next GET legal-moves, stored with the commit (services.legalmoves).
         legal = (
@@ -269,6 +270,8 @@ class GamePlay:
         )
         if outcome == "idempotent":
             assert isinstance(value, bytes)
+            if printed is not None:  # what was printed is of this attempt, not of the answer kept
+                printed.state = printed.events = b""
             return rules_pb2.SubmitMovesResponse.FromString(value), None
         head = commits[-1].hash if commits else meta.log_head
         self.positions.remember(meta.game_id, new_version, head, match)
@@ -301,16 +304,22 @@ class GamePlay:
         commits: list[Commit],
         seat: int,
         language: str,
-        rendered: list[bytes] | None,
+        printed: answers.PrintedAnswer | None,
         kept: bool,
     ) -> None:
-        """The submitting seat's view and the events of its entries (bots' moves skip the work)."""
-        answers.fill_state(response, self.game_type, self.engine.view(match.state, seat), rendered, kept)
+        """The submitting seat's view and the events of its entries (bots' moves skip the work):
+        packed into ``response``, or printed into ``printed`` (both when the answer is ``kept``)."""
+        answers.fill_state(response, self.game_type, self.engine.view(match.state, seat), printed, kept)
         words = (meta.names(), language)
+        fields = []
         for offset, item in enumerate(commits):
             entry = LogEntry(meta.version + offset + 1, item.seat, item.bot, item.move, item.events,
                              hash=item.hash, kind=item.kind, status=item.status, to_act=item.to_act)  # fmt: skip
-            response.events.extend(self.narrator.entry_messages(entry, seat, words=words))
+            fields += self.narrator.entry_fields(entry, seat, words=words)
+        if printed is not None:
+            printed.events = orjson.dumps([self.narrator.event_json(item) for item in fields])
+        if printed is None or kept:
+            response.events.extend(self.narrator.event_message(item) for item in fields)
 
     def count_bot_move(self, bot: str) -> None:
         """Count one move played by a server-side bot (the conductor's)."""

@@ -14,7 +14,7 @@ from typing import Any
 from google.protobuf import any_pb2
 
 from chaiwala.v1 import rules_pb2
-from services.common import protojson, sentences
+from services.common import dictrender, protojson, sentences
 from services.common.engine import Engine, Move
 from services.common.logs import get_logger
 from services.common.runner import Match
@@ -96,19 +96,32 @@ class Narrator:
         self, entry: LogEntry, viewer: int | None, skip_to: int = -1, words: Words = NO_WORDS
     ) -> list[rules_pb2.GameEvent]:
         """The events of one log entry as ``viewer`` may see them (lifecycle entries are public)."""
+        return [self.event_message(fields) for fields in self.entry_fields(entry, viewer, skip_to, words)]
+
+    def entry_json(self, entry: LogEntry, viewer: int | None, words: Words = NO_WORDS) -> list[dict[str, Any]]:
+        """:meth:`entry_messages` as REST prints them, printed from the engine's dicts (no message built):
+        byte for byte what ``protojson.to_dict`` of each message gives (``tests/rules/test_printed_events.py``)."""
+        return [self.event_json(fields) for fields in self.entry_fields(entry, viewer, words=words)]
+
+    def entry_fields(
+        self, entry: LogEntry, viewer: int | None, skip_to: int = -1, words: Words = NO_WORDS
+    ) -> list[dict[str, Any]]:
+        """The ``GameEvent`` fields of one log entry's events as ``viewer`` may see them, the game's
+        event as the engine's (redacted) dict: what :meth:`event_message` packs or :meth:`event_json` prints."""
         if not entry.kind:
-            messages = self.event_messages(
+            found = self.event_fields(
                 entry.version, entry.seat, entry.events, viewer, skip_to, entry_hash=entry.hash, words=words
             )
-            return [_with_turn(message, entry, viewer) for message in messages]
+            return [_with_turn(fields, entry, viewer) for fields in found]
         if skip_to >= 0:
             return []
         payload = {} if entry.seat is None else {"seat": entry.seat}
         text = self.say(self.sentences.event_text, {entry.kind: payload}, viewer, words[0], entry.seat, words[1])
-        message = rules_pb2.GameEvent(version=entry.version, index=0, kind=entry.kind, hash=entry.hash, text=text)
+        fields: dict[str, Any] = {"version": entry.version, "index": 0, "kind": entry.kind, "hash": entry.hash,
+                                  "text": text}  # fmt: skip
         if entry.seat is not None:
-            message.seat = entry.seat
-        return [_with_turn(message, entry, viewer)]
+            fields["seat"] = entry.seat
+        return [_with_turn(fields, entry, viewer)]
 
     def event_messages(
         self,
@@ -121,6 +134,20 @@ class Narrator:
         words: Words = NO_WORDS,
     ) -> list[rules_pb2.GameEvent]:
         """The events of one version as ``viewer`` may see them, past index ``skip_to``."""
+        found = self.event_fields(version, seat_of_move, events, viewer, skip_to, entry_hash, words)
+        return [self.event_message(fields) for fields in found]
+
+    def event_fields(
+        self,
+        version: int,
+        seat_of_move: int | None,
+        events: Sequence[dict[str, Any]],
+        viewer: int | None,
+        skip_to: int = -1,
+        entry_hash: str = "",
+        words: Words = NO_WORDS,
+    ) -> list[dict[str, Any]]:
+        """:meth:`event_messages`' fields, the game's event as the engine's dict."""
         out = []
         for index, event in enumerate(events):
             if index <= skip_to:
@@ -129,20 +156,34 @@ class Narrator:
             if visible is None:
                 continue
             text = self.say(self.sentences.event_text, visible, viewer, words[0], seat_of_move, words[1])
-            message = rules_pb2.GameEvent(
-                version=version, index=index, event=self.pack("Event", visible), text=text, hash=entry_hash
-            )
+            fields = {"version": version, "index": index, "event": visible, "text": text, "hash": entry_hash}
             if seat_of_move is not None:
-                message.seat = seat_of_move
-            out.append(message)
+                fields["seat"] = seat_of_move
+            out.append(fields)
         return out
 
+    def event_message(self, fields: dict[str, Any]) -> rules_pb2.GameEvent:
+        """A ``GameEvent`` from :meth:`entry_fields`' fields, the game's event packed."""
+        if "event" not in fields:
+            return rules_pb2.GameEvent(**fields)
+        return rules_pb2.GameEvent(**{**fields, "event": self.pack("Event", fields["event"])})
 
-def _with_turn(message: rules_pb2.GameEvent, entry: LogEntry, viewer: int | None) -> rules_pb2.GameEvent:
+    def event_json(self, fields: dict[str, Any]) -> dict[str, Any]:
+        """A ``GameEvent`` from :meth:`entry_fields`' fields as REST prints it, without building it."""
+        printed = dict(fields)
+        if "event" in fields:
+            printed["event"] = dictrender.Printed(dictrender.payload(self.game_type, "Event", fields["event"]))
+        try:
+            return dictrender.message(rules_pb2.GameEvent.DESCRIPTOR, printed)
+        except dictrender.Unplanned:  # not expected (our own fields), but never guessed
+            return protojson.to_dict(self.event_message(fields))
+
+
+def _with_turn(fields: dict[str, Any], entry: LogEntry, viewer: int | None) -> dict[str, Any]:
     """The game after the event's entry (public: every viewer may see whose turn it is), and
     whether it is now the viewer's turn; entries stored before they carried it say nothing."""
-    message.status = entry.status
+    fields["status"] = entry.status
     if entry.to_act is not None:
-        message.to_act.extend(entry.to_act)
-        message.your_turn = viewer is not None and viewer in entry.to_act
-    return message
+        fields["to_act"] = list(entry.to_act)
+        fields["your_turn"] = viewer is not None and viewer in entry.to_act
+    return fields

@@ -1,11 +1,11 @@
-"""The ``RenderedRules`` service: the gateway's SubmitMoves, with the answer's state as JSON bytes.
+"""The ``RenderedRules`` service: the gateway's SubmitMoves, with the answer's state and events as JSON bytes.
 
-A move's answer carries the whole state as the seat sees it.  Packed, it was built from the
-engine's dict in the rules service, then parsed and walked again in the gateway to print JSON:
-over a millisecond per move between them.  Here the state is printed once, straight from the
-engine's dict (:mod:`services.common.dictrender`), and the gateway splices the bytes into its
-answer unparsed (``gateway.routes``).  Everything else is ``RulesService.SubmitMoves`` itself,
-for the same caller: same checks, same redaction, same commit.
+A move's answer carries the whole state as the seat sees it, and the move's events with their
+sentences.  Packed, they were built from the engine's dicts in the rules service, then parsed and
+walked again in the gateway to print JSON: over a millisecond per move between them.  Here both
+are printed once, straight from the engine's dicts (:mod:`services.common.dictrender`), and the
+gateway splices the bytes into its answer unparsed (``gateway.routes``).  Everything else is
+``RulesService.SubmitMoves`` itself, for the same caller: same checks, same redaction, same commit.
 
 ``WatchEventBatches`` is ``RulesService.WatchEvents`` with the events of one log entry (a move's)
 in one message, so the gateway's fan-out knows when a move's events are complete and writes them
@@ -34,10 +34,11 @@ class RenderedRulesServicer(rendered_pb2_grpc.RenderedRulesServicer):
     async def SubmitMoves(
         self, request: rules_pb2.SubmitMovesRequest, context: aio.ServicerContext
     ) -> rendered_pb2.RenderedSubmit:
-        """Submit as ``RulesService.SubmitMoves``; the state comes as JSON (none for a retried key's answer)."""
-        rendered: list[bytes] = []
-        answer = await self.rules.play.submit(request, self.rules.access.seat, answers.language(context), rendered)
-        return rendered_pb2.RenderedSubmit(answer=answer, state_json=rendered[0] if rendered else b"")
+        """Submit as ``RulesService.SubmitMoves``; the state and the events come as JSON (neither for a
+        retried key's answer, which comes whole)."""
+        printed = answers.PrintedAnswer()
+        answer = await self.rules.play.submit(request, self.rules.access.seat, answers.language(context), printed)
+        return rendered_pb2.RenderedSubmit(answer=answer, state_json=printed.state, events_json=printed.events)
 
     async def WatchEventBatches(
         self, request: rules_pb2.WatchEventsRequest, context: aio.ServicerContext

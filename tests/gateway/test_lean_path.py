@@ -9,11 +9,13 @@
   JSON rendered from the engine's dict is byte for byte what rendering the packed state prints, on
   every game's states (every viewer), events, legal moves and options, and over REST (a keyed
   move's first answer, passed through, equals its retry's, rendered from the packed state).
+  Maps too (Tea & Rum's states): in the order the message prints them, which is this process's.
 """
 
 from __future__ import annotations
 
 import asyncio
+import random
 import uuid
 from collections.abc import Iterator
 from typing import Any
@@ -174,11 +176,61 @@ def test_what_the_plan_is_unsure_of_goes_through_the_message() -> None:
     for data in ({}, {"game_id": "g", "version": 0, "to_act": []}, {"viewer_seat": 0, "status": "active"},
                  {"result": {"scores": [3, 0.5], "winners": [1]}, "version": 7, "log_head": ""}):  # fmt: skip
         assert orjson.dumps(plan(data)) == _through_message(data)
-    # Unsure: an unknown key, a wrong type, -0.0, a message with a map (the clock).
-    for data in ({"nope": 1}, {"version": "7"}, {"version": True}, {"result": {"scores": [-0.0]}},
-                 {"clock": {"remaining_s": {"0": 1.0}}}):  # fmt: skip
+    # A map of strings to scalars (the clock's): planned.
+    clocked: dict[str, Any] = {"clock": {"remaining_s": {"0": 1.0}}}
+    assert orjson.dumps(plan(clocked)) == _through_message(clocked)
+    # Unsure: an unknown key, a wrong type, -0.0, a map key that is not a string, a map of messages.
+    unsure: list[dict[str, Any]] = [{"nope": 1}, {"version": "7"}, {"version": True}, {"result": {"scores": [-0.0]}},
+                                    {"clock": {"remaining_s": {0: 1.0}}}, {"clock": {"remaining_s": ["0"]}},
+                                    {"clock": {"remaining_s": {"0": "1"}}}]  # fmt: skip
+    for data in unsure:
         with pytest.raises(dictrender.Unplanned):
             plan(data)
+    with pytest.raises(dictrender.Unplanned):
+        dictrender._plan(rules_pb2.GameType.DESCRIPTOR)({"terms": {"stage": {"words": {"PLACE": "placing"}}}})
+
+
+def _requirement_maps(data: Any) -> Iterator[dict[str, Any]]:
+    """Every ``requirements`` map in a Tea & Rum state's dict."""
+    if isinstance(data, dict):
+        if isinstance(data.get("requirements"), dict):
+            yield data["requirements"]
+        for value in data.values():
+            yield from _requirement_maps(value)
+    elif isinstance(data, list):
+        for item in data:
+            yield from _requirement_maps(item)
+
+
+def test_tea_rum_states_with_maps_take_the_fast_path() -> None:
+    """``AllegianceSpace.requirements`` (a map) no longer sends a Tea & Rum state through the message."""
+    plan = dictrender._plan(protojson.message_class("tea_rum", "State").DESCRIPTOR)
+    several = 0
+    for moves, seed in ((0, 1), (40, 3), (150, 4), (90, 8)):
+        match, _ = random_position(engine_for("tea_rum"), 2, moves, seed)
+        for viewer in (None, 0, 1):
+            view = engine_for("tea_rum").view(match.state, viewer)
+            several += sum(len(found) > 1 for found in _requirement_maps(view))
+            expected = protorender.to_dict(protojson.pack_engine("tea_rum", "State", view))
+            planned = {"@type": expected["@type"], **plan(view)}  # raises Unplanned if it falls back
+            assert orjson.dumps(planned) == orjson.dumps(expected), (moves, seed, viewer)
+    assert several  # maps of two keys and more, whose order is the message's (not the dict's, nor sorted)
+
+
+def test_a_map_prints_in_the_message_order_whatever_order_its_keys_came_in() -> None:
+    """The order a map prints in depends on the order its keys went in (and the process): every
+    order of every subset drawn here prints as the message prints it."""
+    keys = ["income_coins", "income_wheat", "income_wood", "income_ore", "income_barrel", "income_tobacco",
+            "income_cannon", "governor_blue", "ship_discount", "build_discount", "captain_discount",
+            "warehouse_spaces", "contract_stars"]  # fmt: skip
+    draw = random.Random(35)
+    name = "BuildingStock"
+    assert protorender.is_map(protojson.message_class("tea_rum", name).DESCRIPTOR.fields_by_name["continuous"])
+    for _ in range(300):
+        chosen = draw.sample(keys, draw.randint(2, len(keys)))
+        data = {"continuous": {key: draw.randint(-3, 9) for key in chosen}}
+        expected = orjson.dumps(protorender.to_dict(protojson.pack_engine("tea_rum", name, data)))
+        assert orjson.dumps(dictrender.payload("tea_rum", name, data)) == expected, chosen
 
 
 def test_the_passed_through_state_is_what_rendering_it_prints(stack: dict[str, Any]) -> None:

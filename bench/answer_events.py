@@ -1,0 +1,109 @@
+"""CPU of a REST move answer's events, both ways, in process: packed and walked, or printed and passed through.
+
+``RenderedRules.SubmitMoves`` used to send a move's events packed (the rules service built each
+``GameEvent`` with its game ``Event`` in an ``Any``; the gateway parsed the answer and walked the
+events to JSON); it now prints them in the rules service (``events_json``) and the gateway splices
+the bytes in.  Both paths are still in the code (a rules service older than ``events_json`` gets
+the first), so this measures them side by side on the same answers: the moves of 32 random games
+per game type, each answer once (as a gateway sees them: new events every move), alternating the
+two ways ``--repeats`` times.  Rules side: the events of the answer (messages built and serialized,
+or printed); gateway side: the answer parsed, rendered with the state spliced in, and dumped.
+
+    python -m bench.answer_events --repeats 6 [--game tea_rum]
+"""
+
+from __future__ import annotations
+
+import argparse
+import statistics
+import sys
+import time
+from collections.abc import Callable
+from typing import Any
+
+import orjson
+
+from chaiwala.v1 import rendered_pb2, rules_pb2
+from gateway.routes import _submit_answer
+from services.bots.roster import bots_for
+from services.common import protorender
+from services.common.registry import engine_for
+from services.common.runner import Match
+from services.games.records import LogEntry
+from services.rules.narrator import Narrator
+
+GAMES = 32
+STATE = b'{"@type":"type.googleapis.com/x.State"}'  # the state is passed through alike on both paths
+
+
+def _entries(game_type: str, moves: int) -> list[tuple[LogEntry, int]]:
+    """Each move of 32 random games as a log entry, with the seat that played it."""
+    engine = engine_for(game_type)
+    bot = bots_for(engine)["random"]
+    out = []
+    for seed in range(GAMES):
+        match = Match.start(engine, engine.min_players, seed)
+        for step in range(moves):
+            if engine.is_over(match.state):
+                break
+            seat = match.to_act()[0]
+            move = match.bot_move(bot, seat, step)
+            events = match.play(seat, move)
+            entry = LogEntry(step + 1, seat, "", move, events, hash=f"{seed:032x}{step:032x}", status="active",
+                             to_act=match.to_act())  # fmt: skip
+            out.append((entry, seat))
+    return out
+
+
+def _packed(narrator: Narrator, entry: LogEntry, seat: int) -> bytes:
+    answer = rules_pb2.SubmitMovesResponse(version=entry.version, status="active", to_act=entry.to_act)
+    answer.events.extend(narrator.entry_messages(entry, seat, words=(["a", "b"], "en")))
+    answer.state.SetInParent()
+    return rendered_pb2.RenderedSubmit(answer=answer, state_json=STATE).SerializeToString()
+
+
+def _printed(narrator: Narrator, entry: LogEntry, seat: int) -> bytes:
+    answer = rules_pb2.SubmitMovesResponse(version=entry.version, status="active", to_act=entry.to_act)
+    events = orjson.dumps(narrator.entry_json(entry, seat, words=(["a", "b"], "en")))
+    answer.state.SetInParent()
+    return rendered_pb2.RenderedSubmit(answer=answer, state_json=STATE, events_json=events).SerializeToString()
+
+
+def _gateway(wire: bytes) -> bytes:
+    return orjson.dumps(_submit_answer(rendered_pb2.RenderedSubmit.FromString(wire)))
+
+
+def _timed(items: list[Any], work: Callable[[Any], Any]) -> tuple[float, list[Any]]:
+    start = time.process_time()
+    out = [work(item) for item in items]
+    return (time.process_time() - start) / len(items) * 1000, out
+
+
+def main(argv: list[str]) -> None:
+    """Alternate the two ways and print the median CPU ms per answer on each side."""
+    parser = argparse.ArgumentParser(prog="python -m bench.answer_events", description=__doc__.split("\n\n")[0])
+    parser.add_argument("--game", default="darjeeling")
+    parser.add_argument("--moves", type=int, default=40, help="moves per game")
+    parser.add_argument("--repeats", type=int, default=6)
+    args = parser.parse_args(argv)
+    narrator = Narrator(engine_for(args.game))
+    entries = _entries(args.game, args.moves)
+    ways = {"packed": _packed, "printed": _printed}
+    figures: dict[str, dict[str, list[float]]] = {way: {"rules": [], "gateway": []} for way in ways}
+    answers: dict[str, list[bytes]] = {}
+    for _ in range(args.repeats):
+        for way, build in ways.items():
+            protorender.forget_rendered()  # each way starts with the gateway's payload cache empty
+            rules, wires = _timed(entries, lambda item, build=build: build(narrator, *item))
+            gateway, answers[way] = _timed(wires, _gateway)
+            figures[way]["rules"].append(rules)
+            figures[way]["gateway"].append(gateway)
+    assert answers["packed"] == answers["printed"]  # same REST bytes both ways
+    for way, sides in figures.items():
+        line = ", ".join(f"{side} {statistics.median(v):.3f} (min {min(v):.3f})" for side, v in sides.items())
+        print(f"{args.game} {way:8s} CPU ms per answer's events, median of {args.repeats}: {line}; "
+              f"{len(entries)} answers")  # fmt: skip
+
+
+if __name__ == "__main__":
+    main(sys.argv[1:])
