@@ -35,6 +35,7 @@ from gateway.problems import Problem, problem_from_rpc
 from gateway.settings import GatewaySettings
 from gateway.stream_tickets import ticket_body, ticket_param
 from services.common import protojson
+from services.common.callmeta import PRINT_EVENTS
 from services.common.logs import get_logger
 from services.common.metrics_http import authorised
 from services.common.workers import scrape_registry
@@ -342,8 +343,10 @@ async def submit_moves(game_id: str, request: Request) -> Response:
     )
     if expected is not None:
         grpc_request.expected_version = expected
-    # The state comes as JSON bytes to pass through (services.rules.rendered).  Every rules service
-    # serves RenderedRules (it came before this gateway's release), so one RPC: no fallback.
+    # The state and the events come as JSON bytes to pass through (services.rules.rendered).  Every
+    # rules service serves RenderedRules (it came before this gateway's release), so one RPC: no
+    # fallback; the events come printed only when asked, so an older gateway still gets them packed.
+    options["metadata"] = (*options["metadata"], (PRINT_EVENTS, "1"))
     rendered = await _rpc(_backends(request).rendered[game_type].SubmitMoves(grpc_request, **options))
     return JSON(_submit_answer(rendered))
 

@@ -1,4 +1,5 @@
-"""What a call's metadata says about its caller: the bearer token and the language.
+"""What a call's metadata says about its caller: the bearer token, the language, and whether it
+reads a move's events printed.
 
 One reading for the rules service (its interceptor and answers) and for the gateway's stored
 legal-moves read (:mod:`services.legalmoves.reader`), which must find the very seat and language
@@ -26,3 +27,13 @@ def call_language(metadata: Iterable[tuple[str, object]]) -> str:
         if key == "accept-language":
             return sentences.pick_language(str(value))
     return sentences.DEFAULT_LANGUAGE
+
+
+# A gateway that reads ``RenderedSubmit.events_json`` says so with this entry (value "1"): a gateway
+# from before that field would answer a move without its events, so they are printed only when asked.
+PRINT_EVENTS = "chaiwala-print-events"
+
+
+def wants_printed_events(metadata: Iterable[tuple[str, object]]) -> bool:
+    """Whether the caller asked for a move's events printed as JSON (:data:`PRINT_EVENTS`)."""
+    return any(key == PRINT_EVENTS and value == "1" for key, value in metadata)

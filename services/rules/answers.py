@@ -16,7 +16,7 @@ from grpc import aio
 from chaiwala.v1 import rules_pb2
 from services.clock import clock as clocks
 from services.common import dictrender, protojson
-from services.common.callmeta import call_language
+from services.common.callmeta import call_language, wants_printed_events
 from services.common.engine import Result
 from services.games.records import GameMeta
 
@@ -66,10 +66,19 @@ def language(context: aio.ServicerContext) -> str:
 @dataclass
 class PrintedAnswer:
     """The parts of a move's answer printed as REST prints them (``RenderedSubmit``): JSON bytes, or
-    empty when the answer carries them packed instead (a retried key's first answer)."""
+    empty when the answer carries them packed instead (a retried key's first answer).
+    ``with_events``: whether the caller reads printed events (else they come packed)."""
 
     state: bytes = b""
     events: bytes = b""
+    with_events: bool = True
+
+
+def printed_for(context: aio.ServicerContext) -> PrintedAnswer:
+    """What the gateway calling ``RenderedRules.SubmitMoves`` reads printed: the state always, the
+    events when its metadata asks (``callmeta.PRINT_EVENTS``), so gateways and rules services
+    upgrade in either order."""
+    return PrintedAnswer(with_events=wants_printed_events(context.invocation_metadata() or ()))
 
 
 def fill_state(

@@ -316,9 +316,10 @@ class GamePlay:
             entry = LogEntry(meta.version + offset + 1, item.seat, item.bot, item.move, item.events,
                              hash=item.hash, kind=item.kind, status=item.status, to_act=item.to_act)  # fmt: skip
             fields += self.narrator.entry_fields(entry, seat, words=words)
-        if printed is not None:
+        events_printed = printed is not None and printed.with_events
+        if printed is not None and events_printed:
             printed.events = orjson.dumps([self.narrator.event_json(item) for item in fields])
-        if printed is None or kept:
+        if not events_printed or kept:
             response.events.extend(self.narrator.event_message(item) for item in fields)
 
     def count_bot_move(self, bot: str) -> None:

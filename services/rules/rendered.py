@@ -36,7 +36,7 @@ class RenderedRulesServicer(rendered_pb2_grpc.RenderedRulesServicer):
     ) -> rendered_pb2.RenderedSubmit:
         """Submit as ``RulesService.SubmitMoves``; the state and the events come as JSON (neither for a
         retried key's answer, which comes whole)."""
-        printed = answers.PrintedAnswer()
+        printed = answers.printed_for(context)
         answer = await self.rules.play.submit(request, self.rules.access.seat, answers.language(context), printed)
         return rendered_pb2.RenderedSubmit(answer=answer, state_json=printed.state, events_json=printed.events)
 

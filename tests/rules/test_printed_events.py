@@ -23,6 +23,7 @@ from bench.engine_cases import random_position
 from chaiwala.v1 import rendered_pb2_grpc, rules_pb2
 from services.bots.roster import bots_for
 from services.common import protojson
+from services.common.callmeta import PRINT_EVENTS
 from services.common.registry import available_game_types, engine_for
 from services.common.runner import Match
 from services.games.records import LogEntry
@@ -107,20 +108,29 @@ def test_the_rest_move_answer_prints_its_events_as_the_packed_path_did(game: str
             assert orjson.dumps(answer["events"]) == orjson.dumps(listed)
 
 
-def test_the_gateway_s_call_carries_the_events_printed_and_not_packed(stack: dict[str, Any]) -> None:
-    """An unkeyed move's ``RenderedSubmit``: events as JSON, none packed (the gateway parses nothing)."""
+def test_the_gateway_s_call_carries_the_events_printed_only_when_it_asks(stack: dict[str, Any]) -> None:
+    """An unkeyed move's ``RenderedSubmit``: a gateway that asks (``PRINT_EVENTS``) gets the events
+    as JSON and none packed; a gateway from before the field (no entry) gets them packed, as before."""
     with httpx.Client(base_url=stack["gateway"].url, timeout=30) as client:
         created = create_game(client, "darjeeling", [{"name": "a"}, {"name": "b"}], seed=5)
         game_id, tokens = created["game_id"], [seat["token"] for seat in created["seats"]]
-        seat = client.get(f"/v1/games/{game_id}", headers=auth(tokens[0])).json()["to_act"][0]
-        listing = client.get(f"/v1/games/{game_id}/legal-moves", headers=auth(tokens[seat])).json()
+        for asks in (False, True):
+            seat = client.get(f"/v1/games/{game_id}", headers=auth(tokens[0])).json()["to_act"][0]
+            listing = client.get(f"/v1/games/{game_id}/legal-moves", headers=auth(tokens[seat])).json()
+            answer = _submit_rendered(stack, game_id, listing, tokens[seat], asks)
+            assert answer.answer.state.ByteSize() == 0 and answer.state_json
+            if not asks:
+                assert answer.answer.events and answer.events_json == b""
+                continue
+            assert not answer.answer.events
+            printed = orjson.loads(answer.events_json)
+            assert printed and all(event["version"] == listing["version"] + 1 for event in printed)
+
+
+def _submit_rendered(stack: dict[str, Any], game_id: str, listing: dict[str, Any], token: str, asks: bool) -> Any:
     fields = {key: value for key, value in listing["moves"][0].items() if key not in ("text", "costs", "@type")}
     move = protojson.pack("darjeeling", "Move", fields)
     request = rules_pb2.SubmitMovesRequest(game_id=game_id, moves=[move], expected_version=listing["version"])
+    metadata = (("authorization", f"Bearer {token}"), *([(PRINT_EVENTS, "1")] if asks else []))
     with grpc.insecure_channel(stack["services"]["darjeeling"].address) as channel:
-        answer = rendered_pb2_grpc.RenderedRulesStub(channel).SubmitMoves(
-            request, metadata=(("authorization", f"Bearer {tokens[seat]}"),), timeout=30
-        )
-    assert not answer.answer.events and answer.answer.state.ByteSize() == 0
-    printed = orjson.loads(answer.events_json)
-    assert printed and all(event["version"] == listing["version"] + 1 for event in printed)
+        return rendered_pb2_grpc.RenderedRulesStub(channel).SubmitMoves(request, metadata=metadata, timeout=30)
