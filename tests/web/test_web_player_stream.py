@@ -172,7 +172,9 @@ def test_my_games_shows_your_turn_in_three_games_from_one_player_stream(stack: d
     # At a table the player stream says where else it is the player's turn (here: games[2]).
     others = "const a = document.getElementById('other-turns'); return a && !a.hidden ? a.textContent : ''"
     wait_for(browser, lambda: browser.execute_script(others) == "Your turn in another game", 30, "the other turn")
-    assert _opened(browser)["events"] == 2  # the table's own, the lobby's being closed
+    # The table's own player stream (the lobby's is closed); the link can show from the table's
+    # first read of my games, before its stream has opened, so this is waited for too.
+    wait_for(browser, lambda: _opened(browser)["events"] == 2, 30, "the table's player stream")
     games.append(_started(url, guest, bilal))
     _move_until_their_turn(url, games[-1], bilal)
     wait_for(browser, lambda: browser.execute_script(others) == "Your turn in 2 other games", 30, "a new turn told")
