@@ -20,6 +20,7 @@ from typing import Any
 
 import pytest
 
+from services.tea_rum.content import GAIN_KINDS
 from tests.support import webgames
 from tests.support.browser import chromium, console_errors
 from tests.support.legibility import MIN_TEXT_PX, PHONE, SIZES, Size, set_viewport, small_tap_targets, smallest_text
@@ -27,6 +28,7 @@ from tests.support.webplay import (
     move_kind,
     offered_element,
     open_table,
+    page_url,
     play_choosing,
     result_rows,
     result_visible,
@@ -224,3 +226,23 @@ def test_the_two_winner_ending_is_shown_as_two_winners(stack: dict[str, Any], sp
     assert not CODE_NAME.findall(board_text(spectator)), CODE_NAME.findall(board_text(spectator))
     spectator.execute_script("localStorage.removeItem('chaiwala.words')")
     assert not console_errors(spectator)
+
+
+def test_every_effect_reads_as_words_in_both_languages(stack: dict[str, Any], spectator: Any) -> None:
+    """Each effect kind the content may hold, with a discount or without, is labelled in words: no
+    symbol standing for a term (the reputation track was a star, a discount a minus sign)."""
+    spectator.get(page_url(str(stack["url"]), ""))
+    kinds = [kind for kind in GAIN_KINDS if kind != "choice"]
+    gains: list[dict[str, Any]] = [{"kind": k, "amount": n, "options": []} for k in kinds for n in (0, 1, 2)]
+    labels = spectator.execute_async_script(
+        "const [gains, done] = arguments;"
+        "import('/play/tables/tea_rum/words.js').then((m) => done(['en', 'es'].flatMap("
+        "  (lang) => gains.map((g) => m.gainText(g, m.wordsFor(lang))))));",
+        gains,
+    )
+    assert len(labels) == 2 * len(gains)
+    for label in labels:
+        assert re.fullmatch(r"[+$]?\d* ?[\w ]+( \(\$?\d+ [\w ]+\))?", label), label
+    english = dict(zip((f"{g['kind']}{g['amount']}" for g in gains), labels, strict=False))
+    assert english["stars1"] == "+1 reputation" and english["build2"] == "build (2 cubes less)"
+    assert english["captain2"] == "captain ($2 less)"

@@ -386,14 +386,13 @@ def test_every_kind_is_read_in_a_covering_game_or_a_sample(game: str) -> None:
     assert not never, "never read (add a sample or widen the covering game):\n" + "\n".join(never)
 
 
-def test_the_service_sends_an_empty_text_and_logs_once_when_a_template_is_missing(
-    tmp_path: Any
-) -> None:
+def test_the_service_sends_an_empty_text_and_logs_once_when_a_template_is_missing(tmp_path: Any) -> None:
     narrator = Narrator(engine_for("darjeeling"))
     (tmp_path / "darjeeling" / "text").mkdir(parents=True)
     (tmp_path / "darjeeling" / "text" / "en.yaml").write_text("events:\n  turn_ended: '{{ Who(e.seat) }} is done.'\n")
     narrator.sentences = Sentences("darjeeling", seeds=tmp_path)
-    events = [{"turn_ended": {"seat": 0, "next": 1}}, {"action_played": {"seat": 0, "action": "NO_ROTTING"}}] * 2
+    events: list[dict[str, Any]] = [{"turn_ended": {"seat": 0, "next": 1}},
+                                    {"action_played": {"seat": 0, "action": "NO_ROTTING"}}] * 2  # fmt: skip
     messages = narrator.event_messages(3, 0, events, None, words=(["Asha", "Bikram"], "en"))
     assert [m.text for m in messages] == ["Asha is done.", "", "Asha is done.", ""]
     assert narrator.text_errors == {"darjeeling/en: no template for event 'action_played'"}

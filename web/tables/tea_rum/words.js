@@ -90,7 +90,8 @@ const EN = {
   res: { wheat: "wheat", wood: "wood", ore: "ore", barrel: "barrel", tobacco: "tobacco", cannon: "cannon" },
   any_cube: "any cube",
   pop: "population",
-  stars: "★",
+  reputation: "reputation",
+  less: (n, unit) => (unit === "coins" ? `$${n} less` : `${n} ${n === 1 ? "cube" : "cubes"} less`),
   actions: { trade: "trade", build: "build", contract: "contract", captain: "captain" },
   final: "Final result",
   winners: "Winner",
@@ -185,6 +186,8 @@ const ES = {
   res: { wheat: "trigo", wood: "madera", ore: "mineral", barrel: "barril", tobacco: "tabaco", cannon: "cañón" },
   any_cube: "cubo a elegir",
   pop: "población",
+  reputation: "reputación",
+  less: (n, unit) => (unit === "coins" ? `$${n} menos` : `${n} ${n === 1 ? "cubo" : "cubos"} menos`),
   actions: { trade: "comerciar", build: "construir", contract: "contrato", captain: "capitán" },
   final: "Resultado final",
   winners: "Ganador",
@@ -198,19 +201,20 @@ export function wordsFor(words) {
   return words === "es" ? ES : EN;
 }
 
-/** One effect icon as text: "$2", "★1", "1 wheat", "2 blue", "(a / b)", "build −1". */
+/** One effect icon as text: "$2", "+1 reputation", "1 wheat", "2 blue", "(a / b)", "build (1 cube less)". */
 export function gainText(gain, w) {
   const n = gain.amount;
   if (gain.kind === "coins") return `$${n}`;
-  if (gain.kind === "stars") return `★${n}`;
+  if (gain.kind === "stars") return `+${n} ${w.reputation}`; // steps on the reputation track
   if (gain.kind in w.res) return `${n} ${w.res[gain.kind]}`;
   if (gain.kind === "any_cube") return `${n} ${w.any_cube}`;
   if (gain.kind === "blue" || gain.kind === "red") return `${n} ${w.colours[gain.kind]}`;
   if (gain.kind === "population") return `+${n} ${w.pop}`;
   if (gain.kind === "choice") return `(${(gain.options || []).map((o) => gainsText(o.gains, w)).join(" / ")})`;
+  // An action's amount is a discount: coins off a captain, cubes waived elsewhere.
   const action = w.actions[gain.kind] ?? gain.kind;
-  if (gain.kind === "captain" && n) return `${action} −$${n}`;
-  return n ? `${action} −${n}` : action;
+  if (!n) return action;
+  return `${action} (${w.less(n, gain.kind === "captain" ? "coins" : "cubes")})`;
 }
 
 /** An effect list as text, left to right. */
