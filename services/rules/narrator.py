@@ -123,20 +123,6 @@ class Narrator:
             fields["seat"] = entry.seat
         return [_with_turn(fields, entry, viewer)]
 
-    def event_messages(
-        self,
-        version: int,
-        seat_of_move: int | None,
-        events: Sequence[dict[str, Any]],
-        viewer: int | None,
-        skip_to: int = -1,
-        entry_hash: str = "",
-        words: Words = NO_WORDS,
-    ) -> list[rules_pb2.GameEvent]:
-        """The events of one version as ``viewer`` may see them, past index ``skip_to``."""
-        found = self.event_fields(version, seat_of_move, events, viewer, skip_to, entry_hash, words)
-        return [self.event_message(fields) for fields in found]
-
     def event_fields(
         self,
         version: int,
@@ -147,7 +133,8 @@ class Narrator:
         entry_hash: str = "",
         words: Words = NO_WORDS,
     ) -> list[dict[str, Any]]:
-        """:meth:`event_messages`' fields, the game's event as the engine's dict."""
+        """The ``GameEvent`` fields of one version's events as ``viewer`` may see them, past index
+        ``skip_to``, the game's event as the engine's dict (:meth:`event_message` packs them)."""
         out = []
         for index, event in enumerate(events):
             if index <= skip_to:

@@ -393,6 +393,8 @@ def test_the_service_sends_an_empty_text_and_logs_once_when_a_template_is_missin
     narrator.sentences = Sentences("darjeeling", seeds=tmp_path)
     events: list[dict[str, Any]] = [{"turn_ended": {"seat": 0, "next": 1}},
                                     {"action_played": {"seat": 0, "action": "NO_ROTTING"}}] * 2  # fmt: skip
-    messages = narrator.event_messages(3, 0, events, None, words=(["Asha", "Bikram"], "en"))
+    messages = [
+        narrator.event_message(f) for f in narrator.event_fields(3, 0, events, None, words=(["Asha", "Bikram"], "en"))
+    ]
     assert [m.text for m in messages] == ["Asha is done.", "", "Asha is done.", ""]
     assert narrator.text_errors == {"darjeeling/en: no template for event 'action_played'"}
