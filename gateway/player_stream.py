@@ -12,7 +12,6 @@ A refusal (no or a bad credential) is a problem, never a stream.
 from __future__ import annotations
 
 import itertools
-import re
 from collections.abc import AsyncIterator
 
 import grpc
@@ -26,9 +25,9 @@ from gateway.fanout import END, error_bytes
 from gateway.problems import Problem, problem_from_rpc
 from gateway.routes import JSON, _backends, _call
 from gateway.stream_tickets import ticket_body, ticket_param
+from services.lobby.feed import is_cursor
 
 router = APIRouter()
-_CURSOR = re.compile(r"\d{1,20}-\d{1,20}")
 PING = b": ping\n\n"
 _turns = itertools.count()
 
@@ -36,7 +35,7 @@ _turns = itertools.count()
 def _cursor(request: Request) -> str:
     """The resume point: ``Last-Event-ID`` or ``?after=`` (a cursor this stream handed out)."""
     cursor = request.headers.get("last-event-id", "").strip() or request.query_params.get("after", "")
-    if cursor and not _CURSOR.fullmatch(cursor):
+    if cursor and not is_cursor(cursor):  # the rules service checks it again: refused here without a call
         raise Problem(400, "bad_after", "resume from an id this stream sent (Last-Event-ID or ?after=)")
     return cursor
 

@@ -316,10 +316,10 @@ class GamePlay:
             entry = LogEntry(meta.version + offset + 1, item.seat, item.bot, item.move, item.events,
                              hash=item.hash, kind=item.kind, status=item.status, to_act=item.to_act)  # fmt: skip
             fields += self.narrator.entry_fields(entry, seat, words=words)
-        events_printed = printed is not None and printed.with_events
-        if printed is not None and events_printed:
-            printed.events = orjson.dumps([self.narrator.event_json(item) for item in fields])
-        if not events_printed or kept:
+        printing = printed if printed is not None and printed.with_events else None
+        if printing is not None:
+            printing.events = orjson.dumps([self.narrator.event_json(item) for item in fields])
+        if printing is None or kept:
             response.events.extend(self.narrator.event_message(item) for item in fields)
 
     def count_bot_move(self, bot: str) -> None:
