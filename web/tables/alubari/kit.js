@@ -22,14 +22,9 @@ export function piece(ctx, found, className, children, data = {}, label = null) 
   if (!found) return html`<div class=${className} ...${data}>${children}</div>`;
   ctx.placed.add(found.index);
   const sentence = ctx.table.legal?.texts?.[found.index] || "";
+  // Its price is the shell's to say: hovering any [data-move-index] on the board fills #hover.
   return html`<button type="button" class=${`${className} alu-choice`} data-move-index=${found.index}
-    data-costs=${priceOf(ctx.table.legal?.moves?.[found.index])} title=${sentence} aria-label=${label || undefined}
-    ...${data}>${children}</button>`;
-}
-
-/** What a move costs in short, as the shell writes it on its buttons (`what:amount`). */
-export function priceOf(move) {
-  return ((move && move.costs) || []).map((c) => `${c.what}:${c.amount}`).join(" ");
+    title=${sentence} aria-label=${label || undefined} ...${data}>${children}</button>`;
 }
 
 /** A seat's pawn: a disc in the seat's colour (decorative: its name is said next to it or in `title`). */
