@@ -14,7 +14,6 @@ against the same calls (``bench/grpc_path.py``):
 
 from __future__ import annotations
 
-import asyncio
 import os
 from typing import Any
 
@@ -23,6 +22,7 @@ from grpc import aio
 
 from chaiwala.v1 import rules_pb2
 from services.common.interceptors import RpcInterceptor
+from services.common.loops import run_loop
 
 METHOD = "/bench.Echo/Echo"
 PROTO_METHOD = "/bench.Echo/Proto"
@@ -62,4 +62,4 @@ async def serve(port: int, intercepted: bool) -> None:
 
 
 if __name__ == "__main__":
-    asyncio.run(serve(int(os.environ["BENCH_PORT"]), os.environ.get("BENCH_INTERCEPTED") == "1"))
+    run_loop(serve(int(os.environ["BENCH_PORT"]), os.environ.get("BENCH_INTERCEPTED") == "1"))

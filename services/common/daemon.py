@@ -14,6 +14,7 @@ from collections.abc import Callable, Coroutine
 from typing import Any, TypeVar
 
 from services.common.logs import configure_logging
+from services.common.loops import run_loop
 from services.common.metrics_http import Keep, process_registry, serve_metrics_http
 from services.common.settings import ServiceSettings
 
@@ -42,4 +43,4 @@ def serve_metrics(settings: ServiceSettings, log: Any, event: str, keep: Keep, *
 def run_daemon(settings: SettingsT, serve: Callable[[SettingsT], Coroutine[Any, Any, None]]) -> None:
     """Configure logging from ``settings`` and run ``serve(settings)`` until it returns."""
     configure_logging(settings.log_format, settings.log_level)
-    asyncio.run(serve(settings))
+    run_loop(serve(settings))

@@ -19,6 +19,7 @@ from chaiwala.v1 import rendered_pb2_grpc, rules_pb2, rules_pb2_grpc, tables_pb2
 from services.common import metrics, protojson, workers
 from services.common.exposure import check_exposure
 from services.common.interceptors import RpcInterceptor
+from services.common.loops import run_loop
 from services.common.logs import configure_logging, get_logger
 from services.common.metrics_http import family_names, keep_all_but, process_registry, serve_metrics_http
 from services.common.reflection import enable_reflection
@@ -155,7 +156,7 @@ def main(argv: list[str]) -> None:
     count = workers.process_count(settings.grpc_processes)
     if count > 1 and not workers.is_worker():
         raise SystemExit(serve_group(argv[0], settings, count))
-    asyncio.run(serve(argv[0], settings))
+    run_loop(serve(argv[0], settings))
 
 
 def serve_group(game_type: str, settings: ServiceSettings, count: int) -> int:
