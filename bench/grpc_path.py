@@ -8,7 +8,8 @@ service against the echo server's (the issue measured 0.74 ms against 0.23 ms). 
 #35), each against the bare echo's CPU per call: the protobuf work of a call (``Proto`` of
 :mod:`bench.echo`), protobuf plus the rules services' interceptor (an echo server running it),
 ``ListLegalMoves`` alone, and ``SubmitMoves`` alone (a move's CPU less one ``ListLegalMoves``;
-goal ≤ 2×).
+goal ≤ 2×).  Last, the floor of a ``SubmitMoves`` (:mod:`bench.floor`: the bare method with the
+move's load and commit in Redis and nothing else) against the same echo.
 """
 
 from __future__ import annotations
@@ -23,6 +24,8 @@ from grpc import aio
 
 from bench.config import Config
 from bench.echo import METHOD, PROTO_METHOD
+from bench.floor import COMMIT_METHOD, game_name
+from bench.floor import METHOD as FLOOR_METHOD
 from bench.load import Tally, closed_loop, percentile
 from bench.procs import Child, stack
 from bench.results import Row
@@ -119,7 +122,7 @@ async def _listing_cpu(rules: Child, players: GrpcPlayers, config: Config) -> fl
     return (rules.cpu() - before) * 1000 / max(1, calls)
 
 
-async def _measure(rules: Child, echo: Child, intercepted: Child, config: Config) -> list[Row]:
+async def _measure(rules: Child, echo: Child, intercepted: Child, floor: Child, config: Config) -> list[Row]:
     async with aio.insecure_channel(f"127.0.0.1:{rules.port}") as channel:
         players = GrpcPlayers(rules_pb2_grpc.RulesServiceStub(channel))
         await asyncio.gather(*(players.new_game(i) for i in range(config.grpc_games)))
@@ -130,6 +133,8 @@ async def _measure(rules: Child, echo: Child, intercepted: Child, config: Config
     token = (("authorization", "Bearer " + "t" * 43),)  # a seat token's length
     protobuf_ms = await _cpu_per_call(echo, players.last_request, config, PROTO_METHOD, token)
     interceptor_ms = await _cpu_per_call(intercepted, players.last_request, config, PROTO_METHOD, token)
+    floor_tally, floor_ms = await _floor_cpu(floor, config, FLOOR_METHOD)
+    commit_tally, commit_ms = await _floor_cpu(floor, config, COMMIT_METHOD)
     echo_before = echo.cpu()
     base, echo_latencies = await _echo_run(echo, players.last_request, config)
     echo_cpu = echo.cpu() - echo_before
@@ -164,7 +169,28 @@ async def _measure(rules: Child, echo: Child, intercepted: Child, config: Config
             echo_ms, better="lower"),
         Row(SUITE, "list_legal_moves_cpu_per_call", "CPU ms", round(listing_ms, 3), "echo_cpu_per_call", echo_ms,
             better="lower"),
+        Row(SUITE, "floor_submit_cpu_per_call", "CPU ms", floor_ms, "echo_cpu_per_call", echo_ms, better="lower",
+            details=floor_tally.summary()),
+        Row(SUITE, "floor_commit_only_cpu_per_call", "CPU ms", commit_ms, "echo_cpu_per_call", echo_ms,
+            better="lower", details=commit_tally.summary()),
     ]  # fmt: skip
+
+
+async def _floor_cpu(floor: Child, config: Config, method: str) -> tuple[Tally, float]:
+    """CPU ms per call of the floor's rules half (:mod:`bench.floor`: a load and a commit in Redis
+    behind a bare ``grpc.aio`` method), what a ``SubmitMoves`` costs before any of its own work;
+    with ``COMMIT_METHOD``, the commit alone (a position kept in the process)."""
+    async with aio.insecure_channel(f"127.0.0.1:{floor.port}") as channel:
+        call = channel.unary_unary(method)
+
+        async def move(index: int) -> None:
+            await call(game_name(index).encode() + b'{"move":{"place":{"tile":"a1","space":12}}}')
+
+        await closed_loop(move, config.grpc_games, config.warmup)
+        before = floor.cpu()
+        tally = await closed_loop(move, config.grpc_games, config.seconds)
+        used = floor.cpu() - before
+    return tally, round(used * 1000 / max(1, tally.done), 3)
 
 
 def _ms(seconds: float) -> float:
@@ -177,4 +203,5 @@ def run(config: Config) -> list[Row]:
         rules = running.rules(config.game)
         echo = running.echo()
         intercepted = running.echo(intercepted=True)
-        return asyncio.run(_measure(rules, echo, intercepted, config))
+        floor = running.floor_rules()
+        return asyncio.run(_measure(rules, echo, intercepted, floor, config))

@@ -234,6 +234,19 @@ class Stack:
         name = "echo-intercepted" if intercepted else "echo"
         return self._serve(name, ["bench.echo"], env, port, lambda: _port_open(port), HERE)
 
+    def floor_rules(self) -> Child:
+        """The floor's rules half (:mod:`bench.floor`): load and commit in Redis, nothing else."""
+        port = free_port()
+        return self._serve("floor-rules", ["bench.floor", "rules"], {"BENCH_PORT": str(port)}, port,
+                           lambda: _port_open(port), HERE)  # fmt: skip
+
+    def floor_gateway(self, rules: Child) -> Child:
+        """The floor's HTTP half (:mod:`bench.floor`), same worker count as the gateway."""
+        port = free_port()
+        env = {"BENCH_PORT": str(port), "BENCH_RULES_PORT": str(rules.port)}
+        return self._serve("floor-gateway", ["bench.floor", "gateway"], env, port,
+                           lambda: _http_ready(port, "/floor/ready/legal-moves"), HERE)  # fmt: skip
+
     def close(self) -> None:
         """Stop every child, then Redis."""
         for child in reversed(self.children):

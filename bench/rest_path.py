@@ -10,6 +10,8 @@ measuring window only), beside the trivial endpoint's — and for the whole stac
 servers take at rest (``idle_move_servers_cpu``) — and the move path's latency at half of its
 saturation rate (paced loops), through :mod:`bench.lean_http` so that the client's own CPU (most
 of a move's on two cores with httpx) stays out of a latency figure: see :func:`_half_saturation`.
+Last, the shape's floor (:mod:`bench.floor`: the same requests, gRPC hop and Redis round trips
+doing nothing else) against the trivial request, and the move against that floor.
 """
 
 from __future__ import annotations
@@ -25,12 +27,14 @@ from typing import Any, Protocol
 import httpx
 
 from bench.config import Config
+from bench.floor import floor_move
 from bench.lean_http import LeanClient
 from bench.load import Body, Refused, Tally, closed_loop
 from bench.procs import Child, Stack, stack
 from bench.results import Row
 
 SUITE = "rest"
+Floor = tuple[Child, Child]  # the floor's gateway and rules halves (bench.floor)
 
 
 @dataclass
@@ -194,7 +198,8 @@ async def _idle(servers: Sequence[Metered], config: Config) -> Row:
                better="lower", goal=1.0, details=details)  # fmt: skip
 
 
-async def _measure(running: Stack, config: Config, gateway: Child, rules: Child, trivial: Child) -> list[Row]:
+async def _measure(running: Stack, config: Config, gateway: Child, rules: Child, trivial: Child,
+                   floor: Floor) -> list[Row]:  # fmt: skip
     redis = running.redis_meter()
     rows: list[Row] = [await _idle([gateway, rules, redis], config)]
     for games in config.rest_games:
@@ -242,7 +247,50 @@ async def _measure(running: Stack, config: Config, gateway: Child, rules: Child,
             if games == min(config.rest_games) and moves.rate > 0:
                 rows.append(await _half_saturation(gateway.port, games, players, moves, config))
                 rows.append(await _lean_comparison(gateway.port, trivial.port, games, config))
+                rows += await _floor(floor, redis, games, config, base_whole, whole)
     return rows
+
+
+async def _floor(floor: Floor, redis: Metered, games: int, config: Config, trivial: float, move: float) -> list[Row]:
+    """The shape's floor (:mod:`bench.floor`) against the trivial request, and the move against it.
+
+    ``trivial`` and ``move`` are the whole stack's CPU ms per trivial request and per move measured
+    just before in the same run."""
+    per_move, details = await _floor_run(floor, redis, games, config, "floor")
+    lean_per_move, lean_details = await _floor_run(floor, redis, games, config, "lean")
+    return [
+        Row(SUITE, f"floor_stack_cpu_per_move_{games}_games", "CPU ms", per_move, "trivial_stack_cpu_per_request",
+            trivial, better="lower", details=details),
+        Row(SUITE, f"stack_cpu_per_move_over_floor_{games}_games", "CPU ms", move, "floor_stack_cpu_per_move",
+            per_move, better="lower"),
+        Row(SUITE, f"floor_lean_stack_cpu_per_move_{games}_games", "CPU ms", lean_per_move,
+            "trivial_stack_cpu_per_request", trivial, better="lower", details=lean_details),
+    ]  # fmt: skip
+
+
+async def _floor_run(
+    floor: Floor, redis: Metered, games: int, config: Config, variant: str
+) -> tuple[float, dict[str, Any]]:
+    """One closed-loop run of the floor's ``variant``: the stack's CPU ms per move, and details."""
+    gateway, rules = floor
+    versions: dict[int, int] = {}
+    async with _client(gateway.port, games) as client:
+
+        async def request(index: int, client: httpx.AsyncClient = client) -> None:
+            await floor_move(client, index, versions, variant)
+
+        tally, (gateway_cpu, rules_cpu, redis_cpu, _) = await _timed([gateway, rules, redis], request, games, config)
+    per_move = _cpu_ms(gateway_cpu + rules_cpu + redis_cpu, tally.done)
+    details = {
+        **tally.summary(),
+        "gateway_cpu_ms_per_move": _cpu_ms(gateway_cpu, tally.done),
+        "rules_cpu_ms_per_move": _cpu_ms(rules_cpu, tally.done),
+        "redis_cpu_ms_per_move": _cpu_ms(redis_cpu, tally.done),
+        "load_average": os.getloadavg()[0],
+    }
+    if not tally.done:
+        details["failed"] = "no floor move measured"
+    return per_move, details
 
 
 async def _lean_comparison(gateway_port: int, trivial_port: int, games: int, config: Config) -> Row:
@@ -308,4 +356,6 @@ def run(config: Config) -> list[Row]:
         rules = running.rules(config.game)
         gateway = running.gateway({config.game: rules})
         trivial = running.trivial()
-        return asyncio.run(_measure(running, config, gateway, rules, trivial))
+        floor_rules = running.floor_rules()
+        floor = (running.floor_gateway(floor_rules), floor_rules)
+        return asyncio.run(_measure(running, config, gateway, rules, trivial, floor))

@@ -19,8 +19,8 @@ from chaiwala.v1 import rendered_pb2_grpc, rules_pb2, rules_pb2_grpc, tables_pb2
 from services.common import metrics, protojson, workers
 from services.common.exposure import check_exposure
 from services.common.interceptors import RpcInterceptor
-from services.common.loops import run_loop
 from services.common.logs import configure_logging, get_logger
+from services.common.loops import run_loop
 from services.common.metrics_http import family_names, keep_all_but, process_registry, serve_metrics_http
 from services.common.reflection import enable_reflection
 from services.common.registry import engine_for

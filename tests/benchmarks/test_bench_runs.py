@@ -55,6 +55,14 @@ def test_the_load_was_real_and_nothing_failed(quick_run: tuple[dict[str, Any], P
     assert paced["client"] == "bench.lean_http" and paced["done"] > 0 and paced["errors"] == 0
     assert 0 < paced["offered_moves_per_s"] <= paced["saturated_moves_per_s"]
     assert _rows(doc, "grpc")["submit_moves_4_games"]["details"]["errors"] == 0
+    # The shape's floor (bench.floor) made real moves over HTTP and over gRPC, none refused.
+    floor_moves = _rows(doc, "rest")["floor_stack_cpu_per_move_4_games"]["details"]
+    assert floor_moves["done"] > 0 and floor_moves["errors"] == 0
+    assert floor_moves["redis_cpu_ms_per_move"] > 0 and floor_moves["rules_cpu_ms_per_move"] > 0
+    lean = _rows(doc, "rest")["floor_lean_stack_cpu_per_move_4_games"]["details"]
+    assert lean["done"] > 0 and lean["errors"] == 0
+    for case in ("floor_submit_cpu_per_call", "floor_commit_only_cpu_per_call"):
+        assert _rows(doc, "grpc")[case]["details"]["done"] > 0 and _rows(doc, "grpc")[case]["details"]["errors"] == 0
     delivery = _rows(doc, "sse")["delivery_p99_3_listeners"]["details"]
     # Every open listener got every measured move's event, none failed to connect.
     assert delivery["open"] == 3 and delivery["connect_errors"] == 0
