@@ -4,10 +4,8 @@ from __future__ import annotations
 
 import socket
 
-import uvicorn
-
 from gateway.app import create_app
-from gateway.server import uvicorn_config
+from gateway.server import QuietServer, uvicorn_config
 from gateway.settings import GatewaySettings
 from services.common import workers
 from services.common.exposure import check_exposure, host_of, is_loopback
@@ -31,7 +29,7 @@ def main() -> None:
         log.info("serving_group", workers=count, port=settings.http_port)
         raise SystemExit(workers.supervise(workers.start_workers(count, "gateway")))
     grace = settings.shutdown_grace_seconds  # open SSE streams are closed after this, never wait forever
-    server = uvicorn.Server(uvicorn_config(create_app(settings), settings, timeout_graceful_shutdown=grace))
+    server = QuietServer(uvicorn_config(create_app(settings), settings, timeout_graceful_shutdown=grace))
     if workers.is_worker():
         server.run(sockets=[shared_socket(settings.http_host, settings.http_port)])
     else:
