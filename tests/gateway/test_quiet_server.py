@@ -8,6 +8,7 @@ from typing import Any
 
 import httpx
 import uvicorn
+from sse_starlette.sse import AppStatus
 
 from gateway.server import QuietServer
 from services.common.embedded_redis import free_port
@@ -40,9 +41,13 @@ async def _serve_request_then_stop() -> None:
 
 
 def test_it_serves_with_a_date_header_and_a_signal_stops_it() -> None:
-    # uvicorn raises the signal it caught again once it has stopped: here it reaches a no-op.
-    previous = signal.signal(signal.SIGTERM, lambda *_: None)
+    # uvicorn raises the signal it caught again once it has stopped: here it reaches a no-op.  The
+    # signal also sets sse_starlette's process-wide exit flag (it wraps uvicorn's handler), which
+    # would end every later test's SSE streams in this process: it is put back.
+    previous, exiting = signal.signal(signal.SIGTERM, lambda *_: None), AppStatus.should_exit
     try:
         asyncio.run(_serve_request_then_stop())
+        assert AppStatus.should_exit  # QuietServer.handle_exit kept uvicorn's (wrapped) handler
     finally:
         signal.signal(signal.SIGTERM, previous)
+        AppStatus.should_exit = exiting

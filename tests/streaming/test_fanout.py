@@ -194,7 +194,9 @@ def test_a_slow_listener_is_dropped_and_resumes_where_it_stopped(gateway: Gatewa
             await _open_all([fast], opened)
             stalled = _stalled_listener(gateway, path)
             # Wait until the stalled client is attached (it shares the spectators' upstream).
+            deadline = time.monotonic() + 60
             while exported((await client.get("/metrics")).text, "chaiwala_gateway_sse_subscribers") < 2:
+                assert time.monotonic() < deadline, "the stalled listener never attached"
                 await asyncio.sleep(0.02)
             # Asha resigns: bots play every seat to the end, as fast as the conductor can.
             assert (await client.post(f"/v1/games/{game_id}/resign", headers=auth(token))).status_code == 200
