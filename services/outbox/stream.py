@@ -146,8 +146,10 @@ def _text(value: Any) -> str:
     return value.decode() if isinstance(value, bytes) else str(value)
 
 
-def _parse(shard: int, entry_id: Any, raw: Any) -> OutboxEvent | None:
-    """A stream entry as an event (``None`` for an entry trimmed away while pending)."""
+def parse_entry(shard: int, entry_id: Any, raw: Any) -> OutboxEvent | None:
+    """An outbox stream entry of ``shard`` as an event (``None`` for an entry trimmed away while
+    pending): every reader of the outbox (this module's reads, :mod:`services.outbox.wait`'s
+    blocking read) parses entries here."""
     if not raw:
         return None
     fields = {_text(k): _text(v) for k, v in raw.items()}
@@ -192,7 +194,7 @@ async def _read_shard(
     gone: list[Any] = []
     seen: set[str] = set()
     for entry_id, raw in found:
-        event = _parse(shard, entry_id, raw)
+        event = parse_entry(shard, entry_id, raw)
         if event is None:
             gone.append(entry_id)
         elif event.entry_id not in seen:

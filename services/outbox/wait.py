@@ -21,7 +21,7 @@ from typing import Any
 from redis import exceptions as redis_errors
 from redis.asyncio.cluster import RedisCluster
 
-from services.outbox.stream import DEFAULT_BATCH, OutboxEvent, _parse, outbox_keys
+from services.outbox.stream import DEFAULT_BATCH, OutboxEvent, outbox_keys, parse_entry
 
 _SHARD_OF_KEY = {key: shard for shard, key in enumerate(outbox_keys())}
 # One blocking read lasts at most this long (kept below any socket read timeout a Redis client may
@@ -91,5 +91,5 @@ async def _blocking_read(
     events: list[OutboxEvent] = []
     for key, items in answer or []:
         shard = _SHARD_OF_KEY[key.decode() if isinstance(key, bytes) else key]
-        events += [event for entry_id, raw in items if (event := _parse(shard, entry_id, raw)) is not None]
+        events += [event for entry_id, raw in items if (event := parse_entry(shard, entry_id, raw)) is not None]
     return events
