@@ -26,7 +26,7 @@ from bench.config import Config
 from bench.echo import METHOD, PROTO_METHOD
 from bench.floor import COMMIT_METHOD, game_name
 from bench.floor import METHOD as FLOOR_METHOD
-from bench.load import Tally, closed_loop, percentile
+from bench.load import Tally, closed_loop, metered_loop, percentile
 from bench.procs import Child, stack
 from bench.results import Row
 from chaiwala.v1 import rules_pb2, rules_pb2_grpc
@@ -186,10 +186,7 @@ async def _floor_cpu(floor: Child, config: Config, method: str) -> tuple[Tally, 
         async def move(index: int) -> None:
             await call(game_name(index).encode() + b'{"move":{"place":{"tile":"a1","space":12}}}')
 
-        await closed_loop(move, config.grpc_games, config.warmup)
-        before = floor.cpu()
-        tally = await closed_loop(move, config.grpc_games, config.seconds)
-        used = floor.cpu() - before
+        tally, (used, _) = await metered_loop([floor], move, config.grpc_games, config.seconds, config.warmup)
     return tally, round(used * 1000 / max(1, tally.done), 3)
 
 

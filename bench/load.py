@@ -10,9 +10,9 @@ import asyncio
 import statistics
 import time
 from collections import Counter
-from collections.abc import Awaitable, Callable
+from collections.abc import Awaitable, Callable, Sequence
 from dataclasses import dataclass, field
-from typing import Any
+from typing import Any, Protocol
 
 
 def percentile(samples: list[float], q: float) -> float:
@@ -115,3 +115,26 @@ class Refused(Exception):
     def __init__(self, status: int, body: str) -> None:
         super().__init__(f"{status}: {body[:200]}")
         self.status = status
+
+
+class Metered(Protocol):
+    """Anything whose CPU seconds so far can be read (``bench.procs.Child``, ``bench.procs.Meter``)."""
+
+    def cpu(self) -> float: ...
+
+
+async def metered_loop(
+    children: Sequence[Metered], body: Body, loops: int, seconds: float, warmup: float
+) -> tuple[Tally, list[float]]:
+    """A closed-loop run, and the CPU seconds each child used while it measured, then this
+    process's own (the client's: it shares the cores, and one process can be the bottleneck).
+
+    The warm-up runs as a loop of its own before the CPU is read, so CPU per unit divides the
+    measuring window's CPU by the units measured in it.
+    """
+    if warmup:
+        await closed_loop(body, loops, warmup)
+    before, client_before = [child.cpu() for child in children], time.process_time()
+    tally = await closed_loop(body, loops, seconds)
+    used = [child.cpu() - cpu for child, cpu in zip(children, before, strict=True)]
+    return tally, [*used, time.process_time() - client_before]

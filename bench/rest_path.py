@@ -29,7 +29,7 @@ import httpx
 from bench.config import Config
 from bench.floor import floor_move
 from bench.lean_http import LeanClient
-from bench.load import Body, Refused, Tally, closed_loop
+from bench.load import Metered, Refused, Tally, closed_loop, metered_loop
 from bench.procs import Child, Stack, stack
 from bench.results import Row
 
@@ -152,27 +152,6 @@ def _client(port: int, connections: int) -> httpx.AsyncClient:
     return httpx.AsyncClient(base_url=f"http://127.0.0.1:{port}", limits=limits, timeout=30)
 
 
-class Metered(Protocol):
-    """Anything whose CPU seconds so far can be read (:class:`Child`, :class:`bench.procs.Meter`)."""
-
-    def cpu(self) -> float: ...
-
-
-async def _timed(children: Sequence[Metered], body: Body, loops: int, config: Config) -> tuple[Tally, list[float]]:
-    """A closed-loop run, and the CPU seconds each child used while it measured, then this
-    process's own (the client's: it shares the cores, and one process can be the bottleneck).
-
-    The warm-up runs as a loop of its own before the CPU is read, so CPU per unit divides the
-    measuring window's CPU by the units measured in it (it used to include the warm-up's too).
-    """
-    if config.warmup:
-        await closed_loop(body, loops, config.warmup)
-    before, client_before = [child.cpu() for child in children], time.process_time()
-    tally = await closed_loop(body, loops, config.seconds)
-    used = [child.cpu() - cpu for child, cpu in zip(children, before, strict=True)]
-    return tally, [*used, time.process_time() - client_before]
-
-
 def _busy(cpu: float, tally: Tally) -> float:
     """The share of one core ``cpu`` seconds took over the measuring window."""
     return round(cpu / tally.seconds, 2) if tally.seconds else 0.0
@@ -208,12 +187,14 @@ async def _measure(running: Stack, config: Config, gateway: Child, rules: Child,
             async def request(_: int, client: httpx.AsyncClient = client) -> None:
                 _checked(await client.get("/trivial"))
 
-            base, (base_cpu, base_redis, base_client) = await _timed([trivial, redis], request, games, config)
+            base, (base_cpu, base_redis, base_client) = await metered_loop(
+                [trivial, redis], request, games, config.seconds, config.warmup
+            )
         async with _client(gateway.port, games) as client:
             players = Players(client, config.game)
             await players.start(games)
-            moves, (gateway_cpu, rules_cpu, redis_cpu, client_cpu) = await _timed(
-                [gateway, rules, redis], players.move, games, config
+            moves, (gateway_cpu, rules_cpu, redis_cpu, client_cpu) = await metered_loop(
+                [gateway, rules, redis], players.move, games, config.seconds, config.warmup
             )
             details = {
                 **moves.summary(),
@@ -273,13 +254,14 @@ async def _floor_run(
 ) -> tuple[float, dict[str, Any]]:
     """One closed-loop run of the floor's ``variant``: the stack's CPU ms per move, and details."""
     gateway, rules = floor
-    versions: dict[int, int] = {}
     async with _client(gateway.port, games) as client:
 
         async def request(index: int, client: httpx.AsyncClient = client) -> None:
-            await floor_move(client, index, versions, variant)
+            await floor_move(client, index, variant)
 
-        tally, (gateway_cpu, rules_cpu, redis_cpu, _) = await _timed([gateway, rules, redis], request, games, config)
+        tally, (gateway_cpu, rules_cpu, redis_cpu, _) = await metered_loop(
+            [gateway, rules, redis], request, games, config.seconds, config.warmup
+        )
     per_move = _cpu_ms(gateway_cpu + rules_cpu + redis_cpu, tally.done)
     details = {
         **tally.summary(),
