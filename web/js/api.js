@@ -56,24 +56,8 @@ export function messageName(message) {
  * or `failed` (a refusal no wait mends, e.g. the game is gone).
  */
 export function followEvents(gameId, token, onEvent, { onEnd = () => {}, onState = () => {} } = {}) {
-  const stop = new AbortController();
-  (async () => {
-    try {
-      for await (const event of client.game(gameId, token).events({ signal: stop.signal, onState })) {
-        onEvent(eventId(event), event);
-      }
-      if (!stop.signal.aborted) onEnd();
-    } catch (error) {
-      if (stop.signal.aborted) return;
-      onState("failed");
-      console.warn("the game's events stopped:", error.message);
-    }
-  })();
-  return {
-    close() {
-      stop.abort();
-    },
-  };
+  const events = (signal) => client.game(gameId, token).events({ signal, onState });
+  return drain(events, (event) => onEvent(eventId(event), event), { onEnd, onState, what: "the game's events" });
 }
 
 /**
@@ -83,16 +67,24 @@ export function followEvents(gameId, token, onEvent, { onEnd = () => {}, onState
  * hears `live`, `reconnecting`, `ended` (the token expired) or `failed` (a refusal).
  */
 export function followPlayer(token, onNotice, { after = undefined, onState = () => {} } = {}) {
+  const notices = (signal) => followPlayerEvents(client, token, { after, signal, onState });
+  return drain(notices, onNotice, { onState, what: "the player stream" });
+}
+
+/**
+ * Hand each item of the SDK stream `open(signal)` makes to `onItem` until it ends (then `onEnd()`)
+ * or `close()` is called; a refusal is reported to `onState` as `failed`.
+ */
+function drain(open, onItem, { onEnd = () => {}, onState, what }) {
   const stop = new AbortController();
   (async () => {
     try {
-      for await (const notice of followPlayerEvents(client, token, { after, signal: stop.signal, onState })) {
-        onNotice(notice);
-      }
+      for await (const item of open(stop.signal)) onItem(item);
+      if (!stop.signal.aborted) onEnd();
     } catch (error) {
       if (stop.signal.aborted) return;
       onState("failed");
-      console.warn("the player stream stopped:", error.message);
+      console.warn(`${what} stopped:`, error.message);
     }
   })();
   return {
