@@ -6,17 +6,32 @@ import { showTable } from "./table.js";
 
 const root = document.getElementById("app");
 let dispose = () => {};
+let shown = 0; // which route() call the page on screen belongs to
+
+/**
+ * A fresh element for each page. Preact keeps its tree on the element it rendered into: rendering
+ * a new page into the old element reused the old page's nodes, listeners included, so a click on
+ * one table could still post to the table shown before it (issue #42, item 1).
+ */
+function freshPage() {
+  const page = document.createElement("div");
+  page.className = "page";
+  root.replaceChildren(page);
+  return page;
+}
 
 async function route() {
   dispose();
-  root.replaceChildren();
-  const [, page, id, seat] = location.hash.replace(/^#\/?/, "#/").split("/");
-  if (page === "game" && id) dispose = showTable(root, id, { seatWanted: seat === undefined ? null : Number(seat) });
-  else if (page === "watch" && id) dispose = showTable(root, id, { spectator: true });
-  else if (page === "replay" && id) {
+  dispose = () => {};
+  const mine = ++shown;
+  const page = freshPage();
+  const [, kind, id, seat] = location.hash.replace(/^#\/?/, "#/").split("/");
+  if (kind === "game" && id) dispose = showTable(page, id, { seatWanted: seat === undefined ? null : Number(seat) });
+  else if (kind === "watch" && id) dispose = showTable(page, id, { spectator: true });
+  else if (kind === "replay" && id) {
     const { showReplay } = await import("./replay.js");
-    dispose = showReplay(root, id);
-  } else dispose = showLobby(root);
+    if (mine === shown) dispose = showReplay(page, id); // another route may have come while loading
+  } else dispose = showLobby(page);
 }
 
 const language = document.getElementById("language");

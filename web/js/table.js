@@ -313,7 +313,8 @@ export function showTable(root, gameId, { spectator = false, seatWanted = null }
 
   async function act(index) {
     const list = legal;
-    if (!list || acted === list || !(index >= 0 && index < list.moves.length)) return;
+    // A table that is gone plays nothing, whoever still holds its act() (issue #42, item 1).
+    if (disposed || !list || acted === list || !(index >= 0 && index < list.moves.length)) return;
     acted = list;
     el("moves").classList.add("busy");
     const body = { move: list.moves[index], expected_version: list.version };

@@ -1,0 +1,105 @@
+"""A click plays only in the game on screen, however the page got there (issue #42, item 1).
+
+The bug: going from one table straight to another (a link, or Back/Forward) left the previous
+table's listeners alive on reused elements, so one click posted moves to several games.  Here a
+browser hops between tables of three games — by link, Back, Forward and link again — and at every
+stop clicks one offered move; a wrapper around ``fetch`` installed before the page loads records
+every POST, and each click must have made exactly one, to the game on screen.
+"""
+
+from __future__ import annotations
+
+import json
+from typing import Any
+
+from selenium.common.exceptions import StaleElementReferenceException
+
+from tests.support import webgames
+from tests.support.webplay import page_url, remember_seat, wait_for
+
+POSTS = """
+window.__posts = [];
+const original = window.fetch.bind(window);
+window.fetch = (input, init) => {
+  const method = ((init && init.method) || (input instanceof Request ? input.method : "GET")).toUpperCase();
+  const url = typeof input === "string" ? input : input instanceof Request ? input.url : String(input);
+  if (method === "POST") window.__posts.push(new URL(url, location.href).pathname);
+  return original(input, init);
+};
+"""
+
+BOT = {"name": "Bot", "bot": "random"}
+
+
+def _on_screen(driver: Any) -> str:
+    found = driver.execute_script("const t = document.getElementById('game-title'); return t ? t.dataset.gameId : ''")
+    return str(found or "")
+
+
+def _shows(driver: Any, game_id: str) -> bool:
+    """The table of ``game_id`` is drawn, it is this seat's turn, and a move is offered."""
+    script = """
+const mine = document.getElementById('turn');
+return Boolean(mine && mine.classList.contains('mine')
+  && document.querySelector('#board [data-move-index], #moves [data-move-index]'));
+"""
+    return _on_screen(driver) == game_id and bool(driver.execute_script(script))
+
+
+def _version(driver: Any) -> int:
+    return int(driver.execute_script("return Number(document.body.dataset.version || -1)"))
+
+
+def _click_one(driver: Any, game_id: str) -> list[str]:
+    """Click one move offered on the table of ``game_id`` (the board's first); the POSTs it made."""
+    wait_for(driver, lambda: _shows(driver, game_id), 60, f"the table of {game_id} on its seat's turn")
+    before = _version(driver)
+    for _ in range(20):  # the page may redraw between finding the offer and clicking it
+        offers = driver.find_elements("css selector", "#board [data-move-index]") or driver.find_elements(
+            "css selector", "#moves [data-move-index]"
+        )
+        if not offers:
+            continue
+        try:
+            driver.execute_script("window.__posts = []; arguments[0].scrollIntoView({block: 'center'});", offers[0])
+            offers[0].click()
+            break
+        except StaleElementReferenceException:
+            continue
+    wait_for(driver, lambda: _version(driver) > before, 30, "the move to land")
+    posts: list[str] = driver.execute_script("return window.__posts")
+    return posts
+
+
+def test_a_click_posts_once_to_the_game_on_screen_after_hops_back_and_forward(
+    stack: dict[str, Any], browser: Any
+) -> None:
+    url = str(stack["url"])
+    games = {
+        kind: webgames.create(url, kind, [{"name": "Asha"}, BOT])
+        for kind in ("alubari", "tea_rum", "darjeeling")
+    }
+    browser.execute_cdp_cmd("Page.addScriptToEvaluateOnNewDocument", {"source": POSTS})
+    browser.get(page_url(url, ""))
+    for kind, created in games.items():
+        remember_seat(browser, created["game_id"], kind, 0, created["seats"][0]["token"])
+    ids = {kind: created["game_id"] for kind, created in games.items()}
+    browser.get(page_url(url, f"game/{ids['alubari']}/0"))
+    browser.execute_script("window.__sameDocument = true")  # gone if a hop loaded the page again
+
+    def hop(how: str, kind: str) -> None:
+        if how == "link":
+            browser.execute_script("location.hash = arguments[0]", f"#/game/{ids[kind]}/0")
+        else:
+            browser.execute_script(f"history.{how}()")
+        posts = _click_one(browser, ids[kind])
+        assert posts == [f"/v1/games/{ids[kind]}/moves"], json.dumps({"after": how, "on": kind, "posts": posts})
+
+    hop("link", "alubari")  # the first table (its hash is already set: the link changes nothing)
+    hop("link", "tea_rum")
+    hop("back", "alubari")
+    hop("forward", "tea_rum")
+    hop("link", "darjeeling")
+    hop("back", "tea_rum")
+    hop("link", "alubari")
+    assert browser.execute_script("return window.__sameDocument === true"), "a hop reloaded the page"
