@@ -7,6 +7,7 @@ from :mod:`services.rules.service` so the servicer stays about RPCs.
 
 from __future__ import annotations
 
+from collections.abc import Awaitable, Callable
 from dataclasses import dataclass
 from typing import Any
 
@@ -19,6 +20,7 @@ from services.common import dictrender, protojson
 from services.common.callmeta import call_language, wants_printed_events
 from services.common.engine import Result
 from services.games.records import GameMeta
+from services.lobby.seats import is_open
 
 
 def result_dict(result: Result | None) -> dict[str, Any] | None:
@@ -104,3 +106,30 @@ def fill_state(
 def words(meta: GameMeta, context: aio.ServicerContext) -> tuple[list[str], str]:
     """What sentences need besides the event: the players' names and the call's language."""
     return meta.names(), language(context)
+
+
+class SeatNames:
+    """The words a watch renders with, read again while a seat is open.
+
+    A watch opened on a waiting game knew an open seat by no name; whoever takes the seat is named
+    in every event after that (issue #42: the host's live log said "plays next" with no name until
+    a reload).  The metadata is read again only for entries newer than the last read and only while
+    some seat was open then, so a full table costs nothing more.
+    """
+
+    def __init__(
+        self, meta: GameMeta, context: aio.ServicerContext, read: Callable[[str], Awaitable[GameMeta]]
+    ) -> None:
+        self._read, self._context, self._game_id = read, context, meta.game_id
+        self._take(meta)
+
+    def _take(self, meta: GameMeta) -> None:
+        self._words = words(meta, self._context)
+        self._version = meta.version
+        self._open = any(is_open(player) for player in meta.players)
+
+    async def at(self, version: int) -> tuple[list[str], str]:
+        """The words for an entry of ``version``."""
+        if self._open and version > self._version:
+            self._take(await self._read(self._game_id))
+        return self._words

@@ -139,11 +139,11 @@ class RulesServicer(LobbyRpcs, ResignRpcs, rules_pb2_grpc.RulesServiceServicer):
         viewer = await self.access.event_viewer(meta, request.ticket)
         archive.refuse_events(meta)
         after, skip = _resume_point(request.after, request.after_index if request.HasField("after_index") else None)
-        words = answers.words(meta, context)
+        names = answers.SeatNames(meta, context, self.play.meta)
 
-        def render(entry: LogEntry) -> list[rules_pb2.GameEvent]:
+        async def render(entry: LogEntry) -> list[rules_pb2.GameEvent]:
             skip_to = skip if entry.version == request.after else -1
-            return self.narrator.entry_messages(entry, viewer, skip_to, words=words)
+            return self.narrator.entry_messages(entry, viewer, skip_to, words=await names.at(entry.version))
 
         async for messages in watch_entries(self.live, self.store, request.game_id, after, render, context):
             yield messages

@@ -8,7 +8,7 @@ before any event exists and can still answer an HTTP error when it is refused.
 
 from __future__ import annotations
 
-from collections.abc import AsyncIterator, Callable
+from collections.abc import AsyncIterator, Awaitable, Callable
 
 import grpc
 from grpc import aio
@@ -23,7 +23,8 @@ from services.streaming.mailbox import SlowConsumer
 # Initial metadata of a watch that is subscribed (sent before its first event).
 OPEN_MARKER = ("chaiwala-watch", "open")
 
-Render = Callable[[LogEntry], list[rules_pb2.GameEvent]]
+# Async: a renderer may read again what changed since the watch opened (a joined player's name).
+Render = Callable[[LogEntry], Awaitable[list[rules_pb2.GameEvent]]]
 
 
 async def watch_entries(
@@ -42,13 +43,13 @@ async def watch_entries(
             delivered = after
             for entry in await store.entries(game_id, after):
                 delivered = entry.version
-                if messages := render(entry):
+                if messages := await render(entry):
                     yield messages
             async for entry in mailbox:
                 if entry.version <= delivered:
                     continue  # already in the history read after subscribing
                 delivered = entry.version
-                if messages := render(entry):
+                if messages := await render(entry):
                     yield messages
     except TooManyWatchedGames as refusal:
         raise ServiceError(grpc.StatusCode.RESOURCE_EXHAUSTED, "too_many_watched_games", str(refusal)) from None

@@ -4,6 +4,7 @@ viewer's own pronoun."""
 
 from __future__ import annotations
 
+import json
 from pathlib import Path
 
 import httpx
@@ -12,7 +13,7 @@ import yaml
 
 from services.common.sentences import sentences_for
 from services.lobby.names import RESERVED
-from tests.support.client import assert_problem, auth, create_game
+from tests.support.client import assert_problem, auth, create_game, sse_events, turn
 
 GAME = "darjeeling"
 ROOT = Path(__file__).resolve().parents[2]
@@ -104,3 +105,27 @@ def test_a_stored_pronoun_name_is_quoted_for_everyone_else() -> None:
     assert sentences.event_text(event, 1, ["You", "Asha"]).startswith("“You” resigned")
     assert sentences.event_text(event, 0, ["You", "Asha"]).startswith("You resigned")
     assert sentences.event_text(event, 1, ["Tú", "Asha"], language="es").startswith("“Tú” abandonó")
+
+
+def test_a_player_who_joins_is_named_in_a_stream_opened_before_the_join(client: httpx.Client) -> None:
+    """The host's live log names whoever took the open seat (it said "plays next" with no name)."""
+    created = create_game(client, GAME, [{"name": "Asha"}, {"open": True}])
+    game_id, tokens = created["game_id"], {0: created["seats"][0]["token"]}
+    sse = {**auth(tokens[0]), "Accept": "text/event-stream"}
+    with client.stream("GET", f"/v1/games/{game_id}/events", headers=sse, timeout=60) as live:
+        assert live.status_code == 200
+        joined = client.post(f"/v1/games/{game_id}/join", json={"name": "Bilal"})
+        assert joined.status_code == 200, joined.text
+        tokens[1] = joined.json()["token"]
+        for _ in range(4):  # each seat moves at least once
+            seat, legal = turn(client, game_id, tokens)
+            move = {k: v for k, v in legal["moves"][0].items() if k != "text"}
+            body = {"move": move, "expected_version": legal["version"]}
+            assert client.post(f"/v1/games/{game_id}/moves", json=body, headers=auth(tokens[seat])).status_code == 200
+        said = []
+        for message in sse_events(live):
+            event = json.loads(message["data"])
+            said.append(event.get("text", ""))
+            if event.get("seat") == 1 and event.get("version", 0) > 0:
+                break
+    assert "Bilal" in said[-1], said
