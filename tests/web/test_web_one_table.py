@@ -19,11 +19,13 @@ from tests.support.webplay import page_url, remember_seat, wait_for
 
 POSTS = """
 window.__posts = [];
+window.__gets = [];
 const original = window.fetch.bind(window);
 window.fetch = (input, init) => {
   const method = ((init && init.method) || (input instanceof Request ? input.method : "GET")).toUpperCase();
   const url = typeof input === "string" ? input : input instanceof Request ? input.url : String(input);
-  if (method === "POST") window.__posts.push(new URL(url, location.href).pathname);
+  const path = new URL(url, location.href).pathname;
+  (method === "POST" ? window.__posts : window.__gets).push(path);
   return original(input, init);
 };
 """
@@ -92,6 +94,8 @@ def test_a_click_posts_once_to_the_game_on_screen_after_hops_back_and_forward(
             browser.execute_script("location.hash = arguments[0]", f"#/game/{ids[kind]}/0")
         else:
             browser.execute_script(f"history.{how}()")
+        wait_for(browser, lambda: _shows(browser, ids[kind]), 60, f"the table of {kind}")
+        assert browser.title.startswith("●"), browser.title  # the tab marks the player's turn
         posts = _click_one(browser, ids[kind])
         assert posts == [f"/v1/games/{ids[kind]}/moves"], json.dumps({"after": how, "on": kind, "posts": posts})
 
@@ -103,3 +107,18 @@ def test_a_click_posts_once_to_the_game_on_screen_after_hops_back_and_forward(
     hop("back", "tea_rum")
     hop("link", "alubari")
     assert browser.execute_script("return window.__sameDocument === true"), "a hop reloaded the page"
+
+
+def test_the_lobby_reads_the_game_types_once_per_visit(stack: dict[str, Any], browser: Any) -> None:
+    """The lobby refreshes its lists every 5 s; the game types (15 KB) are read once (issue #42)."""
+    url = str(stack["url"])
+    browser.execute_cdp_cmd("Page.addScriptToEvaluateOnNewDocument", {"source": POSTS})
+    browser.get(page_url(url, ""))
+
+    def listed() -> int:
+        gets: list[str] = browser.execute_script("return window.__gets")
+        return sum(path.endswith("/v1/games") for path in gets)
+
+    wait_for(browser, lambda: listed() >= 6, 30, "three refreshes of the lobby's lists")
+    gets: list[str] = browser.execute_script("return window.__gets")
+    assert sum(path.endswith("/v1/game-types") for path in gets) == 1, gets

@@ -3,7 +3,7 @@
 // browser holds seat tokens for), each with its status, the player's turn first, kept live by the
 // player stream (livegames.js).
 import { html, render, useEffect, useRef, useState } from "../vendor/htm-preact-standalone.js";
-import { call } from "./api.js";
+import { call, gameTypes } from "./api.js";
 import { LiveGames } from "./livegames.js";
 import { remember } from "./mygames.js";
 import { ensurePlayer } from "./player.js";
@@ -203,7 +203,7 @@ function Lobby() {
   async function load() {
     try {
       const [found, waiting, active] = await Promise.all([
-        types ? Promise.resolve(types) : call("GET", "/v1/game-types"),
+        gameTypes(), // read once per visit and language (this timer's closure never sees `types` change)
         call("GET", "/v1/games?status=waiting&open_seats=true&page_size=20"),
         call("GET", "/v1/games?status=active&page_size=20"),
       ]);

@@ -109,7 +109,9 @@ function followOtherTurns(link, gameId, spectator) {
   return others;
 }
 
-/** `#turn`: whose turn it is, in words. */
+const PAGE_TITLE = document.title;
+
+/** `#turn`: whose turn it is, in words (the tab's title marks the player's turn). */
 function showTurn(el, game, seat) {
   const who = names(game);
   el.dataset.toAct = (game.to_act || []).join(",");
@@ -118,7 +120,10 @@ function showTurn(el, game, seat) {
   else if (game.status === "waiting") el.textContent = T("waiting_players");
   else if (seat !== null && game.to_act.includes(seat)) el.textContent = T("your_turn");
   else el.textContent = `${T("waiting_for")} ${game.to_act.map((s) => who[s]).join(", ")}`;
-  el.classList.toggle("mine", seat !== null && game.status === "active" && game.to_act.includes(seat));
+  const mine = seat !== null && game.status === "active" && game.to_act.includes(seat);
+  el.classList.toggle("mine", mine);
+  // The tab says it too, for a player looking at another tab (issue #42, item 7).
+  document.title = mine ? `● ${T("your_turn")} · ${PAGE_TITLE}` : PAGE_TITLE;
 }
 
 function clockText(seconds) {
@@ -475,6 +480,7 @@ export function showTable(root, gameId, { spectator = false, seatWanted = null }
     disposed = true;
     barWatch.disconnect(); // legibility (issue #34)
     document.documentElement.style.scrollPaddingBottom = "";
+    document.title = PAGE_TITLE;
     clearInterval(ticker);
     if (stream) stream.close();
   };
