@@ -300,8 +300,16 @@ export function showTable(root, gameId, { spectator = false, seatWanted = null }
     const target = event.target.closest("[data-move-index]");
     if (target && board.contains(target)) act(Number(target.dataset.moveIndex));
   });
-  // Hovering a move on the board says it, price included, before the click.
-  board.addEventListener("mouseover", (event) => {
+  // Every move on the board plays from the keyboard too: Enter or Space on a focused one.
+  board.addEventListener("keydown", (event) => {
+    if (event.key !== "Enter" && event.key !== " ") return;
+    const target = event.target.closest("[data-move-index]");
+    if (!target || !board.contains(target) || target.matches("button, a, input, select, textarea")) return;
+    event.preventDefault(); // Space would scroll the page
+    act(Number(target.dataset.moveIndex));
+  });
+  // Hovering (or focusing) a move on the board says it, price included, before the click.
+  const sayHovered = (event) => {
     const target = event.target.closest("[data-move-index]");
     const index = target && board.contains(target) ? Number(target.dataset.moveIndex) : -1;
     const move = legal && legal.moves[index];
@@ -309,7 +317,9 @@ export function showTable(root, gameId, { spectator = false, seatWanted = null }
     hover.textContent = move ? legal.texts[index] : "";
     hover.dataset.hoveredMove = move ? String(index) : ""; // not data-move-index: the line is no move to click
     hover.dataset.costs = move ? priceOf(move) : "";
-  });
+  };
+  board.addEventListener("mouseover", sayHovered);
+  board.addEventListener("focusin", sayHovered);
   let title = null; // GET /v1/game-types: the game's name and its words for codes ("terms")
 
   function notice(text) {

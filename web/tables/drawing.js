@@ -86,20 +86,16 @@ export function findOffer(list, placed, kind, match = () => true) {
 /**
  * Make `node` (a group whose first shape has class `hit`) the board element of a legal move:
  * class `legal`, `data-move-index` (the shell posts the move on a click), a tooltip with the
- * move's sentence, and Enter/Space from the keyboard.
+ * move's sentence, and a place in the keyboard's order (the shell plays it on Enter or Space).
  */
 export function offer(node, found, table, placed) {
   if (!found) return false;
   node.classList.add("legal");
   node.setAttribute("data-move-index", String(found.index));
   node.setAttribute("tabindex", "0");
+  node.setAttribute("role", "button");
   const sentence = table.legal?.texts?.[found.index];
   if (sentence) el("title", {}, node).textContent = sentence;
-  node.addEventListener("keydown", (event) => {
-    if (event.key !== "Enter" && event.key !== " ") return;
-    event.preventDefault();
-    table.act(found.index);
-  });
   placed.add(found.index);
   return true;
 }

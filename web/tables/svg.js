@@ -29,7 +29,13 @@ export function el(tag, attrs = {}, ...children) {
 export function legal(node, index, placed, title) {
   node.classList.add("legal");
   node.setAttribute("data-move-index", String(index));
-  if (title) node.append(svg("title", { text: title }));
+  // Reachable by keyboard: the shell plays a focused move on Enter or Space (web/js/table.js).
+  node.setAttribute("tabindex", "0");
+  node.setAttribute("role", "button");
+  if (title) {
+    node.setAttribute("aria-label", title);
+    node.append(svg("title", { text: title }));
+  }
   placed.add(index);
   return node;
 }
