@@ -15,6 +15,7 @@ from typing import Any
 from selenium.common.exceptions import StaleElementReferenceException
 
 from tests.support import webgames
+from tests.support.legibility import axe_violations
 from tests.support.webplay import page_url, remember_seat, wait_for
 
 POSTS = """
@@ -107,6 +108,8 @@ def test_a_click_posts_once_to_the_game_on_screen_after_hops_back_and_forward(
     hop("back", "tea_rum")
     hop("link", "alubari")
     assert browser.execute_script("return window.__sameDocument === true"), "a hop reloaded the page"
+    found = axe_violations(browser, ("minor", "moderate", "serious", "critical"))
+    assert "page-has-heading-one" not in {v["id"] for v in found}, found
 
 
 def test_the_lobby_reads_the_game_types_once_per_visit(stack: dict[str, Any], browser: Any) -> None:
