@@ -22,6 +22,20 @@ from tests.support.browser import console_errors
 ROOT = Path(__file__).resolve().parents[2]
 ARTIFACTS = ROOT / "test-artifacts" / "web"  # git-ignored: screenshots of every table test
 LEGAL = "#board [data-move-index], #moves [data-move-index]"
+# Installed before a page loads (``Page.addScriptToEvaluateOnNewDocument``): every path the page
+# fetches, POSTs in ``window.__posts`` and the rest in ``window.__gets``.
+FETCHES = """
+window.__posts = [];
+window.__gets = [];
+const original = window.fetch.bind(window);
+window.fetch = (input, init) => {
+  const method = ((init && init.method) || (input instanceof Request ? input.method : "GET")).toUpperCase();
+  const url = typeof input === "string" ? input : input instanceof Request ? input.url : String(input);
+  const path = new URL(url, location.href).pathname;
+  (method === "POST" ? window.__posts : window.__gets).push(path);
+  return original(input, init);
+};
+"""
 
 
 def remember_seat(driver: Any, game_id: str, game_type: str, seat: int, token: str) -> None:

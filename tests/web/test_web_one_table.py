@@ -16,20 +16,7 @@ from selenium.common.exceptions import StaleElementReferenceException
 
 from tests.support import webgames
 from tests.support.legibility import axe_violations
-from tests.support.webplay import page_url, remember_seat, wait_for
-
-POSTS = """
-window.__posts = [];
-window.__gets = [];
-const original = window.fetch.bind(window);
-window.fetch = (input, init) => {
-  const method = ((init && init.method) || (input instanceof Request ? input.method : "GET")).toUpperCase();
-  const url = typeof input === "string" ? input : input instanceof Request ? input.url : String(input);
-  const path = new URL(url, location.href).pathname;
-  (method === "POST" ? window.__posts : window.__gets).push(path);
-  return original(input, init);
-};
-"""
+from tests.support.webplay import FETCHES, page_url, remember_seat, wait_for
 
 BOT = {"name": "Bot", "bot": "random"}
 
@@ -82,7 +69,7 @@ def test_a_click_posts_once_to_the_game_on_screen_after_hops_back_and_forward(
         kind: webgames.create(url, kind, [{"name": "Asha"}, BOT])
         for kind in ("alubari", "tea_rum", "darjeeling")
     }
-    browser.execute_cdp_cmd("Page.addScriptToEvaluateOnNewDocument", {"source": POSTS})
+    browser.execute_cdp_cmd("Page.addScriptToEvaluateOnNewDocument", {"source": FETCHES})
     browser.get(page_url(url, ""))
     for kind, created in games.items():
         remember_seat(browser, created["game_id"], kind, 0, created["seats"][0]["token"])
@@ -115,7 +102,7 @@ def test_a_click_posts_once_to_the_game_on_screen_after_hops_back_and_forward(
 def test_the_lobby_reads_the_game_types_once_per_visit(stack: dict[str, Any], browser: Any) -> None:
     """The lobby refreshes its lists every 5 s; the game types (15 KB) are read once (issue #42)."""
     url = str(stack["url"])
-    browser.execute_cdp_cmd("Page.addScriptToEvaluateOnNewDocument", {"source": POSTS})
+    browser.execute_cdp_cmd("Page.addScriptToEvaluateOnNewDocument", {"source": FETCHES})
     browser.get(page_url(url, ""))
 
     def listed() -> int:

@@ -15,7 +15,8 @@ const TEXT = {
     step_back: "◀ Back", step_forward: "Forward ▶", first: "|◀ Start", last: "End ▶|", version: "Move",
     seat_of: "your seat", refresh: "Refresh", language: "Language",
     replay_after_end: "The replay opens once the game is over.",
-    rules: "Rules", close: "Close",
+    rules: "Rules", close: "Close", confirm_move: "Play this move", cancel_move: "Cancel",
+    confirm_hint: "Tap again or press “Play this move” to play it.",
     log: "Game log", // legibility (issue #34): the log's accessible name
     "bot:random": "random moves", "bot:heuristic": "steady", "bot:mcts": "thinker",
     "bot:mcts-easy": "thinker, easy", "bot:mcts-hard": "thinker, hard",
@@ -45,6 +46,8 @@ const TEXT = {
     seat_of: "tu asiento", refresh: "Actualizar", language: "Idioma",
     replay_after_end: "La repetición se abre cuando termina la partida.",
     rules: "Reglas", close: "Cerrar",
+    confirm_move: "Jugar esta jugada", cancel_move: "Cancelar",
+    confirm_hint: "Toca otra vez o pulsa «Jugar esta jugada» para jugarla.",
     log: "Registro de la partida", // legibilidad (issue #34)
     "bot:random": "jugadas al azar", "bot:heuristic": "constante", "bot:mcts": "pensador",
     "bot:mcts-easy": "pensador, fácil", "bot:mcts-hard": "pensador, difícil",

@@ -74,6 +74,7 @@ function skeleton(root, gameId, spectator) {
             <div id="turn"></div>
             <div id="notice" role="status"></div>
             <div id="hover" role="status" aria-live="polite"></div>
+            <div id="confirm" hidden></div>
             <div id="moves"></div>
           </div>
           <div id="clocks"></div>
@@ -296,9 +297,16 @@ export function showTable(root, gameId, { spectator = false, seatWanted = null }
   barWatch.observe(bar);
 
   const board = el("board");
+  board.addEventListener("pointerdown", (event) => (pointer = event.pointerType));
   board.addEventListener("click", (event) => {
     const target = event.target.closest("[data-move-index]");
-    if (target && board.contains(target)) act(Number(target.dataset.moveIndex));
+    if (!target || !board.contains(target)) return;
+    const index = Number(target.dataset.moveIndex);
+    // A touch has no hover: a move with a price or a warning is shown first and played on a
+    // second tap or the confirm button (issue #42, item 2). A mouse or the keyboard plays at once.
+    const touched = (event.pointerType || pointer) === "touch";
+    if (touched && index !== picked && (legal?.moves[index]?.costs || []).length) choose(index);
+    else act(index);
   });
   // Every move on the board plays from the keyboard too: Enter or Space on a focused one.
   board.addEventListener("keydown", (event) => {
@@ -321,6 +329,25 @@ export function showTable(root, gameId, { spectator = false, seatWanted = null }
   board.addEventListener("mouseover", sayHovered);
   board.addEventListener("focusin", sayHovered);
   let title = null; // GET /v1/game-types: the game's name and its words for codes ("terms")
+  let pointer = ""; // the kind of pointer that last pressed on the board ("touch", "mouse", "pen")
+  let picked = -1; // a costly move tapped once: shown with its price in #confirm, not yet played
+
+  /** `#confirm`: the chosen move's sentence (its price included), with play and cancel. */
+  function choose(index) {
+    picked = index;
+    const box = el("confirm");
+    box.hidden = index < 0;
+    board.querySelectorAll(".chosen").forEach((node) => node.classList.remove("chosen"));
+    if (index < 0) return render(null, box);
+    board.querySelector(`[data-move-index="${index}"]`)?.classList.add("chosen");
+    render(
+      html`<p class="sentence" data-costs=${priceOf(legal.moves[index])}>${legal.texts[index]}</p>
+        <p class="hint">${T("confirm_hint")}</p>
+        <button type="button" id="confirm-move" onClick=${() => act(index)}>${T("confirm_move")}</button>
+        <button type="button" id="cancel-move" onClick=${() => choose(-1)}>${T("cancel_move")}</button>`,
+      box,
+    );
+  }
 
   function notice(text) {
     el("notice").textContent = text || "";
@@ -367,6 +394,7 @@ export function showTable(root, gameId, { spectator = false, seatWanted = null }
     showResult(el("result"), game);
     showWaiting(el("waiting"), game, { onJoin: join, onStart: start, host: Boolean(hostTokenOf(gameId)) });
     let placed = new Set();
+    choose(-1); // a new position: nothing chosen on the old one stands
     board.replaceChildren();
     if (game.state) {
       const drawn = module.drawTable(board, {
