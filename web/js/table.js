@@ -22,6 +22,7 @@ import { rulesButton } from "./rules.js";
 import { showTimeControl } from "./timecontrol.js"; // time control in words (lobby branch, issue #34 item 6)
 import { createMoments, logLine, markBoard, markLog, showLastMove } from "./moments.js";
 import { breakdownOf } from "../tables/breakdowns.js";
+import { verdictOf } from "../tables/verdicts.js";
 
 const TABLES = new Set(["darjeeling", "india_rails", "alubari", "tea_rum"]);
 const modules = new Map();
@@ -191,8 +192,11 @@ function showResult(el, game) {
         ? `${T("winners")}: ${winners.map((s) => who[s]).join(` ${T("and")} `)}`
         : `${T("winner")}: ${winners.map((s) => who[s]).join("")}`;
   }
+  // Why they won, in the game's terms (web/tables/verdicts.js): a total alone can mislead.
+  const verdict = game.status === "finished" ? verdictOf(game.game_type, game.state, who, words()) : null;
   render(
     html`<h2 class=${winners.length > 1 ? "shared-win" : ""}>${heading}</h2>
+      ${verdict ? html`<p class="verdict" id="verdict">${verdict}</p>` : null}
       <table class="result-table">
         <thead><tr><th>${T("rank")}</th><th>${T("player")}</th><th>${T("score")}</th></tr></thead>
         <tbody>
