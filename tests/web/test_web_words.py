@@ -193,6 +193,7 @@ def test_tables_show_the_api_words_for_stages_phases_and_cards(stack: dict[str, 
     cases = [
         ("alubari", "#board [data-status], #board text", "Stage: placing workers"),
         ("india_rails", ".ir-status", "phase: initial building"),
+        ("india_rails", ".ir-train", "freight (speed 9, holds 2)"),  # was "freight (9/2)", a code name elsewhere
         ("tea_rum", "#board [data-allegiance]", "needs: "),
     ]
     conditions = httpx.get(f"{url}/v1/game-types").json()

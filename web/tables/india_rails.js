@@ -24,9 +24,9 @@ const BOTTOM = Math.min(...BOARD.mileposts.map((p) => p.y)) - 60;
 const TERRAIN = { clear: "#9a9a8a", mountain: "#8b5a2b", alpine: "#5b6f8a", desert: "#d9b45a", salt_flat: "#c9c9c9", city: "#c0392b", major: "#8e1b10" };
 const WORDS = {
   en: { whole: "Whole map", zoom: "Zoom to choices", cash: "cash", hidden: "hidden", debt: "debt", track: "segments", hand: "Demand cards",
-    events: "Events in play", none: "none", trains: "train", spent: "spent this turn", win: "to win", phase: "phase", round: "round", tray: "Loads left" },
+    events: "Events in play", none: "none", trains: "train", spent: "spent this turn", win: "to win", phase: "phase", round: "round", tray: "Loads left", speed: "speed", holds: "holds" },
   es: { whole: "Mapa entero", zoom: "Acercar a las opciones", cash: "dinero", hidden: "oculto", debt: "deuda", track: "tramos", hand: "Cartas de demanda",
-    events: "Eventos en juego", none: "ninguno", trains: "tren", spent: "gastado este turno", win: "para ganar", phase: "fase", round: "ronda", tray: "Cargas restantes" },
+    events: "Eventos en juego", none: "ninguno", trains: "tren", spent: "gastado este turno", win: "para ganar", phase: "fase", round: "ronda", tray: "Cargas restantes", speed: "velocidad", holds: "lleva" },
 };
 let wholeMap = false; // the reader's choice, kept across redraws
 const PHONE = "(max-width: 760px)";
@@ -157,7 +157,7 @@ function playerPanel(view, table, p) {
   const mine = table.seat !== null && seat === table.seat;
   const cash = p.cash_hidden ? t.hidden : `${p.cash ?? 0}M`;
   const trains = (p.trains || []).map((train, i) =>
-    el("div", { class: "ir-train", "data-train": i, text: `${t.trains} ${i + 1}: ${train.loco} (${train.speed ?? 0}/${train.capacity ?? 0}) ${(train.loads || []).map((l) => l.load).join(", ")}` }));
+    el("div", { class: "ir-train", "data-train": i, text: `${t.trains} ${i + 1}: ${term(table, "loco", train.loco)} (${t.speed} ${train.speed ?? 0}, ${t.holds} ${train.capacity ?? 0}) ${(train.loads || []).map((l) => l.load).join(", ")}` }));
   return el("div", { class: `panel ir-player${mine ? " mine" : ""}`, "data-seat": seat },
     el("strong", {}, el("span", { class: "dot", style: `background:${SEAT_COLOURS[seat]}` }), ` ${table.players[seat]}`),
     el("div", { class: "ir-cash", "data-hidden": p.cash_hidden ? "true" : "false", text: `${t.cash}: ${cash}${p.debt ? ` · ${t.debt} ${p.debt}M` : ""} · ${(p.track || []).length} ${t.track}` }),
@@ -182,7 +182,7 @@ function panels(view, table) {
   const events = (view.active_events || []).map((e) => (e.card ? e.card.title : "")).filter(Boolean);
   const turn = view.turn || {};
   const status = el("div", { class: "panel ir-status",
-    text: `${t.phase}: ${term(table, "phase", view.phase || "")} · ${t.round} ${view.round ?? 0} · ${t.spent}: ${turn.spent ?? 0}M · ${view.win_cash ?? 0}M ${t.win}` });
+    text: `${t.phase}: ${term(table, "phase", view.phase || "")}${view.round ? ` · ${t.round} ${view.round}` : ""} · ${t.spent}: ${turn.spent ?? 0}M · ${view.win_cash ?? 0}M ${t.win}` });
   const eventPanel = el("div", { class: "panel ir-events", text: `${t.events}: ${events.length ? events.join(", ") : t.none}` });
   const tray = el("div", { class: "panel ir-tray", text: `${t.tray}: ${(view.tray || []).map((l) => `${l.load} ${l.available ?? 0}`).join(", ")}` });
   return el("div", { class: "ir-panels" }, status, ...(view.players || []).map((p) => playerPanel(view, table, p)), eventPanel, tray);
