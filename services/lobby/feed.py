@@ -23,6 +23,7 @@ import orjson
 
 from services.clock import clock as clocks
 from services.common.logs import get_logger
+from services.common.store import bounded_block_ms
 
 FEED_MAXLEN = 1000
 log = get_logger("feed")
@@ -116,10 +117,13 @@ class Feed:
                 await self.notify(player_id, "invited", data)
 
     async def read(
-        self, client: Any, player_id: str, after: str, block_ms: int | None, count: int = 100
+        self, client: Any, player_id: str, after: str, block_seconds: float | None, count: int = 100
     ) -> list[Notice]:
-        """Notices after entry id ``after`` ("" or "0": from the start), waiting up to ``block_ms``
-        for the first (``None``: not at all); ``client`` may be a blocking reader's own."""
-        answer: Any = await client.xread({feed_key(player_id): after or "0"}, count=count, block=block_ms)
+        """Notices after entry id ``after`` ("" or "0": from the start), waiting up to ``block_seconds``
+        for the first (``None``: not at all); ``client`` may be a blocking reader's own.  The wait is
+        bounded by the client's reply timeout (:func:`services.common.store.bounded_block_ms`), so
+        a quiet feed answers ``[]`` rather than a timeout on any client."""
+        block = None if block_seconds is None else bounded_block_ms(client, block_seconds)
+        answer: Any = await client.xread({feed_key(player_id): after or "0"}, count=count, block=block)
         return [Notice(_text(entry_id), _text(fields[b"kind"]), orjson.loads(fields[b"data"]))
                 for _stream, entries in answer or [] for entry_id, fields in entries]  # fmt: skip
