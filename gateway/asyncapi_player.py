@@ -93,7 +93,12 @@ def _message(name: str, key: str, summary: str) -> dict[str, Any]:
 
 PLAYER_MESSAGES: dict[str, Any] = {
     "gameStarted": _message("game_started", "GameStarted", "A game of the player's started."),
-    "yourTurn": _message("your_turn", "YourTurn", "The player is to act, with the deadline when clocked."),
+    "yourTurn": _message(
+        "your_turn",
+        "YourTurn",
+        "A turn of the player's began (once per turn, when the seat became due, not after each move of a "
+        "turn of several moves), with the deadline when clocked.",
+    ),
     "gameFinished": _message("game_finished", "GameFinished", "A game of the player's is over."),
     "invited": _message("invited", "Invited", "The player was invited to a seat."),
 }
@@ -110,8 +115,10 @@ def player_channel() -> dict[str, Any]:
             "(`Authorization: Bearer <player token>`, or `?ticket=` from a stream ticket for an EventSource). "
             "Everything that concerns the player across their games: a game started, their turn (with its "
             "deadline), a game finished, an invitation to a seat. Resume with Last-Event-ID. `error` then `end` "
-            "close it as on a game's stream (`end` only when the token stops being valid); `: ping` comments keep "
-            "it open. The names and payloads are the contract."
+            "close it as on a game's stream (`end` only when the token stops being valid). It opens with a "
+            "`retry` field; a `: ping` comment every 15 seconds keeps it open. A ticket stays good while a stream "
+            "it opened is open and a minute after, so an EventSource reconnects with the same URL. The names and "
+            "payloads are the contract."
         ),
         "messages": {name: {"$ref": f"#/components/messages/{name}"} for name in names},
         "bindings": {"http": {"bindingVersion": "0.3.0"}},

@@ -25,6 +25,8 @@ client and event; a client whose socket is full queues in a bounded backlog inst
 * **Keep-alive and shutdown** are one task per process, not per client: a ``: ping`` comment to
   every idle client each :data:`PING_SECONDS`, and when uvicorn is told to exit every stream ends
   with ``error`` ``shutting_down`` (no ``end``: an ``EventSource`` reconnects, to another instance).
+  Streams that share no upstream (the player stream, :mod:`gateway.player_stream`) are kept the
+  same way (:meth:`LiveEvents.keep`), so every SSE stream of the gateway pings alike.
 * **Restarts are ridden out.**  An upstream failing with UNAVAILABLE (its rules service restarting
   or stopping, a connection recycled) is reopened after the last event it relayed, up to
   :data:`RESUMES` times in a row; its clients see no gap and no repeat.
@@ -121,14 +123,15 @@ def error_bytes(code: str, detail: str, **extra: str) -> bytes:
     return ServerSentEvent(event="error", data=data).encode()
 
 
-def final_bytes(error: BaseException | None, last: Position) -> bytes:
-    """How a client's stream ends: ``end``, after an ``error`` event when it did not end well."""
+def final_bytes(error: BaseException | None, last: Position, separator: str = ":") -> bytes:
+    """How a client's stream ends: ``end``, after an ``error`` event when it did not end well (an id
+    in it is ``last``'s two parts joined by ``separator``, as the stream's own ids are)."""
     if error is None:
         return END
     if isinstance(error, ShuttingDown):
         return error_bytes("shutting_down", "the gateway is stopping; reconnect with Last-Event-ID")
     if isinstance(error, SlowConsumer):
-        resume = f"{last[0]}:{last[1]}"
+        resume = f"{last[0]}{separator}{last[1]}"
         detail = f"dropped: {error}; reconnect with Last-Event-ID"
         return error_bytes("slow_consumer", detail, last_event_id=resume) + END
     if isinstance(error, Problem):
@@ -180,6 +183,7 @@ class LiveEvents:
         self.settings = settings
         self.metrics = metrics
         self.upstreams: dict[ViewerKey, _Upstream] = {}
+        self.solo: set[Listener] = set()  # streams with an upstream of their own (kept, not shared)
         self.keeper: asyncio.Task[None] | None = None
 
     async def subscribe(self, key: ViewerKey, open_call: OpenCall, last: Position) -> Listener:
@@ -212,7 +216,15 @@ class LiveEvents:
 
     def listeners(self) -> list[Listener]:
         """Every client of this process."""
-        return [m for u in self.upstreams.values() for m in u.mailboxes if isinstance(m, Listener)]
+        shared = [m for u in self.upstreams.values() for m in u.mailboxes if isinstance(m, Listener)]
+        return shared + list(self.solo)
+
+    def keep(self, listener: Listener) -> Callable[[], None]:
+        """Ping ``listener`` (a stream with an upstream of its own) with every other client, and end it
+        with ``shutting_down`` when the gateway stops; the answer forgets it again."""
+        self._keep_alive()
+        self.solo.add(listener)
+        return lambda: self.solo.discard(listener)
 
     def _keep_alive(self) -> None:
         if self.keeper is None or self.keeper.done():
@@ -230,6 +242,8 @@ class LiveEvents:
                     listener.ping()
         for upstream in list(self.upstreams.values()):
             upstream.end(ShuttingDown("the gateway is stopping"))
+        for listener in list(self.solo):
+            listener.close(ShuttingDown("the gateway is stopping"))
 
     def _start(self, key: ViewerKey, open_call: OpenCall) -> _Upstream:
         cap = self.settings.sse_upstreams_per_process

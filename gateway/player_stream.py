@@ -2,33 +2,39 @@
 
 The stream relays one rules service's ``IdentityService.WatchMyEvents`` as Server-Sent Events:
 each feed entry is an event named by its kind (``game_started``, ``your_turn``, ``game_finished``,
-``invited``) with its JSON data and its cursor as the SSE id; a keep-alive becomes a ``: ping``
-comment; the stream closes with ``end`` when the player's token (or ticket's player) expires, and
-with ``error`` then ``end`` when the service goes away (reconnect with ``Last-Event-ID``).
+``invited``) with its JSON data and its cursor as the SSE id; the stream closes with ``end`` when
+the player's token (or ticket's player) expires, and with ``error`` then ``end`` when the service
+goes away (reconnect with ``Last-Event-ID``).  It is written like a game's stream
+(:class:`gateway.sse_listener.LiveStream`: the same headers, ``retry`` field and socket path) and
+kept by the same keeper (:meth:`gateway.fanout.LiveEvents.keep`: a ``: ping`` comment every
+:data:`gateway.fanout.PING_SECONDS`, ``shutting_down`` when the gateway stops); the rules
+service's own keep-alives only say the watch is open.  With one client per upstream call, the
+relay reads the call no faster than the client reads the stream (no client is dropped as slow).
 Without ``Accept: text/event-stream`` the answer is the JSON list of what is there now.
 A refusal (no or a bad credential) is a problem, never a stream.
 """
 
 from __future__ import annotations
 
+import asyncio
 import itertools
-from collections.abc import AsyncIterator
+from functools import partial
 
 import grpc
 import orjson
 from fastapi import APIRouter, Request
-from fastapi.responses import Response, StreamingResponse
+from fastapi.responses import Response
 from sse_starlette import ServerSentEvent
 
 from chaiwala.identity.v1 import identity_pb2, identity_pb2_grpc
-from gateway.fanout import END, error_bytes
+from gateway.fanout import LiveEvents, final_bytes
 from gateway.problems import Problem, problem_from_rpc
-from gateway.routes import JSON, _backends, _call
+from gateway.routes import JSON, _backends, _call, _settings
+from gateway.sse_listener import Listener, LiveStream, Position, Relayed
 from gateway.stream_tickets import ticket_body, ticket_param
 from services.lobby.feed import is_cursor
 
 router = APIRouter()
-PING = b": ping\n\n"
 _turns = itertools.count()
 
 
@@ -48,16 +54,22 @@ def _stub(request: Request) -> identity_pb2_grpc.IdentityServiceStub:
     return identity_pb2_grpc.IdentityServiceStub(channels[next(_turns) % len(channels)])
 
 
-def _message(event: identity_pb2.PlayerEvent) -> bytes:
-    if not event.kind:
-        return PING
-    return ServerSentEvent(id=event.id, event=event.kind, data=event.data_json.decode()).encode()
+def _position(event_id: str) -> Position:
+    """A feed id (``<ms>-<seq>``, checked by the rules service) as the listener's ordered position."""
+    ms, _, seq = event_id.partition("-")
+    return int(ms), int(seq or 0)
+
+
+def _relayed(event: identity_pb2.PlayerEvent) -> Relayed:
+    message = ServerSentEvent(id=event.id, event=event.kind, data=event.data_json.decode())
+    return _position(event.id), message.encode()
 
 
 @router.get("/v1/me/events")
 async def my_events(request: Request) -> Response:
     """The bearer player's feed: SSE with ``Accept: text/event-stream``, else a JSON list."""
-    watch = identity_pb2.WatchMyEventsRequest(after=_cursor(request), ticket=ticket_param(request))
+    cursor = _cursor(request)
+    watch = identity_pb2.WatchMyEventsRequest(after=cursor, ticket=ticket_param(request))
     live = "text/event-stream" in request.headers.get("accept", "")
     watch.once = not live
     call = _stub(request).WatchMyEvents(watch, **_call(request))
@@ -71,20 +83,48 @@ async def my_events(request: Request) -> Response:
             events.append(first)
             first = await call.read()
         return JSON([{"id": e.id, "kind": e.kind, "data": orjson.loads(e.data_json)} for e in events])
-    return StreamingResponse(_relay(call, first), media_type="text/event-stream", headers={"Cache-Control": "no-cache"})
+    return _stream(request, call, first, _position(cursor) if cursor else (-1, -1))
 
 
-async def _relay(call: grpc.aio.UnaryStreamCall, first: object) -> AsyncIterator[bytes]:
+def _stream(request: Request, call: grpc.aio.UnaryStreamCall, first: object, last: Position) -> LiveStream:
+    """The SSE response: ``first`` (if a notice), then the call relayed once the response is live."""
+    live: LiveEvents = request.app.state.live_events
+    listener = Listener(_settings(request).sse_client_buffer, last, partial(final_bytes, separator="-"))
+    forget = live.keep(listener)
+    relay: list[asyncio.Task[None]] = []
+
+    def leave() -> None:
+        forget()
+        call.cancel()
+        for task in relay:
+            task.cancel()
+
+    listener.on_leave = leave
+    if not isinstance(first, identity_pb2.PlayerEvent):  # over already (the token expired)
+        listener.close()
+        return LiveStream(listener, [])
+
+    def started() -> None:
+        relay.append(asyncio.create_task(_relay(call, listener), name="sse:me"))
+
+    return LiveStream(listener, [_relayed(first)] if first.kind else [], on_live=started)
+
+
+async def _relay(call: grpc.aio.UnaryStreamCall, listener: Listener) -> None:
+    """Offer each notice of ``call`` to ``listener``, waiting while its socket is full; then close it."""
     try:
-        event = first
-        while isinstance(event, identity_pb2.PlayerEvent):  # read() only: a call may not mix read() and iteration
-            yield _message(event)
-            event = await call.read()
+        while not listener.ended:
+            event = await call.read()  # read() only: a call may not mix read() and iteration
+            if not isinstance(event, identity_pb2.PlayerEvent):
+                listener.close()
+                return
+            if event.kind:  # an empty one is the rules service's keep-alive: the keeper pings
+                listener.offer(_relayed(event))
+                await listener.drained()
     except grpc.aio.AioRpcError as error:
-        yield error_bytes("upstream_error", error.code().name)
+        listener.close(Problem(502, "upstream_error", error.code().name))
     finally:
         call.cancel()
-    yield END
 
 
 @router.post("/v1/me/stream-tickets", status_code=201)

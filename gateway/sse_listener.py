@@ -44,6 +44,10 @@ HEADERS = [
     (b"x-accel-buffering", b"no"),
 ]
 PING = b": ping\r\n\r\n"
+# How long an EventSource waits before it reconnects after its stream closed (SSE's ``retry`` field,
+# the first thing every stream sends): browsers' own defaults differ (3 to 5 s) and say nothing.
+RECONNECT_MS = 3000
+RETRY = b"retry: %d\r\n\r\n" % RECONNECT_MS
 
 
 def _body(chunk: bytes, more: bool = True) -> Message:
@@ -116,9 +120,16 @@ class Listener:
         return True
 
     def ping(self) -> None:
-        """Keep an idle connection open through proxies (skipped while a write is pending)."""
+        """Keep an idle connection open through proxies (skipped while a write is pending); every SSE
+        stream of the gateway is pinged this way, by :class:`gateway.fanout.LiveEvents`' keeper."""
         if self.send is not None and self.writing is None and not self.ended:
             self._write(PING)
+
+    async def drained(self) -> None:
+        """Wait until nothing waits for the socket (a stream with one client and one upstream, the
+        player's, reads its upstream no faster than the client reads, instead of dropping it)."""
+        while (writing := self.writing) is not None and not writing.done():
+            await asyncio.wait([writing])
 
     def close(self, error: BaseException | None = None) -> None:
         """No more events: after what it holds the client gets ``error`` (if any), then ``end``."""
@@ -176,9 +187,9 @@ class Listener:
     # ---- the response's side ----------------------------------------------------------------
 
     async def go_live(self, send: Send, history: list[Relayed], socket: SocketWriter | None = None) -> None:
-        """Write the history and what queued meanwhile, then take events as they come (through
-        ``socket`` when there is one, see :mod:`gateway.sse_socket`)."""
-        chunk = b"".join(self._take(history))
+        """Write the ``retry`` field, the history and what queued meanwhile, then take events as they
+        come (through ``socket`` when there is one, see :mod:`gateway.sse_socket`)."""
+        chunk = RETRY + b"".join(self._take(history))
         while chunk:
             await send(_body(chunk))
             chunk = b"".join(self._take(list(self.backlog)))
@@ -191,10 +202,13 @@ class Listener:
 class LiveStream(Response):
     """The ASGI response of one SSE client: headers, history, then whatever its upstream writes."""
 
-    def __init__(self, listener: Listener, history: list[Relayed]) -> None:
+    def __init__(
+        self, listener: Listener, history: list[Relayed], on_live: Callable[[], None] = lambda: None
+    ) -> None:
         super().__init__(status_code=200)
         self.listener = listener
         self.history = history
+        self.on_live = on_live  # called once the listener is live (its history written)
 
     async def __call__(self, scope: Scope, receive: Receive, send: Send) -> None:
         """Stream until the client leaves or the stream is complete; leave the upstream either way."""
@@ -205,6 +219,7 @@ class LiveStream(Response):
                 await send(_body(b"", more=False))
                 return
             await self.listener.go_live(send, self.history, socket_writer(scope))
+            self.on_live()
             # uvicorn answers http.disconnect once the client is gone or the last chunk was sent.
             while (await receive())["type"] != "http.disconnect":
                 pass

@@ -8,7 +8,9 @@ failures mean.
 from __future__ import annotations
 
 import hashlib
+import inspect
 import secrets
+from typing import Any
 
 from redis import asyncio as aioredis
 from redis import exceptions as redis_errors
@@ -16,13 +18,22 @@ from redis.asyncio.cluster import RedisCluster
 from redis.asyncio.retry import Retry
 from redis.backoff import NoBackoff
 
-from services.common.cluster_client import FailoverCluster, cluster_options
+from services.common.cluster_client import BLOCKING_REPLY_TIMEOUT_SECONDS, FailoverCluster, cluster_options
 
 # Redis unreachable: fail fast and try once more on a fresh connection (a pooled one may be
 # stale after a Redis restart), with no back-off, so the first request after Redis is back
 # succeeds instead of sleeping through a retry schedule.
 CONNECT_TIMEOUT_SECONDS = 2.0
 STORE_RETRIES = 1
+# How long a call on a single server waits for its reply, stated rather than left to redis-py (whose
+# default changed: none before 8.0, 5 s since).  A blocking reader's client waits longer than any
+# block (cluster_client.BLOCKING_REPLY_TIMEOUT_SECONDS), and every blocking read bounds its block
+# by its client's timeout (bounded_block_ms), so a quiet XREAD BLOCK never ends in a timeout.
+CALL_REPLY_TIMEOUT_SECONDS = 5.0
+# What a connection of the pinned redis-py waits when nobody said (a client built without our options).
+_LIBRARY_REPLY_TIMEOUT: float | None = (
+    inspect.signature(aioredis.connection.AbstractConnection.__init__).parameters["socket_timeout"].default
+)
 # Connections per store client (per node on a cluster), and how long a call waits for a free one.
 DEFAULT_MAX_CONNECTIONS = 100
 DEFAULT_POOL_TIMEOUT_SECONDS = 2.0
@@ -89,7 +100,8 @@ def redis_client(
     """A Redis (or Redis Cluster) client with a bounded pool; ``pool_timeout=None`` waits as long as needed.
 
     A cluster client bounds its calls (:mod:`services.common.cluster_client`); ``blocking`` marks a
-    client of blocking reads, whose replies may take as long as their block.
+    client of blocking reads, whose replies may take as long as their block (its reply timeout is
+    :data:`~services.common.cluster_client.BLOCKING_REPLY_TIMEOUT_SECONDS`, on a cluster or not).
     """
     if cluster:
         return FailoverCluster.from_url(url, max_connections=max_connections, **cluster_options(blocking))
@@ -99,7 +111,32 @@ def redis_client(
         max_connections=max_connections,
         timeout=pool_timeout,
         socket_connect_timeout=CONNECT_TIMEOUT_SECONDS,
+        socket_timeout=BLOCKING_REPLY_TIMEOUT_SECONDS if blocking else CALL_REPLY_TIMEOUT_SECONDS,
         retry=retry,
         retry_on_error=[redis_errors.ConnectionError, redis_errors.TimeoutError],
     )
     return aioredis.Redis(connection_pool=pool)
+
+
+def reply_timeout(client: Any) -> float | None:
+    """How long ``client`` (a redis-py asyncio client, cluster or not) waits for a reply; ``None``: for ever."""
+    if isinstance(client, RedisCluster):
+        options = client.nodes_manager.connection_kwargs
+    else:
+        options = client.connection_pool.connection_kwargs
+    timeout = options.get("socket_timeout", _LIBRARY_REPLY_TIMEOUT)
+    return None if timeout is None else float(timeout)
+
+
+def bounded_block_ms(client: Any, seconds: float) -> int:
+    """The ``BLOCK`` (milliseconds, at least 1: 0 would wait for ever) of a blocking read on ``client``:
+    ``seconds``, or half the client's reply timeout if that is shorter.
+
+    A blocking read whose block reaches its client's reply timeout fails instead of answering
+    "nothing yet" (redis-py 8 gave every client a 5 s timeout: the player stream's 10 s wait broke),
+    so every ``XREAD``/``XREADGROUP ... BLOCK`` asks for its block through here.
+    """
+    timeout = reply_timeout(client)
+    if timeout is not None:
+        seconds = min(seconds, timeout / 2)
+    return max(1, int(seconds * 1000))

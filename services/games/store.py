@@ -41,6 +41,7 @@ from services.common.store import (
     GameNotActive,
     GameNotFound,
     VersionConflict,
+    bounded_block_ms,
     redis_client,
 )
 from services.eventlog import codec
@@ -404,9 +405,11 @@ async def last_logged_version(client: aioredis.Redis | RedisCluster, game_id: st
 async def read_log(
     client: aioredis.Redis | RedisCluster, game_id: str, after: int, block_ms: int, count: int = 100
 ) -> list[LogEntry]:
-    """Entries after version ``after``, waiting up to ``block_ms`` for the first ([] if none came)."""
+    """Entries after version ``after``, waiting up to ``block_ms`` for the first ([] if none came; the
+    wait is bounded by the client's reply timeout, :func:`services.common.store.bounded_block_ms`)."""
     last_id = f"{after}-1" if after >= 0 else "0-0"
-    answer: Any = await client.xread({_keys(game_id)[2]: last_id}, block=block_ms, count=count)
+    block = bounded_block_ms(client, block_ms / 1000)
+    answer: Any = await client.xread({_keys(game_id)[2]: last_id}, block=block, count=count)
     game_type = game_type_of(game_id)
     return [_entry(game_type, fields, entry_id) for _stream, items in answer or [] for entry_id, fields in items]
 

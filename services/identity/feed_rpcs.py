@@ -2,10 +2,13 @@
 handlers call it).
 
 A player's ticket stands for the player (not a seat): ``chaiwala:player-ticket:<sha256>`` holds
-the player id and the token's expiry for :data:`TICKET_TTL_SECONDS`.  A watch reads the player's
-feed (:mod:`services.lobby.feed`) after the client's cursor and then waits for more, a few seconds
-at a time, sending a keep-alive between waits; it ends when the player's token expires, so a
-client renews its token (and ticket) before then.
+the player id and the token's expiry for :data:`TICKET_TTL_SECONDS`.  A watch opened with a ticket
+renews it while it is open (each wait), never past the token's expiry, so the ticket stays good
+for a minute after its stream closed and an ``EventSource`` reconnecting with the same URL gets in
+(as a game's ticket, :mod:`services.rules.tickets`).  A watch reads the player's feed
+(:mod:`services.lobby.feed`) after the client's cursor, sends a keep-alive (it is open), then waits
+for more, at most :data:`WAIT_SECONDS` at a time, sending a keep-alive after each empty wait; it
+ends when the player's token expires, so a client renews its token (and ticket) before then.
 """
 
 from __future__ import annotations
@@ -25,7 +28,9 @@ from services.common.store import hash_token
 from services.identity.player import Player
 from services.lobby.feed import Feed, is_cursor
 
-WAIT_MS = 10_000  # one blocking read; a keep-alive follows an empty one
+# One blocking read (on the reader's client, whose reply timeout is longer: services.common.store);
+# a keep-alive follows an empty one.
+WAIT_SECONDS = 10.0
 # As a game's stream tickets (services.rules.tickets): a minute, and 43 characters when ours.
 TICKET_TTL_SECONDS = 60
 MAX_TICKET_LENGTH = 128
@@ -88,14 +93,23 @@ class PlayerStream:
                 yield _event(notice.id, notice.kind, notice.data)
             if len(notices) < PAGE:
                 break
+        if not request.once:
+            yield identity_pb2.PlayerEvent()  # open: the gateway answers 200 now, not at the first notice
         while not request.once and time.time() < until:
-            wait = int(min(WAIT_MS, max(1.0, (until - time.time()) * 1000)))
+            if request.ticket:
+                await self._renew(request.ticket, until)
+            wait = min(WAIT_SECONDS, max(0.001, until - time.time()))
             notices = await feed.read(self.reader, player_id, after, wait, count=PAGE)
             for notice in notices:
                 after = notice.id
                 yield _event(notice.id, notice.kind, notice.data)
             if not notices:
                 yield identity_pb2.PlayerEvent()  # keep-alive: the gateway sends a ping comment
+
+
+    async def _renew(self, ticket: str, until: int) -> None:
+        """Keep the ticket of an open stream good for :data:`TICKET_TTL_SECONDS` more (not past ``until``)."""
+        await self.redis.expire(ticket_key(ticket), max(1, min(TICKET_TTL_SECONDS, until - int(time.time()))))
 
 
 def _event(event_id: str, kind: str, data: dict[str, Any]) -> identity_pb2.PlayerEvent:

@@ -5,6 +5,15 @@ entries) of ``game_started``, ``your_turn`` (with the seat's deadline when the g
 ``game_finished`` and ``invited`` entries, each ``{"kind", "data"}``; the stream's own entry ids
 are the SSE ids a client resumes from (``Last-Event-ID``).
 
+``your_turn`` is written **once per turn**, when a seat becomes due (:func:`becoming_due`): it is
+to act after a commit and was not at some point since the previous version (before the commit,
+or after one of its entries).  A seat whose turn goes on over several entries (Tea & Rum's
+warehouse tokens, Darjeeling's move, lay out and ship, India Rails' build steps, one seat of a
+simultaneous decision acting while the other still decides) is not told again: the answer to its
+move and every event say it is still to act (``to_act``, ``your_turn``).  So a seat that goes
+straight from one turn into its next, with no other seat to act in between (a solo game; the
+others passed), is told once; docs/guides/build-a-frontend.md, "Multi-move turns".
+
 Written right after the step that causes it (a creation, a lobby start, a commit), by the process
 that made the step: a best-effort notice, not the truth — a process killed between its commit and
 its notice loses that notice, and ``GET /v1/me/games`` still tells the player where it is their
@@ -23,6 +32,7 @@ import orjson
 
 from services.clock import clock as clocks
 from services.common.logs import get_logger
+from services.common.store import bounded_block_ms
 
 FEED_MAXLEN = 1000
 log = get_logger("feed")
@@ -58,6 +68,18 @@ def _seats(players: Sequence[dict[str, Any]]) -> Iterable[tuple[int, str]]:
             yield seat, external_id
 
 
+def becoming_due(before: Sequence[int] | None, steps: Sequence[Sequence[int]], after: Sequence[int]) -> list[int]:
+    """The seats a commit makes due, to be told ``your_turn``: those to act ``after`` it that were not
+    to act ``before`` it or after one of its entries (``steps``, each entry's seats to act).
+
+    ``before`` is ``None`` when unknown (a game stored before the lifecycle kept its seats to act):
+    then every seat to act is told, as before this rule.
+    """
+    if before is None:
+        return list(after)
+    return [seat for seat in after if any(seat not in seats for seats in (before, *steps))]
+
+
 def _text(value: Any) -> str:
     return value.decode() if isinstance(value, bytes) else str(value)
 
@@ -88,7 +110,8 @@ class Feed:
 
     async def turns(self, game_id: str, game_type: str, players: Sequence[dict[str, Any]],
                     to_act: Sequence[int], version: int, clock: clocks.Clock | None) -> None:  # fmt: skip
-        """``your_turn`` for every seated player to act now."""
+        """``your_turn`` for every seated player of ``to_act``: the seats to tell, i.e. every seat to act
+        at a game's start and, after a commit, the seats it made due (:func:`becoming_due`)."""
         deadlines = clocks.deadlines(clock)
         for seat, player_id in _seats(players):
             if seat not in to_act:
@@ -116,10 +139,13 @@ class Feed:
                 await self.notify(player_id, "invited", data)
 
     async def read(
-        self, client: Any, player_id: str, after: str, block_ms: int | None, count: int = 100
+        self, client: Any, player_id: str, after: str, block_seconds: float | None, count: int = 100
     ) -> list[Notice]:
-        """Notices after entry id ``after`` ("" or "0": from the start), waiting up to ``block_ms``
-        for the first (``None``: not at all); ``client`` may be a blocking reader's own."""
-        answer: Any = await client.xread({feed_key(player_id): after or "0"}, count=count, block=block_ms)
+        """Notices after entry id ``after`` ("" or "0": from the start), waiting up to ``block_seconds``
+        for the first (``None``: not at all); ``client`` may be a blocking reader's own.  The wait is
+        bounded by the client's reply timeout (:func:`services.common.store.bounded_block_ms`), so
+        a quiet feed answers ``[]`` rather than a timeout on any client."""
+        block = None if block_seconds is None else bounded_block_ms(client, block_seconds)
+        answer: Any = await client.xread({feed_key(player_id): after or "0"}, count=count, block=block)
         return [Notice(_text(entry_id), _text(fields[b"kind"]), orjson.loads(fields[b"data"]))
                 for _stream, entries in answer or [] for entry_id, fields in entries]  # fmt: skip

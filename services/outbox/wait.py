@@ -21,12 +21,14 @@ from typing import Any
 from redis import exceptions as redis_errors
 from redis.asyncio.cluster import RedisCluster
 
+from services.common.store import bounded_block_ms
 from services.outbox.stream import DEFAULT_BATCH, OutboxEvent, outbox_keys, parse_entry
 
 _SHARD_OF_KEY = {key: shard for shard, key in enumerate(outbox_keys())}
-# One blocking read lasts at most this long (kept below any socket read timeout a Redis client may
-# be given); an idle consumer goes back to its full read (which also takes over entries other
-# consumers abandoned, unacknowledged for a minute) after IDLE_SECONDS without an event.
+# One blocking read lasts at most this long (and never more than half its client's reply timeout:
+# services.common.store.bounded_block_ms); an idle consumer goes back to its full read (which also
+# takes over entries other consumers abandoned, unacknowledged for a minute) after IDLE_SECONDS
+# without an event.
 BLOCK_SECONDS = 2.0
 IDLE_SECONDS = 20.0
 
@@ -79,9 +81,10 @@ async def _blocking_read(
     redis: Any, group: str, consumer: str, stop: asyncio.Event, block: float, count: int
 ) -> list[OutboxEvent]:
     streams = dict.fromkeys(_SHARD_OF_KEY, ">")
-    read = asyncio.ensure_future(redis.xreadgroup(group, consumer, streams, count=count, block=int(block * 1000)))
+    wait_ms = bounded_block_ms(redis, block)
+    read = asyncio.ensure_future(redis.xreadgroup(group, consumer, streams, count=count, block=wait_ms))
     try:
-        if not await _until_stopped(stop, read, block + 5):
+        if not await _until_stopped(stop, read, wait_ms / 1000 + 5):
             return []
         answer = read.result()
     except redis_errors.ResponseError as error:

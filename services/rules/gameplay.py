@@ -30,7 +30,7 @@ from services.games.records import Commit, GameMeta, LogEntry
 from services.games.store import GameStore
 from services.legalmoves.entries import after_commit
 from services.lobby.creation import waiting_snapshot
-from services.lobby.feed import Feed
+from services.lobby.feed import Feed, becoming_due
 from services.outbox import events as outbox_events
 from services.rules import answers
 from services.rules.narrator import Narrator
@@ -231,6 +231,7 @@ class GamePlay:
         result, status = self.settle(meta, match, lifecycle)
         to_act = match.to_act() if status == "active" else []
         commits = _with_turns(commits, status, to_act)
+        due = becoming_due(meta.lifecycle.get("to_act"), [item.to_act or [] for item in commits], to_act)
         lifecycle.to_act = list(to_act)
         now = clocks.now_ms()
         lifecycle.touched_ms = now  # idle aborts count from the last entry (services.retention)
@@ -284,15 +285,16 @@ class GamePlay:
                  kinds=[c.kind for c in commits if c.kind], status=status)  # fmt: skip
         if result is not None:
             self._record_finish(meta, result, new_version)
-        await self._tell_players(meta, status, to_act, new_version, lifecycle, answers.result_dict(result))
+        await self._tell_players(meta, status, due, new_version, lifecycle, answers.result_dict(result))
         return response, after
 
-    async def _tell_players(self, meta: GameMeta, status: str, to_act: list[int], version: int,
+    async def _tell_players(self, meta: GameMeta, status: str, due: list[int], version: int,
                             lifecycle: Lifecycle, result: dict[str, Any] | None) -> None:  # fmt: skip
-        """The players' feeds after a commit (:mod:`services.lobby.feed`): whose turn, or the end."""
+        """The players' feeds after a commit (:mod:`services.lobby.feed`): the seats it made due (one
+        ``your_turn`` per turn, :func:`~services.lobby.feed.becoming_due`), or the end."""
         feed = Feed(self.store.redis)
         if status == "active":
-            await feed.turns(meta.game_id, self.game_type, meta.players, to_act, version, lifecycle.clock)
+            await feed.turns(meta.game_id, self.game_type, meta.players, due, version, lifecycle.clock)
         else:
             await feed.finished(meta.game_id, self.game_type, meta.players, status, result)
 

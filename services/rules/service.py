@@ -145,8 +145,9 @@ class RulesServicer(LobbyRpcs, ResignRpcs, rules_pb2_grpc.RulesServiceServicer):
             skip_to = skip if entry.version == request.after else -1
             return self.narrator.entry_messages(entry, viewer, skip_to, words=await names.at(entry.version))
 
-        async for messages in watch_entries(self.live, self.store, request.game_id, after, render, context):
-            yield messages
+        async with self.tickets.kept(request.game_id, request.ticket):  # open: its ticket stays good
+            async for messages in watch_entries(self.live, self.store, request.game_id, after, render, context):
+                yield messages
 
     async def CreateStreamTicket(
         self, request: rules_pb2.CreateStreamTicketRequest, context: aio.ServicerContext

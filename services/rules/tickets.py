@@ -12,16 +12,22 @@ Decisions:
   forgets it when it expires.
 * It names one game (its key includes the game id) and is read-only: only ``ListEvents``
   and ``WatchEvents`` accept it, and never as a bearer.
-* It is **reusable until it expires**, so an ``EventSource`` that reconnects (with
-  ``Last-Event-ID``) within the minute gets in again; after that the client asks for a
-  new ticket.  A stream opened in time stays open past the expiry: the ticket gates
-  opening a stream, not its length.
+* It is **reusable until it expires**, and **a stream it opened keeps it alive**: while the
+  stream is open the ticket is renewed (:meth:`StreamTickets.kept`, every
+  :data:`RENEW_EVERY_SECONDS`), so it expires a minute after the last stream it opened
+  closed, not a minute after it was issued.  A plain ``EventSource`` reconnects with the same
+  URL (and ``Last-Event-ID``) after any drop and gets in again, however long its stream was
+  open; only a client away for longer than a minute asks for a new ticket (docs: "Tickets").
+  The ticket gates opening a stream, not its length.
 """
 
 from __future__ import annotations
 
+import asyncio
+import contextlib
 import secrets
 import time
+from collections.abc import AsyncIterator
 from typing import Any
 
 import grpc
@@ -30,6 +36,9 @@ from services.common.errors import ServiceError, invalid
 from services.common.store import hash_token
 
 TICKET_TTL_SECONDS = 60
+# How often an open stream renews its ticket (well within the ticket's life, so a failed renewal or
+# two does not lose it).
+RENEW_EVERY_SECONDS = 15.0
 # Tickets we issue are 43 characters; anything much longer is not one of ours.
 MAX_TICKET_LENGTH = 128
 
@@ -61,6 +70,24 @@ class StreamTickets:
         if value is None:
             return None
         return int(value)
+
+    @contextlib.asynccontextmanager
+    async def kept(self, game_id: str, ticket: str) -> AsyncIterator[None]:
+        """While the block runs (a stream opened with ``ticket``), keep the ticket alive (see above)."""
+        if not ticket:
+            yield
+            return
+        renewing = asyncio.create_task(self._renew(ticket_key(game_id, ticket)), name="ticket:renew")
+        try:
+            yield
+        finally:
+            renewing.cancel()
+
+    async def _renew(self, key: str) -> None:
+        while True:
+            with contextlib.suppress(Exception):  # the store is away: the next round tries again
+                await self.redis.expire(key, self.ttl_seconds)
+            await asyncio.sleep(RENEW_EVERY_SECONDS)
 
     async def viewer(self, game_id: str, ticket: str, has_bearer: bool) -> int:
         """The seat a ticket presented to an event RPC stands for, or the refusal to send back."""

@@ -14,7 +14,7 @@ import asyncio
 import orjson
 
 from gateway.fanout import END, final_bytes
-from gateway.sse_listener import Listener, Relayed
+from gateway.sse_listener import RETRY, Listener, Relayed
 from services.streaming.mailbox import SlowConsumer
 
 
@@ -52,7 +52,7 @@ def test_events_are_written_in_order_at_once_and_coalesced_behind_a_full_socket(
         await listener.go_live(socket.send, [])
         for version in (1, 2):
             assert listener.offer(_frame(version))
-        assert socket.chunks == [_frame(1)[1], _frame(2)[1]]  # written inline: no task, no wait
+        assert socket.chunks == [RETRY, _frame(1)[1], _frame(2)[1]]  # retry first; events inline: no task, no wait
         socket.writable.clear()
         for version in range(3, 9):
             assert listener.offer(_frame(version))
@@ -60,7 +60,7 @@ def test_events_are_written_in_order_at_once_and_coalesced_behind_a_full_socket(
         socket.writable.set()
         await asyncio.sleep(0.01)
         assert socket.versions() == list(range(1, 9))
-        assert len(socket.chunks) == 4  # 1, 2, then 3 alone, then 4-8 as one chunk
+        assert len(socket.chunks) == 5  # retry, 1, 2, then 3 alone, then 4-8 as one chunk
         listener.close()
         assert b"".join(socket.chunks).endswith(END) and socket.complete
 
@@ -120,6 +120,7 @@ def test_a_batch_is_one_write_and_an_overlapping_one_repeats_nothing() -> None:
         batch = [_frame(v) for v in (3, 4, 5)]
         assert listener.offer_batch(batch, b"".join(frame for _, frame in batch))
         assert len(socket.chunks) == 2 and socket.versions() == [1, 2, 3, 4, 5]  # history, then one chunk
+        assert socket.chunks[0].startswith(RETRY)  # the reconnection delay comes with the history
         overlap = [_frame(v) for v in (5, 6)]
         assert listener.offer_batch(overlap, b"".join(frame for _, frame in overlap))
         assert socket.versions() == [1, 2, 3, 4, 5, 6]

@@ -106,6 +106,9 @@ export class ChaiwalaClient implements Transport {
    * `your_turn` with its deadline, `game_finished`, `invited`), each once and in order, through
    * cuts (resumed after the last id, on a fresh ticket when the old one is near its expiry), until
    * `signal` aborts, the loop is left, or the player token expires (the iteration then ends).
+   *
+   * `your_turn` comes once per turn, when the seat becomes due, not after each move of a turn of
+   * several moves: a game being played follows its own events (`your_turn`, `to_act`) instead.
    */
   myEvents(options: PlayerEventOptions = {}): AsyncGenerator<PlayerEvent, void, undefined> {
     return followPlayerEvents(this, this.token, options);

@@ -96,6 +96,10 @@ export class GameHandle {
    * Each time it becomes this seat's turn, its legal moves (once per version), until the game's
    * stream ends.  One `view()` first, because a game may start on the seat's turn with no event
    * yet; after that the turn comes from the events alone.  `onEvent` hears every event.
+   *
+   * A turn may take several moves (Tea & Rum's warehouse tokens, Darjeeling's move, lay out and
+   * ship, India Rails' build steps): after each one the seat is still to act, and this yields the
+   * next step's legal moves.  The player stream's `your_turn` comes once, when the turn begins.
    */
   async *turns(options: TurnOptions = {}): AsyncGenerator<LegalMoves, void, undefined> {
     let offered = -1;
