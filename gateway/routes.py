@@ -39,7 +39,7 @@ from services.common.callmeta import PRINT_EVENTS
 from services.common.logs import get_logger
 from services.common.metrics_http import authorised
 from services.common.workers import scrape_registry
-from services.games.records import game_type_of
+from services.filing.keys import game_type_of
 from services.legalmoves.reader import RIDDEN, LegalMovesReader, answer_field
 from services.legalmoves.render import listing_json
 

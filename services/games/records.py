@@ -10,6 +10,7 @@ import orjson
 
 from services.common.rng import Seed
 from services.common.store import hash_token
+from services.filing.keys import game_type_of
 
 
 @dataclass(frozen=True)
@@ -143,20 +144,6 @@ class NewGame:
     def game_type(self) -> str:
         """The game type named by the id."""
         return game_type_of(self.game_id)
-
-
-def game_type_of(game_id: str) -> str:
-    """The game type named by a game id's prefix ("" if the id is malformed)."""
-    prefix, _, rest = game_id.rpartition("-")
-    if not prefix or len(rest) != 24 or any(c not in "0123456789abcdef" for c in rest):
-        return ""
-    return prefix
-
-
-def game_keys(game_id: str) -> tuple[str, str, str]:
-    """Meta, state and events keys of a game (one hash slot)."""
-    tag = f"game:{{{game_id}}}"
-    return f"{tag}:meta", f"{tag}:state", f"{tag}:events"
 
 
 def bot_memory_key(game_id: str) -> str:

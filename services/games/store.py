@@ -17,7 +17,7 @@ script never crosses shards):
 Per game type and attention shard, a set ``chaiwala:active:{<shard tag>}:<type>`` indexes
 active games for metrics.  It, the lobby's listing sets and the retention index share the slot
 of the game's keys, so the step that ends a game moves it in all of them atomically (the commit
-and abort scripts, :data:`services.games.scripts.FILING`).  The conductor's work queue
+and abort scripts, :data:`services.filing.store.FILING`).  The conductor's work queue
 (:mod:`services.common.attention`) lives beside them, and so does the outbox
 (:mod:`services.outbox`): every commit that starts, ends or times out a game writes its
 domain event to the game's outbox shard in the same atomic step.
@@ -33,7 +33,7 @@ import orjson
 from redis import asyncio as aioredis
 from redis.asyncio.cluster import RedisCluster
 
-from services.common.attention import SHARD_COUNT, SHARD_TAGS, attention_script_keys, keys_for_game, score_arg, shard_of
+from services.common.attention import SHARD_COUNT, attention_script_keys, keys_for_game, score_arg
 from services.common.rng import KIND_PCG32, Seed
 from services.common.store import (
     DEFAULT_MAX_CONNECTIONS,
@@ -44,43 +44,18 @@ from services.common.store import (
     redis_client,
 )
 from services.eventlog import codec
-from services.games.records import (
-    Commit,
-    Fairness,
-    GameMeta,
-    LogEntry,
-    NewGame,
-    bot_memory_key,
-    game_keys,
-    game_type_of,
-)
+from services.filing.keys import game_keys, game_type_of
+from services.filing.store import active_key, active_key_for, file_game, filing_args, filing_keys
+from services.games.records import Commit, Fairness, GameMeta, LogEntry, NewGame, bot_memory_key
 from services.games.scripts import COMMIT, LOAD, SET_STATUS
 from services.legalmoves import fingerprint as legal_fingerprint
 from services.legalmoves.fingerprint import LegalEntries
-from services.lobby import listing
 from services.outbox import events as outbox_events
 from services.outbox import stream as outbox_stream
-from services.retention.policy import ended_key_for
 
 IDEMPOTENCY_TTL_SECONDS = 24 * 3600
 
 _keys = game_keys
-
-
-def active_key(game_type: str, shard: int) -> str:
-    """The set of active games of one type and attention shard."""
-    return f"chaiwala:active:{{{SHARD_TAGS[shard]}}}:{game_type}"
-
-
-def _active_index(game_id: str) -> str:
-    return active_key(game_type_of(game_id), shard_of(game_id))
-
-
-def filing_keys(game_id: str, visibility: str) -> dict[str, str]:
-    """The keys :data:`services.games.scripts.FILING` names, for ``game_id`` listed as ``visibility``."""
-    statuses = listing.status_keys(game_id, game_type_of(game_id), visibility)
-    named = {f"listing_{status}": key for status, key in zip(listing.STATUSES, statuses, strict=True)}
-    return {"meta": game_keys(game_id)[0], "active": _active_index(game_id), **named, "ended": ended_key_for(game_id)}
 
 
 def _decode(value: bytes | str | None) -> str:
@@ -195,8 +170,8 @@ class GameStore:
             if game.status == "active":  # the outbox event commits with the game (services.outbox)
                 started = outbox_events.game_started(game_id, game.game_type, game.players, game.created_ms)
                 outbox_stream.append(pipe, started, game_id)
-                pipe.sadd(_active_index(game_id), game_id)
-            listing.file_game(pipe, game_id, game.game_type, game.visibility, game.status, game.created_ms)
+                pipe.sadd(active_key_for(game_id), game_id)
+            file_game(pipe, game_id, game.game_type, game.visibility, game.status, game.created_ms)
             await pipe.execute()
         return game_id
 
@@ -304,7 +279,7 @@ class GameStore:
                 ],
                 "attention": [game_id, score_arg(attention_ms)],
                 "outbox": outbox_stream.lua_args(outbox),
-                "filing": [status, game_id],
+                "filing": filing_args(status, game_id),
                 "bot_memory": [bot_memory],
                 "legal": legal_fingerprint.commit_args(legal),
             }
@@ -364,7 +339,7 @@ class GameStore:
             {
                 "attention": [game_id, ""],
                 "outbox": outbox_stream.lua_args(outbox),
-                "filing": [status, game_id],
+                "filing": filing_args(status, game_id),
                 "bot_memory": [""],
             }
         )

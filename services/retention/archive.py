@@ -29,10 +29,10 @@ import orjson
 from services.common import errors
 from services.common.store import GameNotFound
 from services.fairness import chain
-from services.games.records import GameMeta, LogEntry, game_keys, game_type_of
+from services.filing.keys import game_keys, game_type_of
+from services.filing.store import ENDED_STATUSES, GameIndex, ended_key_for, ended_keys
+from services.games.records import GameMeta, LogEntry
 from services.games.store import GameStore
-from services.lobby.listing import GameIndex
-from services.retention.policy import ENDED_STATUSES, ended_key_for, ended_keys
 
 COMPRESSION_LEVEL = 6
 

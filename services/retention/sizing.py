@@ -22,7 +22,8 @@ from services.common.registry import engine_for
 from services.common.rng import Seed
 from services.common.runner import Match
 from services.fairness import chain
-from services.games.records import Commit, Fairness, NewGame, game_keys
+from services.filing.keys import game_keys
+from services.games.records import Commit, Fairness, NewGame
 from services.games.store import GameStore
 from services.retention import archive
 

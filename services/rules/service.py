@@ -21,13 +21,13 @@ from services.common.interceptors import BEARER
 from services.common.logs import get_logger
 from services.common.store import GameNotActive
 from services.fairness import seeding
+from services.filing.store import GameIndex
 from services.games.lifecycle import Lifecycle
 from services.games.records import GameMeta, LogEntry
 from services.games.store import GameStore
 from services.legalmoves.entries import legal_answer
 from services.lobby import seats as lobby_seats
 from services.lobby.feed import Feed
-from services.lobby.listing import GameIndex
 from services.outbox import events as outbox_events
 from services.retention import archive
 from services.rules import answers, gametype

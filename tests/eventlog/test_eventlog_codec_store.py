@@ -21,7 +21,8 @@ from services.common.runner import Match
 from services.eventlog import codec
 from services.eventlog.dictionaries import latest
 from services.fairness import chain
-from services.games.records import Commit, Fairness, LogEntry, NewGame, game_keys
+from services.filing.keys import game_keys
+from services.games.records import Commit, Fairness, LogEntry, NewGame
 from services.games.store import GameStore, last_logged_version, read_log
 from services.retention import archive
 

@@ -16,11 +16,10 @@ import pytest
 from redis import Redis
 
 from services.common.attention import shard_of
+from services.filing.store import LEGACY_ENDED_INDEX, active_key, ended_key, ended_key_for, index_key, legacy_index_key
 from services.games.legacy import shard_legacy_indexes
-from services.games.store import GameStore, active_key
-from services.lobby.listing import index_key, legacy_index_key
+from services.games.store import GameStore
 from services.outbox import events as outbox_events
-from services.retention.policy import LEGACY_ENDED_INDEX, ended_key, ended_key_for
 from tests.support.client import two_humans
 
 GAME = "darjeeling"

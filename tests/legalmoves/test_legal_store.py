@@ -28,7 +28,8 @@ from bench.engine_cases import random_position
 from chaiwala.v1 import rules_pb2, rules_pb2_grpc
 from services.common.registry import engine_for
 from services.common.store import hash_token
-from services.games.records import GameMeta, game_keys
+from services.filing.keys import game_keys
+from services.games.records import GameMeta
 from services.games.store import GameStore
 from services.legalmoves.entries import after_commit, legal_answer
 from services.legalmoves.fingerprint import LegalEntries, entry_field, legal_key

@@ -16,7 +16,8 @@ from redis.crc import key_slot
 
 from services.common.attention import new_game_id
 from services.common.store import VersionConflict
-from services.games.records import Commit, game_keys
+from services.filing.keys import game_keys
+from services.games.records import Commit
 from services.games.store import GameStore
 from services.outbox import ack, emit, outbox_key_for, outbox_keys, read_outbox
 from services.outbox import events as outbox_events

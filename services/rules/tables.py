@@ -24,8 +24,8 @@ from services.common.runner import Match, Snapshot
 from services.games.records import GameMeta, LogEntry
 from services.lobby.creation import waiting_snapshot
 from services.rules.answers import words as call_words
+from services.rules.boards import board_json
 from services.rules.service import RulesServicer
-from services.tables.boards import board_json
 
 CACHED_POSITIONS = 64  # rebuilt positions kept per process: a replay viewer steps forward one at a time
 
