@@ -11,7 +11,6 @@ from __future__ import annotations
 
 from collections.abc import Callable, Sequence
 from dataclasses import replace
-from typing import Any
 
 import orjson
 from google.protobuf import any_pb2
@@ -20,19 +19,19 @@ from chaiwala.v1 import rules_pb2
 from services.clock import clock as clocks
 from services.common import errors, metrics, protojson, sentences
 from services.common.attention import wake_conductors
-from services.common.engine import Engine, IllegalMove, Move, Result
+from services.common.engine import Engine, IllegalMove, Move
 from services.common.logs import get_logger
 from services.common.runner import Match, Snapshot
 from services.common.store import VersionConflict
 from services.fairness import chain
-from services.games.lifecycle import Lifecycle, attention_due, clocked_seats, settled_result
+from services.games.lifecycle import Lifecycle, attention_due, clocked_seats
 from services.games.records import Commit, GameMeta, LogEntry
 from services.games.store import GameStore
 from services.legalmoves.entries import after_commit
 from services.lobby.creation import waiting_snapshot
 from services.lobby.feed import Feed
-from services.outbox import events as outbox_events
 from services.rules import answers
+from services.rules.finisher import Finisher
 from services.rules.narrator import Narrator
 from services.rules.positions import Positions
 
@@ -52,6 +51,7 @@ class GamePlay:
         self.game_type = engine.game_type
         self.narrator = Narrator(engine)
         self.positions = Positions(engine, self.canonical)
+        self.finisher = Finisher(engine, store)
 
     # ---- positions -------------------------------------------------------------
 
@@ -187,14 +187,6 @@ class GamePlay:
 
     # ---- the commit ------------------------------------------------------------
 
-    def settle(self, meta: GameMeta, match: Match, lifecycle: Lifecycle) -> tuple[Result | None, str]:
-        """The result and status after a commit: the engine's result re-ranked for resignations,
-        or the last seat standing's win, or ``aborted`` when a timeout policy aborted it."""
-        if meta.status == "aborted":
-            return None, "aborted"
-        result = settled_result(self.engine.result(match.state), len(meta.players), lifecycle)
-        return result, "finished" if result is not None else "active"
-
     async def commit(
         self,
         meta: GameMeta,
@@ -228,7 +220,8 @@ class GamePlay:
         """
         commits = chain.seal(self.game_type, meta.log_head, meta.version + 1, commits)
         lifecycle = lifecycle or Lifecycle.from_dict(meta.lifecycle)
-        result, status = self.settle(meta, match, lifecycle)
+        outcome = self.finisher.settle(meta, match, lifecycle)
+        status = outcome.status
         to_act = match.to_act() if status == "active" else []
         commits = _with_turns(commits, status, to_act)
         lifecycle.to_act = list(to_act)
@@ -248,12 +241,13 @@ class GamePlay:
             if to_act and store_legal
             else None
         )
-        outcome, value = await self.store.commit(
+        # An end is filed by this commit itself (its status), with its outbox event (the Finisher's).
+        stored, value = await self.store.commit(
             meta.game_id,
             meta.version,
             match.snapshot.to_json(),
             status,
-            answers.result_dict(result),
+            outcome.result_dict,
             commits,
             idempotency_key=idem_key,
             # The answer is kept only for a keyed retry; without a key nothing reads it.
@@ -261,40 +255,31 @@ class GamePlay:
             lifecycle=lifecycle.to_dict(),
             attention_ms=attention,
             previous_head=meta.log_head,
-            outbox=outbox_events.for_commit(
-                meta, status, answers.result_dict(result), commits, lifecycle.to_dict(), now
-            ),
+            outbox=self.finisher.events(meta, outcome, commits, lifecycle, now),
             legal=legal,
             visibility=meta.visibility,
             bot_memory=bot_memory,
         )
-        if outcome == "idempotent":
+        if stored == "idempotent":
             assert isinstance(value, bytes)
             if printed is not None:  # what was printed is of this attempt, not of the answer kept
                 printed.state = printed.events = b""
             return rules_pb2.SubmitMovesResponse.FromString(value), None
         head = commits[-1].hash if commits else meta.log_head
         self.positions.remember(meta.game_id, new_version, head, match)
-        after = replace(meta, version=new_version, status=status, result=answers.result_dict(result),
+        after = replace(meta, version=new_version, status=status, result=outcome.result_dict,
                         lifecycle=lifecycle.to_dict(), log_head=head)  # fmt: skip
         await wake_conductors(self.store.redis, attention, now)
         metrics.MOVES_ACCEPTED.labels(self.game_type).inc(len(movers))
         # One line per commit (not per RPC), and only what every seat may see: who, which version.
         log.info("committed", game_type=self.game_type, game_id=meta.game_id, version=new_version, seats=movers,
                  kinds=[c.kind for c in commits if c.kind], status=status)  # fmt: skip
-        if result is not None:
-            self._record_finish(meta, result, new_version)
-        await self._tell_players(meta, status, to_act, new_version, lifecycle, answers.result_dict(result))
+        if outcome.over:
+            await self.finisher.ended(meta, outcome, new_version)
+        else:  # the players' feeds (services.lobby.feed): whose turn it is
+            await Feed(self.store.redis).turns(meta.game_id, self.game_type, meta.players, to_act, new_version,
+                                               lifecycle.clock)  # fmt: skip
         return response, after
-
-    async def _tell_players(self, meta: GameMeta, status: str, to_act: list[int], version: int,
-                            lifecycle: Lifecycle, result: dict[str, Any] | None) -> None:  # fmt: skip
-        """The players' feeds after a commit (:mod:`services.lobby.feed`): whose turn, or the end."""
-        feed = Feed(self.store.redis)
-        if status == "active":
-            await feed.turns(meta.game_id, self.game_type, meta.players, to_act, version, lifecycle.clock)
-        else:
-            await feed.finished(meta.game_id, self.game_type, meta.players, status, result)
 
     def _fill_answer(
         self,
@@ -325,10 +310,6 @@ class GamePlay:
     def count_bot_move(self, bot: str) -> None:
         """Count one move played by a server-side bot (the conductor's)."""
         metrics.BOT_MOVES.labels(self.game_type, bot).inc()
-
-    def _record_finish(self, meta: GameMeta, result: Result, moves: int) -> None:
-        # The game's metrics are counted once, from its game.finished (services.conductor.game_facts).
-        log.info("game_finished", game_type=self.game_type, game_id=meta.game_id, moves=moves, winners=result.winners)
 
 
 def _with_turns(commits: list[Commit], status: str, to_act: list[int]) -> list[Commit]:

@@ -14,11 +14,9 @@ from grpc import aio
 
 from chaiwala.v1 import rules_pb2, rules_pb2_grpc
 from services.bots.roster import bots_for
-from services.clock import clock as clocks
 from services.common import errors
 from services.common.engine import Engine
 from services.common.interceptors import BEARER
-from services.common.logs import get_logger
 from services.common.store import GameNotActive
 from services.fairness import seeding
 from services.filing.store import GameIndex
@@ -27,8 +25,6 @@ from services.games.records import GameMeta, LogEntry
 from services.games.store import GameStore
 from services.legalmoves.entries import legal_answer
 from services.lobby import seats as lobby_seats
-from services.lobby.feed import Feed
-from services.outbox import events as outbox_events
 from services.retention import archive
 from services.rules import answers, gametype
 from services.rules.access import Access
@@ -39,8 +35,6 @@ from services.rules.resignation import ResignRpcs
 from services.rules.tickets import StreamTickets
 from services.streaming.hub import EventHub
 from services.streaming.watch import watch_entries
-
-log = get_logger("service")
 
 
 class RulesServicer(LobbyRpcs, ResignRpcs, rules_pb2_grpc.RulesServiceServicer):
@@ -188,13 +182,9 @@ class RulesServicer(LobbyRpcs, ResignRpcs, rules_pb2_grpc.RulesServiceServicer):
         if not meta.is_host(BEARER.get()):
             self.access.require_operator("aborting a game")
         try:
-            aborted = outbox_events.game_aborted(meta, meta.version, clocks.now_ms())
-            await self.store.set_status(request.game_id, "aborted", [aborted], meta.visibility)
+            await self.play.finisher.abort(meta, request.reason)  # as every end: filed, its event, told
         except GameNotActive as error:
             raise errors.illegal("game_not_active", f"the game is {error.status}") from None
-        log.info("game_aborted", game_type=self.game_type, game_id=meta.game_id, reason=request.reason[:200])
-        # Its players hear of it as of any other end (a timeout's abort is told by the commit).
-        await Feed(self.store.redis).finished(meta.game_id, self.game_type, meta.players, "aborted", None)
         meta, snapshot = await self.store.load(request.game_id)
         return self.narrator.game_message(meta, self.play.match_of(meta, snapshot), None)
 
