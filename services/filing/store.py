@@ -31,6 +31,11 @@ LEGACY_ENDED_INDEX = "chaiwala:retention:ended"
 Cursor = tuple[int, str]
 
 
+def is_ended(status: str) -> bool:
+    """Whether a game of this status can change no more (finished or aborted): the one spelling."""
+    return status in ENDED_STATUSES
+
+
 def index_key(game_type: str, visibility: str, status: str, shard: int) -> str:
     """The listing set of one game type, visibility, status and shard."""
     return f"chaiwala:games:{{{SHARD_TAGS[shard]}}}:{game_type}:{visibility}:{status}"

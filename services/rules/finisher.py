@@ -13,10 +13,12 @@ For each it does the same three things:
 * **writes the outbox event** — ``game.finished`` or ``game.aborted`` (and a timeout's
   ``seat.timed_out``), in the same atomic step (:mod:`services.outbox`);
 * **schedules what follows** — the step drops the game's attention (an ended game needs no
-  conductor); once it is committed, the end is logged and every seated player's feed is told.
+  conductor); once it is committed, the end is logged and every seated player's feed is told
+  (:class:`~services.rules.followups.FollowUps`).
 
-Whether a game is over is decided here once (:meth:`Finisher.settle`), from the engine's result,
-the resignations and the timeout policy.
+Whether a position ends the game is decided here once (:meth:`Finisher.is_over`, and with the
+result :meth:`Finisher.settle`), from the engine, the resignations and the timeout policy; whether
+a stored status is an end is :func:`services.filing.store.is_ended`.
 """
 
 from __future__ import annotations
@@ -29,18 +31,16 @@ from services.clock import clock as clocks
 from services.common.engine import Engine, Result
 from services.common.logs import get_logger
 from services.common.runner import Match
-from services.games.lifecycle import Lifecycle, settled_result
+from services.filing.store import is_ended
+from services.games.lifecycle import Lifecycle, last_seat_standing, settled_result
 from services.games.records import Commit, GameMeta
 from services.games.store import GameStore
-from services.lobby.feed import Feed
 from services.outbox import events as outbox_events
 from services.outbox.stream import OutboxEvent
 from services.rules import answers
+from services.rules.followups import FollowUps
 
 log = get_logger("service")
-
-ENDED = ("finished", "aborted")
-
 
 @dataclass(frozen=True)
 class Outcome:
@@ -52,7 +52,7 @@ class Outcome:
     @property
     def over(self) -> bool:
         """Whether the game ended (finished or aborted)."""
-        return self.status in ENDED
+        return is_ended(self.status)
 
     @property
     def result_dict(self) -> dict[str, Any] | None:
@@ -63,10 +63,16 @@ class Outcome:
 class Finisher:
     """Ends the games of one game type (see the module's docstring)."""
 
-    def __init__(self, engine: Engine, store: GameStore) -> None:
+    def __init__(self, engine: Engine, store: GameStore, follow: FollowUps) -> None:
         self.engine = engine
         self.store = store
+        self.follow = follow
         self.game_type = engine.game_type
+
+    def is_over(self, meta: GameMeta, match: Match, lifecycle: Lifecycle) -> bool:
+        """Whether the position ends the game: the engine says so, or resignations left at most one
+        seat playing (cheaper than :meth:`settle`, which also ranks)."""
+        return self.engine.is_over(match.state) or last_seat_standing(len(meta.players), lifecycle) is not None
 
     def settle(self, meta: GameMeta, match: Match, lifecycle: Lifecycle) -> Outcome:
         """The game after a commit: the engine's result re-ranked for resignations, or the last seat
@@ -102,5 +108,4 @@ class Finisher:
                      winners=outcome.result.winners)  # fmt: skip
         if abort_reason is not None:
             log.info("game_aborted", game_type=self.game_type, game_id=meta.game_id, reason=abort_reason[:200])
-        await Feed(self.store.redis).finished(meta.game_id, self.game_type, meta.players, outcome.status,
-                                              outcome.result_dict)  # fmt: skip
+        await self.follow.ended(meta.game_id, meta.players, outcome.status, outcome.result_dict)

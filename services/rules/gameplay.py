@@ -18,20 +18,19 @@ from google.protobuf import any_pb2
 from chaiwala.v1 import rules_pb2
 from services.clock import clock as clocks
 from services.common import errors, metrics, protojson, sentences
-from services.common.attention import wake_conductors
 from services.common.engine import Engine, IllegalMove, Move
 from services.common.logs import get_logger
 from services.common.runner import Match, Snapshot
 from services.common.store import VersionConflict
 from services.fairness import chain
 from services.games.lifecycle import Lifecycle, attention_due, clocked_seats
-from services.games.records import Commit, GameMeta, LogEntry
+from services.games.records import Commit, GameMeta, LogEntry, Step
 from services.games.store import GameStore
 from services.legalmoves.entries import after_commit
 from services.lobby.creation import waiting_snapshot
-from services.lobby.feed import Feed
 from services.rules import answers
-from services.rules.finisher import Finisher
+from services.rules.finisher import Finisher, Outcome
+from services.rules.followups import FollowUps
 from services.rules.narrator import Narrator
 from services.rules.positions import Positions
 
@@ -51,7 +50,8 @@ class GamePlay:
         self.game_type = engine.game_type
         self.narrator = Narrator(engine)
         self.positions = Positions(engine, self.canonical)
-        self.finisher = Finisher(engine, store)
+        self.follow = FollowUps(store, self.game_type)
+        self.finisher = Finisher(engine, store, self.follow)
 
     # ---- positions -------------------------------------------------------------
 
@@ -158,7 +158,8 @@ class GamePlay:
         """Play ``moves`` for ``seat`` on the stored position and commit them (one atomic step)."""
         if meta.status != "active":
             raise errors.illegal("game_not_active", f"the game is {meta.status}")
-        if seat in Lifecycle.from_dict(meta.lifecycle).resigned:
+        lifecycle = Lifecycle.from_dict(meta.lifecycle)
+        if seat in lifecycle.resigned:
             raise errors.forbidden("seat_resigned", "this seat resigned; a bot plays it now")
         if expected is not None and expected != meta.version:
             raise errors.conflict(meta.version)
@@ -166,7 +167,7 @@ class GamePlay:
         commits = []
         for move in moves:
             commits.append(self._play_one(match, seat, move))
-            if self.engine.is_over(match.state) and len(commits) < len(moves):
+            if self.finisher.is_over(meta, match, lifecycle) and len(commits) < len(moves):
                 raise errors.illegal("game_over", "the game ended before the last moves of the batch")
         response, _ = await self.commit(
             meta, match, commits, seat, key, language=language, printed=printed, store_legal=store_legal
@@ -227,7 +228,7 @@ class GamePlay:
         lifecycle.to_act = list(to_act)
         now = clocks.now_ms()
         lifecycle.touched_ms = now  # idle aborts count from the last entry (services.retention)
-        movers = [item.seat for item in commits if not item.kind]
+        movers = [item.seat for item in commits if not item.kind and item.seat is not None]
         clocks.advance(lifecycle.clock, movers, to_act, clocked_seats(meta.players, lifecycle), now)
         attention = attention_due(meta.players, lifecycle, to_act, now) if status == "active" else None
         new_version = meta.version + len(commits)
@@ -242,7 +243,7 @@ class GamePlay:
             else None
         )
         # An end is filed by this commit itself (its status), with its outbox event (the Finisher's).
-        stored, value = await self.store.commit(
+        step = Step(
             meta.game_id,
             meta.version,
             match.snapshot.to_json(),
@@ -260,26 +261,34 @@ class GamePlay:
             visibility=meta.visibility,
             bot_memory=bot_memory,
         )
+        stored, value = await self.store.commit(step)
         if stored == "idempotent":
             assert isinstance(value, bytes)
             if printed is not None:  # what was printed is of this attempt, not of the answer kept
                 printed.state = printed.events = b""
             return rules_pb2.SubmitMovesResponse.FromString(value), None
-        head = commits[-1].hash if commits else meta.log_head
+        return response, await self._committed(meta, match, step, outcome, lifecycle, now)
+
+    async def _committed(
+        self, meta: GameMeta, match: Match, step: Step, outcome: Outcome, lifecycle: Lifecycle, now: int
+    ) -> GameMeta:
+        """After a commit of ``step`` on ``meta``: the position cache, the metrics and the log line,
+        then the end's follow-ups (the Finisher's) or a move's; answers the game after the commit."""
+        new_version = meta.version + len(step.entries)
+        head = step.entries[-1].hash if step.entries else meta.log_head
         self.positions.remember(meta.game_id, new_version, head, match)
-        after = replace(meta, version=new_version, status=status, result=outcome.result_dict,
-                        lifecycle=lifecycle.to_dict(), log_head=head)  # fmt: skip
-        await wake_conductors(self.store.redis, attention, now)
+        movers = [item.seat for item in step.entries if not item.kind and item.seat is not None]
         metrics.MOVES_ACCEPTED.labels(self.game_type).inc(len(movers))
         # One line per commit (not per RPC), and only what every seat may see: who, which version.
         log.info("committed", game_type=self.game_type, game_id=meta.game_id, version=new_version, seats=movers,
-                 kinds=[c.kind for c in commits if c.kind], status=status)  # fmt: skip
+                 kinds=[c.kind for c in step.entries if c.kind], status=outcome.status)  # fmt: skip
         if outcome.over:
             await self.finisher.ended(meta, outcome, new_version)
-        else:  # the players' feeds (services.lobby.feed): whose turn it is
-            await Feed(self.store.redis).turns(meta.game_id, self.game_type, meta.players, to_act, new_version,
-                                               lifecycle.clock)  # fmt: skip
-        return response, after
+        else:
+            await self.follow.moved(meta.game_id, meta.players, lifecycle.to_act, new_version, lifecycle.clock,
+                                    step.attention_ms, now)  # fmt: skip
+        return replace(meta, version=new_version, status=outcome.status, result=outcome.result_dict,
+                       lifecycle=lifecycle.to_dict(), log_head=head)  # fmt: skip
 
     def _fill_answer(
         self,
@@ -298,8 +307,7 @@ class GamePlay:
         words = (meta.names(), language)
         fields = []
         for offset, item in enumerate(commits):
-            entry = LogEntry(meta.version + offset + 1, item.seat, item.bot, item.move, item.events,
-                             hash=item.hash, kind=item.kind, status=item.status, to_act=item.to_act)  # fmt: skip
+            entry = LogEntry.of(item, meta.version + offset + 1)
             fields += self.narrator.entry_fields(entry, seat, words=words)
         printing = printed if printed is not None and printed.with_events else None
         if printing is not None:

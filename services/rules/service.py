@@ -19,7 +19,7 @@ from services.common.engine import Engine
 from services.common.interceptors import BEARER
 from services.common.store import GameNotActive
 from services.fairness import seeding
-from services.filing.store import GameIndex
+from services.filing.store import GameIndex, is_ended
 from services.games.lifecycle import Lifecycle
 from services.games.records import GameMeta, LogEntry
 from services.games.store import GameStore
@@ -155,7 +155,7 @@ class RulesServicer(LobbyRpcs, ResignRpcs, rules_pb2_grpc.RulesServiceServicer):
     async def GetReplay(self, request: rules_pb2.GetReplayRequest, context: aio.ServicerContext) -> rules_pb2.Replay:
         """Seed, options, players and every move; unfinished games need an operator key."""
         meta = await self.play.meta(request.game_id)
-        over = _over(meta.status)
+        over = is_ended(meta.status)
         if not over:
             self.access.require_operator("the replay of an unfinished game")
         replay = _replay_header(meta, over)
@@ -203,11 +203,6 @@ def _replay_header(meta: GameMeta, over: bool) -> rules_pb2.Replay:
         players=[lobby_seats.replay_player(p) for p in meta.players],
         status=meta.status,
     )
-
-
-def _over(status: str) -> bool:
-    """Whether a game can change no more."""
-    return status in ("finished", "aborted")
 
 
 def _resume_point(after: int, after_index: int | None) -> tuple[int, int]:
