@@ -225,11 +225,7 @@ class GamePlay:
         status = outcome.status
         to_act = match.to_act() if status == "active" else []
         commits = _with_turns(commits, status, to_act)
-        lifecycle.to_act = list(to_act)
-        now = clocks.now_ms()
-        lifecycle.touched_ms = now  # idle aborts count from the last entry (services.retention)
-        movers = [item.seat for item in commits if not item.kind and item.seat is not None]
-        clocks.advance(lifecycle.clock, movers, to_act, clocked_seats(meta.players, lifecycle), now)
+        now = _advance(meta, lifecycle, commits, to_act)
         attention = attention_due(meta.players, lifecycle, to_act, now) if status == "active" else None
         new_version = meta.version + len(commits)
         response = rules_pb2.SubmitMovesResponse(version=new_version, status=status, to_act=to_act)
@@ -237,30 +233,17 @@ class GamePlay:
             self._fill_answer(response, meta, match, commits, seat, language, printed, bool(key))
         idem_key = self.store.idempotency_key(meta.game_id, seat, key) if seat is not None else ""
         # Every seat's next GET legal-moves, stored with the commit (services.legalmoves).
-        legal = (
-            after_commit(self.narrator, meta, lifecycle.resigned, match, new_version, language)
-            if to_act and store_legal
-            else None
-        )
+        legal = (after_commit(self.narrator, meta, lifecycle.resigned, match, new_version, language)
+                 if to_act and store_legal else None)  # fmt: skip
         # An end is filed by this commit itself (its status), with its outbox event (the Finisher's).
-        step = Step(
-            meta.game_id,
-            meta.version,
-            match.snapshot.to_json(),
-            status,
-            outcome.result_dict,
-            commits,
-            idempotency_key=idem_key,
-            # The answer is kept only for a keyed retry; without a key nothing reads it.
-            answer=response.SerializeToString() if idem_key else b"",
-            lifecycle=lifecycle.to_dict(),
-            attention_ms=attention,
-            previous_head=meta.log_head,
-            outbox=self.finisher.events(meta, outcome, commits, lifecycle, now),
-            legal=legal,
-            visibility=meta.visibility,
-            bot_memory=bot_memory,
-        )
+        step = Step(meta.game_id, meta.version, match.snapshot.to_json(), status, outcome.result_dict, commits,
+                    previous_head=meta.log_head, lifecycle=lifecycle.to_dict(), attention_ms=attention,
+                    idempotency_key=idem_key,
+                    # The answer is kept only for a keyed retry; without a key nothing reads it.
+                    answer=response.SerializeToString() if idem_key else b"",
+                    outbox=self.finisher.events(meta, outcome, commits, lifecycle, now),
+                    legal=legal,
+                    visibility=meta.visibility, bot_memory=bot_memory)  # fmt: skip
         stored, value = await self.store.commit(step)
         if stored == "idempotent":
             assert isinstance(value, bytes)
@@ -318,6 +301,17 @@ class GamePlay:
     def count_bot_move(self, bot: str) -> None:
         """Count one move played by a server-side bot (the conductor's)."""
         metrics.BOT_MOVES.labels(self.game_type, bot).inc()
+
+
+def _advance(meta: GameMeta, lifecycle: Lifecycle, commits: list[Commit], to_act: list[int]) -> int:
+    """The lifecycle after ``commits``: the seats to act, the last entry's time (idle aborts count
+    from it, services.retention) and the clocks of the seats that moved; answers that time."""
+    lifecycle.to_act = list(to_act)
+    now = clocks.now_ms()
+    lifecycle.touched_ms = now
+    movers = [item.seat for item in commits if not item.kind and item.seat is not None]
+    clocks.advance(lifecycle.clock, movers, to_act, clocked_seats(meta.players, lifecycle), now)
+    return now
 
 
 def _with_turns(commits: list[Commit], status: str, to_act: list[int]) -> list[Commit]:
