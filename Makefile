@@ -42,7 +42,7 @@ gen/chaiwala.descriptors.pb:
 	$(MAKE) proto
 
 run: setup sdk
-	$(BIN)/python -m services.common.supervisor
+	$(BIN)/python -m services.processes
 
 # Browser tests drive Debian's chromium through chromium-driver: install them when missing (as root,
 # with apt-get), and stop with the reason when that is impossible; browser tests never skip.

@@ -49,8 +49,8 @@ def _entries(game_type: str, moves: int) -> list[tuple[LogEntry, int]]:
             seat = match.to_act()[0]
             move = match.bot_move(bot, seat, step)
             events = match.play(seat, move)
-            entry = LogEntry(step + 1, seat, "", move, events, hash=f"{seed:032x}{step:032x}", status="active",
-                             to_act=match.to_act())  # fmt: skip
+            entry = LogEntry(seat, "", move, events, hash=f"{seed:032x}{step:032x}", status="active",
+                             to_act=match.to_act(), version=step + 1)  # fmt: skip
             out.append((entry, seat))
     return out
 

@@ -1,6 +1,6 @@
 """The whole stack at rest: CPU per process while nothing happens (``python -m bench idle``).
 
-Starts the stack as ``make run`` does — the real ``python -m services.common.supervisor`` with every
+Starts the stack as ``make run`` does — the real ``python -m services.processes`` with every
 game, its embedded Redis, the conductor, the tournament director, the webhook dispatcher and the
 gateway, ``--workers`` processes per server, every port free — waits until the gateway is ready,
 lets start-up settle, then reads every process's CPU time from ``/proc`` at the start and the end of
@@ -42,7 +42,7 @@ def _ports(count: int) -> list[int]:
 
 def supervisor_env(directory: Path, workers: int) -> tuple[dict[str, str], int]:
     """The supervisor's environment with every port free (as ``make run``'s, moved off the defaults)."""
-    from services.common.supervisor import GAME_ORDER
+    from services.processes.supervisor import GAME_ORDER
 
     games = len(GAME_ORDER)
     ports = _ports(8 + 2 * games)
@@ -118,7 +118,7 @@ def run(config: Config) -> list[Row]:
     with tempfile.TemporaryDirectory(prefix="chaiwala-idle-") as work:
         env, port = supervisor_env(Path(work), config.workers)
         with (Path(work) / "supervisor.log").open("wb") as log:
-            process = subprocess.Popen([sys.executable, "-m", "services.common.supervisor"], cwd=ROOT, env=env,
+            process = subprocess.Popen([sys.executable, "-m", "services.processes"], cwd=ROOT, env=env,
                                        stdout=log, stderr=log)  # fmt: skip
         try:
             deadline = time.monotonic() + 120

@@ -20,7 +20,7 @@ from bench.grpc_path import GrpcPlayers
 from bench.procs import stack
 from bench.results import Row
 from chaiwala.v1 import rules_pb2_grpc
-from services.games.records import game_keys
+from services.filing.keys import game_keys
 
 SUITE = "memory"
 GAMES = ("alubari", "darjeeling", "tea_rum", "india_rails")

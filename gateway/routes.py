@@ -39,7 +39,8 @@ from services.common.callmeta import PRINT_EVENTS
 from services.common.logs import get_logger
 from services.common.metrics_http import authorised
 from services.common.workers import scrape_registry
-from services.games.records import game_type_of
+from services.filing.keys import game_type_of
+from services.filing.store import is_ended
 from services.legalmoves.reader import RIDDEN, LegalMovesReader, answer_field
 from services.legalmoves.render import listing_json
 
@@ -402,10 +403,6 @@ def _submit_answer(rendered: rendered_pb2.RenderedSubmit) -> dict[str, Any]:
     return printed
 
 
-# Statuses of a game that will log nothing more.
-ENDED = ("finished", "aborted")
-
-
 @router.get("/v1/games/{game_id}/events")
 async def events(game_id: str, request: Request) -> Response:
     """Events after a version: a JSON list, or a live SSE stream when asked for one (gateway.fanout)."""
@@ -423,7 +420,7 @@ async def events(game_id: str, request: Request) -> Response:
     # a new shared upstream starts.  Open streams are counted and capped by the limits middleware.
     check = rules_pb2.ListEventsRequest(game_id=game_id, after=MAX_VERSION, ticket=ticket)
     probe = await _rpc(stub.ListEvents(check, **_call(request)))
-    if probe.status in ENDED and not (await _rpc(stub.ListEvents(listing, **_call(request)))).events:
+    if is_ended(probe.status) and not (await _rpc(stub.ListEvents(listing, **_call(request)))).events:
         # Over, and the client has seen everything: 204 tells an EventSource to stop reconnecting.
         return Response(status_code=204)
     watcher = _backends(request).watch_stub(_game_type(game_id))

@@ -1,4 +1,4 @@
-"""The start-up every background process shares (conductor, tournament director, webhook dispatcher).
+"""The start-up every background process shares (the table of processes: :mod:`services.processes`).
 
 ``python -m services.<process>`` reads its settings, configures logging, runs its ``serve``
 coroutine, and inside it: refuses to start without Redis, serves Prometheus metrics on the

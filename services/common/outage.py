@@ -1,4 +1,4 @@
-"""Store outages as seen by a background process (conductor, tournament director, webhook dispatcher).
+"""Store outages as seen by a background process (any of those :mod:`services.processes` runs).
 
 Their loops run every fraction of a second; with Redis away each pass fails the same way, so
 logging every failure (with its traceback) would bury everything else in the log.  One

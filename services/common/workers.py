@@ -13,7 +13,7 @@ The process model (the gateway and every rules service use it):
   asyncio loop with its own engine work: a long engine step blocks only the games of its own
   process, and N processes keep the other cores serving (we run engine steps inline rather than
   in a thread pool: the GIL would serialise them anyway, and the steps are short since the
-  India Rails speed work — see ``seeds/india_rails/README.md``).
+  engines' speed work).
 * Metrics: ``prometheus_client``'s multiprocess mode.  Every worker writes its samples to the
   shared directory (``PROMETHEUS_MULTIPROC_DIR``, set by the parent before the workers import
   ``prometheus_client``); one scrape sums counters and histograms over every worker (gauges say

@@ -22,7 +22,7 @@ from services.common.registry import available_game_types, engine_for
 from services.conductor import metrics
 from services.conductor.search_pool import SearchPool
 from services.conductor.work import attend
-from services.games.records import game_type_of
+from services.filing.keys import game_type_of
 from services.games.store import GameStore
 from services.rules.gameplay import GamePlay
 

@@ -32,7 +32,6 @@ from services.games.lifecycle import (
     attention_due,
     bot_of_seat,
     idle_too_long,
-    last_seat_standing,
     stand_in_bot,
 )
 from services.games.records import Commit, GameMeta, bot_memory_key, decode_bot_memory, encode_bot_memory
@@ -131,10 +130,6 @@ def abort_if_idle(
     return replace(meta, status="aborted")
 
 
-def _over(play: GamePlay, meta: GameMeta, match: Match, lifecycle: Lifecycle) -> bool:
-    return play.engine.is_over(match.state) or last_seat_standing(len(meta.players), lifecycle) is not None
-
-
 def play_bots(
     play: GamePlay, meta: GameMeta, match: Match, lifecycle: Lifecycle, commits: list[Commit]
 ) -> SearchTurn | None:
@@ -146,7 +141,7 @@ def play_bots(
     names = sorted(bots)
     started = time.perf_counter()
     while len(commits) < BOT_BATCH and time.perf_counter() - started < BATCH_SECONDS:
-        if _over(play, meta, match, lifecycle):
+        if play.finisher.is_over(meta, match, lifecycle):
             return None
         seat = next((s for s in match.to_act() if bot_of_seat(meta.players, lifecycle, s, names)), None)
         if seat is None:

@@ -12,10 +12,15 @@ from typing import Any
 
 from services.common.attention import shard_of
 from services.common.registry import ENGINES
-from services.games.store import active_key
-from services.lobby.listing import STATUSES, index_key, legacy_index_key
-from services.lobby.seats import VISIBILITIES
-from services.retention.policy import LEGACY_ENDED_INDEX, ended_key
+from services.filing.store import (
+    LEGACY_ENDED_INDEX,
+    STATUSES,
+    VISIBILITIES,
+    active_key,
+    ended_key,
+    index_key,
+    legacy_index_key,
+)
 
 
 def _text(value: bytes | str) -> str:

@@ -16,16 +16,17 @@ Decisions (see README "Match lifecycle"):
 
 from __future__ import annotations
 
+import os
 from collections.abc import Sequence
 from dataclasses import dataclass, field
 from typing import Any
 
 from services.clock import clock as clocks
 from services.common.engine import Result
-from services.retention.policy import idle_abort_ms
 
 ON_TIMEOUT = ("bot", "resign", "abort")
 DEFAULT_TIMEOUTS_TO_RESIGN = 3
+DAY_SECONDS = 24 * 3600
 
 
 @dataclass
@@ -134,11 +135,23 @@ def settled_result(engine_result: Result | None, seats: int, lifecycle: Lifecycl
     return None if engine_result is None else rank_with_resignations(engine_result, lifecycle.resigned)
 
 
+def idle_abort_ms() -> int:
+    """How long an active game may go without a log entry before the conductor aborts it (0 = never):
+    ``CHAIWALA_IDLE_ABORT_SECONDS`` (default 30 days; the retention policy, :mod:`services.retention.policy`).
+
+    Read from the environment on every call (a dictionary look-up), so that every process that
+    schedules attention agrees with the conductors without wiring a setting through each of them.
+    """
+    raw = os.environ.get("CHAIWALA_IDLE_ABORT_SECONDS", "")
+    seconds = float(raw) if raw.strip() else 30.0 * DAY_SECONDS
+    return max(0, int(seconds * 1000))
+
+
 def attention_due(
     players: Sequence[dict[str, Any]], lifecycle: Lifecycle, to_act: Sequence[int], now: int
 ) -> int | None:
     """When the conductor must look at an active game: now for a bot to act, else the earliest
-    deadline, at the latest when it has been idle too long (see :mod:`services.retention.policy`)."""
+    deadline, at the latest when it has been idle too long (:func:`idle_abort_ms`)."""
     if any(players[seat].get("bot") or seat in lifecycle.resigned for seat in to_act):
         return now
     deadlines = list(clocks.deadlines(lifecycle.clock).values())

@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import secrets
+from collections.abc import Sequence
 from dataclasses import dataclass, field
 from typing import Any
 
@@ -10,6 +11,9 @@ import orjson
 
 from services.common.rng import Seed
 from services.common.store import hash_token
+from services.filing.keys import game_type_of
+from services.legalmoves.fingerprint import LegalEntries
+from services.outbox.stream import OutboxEvent
 
 
 @dataclass(frozen=True)
@@ -76,42 +80,70 @@ class GameMeta:
 
 
 @dataclass(frozen=True)
-class LogEntry:
-    """One accepted move in the game's stream (version 0 is the creation)."""
+class Commit:
+    """One entry of a game's log: who, which bot (or ""), the move and its unredacted events.
 
-    version: int
+    ``kind`` is "" for a move; lifecycle entries ("timeout", "resign", "idle") have no move, and the
+    creation entry (version 0) no seat either.  ``state_digest`` is the digest of the snapshot the
+    entry produced and ``hash`` the entry's chain hash (both set by
+    :func:`services.fairness.chain.seal` before committing).  ``status`` and ``to_act`` are the game
+    after the entry, filled by the commit where left empty ("" and ``None`` in entries stored
+    before entries carried them).  Appended as is; read back as a :class:`LogEntry`.
+    """
+
     seat: int | None
     bot: str
     move: dict[str, Any] | None
     events: list[dict[str, Any]]
-    hash: str = ""
-    state_digest: str = ""
     kind: str = ""
-    # The game after the entry: its status and the seats to act ("" and None for entries stored
-    # before entries carried them).
+    state_digest: str = ""
+    hash: str = ""
     status: str = ""
     to_act: list[int] | None = None
 
 
 @dataclass(frozen=True)
-class Commit:
-    """One entry to append: who, which bot (or ""), the move and its unredacted events.
+class LogEntry(Commit):
+    """An entry as the game's stream holds it: a :class:`Commit` with its version (0 is the creation)."""
 
-    ``kind`` is "" for a move; lifecycle entries ("timeout", "resign") have no move.
-    ``state_digest`` is the digest of the snapshot the entry produced and ``hash`` the entry's
-    chain hash (both set by :func:`services.fairness.chain.seal` before committing).
+    version: int = field(kw_only=True)
+
+    @classmethod
+    def of(cls, entry: Commit, version: int) -> LogEntry:
+        """``entry`` as logged at ``version``."""
+        return cls(entry.seat, entry.bot, entry.move, entry.events, entry.kind, entry.state_digest, entry.hash,
+                   entry.status, entry.to_act, version=version)  # fmt: skip
+
+
+@dataclass(frozen=True)
+class Step:
+    """One atomic step of a game, everything :meth:`GameStore.commit` writes at once.
+
+    ``entries`` are sealed (chain hash and state digest set) on top of ``previous_head``, the head
+    stored with ``expected_version``; ``status`` is the game's after the step (an end files it:
+    :mod:`services.filing`), ``result`` its result once finished, ``lifecycle`` the lifecycle state
+    beside the engine's and ``attention_ms`` when a conductor must look at it next (``None``:
+    never).  With an ``idempotency_key`` the ``answer`` is kept for a retry of the same key.
+    ``outbox`` events are written with the step (only if it is written); so are the ``legal``
+    answers (:mod:`services.legalmoves`).  ``visibility`` names the game's listing, and
+    ``bot_memory`` (empty: unchanged) replaces the bots' memory of the game.
     """
 
-    seat: int
-    bot: str
-    move: dict[str, Any] | None
-    events: list[dict[str, Any]]
-    kind: str = ""
-    state_digest: str = ""
-    hash: str = ""
-    # The game after this entry (status, seats to act); filled by the commit where left empty.
-    status: str = ""
-    to_act: list[int] | None = None
+    game_id: str
+    expected_version: int
+    snapshot: bytes
+    status: str
+    result: dict[str, Any] | None
+    entries: Sequence[Commit]
+    previous_head: str = ""
+    lifecycle: dict[str, Any] | None = None
+    attention_ms: int | None = None
+    idempotency_key: str = ""
+    answer: bytes = b""
+    outbox: Sequence[OutboxEvent] = ()
+    legal: LegalEntries | None = None
+    visibility: str = "public"
+    bot_memory: bytes = b""
 
 
 @dataclass(frozen=True)
@@ -143,20 +175,6 @@ class NewGame:
     def game_type(self) -> str:
         """The game type named by the id."""
         return game_type_of(self.game_id)
-
-
-def game_type_of(game_id: str) -> str:
-    """The game type named by a game id's prefix ("" if the id is malformed)."""
-    prefix, _, rest = game_id.rpartition("-")
-    if not prefix or len(rest) != 24 or any(c not in "0123456789abcdef" for c in rest):
-        return ""
-    return prefix
-
-
-def game_keys(game_id: str) -> tuple[str, str, str]:
-    """Meta, state and events keys of a game (one hash slot)."""
-    tag = f"game:{{{game_id}}}"
-    return f"{tag}:meta", f"{tag}:state", f"{tag}:events"
 
 
 def bot_memory_key(game_id: str) -> str:

@@ -3,47 +3,18 @@
 The commit and the status change are assembled from parts (:mod:`services.common.luaparts`),
 each owned by its concern and naming its keys and arguments: the guard and the log here, the
 attention queue's in :mod:`services.common.attention`, the outbox's in :mod:`services.outbox.stream`,
-the legal-moves answers' in :mod:`services.legalmoves.fingerprint`, and :data:`FILING`, which
-owns a game's status: when it changes, the status field, the listing, the active set and the
-retention index change with it, in the same atomic step.
+the legal-moves answers' in :mod:`services.legalmoves.fingerprint`, and
+:data:`services.filing.store.FILING`, which owns a game's status: when it changes, the status
+field, the listing, the active set and the retention index change with it, in the same atomic step.
 """
 
 from __future__ import annotations
 
 from services.common.attention import ATTENTION_PART
 from services.common.luaparts import Part, Script
+from services.filing.store import FILING
 from services.legalmoves.fingerprint import COMMIT_PART as LEGAL_PART
-from services.lobby.listing import STATUSES
 from services.outbox.stream import PART as OUTBOX_PART
-
-_LISTINGS = ", ".join(f"{{'{status}', K.listing_{status}}}" for status in STATUSES)
-
-# A game's status and where it is filed.  Arguments: the status, the game id.  Nothing happens
-# when the game already has that status (a move of an active game files nothing).  Every key
-# here is in the game's slot, so this runs inside the game's own scripts.
-FILING = Part(
-    "filing",
-    ("meta", "active", *(f"listing_{status}" for status in STATUSES), "ended"),
-    f"""
-local filing_status = take()
-local filing_game = take()
-if redis.call('HGET', K.meta, 'status') ~= filing_status then
-  redis.call('HSET', K.meta, 'status', filing_status)
-  local created = redis.call('HGET', K.meta, 'created_ms') or '0'
-  for _, listing in ipairs({{{_LISTINGS}}}) do
-    if listing[1] == filing_status then redis.call('ZADD', listing[2], created, filing_game)
-    else redis.call('ZREM', listing[2], filing_game) end
-  end
-  if filing_status == 'active' then
-    redis.call('SADD', K.active, filing_game)
-  elseif filing_status ~= 'waiting' then
-    redis.call('SREM', K.active, filing_game)
-    local now = redis.call('TIME')
-    redis.call('ZADD', K.ended, 'NX', now[1] * 1000 + math.floor(now[2] / 1000), filing_game)
-  end
-end
-""",
-)
 
 # Arguments: '1' to use the idempotency key (else '0'), the expected version, the log head stored
 # with it.  Leaves `version` (the expected one) and `use_idem` to the parts after it.

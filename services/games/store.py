@@ -17,7 +17,7 @@ script never crosses shards):
 Per game type and attention shard, a set ``chaiwala:active:{<shard tag>}:<type>`` indexes
 active games for metrics.  It, the lobby's listing sets and the retention index share the slot
 of the game's keys, so the step that ends a game moves it in all of them atomically (the commit
-and abort scripts, :data:`services.games.scripts.FILING`).  The conductor's work queue
+and abort scripts, :data:`services.filing.store.FILING`).  The conductor's work queue
 (:mod:`services.common.attention`) lives beside them, and so does the outbox
 (:mod:`services.outbox`): every commit that starts, ends or times out a game writes its
 domain event to the game's outbox shard in the same atomic step.
@@ -33,7 +33,7 @@ import orjson
 from redis import asyncio as aioredis
 from redis.asyncio.cluster import RedisCluster
 
-from services.common.attention import SHARD_COUNT, SHARD_TAGS, attention_script_keys, keys_for_game, score_arg, shard_of
+from services.common.attention import SHARD_COUNT, attention_script_keys, keys_for_game, score_arg
 from services.common.rng import KIND_PCG32, Seed
 from services.common.store import (
     DEFAULT_MAX_CONNECTIONS,
@@ -45,43 +45,17 @@ from services.common.store import (
     redis_client,
 )
 from services.eventlog import codec
-from services.games.records import (
-    Commit,
-    Fairness,
-    GameMeta,
-    LogEntry,
-    NewGame,
-    bot_memory_key,
-    game_keys,
-    game_type_of,
-)
+from services.filing.keys import game_keys, game_type_of
+from services.filing.store import active_key, active_key_for, file_game, filing_args, filing_keys
+from services.games.records import Fairness, GameMeta, LogEntry, NewGame, Step, bot_memory_key
 from services.games.scripts import COMMIT, LOAD, SET_STATUS
 from services.legalmoves import fingerprint as legal_fingerprint
-from services.legalmoves.fingerprint import LegalEntries
-from services.lobby import listing
 from services.outbox import events as outbox_events
 from services.outbox import stream as outbox_stream
-from services.retention.policy import ended_key_for
 
 IDEMPOTENCY_TTL_SECONDS = 24 * 3600
 
 _keys = game_keys
-
-
-def active_key(game_type: str, shard: int) -> str:
-    """The set of active games of one type and attention shard."""
-    return f"chaiwala:active:{{{SHARD_TAGS[shard]}}}:{game_type}"
-
-
-def _active_index(game_id: str) -> str:
-    return active_key(game_type_of(game_id), shard_of(game_id))
-
-
-def filing_keys(game_id: str, visibility: str) -> dict[str, str]:
-    """The keys :data:`services.games.scripts.FILING` names, for ``game_id`` listed as ``visibility``."""
-    statuses = listing.status_keys(game_id, game_type_of(game_id), visibility)
-    named = {f"listing_{status}": key for status, key in zip(listing.STATUSES, statuses, strict=True)}
-    return {"meta": game_keys(game_id)[0], "active": _active_index(game_id), **named, "ended": ended_key_for(game_id)}
 
 
 def _decode(value: bytes | str | None) -> str:
@@ -94,8 +68,8 @@ def _entry(game_type: str, fields: dict[Any, Any], entry_id: bytes | str) -> Log
     version = int(_decode(entry_id).split("-")[0])
     if codec.is_compact(fields):
         body = codec.decode(game_type, fields)
-        return LogEntry(version, body.seat, body.bot, body.move, body.events, body.hash, body.state_digest, body.kind,
-                        body.status, body.to_act)  # fmt: skip
+        return LogEntry(body.seat, body.bot, body.move, body.events, kind=body.kind, state_digest=body.state_digest,
+                        hash=body.hash, status=body.status, to_act=body.to_act, version=version)  # fmt: skip
     data = {_decode(k): _decode(v) for k, v in fields.items()}  # format 1 (services.eventlog.codec)
     seat = data.get("seat", "")
     move = data.get("move", "")
@@ -196,8 +170,8 @@ class GameStore:
             if game.status == "active":  # the outbox event commits with the game (services.outbox)
                 started = outbox_events.game_started(game_id, game.game_type, game.players, game.created_ms)
                 outbox_stream.append(pipe, started, game_id)
-                pipe.sadd(_active_index(game_id), game_id)
-            listing.file_game(pipe, game_id, game.game_type, game.visibility, game.status, game.created_ms)
+                pipe.sadd(active_key_for(game_id), game_id)
+            file_game(pipe, game_id, game.game_type, game.visibility, game.status, game.created_ms)
             await pipe.execute()
         return game_id
 
@@ -254,78 +228,15 @@ class GameStore:
             identity=legal_fingerprint.identity(data["players"], data["token_hashes"]),
         )
 
-    async def commit(
-        self,
-        game_id: str,
-        expected_version: int,
-        snapshot: bytes,
-        status: str,
-        result: dict[str, Any] | None,
-        commits: Sequence[Commit],
-        idempotency_key: str = "",
-        answer: bytes = b"",
-        lifecycle: dict[str, Any] | None = None,
-        attention_ms: int | None = None,
-        previous_head: str = "",
-        outbox: Sequence[outbox_stream.OutboxEvent] = (),
-        legal: LegalEntries | None = None,
-        visibility: str = "public",
-        bot_memory: bytes = b"",
-    ) -> tuple[str, int | bytes]:
-        """Append moves atomically if the game is still at ``expected_version``.
-
-        ``commits`` are sealed (chain hash and state digest set) on top of ``previous_head``,
-        the head stored with ``expected_version``.  ``outbox`` events are written in the same
-        atomic step (only if the commit is); so are ``legal`` answers (:mod:`services.legalmoves`)
-        and, when ``status`` ends the game, its move out of the active set and into its status's
-        listing (``visibility`` names the listing) and the start of its retention clock.
-        ``bot_memory`` (empty: unchanged) replaces the bots' memory of the game; it goes when the game ends.
+    async def commit(self, step: Step) -> tuple[str, int | bytes]:
+        """Write ``step`` (:class:`~services.games.records.Step`) atomically if the game is still at
+        ``step.expected_version``: its entries, snapshot, metadata, attention, outbox events, filing,
+        bots' memory and legal-moves answers, or nothing.
 
         Returns ``("ok", new_version)`` or ``("idempotent", first_answer)``; raises
         :class:`VersionConflict`, :class:`GameNotActive` or :class:`GameNotFound`.
         """
-        meta_key, state_key, events_key = _keys(game_id)
-        game_type = game_type_of(game_id)
-        entries: list[Any] = [len(commits)]
-        for item in commits:
-            fields = codec.encode(game_type, item.seat, item.bot, item.kind, item.move, item.events, item.hash,
-                                  item.state_digest, item.status, item.to_act)  # fmt: skip
-            entries += [fields["h"], fields["d"], fields["z"]]
-        args = COMMIT.args(
-            {
-                "guard": ["1" if idempotency_key else "0", expected_version, previous_head],
-                "entries": entries,
-                "record": [
-                    snapshot,
-                    orjson.dumps(result) if result is not None else "",
-                    orjson.dumps(lifecycle or {}),
-                    commits[-1].hash if commits else previous_head,
-                    answer,
-                    IDEMPOTENCY_TTL_SECONDS,
-                ],
-                "attention": [game_id, score_arg(attention_ms)],
-                "outbox": outbox_stream.lua_args(outbox),
-                "filing": [status, game_id],
-                "bot_memory": [bot_memory],
-                "legal": legal_fingerprint.commit_args(legal),
-            }
-        )
-        # Without an idempotency key a placeholder of the same slot keeps the script single-slot.
-        idem = idempotency_key or f"game:{{{game_id}}}:idem:-"
-        keys = COMMIT.keys(
-            {
-                "meta": meta_key,
-                "state": state_key,
-                "events": events_key,
-                "idem": idem,
-                "outbox": outbox_stream.outbox_key_for(game_id),
-                "legal": legal_fingerprint.legal_key(game_id),
-                "bot_memory": bot_memory_key(game_id),
-                **attention_script_keys(game_id),
-                **filing_keys(game_id, visibility),
-            }
-        )
-        outcome, value = await self._commit(keys=keys, args=args)
+        outcome, value = await self._commit(keys=_commit_keys(step), args=_commit_args(step))
         outcome = _decode(outcome)
         if outcome == "ok":
             return "ok", int(_decode(value))
@@ -335,7 +246,7 @@ class GameStore:
             raise VersionConflict(int(_decode(value)))
         if outcome == "not_active":
             raise GameNotActive(_decode(value))
-        raise GameNotFound(game_id)
+        raise GameNotFound(step.game_id)
 
     def idempotency_key(self, game_id: str, seat: int, key: str) -> str:
         """The Redis key that remembers the first answer to ``key`` from ``seat``."""
@@ -365,7 +276,7 @@ class GameStore:
             {
                 "attention": [game_id, ""],
                 "outbox": outbox_stream.lua_args(outbox),
-                "filing": [status, game_id],
+                "filing": filing_args(status, game_id),
                 "bot_memory": [""],
             }
         )
@@ -390,6 +301,56 @@ class GameStore:
         raw: Any = await self.redis.xrange(_keys(game_id)[2], min=start, max="+")
         game_type = game_type_of(game_id)
         return [_entry(game_type, fields, entry_id) for entry_id, fields in raw or []]
+
+
+def _commit_args(step: Step) -> list[Any]:
+    """The commit script's arguments, by part (:data:`services.games.scripts.COMMIT`)."""
+    game_type = game_type_of(step.game_id)
+    entries: list[Any] = [len(step.entries)]
+    for item in step.entries:
+        fields = codec.encode(game_type, item.seat, item.bot, item.kind, item.move, item.events, item.hash,
+                              item.state_digest, item.status, item.to_act)  # fmt: skip
+        entries += [fields["h"], fields["d"], fields["z"]]
+    return COMMIT.args(
+        {
+            "guard": ["1" if step.idempotency_key else "0", step.expected_version, step.previous_head],
+            "entries": entries,
+            "record": [
+                step.snapshot,
+                orjson.dumps(step.result) if step.result is not None else "",
+                orjson.dumps(step.lifecycle or {}),
+                step.entries[-1].hash if step.entries else step.previous_head,
+                step.answer,
+                IDEMPOTENCY_TTL_SECONDS,
+            ],
+            "attention": [step.game_id, score_arg(step.attention_ms)],
+            "outbox": outbox_stream.lua_args(step.outbox),
+            "filing": filing_args(step.status, step.game_id),
+            "bot_memory": [step.bot_memory],
+            "legal": legal_fingerprint.commit_args(step.legal),
+        }
+    )
+
+
+def _commit_keys(step: Step) -> list[str]:
+    """The commit script's keys, by name (all in the game's slot)."""
+    game_id = step.game_id
+    meta_key, state_key, events_key = _keys(game_id)
+    # Without an idempotency key a placeholder of the same slot keeps the script single-slot.
+    idem = step.idempotency_key or f"game:{{{game_id}}}:idem:-"
+    return COMMIT.keys(
+        {
+            "meta": meta_key,
+            "state": state_key,
+            "events": events_key,
+            "idem": idem,
+            "outbox": outbox_stream.outbox_key_for(game_id),
+            "legal": legal_fingerprint.legal_key(game_id),
+            "bot_memory": bot_memory_key(game_id),
+            **attention_script_keys(game_id),
+            **filing_keys(game_id, step.visibility),
+        }
+    )
 
 
 # ---- live readers (services.streaming) ------------------------------------------------------

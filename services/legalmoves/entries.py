@@ -10,12 +10,23 @@ from typing import Any, Protocol
 
 from chaiwala.v1 import rules_pb2
 from services.common.runner import Match
-from services.games.records import GameMeta
 from services.legalmoves.fingerprint import LegalEntries, entry_field
 from services.legalmoves.render import engine_listing_json
 
 # Redis memory per game stays small (measured 1.4-7 KB a game on average, README "Speed", 2026-12-02).
 MAX_STORED_BYTES = 16 * 1024
+
+
+class Seated(Protocol):
+    """What the answers need of a game's metadata (``services.games.records.GameMeta`` has it)."""
+
+    @property
+    def token_hashes(self) -> list[str]: ...
+
+    @property
+    def identity(self) -> str: ...
+
+    def names(self) -> list[str]: ...
 
 
 class Speaker(Protocol):
@@ -62,7 +73,7 @@ def legal_listing(
 
 
 def after_commit(
-    service: Speaker, meta: GameMeta, resigned: list[int], match: Match, version: int, language: str
+    service: Speaker, meta: Seated, resigned: list[int], match: Match, version: int, language: str
 ) -> LegalEntries:
     """Every seat's answer at ``version``, the position ``match`` stands in (the game active), in
     ``language``, filed under its token's hash; seats without a token (bots) get none, and a hash

@@ -16,9 +16,8 @@ from redis.asyncio.cluster import RedisCluster
 
 from services.common.callmeta import bearer_token, call_language
 from services.common.logs import get_logger
-from services.common.store import hash_token
-from services.games.records import game_keys
-from services.games.store import GameStore
+from services.common.store import DEFAULT_MAX_CONNECTIONS, DEFAULT_POOL_TIMEOUT_SECONDS, hash_token, redis_client
+from services.filing.keys import game_keys
 from services.legalmoves.fingerprint import LUA_FUNCTIONS, entry_field, legal_key
 
 log = get_logger("gateway")
@@ -71,7 +70,8 @@ class LegalMovesReader:
     @classmethod
     def from_url(cls, url: str, cluster: bool, registry: CollectorRegistry) -> LegalMovesReader:
         """A reader of the games' Redis at ``url`` (``""``: none, every GET asks the rules service)."""
-        return cls(GameStore.from_url(url, cluster).redis if url else None, registry)
+        client = redis_client(url, cluster, DEFAULT_MAX_CONNECTIONS, DEFAULT_POOL_TIMEOUT_SECONDS) if url else None
+        return cls(client, registry)
 
     @staticmethod
     def script_source() -> str:

@@ -24,8 +24,8 @@ import orjson
 from pydantic_settings import BaseSettings, SettingsConfigDict
 
 from services.common import errors
-from services.games.records import game_keys
-from services.lobby.seats import VISIBILITIES
+from services.filing.keys import game_keys
+from services.filing.store import VISIBILITIES
 
 WINDOW = 500
 META_FIELDS = ["game_type", "status", "version", "players", "lifecycle", "created_ms", "visibility"]

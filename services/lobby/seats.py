@@ -19,12 +19,12 @@ from typing import Any
 from chaiwala.v1 import rules_pb2
 from services.common import errors
 from services.common.store import hash_token
+from services.filing.store import VISIBILITIES
 from services.lobby.claims import Claimant, check_claim, identity_required
 from services.lobby.names import display_name
 from services.rating.identity import check_external_id
 
 MAX_INVITE = 128
-VISIBILITIES = ("public", "private")
 
 Player = dict[str, Any]
 

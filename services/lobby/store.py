@@ -3,7 +3,7 @@
 Joins, leaves and kicks rewrite the seats; the start also writes the first
 snapshot, the ``0-1`` stream entry (kind ``start``), the game's first attention,
 its ``game.started`` outbox event (:mod:`services.outbox`) and its filing as an
-active game (status, listing, active set: :data:`services.games.scripts.FILING`), all in one script
+active game (status, listing, active set: :data:`services.filing.store.FILING`), all in one script
 on the game's slot, so two joins racing for the last seat can never both win and
 a started game always has its work queued and its start announced.
 """
@@ -18,9 +18,9 @@ import orjson
 from services.clock import clock as clocks
 from services.common.attention import keys_for_game, score_arg
 from services.common.luaparts import Part, Script
-from services.games.records import GameMeta, game_keys
-from services.games.scripts import FILING
-from services.games.store import filing_keys
+from services.filing.keys import game_keys
+from services.filing.store import FILING, filing_args, filing_keys
+from services.games.records import GameMeta
 from services.outbox import events as outbox_events
 from services.outbox import stream as outbox_stream
 from services.outbox.stream import PART as OUTBOX_PART
@@ -124,7 +124,7 @@ class LobbyStore:
                 "seats": seats,
                 "start": [*started, meta.game_id, score_arg(start.attention_ms) if start else ""],
                 "outbox": outbox_stream.lua_args(_started_events(meta, fields, start)),
-                "filing": ["active" if start else "waiting", meta.game_id],
+                "filing": filing_args("active" if start else "waiting", meta.game_id),
             }
         )
         keys = _LOBBY_CAS.keys(

@@ -42,7 +42,7 @@ class _Entry(Protocol):
     """What the commit events need of a log entry (``services.games.records.Commit``)."""
 
     @property
-    def seat(self) -> int: ...
+    def seat(self) -> int | None: ...
 
     @property
     def kind(self) -> str: ...
@@ -157,7 +157,7 @@ def for_commit(
     version = meta.version
     for item in commits:
         version += 1
-        if item.kind == "timeout":
+        if item.kind == "timeout" and item.seat is not None:  # a timeout is always a seat's
             events.append(_timed_out(meta, item.seat, version, lifecycle, ts_ms))
     if status == "finished" and result is not None:
         data = {

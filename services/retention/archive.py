@@ -29,10 +29,10 @@ import orjson
 from services.common import errors
 from services.common.store import GameNotFound
 from services.fairness import chain
-from services.games.records import GameMeta, LogEntry, game_keys, game_type_of
+from services.filing.keys import game_keys, game_type_of
+from services.filing.store import GameIndex, ended_key_for, ended_keys, is_ended
+from services.games.records import GameMeta, LogEntry
 from services.games.store import GameStore
-from services.lobby.listing import GameIndex
-from services.retention.policy import ENDED_STATUSES, ended_key_for, ended_keys
 
 COMPRESSION_LEVEL = 6
 
@@ -88,7 +88,7 @@ def unpack_entries(game_type: str, archive: bytes) -> list[LogEntry]:
         if chain_hash is None:
             move_digest = chain.message_digest(game_type, "Move", move) if move is not None else ""
             chain_hash = chain.link(previous, v, seat, kind, move_digest, digest)
-        entries.append(LogEntry(v, seat, bot, move, [], chain_hash, digest, kind))
+        entries.append(LogEntry(seat, bot, move, [], kind=kind, state_digest=digest, hash=chain_hash, version=v))
         previous = chain_hash
     return entries
 
@@ -123,7 +123,7 @@ async def compact(store: GameStore, game_id: str) -> Outcome:
         return await _compact(store, game_id, ["", b"", b""])
     if meta.archived:
         return await _compact(store, game_id, ["", b"", b""])
-    if meta.status not in ENDED_STATUSES:
+    if not is_ended(meta.status):
         return Outcome(game_id, "changed")
     entries = await store.entries(game_id, -1)
     return await _compact(
@@ -146,7 +146,7 @@ async def delete(store: GameStore, game_id: str) -> Outcome:
     except GameNotFound:
         await store.redis.zrem(ended_key_for(game_id), game_id)
         return Outcome(game_id, "missing")
-    if meta.status not in ENDED_STATUSES:
+    if not is_ended(meta.status):
         return Outcome(game_id, "changed")
     await GameIndex(store.redis).forget(meta.game_type, meta.visibility, game_id)
     # The keys and the index entry share the game's slot: gone together.

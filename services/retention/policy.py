@@ -6,18 +6,14 @@
 * An active game nobody moved in for ``CHAIWALA_IDLE_ABORT_SECONDS`` (default 30 days; 0 = never)
   is aborted by the conductor, with an ``idle`` entry in its log.
 
-Every process that commits (rules services, conductors) reads the idle limit, because each
-commit schedules the game's next attention (:func:`services.games.lifecycle.attention_due`).
+The idle limit is read where the game's next attention is scheduled, by every process that
+commits (:func:`services.games.lifecycle.idle_abort_ms`); the ended games' index is
+:func:`services.filing.store.ended_key_for`'s.
 """
 
 from __future__ import annotations
 
-import os
-from typing import Any
-
 from pydantic_settings import BaseSettings, SettingsConfigDict
-
-from services.common.attention import SHARD_COUNT, SHARD_TAGS, shard_of
 
 DAY_SECONDS = 24 * 3600
 MODES = ("compact", "delete")
@@ -37,43 +33,3 @@ class RetentionSettings(BaseSettings):
     def full_log_ms(self) -> int:
         """How long an ended game keeps its full log, in ms."""
         return int(self.full_log_seconds * 1000)
-
-
-def idle_abort_ms() -> int:
-    """How long an active game may go without a log entry before the conductor aborts it (0 = never).
-
-    Read from the environment on every call (a dictionary look-up), so that every process that
-    schedules attention agrees with the conductors without wiring a setting through each of them.
-    """
-    raw = os.environ.get("CHAIWALA_IDLE_ABORT_SECONDS", "")
-    seconds = float(raw) if raw.strip() else 30.0 * DAY_SECONDS
-    return max(0, int(seconds * 1000))
-
-
-# Ended (finished or aborted) games still holding their full log, scored by when they ended (Unix ms):
-# one sorted set per attention shard, so the commit that ends a game files it in the same atomic
-# step (the game's keys, its queue shard and these share a Redis Cluster slot).
-LEGACY_ENDED_INDEX = "chaiwala:retention:ended"
-ENDED_STATUSES = frozenset({"finished", "aborted"})
-
-
-def ended_key(shard: int) -> str:
-    """The retention index of one shard."""
-    return f"chaiwala:retention:{{{SHARD_TAGS[shard]}}}:ended"
-
-
-def ended_key_for(game_id: str) -> str:
-    """The retention index of a game's shard."""
-    return ended_key(shard_of(game_id))
-
-
-def ended_keys() -> list[str]:
-    """Every shard's retention index."""
-    return [ended_key(shard) for shard in range(SHARD_COUNT)]
-
-
-def note_ended(pipe: Any, game_id: str, status: str, now_ms: int) -> None:
-    """Queue the start of a game's retention clock on ``pipe`` when it ends (creation and the
-    lobby file it there; a commit's script does it itself, see :mod:`services.games.scripts`)."""
-    if status in ENDED_STATUSES:
-        pipe.zadd(ended_key_for(game_id), {game_id: now_ms}, nx=True)

@@ -22,7 +22,8 @@ from services.common.registry import engine_for
 from services.common.rng import Seed
 from services.common.runner import Match
 from services.fairness import chain
-from services.games.records import Commit, Fairness, NewGame, game_keys
+from services.filing.keys import game_keys
+from services.games.records import Commit, Fairness, NewGame, Step
 from services.games.store import GameStore
 from services.retention import archive
 
@@ -69,8 +70,8 @@ async def _play(store: GameStore, game_type: str, players: int, seed: int) -> tu
         sealed = chain.seal(game_type, head, version + 1, [Commit(seat, "random", move, events,
                                                                   state_digest=chain.state_digest(match))])
         over = engine.is_over(match.state)
-        await store.commit(game_id, version, match.snapshot.to_json(), "finished" if over else "active", None,
-                           sealed, previous_head=head)
+        await store.commit(Step(game_id, version, match.snapshot.to_json(), "finished" if over else "active", None,
+                                sealed, previous_head=head))
         version, head, moves = version + 1, sealed[-1].hash, moves + 1
     return game_id, moves
 

@@ -8,17 +8,15 @@ from chaiwala.v1 import rules_pb2
 from services.bots.roster import bots_for
 from services.clock import clock as clocks
 from services.common import errors, metrics, protojson
-from services.common.attention import new_game_id, wake_conductors
+from services.common.attention import new_game_id
 from services.common.engine import BadConfig
 from services.common.logs import get_logger
 from services.common.runner import Match
 from services.common.store import hash_token, new_token
-from services.games.lifecycle import Lifecycle, attention_due, clocked_seats
+from services.games.lifecycle import attention_due, clocked_seats
 from services.games.records import NewGame
 from services.lobby import seats as lobby_seats
-from services.lobby.claims import Claimant
 from services.lobby.creation import lifecycle_from, rating_fields, seat_credentials, waiting_snapshot
-from services.lobby.feed import Feed
 from services.lobby.mine import PlayerGames, PlayerLimits
 from services.rules import seeds
 from services.rules.access import Access
@@ -79,8 +77,11 @@ async def create_game(
                    fairness=fairness, genesis=genesis, rated=rated, tournament=tournament)  # fmt: skip
     game_id = await play.store.create(game)
     await PlayerGames(play.store.redis).record(game_id, players, now)
-    await _tell_players(play, game, claimant, match)
-    await wake_conductors(play.store.redis, attention, now)
+    if match is None:
+        host = claimant.player_name if claimant.player_id else ""
+        await play.follow.invited(game_id, players, host, claimant.player_id)
+    else:
+        await play.follow.started(game_id, players, match.to_act(), lifecycle.clock, attention, now)
     metrics.GAMES_CREATED.labels(game_type).inc()
     # Never the seed or the secret: while the game runs they would reveal every draw.
     log.info("game_created", game_type=game_type, game_id=game_id, players=len(players),
@@ -90,14 +91,3 @@ async def create_game(
         seat.token = token
     return rules_pb2.CreateGameResponse(game_id=game_id, game_type=game_type, status=game.status, version=0,
                                         seats=seats, host_token=host_token)  # fmt: skip
-
-
-async def _tell_players(play: GamePlay, game: NewGame, claimant: Claimant, match: Match | None) -> None:
-    """The players' feeds: a started game (and whose turn), or invitations to a waiting one."""
-    feed = Feed(play.store.redis)
-    if match is None:
-        host = claimant.player_name if claimant.player_id else ""
-        await feed.invited(game.game_id, play.game_type, game.players, host, claimant.player_id)
-        return
-    clock = Lifecycle.from_dict(game.lifecycle).clock
-    await feed.started(game.game_id, play.game_type, game.players, match.to_act(), 0, clock)

@@ -11,7 +11,6 @@ from __future__ import annotations
 
 from collections.abc import Callable, Sequence
 from dataclasses import replace
-from typing import Any
 
 import orjson
 from google.protobuf import any_pb2
@@ -19,20 +18,20 @@ from google.protobuf import any_pb2
 from chaiwala.v1 import rules_pb2
 from services.clock import clock as clocks
 from services.common import errors, metrics, protojson, sentences
-from services.common.attention import wake_conductors
-from services.common.engine import Engine, IllegalMove, Move, Result
+from services.common.engine import Engine, IllegalMove, Move
 from services.common.logs import get_logger
 from services.common.runner import Match, Snapshot
 from services.common.store import VersionConflict
 from services.fairness import chain
-from services.games.lifecycle import Lifecycle, attention_due, clocked_seats, settled_result
-from services.games.records import Commit, GameMeta, LogEntry
+from services.games.lifecycle import Lifecycle, attention_due, clocked_seats
+from services.games.records import Commit, GameMeta, LogEntry, Step
 from services.games.store import GameStore
 from services.legalmoves.entries import after_commit
 from services.lobby.creation import waiting_snapshot
-from services.lobby.feed import Feed, becoming_due
-from services.outbox import events as outbox_events
+from services.lobby.feed import becoming_due
 from services.rules import answers
+from services.rules.finisher import Finisher, Outcome
+from services.rules.followups import FollowUps
 from services.rules.narrator import Narrator
 from services.rules.positions import Positions
 
@@ -52,6 +51,8 @@ class GamePlay:
         self.game_type = engine.game_type
         self.narrator = Narrator(engine)
         self.positions = Positions(engine, self.canonical)
+        self.follow = FollowUps(store, self.game_type)
+        self.finisher = Finisher(engine, store, self.follow)
 
     # ---- positions -------------------------------------------------------------
 
@@ -158,7 +159,8 @@ class GamePlay:
         """Play ``moves`` for ``seat`` on the stored position and commit them (one atomic step)."""
         if meta.status != "active":
             raise errors.illegal("game_not_active", f"the game is {meta.status}")
-        if seat in Lifecycle.from_dict(meta.lifecycle).resigned:
+        lifecycle = Lifecycle.from_dict(meta.lifecycle)
+        if seat in lifecycle.resigned:
             raise errors.forbidden("seat_resigned", "this seat resigned; a bot plays it now")
         if expected is not None and expected != meta.version:
             raise errors.conflict(meta.version)
@@ -166,7 +168,7 @@ class GamePlay:
         commits = []
         for move in moves:
             commits.append(self._play_one(match, seat, move))
-            if self.engine.is_over(match.state) and len(commits) < len(moves):
+            if self.finisher.is_over(meta, match, lifecycle) and len(commits) < len(moves):
                 raise errors.illegal("game_over", "the game ended before the last moves of the batch")
         response, _ = await self.commit(
             meta, match, commits, seat, key, language=language, printed=printed, store_legal=store_legal
@@ -186,14 +188,6 @@ class GamePlay:
                       to_act=match.to_act())  # fmt: skip
 
     # ---- the commit ------------------------------------------------------------
-
-    def settle(self, meta: GameMeta, match: Match, lifecycle: Lifecycle) -> tuple[Result | None, str]:
-        """The result and status after a commit: the engine's result re-ranked for resignations,
-        or the last seat standing's win, or ``aborted`` when a timeout policy aborted it."""
-        if meta.status == "aborted":
-            return None, "aborted"
-        result = settled_result(self.engine.result(match.state), len(meta.players), lifecycle)
-        return result, "finished" if result is not None else "active"
 
     async def commit(
         self,
@@ -228,15 +222,11 @@ class GamePlay:
         """
         commits = chain.seal(self.game_type, meta.log_head, meta.version + 1, commits)
         lifecycle = lifecycle or Lifecycle.from_dict(meta.lifecycle)
-        result, status = self.settle(meta, match, lifecycle)
+        outcome = self.finisher.settle(meta, match, lifecycle)
+        status = outcome.status
         to_act = match.to_act() if status == "active" else []
         commits = _with_turns(commits, status, to_act)
-        due = becoming_due(meta.lifecycle.get("to_act"), [item.to_act or [] for item in commits], to_act)
-        lifecycle.to_act = list(to_act)
-        now = clocks.now_ms()
-        lifecycle.touched_ms = now  # idle aborts count from the last entry (services.retention)
-        movers = [item.seat for item in commits if not item.kind]
-        clocks.advance(lifecycle.clock, movers, to_act, clocked_seats(meta.players, lifecycle), now)
+        now = _advance(meta, lifecycle, commits, to_act)
         attention = attention_due(meta.players, lifecycle, to_act, now) if status == "active" else None
         new_version = meta.version + len(commits)
         response = rules_pb2.SubmitMovesResponse(version=new_version, status=status, to_act=to_act)
@@ -244,59 +234,47 @@ class GamePlay:
             self._fill_answer(response, meta, match, commits, seat, language, printed, bool(key))
         idem_key = self.store.idempotency_key(meta.game_id, seat, key) if seat is not None else ""
         # Every seat's next GET legal-moves, stored with the commit (services.legalmoves).
-        legal = (
-            after_commit(self.narrator, meta, lifecycle.resigned, match, new_version, language)
-            if to_act and store_legal
-            else None
-        )
-        outcome, value = await self.store.commit(
-            meta.game_id,
-            meta.version,
-            match.snapshot.to_json(),
-            status,
-            answers.result_dict(result),
-            commits,
-            idempotency_key=idem_key,
-            # The answer is kept only for a keyed retry; without a key nothing reads it.
-            answer=response.SerializeToString() if idem_key else b"",
-            lifecycle=lifecycle.to_dict(),
-            attention_ms=attention,
-            previous_head=meta.log_head,
-            outbox=outbox_events.for_commit(
-                meta, status, answers.result_dict(result), commits, lifecycle.to_dict(), now
-            ),
-            legal=legal,
-            visibility=meta.visibility,
-            bot_memory=bot_memory,
-        )
-        if outcome == "idempotent":
+        legal = (after_commit(self.narrator, meta, lifecycle.resigned, match, new_version, language)
+                 if to_act and store_legal else None)  # fmt: skip
+        # An end is filed by this commit itself (its status), with its outbox event (the Finisher's).
+        step = Step(meta.game_id, meta.version, match.snapshot.to_json(), status, outcome.result_dict, commits,
+                    previous_head=meta.log_head, lifecycle=lifecycle.to_dict(), attention_ms=attention,
+                    idempotency_key=idem_key,
+                    # The answer is kept only for a keyed retry; without a key nothing reads it.
+                    answer=response.SerializeToString() if idem_key else b"",
+                    outbox=self.finisher.events(meta, outcome, commits, lifecycle, now),
+                    legal=legal,
+                    visibility=meta.visibility, bot_memory=bot_memory)  # fmt: skip
+        stored, value = await self.store.commit(step)
+        if stored == "idempotent":
             assert isinstance(value, bytes)
             if printed is not None:  # what was printed is of this attempt, not of the answer kept
                 printed.state = printed.events = b""
             return rules_pb2.SubmitMovesResponse.FromString(value), None
-        head = commits[-1].hash if commits else meta.log_head
+        return response, await self._committed(meta, match, step, outcome, lifecycle, now)
+
+    async def _committed(
+        self, meta: GameMeta, match: Match, step: Step, outcome: Outcome, lifecycle: Lifecycle, now: int
+    ) -> GameMeta:
+        """After a commit of ``step`` on ``meta``: the position cache, the metrics and the log line,
+        then the end's follow-ups (the Finisher's) or a move's; answers the game after the commit."""
+        new_version = meta.version + len(step.entries)
+        head = step.entries[-1].hash if step.entries else meta.log_head
         self.positions.remember(meta.game_id, new_version, head, match)
-        after = replace(meta, version=new_version, status=status, result=answers.result_dict(result),
-                        lifecycle=lifecycle.to_dict(), log_head=head)  # fmt: skip
-        await wake_conductors(self.store.redis, attention, now)
+        movers = [item.seat for item in step.entries if not item.kind and item.seat is not None]
         metrics.MOVES_ACCEPTED.labels(self.game_type).inc(len(movers))
         # One line per commit (not per RPC), and only what every seat may see: who, which version.
         log.info("committed", game_type=self.game_type, game_id=meta.game_id, version=new_version, seats=movers,
-                 kinds=[c.kind for c in commits if c.kind], status=status)  # fmt: skip
-        if result is not None:
-            self._record_finish(meta, result, new_version)
-        await self._tell_players(meta, status, due, new_version, lifecycle, answers.result_dict(result))
-        return response, after
-
-    async def _tell_players(self, meta: GameMeta, status: str, due: list[int], version: int,
-                            lifecycle: Lifecycle, result: dict[str, Any] | None) -> None:  # fmt: skip
-        """The players' feeds after a commit (:mod:`services.lobby.feed`): the seats it made due (one
-        ``your_turn`` per turn, :func:`~services.lobby.feed.becoming_due`), or the end."""
-        feed = Feed(self.store.redis)
-        if status == "active":
-            await feed.turns(meta.game_id, self.game_type, meta.players, due, version, lifecycle.clock)
+                 kinds=[c.kind for c in step.entries if c.kind], status=outcome.status)  # fmt: skip
+        if outcome.over:
+            await self.finisher.ended(meta, outcome, new_version)
         else:
-            await feed.finished(meta.game_id, self.game_type, meta.players, status, result)
+            # your_turn once per turn: only the seats this commit makes due (meta is the game before it).
+            due = becoming_due(meta.lifecycle.get("to_act"), [e.to_act or [] for e in step.entries], lifecycle.to_act)
+            await self.follow.moved(meta.game_id, meta.players, due, new_version, lifecycle.clock,
+                                    step.attention_ms, now)  # fmt: skip
+        return replace(meta, version=new_version, status=outcome.status, result=outcome.result_dict,
+                       lifecycle=lifecycle.to_dict(), log_head=head)  # fmt: skip
 
     def _fill_answer(
         self,
@@ -315,8 +293,7 @@ class GamePlay:
         words = (meta.names(), language)
         fields = []
         for offset, item in enumerate(commits):
-            entry = LogEntry(meta.version + offset + 1, item.seat, item.bot, item.move, item.events,
-                             hash=item.hash, kind=item.kind, status=item.status, to_act=item.to_act)  # fmt: skip
+            entry = LogEntry.of(item, meta.version + offset + 1)
             fields += self.narrator.entry_fields(entry, seat, words=words)
         printing = printed if printed is not None and printed.with_events else None
         if printing is not None:
@@ -328,9 +305,16 @@ class GamePlay:
         """Count one move played by a server-side bot (the conductor's)."""
         metrics.BOT_MOVES.labels(self.game_type, bot).inc()
 
-    def _record_finish(self, meta: GameMeta, result: Result, moves: int) -> None:
-        # The game's metrics are counted once, from its game.finished (services.conductor.game_facts).
-        log.info("game_finished", game_type=self.game_type, game_id=meta.game_id, moves=moves, winners=result.winners)
+
+def _advance(meta: GameMeta, lifecycle: Lifecycle, commits: list[Commit], to_act: list[int]) -> int:
+    """The lifecycle after ``commits``: the seats to act, the last entry's time (idle aborts count
+    from it, services.retention) and the clocks of the seats that moved; answers that time."""
+    lifecycle.to_act = list(to_act)
+    now = clocks.now_ms()
+    lifecycle.touched_ms = now
+    movers = [item.seat for item in commits if not item.kind and item.seat is not None]
+    clocks.advance(lifecycle.clock, movers, to_act, clocked_seats(meta.players, lifecycle), now)
+    return now
 
 
 def _with_turns(commits: list[Commit], status: str, to_act: list[int]) -> list[Commit]:

@@ -18,18 +18,16 @@ from grpc import aio
 from chaiwala.v1 import rules_pb2
 from services.clock import clock as clocks
 from services.common import errors, metrics
-from services.common.attention import wake_conductors
 from services.common.engine import BadConfig, Engine
 from services.common.runner import Match
 from services.common.store import GameNotFound, hash_token, new_token
+from services.filing.store import STATUSES, Cursor, GameIndex
 from services.games.lifecycle import Lifecycle, attention_due, clocked_seats
 from services.games.records import GameMeta
 from services.games.store import GameStore
 from services.lobby import listing
 from services.lobby import seats as lobby_seats
 from services.lobby.claims import Claimant, already_seated, check_claim, identity_required
-from services.lobby.feed import Feed
-from services.lobby.listing import GameIndex
 from services.lobby.mine import PlayerGames
 from services.lobby.store import LobbyConflict, LobbyStore, NotWaiting, Start
 from services.rating.identity import check_external_id
@@ -103,10 +101,9 @@ class LobbyRpcs:
         return fields, Start(snapshot, attention_due(players, lifecycle, match.to_act(), now), genesis)
 
     async def _started(self, meta: GameMeta, start: Start, fields: dict[str, Any]) -> None:
-        await wake_conductors(self.store.redis, start.attention_ms, clocks.now_ms())
         lifecycle = Lifecycle.from_dict(fields["lifecycle"])
-        await Feed(self.store.redis).started(meta.game_id, self.game_type, fields["players"], lifecycle.to_act, 0,
-                                             lifecycle.clock)  # fmt: skip
+        await self.play.follow.started(meta.game_id, fields["players"], lifecycle.to_act, lifecycle.clock,
+                                       start.attention_ms, clocks.now_ms())  # fmt: skip
 
     async def _game(self, game_id: str) -> rules_pb2.Game:
         meta, snapshot = await self.store.load(game_id)
@@ -217,10 +214,10 @@ class LobbyRpcs:
         token = listing.encode_cursor(*cursor) if cursor and len(games) == page_size else ""
         return rules_pb2.ListGamesResponse(games=games, next_page_token=token)
 
-    def _listing_query(self, request: rules_pb2.ListGamesRequest) -> tuple[list[str], str, int, listing.Cursor | None]:
-        if request.status and request.status not in listing.STATUSES:
-            raise errors.invalid("bad_status", f"status is one of {', '.join(listing.STATUSES)}")
-        statuses = [request.status] if request.status else list(listing.STATUSES)
+    def _listing_query(self, request: rules_pb2.ListGamesRequest) -> tuple[list[str], str, int, Cursor | None]:
+        if request.status and request.status not in STATUSES:
+            raise errors.invalid("bad_status", f"status is one of {', '.join(STATUSES)}")
+        statuses = [request.status] if request.status else list(STATUSES)
         if request.open_seats:
             statuses = [s for s in statuses if s == "waiting"]
         visibility = lobby_seats.visibility_of(request.visibility)

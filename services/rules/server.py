@@ -33,8 +33,8 @@ from services.rating.ledger import Ledger
 from services.rules.rendered import SERVICE_NAME as RENDERED_SERVICE_NAME
 from services.rules.rendered import RenderedRulesServicer
 from services.rules.service import RulesServicer
+from services.rules.tables import TableServicer
 from services.streaming.hub import EventHub, HubLimits
-from services.tables.service import TableServicer
 
 SERVICE_NAME = rules_pb2.DESCRIPTOR.services_by_name["RulesService"].full_name
 TABLE_SERVICE_NAME = tables_pb2.DESCRIPTOR.services_by_name["TableService"].full_name

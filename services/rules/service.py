@@ -14,21 +14,17 @@ from grpc import aio
 
 from chaiwala.v1 import rules_pb2, rules_pb2_grpc
 from services.bots.roster import bots_for
-from services.clock import clock as clocks
 from services.common import errors
 from services.common.engine import Engine
 from services.common.interceptors import BEARER
-from services.common.logs import get_logger
 from services.common.store import GameNotActive
 from services.fairness import seeding
+from services.filing.store import GameIndex, is_ended
 from services.games.lifecycle import Lifecycle
 from services.games.records import GameMeta, LogEntry
 from services.games.store import GameStore
 from services.legalmoves.entries import legal_answer
 from services.lobby import seats as lobby_seats
-from services.lobby.feed import Feed
-from services.lobby.listing import GameIndex
-from services.outbox import events as outbox_events
 from services.retention import archive
 from services.rules import answers, gametype
 from services.rules.access import Access
@@ -39,8 +35,6 @@ from services.rules.resignation import ResignRpcs
 from services.rules.tickets import StreamTickets
 from services.streaming.hub import EventHub
 from services.streaming.watch import watch_entries
-
-log = get_logger("service")
 
 
 class RulesServicer(LobbyRpcs, ResignRpcs, rules_pb2_grpc.RulesServiceServicer):
@@ -162,7 +156,7 @@ class RulesServicer(LobbyRpcs, ResignRpcs, rules_pb2_grpc.RulesServiceServicer):
     async def GetReplay(self, request: rules_pb2.GetReplayRequest, context: aio.ServicerContext) -> rules_pb2.Replay:
         """Seed, options, players and every move; unfinished games need an operator key."""
         meta = await self.play.meta(request.game_id)
-        over = _over(meta.status)
+        over = is_ended(meta.status)
         if not over:
             self.access.require_operator("the replay of an unfinished game")
         replay = _replay_header(meta, over)
@@ -189,13 +183,9 @@ class RulesServicer(LobbyRpcs, ResignRpcs, rules_pb2_grpc.RulesServiceServicer):
         if not meta.is_host(BEARER.get()):
             self.access.require_operator("aborting a game")
         try:
-            aborted = outbox_events.game_aborted(meta, meta.version, clocks.now_ms())
-            await self.store.set_status(request.game_id, "aborted", [aborted], meta.visibility)
+            await self.play.finisher.abort(meta, request.reason)  # as every end: filed, its event, told
         except GameNotActive as error:
             raise errors.illegal("game_not_active", f"the game is {error.status}") from None
-        log.info("game_aborted", game_type=self.game_type, game_id=meta.game_id, reason=request.reason[:200])
-        # Its players hear of it as of any other end (a timeout's abort is told by the commit).
-        await Feed(self.store.redis).finished(meta.game_id, self.game_type, meta.players, "aborted", None)
         meta, snapshot = await self.store.load(request.game_id)
         return self.narrator.game_message(meta, self.play.match_of(meta, snapshot), None)
 
@@ -214,11 +204,6 @@ def _replay_header(meta: GameMeta, over: bool) -> rules_pb2.Replay:
         players=[lobby_seats.replay_player(p) for p in meta.players],
         status=meta.status,
     )
-
-
-def _over(status: str) -> bool:
-    """Whether a game can change no more."""
-    return status in ("finished", "aborted")
 
 
 def _resume_point(after: int, after_index: int | None) -> tuple[int, int]:

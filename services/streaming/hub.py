@@ -43,6 +43,7 @@ from redis import asyncio as aioredis
 from redis.asyncio.cluster import RedisCluster
 
 from services.common.logs import get_logger
+from services.filing.store import is_ended
 from services.games.records import LogEntry
 from services.games.store import GameStore, last_logged_version, progress, read_log
 from services.streaming.mailbox import Broadcast, Mailbox
@@ -75,10 +76,6 @@ class HubLimits:
     readers: int = 1000
     buffer: int = 1024
     block_ms: int = 2000
-
-
-def _over(status: str) -> bool:
-    return status in ("finished", "aborted")
 
 
 class _Feed(Broadcast[LogEntry]):
@@ -173,7 +170,7 @@ class EventHub:
     async def _finished(self, feed: _Feed) -> bool:
         """Whether the game can change no more and every entry up to its final version was offered."""
         status, version = await progress(self.client, feed.game_id)
-        return _over(status) and feed.last_version >= version
+        return is_ended(status) and feed.last_version >= version
 
     async def close(self) -> None:
         """Stop every reader; watchers end with :class:`ShuttingDown` (SIGTERM)."""

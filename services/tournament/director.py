@@ -37,6 +37,7 @@ from services.clock import clock as clocks
 from services.common.logs import get_logger
 from services.common.outage import StoreWatch
 from services.common.store import GameNotFound
+from services.filing.store import is_ended
 from services.games.records import GameMeta
 from services.games.store import GameStore
 from services.outbox import events as game_events
@@ -206,7 +207,7 @@ class Director:
             meta = await self.games.meta(game_id)
         except GameNotFound:
             return
-        if meta.status not in ("finished", "aborted"):
+        if not is_ended(meta.status):
             return
         if meta.rated and meta.status == "finished":
             await self._rate(meta)

@@ -21,7 +21,7 @@ from services.common import errors
 from services.common.interceptors import BEARER, PLAYER
 from services.common.operators import OperatorKeys
 from services.common.registry import ENGINES
-from services.games.records import game_keys
+from services.filing.keys import game_keys
 from services.rating.identity import valid_external_id
 from services.rating.ledger import DEFAULT_PAGE_SIZE, rating_dict
 from services.rating.model import Rating

@@ -22,7 +22,7 @@ from services.common.embedded_redis import start_redis
 from services.common.registry import engine_for
 from services.common.rng import Seed
 from services.common.runner import Match, Snapshot
-from services.games.records import game_keys
+from services.filing.keys import game_keys
 from tests.support.stack import ConductorProcess, RunningService, Services
 
 GAME = "darjeeling"

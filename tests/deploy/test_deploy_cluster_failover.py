@@ -40,7 +40,7 @@ from services.common.cluster_client import (
     LiveNodesFirst,
 )
 from services.common.store import is_unavailable, redis_client
-from services.games.records import game_keys
+from services.filing.keys import game_keys
 from tests.deploy.test_scale_cluster import (
     GatewayInstance,
     RulesInstance,

@@ -21,7 +21,8 @@ from services.common.runner import Match
 from services.eventlog import codec
 from services.eventlog.dictionaries import latest
 from services.fairness import chain
-from services.games.records import Commit, Fairness, LogEntry, NewGame, game_keys
+from services.filing.keys import game_keys
+from services.games.records import Commit, Fairness, LogEntry, NewGame, Step
 from services.games.store import GameStore, last_logged_version, read_log
 from services.retention import archive
 
@@ -48,15 +49,16 @@ async def _play(store: GameStore, game_type: str, seed: int, moves: int) -> list
         events = match.play(seat, move)
         item = Commit(seat, "random" if seat else "", move, events, state_digest=chain.state_digest(match))
         sealed = chain.seal(game_type, head, len(committed) + 1, [item])
-        await store.commit(game_id, len(committed), match.snapshot.to_json(), "active", None, sealed,
-                           previous_head=head)  # fmt: skip
+        await store.commit(Step(game_id, len(committed), match.snapshot.to_json(), "active", None, sealed,
+                                previous_head=head))  # fmt: skip
         committed += sealed
         head = sealed[-1].hash
     return committed
 
 
 def _same(entry: LogEntry, item: Commit, version: int) -> bool:
-    expected = LogEntry(version, item.seat, item.bot, item.move, item.events, item.hash, item.state_digest, item.kind)
+    expected = LogEntry(item.seat, item.bot, item.move, item.events, item.kind, item.state_digest, item.hash,
+                        version=version)  # fmt: skip
     return orjson.dumps(entry) == orjson.dumps(expected)
 
 

@@ -16,11 +16,11 @@ import pytest
 from redis import Redis
 
 from services.common.attention import shard_of
+from services.filing.store import LEGACY_ENDED_INDEX, active_key, ended_key, ended_key_for, index_key, legacy_index_key
 from services.games.legacy import shard_legacy_indexes
-from services.games.store import GameStore, active_key
-from services.lobby.listing import index_key, legacy_index_key
+from services.games.records import Step
+from services.games.store import GameStore
 from services.outbox import events as outbox_events
-from services.retention.policy import LEGACY_ENDED_INDEX, ended_key, ended_key_for
 from tests.support.client import two_humans
 
 GAME = "darjeeling"
@@ -43,8 +43,8 @@ async def _commit_only(redis_url: str, game_id: str, status: str) -> None:
         result = {"scores": [1, 0], "ranking": [0, 1], "winners": [0]} if status == "finished" else None
         # With the end's outbox event, as a rules service writes it: every ended game has one.
         outbox = outbox_events.for_commit(meta, status, result, [], meta.lifecycle, int(time.time() * 1000))
-        await store.commit(game_id, meta.version, snapshot, status, result, [], lifecycle=meta.lifecycle,
-                           previous_head=meta.log_head, visibility=meta.visibility, outbox=outbox)  # fmt: skip
+        await store.commit(Step(game_id, meta.version, snapshot, status, result, [], lifecycle=meta.lifecycle,
+                                previous_head=meta.log_head, visibility=meta.visibility, outbox=outbox))  # fmt: skip
     finally:
         await store.close()
 

@@ -28,7 +28,8 @@ from bench.engine_cases import random_position
 from chaiwala.v1 import rules_pb2, rules_pb2_grpc
 from services.common.registry import engine_for
 from services.common.store import hash_token
-from services.games.records import GameMeta, game_keys
+from services.filing.keys import game_keys
+from services.games.records import GameMeta, Step
 from services.games.store import GameStore
 from services.legalmoves.entries import after_commit, legal_answer
 from services.legalmoves.fingerprint import LegalEntries, entry_field, legal_key
@@ -204,8 +205,8 @@ def test_a_commit_stores_answers_only_under_the_identity_it_was_made_from(gatewa
             meta, snapshot = await store.load(game_id)
             field = entry_field(hash_token(tokens[0]), "en")
             legal = LegalEntries(identity or meta.identity, [(field, b'{"version":0}')])
-            await store.commit(game_id, meta.version, snapshot, meta.status, None, [], lifecycle=meta.lifecycle,
-                               previous_head=meta.log_head, legal=legal)  # fmt: skip
+            await store.commit(Step(game_id, meta.version, snapshot, meta.status, None, [], lifecycle=meta.lifecycle,
+                                    previous_head=meta.log_head, legal=legal))  # fmt: skip
             return list(await store.redis.hgetall(legal_key(game_id)))
         finally:
             await store.close()

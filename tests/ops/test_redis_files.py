@@ -12,7 +12,7 @@ import pytest
 import redis
 
 from services.common.embedded_redis import free_port, start_redis
-from services.common.supervisor import _redis_child
+from services.processes.supervisor import _redis_child
 
 WAIT_SECONDS = 60.0
 

@@ -14,7 +14,7 @@ import psutil
 import pytest
 
 from services.common.embedded_redis import free_port
-from services.common.supervisor import GAME_ORDER
+from services.processes.supervisor import GAME_ORDER
 
 ROOT = Path(__file__).resolve().parents[2]
 
@@ -94,7 +94,7 @@ def test_supervisor_starts_everything_and_ctrl_c_stops_it(tmp_path: Path) -> Non
         "CHAIWALA_HTTP_WORKERS": "1",
     }
     env.pop("REDIS_URL", None)
-    process = subprocess.Popen([sys.executable, "-m", "services.common.supervisor"], cwd=ROOT, env=env)
+    process = subprocess.Popen([sys.executable, "-m", "services.processes"], cwd=ROOT, env=env)
     try:
         url = f"http://127.0.0.1:{http_port}"
         ready = _wait_ready(url, process)

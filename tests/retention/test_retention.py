@@ -19,9 +19,9 @@ import redis
 
 from services.common.embedded_redis import start_redis
 from services.fairness.verify import verify_replay
-from services.games.records import game_keys
+from services.filing.keys import game_keys
+from services.filing.store import ended_key_for
 from services.retention import archive
-from services.retention.policy import ended_key_for
 from tests.support.client import assert_problem, auth, create_game, wait_for_game, wait_over
 from tests.support.stack import ConductorProcess, Gateway, RunningService, Services
 

@@ -47,9 +47,10 @@ def _entries(game: str, players: int, seed: int, moves: int) -> list[LogEntry]:
         events = match.play(seat, move)
         # Every other entry as stored before entries carried the turn (no status, no seats to act).
         turn: dict[str, Any] = {"status": "active", "to_act": match.to_act()} if step % 2 else {}
-        entries.append(LogEntry(step + 1, seat, "", move, events, hash=f"{step:064x}", **turn))
-    entries.append(LogEntry(moves + 1, 0, "", None, [], hash="ab" * 32, kind="resign", status="active", to_act=[1]))
-    entries.append(LogEntry(moves + 2, None, "", None, [], kind="start", status="active", to_act=[]))
+        entries.append(LogEntry(seat, "", move, events, hash=f"{step:064x}", version=step + 1, **turn))
+    resign = LogEntry(0, "", None, [], hash="ab" * 32, kind="resign", status="active", to_act=[1], version=moves + 1)
+    entries.append(resign)
+    entries.append(LogEntry(None, "", None, [], kind="start", status="active", to_act=[], version=moves + 2))
     return entries
 
 
@@ -77,7 +78,7 @@ def test_a_position_s_last_events_print_alike_for_every_viewer() -> None:
         engine = engine_for(game)
         narrator = Narrator(engine)
         match, events = random_position(engine, engine.min_players, 200, 9)
-        entry = LogEntry(201, 0, "", None, events, hash="cd" * 32, status="active", to_act=match.to_act())
+        entry = LogEntry(0, "", None, events, hash="cd" * 32, status="active", to_act=match.to_act(), version=201)
         for viewer in (None, *range(engine.min_players)):
             expected = [protojson.to_dict(message) for message in narrator.entry_messages(entry, viewer)]
             assert orjson.dumps(narrator.entry_json(entry, viewer)) == orjson.dumps(expected)

@@ -1,4 +1,4 @@
-"""``make run``'s supervisor as a test starts it: the real ``python -m services.common.supervisor``
+"""``make run``'s supervisor as a test starts it: the real ``python -m services.processes``
 on free ports, its output in a log file, and a look at its process tree (psutil)."""
 
 from __future__ import annotations
@@ -41,7 +41,7 @@ class Supervised:
     ports: dict[str, int] = field(default_factory=dict)
 
     def __post_init__(self) -> None:
-        from services.common.supervisor import GAME_ORDER
+        from services.processes.supervisor import GAME_ORDER
 
         self.directory.mkdir(parents=True, exist_ok=True)
         names = ["http", "redis", "conductor_metrics", "tournament", "tournament_metrics", "webhook",
@@ -86,7 +86,7 @@ class Supervised:
         """Start the supervisor and wait (boundedly) until the gateway is ready."""
         with self.log_path.open("ab") as log:
             self.process = subprocess.Popen(
-                [sys.executable, "-m", "services.common.supervisor"], cwd=ROOT, env=self.env(), stdout=log, stderr=log
+                [sys.executable, "-m", "services.processes"], cwd=ROOT, env=self.env(), stdout=log, stderr=log
             )
         deadline = time.monotonic() + seconds
         while not self.ready():

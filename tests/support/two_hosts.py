@@ -1,7 +1,7 @@
 """The whole system on two namespace "hosts" (tests/support/netns.py), as a deployment runs it.
 
 Each host runs, inside its namespace: three redis-server nodes of one Redis Cluster and the
-supervisor (``python -m services.common.supervisor``: the rules services of ``CHAIWALA_RUN_GAMES``,
+supervisor (``python -m services.processes``: the rules services of ``CHAIWALA_RUN_GAMES``,
 a conductor, the gateway on port 8000 of the host's address, ...).  The cluster has three masters
 and one replica each, every replica on the other host than its master::
 
@@ -208,7 +208,7 @@ def cluster_healthy(hosts: tuple[Host, ...]) -> bool:
 
 
 def start_services(deployment: Deployment, host: Host) -> Started:
-    """``python -m services.common.supervisor`` inside ``host``: rules services, conductor, gateway."""
+    """``python -m services.processes`` inside ``host``: rules services, conductor, gateway."""
     var = deployment.workdir / f"var-{host.name}"
     tmp = var / "tmp"
     tmp.mkdir(parents=True, exist_ok=True)
@@ -235,7 +235,7 @@ def start_services(deployment: Deployment, host: Host) -> Started:
     if _trace_path():
         env["CHAIWALA_TWO_HOSTS_TRACE"] = "1"
     return deployment.start(
-        f"services-{host.name}", host.command([sys.executable, "-m", "services.common.supervisor"]), env
+        f"services-{host.name}", host.command([sys.executable, "-m", "services.processes"]), env
     )
 
 

@@ -16,7 +16,8 @@ from redis.crc import key_slot
 
 from services.common.attention import new_game_id
 from services.common.store import VersionConflict
-from services.games.records import Commit, game_keys
+from services.filing.keys import game_keys
+from services.games.records import Commit, Step
 from services.games.store import GameStore
 from services.outbox import ack, emit, outbox_key_for, outbox_keys, read_outbox
 from services.outbox import events as outbox_events
@@ -117,11 +118,11 @@ def test_a_commit_writes_its_event_exactly_when_it_commits(client: httpx.Client,
             entry = Commit(seat=0, bot="", move=None, events=[], kind="timeout")
             timeout = outbox_events.for_commit(meta, "active", None, [entry], meta.lifecycle, 1)
             with pytest.raises(VersionConflict):  # stale version: nothing is written, the event neither
-                await store.commit(game_id, meta.version + 5, snapshot, "active", None, [entry], outbox=timeout)
+                await store.commit(Step(game_id, meta.version + 5, snapshot, "active", None, [entry], outbox=timeout))
             assert [e["type"] for e in _raw_events(await _outbox(store, game_id), game_id)] == ["game.started"]
-            await store.commit(
-                game_id, meta.version, snapshot, "active", None, [entry], outbox=timeout, previous_head=meta.log_head
-            )
+            step = Step(game_id, meta.version, snapshot, "active", None, [entry], outbox=timeout,
+                        previous_head=meta.log_head)  # fmt: skip
+            await store.commit(step)
         finally:
             await store.close()
 

@@ -21,11 +21,12 @@ from grpc import aio
 from chaiwala.v1 import tables_pb2, tables_pb2_grpc
 from services.common import errors
 from services.common.runner import Match, Snapshot
+from services.filing.store import is_ended
 from services.games.records import GameMeta, LogEntry
 from services.lobby.creation import waiting_snapshot
 from services.rules.answers import words as call_words
+from services.rules.boards import board_json
 from services.rules.service import RulesServicer
-from services.tables.boards import board_json
 
 CACHED_POSITIONS = 64  # rebuilt positions kept per process: a replay viewer steps forward one at a time
 
@@ -56,7 +57,7 @@ class TableServicer(tables_pb2_grpc.TableServiceServicer):
         """The game right after ``request.version``, for the caller's seat or as a spectator."""
         rules = self.rules
         meta, snapshot = await rules.play.load(request.game_id)
-        if meta.status not in ("finished", "aborted"):
+        if not is_ended(meta.status):
             rules.access.require_operator("a past position of an unfinished game")
         if snapshot == waiting_snapshot():
             raise errors.illegal("game_not_started", "the game never started: it has no positions")
