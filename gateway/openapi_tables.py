@@ -51,11 +51,19 @@ def table_paths(game_id: dict[str, Any]) -> dict[str, Any]:
         },
         "/v1/game-types/{game_type}/rules": {
             "get": {
-                "summary": "The game type's rules summary as Markdown, in the language of Accept-Language (en, es)",
+                "summary": (
+                    "The game type's rules as Markdown (a quick start and a reference),"
+                    " in the language of Accept-Language (en, es)"
+                ),
                 "parameters": [game_type, ACCEPT_LANGUAGE],
                 "responses": {
                     "200": {
-                        "description": "the summary; Content-Language says its language",
+                        "description": (
+                            "the rules: a level-1 title, then two level-2 parts, the quick start (the goal with its"
+                            " numbers, a turn, what to look at first) and the reference (every number a decision"
+                            " needs, in tables); headings are 'Quick start' / 'Reference' in English and 'Inicio"
+                            " rápido' / 'Referencia' in Spanish. Content-Language says the language"
+                        ),
                         "content": {"text/markdown": {"schema": {"type": "string"}}},
                     },
                     **_problems(404),

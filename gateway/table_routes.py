@@ -52,7 +52,11 @@ async def board(game_type: str, request: Request) -> Response:
 
 @router.get("/v1/game-types/{game_type}/rules")
 async def rules(game_type: str, request: Request) -> Response:
-    """The game type's rules summary as Markdown, in the language of ``Accept-Language``."""
+    """The game type's rules as Markdown (a quick start, then a reference), in the language of ``Accept-Language``.
+
+    One text per language holds both parts under two level-2 headings, so a client shows the whole
+    text or cuts it at the second heading; there is no ``?part=`` parameter.
+    """
     stub = _backends(request).stubs.get(game_type)
     if stub is None:
         raise Problem(404, "unknown_game_type", f"unknown game type {game_type!r}")

@@ -5,8 +5,10 @@ The words are data, like sentences (:mod:`services.common.sentences`): ``seeds/<
 field: ``title``, ``description`` and, for options with a fixed set of values, ``values``: each
 value printed as its JSON holds it -> its words).  ``terms`` are the sentence packs' words for
 codes (a table shows them instead of the code), and the names of content (a building, an area)
-in the reader's language.  The rules summary is Markdown in
-``seeds/<game>/rules/<language>.md``.  An option without words is answered with its field name
+in the reader's language.  The rules are Markdown in ``seeds/<game>/rules/<language>.md``:
+a title, then two level-2 parts, "Quick start" and "Reference" ("Inicio rápido" and
+"Referencia" in Spanish), 800-2,000 words, whose numbers ``tests/words/test_rules_texts.py``
+checks against the game's content files.  An option without words is answered with its field name
 (the tests that scan for code names catch it), never with an error.
 """
 

@@ -82,7 +82,7 @@ def test_rules_summary_is_markdown_per_language_and_404_for_an_unknown_game(clie
             assert answer.headers["content-language"] == language
             assert answer.text.startswith("# ") and len(answer.text) > 300
         assert english.text != spanish.text
-    assert "en resumen" in client.get("/v1/game-types/darjeeling/rules?lang=es").text
+    assert "## Inicio rápido" in client.get("/v1/game-types/darjeeling/rules?lang=es").text
     assert_problem(client.get("/v1/game-types/chess/rules"), 404, "unknown_game_type")
 
 

@@ -6,6 +6,7 @@ import { html, render, useEffect, useRef, useState } from "../vendor/htm-preact-
 import { call, gameTypes } from "./api.js";
 import { LiveGames } from "./livegames.js";
 import { remember } from "./mygames.js";
+import { showRules } from "./rules.js";
 import { ensurePlayer } from "./player.js";
 import { T, readable } from "./i18n.js";
 import { TimeControlFields, defaultTimeControl, timeControlBody } from "./timecontrol.js";
@@ -113,6 +114,7 @@ function CreateForm({ types }) {
         ${types.map((t) => html`<option value=${t.id}>${t.title || t.name}</option>`)}
       </select>
     </label>
+    <button type="button" id="lobby-rules" aria-label=${`${T("rules")}: ${type.title || type.name}`} onClick=${() => showRules(typeId)}>${T("rules")}</button>
     <label>${T("your_name")} <input id="player-name" value=${name} maxlength="64" onInput=${(e) => setName(e.target.value)} /></label>
     <label>${T("players")}
       <select id="player-count" value=${seats.length} onChange=${(e) => count(Number(e.target.value))}>
