@@ -39,7 +39,7 @@ def test_the_typescript_sdk_passes_its_node_tests_against_the_stack(stack: dict[
         start_new_session=True,
     )
     try:
-        stdout, stderr = run.communicate(timeout=420)
+        stdout, stderr = run.communicate(timeout=600)
     except subprocess.TimeoutExpired:
         os.killpg(run.pid, signal.SIGKILL)
         stdout, stderr = run.communicate()

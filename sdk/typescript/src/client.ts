@@ -72,9 +72,18 @@ export class ChaiwalaClient implements Transport {
     return this.call<GameList>("GET", "/v1/games", { query: query as CallOptions["query"] });
   }
 
-  /** A handle of an existing game, as the seat of `token` (or a spectator without one). */
-  game(gameId: string, token: string | null = null, seat?: number): GameHandle {
-    return new GameHandle(this, gameId, token, seat);
+  /**
+   * A handle of an existing game: as the seat of `token` (a seat token); without one, as this
+   * client's player (its player token acts on the seats that carry the player's id); with `null`,
+   * as a spectator.
+   */
+  game(gameId: string, token?: string | null, seat?: number): GameHandle {
+    return new GameHandle(this, gameId, token === undefined ? this.token : token, seat);
+  }
+
+  /** A spectator's handle of a game, whatever token this client holds. */
+  watch(gameId: string): GameHandle {
+    return new GameHandle(this, gameId, null);
   }
 
   /** A new guest player; its token becomes this client's player token. */
