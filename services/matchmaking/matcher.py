@@ -1,0 +1,158 @@
+"""The matchmaker's loop: every pass, take over groups whose matchmaker died, expire old tickets, then
+for each pool it can lease: form groups (:mod:`services.matchmaking.matching`), take each atomically,
+create its game (:mod:`services.matchmaking.games`), seat the tickets and tell the players.
+
+Any number of matchmakers may run.  A pool is worked by one at a time (a lease that expires by
+itself); a group's tickets leave the pool in one script or not at all, so no player is seated twice;
+a group taken but not yet seated is recorded, and another matchmaker finishes it when the first dies
+(finding the game if it was already created), so no ticket is lost.
+"""
+
+from __future__ import annotations
+
+import asyncio
+import contextlib
+import os
+import socket
+
+import grpc
+
+from services.clock import clock as clocks
+from services.common.logs import get_logger
+from services.lobby.feed import Feed
+from services.matchmaking import games, metrics
+from services.matchmaking.matching import Policy, form_groups
+from services.matchmaking.model import CANCELLED, EXPIRED, Forming, Group, PoolSpec, Ticket
+from services.matchmaking.settings import MatchmakingSettings
+from services.matchmaking.store import TicketStore
+
+log = get_logger("matchmaking")
+# Refusals of CreateGame that will not change by retrying: the group's tickets are cancelled.
+_PERMANENT = (grpc.StatusCode.INVALID_ARGUMENT, grpc.StatusCode.PERMISSION_DENIED, grpc.StatusCode.FAILED_PRECONDITION)
+
+
+def policy_of(settings: MatchmakingSettings) -> Policy:
+    """The matching policy the settings describe."""
+    return Policy(
+        band_base=settings.matchmaking_band_base,
+        band_per_second=settings.matchmaking_band_per_second,
+        band_max=settings.matchmaking_band_max,
+        smaller_after_ms=int(settings.matchmaking_smaller_after_s * 1000),
+        rematch_after_ms=int(settings.matchmaking_rematch_after_s * 1000),
+    )
+
+
+class Matchmaker:
+    """One matchmaker: its store, its rules-service clients and its name in leases."""
+
+    def __init__(self, store: TicketStore, rules: games.RulesClients, settings: MatchmakingSettings) -> None:
+        self.store = store
+        self.rules = rules
+        self.settings = settings
+        self.policy = policy_of(settings)
+        self.feed = Feed(store.redis)
+        self.owner = f"{socket.gethostname()}:{os.getpid()}"
+        self.seen_pools: set[str] = set()
+
+    async def run(self, stop: asyncio.Event) -> None:
+        """Pass after pass until ``stop``; a failing pass is logged and the next one tried."""
+        while not stop.is_set():
+            try:
+                await self.one_pass()
+            except Exception:
+                log.exception("matchmaking_pass_failed")
+            with contextlib.suppress(TimeoutError):
+                await asyncio.wait_for(stop.wait(), self.settings.matchmaking_poll_s)
+
+    async def one_pass(self) -> int:
+        """Take over, expire, match every pool this matchmaker can lease; how many groups it seated."""
+        now = clocks.now_ms()
+        while await self._take_over(now):
+            pass
+        await self._expire(now)
+        seated = 0
+        pools = await self.store.pools()
+        await self._report(pools)
+        for pool_id, spec in pools.items():
+            if await self.store.lease(pool_id, self.owner, self.settings.matchmaking_lease_ms):
+                try:
+                    seated += await self._match_pool(pool_id, spec)
+                finally:
+                    await self.store.release(pool_id, self.owner)
+        metrics.FORMING.set(await self.store.forming_count())
+        return seated
+
+    async def _match_pool(self, pool_id: str, spec: PoolSpec) -> int:
+        tickets = await self.store.searching(pool_id, self.settings.matchmaking_pool_window)
+        if not tickets:
+            return 0
+        recent = await self.store.recent(sorted({t.player_id for t in tickets}))
+        now = clocks.now_ms()
+        seated = 0
+        for group in form_groups(tickets, now, self.policy, recent):
+            forming = games.plan(group, pool_id, now)
+            if await self.store.take(forming, now + self.settings.matchmaking_forming_lease_ms):
+                seated += await self._finish(forming, spec, {t.ticket_id: t for t in group.tickets}, group)
+        return seated
+
+    async def _finish(self, forming: Forming, spec: PoolSpec, tickets: dict[str, Ticket], group: Group | None) -> int:
+        """Create the group's game (unless a dead matchmaker did), seat its tickets, tell the players."""
+        game_id = await games.find_created(self.store.redis, forming, tickets) if group is None else ""
+        if not game_id:
+            try:
+                game_id = await self.rules.create(forming.game_type, games.create_request(forming, spec, tickets))
+            except grpc.aio.AioRpcError as error:
+                if error.code() in _PERMANENT:
+                    log.warning("matchmaking_game_refused", group_id=forming.group_id, code=error.code().name)
+                    await self.store.drop(forming, list(tickets.values()), clocks.now_ms())
+                return 0  # else the group stays forming: it is taken over once its lease passes
+        now = clocks.now_ms()
+        if not await self.store.seat(forming, list(tickets.values()), game_id, now):
+            return 0
+        await self._announce(forming, tickets, game_id, now)
+        return 1
+
+    async def _announce(self, forming: Forming, tickets: dict[str, Ticket], game_id: str, now: int) -> None:
+        """``match_found`` on every player's stream, and the metrics of a formed group."""
+        game_type = forming.game_type
+        for ticket in tickets.values():
+            seat = forming.seats.index(ticket.ticket_id)
+            data = {"ticket_id": ticket.ticket_id, "game_id": game_id, "game_type": game_type, "seat": seat}
+            await self.feed.notify(ticket.player_id, "match_found", data)
+            metrics.TIME_TO_MATCH.labels(forming.pool_id, game_type).observe(max(0, now - ticket.created_ms) / 1000)
+        bots = len(forming.seats) - len(tickets)
+        metrics.GROUPS.labels(forming.pool_id, game_type, str(len(forming.seats))).inc()
+        if bots:
+            metrics.BOT_SEATS.labels(game_type).inc(bots)
+        log.info("match_found", game_id=game_id, group_id=forming.group_id, pool=forming.pool_id,
+                 players=len(tickets), bots=bots)  # fmt: skip
+
+    async def _take_over(self, now: int) -> bool:
+        """Finish one group whose matchmaker died (``False`` when there is none)."""
+        forming = await self.store.reclaim(now, now + self.settings.matchmaking_forming_lease_ms)
+        if forming is None:
+            return False
+        tickets = {t.ticket_id: t for t in await self.store.many(forming.ticket_ids)}
+        metrics.TAKEOVERS.inc()
+        log.info("matchmaking_takeover", group_id=forming.group_id, pool=forming.pool_id)
+        if len(tickets) == len(forming.ticket_ids):
+            await self._finish(forming, tickets[forming.ticket_ids[0]].pool, tickets, None)
+        return True
+
+    async def _expire(self, now: int) -> None:
+        for ticket in await self.store.many(await self.store.due_expiries(now)):
+            if await self.store.end(ticket, EXPIRED, now) == EXPIRED:
+                metrics.ENDED.labels(EXPIRED).inc()
+
+    async def _report(self, pools: dict[str, PoolSpec]) -> None:
+        """The searching gauge by pool, refreshed every pass (a pool that emptied drops to 0)."""
+        for pool_id in self.seen_pools - set(pools):
+            metrics.SEARCHING.labels(pool_id, pool_id.rsplit("-", 1)[0]).set(0)
+        for pool_id, spec in pools.items():
+            metrics.SEARCHING.labels(pool_id, spec.game_type).set(await self.store.searching_count(pool_id))
+        self.seen_pools = set(pools)
+
+
+def cancelled_metric() -> None:
+    """Count one cancelled ticket (the RPC's side of :data:`metrics.ENDED`)."""
+    metrics.ENDED.labels(CANCELLED).inc()
