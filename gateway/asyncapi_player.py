@@ -77,6 +77,17 @@ PLAYER_SCHEMAS: dict[str, Any] = {
         },
         ["game_id", "game_type", "seat"],
     ),
+    f"{PREFIX}MatchFound": _object(
+        "A quick-play ticket of the player's was matched: they hold the seat named in a new game "
+        "(GET /v1/matchmaking/tickets/{ticket_id} says the same). game_started follows.",
+        {
+            "ticket_id": {"type": "string", "description": "The ticket that was matched, `tkt_<hex>`."},
+            "game_id": GAME_ID,
+            "game_type": GAME_TYPE,
+            "seat": SEAT,
+        },
+        ["ticket_id", "game_id", "game_type", "seat"],
+    ),
 }
 
 
@@ -96,12 +107,13 @@ PLAYER_MESSAGES: dict[str, Any] = {
     "yourTurn": _message("your_turn", "YourTurn", "The player is to act, with the deadline when clocked."),
     "gameFinished": _message("game_finished", "GameFinished", "A game of the player's is over."),
     "invited": _message("invited", "Invited", "The player was invited to a seat."),
+    "matchFound": _message("match_found", "MatchFound", "A quick-play ticket was matched: the game and seat."),
 }
 
 
 def player_channel() -> dict[str, Any]:
     """The player stream's channel."""
-    names = ["gameStarted", "yourTurn", "gameFinished", "invited", "end", "error"]
+    names = ["gameStarted", "yourTurn", "gameFinished", "invited", "matchFound", "end", "error"]
     return {
         "address": "/v1/me/events",
         "title": "The player stream",
@@ -109,9 +121,9 @@ def player_channel() -> dict[str, Any]:
             "The player stream: `GET /v1/me/events` with `Accept: text/event-stream` and a player token "
             "(`Authorization: Bearer <player token>`, or `?ticket=` from a stream ticket for an EventSource). "
             "Everything that concerns the player across their games: a game started, their turn (with its "
-            "deadline), a game finished, an invitation to a seat. Resume with Last-Event-ID. `error` then `end` "
-            "close it as on a game's stream (`end` only when the token stops being valid); `: ping` comments keep "
-            "it open. The names and payloads are the contract."
+            "deadline), a game finished, an invitation to a seat, a quick-play ticket matched. Resume with "
+            "Last-Event-ID. `error` then `end` close it as on a game's stream (`end` only when the token stops "
+            "being valid); `: ping` comments keep it open. The names and payloads are the contract."
         ),
         "messages": {name: {"$ref": f"#/components/messages/{name}"} for name in names},
         "bindings": {"http": {"bindingVersion": "0.3.0"}},
