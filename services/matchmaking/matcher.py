@@ -21,8 +21,8 @@ from services.clock import clock as clocks
 from services.common.logs import get_logger
 from services.lobby.feed import Feed
 from services.matchmaking import games, metrics
-from services.matchmaking.matching import Policy, form_groups
-from services.matchmaking.model import CANCELLED, EXPIRED, Forming, Group, PoolSpec, Ticket
+from services.matchmaking.matching import NO_ONE, Policy, form_groups
+from services.matchmaking.model import CANCELLED, EXPIRED, SEARCHING, Forming, Group, PoolSpec, Ticket
 from services.matchmaking.settings import MatchmakingSettings
 from services.matchmaking.store import TicketStore
 
@@ -42,6 +42,41 @@ def policy_of(settings: MatchmakingSettings) -> Policy:
     )
 
 
+class Known:
+    """The searching tickets this matchmaker has read.  A ticket's record never changes while it searches
+    and a pool's sorted set holds searching tickets only, so each record (with its player's recent
+    opponents as they were then) is read once, when first seen, not on every pass."""
+
+    def __init__(self) -> None:
+        self.tickets: dict[str, Ticket] = {}
+        self.opponents: dict[str, frozenset[str]] = {}
+        self.seen: set[str] = set()
+
+    async def searching(self, store: TicketStore, pool_id: str, window: int) -> list[Ticket]:
+        """The pool's oldest ``window`` searching tickets, oldest first."""
+        ids = await store.pool_ids(pool_id, window)
+        new = [ticket_id for ticket_id in ids if ticket_id not in self.tickets]
+        if new:
+            fresh = [t for t in await store.many(new) if t.status == SEARCHING]
+            recent = await store.recent(sorted({t.player_id for t in fresh}))
+            for ticket in fresh:
+                self.tickets[ticket.ticket_id] = ticket
+                self.opponents[ticket.ticket_id] = recent.get(ticket.player_id, NO_ONE)
+        self.seen.update(ids)
+        return [self.tickets[ticket_id] for ticket_id in ids if ticket_id in self.tickets]
+
+    def recent(self, tickets: list[Ticket]) -> dict[str, frozenset[str]]:
+        """Whom each ticket's player had just played with when the ticket was first seen."""
+        return {t.player_id: self.opponents[t.ticket_id] for t in tickets if self.opponents[t.ticket_id]}
+
+    def forget_unseen(self) -> None:
+        """After a pass: drop what left every pool (matched, cancelled, expired)."""
+        for ticket_id in set(self.tickets) - self.seen:
+            del self.tickets[ticket_id]
+            del self.opponents[ticket_id]
+        self.seen = set()
+
+
 class Matchmaker:
     """One matchmaker: its store, its rules-service clients and its name in leases."""
 
@@ -53,6 +88,7 @@ class Matchmaker:
         self.feed = Feed(store.redis)
         self.owner = f"{socket.gethostname()}:{os.getpid()}"
         self.seen_pools: set[str] = set()
+        self.known = Known()
 
     async def run(self, stop: asyncio.Event) -> None:
         """Pass after pass until ``stop``; a failing pass is logged and the next one tried."""
@@ -79,17 +115,17 @@ class Matchmaker:
                     seated += await self._match_pool(pool_id, spec)
                 finally:
                     await self.store.release(pool_id, self.owner)
+        self.known.forget_unseen()
         metrics.FORMING.set(await self.store.forming_count())
         return seated
 
     async def _match_pool(self, pool_id: str, spec: PoolSpec) -> int:
-        tickets = await self.store.searching(pool_id, self.settings.matchmaking_pool_window)
+        tickets = await self.known.searching(self.store, pool_id, self.settings.matchmaking_pool_window)
         if not tickets:
             return 0
-        recent = await self.store.recent(sorted({t.player_id for t in tickets}))
         now = clocks.now_ms()
         seated = 0
-        for group in form_groups(tickets, now, self.policy, recent):
+        for group in form_groups(tickets, now, self.policy, self.known.recent(tickets)):
             forming = games.plan(group, pool_id, now)
             if await self.store.take(forming, now + self.settings.matchmaking_forming_lease_ms):
                 seated += await self._finish(forming, spec, {t.ticket_id: t for t in group.tickets}, group)

@@ -234,10 +234,9 @@ class TicketStore:
         raw = await self.redis.hgetall(POOLS)
         return {_text(k): PoolSpec.from_json(v) for k, v in raw.items()}
 
-    async def searching(self, pool_id: str, window: int) -> list[Ticket]:
-        """The pool's oldest ``window`` searching tickets, oldest first."""
-        ids = [_text(i) for i in await self.redis.zrange(pool_key(pool_id), 0, window - 1)]
-        return [t for t in await self.many(ids) if t.status == "searching"]
+    async def pool_ids(self, pool_id: str, window: int) -> list[str]:
+        """The ids of the pool's oldest ``window`` tickets, oldest first (a pool holds searching tickets only)."""
+        return [_text(i) for i in await self.redis.zrange(pool_key(pool_id), 0, window - 1)]
 
     async def due_expiries(self, now_ms: int, limit: int = 200) -> list[str]:
         """Tickets past their expiry time."""
