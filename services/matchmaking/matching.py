@@ -26,6 +26,7 @@ The rules, in order of precedence:
 
 from __future__ import annotations
 
+import bisect
 from collections.abc import Mapping, Sequence
 from dataclasses import dataclass
 
@@ -93,15 +94,33 @@ def _decide(members: list[Ticket], sizes: set[int], now_ms: int, policy: Policy)
     return None
 
 
-def _unused(tickets: Sequence[Ticket], start: int, used: set[str], limit: int) -> list[Ticket]:
-    """Up to ``limit`` tickets from ``start`` on that no group has taken yet."""
-    found: list[Ticket] = []
-    for position in range(start, len(tickets)):
-        if len(found) >= limit:
-            break
-        if tickets[position].ticket_id not in used:
-            found.append(tickets[position])
-    return found
+class _Candidates:
+    """Who an anchor may look at: younger tickets no group took yet, found through a rating index, so a
+    pass over a pool whose ratings are spread wide costs little more than reading it."""
+
+    def __init__(self, tickets: Sequence[Ticket], policy: Policy) -> None:
+        self.tickets = tickets
+        self.policy = policy
+        self.by_rating = sorted(range(len(tickets)), key=lambda i: tickets[i].rating)
+        self.ratings = [tickets[i].rating for i in self.by_rating]
+
+    def of(self, index: int, now_ms: int, used: set[str]) -> list[Ticket]:
+        """Up to ``policy.scan`` tickets younger than ``tickets[index]``, oldest first, that could fit it."""
+        anchor, tickets, scan = self.tickets[index], self.tickets, self.policy.scan
+        width = band(self.policy, anchor.waited_ms(now_ms))
+        low = bisect.bisect_left(self.ratings, anchor.rating - width)
+        high = bisect.bisect_right(self.ratings, anchor.rating + width)
+        if high - low <= 4 * scan:  # few within reach: only those, in age order
+            positions = sorted(i for i in self.by_rating[low:high] if i > index)
+        else:  # a dense pool (groups form at once there): the next younger ones
+            positions = range(index + 1, len(tickets))
+        found: list[Ticket] = []
+        for position in positions:
+            if len(found) >= scan:
+                break
+            if tickets[position].ticket_id not in used:
+                found.append(tickets[position])
+        return found
 
 
 def form_groups(
@@ -111,10 +130,11 @@ def form_groups(
     recent = recent or {}
     used: set[str] = set()
     groups = []
+    candidates = _Candidates(tickets, policy)
     for index, anchor in enumerate(tickets):
         if anchor.ticket_id in used:
             continue
-        rest = _unused(tickets, index + 1, used, policy.scan)
+        rest = candidates.of(index, now_ms, used)
         members, sizes = _gather(anchor, rest, now_ms, policy, recent)
         group = _decide(members, sizes, now_ms, policy)
         if group is not None:

@@ -1,4 +1,4 @@
-"""A real matchmaker process beside the session's stack (rules services, conductor), and a gateway to it."""
+"""Quick play through the session's stack: its rules services, conductor, matchmaker and gateway."""
 
 from __future__ import annotations
 
@@ -9,29 +9,20 @@ from typing import Any
 import httpx
 import pytest
 
-from tests.support.stack import Gateway, MatchmakerProcess
-
 _POOLS = itertools.count(1)
 
 
 @pytest.fixture(scope="session")
-def mm_stack(stack: dict[str, Any], tmp_path_factory: pytest.TempPathFactory) -> Iterator[dict[str, Any]]:
-    """The session's rules services and conductor, one matchmaker process, and a gateway routing to all."""
+def mm_stack(stack: dict[str, Any]) -> dict[str, Any]:
+    """The session's stack as quick-play tests use it: the gateway, the matchmaker, the rules services."""
     services = {game: svc.address for game, svc in stack["services"].items()}
     redis_url = stack["gateway"].settings.redis_url
-    matchmaker = MatchmakerProcess(redis_url, services, tmp_path_factory.mktemp("matchmaker") / "matchmaker.log")
-    gateway = Gateway(services, redis_url=redis_url, create_limit="500/second;1000000/hour",
-                      session_limit="500/second;1000000/hour", service_matchmaking=matchmaker.address)  # fmt: skip
-    try:
-        yield {"url": gateway.url, "matchmaker": matchmaker, "services": services, "redis_url": redis_url}
-    finally:
-        gateway.stop()
-        matchmaker.stop()
+    return {"url": stack["url"], "matchmaker": stack["matchmaker"], "services": services, "redis_url": redis_url}
 
 
 @pytest.fixture()
 def client(mm_stack: dict[str, Any]) -> Iterator[httpx.Client]:
-    """An HTTP client of the matchmaker's gateway."""
+    """An HTTP client of the session's gateway."""
     with httpx.Client(base_url=str(mm_stack["url"]), timeout=120) as http:
         yield http
 
