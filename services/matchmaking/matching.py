@@ -27,7 +27,7 @@ The rules, in order of precedence:
 from __future__ import annotations
 
 import bisect
-from collections.abc import Mapping, Sequence
+from collections.abc import Iterable, Mapping, Sequence
 from dataclasses import dataclass
 
 from services.matchmaking.model import Group, Ticket
@@ -110,6 +110,7 @@ class _Candidates:
         width = band(self.policy, anchor.waited_ms(now_ms))
         low = bisect.bisect_left(self.ratings, anchor.rating - width)
         high = bisect.bisect_right(self.ratings, anchor.rating + width)
+        positions: Iterable[int]
         if high - low <= 4 * scan:  # few within reach: only those, in age order
             positions = sorted(i for i in self.by_rating[low:high] if i > index)
         else:  # a dense pool (groups form at once there): the next younger ones
