@@ -19,6 +19,7 @@ import grpc
 
 from services.clock import clock as clocks
 from services.common.logs import get_logger
+from services.common.outage import StoreWatch
 from services.lobby.feed import Feed
 from services.matchmaking import games, metrics
 from services.matchmaking.matching import NO_ONE, Policy, form_groups
@@ -89,14 +90,17 @@ class Matchmaker:
         self.owner = f"{socket.gethostname()}:{os.getpid()}"
         self.seen_pools: set[str] = set()
         self.known = Known()
+        self.watch = StoreWatch(log)
 
     async def run(self, stop: asyncio.Event) -> None:
         """Pass after pass until ``stop``; a failing pass is logged and the next one tried."""
         while not stop.is_set():
             try:
                 await self.one_pass()
-            except Exception:
-                log.exception("matchmaking_pass_failed")
+                self.watch.answered()
+            except Exception as error:  # Redis away: said once (StoreWatch), not a traceback per pass
+                if not self.watch.failed(error, "matching"):
+                    log.exception("matchmaking_pass_failed")
             with contextlib.suppress(TimeoutError):
                 await asyncio.wait_for(stop.wait(), self.settings.matchmaking_poll_s)
 
