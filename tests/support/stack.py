@@ -377,7 +377,14 @@ class MatchmakerProcess:
     """A real matchmaker: ``python -m services.matchmaking`` in its own process, over one Redis, creating
     games through the given rules services (killed, stopped and scraped like a conductor)."""
 
-    def __init__(self, redis_url: str, services: dict[str, str], log_path: Path, **settings: str) -> None:
+    def __init__(
+        self,
+        redis_url: str,
+        services: dict[str, str],
+        log_path: Path,
+        extra_env: dict[str, str] | None = None,
+        **settings: str,
+    ) -> None:
         self.log_path = log_path
         self.grpc_port = free_port()
         self.metrics_port = free_port()
@@ -392,6 +399,7 @@ class MatchmakerProcess:
             **MATCHMAKER_TEST_ENV,
             **{f"CHAIWALA_SERVICE_{game.upper()}": address for game, address in services.items()},
             **{f"CHAIWALA_MATCHMAKING_{name.upper()}": value for name, value in settings.items()},
+            **(extra_env or {}),
         }
         self.start()
 
