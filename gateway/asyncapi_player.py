@@ -79,7 +79,8 @@ PLAYER_SCHEMAS: dict[str, Any] = {
     ),
     f"{PREFIX}MatchFound": _object(
         "A quick-play ticket of the player's was matched: they hold the seat named in a new game "
-        "(GET /v1/matchmaking/tickets/{ticket_id} says the same). game_started follows.",
+        "(GET /v1/matchmaking/tickets/{ticket_id} says the same). The game's own game_started (and "
+        "your_turn) are sent as it is created, so they may come just before this.",
         {
             "ticket_id": {"type": "string", "description": "The ticket that was matched, `tkt_<hex>`."},
             "game_id": GAME_ID,

@@ -23,7 +23,7 @@ from services.common.outage import StoreWatch
 from services.lobby.feed import Feed
 from services.matchmaking import games, metrics
 from services.matchmaking.matching import NO_ONE, Policy, form_groups
-from services.matchmaking.model import CANCELLED, EXPIRED, SEARCHING, Forming, Group, PoolSpec, Ticket
+from services.matchmaking.model import CANCELLED, EXPIRED, SEARCHING, Forming, PoolSpec, Ticket
 from services.matchmaking.settings import MatchmakingSettings
 from services.matchmaking.store import TicketStore
 
@@ -132,12 +132,15 @@ class Matchmaker:
         for group in form_groups(tickets, now, self.policy, self.known.recent(tickets)):
             forming = games.plan(group, pool_id, now)
             if await self.store.take(forming, now + self.settings.matchmaking_forming_lease_ms):
-                seated += await self._finish(forming, spec, {t.ticket_id: t for t in group.tickets}, group)
+                seated += await self._finish(forming, spec, {t.ticket_id: t for t in group.tickets})
         return seated
 
-    async def _finish(self, forming: Forming, spec: PoolSpec, tickets: dict[str, Ticket], group: Group | None) -> int:
-        """Create the group's game (unless a dead matchmaker did), seat its tickets, tell the players."""
-        game_id = await games.find_created(self.store.redis, forming, tickets) if group is None else ""
+    async def _finish(
+        self, forming: Forming, spec: PoolSpec, tickets: dict[str, Ticket], taken_over: bool = False
+    ) -> int:
+        """Create the group's game (unless the dead matchmaker it is ``taken_over`` from did), seat its
+        tickets, tell the players."""
+        game_id = await games.find_created(self.store.redis, forming, tickets) if taken_over else ""
         if not game_id:
             try:
                 game_id = await self.rules.create(forming.game_type, games.create_request(forming, spec, tickets))
@@ -176,7 +179,9 @@ class Matchmaker:
         metrics.TAKEOVERS.inc()
         log.info("matchmaking_takeover", group_id=forming.group_id, pool=forming.pool_id)
         if len(tickets) == len(forming.ticket_ids):
-            await self._finish(forming, tickets[forming.ticket_ids[0]].pool, tickets, None)
+            await self._finish(forming, tickets[forming.ticket_ids[0]].pool, tickets, taken_over=True)
+        else:  # a ticket's record is gone (removed by hand): the rest of the group cannot be seated as planned
+            await self.store.drop(forming, list(tickets.values()), now)
         return True
 
     async def _expire(self, now: int) -> None:
