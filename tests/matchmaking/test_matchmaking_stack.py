@@ -68,6 +68,9 @@ def test_two_tickets_become_one_game(client: httpx.Client, clock: dict[str, int]
         assert seated[player_id] == ticket["seat"]  # each player sits where their ticket says
     assert game["time_control"]["per_turn_s"] == clock["per_turn_s"]  # the pool's time control
     assert game["seed_source"] == "operator"  # the matchmaker's seed, which drew the seat order
+    # A matched ticket cannot be cancelled any more.
+    late = client.delete(f"/v1/matchmaking/tickets/{tickets[0]['ticket_id']}", headers=auth(players[0][1]))
+    assert_problem(late, 409, "ticket_not_searching")
 
 
 def test_four_tickets_accepting_three_or_four_make_a_four_player_game(
