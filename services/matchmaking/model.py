@@ -9,7 +9,7 @@ from __future__ import annotations
 
 import hashlib
 import secrets
-from dataclasses import asdict, dataclass, field
+from dataclasses import asdict, dataclass
 from typing import Any
 
 import orjson
@@ -74,7 +74,6 @@ class Ticket:
     game_id: str = ""
     seat: int | None = None
     ended_ms: int = 0
-    extra: dict[str, Any] = field(default_factory=dict)
 
     @property
     def pool_id(self) -> str:
