@@ -7,7 +7,8 @@ vs ``json_format``), ``rest`` (move path vs a trivial
 FastAPI + Redis endpoint), ``grpc`` (SubmitMoves vs a bare echo), ``sse`` (delivery latency vs a
 bare Redis XADD→XREAD), ``memory`` (Redis bytes per game and per move), ``micro`` (each game
 module's own cases, vs a Darjeeling engine step), ``idle`` (``make run``'s whole stack at rest, CPU
-per process).  A suite that fails is reported as a row
+per process), ``matchmaking`` (the matchmaker's CPU per ticket matched vs a trivial request; time to
+match at 1, 10 and 100 tickets a second, simulated).  A suite that fails is reported as a row
 with its error, and the others still run.
 """
 
@@ -31,9 +32,10 @@ from bench.results import RESULTS_DIR, Row, compare, document, print_table, writ
 from services.common import workers
 
 Suite = Callable[[Config], list[Row]]
-SUITES = ("engines", "render", "rest", "grpc", "sse", "memory", "micro", "idle")
+SUITES = ("engines", "render", "rest", "grpc", "sse", "memory", "micro", "idle", "matchmaking")
 MODULES = {"engines": "engines", "render": "rendering", "rest": "rest_path", "grpc": "grpc_path",
-           "sse": "sse_delivery", "memory": "redis_memory", "micro": "micro", "idle": "idle"}  # fmt: skip
+           "sse": "sse_delivery", "memory": "redis_memory", "micro": "micro", "idle": "idle",
+           "matchmaking": "matchmaking"}  # fmt: skip
 
 
 def bench_modules() -> list[str]:

@@ -77,6 +77,18 @@ PLAYER_SCHEMAS: dict[str, Any] = {
         },
         ["game_id", "game_type", "seat"],
     ),
+    f"{PREFIX}MatchFound": _object(
+        "A quick-play ticket of the player's was matched: they hold the seat named in a new game "
+        "(GET /v1/matchmaking/tickets/{ticket_id} says the same). The game's own game_started (and "
+        "your_turn) are sent as it is created, so they may come just before this.",
+        {
+            "ticket_id": {"type": "string", "description": "The ticket that was matched, `tkt_<hex>`."},
+            "game_id": GAME_ID,
+            "game_type": GAME_TYPE,
+            "seat": SEAT,
+        },
+        ["ticket_id", "game_id", "game_type", "seat"],
+    ),
 }
 
 
@@ -101,12 +113,13 @@ PLAYER_MESSAGES: dict[str, Any] = {
     ),
     "gameFinished": _message("game_finished", "GameFinished", "A game of the player's is over."),
     "invited": _message("invited", "Invited", "The player was invited to a seat."),
+    "matchFound": _message("match_found", "MatchFound", "A quick-play ticket was matched: the game and seat."),
 }
 
 
 def player_channel() -> dict[str, Any]:
     """The player stream's channel."""
-    names = ["gameStarted", "yourTurn", "gameFinished", "invited", "end", "error"]
+    names = ["gameStarted", "yourTurn", "gameFinished", "invited", "matchFound", "end", "error"]
     return {
         "address": "/v1/me/events",
         "title": "The player stream",
@@ -114,7 +127,8 @@ def player_channel() -> dict[str, Any]:
             "The player stream: `GET /v1/me/events` with `Accept: text/event-stream` and a player token "
             "(`Authorization: Bearer <player token>`, or `?ticket=` from a stream ticket for an EventSource). "
             "Everything that concerns the player across their games: a game started, their turn (with its "
-            "deadline), a game finished, an invitation to a seat. Resume with Last-Event-ID. `error` then `end` "
+            "deadline), a game finished, an invitation to a seat, a quick-play ticket matched. Resume with "
+            "Last-Event-ID. `error` then `end` "
             "close it as on a game's stream (`end` only when the token stops being valid). It opens with a "
             "`retry` field; a `: ping` comment every 15 seconds keeps it open. A ticket stays good while a stream "
             "it opened is open and a minute after, so an EventSource reconnects with the same URL. The names and "

@@ -15,7 +15,7 @@ from google.protobuf.descriptor import Descriptor, FieldDescriptor
 from chaiwala.identity.v1 import identity_pb2
 from chaiwala.rating.v1 import rating_pb2
 from chaiwala.tournament.v1 import tournament_pb2
-from chaiwala.v1 import annotations_pb2, rest_pb2, rules_pb2, tables_pb2, webhooks_pb2
+from chaiwala.v1 import annotations_pb2, matchmaking_pb2, rest_pb2, rules_pb2, tables_pb2, webhooks_pb2
 from gateway.openapi_comments import proto_comments
 from gateway.openapi_director import EXTERNAL_ID, director_paths
 from gateway.openapi_exact import (
@@ -33,6 +33,7 @@ from gateway.openapi_exact import (
 )
 from gateway.openapi_identity import identity_paths
 from gateway.openapi_lifecycle import lifecycle_paths, listing_operation
+from gateway.openapi_matchmaking import matchmaking_paths
 from gateway.openapi_operations import HEADERS, add_headers, describe_operations
 from gateway.openapi_paths import GAME_ID, TAGS, paths_for
 from gateway.openapi_tables import table_paths
@@ -96,6 +97,7 @@ REQUIRED: dict[str, list[str]] = {
     "chaiwala.tournament.v1.CreateTournamentBody": ["game_type", "format", "table_size", "entrants"],
     "chaiwala.tournament.v1.EntrantSpec": ["external_id"],
     "chaiwala.v1.CreateWebhookRequest": ["url", "events"],
+    "chaiwala.v1.CreateTicketRequest": ["game_type", "player_counts"],
 }
 EXACTLY_ONE: dict[str, list[str]] = {"chaiwala.v1.SubmitMovesBody": ["move", "moves"]}
 # The limits the services check on request fields, as JSON Schema keywords (the values are the
@@ -131,12 +133,16 @@ FIELD_LIMITS: dict[tuple[str, str], dict[str, Any]] = {
     ("chaiwala.tournament.v1.EntrantSpec", "external_id"): {"pattern": EXTERNAL_ID["pattern"]},
     ("chaiwala.tournament.v1.EntrantSpec", "name"): {"maxLength": MAX_PLAYER_NAME, "description": NAME},
     ("chaiwala.v1.CreateWebhookRequest", "events"): {"minItems": 1},
+    # Quick play (services/matchmaking/tickets.py).
+    ("chaiwala.v1.CreateTicketRequest", "player_counts"): {"minItems": 1, "maxItems": 8},
+    ("chaiwala.v1.CreateTicketRequest", "bots_after_seconds"): {"maximum": 3600},
     ("chaiwala.identity.v1.CreateSessionRequest", "name"): {"maxLength": MAX_PLAYER_NAME, "description": PRINTABLE},
 }
 # Request fields whose value is one of the game types served.
 GAME_TYPE_FIELDS = {
     ("chaiwala.v1.CreateGameBody", "game_type"),
     ("chaiwala.tournament.v1.CreateTournamentBody", "game_type"),
+    ("chaiwala.v1.CreateTicketRequest", "game_type"),
 }
 # Envelope fields whose game payload is one element of legal-moves: it may carry a sentence.
 # Moves posted back are typed the same, so an element of legal-moves can be sent as is.
@@ -344,7 +350,7 @@ def _overlay_lifecycle(paths: dict[str, Any]) -> None:
     """The lobby's (and the table routes') exact messages over the operations derived from their routes."""
     exact = {path: dict(item) for path, item in {**lifecycle_paths(GAME_ID), **table_paths(GAME_ID)}.items()}
     exact.setdefault("/v1/games", {})["get"] = listing_operation()
-    for path, item in {**director_paths(), **identity_paths()}.items():
+    for path, item in {**director_paths(), **identity_paths(), **matchmaking_paths()}.items():
         exact.setdefault(path, {}).update(item)
     for path, item in exact.items():
         for method, spec in item.items():
@@ -378,7 +384,7 @@ def build_openapi(game_types: list[str], game_files: list[Any], routes: list[Rou
     """The whole OpenAPI 3.1 document for the gateway: schemas from the protos, paths from ``routes``."""
     builder = SchemaBuilder(game_types)
     # Games first: the envelope's payload fields refer to their schemas.
-    files = [rules_pb2, rest_pb2, tables_pb2, tournament_pb2, rating_pb2, webhooks_pb2, identity_pb2]
+    files = [rules_pb2, rest_pb2, tables_pb2, tournament_pb2, rating_pb2, webhooks_pb2, identity_pb2, matchmaking_pb2]
     for file in [*game_files, *(module.DESCRIPTOR for module in files)]:
         for descriptor in file.message_types_by_name.values():
             builder.add(descriptor)

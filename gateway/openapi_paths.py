@@ -29,6 +29,7 @@ TAGS = [
     {"name": "Operators", "description": "Replays and admin calls"},
     {"name": "Tournaments", "description": "Tournaments, leaderboards and players' ratings"},
     {"name": "Webhooks", "description": "Subscriptions to events and their deliveries (operators)"},
+    {"name": "Matchmaking", "description": "Quick play: tickets that seat a player with others wanting the same game"},
     {"name": "Identity", "description": "Guest sessions, the caller's player identity, the guest issuer's keys"},
     {"name": "Operations", "description": "Health, readiness and metrics"},
 ]
@@ -172,6 +173,8 @@ def _problems(statuses: list[int]) -> dict[str, Any]:
 def tag_of(path: str) -> str:
     """The tag of a route: by its last segment under a game, else by its area."""
     segments = [s for s in path.split("/") if s]
+    if segments[1:2] == ["matchmaking"] or path == "/v1/me/tickets":
+        return "Matchmaking"
     if segments[:1] == [".well-known"] or segments[1:2] in (["sessions"], ["me"]):
         return "Identity"
     if segments[:1] != ["v1"]:

@@ -22,6 +22,7 @@ from tests.support.stack import (
     ConductorProcess,
     DirectorProcess,
     Gateway,
+    MatchmakerProcess,
     Services,
     WebhookProcess,
 )
@@ -195,6 +196,8 @@ def stack(
     # A tournament director too, so every documented route has its backend (the fuzz tests call them all).
     addresses = {game: svc.address for game, svc in running.items()}
     director = DirectorProcess(services.redis_url, addresses, tmp_path_factory.mktemp("director") / "director.log")
+    # And a matchmaker (quick play), with the short waits of tests (tests/support/stack.py).
+    matchmaker = MatchmakerProcess(services.redis_url, addresses, tmp_path_factory.mktemp("mm") / "matchmaker.log")
     # Creating a game no longer waits for its bots, so the suite creates games faster than the
     # default quota of one client allows; the limit tests configure their own small limits.
     gateway = Gateway(
@@ -204,6 +207,7 @@ def stack(
         session_limit="500/second;1000000/hour",
         service_webhook=webhook_dispatcher.address,
         service_tournament=director.address,
+        service_matchmaking=matchmaker.address,
     )
     try:
         yield {
@@ -212,10 +216,12 @@ def stack(
             "gateway": gateway,
             "conductor": conductor,
             "webhook": webhook_dispatcher,
+            "matchmaker": matchmaker,
         }
     finally:
         gateway.stop()
         director.stop()
+        matchmaker.stop()
         for svc in running.values():
             services.stop(svc)
 

@@ -5,10 +5,11 @@ whose engine is present, one conductor (bots and clocks; metrics on
 ``CHAIWALA_RUN_CONDUCTOR_METRICS_PORT``, default 9100), the webhook dispatcher (gRPC on
 ``CHAIWALA_RUN_WEBHOOK_GRPC_PORT``, default 50060, metrics on ``CHAIWALA_RUN_WEBHOOK_METRICS_PORT``,
 default 9160; loopback receivers allowed, for local testing), the tournament director (gRPC on
-``CHAIWALA_RUN_TOURNAMENT_PORT``, 50061; metrics on ``CHAIWALA_RUN_TOURNAMENT_METRICS_PORT``, 9099)
-and the gateway on http://127.0.0.1:8000 (``CHAIWALA_RUN_GAMES``, a comma-separated list, runs
-only those games' rules services).  A child that
-dies is restarted with a growing back-off; Ctrl-C (or SIGTERM) stops them all.
+``CHAIWALA_RUN_TOURNAMENT_PORT``, 50061; metrics on ``CHAIWALA_RUN_TOURNAMENT_METRICS_PORT``, 9099),
+the matchmaker (gRPC on ``CHAIWALA_RUN_MATCHMAKING_PORT``, 50062; metrics on
+``CHAIWALA_RUN_MATCHMAKING_METRICS_PORT``, 9162) and the gateway on http://127.0.0.1:8000
+(``CHAIWALA_RUN_GAMES``, a comma-separated list, runs only those games' rules services).  A child
+that dies is restarted with a growing back-off; Ctrl-C (or SIGTERM) stops them all.
 
 Each child leads its own process group (a rules service's or the gateway's workers are in
 it), and the supervisor owns the groups: when a child dies, whatever is left of its group is
@@ -149,6 +150,8 @@ def _children(redis_url: str, games: list[str]) -> list[Child]:
     children.append(_director_child(base, redis_url, games, grpc_ports))
     gateway_env["CHAIWALA_SERVICE_TOURNAMENT"] = f"127.0.0.1:{_director_port()}"
     children.append(Child("webhook", [python, "-m", "services.webhook"], _webhook_env(base, redis_url)))
+    children.append(_matchmaker_child(base, redis_url, games, grpc_ports))
+    gateway_env["CHAIWALA_SERVICE_MATCHMAKING"] = f"127.0.0.1:{_matchmaker_port()}"
     children.append(Child("gateway", [python, "-m", "gateway"], gateway_env))
     return children
 
@@ -169,6 +172,24 @@ def _director_child(base: dict[str, str], redis_url: str, games: list[str], grpc
         **{f"CHAIWALA_SERVICE_{g.upper()}": f"127.0.0.1:{grpc_ports[g]}" for g in games},
     }
     return Child("tournament", [sys.executable, "-m", "services.tournament"], env)
+
+
+def _matchmaker_port() -> int:
+    return int(os.environ.get("CHAIWALA_RUN_MATCHMAKING_PORT", "50062"))
+
+
+def _matchmaker_child(base: dict[str, str], redis_url: str, games: list[str], grpc_ports: dict[str, int]) -> Child:
+    """The matchmaker (quick play): gRPC on ``CHAIWALA_RUN_MATCHMAKING_PORT`` (50062), metrics on
+    ``CHAIWALA_RUN_MATCHMAKING_METRICS_PORT`` (9162); it creates games through the rules services."""
+    env = {
+        **base,
+        "REDIS_URL": redis_url,
+        "CHAIWALA_GRPC_HOST": "127.0.0.1",
+        "CHAIWALA_GRPC_PORT": str(_matchmaker_port()),
+        "CHAIWALA_METRICS_PORT": os.environ.get("CHAIWALA_RUN_MATCHMAKING_METRICS_PORT", "9162"),
+        **{f"CHAIWALA_SERVICE_{g.upper()}": f"127.0.0.1:{grpc_ports[g]}" for g in games},
+    }
+    return Child("matchmaking", [sys.executable, "-m", "services.matchmaking"], env)
 
 
 def _webhook_grpc_port() -> str:

@@ -19,6 +19,8 @@ DIRECTOR_SERVICE_NAMES = ("chaiwala.tournament.v1.TournamentService", "chaiwala.
 WEBHOOK_MODULE = "services.webhook"
 WEBHOOK_SERVICE_NAME = "chaiwala.v1.WebhookService"
 WEBHOOK_GRPC_PORT = 50060
+MATCHMAKER_MODULE = "services.matchmaking"
+MATCHMAKER_SERVICE_NAME = "chaiwala.v1.MatchmakingService"
 RULES_SERVICE_NAME = "chaiwala.v1.RulesService"
 
 # Environment variables by consumer.
@@ -51,6 +53,7 @@ ENV_GATEWAY: frozenset[str] = frozenset(
         *(f"CHAIWALA_SERVICE_{game.upper()}" for game in GAME_TYPES),
         "CHAIWALA_SERVICE_TOURNAMENT",
         "CHAIWALA_SERVICE_WEBHOOK",
+        "CHAIWALA_SERVICE_MATCHMAKING",
         "CHAIWALA_METRICS_TOKEN",
     }
 )
@@ -80,7 +83,16 @@ ENV_WEBHOOK: frozenset[str] = ENV_RULES | {
 }
 # The tournament director: a rules service's settings plus where the rules services are (it creates games).
 ENV_DIRECTOR: frozenset[str] = ENV_RULES | {f"CHAIWALA_SERVICE_{game.upper()}" for game in GAME_TYPES}
-ENV_ALL: frozenset[str] = ENV_RULES | ENV_GATEWAY | ENV_CONDUCTOR | ENV_WEBHOOK | ENV_DIRECTOR
+# The matchmaker: the director's (it creates games) plus its policy (services/matchmaking/settings.py).
+ENV_MATCHMAKER: frozenset[str] = ENV_DIRECTOR | {
+    f"CHAIWALA_MATCHMAKING_{name}"
+    for name in (
+        "TICKET_TTL_S", "MAX_TICKETS", "RATED_GUESTS", "BAND_BASE", "BAND_PER_SECOND", "BAND_MAX",
+        "SMALLER_AFTER_S", "REMATCH_AFTER_S", "RECENT_WINDOW_S", "POLL_S", "LEASE_MS", "FORMING_LEASE_MS",
+        "POOL_WINDOW", "ENDED_TTL_S",
+    )
+}  # fmt: skip
+ENV_ALL: frozenset[str] = ENV_RULES | ENV_GATEWAY | ENV_CONDUCTOR | ENV_WEBHOOK | ENV_DIRECTOR | ENV_MATCHMAKER
 DEFAULTS: dict[str, str] = {
     "CHAIWALA_GRPC_PORT": "50051",
     "CHAIWALA_METRICS_PORT": "9090",
@@ -133,6 +145,14 @@ METRICS: dict[str, tuple[str, frozenset[str]]] = {
     "chaiwala_webhook_fanned_out_total": ("counter", frozenset({"event_type"})),
     "chaiwala_outbox_lag_events": ("gauge", frozenset({"group"})),
     "chaiwala_outbox_lag_seconds": ("gauge", frozenset({"group"})),
+    # The matchmaker's own (services/matchmaking/metrics.py).
+    "chaiwala_matchmaking_searching": ("gauge", frozenset({"pool", "game_type"})),
+    "chaiwala_matchmaking_time_to_match_seconds": ("histogram", frozenset({"pool", "game_type"})),
+    "chaiwala_matchmaking_groups_total": ("counter", frozenset({"pool", "game_type", "size"})),
+    "chaiwala_matchmaking_bot_seats_total": ("counter", frozenset({"game_type"})),
+    "chaiwala_matchmaking_tickets_ended_total": ("counter", frozenset({"outcome"})),
+    "chaiwala_matchmaking_takeovers_total": ("counter", frozenset()),
+    "chaiwala_matchmaking_forming": ("gauge", frozenset()),
     "chaiwala_conductor_idle_aborts_total": ("counter", frozenset({"game_type"})),
     "chaiwala_conductor_games_compacted_total": ("counter", frozenset({"mode"})),
 }

@@ -22,11 +22,13 @@ from tests.deploy.deploy_contract import (
     ENV_CONDUCTOR,
     ENV_DIRECTOR,
     ENV_GATEWAY,
+    ENV_MATCHMAKER,
     ENV_RULES,
     ENV_WEBHOOK,
     GAME_TYPES,
     GATEWAY_MODULE,
     GATEWAY_PORT,
+    MATCHMAKER_MODULE,
     ROOT,
     RULES_SERVICE_MODULE,
     WEBHOOK_GRPC_PORT,
@@ -94,6 +96,11 @@ def webhook_services(services: dict[str, dict[str, Any]]) -> list[str]:
     return [name for name, service in services.items() if command_of(service) == ["python", "-m", WEBHOOK_MODULE]]
 
 
+def matchmaker_services(services: dict[str, dict[str, Any]]) -> list[str]:
+    """Compose services running the matchmaker."""
+    return [name for name, service in services.items() if command_of(service) == ["python", "-m", MATCHMAKER_MODULE]]
+
+
 def host_path(source: str) -> Path:
     """A bind-mount source relative to the compose file."""
     return (COMPOSE_PATH.parent / source).resolve()
@@ -118,6 +125,7 @@ def test_compose_has_every_tier(services: dict[str, dict[str, Any]]) -> None:
     assert len(conductor_services(services)) == 1
     assert len(director_services(services)) == 1
     assert len(webhook_services(services)) == 1
+    assert len(matchmaker_services(services)) == 1
     images = {name: str(service.get("image", "")) for name, service in services.items()}
     assert any(image.startswith("redis:") for image in images.values())
     assert any(image.startswith("prom/prometheus:") for image in images.values())
@@ -179,6 +187,8 @@ def test_environment_names_follow_the_contract(services: dict[str, dict[str, Any
             assert set(env) <= ENV_DIRECTOR, f"{name}: {sorted(set(env) - ENV_DIRECTOR)}"
         if name in webhook_services(services):
             assert set(env) <= ENV_WEBHOOK, f"{name}: {sorted(set(env) - ENV_WEBHOOK)}"
+        if name in matchmaker_services(services):
+            assert set(env) <= ENV_MATCHMAKER, f"{name}: {sorted(set(env) - ENV_MATCHMAKER)}"
 
 
 def port_of(env: dict[str, str], variable: str) -> int:
@@ -349,7 +359,7 @@ def test_prometheus_scrapes_every_metrics_port(services: dict[str, dict[str, Any
     expected |= {
         f"{svc}:{port_of(environment_of(services[svc]), 'CHAIWALA_METRICS_PORT')}"
         for svc in [*rules_services(services), *conductor_services(services), *webhook_services(services),
-                    *director_services(services)]
+                    *director_services(services), *matchmaker_services(services)]
     }
     assert targets == expected
 

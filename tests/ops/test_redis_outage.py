@@ -24,7 +24,15 @@ from chaiwala.v1 import rules_pb2, rules_pb2_grpc
 from services.common.embedded_redis import EmbeddedRedis, free_port, start_redis
 from services.common.errors import error_detail_from_metadata
 from tests.support.client import assert_problem, auth, create_game
-from tests.support.stack import ConductorProcess, DirectorProcess, Gateway, Services, WebhookProcess, metric_sum
+from tests.support.stack import (
+    ConductorProcess,
+    DirectorProcess,
+    Gateway,
+    MatchmakerProcess,
+    Services,
+    WebhookProcess,
+    metric_sum,
+)
 
 GAME = "darjeeling"
 
@@ -138,6 +146,7 @@ def test_the_background_processes_log_an_outage_once_and_its_end_once(tmp_path: 
         ConductorProcess(outage.url, tmp_path / "conductor.log", extra_env=INFO),
         DirectorProcess(outage.url, {}, tmp_path / "director.log", extra_env=INFO),
         WebhookProcess(outage.url, tmp_path / "webhook.log"),
+        MatchmakerProcess(outage.url, {}, tmp_path / "matchmaker.log"),
     ]
     try:
         for process in processes:

@@ -15,6 +15,7 @@ import pytest
 
 from services.common.embedded_redis import free_port
 from services.processes.supervisor import GAME_ORDER
+from tests.support import secrets
 
 ROOT = Path(__file__).resolve().parents[2]
 
@@ -86,6 +87,8 @@ def test_supervisor_starts_everything_and_ctrl_c_stops_it(tmp_path: Path) -> Non
         "CHAIWALA_RUN_TOURNAMENT_METRICS_PORT": str(free_port()),
         "CHAIWALA_RUN_WEBHOOK_GRPC_PORT": str(free_port()),
         "CHAIWALA_RUN_WEBHOOK_METRICS_PORT": str(free_port()),
+        "CHAIWALA_RUN_MATCHMAKING_PORT": str(free_port()),
+        "CHAIWALA_RUN_MATCHMAKING_METRICS_PORT": str(free_port()),
         "CHAIWALA_REDIS_PORT": str(free_port()),
         "CHAIWALA_VAR_DIR": str(tmp_path),
         "CHAIWALA_LOG_LEVEL": "warning",
@@ -113,6 +116,11 @@ def test_supervisor_starts_everything_and_ctrl_c_stops_it(tmp_path: Path) -> Non
         _wait_finished(url, created.json()["game_id"])
         # The tournament director is up and the gateway reaches it.
         assert httpx.get(f"{url}/v1/tournaments", timeout=60).status_code == 200
+        # And the matchmaker: a guest's (empty) list of tickets.
+        session = httpx.post(f"{url}/v1/sessions", json={"name": "Quick"}, timeout=60).json()
+        secrets.remember(session["token"])
+        mine = httpx.get(f"{url}/v1/me/tickets", headers={"Authorization": f"Bearer {session['token']}"}, timeout=60)
+        assert mine.status_code == 200 and mine.json() == {"tickets": []}
         scraped = httpx.get(f"http://127.0.0.1:{metrics_ports[GAME_ORDER.index('darjeeling')]}/metrics", timeout=5).text
         assert 'chaiwala_games_created_total{game_type="darjeeling"} 1.0' in scraped
         # Counted from the outbox's game.finished by the conductor, a poll (half a second) later.

@@ -89,9 +89,7 @@ class Services:
         for key in self.api_keys:
             secrets.remember(key)
 
-    def start(
-        self, game_type: str, port: int = 0, live_limits: HubLimits | None = None, **pool: Any
-    ) -> RunningService:
+    def start(self, game_type: str, port: int = 0, live_limits: HubLimits | None = None, **pool: Any) -> RunningService:
         """Start a rules service for ``game_type`` (port 0 = ephemeral); ``live_limits`` bound its
         live-event fan-out, ``pool`` (``max_connections``, ``pool_timeout``) its Redis pool."""
 
@@ -361,3 +359,66 @@ def wait_for_grpc(address: str, process: subprocess.Popen[bytes], seconds: float
             if time.monotonic() > deadline:
                 raise RuntimeError(f"nothing serving on {address} after {seconds}s")
             time.sleep(0.05)
+
+
+# The matching policy of test matchmakers: short waits, a band that widens fast (tests stay quick).
+MATCHMAKER_TEST_ENV = {
+    "CHAIWALA_MATCHMAKING_POLL_S": "0.05",
+    "CHAIWALA_MATCHMAKING_SMALLER_AFTER_S": "2",
+    "CHAIWALA_MATCHMAKING_BAND_BASE": "3",
+    "CHAIWALA_MATCHMAKING_BAND_PER_SECOND": "10",
+    "CHAIWALA_MATCHMAKING_REMATCH_AFTER_S": "2",
+    "CHAIWALA_MATCHMAKING_LEASE_MS": "1000",
+    "CHAIWALA_MATCHMAKING_FORMING_LEASE_MS": "3000",
+}
+
+
+class MatchmakerProcess:
+    """A real matchmaker: ``python -m services.matchmaking`` in its own process, over one Redis, creating
+    games through the given rules services (killed, stopped and scraped like a conductor)."""
+
+    def __init__(
+        self,
+        redis_url: str,
+        services: dict[str, str],
+        log_path: Path,
+        extra_env: dict[str, str] | None = None,
+        **settings: str,
+    ) -> None:
+        self.log_path = log_path
+        self.grpc_port = free_port()
+        self.metrics_port = free_port()
+        self.env = {
+            **os.environ,
+            "REDIS_URL": redis_url,
+            "CHAIWALA_GRPC_HOST": "127.0.0.1",
+            "CHAIWALA_GRPC_PORT": str(self.grpc_port),
+            "CHAIWALA_METRICS_PORT": str(self.metrics_port),
+            "CHAIWALA_LOG_FORMAT": "console",
+            "CHAIWALA_LOG_LEVEL": "info",
+            **MATCHMAKER_TEST_ENV,
+            **{f"CHAIWALA_SERVICE_{game.upper()}": address for game, address in services.items()},
+            **{f"CHAIWALA_MATCHMAKING_{name.upper()}": value for name, value in settings.items()},
+            **(extra_env or {}),
+        }
+        self.start()
+
+    @property
+    def address(self) -> str:
+        """host:port of its MatchmakingService."""
+        return f"127.0.0.1:{self.grpc_port}"
+
+    def start(self) -> None:
+        """Start (or restart) the process on the same ports."""
+        self.log = self.log_path.open("ab")
+        self.process = subprocess.Popen(
+            [sys.executable, "-m", "services.matchmaking"], env=self.env, cwd=ROOT, stdout=self.log, stderr=self.log
+        )
+        wait_for_grpc(self.address, self.process)
+
+    def metric(self, name: str, **labels: str) -> float:
+        """The sum of one metric's samples (with these labels) on its Prometheus endpoint."""
+        return metric_sum(self.metrics_port, name, **labels)
+
+    kill = ConductorProcess.kill
+    stop = ConductorProcess.stop

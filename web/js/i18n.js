@@ -31,6 +31,9 @@ const TEXT = {
     "status:waiting": "Waiting for players", "status:active": "In play", "status:finished": "Finished",
     "status:aborted": "Aborted", your_turn_mark: "Your turn!", status: "Status", invited_mark: "Invited", invited_by: "Invited by {host}",
     other_turn: "Your turn in another game", other_turns: "Your turn in {n} other games",
+    // Quick play (web/js/quickplay.js).
+    play_now: "Play now", searching: "Looking for players…", waited: "Waited", in_pool: "Searching for the same game",
+    cancel: "Cancel", rated: "Rated", bots_after: "Bots may fill the table after {s} s",
   },
   es: {
     lobby: "Sala", replay: "Repetición", seat: "Asiento", game_over: "Fin de la partida", aborted: "Partida anulada",
@@ -62,6 +65,8 @@ const TEXT = {
     "status:waiting": "Esperando jugadores", "status:active": "En juego", "status:finished": "Terminada",
     "status:aborted": "Anulada", your_turn_mark: "¡Tu turno!", status: "Estado", invited_mark: "Invitación", invited_by: "Invitación de {host}",
     other_turn: "Tu turno en otra partida", other_turns: "Tu turno en {n} partidas más",
+    play_now: "Jugar ya", searching: "Buscando jugadores…", waited: "Esperando", in_pool: "Buscan la misma partida",
+    cancel: "Cancelar", rated: "Puntuable", bots_after: "Bots pueden completar la mesa tras {s} s",
   },
 };
 

@@ -1,4 +1,4 @@
-// The lobby (`#lobby`): create a game with bots, open seats and a time control, join an open
+// The lobby (`#lobby`): "Play now" (quick play, quickplay.js), create a game with bots, open seats and a time control, join an open
 // seat, watch a running game, and "my games" (the player's games on the server and those this
 // browser holds seat tokens for), each with its status, the player's turn first, kept live by the
 // player stream (livegames.js).
@@ -7,6 +7,7 @@ import { call, gameTypes } from "./api.js";
 import { LiveGames } from "./livegames.js";
 import { remember } from "./mygames.js";
 import { showRules } from "./rules.js";
+import { QuickPlay } from "./quickplay.js";
 import { ensurePlayer } from "./player.js";
 import { T, readable } from "./i18n.js";
 import { TimeControlFields, defaultTimeControl, timeControlBody } from "./timecontrol.js";
@@ -239,7 +240,7 @@ function Lobby() {
 
   // Nothing is listed before the game types are read: a list shows games by their names, never by id.
   return html`<div class="lobby-grid">
-    ${types ? html`<${CreateForm} types=${types} />` : html`<p>…</p>`}
+    ${types ? html`<div class="forms"><${QuickPlay} types=${types} /><${CreateForm} types=${types} /></div>` : html`<p>…</p>`}
     <div class="lists">
       <p class="error">${error}</p>
       ${types

@@ -68,26 +68,31 @@ function numberField(id, label, value, [min, max], onValue) {
   </label>`;
 }
 
-/** The lobby's time-control fields (`#clock-choice`): a kind of clock, its lengths, and its policy. */
-export function TimeControlFields({ choice, onChange }) {
+/**
+ * The lobby's time-control fields (`#clock-choice`): a kind of clock, its lengths, and its policy.
+ * `idPrefix` keeps ids unique when a page shows two (quick play's are `quick-…`); `policy` false
+ * leaves the timeout policy out (a quick-play ticket asks for a clock only).
+ */
+export function TimeControlFields({ choice, onChange, idPrefix = "", policy = true }) {
   const set = (key) => (value) => onChange({ ...choice, [key]: value });
+  const id = (name) => `${idPrefix}${name}`;
   const kinds = [["none", T("clock_none")], ["per_turn", T("clock_per_turn")], ["bank", T("clock_bank")]];
-  return html`<fieldset id="clock-choice"><legend>${T("time_control")}</legend>
-    <select id="clock-kind" aria-label=${T("time_control")} value=${choice.kind} onChange=${(e) => set("kind")(e.target.value)}>
+  return html`<fieldset id=${id("clock-choice")}><legend>${T("time_control")}</legend>
+    <select id=${id("clock-kind")} aria-label=${T("time_control")} value=${choice.kind} onChange=${(e) => set("kind")(e.target.value)}>
       ${kinds.map(([value, label]) => html`<option value=${value}>${label}</option>`)}
     </select>
-    ${choice.kind === "per_turn" ? numberField("per-turn-s", T("per_turn_seconds"), choice.perTurnS, [1, 2592000], set("perTurnS")) : null}
-    ${choice.kind === "bank" ? numberField("bank-min", T("bank_minutes"), choice.bankMin, [1, 43200], set("bankMin")) : null}
-    ${choice.kind === "bank" ? numberField("increment-s", T("increment_seconds"), choice.incrementS, [0, 3600], set("incrementS")) : null}
-    ${choice.kind === "none"
+    ${choice.kind === "per_turn" ? numberField(id("per-turn-s"), T("per_turn_seconds"), choice.perTurnS, [1, 2592000], set("perTurnS")) : null}
+    ${choice.kind === "bank" ? numberField(id("bank-min"), T("bank_minutes"), choice.bankMin, [1, 43200], set("bankMin")) : null}
+    ${choice.kind === "bank" ? numberField(id("increment-s"), T("increment_seconds"), choice.incrementS, [0, 3600], set("incrementS")) : null}
+    ${choice.kind === "none" || !policy
       ? null
       : html`<label>${T("on_timeout")}
-          <select id="on-timeout" value=${choice.onTimeout} onChange=${(e) => set("onTimeout")(e.target.value)}>
+          <select id=${id("on-timeout")} value=${choice.onTimeout} onChange=${(e) => set("onTimeout")(e.target.value)}>
             ${POLICIES.map((p) => html`<option value=${p}>${T(`on_timeout:${p}`)}</option>`)}
           </select>
         </label>`}
-    ${choice.kind !== "none" && choice.onTimeout === "resign"
-      ? numberField("timeouts-to-resign", T("timeouts_to_resign"), choice.timeoutsToResign, [1, 100], set("timeoutsToResign"))
+    ${policy && choice.kind !== "none" && choice.onTimeout === "resign"
+      ? numberField(id("timeouts-to-resign"), T("timeouts_to_resign"), choice.timeoutsToResign, [1, 100], set("timeoutsToResign"))
       : null}
   </fieldset>`;
 }

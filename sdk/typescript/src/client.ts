@@ -2,18 +2,22 @@
 import { GameHandle } from "./game.js";
 import { type CallOptions, type Transport, call } from "./http.js";
 import { type PlayerEventOptions, followPlayerEvents } from "./player.js";
+import { type QuickPlayOptions, quickPlay } from "./quickplay.js";
 import type {
   CreateGameBody,
   CreatedGame,
+  CreateTicketBody,
   GameList,
   JoinGameBody,
   JoinedGame,
   ListGamesQuery,
   Me,
   MyGames,
+  MyTickets,
   PlayerEvent,
   Session,
   SessionBody,
+  Ticket,
 } from "./types.js";
 
 /** Options of a client. */
@@ -121,5 +125,34 @@ export class ChaiwalaClient implements Transport {
    */
   myEvents(options: PlayerEventOptions = {}): AsyncGenerator<PlayerEvent, void, undefined> {
     return followPlayerEvents(this, this.token, options);
+  }
+
+  /**
+   * Quick play: ask for a game (`game_type`, the `player_counts` accepted, `time_control`, `rated`,
+   * `options`, `bots_after_seconds`, `bot`) and resolve with this player's handle in the game the
+   * matchmaker seats them in.  Abort `options.signal` to cancel the search.
+   */
+  quickPlay(body: CreateTicketBody, options: QuickPlayOptions = {}): Promise<GameHandle> {
+    return quickPlay(this, this.token, body, options);
+  }
+
+  /** Make a matchmaking ticket without waiting (see `quickPlay()` to wait for the game). */
+  createTicket(body: CreateTicketBody): Promise<Ticket> {
+    return this.call<Ticket>("POST", "/v1/matchmaking/tickets", { body });
+  }
+
+  /** One of the player's tickets: `searching`, then `matched` with `game_id` and `seat`, or ended. */
+  ticket(ticketId: string): Promise<Ticket> {
+    return this.call<Ticket>("GET", `/v1/matchmaking/tickets/${encodeURIComponent(ticketId)}`);
+  }
+
+  /** Stop searching: the ticket, `cancelled`. */
+  cancelTicket(ticketId: string): Promise<Ticket> {
+    return this.call<Ticket>("DELETE", `/v1/matchmaking/tickets/${encodeURIComponent(ticketId)}`);
+  }
+
+  /** The player's tickets, newest first. */
+  myTickets(): Promise<MyTickets> {
+    return this.call<MyTickets>("GET", "/v1/me/tickets");
   }
 }

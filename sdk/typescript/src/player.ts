@@ -12,7 +12,13 @@ import type { PlayerEvent, PlayerEventKind } from "./types.js";
 export type PlayerEventOptions = StreamOptions;
 
 /** The kinds of notice the player stream sends, as the AsyncAPI document names its messages. */
-export const PLAYER_EVENT_KINDS: readonly PlayerEventKind[] = ["game_started", "your_turn", "game_finished", "invited"];
+export const PLAYER_EVENT_KINDS: readonly PlayerEventKind[] = [
+  "game_started",
+  "your_turn",
+  "game_finished",
+  "invited",
+  "match_found",
+];
 const KINDS = new Set<string>(PLAYER_EVENT_KINDS);
 const CURSOR = /^(\d+)-(\d+)$/;
 

@@ -31,16 +31,22 @@ export type Me = Schemas["chaiwala.identity.v1.Me"];
 export type GameStatus = NonNullable<Game["status"]>;
 export type MyGame = Schemas["chaiwala.identity.v1.MyGame"];
 export type MyGames = Schemas["chaiwala.identity.v1.MyGames"];
+export type CreateTicketBody = Schemas["chaiwala.v1.CreateTicketRequest"];
+export type Ticket = Schemas["chaiwala.v1.Ticket"];
+export type TicketStatus = NonNullable<Ticket["status"]>;
+export type MyTickets = Schemas["chaiwala.v1.ListMyTicketsResponse"];
 
 type PlayerSchemas = playerComponents["schemas"];
 export type PlayerGameStarted = PlayerSchemas["chaiwala.v1.PlayerGameStarted"];
 export type PlayerYourTurn = PlayerSchemas["chaiwala.v1.PlayerYourTurn"];
 export type PlayerGameFinished = PlayerSchemas["chaiwala.v1.PlayerGameFinished"];
 export type PlayerInvited = PlayerSchemas["chaiwala.v1.PlayerInvited"];
+export type PlayerMatchFound = PlayerSchemas["chaiwala.v1.PlayerMatchFound"];
 /** One notice of the player stream: its `id` (resume after it), its `kind` and that kind's `data`. */
 export type PlayerEvent =
   | { id: string; kind: "game_started"; data: PlayerGameStarted }
   | { id: string; kind: "your_turn"; data: PlayerYourTurn }
   | { id: string; kind: "game_finished"; data: PlayerGameFinished }
-  | { id: string; kind: "invited"; data: PlayerInvited };
+  | { id: string; kind: "invited"; data: PlayerInvited }
+  | { id: string; kind: "match_found"; data: PlayerMatchFound };
 export type PlayerEventKind = PlayerEvent["kind"];

@@ -1,0 +1,66 @@
+"""``python -m services.matchmaking``: the matchmaker (MatchmakingService over gRPC and the matching loop)
+until SIGTERM/SIGINT.  Run as many as you like: they share the pools (see services.matchmaking.matcher)."""
+
+from __future__ import annotations
+
+from grpc import aio
+from grpc_health.v1 import health, health_pb2, health_pb2_grpc
+
+from chaiwala.v1 import matchmaking_pb2, matchmaking_pb2_grpc
+from services.common.daemon import require_redis, run_daemon, serve_metrics
+from services.common.interceptors import RpcInterceptor
+from services.common.logs import get_logger
+from services.common.metrics_http import keep_prefixes
+from services.common.reflection import enable_reflection
+from services.games.store import GameStore
+from services.identity.verifier import verifier_for
+from services.matchmaking.games import RulesClients
+from services.matchmaking.matcher import Matchmaker
+from services.matchmaking.rpcs import MatchmakingServicer
+from services.matchmaking.settings import MatchmakingSettings
+from services.matchmaking.store import TicketStore
+
+SERVICE_NAME = matchmaking_pb2.DESCRIPTOR.services_by_name["MatchmakingService"].full_name
+log = get_logger("matchmaking")
+
+
+async def start_server(store: TicketStore, settings: MatchmakingSettings) -> tuple[aio.Server, int]:
+    """The MatchmakingService (with health and reflection) on the configured address."""
+    # Every call names its player by a player token, verified here as the rules services do.
+    server = aio.server(interceptors=[RpcInterceptor("matchmaking", identify=verifier_for(store.redis).player)])
+    matchmaking_pb2_grpc.add_MatchmakingServiceServicer_to_server(MatchmakingServicer(store, settings), server)
+    health_servicer = health.aio.HealthServicer()
+    health_pb2_grpc.add_HealthServicer_to_server(health_servicer, server)
+    enable_reflection((SERVICE_NAME, health.SERVICE_NAME), server)
+    port = server.add_insecure_port(f"{settings.grpc_host}:{settings.grpc_port}")
+    await server.start()
+    for name in ("", SERVICE_NAME):
+        await health_servicer.set(name, health_pb2.HealthCheckResponse.SERVING)
+    return server, port
+
+
+async def serve(settings: MatchmakingSettings) -> None:
+    """Serve and match until asked to stop."""
+    require_redis(settings)
+    # No exposure check: every call needs a player token, and nothing is open to operator keys.
+    redis = GameStore.from_url(settings.redis_url, cluster=settings.redis_cluster).redis
+    store = TicketStore(redis, settings.matchmaking_ended_ttl_s, int(settings.matchmaking_recent_window_s))
+    rules = RulesClients(settings.service_addresses(), settings.operator_key())
+    matchmaker = Matchmaker(store, rules, settings)
+    server, port = await start_server(store, settings)
+    families = keep_prefixes("chaiwala_matchmaking_", "chaiwala_rpc_")
+    stop = serve_metrics(settings, log, "matching", families, port=port, owner=matchmaker.owner)
+    await matchmaker.run(stop)
+    log.info("stopping")
+    await server.stop(grace=5)
+    await rules.close()
+    await redis.aclose()
+
+
+def main() -> None:
+    """Entry point."""
+    run_daemon(MatchmakingSettings(), serve)
+
+
+if __name__ == "__main__":
+    main()
