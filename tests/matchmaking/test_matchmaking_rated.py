@@ -12,7 +12,7 @@ import httpx
 import pytest
 from redis import Redis
 
-from services.games.records import game_keys
+from services.filing.keys import game_keys
 from tests.support import secrets
 from tests.support.client import assert_problem, auth, guest
 from tests.support.issuer import Issuer, SigningKey
