@@ -10,6 +10,7 @@ from typing import Any
 import grpc
 
 from services.common import errors
+from services.identity.settings import GUEST_ALIAS
 from services.lobby.names import MAX_PLAYER_NAME
 from services.lobby.seats import player_name
 from services.rating.identity import valid_external_id
@@ -46,6 +47,25 @@ def player_id(alias: str, subject: str) -> str:
     if not subject or not valid_external_id(identity):
         raise invalid_player_token("the `sub` claim is not usable as a player id (A-Z a-z 0-9 . _ : @ -, short)")
     return identity
+
+
+def shown_name(alias: str, claims: Mapping[str, Any], subject: str) -> str:
+    """The name a verified player is seated and listed under: the token's (:func:`display_name`),
+    and for a guest with a visible mark, `` (guest 3kq_)`` from its random subject, so a guest
+    never passes for a platform's player nor two guests for each other.  A guest's default name
+    (``Guest 3kq_``) already carries the mark."""
+    name = display_name(claims, subject)
+    if alias != GUEST_ALIAS or name == default_guest_name(subject):
+        return name
+    mark = f" (guest {subject[:4]})"
+    if name.endswith(mark):
+        return name  # a refreshed token carries the marked name already
+    return name[: MAX_PLAYER_NAME - len(mark)].rstrip() + mark
+
+
+def default_guest_name(subject: str) -> str:
+    """What a guest who chose no name is called."""
+    return f"Guest {subject[:4]}"
 
 
 def display_name(claims: Mapping[str, Any], fallback: str) -> str:

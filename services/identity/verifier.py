@@ -38,7 +38,7 @@ from services.common.errors import ServiceError
 from services.identity.guest import ALGORITHM as GUEST_ALGORITHM
 from services.identity.guest import GuestIssuer, GuestKeys
 from services.identity.jwks import JwksSource
-from services.identity.player import Player, display_name, invalid_player_token, looks_like_jwt, player_id
+from services.identity.player import Player, invalid_player_token, looks_like_jwt, player_id, shown_name
 from services.identity.settings import GUEST_ALIAS, IdentitySettings
 
 REQUIRED_CLAIMS = ["exp", "iss", "aud", "sub"]
@@ -111,7 +111,7 @@ class Verifier:
         claims = self._verified(token, key, algorithm, issuer)
         subject = str(claims["sub"])
         identity = player_id(issuer.alias, subject)
-        return Player(identity, display_name(claims, subject), issuer.alias, subject, int(claims["exp"]))
+        return Player(identity, shown_name(issuer.alias, claims, subject), issuer.alias, subject, int(claims["exp"]))
 
     def _verified(self, token: str, key: Any, algorithm: str, issuer: TrustedIssuer) -> dict[str, Any]:
         try:

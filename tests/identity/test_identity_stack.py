@@ -29,7 +29,7 @@ from services.identity.guest import keys_hash
 from services.identity.settings import IdentitySettings
 from services.rating.ledger import FinishedGame, Ledger
 from tests.support import secrets
-from tests.support.client import assert_problem
+from tests.support.client import assert_problem, shown_as_guest
 from tests.support.issuer import AUDIENCE, ISSUER, Issuer, SigningKey
 from tests.support.stack import Gateway, Services, free_port
 
@@ -196,14 +196,15 @@ def test_a_guest_session_is_minted_used_refreshed_and_verifiable_from_outside(st
     assert session["player_id"].startswith("guest:")
     me = _me(stack.http, session["token"])
     assert me.status_code == 200
-    assert me.json() == {"player_id": session["player_id"], "name": "Mira", "issuer_alias": "guest", "ratings": []}
+    mira = shown_as_guest("Mira", session["player_id"])  # a guest's name carries its guest mark
+    assert me.json() == {"player_id": session["player_id"], "name": mira, "issuer_alias": "guest", "ratings": []}
 
     refreshed = stack.http.post("/v1/sessions/refresh", headers=_bearer(session["token"]))
     assert refreshed.status_code == 200, refreshed.text
     renewed = refreshed.json()
     secrets.remember(renewed["token"])
     assert renewed["player_id"] == session["player_id"] and renewed["expires_at"] >= session["expires_at"]
-    assert _me(stack.http, renewed["token"]).json()["name"] == "Mira"
+    assert _me(stack.http, renewed["token"]).json()["name"] == mira  # marked once, not again
 
     document = stack.http.get("/.well-known/jwks.json")
     assert document.status_code == 200 and "max-age" in document.headers["cache-control"]
@@ -254,7 +255,8 @@ def test_identity_over_grpc_gives_the_same_answers_and_refusals(stack: IdentityS
         secrets.remember(session.token)
         assert session.player_id.startswith("guest:") and session.expires_at.seconds > time.time()
         me = stub.GetMe(identity_pb2.GetMeRequest(), metadata=[("authorization", f"Bearer {session.token}")])
-        assert (me.player_id, me.name, me.issuer_alias) == (session.player_id, "Grpc", "guest")
+        grpc_name = shown_as_guest("Grpc", session.player_id)
+        assert (me.player_id, me.name, me.issuer_alias) == (session.player_id, grpc_name, "guest")
         expired = issuer.token(issuer.keys[0], exp=int(time.time()) - 3600, iat=int(time.time()) - 7200)
         with pytest.raises(grpc.RpcError) as refused:
             stub.GetMe(identity_pb2.GetMeRequest(), metadata=[("authorization", f"Bearer {expired}")])

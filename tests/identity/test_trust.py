@@ -14,7 +14,7 @@ import pytest
 
 from services.identity.settings import IdentitySettings
 from tests.support import secrets
-from tests.support.client import assert_problem, auth, guest, sse_events
+from tests.support.client import assert_problem, auth, guest, rated_guests, shown_as_guest, sse_events
 from tests.support.stack import Gateway, Services
 
 GAME = "darjeeling"
@@ -47,7 +47,10 @@ def _game(http: httpx.Client, game_id: str) -> dict[str, Any]:
     return found
 
 
-def test_a_stranger_cannot_take_a_rated_seat_as_someone_else(http: httpx.Client) -> None:
+def test_a_stranger_cannot_take_a_rated_seat_as_someone_else(
+    http: httpx.Client, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    rated_guests(monkeypatch)
     victim, _ = guest(http, "Victim")
     attacker, attacker_token = guest(http, "Attacker")
     created = _create(http, OPERATOR, [{"name": "Victim", "external_id": victim}, {"open": True}], rated=True)
@@ -65,7 +68,8 @@ def test_a_stranger_cannot_take_a_rated_seat_as_someone_else(http: httpx.Client)
     assert attacker != victim
 
 
-def test_one_identity_holds_one_seat_of_a_rated_game(http: httpx.Client) -> None:
+def test_one_identity_holds_one_seat_of_a_rated_game(http: httpx.Client, monkeypatch: pytest.MonkeyPatch) -> None:
+    rated_guests(monkeypatch)
     player, token = guest(http, "Asha")
     created = _create(http, token, [{"me": True}, {"open": True}], rated=True)
     assert created.status_code == 201, created.text
@@ -89,7 +93,10 @@ def test_a_bot_never_carries_a_players_id_and_never_gets_a_token(http: httpx.Cli
     assert set(joined) == {"seat", "token", "status"} and joined["seat"] == 2
 
 
-def test_a_player_creates_joins_and_plays_with_their_own_token(http: httpx.Client) -> None:
+def test_a_player_creates_joins_and_plays_with_their_own_token(
+    http: httpx.Client, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    rated_guests(monkeypatch)
     asha, asha_token = guest(http, "Asha")
     bilal, bilal_token = guest(http, "Bilal")
     assert_problem(_create(http, "", [{"name": "A"}, {"name": "B"}]), 401)
@@ -101,7 +108,7 @@ def test_a_player_creates_joins_and_plays_with_their_own_token(http: httpx.Clien
     joined = http.post(f"/v1/games/{game_id}/join", json={"name": "ignored"}, headers=auth(bilal_token))
     assert joined.status_code == 200 and joined.json()["status"] == "active", joined.text
     game = _game(http, game_id)
-    assert [seat["name"] for seat in game["seats"]] == ["Asha", "Bilal"]
+    assert [seat["name"] for seat in game["seats"]] == [shown_as_guest("Asha", asha), shown_as_guest("Bilal", bilal)]
     tokens = {0: asha_token, 1: bilal_token}
     for _ in range(4):
         seat = http.get(f"/v1/games/{game_id}").json()["to_act"][0]
@@ -124,7 +131,7 @@ def _mine(http: httpx.Client, token: str, **params: Any) -> dict[str, Any]:
 
 
 def test_my_games_put_my_turn_first_then_active_waiting_and_ended(http: httpx.Client) -> None:
-    _, asha = guest(http, "Asha")
+    asha_id, asha = guest(http, "Asha")
     _, bilal = guest(http, "Bilal")
     games = []
     for _ in range(3):
@@ -141,7 +148,7 @@ def test_my_games_put_my_turn_first_then_active_waiting_and_ended(http: httpx.Cl
     for game in listed:
         seen = http.get(f"/v1/games/{game['game_id']}", headers=auth(asha)).json()
         assert game["your_turn"] == (seen["status"] == "active" and game["seat"] in seen["to_act"])
-        assert game["names"][game["seat"]] == "Asha"
+        assert game["names"][game["seat"]] == shown_as_guest("Asha", asha_id)
     first = _mine(http, asha, page_size=2)
     rest = _mine(http, asha, page_size=2, page_token=first["next_page_token"])
     assert [g["game_id"] for g in first["games"] + rest["games"]] == [g["game_id"] for g in listed]

@@ -200,3 +200,15 @@ def guest(client: httpx.Client, name: str) -> tuple[str, str]:
     body: dict[str, Any] = session.json()
     secrets.remember(body["token"])
     return str(body["player_id"]), str(body["token"])
+
+
+def shown_as_guest(name: str, player_id: str) -> str:
+    """The name a guest who chose ``name`` is seated and listed under: with its guest mark
+    (``Mira (guest 3kq_)``, :func:`services.identity.player.shown_name`)."""
+    return f"{name} (guest {player_id.removeprefix('guest:')[:4]})"
+
+
+def rated_guests(monkeypatch: Any) -> None:
+    """Let guests take rated seats in this test (``CHAIWALA_RATED_GUESTS``, read per seating): for
+    tests of rated seats' mechanics, not of who may be rated."""
+    monkeypatch.setenv("CHAIWALA_RATED_GUESTS", "true")

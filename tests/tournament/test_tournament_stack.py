@@ -136,7 +136,10 @@ def test_swiss_of_nine_bots_at_tables_of_three_runs_to_the_end_reproducibly(
     assert set(ids) >= {e["external_id"] for e in first["entrants"]}
     ordinals = [line["ordinal"] for line in board["ratings"]]
     assert ordinals == sorted(ordinals, reverse=True)
-    assert set(board["ratings"][0]) == {"external_id", "name", "ordinal", "mu", "sigma", "games"}
+    fields = {"external_id", "name", "ordinal", "mu", "sigma", "games", "issuer", "provisional"}
+    assert set(board["ratings"][0]) == fields
+    ours = [line for line in board["ratings"] if line["external_id"] in {e["external_id"] for e in first["entrants"]}]
+    assert all(line["issuer"] == "bot" and line["provisional"] for line in ours)  # bots, three games each
     # the outbox: one round_started per round, one tournament.finished, one rating.updated per game
     events = _outbox(director_stack["redis_url"])
     mine = [e for e in events if e["data"].get("tournament_id") == first["tournament_id"]]
