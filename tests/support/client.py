@@ -8,6 +8,8 @@ from typing import Any
 
 import httpx
 
+from tests.support.seeds import seed_hex
+
 # Bots play in the conductor, after the request that made them due: tests wait for them,
 # boundedly, by polling the game (never by sleeping a fixed time).
 WAIT_SECONDS = 180.0
@@ -44,7 +46,7 @@ def create_game(
     """POST /v1/games and return the body (asserting 201)."""
     body: dict[str, Any] = {"game_type": game_type, "players": players}
     if seed is not None:
-        body["seed"] = seed
+        body["seed_hex"] = seed_hex(seed)
     if options:
         body["options"] = options
     response = client.post("/v1/games", json=body, headers=headers or {})

@@ -28,6 +28,7 @@ from services.webhook.store import Delivery, Subscription, WebhookStore
 from services.webhook.targets import TargetPolicy, TargetRefused, check_target, embedded_ipv4
 from tests.support import secrets
 from tests.support.client import assert_problem, auth, wait_over
+from tests.support.seeds import seed_hex
 from tests.support.stack import WEBHOOK_OPERATOR_KEY, Services, WebhookProcess
 from tests.support.waiting import eventually
 from tests.support.webhook_receiver import Receiver
@@ -68,7 +69,7 @@ class WebhookStack:
 
     def bot_game(self, seed: int) -> str:
         players = [{"name": f"Bot {i}", "bot": "random"} for i in range(3)]
-        response = self.http.post("/v1/games", json={"game_type": GAME, "players": players, "seed": seed})
+        response = self.http.post("/v1/games", json={"game_type": GAME, "players": players, "seed_hex": seed_hex(seed)})
         assert response.status_code == 201, response.text
         game_id: str = response.json()["game_id"]
         return game_id
