@@ -146,6 +146,12 @@ class IdentitySettings(BaseSettings):
     # `jwks_refresh_min_seconds` when a token names a key id it does not know.
     jwks_max_age_seconds: float = 600.0
     jwks_refresh_min_seconds: float = 30.0
+    # Guest sessions per client address (the gateway's setting of the same name counts REST; the
+    # identity service counts gRPC calls no trusted gateway relayed: services.identity.quota).
+    session_limit: str = "20/minute;200/hour"
+    # Peers whose CreateSession calls come from a gateway that counted them already (addresses or
+    # CIDRs): `make run`'s gateway is on loopback; Compose and Kubernetes set their network.
+    trusted_gateways: str = "127.0.0.1,::1"
 
     def issuers(self) -> tuple[IssuerConfig, ...]:
         """The trusted platform issuers, checked (:class:`IdentityConfigError` on a bad entry)."""

@@ -38,6 +38,8 @@ ENV_RULES: frozenset[str] = frozenset(
         "CHAIWALA_IDLE_ABORT_SECONDS",
         # The metrics endpoint's optional bearer token (services.common.metrics_http).
         "CHAIWALA_METRICS_TOKEN",
+        # Gateways whose relayed guest sessions are counted already (services.identity.quota).
+        "CHAIWALA_TRUSTED_GATEWAYS",
     }
 )
 ENV_GATEWAY: frozenset[str] = frozenset(
@@ -52,6 +54,8 @@ ENV_GATEWAY: frozenset[str] = frozenset(
         "CHAIWALA_SERVICE_TOURNAMENT",
         "CHAIWALA_SERVICE_WEBHOOK",
         "CHAIWALA_METRICS_TOKEN",
+        # The proxies whose X-Forwarded-For names the client (gateway.settings).
+        "CHAIWALA_TRUSTED_PROXIES",
     }
 )
 # The conductor reads the rules services' settings (it commits like them) but checks no API keys.

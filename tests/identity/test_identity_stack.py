@@ -52,6 +52,7 @@ def _identity(issuer: Issuer, **overrides: Any) -> IdentitySettings:
         "jwks_refresh_min_seconds": 0.2,
         "guest_key_rotation_hours": ROTATION_SECONDS / 3600,
         "guest_token_ttl_seconds": 120,
+        "session_limit": "100000/minute",
         **overrides,
     }
     return IdentitySettings(**settings)
@@ -292,6 +293,32 @@ def test_guest_sessions_are_rate_limited_per_address(redis_url: str, issuer: Iss
         assert limited.http.get("/.well-known/jwks.json").status_code == 200
     finally:
         limited.close()
+
+
+def test_guest_sessions_over_grpc_have_the_same_quota(redis_url: str, issuer: Issuer) -> None:
+    # An amount no other test uses: the count is per address (all tests are 127.0.0.1) and amount.
+    limited = IdentityStack(redis_url, _identity(issuer, session_limit="4/minute"), session_limit="1000/minute")
+    wary = IdentityStack(redis_url, _identity(issuer, session_limit="4/minute", trusted_gateways=""),
+                         session_limit="1000/minute")  # fmt: skip
+    try:
+        with grpc.insecure_channel(limited.service.address) as channel:
+            stub = identity_pb2_grpc.IdentityServiceStub(channel)
+            for _ in range(4):
+                secrets.remember(stub.CreateSession(identity_pb2.CreateSessionRequest(), timeout=30).token)
+            with pytest.raises(grpc.RpcError) as refused:
+                stub.CreateSession(identity_pb2.CreateSessionRequest(), timeout=30)
+            assert refused.value.code() == grpc.StatusCode.RESOURCE_EXHAUSTED
+            assert error_detail_from_metadata(refused.value.trailing_metadata()).code == "rate_limited"
+            # Claiming to be a gateway helps only a peer trusted as one; this one is (loopback), so
+            # its relayed calls were counted by the gateway, not again here.
+            relayed = [("x-chaiwala-client-address", "203.0.113.9")]
+            answer = stub.CreateSession(identity_pb2.CreateSessionRequest(), metadata=relayed, timeout=30)
+            secrets.remember(answer.token)
+        _session(limited.http)  # REST: the gateway's own count (1000/minute), not the identity service's
+        assert_problem(wary.http.post("/v1/sessions"), 429, "rate_limited")  # no gateway trusted: counted here
+    finally:
+        limited.close()
+        wary.close()
 
 
 def test_me_carries_the_players_ratings(stack: IdentityStack, issuer: Issuer, redis_url: str) -> None:
