@@ -200,6 +200,8 @@ class Limiter:
     def auth_blocked(self, scope: Scope) -> Refusal | None:
         """The refusal of a request whose credential failed too often (its own bucket, never its
         address's: see :mod:`gateway.auth_failures`)."""
+        if not self.auth_failures.blocks:
+            return None  # the common case: no credential blocked, no hashing on the hot path
         refusal = self.auth_failures.blocked(_credential(scope))
         if refusal is not None:
             self.metrics.refused.labels("auth_failures").inc()
