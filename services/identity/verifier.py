@@ -26,6 +26,7 @@ Tokens are never logged.
 
 from __future__ import annotations
 
+import time
 import weakref
 from dataclasses import dataclass
 from typing import Any, Protocol
@@ -136,7 +137,21 @@ class Verifier:
             raise invalid_player_token("it does not verify") from None
         if not isinstance(claims.get("sub"), str):
             raise invalid_player_token("its `sub` claim is not a string")
+        self._check_times(claims)
         return claims
+
+    def _check_times(self, claims: dict[str, Any]) -> None:
+        """``exp``, ``nbf`` and ``iat`` are numbers (JSON numbers, not strings PyJWT would convert),
+        and the token lives at most ``player_token_max_lifetime_seconds``: from now, and from its
+        ``iat`` when it has one (a token that outlives its platform's session is a stolen one's gain)."""
+        for name in ("exp", "nbf", "iat"):
+            value = claims.get(name)
+            if name in claims and (isinstance(value, bool) or not isinstance(value, int | float)):
+                raise invalid_player_token(f"its `{name}` claim is not a number")
+        longest = self.settings.player_token_max_lifetime_seconds + self.leeway
+        start = claims["iat"] if "iat" in claims else time.time()
+        if claims["exp"] - time.time() > longest or claims["exp"] - start > longest:
+            raise invalid_player_token(f"it lives longer than {self.settings.player_token_max_lifetime_seconds}s")
 
     async def guest_player(self, token: str) -> Player:
         """The guest player ``token`` (a valid guest token) vouches for; refuses any other bearer."""

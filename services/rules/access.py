@@ -61,15 +61,20 @@ class Access:
         """The caller's seat; refused for anyone who is not a player of this game."""
         seat = self.viewer(meta)
         if seat is None:
-            self._refuse_unseated_player()
+            self._refuse_unseated(meta)
             raise errors.unauthenticated("this call needs the seat token of a player of this game")
         return seat
 
-    def _refuse_unseated_player(self) -> None:
-        """A verified player without a seat here is refused 403, not 401: their token is good (a 401
-        would tell a client to drop it, and the gateway counts 401s as failed authentications)."""
+    def _refuse_unseated(self, meta: GameMeta) -> None:
+        """A good credential of another kind (a verified player without a seat here, an operator
+        key, the game's host token) is refused 403 ``not_seated``, not 401: the credential itself is
+        good (a 401 would tell a client to drop it, and the gateway counts 401s as failed
+        authentications)."""
         if self.player() is not None:
             raise errors.forbidden("not_seated", "this player holds no seat of this game")
+        token = BEARER.get()
+        if token and (self.is_api_key(token) or meta.is_host(token)):
+            raise errors.forbidden("not_seated", "this call acts for a seat: send that seat's token")
 
     async def event_viewer(self, meta: GameMeta, ticket: str) -> int | None:
         """The viewer of an event call: a stream ticket's seat when one is sent, else as :meth:`viewer`."""
@@ -85,7 +90,7 @@ class Access:
         if seat is None and player is not None:
             seat = meta.seat_of_player(player.player_id)
         if seat is None:
-            self._refuse_unseated_player()
+            self._refuse_unseated(meta)
             raise errors.unauthenticated(f"{what} needs the seat token of a player of this game")
         return seat
 

@@ -170,6 +170,14 @@ BAD_TOKENS: dict[str, Callable[[Issuer], str]] = {
     "tampered payload": _tampered,
     "signed by another key under a known kid": lambda i: i.token(SigningKey("e1", "ES256", SigningKey.ec("x").private)),
     "garbage in JWT shape": lambda i: "abc.def.ghi",
+    # Times must be numbers (PyJWT reads "exp": "1893456000" as a number), and a platform token
+    # may live at most CHAIWALA_PLAYER_TOKEN_MAX_LIFETIME_SECONDS (a day by default).
+    "exp as a string": lambda i: i.token(i.keys[0], exp=str(int(time.time()) + 600)),
+    "iat as a string": lambda i: i.token(i.keys[0], iat=str(int(time.time()))),
+    "nbf as a string": lambda i: i.token(i.keys[0], nbf=str(int(time.time()) - 5)),
+    "exp as true": lambda i: i.token(i.keys[0], exp=True),
+    "valid for a year": lambda i: i.token(i.keys[0], exp=int(time.time()) + 365 * 86400),
+    "issued a year before it expires": lambda i: i.token(i.keys[0], iat=int(time.time()) - 364 * 86400),
 }
 
 

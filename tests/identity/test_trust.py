@@ -7,6 +7,7 @@ from __future__ import annotations
 
 import json
 from collections.abc import Iterator
+from concurrent.futures import ThreadPoolExecutor
 from typing import Any
 
 import httpx
@@ -167,6 +168,22 @@ def test_a_player_past_the_open_games_quota_is_refused(http: httpx.Client, monke
     assert len(_mine(http, token)["games"]) == 2
 
 
+def test_the_open_games_quota_holds_under_concurrent_creations(
+    http: httpx.Client, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    monkeypatch.setenv("CHAIWALA_PLAYER_OPEN_GAMES", "10")
+    _, token = guest(http, "Hasty")
+
+    def create(_: int) -> int:
+        return _create(http, token, [{"me": True}, {"open": True}]).status_code
+
+    with ThreadPoolExecutor(max_workers=24) as pool:  # 120 creations at once, as the review sent
+        statuses = list(pool.map(create, range(120)))
+    assert statuses.count(201) <= 10 and set(statuses) <= {201, 429}, statuses
+    assert statuses.count(201) == len(_mine(http, token)["games"])  # nothing filed beyond what was answered
+    assert statuses.count(201) >= 1
+
+
 def _feed(http: httpx.Client, token: str, after: str = "") -> list[dict[str, Any]]:
     answer = http.get("/v1/me/events", params={"after": after} if after else {}, headers=auth(token))
     assert answer.status_code == 200, answer.text
@@ -216,3 +233,17 @@ def test_the_player_stream_needs_aguest(http: httpx.Client) -> None:
     assert_problem(http.get("/v1/me/events", params={"ticket": "nope"}), 401, "invalid_ticket")
     _, token = guest(http, "Dev")
     assert_problem(http.get("/v1/me/events", params={"after": "x"}, headers=auth(token)), 400, "bad_after")
+
+
+def test_a_good_credential_of_another_kind_on_a_seat_route_is_403_not_401(http: httpx.Client) -> None:
+    created = _create(http, OPERATOR, [{"name": "Asha"}, {"name": "Bilal"}])
+    assert created.status_code == 201, created.text
+    game_id, host = created.json()["game_id"], created.json()["host_token"]
+    secrets.remember(host)
+    body = {"move": {"end_turn": {}}, "expected_version": 0}
+    for credential in (OPERATOR, host):  # good credentials, but no seat's: 403 (a 401 counts as a failed login)
+        assert_problem(http.get(f"/v1/games/{game_id}/legal-moves", headers=auth(credential)), 403, "not_seated")
+        assert_problem(http.post(f"/v1/games/{game_id}/moves", json=body, headers=auth(credential)), 403,
+                       "not_seated")  # fmt: skip
+    assert_problem(http.get(f"/v1/games/{game_id}/legal-moves", headers=auth("no-such-token")), 401)
+    assert _game(http, game_id)["version"] == 0
