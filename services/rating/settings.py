@@ -25,3 +25,7 @@ class RatingSettings(BaseSettings):
     provisional_games: int = 10
     # ... or while its uncertainty (sigma; a new player starts at 25/3 = 8.33) is above this.
     provisional_sigma: float = 6.5
+    # Whether who plays whom is public: leaderboards and player pages (the director), and the player
+    # ids (external ids) of games and replays (the rules services). Off, a game's player ids are
+    # shown only to its seats, its host and operators; names stay.
+    public_ratings: bool = True

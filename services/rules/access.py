@@ -17,6 +17,7 @@ from services.common.operators import OperatorKeys
 from services.games.records import GameMeta
 from services.identity.player import Player
 from services.lobby.claims import Claimant
+from services.rating.settings import RatingSettings
 from services.rules.tickets import StreamTickets
 
 
@@ -57,6 +58,33 @@ class Access:
             return None
         raise errors.unauthenticated("unknown bearer token for this game")
 
+    def check_readable(self, meta: GameMeta, viewer: int | None) -> None:
+        """A private game exists only for its seats (a seat token, a stream ticket, or a player named
+        on a seat: its invitees), its host and operators; anyone else gets the very 404 of a game id
+        nobody created, so a private game's id, players and moves are not learnt by guessing or
+        leaking its id."""
+        if meta.visibility != "private" or viewer is not None:
+            return
+        token = BEARER.get()
+        if self.is_operator() or (token and meta.is_host(token)):
+            return
+        raise errors.not_found(f"no game {meta.game_id}")
+
+    def reader(self, meta: GameMeta) -> int | None:
+        """:meth:`viewer`, for a caller allowed to read the game at all (:meth:`check_readable`)."""
+        viewer = self.viewer(meta)
+        self.check_readable(meta, viewer)
+        return viewer
+
+    def shows_player_ids(self, meta: GameMeta, viewer: int | None) -> bool:
+        """Whether this caller may see the game's player ids (external ids): always its seats, its
+        host and operators; anyone else only while ratings are public (``CHAIWALA_PUBLIC_RATINGS``,
+        read per call), since ids are what ties games to players' rating pages."""
+        if viewer is not None or self.is_operator():
+            return True
+        token = BEARER.get()
+        return bool(token and meta.is_host(token)) or RatingSettings().public_ratings
+
     def seat(self, meta: GameMeta) -> int:
         """The caller's seat; refused for anyone who is not a player of this game."""
         seat = self.viewer(meta)
@@ -79,8 +107,10 @@ class Access:
     async def event_viewer(self, meta: GameMeta, ticket: str) -> int | None:
         """The viewer of an event call: a stream ticket's seat when one is sent, else as :meth:`viewer`."""
         if not ticket:
-            return self.viewer(meta)
-        return await self.tickets.viewer(meta.game_id, ticket, has_bearer=bool(BEARER.get()))
+            return self.reader(meta)
+        viewer = await self.tickets.viewer(meta.game_id, ticket, has_bearer=bool(BEARER.get()))
+        self.check_readable(meta, viewer)
+        return viewer
 
     def own_seat(self, meta: GameMeta, what: str) -> int:
         """The seat whose token the caller holds (a waiting game's player leaving)."""

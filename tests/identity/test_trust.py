@@ -247,3 +247,58 @@ def test_a_good_credential_of_another_kind_on_a_seat_route_is_403_not_401(http: 
                        "not_seated")  # fmt: skip
     assert_problem(http.get(f"/v1/games/{game_id}/legal-moves", headers=auth("no-such-token")), 401)
     assert _game(http, game_id)["version"] == 0
+
+
+def _reads(http: httpx.Client, game_id: str, token: str) -> list[int]:
+    """Every way to read a game: the game, its events, its replay, its first position."""
+    headers = auth(token) if token else {}
+    paths = ["", "/events", "/replay", "/versions/0"]
+    return [http.get(f"/v1/games/{game_id}{path}", headers=headers).status_code for path in paths]
+
+
+def test_a_private_game_is_read_only_by_its_seats_host_invitees_and_operators(http: httpx.Client) -> None:
+    invitee, invitee_token = guest(http, "Invitee")
+    _, stranger = guest(http, "Stranger")
+    players = [{"name": "Asha", "bot": "random"}, {"name": "Invitee", "external_id": invitee},
+               {"name": "Bilal", "bot": "random"}]  # fmt: skip
+    created = _create(http, OPERATOR, players, visibility="private")
+    assert created.status_code == 201, created.text
+    game_id, host = created.json()["game_id"], created.json()["host_token"]
+    seat_token = created.json()["seats"][1]["token"]
+    secrets.remember(host)
+    secrets.remember(seat_token)
+    for reader in (OPERATOR, host, seat_token, invitee_token):
+        assert _reads(http, game_id, reader)[:2] == [200, 200], reader[:8]
+    unknown = http.get(f"/v1/games/{GAME}-{'0' * 24}", headers=auth(stranger))
+    for outsider in (stranger, ""):
+        assert _reads(http, game_id, outsider) == [404, 404, 404, 404]
+        refused = assert_problem(http.get(f"/v1/games/{game_id}", headers=auth(outsider) if outsider else {}), 404,
+                                 "game_not_found")  # fmt: skip
+        assert refused["title"] == unknown.json()["title"]  # the very answer of a game nobody created
+    public = _create(http, OPERATOR, players)
+    assert _reads(http, public.json()["game_id"], stranger)[:2] == [200, 200]  # public games stay public
+
+
+def test_player_ids_of_public_games_follow_the_public_ratings_setting(
+    http: httpx.Client, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    _, stranger = guest(http, "Collector")
+    players = [{"name": "Asha", "external_id": "acme:asha-ids"}, {"name": "Bilal", "external_id": "acme:bilal-ids"}]
+    created = _create(http, OPERATOR, players)
+    assert created.status_code == 201, created.text
+    game_id, seat_token = created.json()["game_id"], created.json()["seats"][0]["token"]
+    secrets.remember(seat_token)
+    assert http.post(f"/v1/games/{game_id}/resign", headers=auth(seat_token)).status_code == 200
+
+    def ids(token: str) -> tuple[list[str], list[str]]:
+        game = http.get(f"/v1/games/{game_id}", headers=auth(token)).json()
+        replay = http.get(f"/v1/games/{game_id}/replay", headers=auth(token)).json()
+        return [s.get("external_id", "") for s in game["seats"]], [p.get("external_id", "") for p in replay["players"]]
+
+    shown = (["acme:asha-ids", "acme:bilal-ids"], ["acme:asha-ids", "acme:bilal-ids"])
+    assert ids(stranger) == shown  # public ratings (the default): who played is public
+    monkeypatch.setenv("CHAIWALA_PUBLIC_RATINGS", "false")
+    assert ids(stranger) == (["", ""], ["", ""])
+    assert [s["name"] for s in http.get(f"/v1/games/{game_id}", headers=auth(stranger)).json()["seats"]] == [
+        "Asha", "Bilal"]  # fmt: skip
+    assert ids(OPERATOR) == shown and ids(seat_token) == shown
