@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import hashlib
 import re
 from collections.abc import Mapping
 from dataclasses import dataclass
@@ -51,16 +52,22 @@ def player_id(alias: str, subject: str) -> str:
 
 def shown_name(alias: str, claims: Mapping[str, Any], subject: str) -> str:
     """The name a verified player is seated and listed under: the token's (:func:`display_name`),
-    and for a guest with a visible mark, `` (guest 3kq_)`` from its random subject, so a guest
-    never passes for a platform's player nor two guests for each other.  A guest's default name
-    (``Guest 3kq_``) already carries the mark."""
+    and for a guest with a visible mark, `` (guest 3f9a)``: four hex digits of the SHA-256 of its
+    random subject (hex, so the mark never reads as a code name), so a guest never passes for a
+    platform's player nor two guests for each other (but for one chance in 65,536).  A guest's
+    default name (``Guest 3kq_``) is already a guest's."""
     name = display_name(claims, subject)
     if alias != GUEST_ALIAS or name == default_guest_name(subject):
         return name
-    mark = f" (guest {subject[:4]})"
+    mark = f" (guest {guest_mark(subject)})"
     if name.endswith(mark):
         return name  # a refreshed token carries the marked name already
     return name[: MAX_PLAYER_NAME - len(mark)].rstrip() + mark
+
+
+def guest_mark(subject: str) -> str:
+    """The four hex digits that tell one guest's name from another's."""
+    return hashlib.sha256(subject.encode()).hexdigest()[:4]
 
 
 def default_guest_name(subject: str) -> str:

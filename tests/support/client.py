@@ -8,6 +8,7 @@ from typing import Any
 
 import httpx
 
+from services.identity.player import guest_mark
 from tests.support.seeds import seed_hex
 
 # Bots play in the conductor, after the request that made them due: tests wait for them,
@@ -206,8 +207,8 @@ def guest(client: httpx.Client, name: str) -> tuple[str, str]:
 
 def shown_as_guest(name: str, player_id: str) -> str:
     """The name a guest who chose ``name`` is seated and listed under: with its guest mark
-    (``Mira (guest 3kq_)``, :func:`services.identity.player.shown_name`)."""
-    return f"{name} (guest {player_id.removeprefix('guest:')[:4]})"
+    (``Mira (guest 3f9a)``, :func:`services.identity.player.shown_name`)."""
+    return f"{name} (guest {guest_mark(player_id.removeprefix('guest:'))})"
 
 
 def rated_guests(monkeypatch: Any) -> None:
