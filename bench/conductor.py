@@ -25,6 +25,7 @@ import httpx
 from bench.harness import Case
 from services.common.embedded_redis import start_redis
 from services.common.logs import configure_logging
+from tests.support.seeds import seed_hex
 from tests.support.stack import ConductorProcess, Gateway, Services
 
 GAME = "india_rails"
@@ -46,7 +47,9 @@ def _timed(samples: list[float], call: Callable[[], object]) -> Callable[[], obj
 def _start_bot_games(http: httpx.Client) -> list[str]:
     players = [{"name": f"bot{i}", "bot": "heuristic"} for i in range(4)]
     body = {"game_type": GAME, "players": players, "options": BOT_OPTIONS}
-    return [http.post("/v1/games", json={**body, "seed": seed}).json()["game_id"] for seed in range(BOT_GAMES)]
+    return [
+        http.post("/v1/games", json={**body, "seed_hex": seed_hex(seed)}).json()["game_id"] for seed in range(BOT_GAMES)
+    ]
 
 
 def cases() -> list[Case]:
@@ -59,7 +62,12 @@ def cases() -> list[Case]:
     gateway = Gateway({GAME: service.address})
     conductor = ConductorProcess(server.url, work / "conductor.log")
     http = httpx.Client(base_url=gateway.url, timeout=60)
-    humans = {"game_type": GAME, "players": [{"name": "a"}, {"name": "b"}], "seed": 7, "options": BOT_OPTIONS}
+    humans = {
+        "game_type": GAME,
+        "players": [{"name": "a"}, {"name": "b"}],
+        "seed_hex": seed_hex(7),
+        "options": BOT_OPTIONS,
+    }
     game_id = http.post("/v1/games", json=humans).json()["game_id"]
     quiet: list[float] = []
     busy: list[float] = []

@@ -30,6 +30,7 @@ from bench.load import Tally, closed_loop, metered_loop, percentile
 from bench.procs import Child, stack
 from bench.results import Row
 from chaiwala.v1 import rules_pb2, rules_pb2_grpc
+from tests.support.seeds import seed_hex
 
 SUITE = "grpc"
 
@@ -49,7 +50,9 @@ class GrpcPlayers:
         """A fresh two-seat game for client ``index``."""
         self.created += 1
         players = [rules_pb2.PlayerSpec(name="a"), rules_pb2.PlayerSpec(name="b")]
-        created = await self.stub.CreateGame(rules_pb2.CreateGameRequest(players=players, seed=self.created))
+        created = await self.stub.CreateGame(
+            rules_pb2.CreateGameRequest(players=players, seed_hex=seed_hex(self.created))
+        )
         tokens = [seat.token for seat in created.seats]
         game = await self.stub.GetGame(rules_pb2.GetGameRequest(game_id=created.game_id), metadata=_bearer(tokens[0]))
         self.games[index] = (created.game_id, tokens, list(game.to_act))

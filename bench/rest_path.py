@@ -32,6 +32,7 @@ from bench.lean_http import LeanClient
 from bench.load import Metered, Refused, Tally, closed_loop, metered_loop
 from bench.procs import Child, Stack, stack
 from bench.results import Row
+from tests.support.seeds import seed_hex
 
 SUITE = "rest"
 Floor = tuple[Child, Child]  # the floor's gateway and rules halves (bench.floor)
@@ -87,7 +88,11 @@ class Players:
     async def new_game(self, index: int) -> None:
         """Create a fresh two-seat game for client ``index``."""
         self.created += 1
-        body = {"game_type": self.game_type, "players": [{"name": "a"}, {"name": "b"}], "seed": self.created}
+        body = {
+            "game_type": self.game_type,
+            "players": [{"name": "a"}, {"name": "b"}],
+            "seed_hex": seed_hex(self.created),
+        }
         created = _checked(await self.client.post("/v1/games", json=body))
         tokens = [seat["token"] for seat in created["seats"]]
         game = _checked(await self.client.get(f"/v1/games/{created['game_id']}", headers=_bearer(tokens[0])))

@@ -29,6 +29,8 @@ import time
 from pathlib import Path
 from typing import Any
 
+from tests.support.seeds import seed_hex
+
 HERE = Path(__file__).resolve().parents[1]
 GAME = "darjeeling"
 GAMES = 32
@@ -59,7 +61,7 @@ async def _measure(game_type: str, url: str, rounds: int, seed: int) -> dict[str
         BEARER.set("bench")
         games = []
         for _ in range(GAMES):
-            request = rules_pb2.CreateGameRequest(players=players, seed=rng.randrange(1 << 30))
+            request = rules_pb2.CreateGameRequest(players=players, seed_hex=seed_hex(rng.randrange(1 << 30)))
             created = await rules.CreateGame(request, context)  # type: ignore[arg-type]
             games.append((created.game_id, [seat.token for seat in created.seats]))
         spent, count = 0.0, 0

@@ -24,13 +24,14 @@ from gateway.problems import Problem, problem_from_rpc
 from gateway.routes import JSON, _backends, _call
 from services.common import protojson
 from services.common.errors import error_detail_from_metadata
+from services.identity.quota import CLIENT_ADDRESS
 
 router = APIRouter()
 JWKS_CACHE = "public, max-age=60"  # a new key appears at each rotation; verifiers refetch on an unknown kid
 _turns = itertools.count()
 
 
-async def _identity(request: Request, method: str, message: Message) -> Any:
+async def _identity(request: Request, method: str, message: Message, extra: list[tuple[str, str]] | None = None) -> Any:
     """Call ``method`` on one rules service's IdentityService, passing over unreachable ones.
 
     Each service is tried once without waiting for a connection; when none is reachable, the
@@ -43,6 +44,8 @@ async def _identity(request: Request, method: str, message: Message) -> Any:
     start = next(_turns) % len(channels)
     order = channels[start:] + channels[:start]
     options = _call(request)
+    if extra:
+        options["metadata"] = (*options["metadata"], *extra)
     for channel in order:
         try:
             return await _stub_call(channel, method, message, {**options, "wait_for_ready": False})
@@ -64,7 +67,10 @@ async def _stub_call(channel: grpc.aio.Channel, method: str, message: Message, o
 async def create_session(request: Request) -> Response:
     """A new guest player: ``{"name"?}`` → 201 ``{"player_id", "token", "expires_at"}``."""
     body = await _body(request, identity_pb2.CreateSessionRequest(), required=False)
-    answer = await _identity(request, "CreateSession", body)
+    # The gateway counted this session against its client (gateway.limits, session_quota): it says
+    # whose it was, so the identity service does not count it again (services.identity.quota).
+    client = request.client.host if request.client else "unknown"
+    answer = await _identity(request, "CreateSession", body, [(CLIENT_ADDRESS, client)])
     return JSON(protojson.to_dict(answer), status_code=201)
 
 

@@ -10,12 +10,10 @@ by every gateway instance) or, without a Redis URL, in this process's memory:
 * ``POST /v1/sessions`` (a new guest player each) counts against a **session quota** per
   client address, whatever the request carries;
 * **failed authentications** (a 401, or a 403 ``api_key_required``: a wrong operator key) count
-  against their client address in a stricter bucket of their own (``auth_failure_limit``); the
-  failure that passes it is answered 429 instead, and from then until the window frees one,
-  every request from that address that carries a credential (``Authorization`` or a stream
-  ``ticket``) is refused 429 before it reaches a service, so guessing tokens stops paying.  The
-  count is shared through the limit store; the block is kept in each gateway process (no round
-  trip on the hot path), which a process learns on its own next failure from that address;
+  against their client address and their credential in a stricter bucket of their own
+  (``auth_failure_limit``): past it the failures are answered 429, and a credential past its own
+  bucket is refused before it reaches a service; a valid credential is never refused for other
+  clients' failures from its address (:mod:`gateway.auth_failures`);
 * a request body must arrive within ``body_timeout_seconds`` (408 otherwise);
 * SSE streams are capped per credential, per address and per process (503).
 
@@ -56,6 +54,7 @@ from redis.crc import key_slot
 from redis.exceptions import NoScriptError
 from starlette.types import ASGIApp, Message, Receive, Scope, Send
 
+from gateway.auth_failures import AuthFailures, AuthFailureWatch
 from gateway.problems import Problem, problem_response
 from gateway.settings import GatewaySettings
 from services.common.cluster_client import FailoverCluster, cluster_options
@@ -185,19 +184,6 @@ def _is_stream(scope: Scope) -> bool:
     return any(name == b"accept" and b"text/event-stream" in value for name, value in scope.get("headers", ()))
 
 
-def _carries_credential(scope: Scope) -> bool:
-    """Whether the request presents something a service will check: a bearer or a stream ticket."""
-    if any(name == b"authorization" for name, _ in scope.get("headers", ())):
-        return True
-    return b"ticket=" in scope.get("query_string", b"")
-
-
-# A 403 that means "that key is not an operator key": a guess as much as a 401.
-_WRONG_KEY = b'"code":"api_key_required"'
-# Addresses blocked for failed authentications one process remembers before it sweeps expired ones.
-MAX_AUTH_BLOCKS = 10_000
-
-
 class Limiter:
     """Rate limits and stream caps for one gateway process."""
 
@@ -209,41 +195,29 @@ class Limiter:
         self.strategy = SlidingWindowCounterRateLimiter(self.storage)
         self.rates = {name: limits.parse_many(text) for name, text in settings.rate_limits().items()}
         self.streams: Tally[str] = Tally()
-        self.auth_blocks: dict[str, Refusal] = {}  # address -> the refusal that blocked it
+        self.auth_failures = AuthFailures(self.strategy, self.rates["auth_failures"], self._refused, self._store_failed)
 
     def auth_blocked(self, scope: Scope) -> Refusal | None:
-        """The refusal of a credential-bearing request from an address blocked for failed authentications."""
-        address = _client_address(scope)
-        refusal = self.auth_blocks.get(address)
-        if refusal is None:
-            return None
-        if refusal.reset_at <= time.time():
-            del self.auth_blocks[address]
-            return None
-        if not _carries_credential(scope):
-            return None
-        self.metrics.refused.labels("auth_failures").inc()
+        """The refusal of a request whose credential failed too often (its own bucket, never its
+        address's: see :mod:`gateway.auth_failures`)."""
+        if not self.auth_failures.blocks:
+            return None  # the common case: no credential blocked, no hashing on the hot path
+        refusal = self.auth_failures.blocked(_credential(scope))
+        if refusal is not None:
+            self.metrics.refused.labels("auth_failures").inc()
         return refusal
 
     async def auth_failed(self, scope: Scope) -> Refusal | None:
-        """Charge one failed authentication to the request's address; the refusal once it is over its bucket."""
-        address = _client_address(scope)
-        try:
-            for item in self.rates["auth_failures"]:
-                if not await self.strategy.hit(item, "auth_failures", f"addr:{address}"):
-                    refusal = await self._refused("auth_failures", f"addr:{address}", item)
-                    self._block(address, refusal)
-                    return refusal
-        except Exception as error:  # the limit store is down: the failure stays a plain 401
-            self.metrics.errors.inc()
-            log.warning("limit_store_failed", error=type(error).__name__)
-        return None
+        """Charge one failed authentication of this request; the refusal once a bucket is full."""
+        return await self.auth_failures.failed(_client_address(scope), _credential(scope))
 
-    def _block(self, address: str, refusal: Refusal) -> None:
-        if len(self.auth_blocks) >= MAX_AUTH_BLOCKS:
-            now = time.time()
-            self.auth_blocks = {addr: old for addr, old in self.auth_blocks.items() if old.reset_at > now}
-        self.auth_blocks[address] = refusal
+    def watch_failures(self, scope: Scope, receive: Receive, send: Send) -> Send:
+        """``send`` that charges a failed authentication of this request (:mod:`gateway.auth_failures`)."""
+        return AuthFailureWatch(self.auth_failures, _client_address(scope), _credential(scope), scope, receive, send)
+
+    def _store_failed(self, error: Exception) -> None:
+        self.metrics.errors.inc()
+        log.warning("limit_store_failed", error=type(error).__name__)
 
     async def check(self, scope: Scope) -> Refusal | None:
         """The first limit this request exceeds, if any (each limit it passes is charged)."""
@@ -355,7 +329,7 @@ class LimitsMiddleware:
         if refusal is not None:
             await problem_response(refusal.problem(), scope["path"])(scope, receive, send)
             return
-        send = AuthFailureWatch(self.limiter, scope, receive, send)
+        send = self.limiter.watch_failures(scope, receive, send)
         bounded = _deadline_receive(receive, self.limiter.settings.body_timeout_seconds)
         if not _is_stream(scope):
             await self.app(scope, bounded, send)
@@ -369,34 +343,6 @@ class LimitsMiddleware:
             await self.app(scope, bounded, send)
         finally:
             self.limiter.close_stream(taken)
-
-
-class AuthFailureWatch:
-    """The ``send`` of a request that charges a failed authentication to its address, and answers
-    429 instead of the failure that passes the address's bucket."""
-
-    def __init__(self, limiter: Limiter, scope: Scope, receive: Receive, send: Send) -> None:
-        self.limiter, self.scope, self.receive, self.send = limiter, scope, receive, send
-        self.held: Message | None = None  # a 401/403 start, until its body says what it is
-        self.replaced = False
-
-    async def __call__(self, message: Message) -> None:
-        """Pass ``message`` on, holding a 401/403 start back until its body is known."""
-        if self.replaced:
-            return  # the original answer's remaining messages: a 429 went out instead
-        if message["type"] == "http.response.start" and message["status"] in (401, 403):
-            self.held = message
-            return
-        if self.held is not None and message["type"] == "http.response.body":
-            held, self.held = self.held, None
-            if held["status"] == 401 or _WRONG_KEY in message.get("body", b""):
-                refusal = await self.limiter.auth_failed(self.scope)
-                if refusal is not None:
-                    self.replaced = True
-                    await problem_response(refusal.problem(), self.scope["path"])(self.scope, self.receive, self.send)
-                    return
-            await self.send(held)
-        await self.send(message)
 
 
 @functools.cache

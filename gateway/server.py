@@ -12,7 +12,10 @@ head: an 8 MB header was buffered and served.  The same protocol therefore count
 header line (name and value) at most ``max_header_field_bytes``; past either the server answers
 431 ``headers_too_large`` and closes, before any route, limit or credential check runs.  The
 total is counted on the bytes as they arrive, so a header that never ends is refused once the
-total is passed, without buffering the rest of it.
+total is passed, without buffering the rest of it.  Only the head is counted: once the parser
+completes the head, the bytes of the read that carried its end are no longer the measure (they
+may hold much of the body), the head's own lines are.  The body has its own bound,
+``max_body_bytes`` (413 ``body_too_large``, :func:`gateway.routes._read_json`).
 """
 
 from __future__ import annotations
@@ -137,10 +140,13 @@ class _HeaderDeadlineProtocol(HttpToolsProtocol):
         super().on_header(name, value)
 
     def on_headers_complete(self) -> None:
-        """Headers arrived in time: stop the clock; a head too large never reaches the app."""
+        """Headers arrived in time: stop the clock; a head too large never reaches the app.
+
+        The head is measured by its own lines now: the read that completed it may carry body
+        bytes too (a 70 KB body sent with its headers in one write), which are not the head's."""
         self._disarm()
-        self._head.check_total()
         self._head.counting = False
+        self._head.check_total()
         if self._head.too_large:
             return  # data_received answers 431 once the parser hands control back
         super().on_headers_complete()
@@ -213,6 +219,11 @@ def uvicorn_config(app: Any, settings: GatewaySettings, **overrides: Any) -> uvi
             settings.header_timeout_seconds, settings.max_header_bytes, settings.max_header_field_bytes
         ),
         "timeout_keep_alive": settings.keep_alive_timeout_seconds,
+        # X-Forwarded-For only from the configured proxies (none by default: uvicorn's own default
+        # believes it from loopback, so anyone on the host, or a proxy left unconfigured, could
+        # choose the address every per-address limit counts).
+        "proxy_headers": bool(settings.trusted_proxy_networks()),
+        "forwarded_allow_ips": settings.trusted_proxy_networks() or None,
         "log_config": None,  # our own logging (services.common.logs) handles uvicorn's records
         **overrides,
     }

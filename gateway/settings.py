@@ -2,7 +2,9 @@
 
 from __future__ import annotations
 
-from pydantic import AliasChoices, Field
+import ipaddress
+
+from pydantic import AliasChoices, Field, field_validator
 from pydantic_settings import BaseSettings, SettingsConfigDict
 
 
@@ -32,7 +34,9 @@ class GatewaySettings(BaseSettings):
     log_level: str = "info"
     # When set, GET /metrics wants `Authorization: Bearer <token>` (401 unauthenticated without it).
     metrics_token: str = ""
-    max_body_bytes: int = 256 * 1024
+    # A request body's own bound (413 body_too_large past it), apart from the head's: 1 MiB
+    # holds the largest tournament (512 entrants, about 80 KB) many times over.
+    max_body_bytes: int = 1024 * 1024
     rpc_timeout_seconds: float = 30.0
     # Where rate-limit counters live (shared by every gateway); empty: this process's memory.
     redis_url: str = Field(default="", validation_alias=AliasChoices("REDIS_URL", "CHAIWALA_REDIS_URL"))
@@ -55,9 +59,14 @@ class GatewaySettings(BaseSettings):
     # line; past either, 431 headers_too_large and the connection closes.
     max_header_bytes: int = 32 * 1024
     max_header_field_bytes: int = 8 * 1024
-    # Failed authentications (401) per client address, a stricter bucket of its own (gateway.limits):
-    # past it, requests with a credential the services refuse get 429 until the window frees one.
+    # Failed authentications (401, or a wrong operator key) per client address and per presented
+    # credential, a stricter bucket of its own (gateway.auth_failures): past it, failures get 429,
+    # and a credential past its own bucket is refused before any service sees it.
     auth_failure_limit: str = "20/minute"
+    # Who may say who the client is: the proxies (addresses or CIDRs, comma-separated) whose
+    # X-Forwarded-For the gateway believes. Empty (the default): none, every limit keyed by address
+    # counts the connection's peer. Set it to the proxy or ingress in front of the gateway only.
+    trusted_proxies: str = ""
     keep_alive_timeout_seconds: int = 5
     # Open SSE streams, per gateway process.
     sse_streams_per_token: int = 8
@@ -83,6 +92,16 @@ class GatewaySettings(BaseSettings):
             "session_quota": self.session_limit,
             "auth_failures": self.auth_failure_limit,
         }
+
+    @field_validator("trusted_proxies")
+    @classmethod
+    def _proxies(cls, value: str) -> str:
+        _networks(value)  # a bad entry stops the gateway at start, naming the setting
+        return value
+
+    def trusted_proxy_networks(self) -> list[str]:
+        """The trusted proxies as networks (``10.0.0.5`` is ``10.0.0.5/32``)."""
+        return _networks(self.trusted_proxies)
 
     def fixed_limits(self) -> dict[str, float]:
         """Every other limit by name (sizes, seconds, stream counts)."""
@@ -112,3 +131,16 @@ class GatewaySettings(BaseSettings):
         }
         wanted = {g.strip() for g in self.games.split(",") if g.strip()}
         return {game: addr for game, addr in addresses.items() if not wanted or game in wanted}
+
+
+def _networks(text: str) -> list[str]:
+    """Comma-separated addresses or CIDRs as networks; ValueError naming the setting on a bad one."""
+    networks = []
+    for entry in (part.strip() for part in text.split(",")):
+        if not entry:
+            continue
+        try:
+            networks.append(str(ipaddress.ip_network(entry, strict=False)))
+        except ValueError:
+            raise ValueError(f"CHAIWALA_TRUSTED_PROXIES: {entry!r} is not an address or CIDR") from None
+    return networks

@@ -17,8 +17,11 @@ still derives their seed for verification.
 
 A seed given by an operator (tournaments that need reproducible events) is used as is
 and marked ``seed_source = "operator"``; the commitment is published all the same.  It is
-either the old 32-bit ``seed`` or ``seed_hex``, up to 256 bits as 1-64 hex digits
-(:func:`operator_seed`).
+``seed_hex``, 128 to 256 bits as 32-64 hex digits (:func:`operator_seed`).  Shorter seeds are
+refused (400 ``weak_seed``), the old 32-bit integer ``seed`` too: a seat that sees its own
+hidden view can search every 32-bit seed in seconds and then read every other seat's hand.
+Games made with a short seed before keep it and keep verifying (verification never asks how
+long a seed may be).
 """
 
 from __future__ import annotations
@@ -37,6 +40,9 @@ from services.common.rng import KIND_KEYED, KIND_PCG32, SEED_HEX_DIGITS, Seed
 from services.games.records import Fairness
 
 SECRET_BYTES = 32
+# The fewest hex digits an operator's seed may have: 128 bits, out of any search's reach.
+MIN_SEED_HEX_DIGITS = 32
+WEAK_SEED = "weak_seed"
 MAX_CONTRIBUTION = 64
 SOURCE_SERVER = "server"
 SOURCE_OPERATOR = "operator"
@@ -84,13 +90,29 @@ def parse_seed_hex(text: str) -> int:
     return int(text, 16)
 
 
+def weak_seed(what: str) -> errors.ServiceError:
+    """A guessable operator seed (400 ``weak_seed``); the detail says what to send instead."""
+    digits = f"{MIN_SEED_HEX_DIGITS} to {SEED_HEX_DIGITS} hex digits (128 to 256 bits)"
+    message = f"{what} can be found by search from one seat's view; give seed_hex with {digits}, kept secret"
+    return errors.invalid(WEAK_SEED, message)
+
+
 def operator_seed(has_seed: bool, seed: int, seed_hex: str) -> int | None:
-    """The seed an operator gave (the integer ``seed`` or ``seed_hex``), or ``None``; both is ``bad_seed``."""
+    """The seed an operator gave as ``seed_hex`` (32-64 hex digits), or ``None`` for none.
+
+    The integer ``seed`` and a ``seed_hex`` under 32 digits are ``weak_seed``; both at once, or
+    digits that are not hex, ``bad_seed``.
+    """
     if has_seed and seed_hex:
         raise errors.invalid("bad_seed", "give seed or seed_hex, not both")
-    if seed_hex:
-        return parse_seed_hex(seed_hex)
-    return seed if has_seed else None
+    if has_seed:
+        raise weak_seed("the integer seed (32 bits)")
+    if not seed_hex:
+        return None
+    value = parse_seed_hex(seed_hex)
+    if len(seed_hex) < MIN_SEED_HEX_DIGITS:
+        raise weak_seed(f"a seed_hex of {len(seed_hex)} hex digits")
+    return value
 
 
 def seed_for(
@@ -104,11 +126,12 @@ def seed_for(
     client_seed = request.client_seed
     if len(client_seed) > MAX_CONTRIBUTION or not client_seed.isprintable():
         raise errors.invalid("bad_client_seed", f"client_seed is at most {MAX_CONTRIBUTION} printable characters")
+    if request.HasField("seed") or request.seed_hex:
+        require_operator("choosing the seed")  # who may choose first: a player learns nothing of seeds
     chosen = operator_seed(request.HasField("seed"), request.seed, request.seed_hex)
     secret = draw_server_secret()
     commitment = seed_commitment(secret)
     if chosen is not None:
-        require_operator("choosing the seed")
         return Fairness(secret.hex(), commitment, SOURCE_OPERATOR, client_seed), Seed(chosen, KIND_KEYED)
     seed = derive_seed(secret, game_id, contributions(client_seed))
     return Fairness(secret.hex(), commitment, SOURCE_SERVER, client_seed), seed

@@ -30,7 +30,7 @@ from cryptography.hazmat.primitives.asymmetric import ec
 from jwt.algorithms import ECAlgorithm
 from redis.asyncio import Redis, RedisCluster
 
-from services.identity.player import Player, display_name, player_id
+from services.identity.player import Player, default_guest_name, player_id, shown_name
 from services.identity.settings import GUEST_ALIAS
 from services.lobby.seats import player_name
 
@@ -172,7 +172,7 @@ class GuestIssuer:
         """A token for ``subject`` (a new guest when empty) named ``name`` (checked like any player name)."""
         now = time.time() if now is None else now
         subject = subject or secrets.token_urlsafe(16)
-        name = player_name(name, f"Guest {subject[:4]}")
+        name = player_name(name, default_guest_name(subject))
         key = await self.keys.signing_key(now)
         issued = int(now)
         expires = issued + self.keys.token_ttl
@@ -186,7 +186,8 @@ class GuestIssuer:
             "exp": expires,
         }
         token = jwt.encode(claims, key.private, algorithm=ALGORITHM, headers={"kid": key.kid})
-        player = Player(player_id(GUEST_ALIAS, subject), display_name(claims, subject), GUEST_ALIAS, subject, expires)
+        player = Player(player_id(GUEST_ALIAS, subject), shown_name(GUEST_ALIAS, claims, subject), GUEST_ALIAS, subject,
+                        expires)  # fmt: skip
         return IssuedToken(player, token)
 
     async def key(self, kid: str) -> ec.EllipticCurvePublicKey | None:

@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import hashlib
 import re
 from collections.abc import Mapping
 from dataclasses import dataclass
@@ -10,6 +11,7 @@ from typing import Any
 import grpc
 
 from services.common import errors
+from services.identity.settings import GUEST_ALIAS
 from services.lobby.names import MAX_PLAYER_NAME
 from services.lobby.seats import player_name
 from services.rating.identity import valid_external_id
@@ -46,6 +48,31 @@ def player_id(alias: str, subject: str) -> str:
     if not subject or not valid_external_id(identity):
         raise invalid_player_token("the `sub` claim is not usable as a player id (A-Z a-z 0-9 . _ : @ -, short)")
     return identity
+
+
+def shown_name(alias: str, claims: Mapping[str, Any], subject: str) -> str:
+    """The name a verified player is seated and listed under: the token's (:func:`display_name`),
+    and for a guest with a visible mark, `` (guest 3f9a)``: four hex digits of the SHA-256 of its
+    random subject (hex, so the mark never reads as a code name), so a guest never passes for a
+    platform's player nor two guests for each other (but for one chance in 65,536).  A guest's
+    default name (``Guest 3kq_``) is already a guest's."""
+    name = display_name(claims, subject)
+    if alias != GUEST_ALIAS or name == default_guest_name(subject):
+        return name
+    mark = f" (guest {guest_mark(subject)})"
+    if name.endswith(mark):
+        return name  # a refreshed token carries the marked name already
+    return name[: MAX_PLAYER_NAME - len(mark)].rstrip() + mark
+
+
+def guest_mark(subject: str) -> str:
+    """The four hex digits that tell one guest's name from another's."""
+    return hashlib.sha256(subject.encode()).hexdigest()[:4]
+
+
+def default_guest_name(subject: str) -> str:
+    """What a guest who chose no name is called."""
+    return f"Guest {subject[:4]}"
 
 
 def display_name(claims: Mapping[str, Any], fallback: str) -> str:

@@ -24,6 +24,7 @@ from services.common.registry import ENGINES
 from services.identity.feed_rpcs import PlayerStream
 from services.identity.guest import GuestIssuer, IssuedToken
 from services.identity.player import Player
+from services.identity.quota import SessionQuota, peer_address
 from services.identity.verifier import Verifier
 from services.lobby import mine
 from services.rating.ledger import Ledger, rating_dict
@@ -46,6 +47,8 @@ class IdentityServicer(identity_pb2_grpc.IdentityServiceServicer):
     def __init__(self, verifier: Verifier, ledger: Ledger, reader: Any = None) -> None:
         self.verifier = verifier
         self.ledger = ledger
+        settings = verifier.settings
+        self.quota = SessionQuota(ledger.redis, settings.session_limit, settings.trusted_gateways)
         # The player stream reads with a client of its own (``reader``), so its waits never hold
         # the connections calls need; without one (tests) it shares the ledger's.
         self.stream = PlayerStream(ledger.redis, reader if reader is not None else ledger.redis, self._player)
@@ -73,8 +76,12 @@ class IdentityServicer(identity_pb2_grpc.IdentityServiceServicer):
     async def CreateSession(
         self, request: identity_pb2.CreateSessionRequest, context: aio.ServicerContext
     ) -> identity_pb2.Session:
-        """A new guest player and its token."""
-        issued = await self._guest().mint(request.name)
+        """A new guest player and its token; counted against the caller's address unless a trusted
+        gateway relayed it (the gateway counted it: :mod:`services.identity.quota`)."""
+        guest = self._guest()
+        if not self.quota.counted_by_gateway(context.peer(), context.invocation_metadata() or ()):
+            await self.quota.charge(peer_address(context.peer()) or "unknown")
+        issued = await guest.mint(request.name)
         log.info("guest_session", player_id=issued.player.player_id)
         return _session(issued)
 

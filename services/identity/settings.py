@@ -142,10 +142,19 @@ class IdentitySettings(BaseSettings):
     guest_key_rotation_hours: float = 24.0
     # Clock skew allowed on `exp`, `nbf` and `iat`.
     jwt_leeway_seconds: int = 30
+    # The longest a player token may live (from its `iat`, and from now): a platform's token valid
+    # for longer is refused (401 invalid_player_token). Guest tokens must fit too.
+    player_token_max_lifetime_seconds: int = 24 * 3600
     # A platform's JWKS is fetched again after this long, and at most once per
     # `jwks_refresh_min_seconds` when a token names a key id it does not know.
     jwks_max_age_seconds: float = 600.0
     jwks_refresh_min_seconds: float = 30.0
+    # Guest sessions per client address (the gateway's setting of the same name counts REST; the
+    # identity service counts gRPC calls no trusted gateway relayed: services.identity.quota).
+    session_limit: str = "20/minute;200/hour"
+    # Peers whose CreateSession calls come from a gateway that counted them already (addresses or
+    # CIDRs): `make run`'s gateway is on loopback; Compose and Kubernetes set their network.
+    trusted_gateways: str = "127.0.0.1,::1"
 
     def issuers(self) -> tuple[IssuerConfig, ...]:
         """The trusted platform issuers, checked (:class:`IdentityConfigError` on a bad entry)."""
@@ -154,6 +163,8 @@ class IdentitySettings(BaseSettings):
             raise IdentityConfigError("a trusted issuer uses the guest issuer's `iss`; change CHAIWALA_GUEST_ISSUER")
         if self.guest_key_rotation_hours <= 0 or self.guest_token_ttl_seconds <= 0:
             raise IdentityConfigError("guest_key_rotation_hours and guest_token_ttl_seconds must be positive")
+        if self.guest_token_ttl_seconds > self.player_token_max_lifetime_seconds:
+            raise IdentityConfigError("guest_token_ttl_seconds is longer than player_token_max_lifetime_seconds")
         return issuers
 
     def rotation_seconds(self) -> float:

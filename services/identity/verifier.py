@@ -26,6 +26,7 @@ Tokens are never logged.
 
 from __future__ import annotations
 
+import time
 import weakref
 from dataclasses import dataclass
 from typing import Any, Protocol
@@ -38,7 +39,7 @@ from services.common.errors import ServiceError
 from services.identity.guest import ALGORITHM as GUEST_ALGORITHM
 from services.identity.guest import GuestIssuer, GuestKeys
 from services.identity.jwks import JwksSource
-from services.identity.player import Player, display_name, invalid_player_token, looks_like_jwt, player_id
+from services.identity.player import Player, invalid_player_token, looks_like_jwt, player_id, shown_name
 from services.identity.settings import GUEST_ALIAS, IdentitySettings
 
 REQUIRED_CLAIMS = ["exp", "iss", "aud", "sub"]
@@ -111,7 +112,7 @@ class Verifier:
         claims = self._verified(token, key, algorithm, issuer)
         subject = str(claims["sub"])
         identity = player_id(issuer.alias, subject)
-        return Player(identity, display_name(claims, subject), issuer.alias, subject, int(claims["exp"]))
+        return Player(identity, shown_name(issuer.alias, claims, subject), issuer.alias, subject, int(claims["exp"]))
 
     def _verified(self, token: str, key: Any, algorithm: str, issuer: TrustedIssuer) -> dict[str, Any]:
         try:
@@ -136,7 +137,21 @@ class Verifier:
             raise invalid_player_token("it does not verify") from None
         if not isinstance(claims.get("sub"), str):
             raise invalid_player_token("its `sub` claim is not a string")
+        self._check_times(claims)
         return claims
+
+    def _check_times(self, claims: dict[str, Any]) -> None:
+        """``exp``, ``nbf`` and ``iat`` are numbers (JSON numbers, not strings PyJWT would convert),
+        and the token lives at most ``player_token_max_lifetime_seconds``: from now, and from its
+        ``iat`` when it has one (a token that outlives its platform's session is a stolen one's gain)."""
+        for name in ("exp", "nbf", "iat"):
+            value = claims.get(name)
+            if name in claims and (isinstance(value, bool) or not isinstance(value, int | float)):
+                raise invalid_player_token(f"its `{name}` claim is not a number")
+        longest = self.settings.player_token_max_lifetime_seconds + self.leeway
+        start = claims["iat"] if "iat" in claims else time.time()
+        if claims["exp"] - time.time() > longest or claims["exp"] - start > longest:
+            raise invalid_player_token(f"it lives longer than {self.settings.player_token_max_lifetime_seconds}s")
 
     async def guest_player(self, token: str) -> Player:
         """The guest player ``token`` (a valid guest token) vouches for; refuses any other bearer."""

@@ -5,8 +5,10 @@ seat: an operator (a platform assigning its own players, or the tournament direc
 verified player themselves (``{"me": true}`` at creation, or joining with their player token,
 which seats their player id).  Anyone else claiming an id is refused (403
 ``external_id_not_yours``), a rated seat without an identity is refused (403
-``identity_required``), and one identity holds at most one seat of a rated game (409
-``identity_already_seated``).  Bots never carry a player's id (400 ``bad_external_id``,
+``identity_required``), an identity ratings may not count (a guest, unless the operator allows
+rated guests) is refused a rated seat (403 ``identity_not_rated``,
+:func:`services.rating.eligibility.may_be_rated`), and one identity holds at most one seat of a
+rated game (409 ``identity_already_seated``).  Bots never carry a player's id (400 ``bad_external_id``,
 :func:`services.rating.identity.check_external_id`).
 """
 
@@ -19,6 +21,7 @@ from typing import Any
 import grpc
 
 from services.common import errors
+from services.rating.eligibility import check_may_be_rated
 
 
 @dataclass(frozen=True)
@@ -52,9 +55,16 @@ def check_claim(claimant: Claimant, external_id: str) -> None:
         raise not_yours()
 
 
+def check_rated_seat(external_id: str) -> None:
+    """One seat of a rated game: it needs an identity, and one that ratings may count."""
+    if not external_id:
+        raise identity_required("a seat of a rated game")
+    check_may_be_rated(external_id)
+
+
 def check_rated_seats(claimant: Claimant, players: Sequence[dict[str, Any]]) -> None:
-    """A rated game's filled human seats carry identities that are verified or operator-assigned,
-    each at most once (open seats get theirs from the player who joins)."""
+    """A rated game's filled human seats carry identities that are verified or operator-assigned
+    and that ratings may count, each at most once (open seats get theirs from the player who joins)."""
     seated: set[str] = set()
     for player in players:
         if player.get("open") or player.get("bot"):
@@ -66,3 +76,4 @@ def check_rated_seats(claimant: Claimant, players: Sequence[dict[str, Any]]) -> 
             raise already_seated()
         seated.add(external_id)
         check_claim(claimant, external_id)
+        check_may_be_rated(external_id)

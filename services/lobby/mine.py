@@ -15,7 +15,8 @@ from __future__ import annotations
 
 import base64
 import binascii
-from collections.abc import Sequence
+import contextlib
+from collections.abc import AsyncIterator, Sequence
 from dataclasses import dataclass
 from typing import Any
 
@@ -28,6 +29,8 @@ from services.filing.keys import game_keys
 from services.filing.store import VISIBILITIES
 
 WINDOW = 500
+# A creation's hold on a quota slot outlives a killed process by at most this long.
+RESERVATION_SECONDS = 60
 META_FIELDS = ["game_type", "status", "version", "players", "lifecycle", "created_ms", "visibility"]
 _RANK = {"waiting": 2, "finished": 3, "aborted": 3}
 
@@ -44,6 +47,11 @@ class PlayerLimits(BaseSettings):
 def games_key(player_id: str) -> str:
     """The index of one player's games."""
     return f"chaiwala:player:{{{player_id}}}:games"
+
+
+def creating_key(player_id: str) -> str:
+    """The count of one player's game creations in flight (:meth:`PlayerGames.reserved`)."""
+    return f"chaiwala:player:{{{player_id}}}:creating"
 
 
 @dataclass(frozen=True)
@@ -125,10 +133,32 @@ class PlayerGames:
                 found.append(game)
         return sorted(found, key=MyGame.rank)
 
-    async def check_quota(self, player_id: str, limit: int) -> None:
-        """Refuse a player who already has ``limit`` unfinished games (429 ``player_quota``)."""
+    @contextlib.asynccontextmanager
+    async def reserved(self, player_id: str, limit: int) -> AsyncIterator[None]:
+        """Hold one of the player's ``limit`` game slots while a game is created and filed.
+
+        The check counts the player's unfinished games *and* the creations in flight (a counter
+        taken with INCR before the check, given back after the game is filed), so 120 concurrent
+        creations cannot all pass a check made before any of them was filed.  A creation that
+        counts a game twice (filed, not yet given back) refuses early, never late.  The counter
+        expires after :data:`RESERVATION_SECONDS`, so a process killed mid-creation frees its slot.
+        """
+        key = creating_key(player_id)
+        async with self.redis.pipeline(transaction=True) as pipe:
+            pipe.incr(key)
+            pipe.expire(key, RESERVATION_SECONDS)
+            pending, _ = await pipe.execute()
+        try:
+            await self.check_quota(player_id, limit, in_flight=int(pending) - 1)
+            yield
+        finally:
+            await self.redis.decr(key)
+
+    async def check_quota(self, player_id: str, limit: int, in_flight: int = 0) -> None:
+        """Refuse a player who already has ``limit`` unfinished games, counting ``in_flight``
+        creations (429 ``player_quota``)."""
         unfinished = [g for g in await self.games(player_id) if g.status in ("waiting", "active")]
-        if len(unfinished) >= limit:
+        if len(unfinished) + in_flight >= limit:
             message = f"a player may have at most {limit} unfinished games; finish or leave one first"
             raise errors.ServiceError(grpc.StatusCode.RESOURCE_EXHAUSTED, "player_quota", message)
 

@@ -20,6 +20,11 @@ name with its outer spaces trimmed:
   language (:data:`RESERVED`) is refused, so no viewer reads "You chose …" about someone else.
 
 Every refusal is ``bad_player``, the code names always had.
+
+Tag characters (U+E0020–U+E007F) draw nothing on their own: outside an emoji tag sequence (the
+waving black flag U+1F3F4, tags, then CANCEL TAG U+E007F, as in the flag of Scotland) they can
+smuggle hidden text into a name ("ASCII smuggling").  They are dropped (not refused, so a name
+pasted with them still seats) wherever a name is seated: :func:`strip_stray_tags`.
 """
 
 from __future__ import annotations
@@ -33,6 +38,8 @@ MAX_MARKS = 3
 # Format characters a real name or an emoji sequence needs (👩‍💻 is woman, ZWJ, laptop).
 JOINERS = frozenset({"\u200c", "\u200d"})
 EMOJI_TAGS = range(0xE0020, 0xE0080)
+BLACK_FLAG = "\U0001f3f4"  # the base of emoji tag sequences (subdivision flags)
+CANCEL_TAG = "\U000e007f"
 # Characters Unicode counts as letters or symbols that nevertheless draw nothing.
 INVISIBLE = frozenset(
     "\u115f\u1160\u3164\uffa0"  # Hangul choseong/jungseong fillers, Hangul filler, halfwidth filler
@@ -76,11 +83,35 @@ def _check_marks(name: str) -> None:
             raise _refuse(f"a player name has at most {MAX_MARKS} combining marks on one character")
 
 
+def strip_stray_tags(raw: str) -> str:
+    """``raw`` without tag characters, except inside emoji tag sequences (🏴 + tags + CANCEL TAG)."""
+    if not any(ord(char) in EMOJI_TAGS for char in raw):
+        return raw  # the common case, in one pass
+    kept: list[str] = []
+    index = 0
+    while index < len(raw):
+        char = raw[index]
+        if char == BLACK_FLAG:
+            end = index + 1
+            while end < len(raw) and ord(raw[end]) in EMOJI_TAGS and raw[end] != CANCEL_TAG:
+                end += 1
+            if end > index + 1 and end < len(raw) and raw[end] == CANCEL_TAG:
+                kept.append(raw[index : end + 1])  # a whole tag sequence: a subdivision flag
+                index = end + 1
+                continue
+        if ord(char) not in EMOJI_TAGS:
+            kept.append(char)
+        index += 1
+    return "".join(kept)
+
+
 def display_name(raw: str, fallback: str) -> str:
-    """``raw`` as a display name (outer spaces trimmed; empty: ``fallback``), or ``bad_player``.
+    """``raw`` as a display name (outer spaces trimmed; empty: ``fallback``), or ``bad_player``;
+    stray tag characters are dropped first (:func:`strip_stray_tags`).
 
     Empty with an empty ``fallback`` is ``""``: the caller decides whether a name is required.
     """
+    raw = strip_stray_tags(raw)
     if not all(_allowed(char) for char in raw):
         raise _refuse("player names may only contain visible characters, spaces and joiners")
     name = raw.strip() or fallback

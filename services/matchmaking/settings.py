@@ -19,8 +19,6 @@ class MatchmakingSettings(ServiceSettings):
     matchmaking_ticket_ttl_s: float = 600.0
     # Searching tickets one player may hold in all pools (one per pool).
     matchmaking_max_tickets: int = 5
-    # Guests (the server's own guest issuer) may enter rated pools: off by default (guests are casual).
-    matchmaking_rated_guests: bool = False
     # The rating band (in rating points, mu): base + per_second x seconds waited, at most max.
     matchmaking_band_base: float = 3.0
     matchmaking_band_per_second: float = 0.25

@@ -21,25 +21,15 @@ from services.common import errors, protojson
 from services.common.engine import BadConfig
 from services.common.registry import UnknownGameType, engine_for
 from services.identity.player import Player
-from services.identity.settings import GUEST_ALIAS
 from services.matchmaking.model import CANCELLED, SEARCHING, PoolSpec, Ticket, new_ticket_id
 from services.matchmaking.settings import MatchmakingSettings
 from services.matchmaking.store import TicketStore
+from services.rating.eligibility import may_be_rated
 from services.rating.ledger import Ledger
 
 MAX_COUNTS = 8
 MAX_BOTS_AFTER_S = 3600
 DEFAULT_MU = 25.0  # the rating model's starting mu (services.rating.model.initial)
-
-
-def may_be_rated(player: Player, settings: MatchmakingSettings) -> bool:
-    """Whether this identity may play rated games: anyone but the server's own guests, unless guests
-    are allowed (``CHAIWALA_MATCHMAKING_RATED_GUESTS``).
-
-    A stand-in: it must become the one shared predicate of "may this identity be rated" (the trust
-    work adds it to the identity domain); the lead joins the two at merge.
-    """
-    return player.issuer_alias != GUEST_ALIAS or settings.matchmaking_rated_guests
 
 
 def _engine(game_type: str) -> Any:
@@ -108,7 +98,7 @@ async def create_ticket(
     counts = _counts(request, engine)
     pool = PoolSpec(request.game_type, _clock(request, counts), request.rated, _options(request, engine, counts))
     bots_after, bot = _bots(request, engine)
-    if pool.rated and not may_be_rated(player, settings):
+    if pool.rated and not may_be_rated(player.player_id):  # the platform's one rule (services.rating.eligibility)
         raise errors.forbidden(
             "identity_not_rated", "rated pools take identities that may be rated; guests play casual"
         )

@@ -16,6 +16,8 @@ from services.common import errors
 
 MAX_EXTERNAL_ID = 128
 BOT_PREFIX = "bot:"
+# The ids of the server's own guest issuer (``services.identity``; its alias is reserved there).
+GUEST_PREFIX = "guest:"
 _PATTERN = re.compile(r"[A-Za-z0-9._:@-]{1,128}")
 
 

@@ -7,7 +7,12 @@ shard, so one MULTI covers a whole update and its event, on Redis Cluster too):
 * ``rating:{S}:T:board`` – sorted set of external ids by ordinal (the leaderboard).
 * ``rating:{S}:T:recent:<external_id>`` – list, newest first, of the player's last
   :data:`RECENT_GAMES` rated games (JSON: game id, place, seats, mu before and after).
-* ``rating:{S}:T:rated:<game_id>`` – the per-game marker: present once the game's ratings are in.
+* ``rating:{S}:T:rated:<game_id>`` – the per-game marker: present once the game's ratings are in
+  (``capped`` when the pair cap kept the game from counting).
+* ``rating:{S}:T:pair:<day>:<a>|<b>`` – counter: rated games of players ``a`` and ``b`` (sorted) that
+  counted on UTC day ``day`` (days since the epoch), kept two days.  A game counts only while every
+  pair of its players is under ``CHAIWALA_RATED_PAIR_GAMES_PER_DAY`` (:mod:`services.rating.settings`):
+  two accounts of one person cannot farm a rating by playing each other all day.
 
 An update WATCHes the marker and every player's hash, computes the new ratings in Python
 (:mod:`services.rating.model`), and writes the marker, the ratings, the leaderboard, the
@@ -17,6 +22,8 @@ recent games and the ``rating.updated`` outbox event in one MULTI, so a game del
 
 from __future__ import annotations
 
+import itertools
+import time
 from collections.abc import Sequence
 from dataclasses import dataclass
 from typing import Any
@@ -32,12 +39,15 @@ from services.common.attention import SHARD_COUNT, SHARD_TAGS
 from services.common.offsets import check_page_size, decode_offset, encode_offset
 from services.rating import model
 from services.rating.identity import rated_id
+from services.rating.settings import RatingSettings
 
 RECENT_GAMES = 20
 MAX_PAGE_SIZE = 100
 DEFAULT_PAGE_SIZE = 20
 Redis = aioredis.Redis | RedisCluster
 RATING_UPDATED = "rating.updated"
+DAY_MS = 86_400_000
+PAIR_TTL_SECONDS = 2 * 86_400
 
 
 def _tag(game_type: str) -> str:
@@ -63,6 +73,12 @@ def recent_key(game_type: str, external_id: str) -> str:
 def marker_key(game_type: str, game_id: str) -> str:
     """Present once ``game_id``'s ratings were applied."""
     return f"{_tag(game_type)}:rated:{game_id}"
+
+
+def pair_keys(game_type: str, ids: Sequence[str], finished_ms: int) -> list[str]:
+    """The day counters of every pair of ``ids`` (each pair once, in sorted order)."""
+    day = finished_ms // DAY_MS
+    return [f"{_tag(game_type)}:pair:{day}:{a}|{b}" for a, b in itertools.combinations(sorted(ids), 2)]
 
 
 @dataclass(frozen=True)
@@ -153,35 +169,51 @@ def rating_dict(rating: model.Rating) -> dict[str, Any]:
 class Ledger:
     """Reads and updates ratings."""
 
-    def __init__(self, redis: Redis) -> None:
+    def __init__(self, redis: Redis, settings: RatingSettings | None = None) -> None:
         self.redis = redis
+        self.settings = settings  # None: the environment's, read per update
+
+    def _pair_cap(self) -> int:
+        return (self.settings or RatingSettings()).rated_pair_games_per_day
 
     async def record(self, game: FinishedGame) -> list[model.Rating] | None:
-        """Apply ``game`` once; ``None`` when it was applied before (or rates nobody)."""
+        """Apply ``game`` once; ``None`` when it was applied before, rates nobody, or a pair of its
+        players is past today's cap (the game is then marked and never counts)."""
         places = model.placements([rated_id(p) for p in game.players], game.ranking)
         if not places:
             return None
-        names = _names(game)
         ids = sorted(places)
-        marker = marker_key(game.game_type, game.game_id)
-        keys = [player_key(game.game_type, i) for i in ids]
+        pairs = pair_keys(game.game_type, ids, game.finished_ms or int(time.time() * 1000))
         async with self.redis.pipeline(transaction=True) as pipe:
             while True:
                 try:
-                    return await self._try_record(pipe, game, marker, keys, ids, names, places)
+                    return await self._try_record(pipe, game, pairs, ids, places)
                 except redis_errors.WatchError:
                     continue  # another update touched one of these players: read again
 
-    async def _try_record(self, pipe: Any, game: FinishedGame, marker: str, keys: list[str], ids: list[str],
-                          names: dict[str, str], places: dict[str, int]) -> list[model.Rating] | None:  # fmt: skip
-        await pipe.watch(marker, *keys)
+    async def _try_record(self, pipe: Any, game: FinishedGame, pairs: list[str], ids: list[str],
+                          places: dict[str, int]) -> list[model.Rating] | None:  # fmt: skip
+        marker = marker_key(game.game_type, game.game_id)
+        keys = [player_key(game.game_type, i) for i in ids]
+        await pipe.watch(marker, *keys, *pairs)
         if await pipe.exists(marker):
             await pipe.reset()
             return None
+        cap = self._pair_cap()
+        counted = [int(await pipe.get(pair) or 0) for pair in pairs]
+        if cap > 0 and any(count >= cap for count in counted):
+            pipe.multi()
+            pipe.set(marker, b"capped")
+            await pipe.execute()
+            return None
+        names = _names(game)
         before = [_rating_of(i, names[i], await pipe.hgetall(key)) for i, key in zip(ids, keys, strict=True)]
         after = model.rate(before, [places[i] for i in ids])
         pipe.multi()
         _queue_update(pipe, game, before, after, places)
+        for pair in pairs:
+            pipe.incr(pair)
+            pipe.expire(pair, PAIR_TTL_SECONDS)
         # The event commits with the ratings (same MULTI, same slot); its id is the fact's.
         event_id = f"evt_rating_{game.game_id}"
         await outbox.emit(pipe, RATING_UPDATED, updated_event(game, after), marker, event_id=event_id)

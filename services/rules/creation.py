@@ -16,6 +16,7 @@ from services.common.store import hash_token, new_token
 from services.games.lifecycle import attention_due, clocked_seats
 from services.games.records import NewGame
 from services.lobby import seats as lobby_seats
+from services.lobby.claims import Claimant
 from services.lobby.creation import lifecycle_from, rating_fields, seat_credentials, waiting_snapshot
 from services.lobby.mine import PlayerGames, PlayerLimits
 from services.rules import seeds
@@ -42,13 +43,21 @@ async def create_game(
 
     Bots never move here: a conductor plays them, so the answer is at version 0.
     """
-    engine, game_type = play.engine, play.game_type
     claimant = access.claimant()
     if not claimant.operator and not claimant.player_id:
         access.require_operator("creating a game without a player token")
-    if claimant.player_id:
-        # Read per creation (rare), so an operator's change applies without a restart.
-        await PlayerGames(play.store.redis).check_quota(claimant.player_id, PlayerLimits().player_open_games)
+    if not claimant.player_id:
+        return await _create(play, access, request, claimant)
+    # The quota is read per creation (rare), so an operator's change applies without a restart; the
+    # creation holds a reservation until its game is filed, so concurrent ones count each other.
+    async with PlayerGames(play.store.redis).reserved(claimant.player_id, PlayerLimits().player_open_games):
+        return await _create(play, access, request, claimant)
+
+
+async def _create(
+    play: GamePlay, access: Access, request: rules_pb2.CreateGameRequest, claimant: Claimant
+) -> rules_pb2.CreateGameResponse:
+    engine, game_type = play.engine, play.game_type
     visibility = lobby_seats.visibility_of(request.visibility)
     players = lobby_seats.players_from(request.players, sorted(bots_for(engine)), visibility, claimant)
     game_id = new_game_id(game_type)

@@ -29,7 +29,7 @@ from services.games.store import GameStore
 from services.legalmoves.entries import after_commit
 from services.lobby.creation import waiting_snapshot
 from services.lobby.feed import becoming_due
-from services.rules import answers
+from services.rules import answers, idempotency
 from services.rules.finisher import Finisher, Outcome
 from services.rules.followups import FollowUps
 from services.rules.narrator import Narrator
@@ -116,16 +116,18 @@ class GamePlay:
         meta, snapshot, answers_by_seat = await self.store.load_with(request.game_id, keys)
         self.check_type(meta)
         seat = seat_of(meta)
+        expected = request.expected_version if request.HasField("expected_version") else None
+        print_ = idempotency.fingerprint(request.moves, expected) if key else b""
         earlier = answers_by_seat[seat] if seat < len(answers_by_seat) else None
         if earlier is not None:
-            return rules_pb2.SubmitMovesResponse.FromString(earlier)
+            return idempotency.first_answer(earlier, print_)
         moves = self._unpack_moves(request.moves)
-        expected = request.expected_version if request.HasField("expected_version") else None
         errors.require_pin(expected, key)
         attempts = 0
         while True:
             try:
-                return await self.play(meta, snapshot, seat, moves, expected, key, language, printed, store_legal)
+                return await self.play(meta, snapshot, seat, moves, expected, key, language, printed, store_legal,
+                                       fingerprint=print_)  # fmt: skip
             except VersionConflict as error:
                 # Keyed but unpinned: re-check on the new state.  Safe, because the commit script
                 # answers a key it has already seen with its first answer instead of applying again.
@@ -155,8 +157,10 @@ class GamePlay:
         language: str = sentences.DEFAULT_LANGUAGE,
         printed: answers.PrintedAnswer | None = None,
         store_legal: bool = True,
+        fingerprint: bytes = b"",
     ) -> rules_pb2.SubmitMovesResponse:
-        """Play ``moves`` for ``seat`` on the stored position and commit them (one atomic step)."""
+        """Play ``moves`` for ``seat`` on the stored position and commit them (one atomic step);
+        a keyed answer is kept behind the request's ``fingerprint`` (:mod:`services.rules.idempotency`)."""
         if meta.status != "active":
             raise errors.illegal("game_not_active", f"the game is {meta.status}")
         lifecycle = Lifecycle.from_dict(meta.lifecycle)
@@ -170,9 +174,8 @@ class GamePlay:
             commits.append(self._play_one(match, seat, move))
             if self.finisher.is_over(meta, match, lifecycle) and len(commits) < len(moves):
                 raise errors.illegal("game_over", "the game ended before the last moves of the batch")
-        response, _ = await self.commit(
-            meta, match, commits, seat, key, language=language, printed=printed, store_legal=store_legal
-        )
+        response, _ = await self.commit(meta, match, commits, seat, key, language=language, printed=printed,
+                                        store_legal=store_legal, fingerprint=fingerprint)  # fmt: skip
         return response
 
     def _play_one(self, match: Match, seat: int, move: Move) -> Commit:
@@ -201,6 +204,7 @@ class GamePlay:
         printed: answers.PrintedAnswer | None = None,
         bot_memory: bytes = b"",
         store_legal: bool = True,
+        fingerprint: bytes = b"",
     ) -> tuple[rules_pb2.SubmitMovesResponse, GameMeta | None]:
         """Seal and commit ``commits`` against ``meta.version``: snapshot, status, result, clock and
         the game's next attention (bot due now, or a clock deadline), all in one atomic step.
@@ -241,7 +245,7 @@ class GamePlay:
                     previous_head=meta.log_head, lifecycle=lifecycle.to_dict(), attention_ms=attention,
                     idempotency_key=idem_key,
                     # The answer is kept only for a keyed retry; without a key nothing reads it.
-                    answer=response.SerializeToString() if idem_key else b"",
+                    answer=idempotency.kept(fingerprint, response.SerializeToString()) if idem_key else b"",
                     outbox=self.finisher.events(meta, outcome, commits, lifecycle, now),
                     legal=legal,
                     visibility=meta.visibility, bot_memory=bot_memory)  # fmt: skip
@@ -250,7 +254,7 @@ class GamePlay:
             assert isinstance(value, bytes)
             if printed is not None:  # what was printed is of this attempt, not of the answer kept
                 printed.state = printed.events = b""
-            return rules_pb2.SubmitMovesResponse.FromString(value), None
+            return idempotency.first_answer(value, fingerprint), None
         return response, await self._committed(meta, match, step, outcome, lifecycle, now)
 
     async def _committed(

@@ -27,7 +27,7 @@ from services.games.records import GameMeta
 from services.games.store import GameStore
 from services.lobby import listing
 from services.lobby import seats as lobby_seats
-from services.lobby.claims import Claimant, already_seated, check_claim, identity_required
+from services.lobby.claims import Claimant, already_seated, check_claim, check_rated_seat
 from services.lobby.mine import PlayerGames
 from services.lobby.store import LobbyConflict, LobbyStore, NotWaiting, Start
 from services.rating.identity import check_external_id
@@ -123,8 +123,8 @@ class LobbyRpcs:
         token = new_token()
 
         async def join(meta: GameMeta) -> rules_pb2.JoinGameResponse:
-            if meta.rated and not external_id:
-                raise identity_required("a seat of a rated game")
+            if meta.rated:
+                check_rated_seat(external_id)
             if meta.rated and any(p.get("external_id") == external_id for p in meta.players):
                 raise already_seated()
             seat = lobby_seats.choose_seat(meta.players, request.invite, wanted)

@@ -81,7 +81,12 @@ class RulesServicer(LobbyRpcs, ResignRpcs, rules_pb2_grpc.RulesServiceServicer):
     async def GetGame(self, request: rules_pb2.GetGameRequest, context: aio.ServicerContext) -> rules_pb2.Game:
         """The game as the caller may see it."""
         meta, snapshot = await self.play.load(request.game_id)
-        return self.narrator.game_message(meta, self.play.match_of(meta, snapshot), self.access.viewer(meta))
+        viewer = self.access.reader(meta)
+        game = self.narrator.game_message(meta, self.play.match_of(meta, snapshot), viewer)
+        if not self.access.shows_player_ids(meta, viewer):
+            for seat in game.seats:
+                seat.external_id = ""
+        return game
 
     async def ListLegalMoves(
         self, request: rules_pb2.ListLegalMovesRequest, context: aio.ServicerContext
@@ -156,10 +161,14 @@ class RulesServicer(LobbyRpcs, ResignRpcs, rules_pb2_grpc.RulesServiceServicer):
     async def GetReplay(self, request: rules_pb2.GetReplayRequest, context: aio.ServicerContext) -> rules_pb2.Replay:
         """Seed, options, players and every move; unfinished games need an operator key."""
         meta = await self.play.meta(request.game_id)
+        viewer = self.access.reader(meta)  # a private game's replay: its seats, host and operators only
         over = is_ended(meta.status)
         if not over:
             self.access.require_operator("the replay of an unfinished game")
         replay = _replay_header(meta, over)
+        if not self.access.shows_player_ids(meta, viewer):
+            for player in replay.players:
+                player.external_id = ""
         seeding.reveal_seed(replay, meta.seed, over)  # the seed only once over (it reveals every draw)
         replay.options.CopyFrom(self.narrator.pack("Options", meta.options))
         for entry in await archive.replay_entries(self.store, meta):

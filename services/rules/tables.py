@@ -57,6 +57,7 @@ class TableServicer(tables_pb2_grpc.TableServiceServicer):
         """The game right after ``request.version``, for the caller's seat or as a spectator."""
         rules = self.rules
         meta, snapshot = await rules.play.load(request.game_id)
+        viewer = rules.access.reader(meta)  # a private game: its seats, host and operators only
         if not is_ended(meta.status):
             rules.access.require_operator("a past position of an unfinished game")
         if snapshot == waiting_snapshot():
@@ -66,7 +67,6 @@ class TableServicer(tables_pb2_grpc.TableServiceServicer):
             raise errors.ServiceError(
                 errors.grpc.StatusCode.NOT_FOUND, "version_not_found", f"the game has versions 0 to {meta.version}"
             )
-        viewer = rules.access.viewer(meta)
         entries = await rules.store.entries(request.game_id, -1)
         match = self._position(meta, entries, request.version)
         answer = tables_pb2.GameAtVersion(

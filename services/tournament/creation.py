@@ -18,6 +18,7 @@ from services.common.registry import UnknownGameType, engine_for
 from services.fairness.seeding import SOURCE_OPERATOR, SOURCE_SERVER, operator_seed
 from services.games.lifecycle import ON_TIMEOUT
 from services.lobby.seats import player_name
+from services.rating.eligibility import check_may_be_rated
 from services.rating.identity import check_external_id
 from services.tournament import pairing, seeds
 from services.tournament.model import FORMATS, Entrant, Tournament
@@ -43,6 +44,7 @@ def _entrants(request: tournament_pb2.CreateTournamentRequest, bots: set[str]) -
         if not spec.external_id:
             raise errors.invalid("bad_external_id", "every entrant needs an external_id")
         external_id = check_external_id(spec.external_id, spec.bot)
+        check_may_be_rated(external_id)  # every table of a tournament is rated
         if external_id in seen:
             raise errors.invalid("duplicate_entrant", f"entrant {external_id!r} is listed twice")
         if spec.bot and spec.bot not in bots:

@@ -22,6 +22,8 @@ from services.common.interceptors import BEARER, PLAYER
 from services.common.operators import OperatorKeys
 from services.common.registry import ENGINES
 from services.filing.keys import game_keys
+from services.identity.settings import IdentitySettings
+from services.rating.eligibility import is_provisional, issuer_of
 from services.rating.identity import valid_external_id
 from services.rating.ledger import DEFAULT_PAGE_SIZE, rating_dict
 from services.rating.model import Rating
@@ -153,8 +155,11 @@ class TournamentServicer(tournament_pb2_grpc.TournamentServiceServicer):
         return messages.tournament_message(await self.director.withdraw(tournament.tournament_id, entrant.external_id))
 
 
-def _rating_message(rating: Rating, game_type: str = "") -> rating_pb2.Rating:
-    return rating_pb2.Rating(**rating_dict(rating), game_type=game_type)
+def _rating_message(rating: Rating, aliases: frozenset[str], game_type: str = "") -> rating_pb2.Rating:
+    """A rating as the API shows it, with its issuer and whether it is provisional (settings read now)."""
+    issuer = issuer_of(rating.external_id, aliases)
+    return rating_pb2.Rating(**rating_dict(rating), game_type=game_type, issuer=issuer,
+                             provisional=is_provisional(rating))  # fmt: skip
 
 
 class RatingServicer(rating_pb2_grpc.RatingServiceServicer):
@@ -167,6 +172,8 @@ class RatingServicer(rating_pb2_grpc.RatingServiceServicer):
         self.redis = director.redis
         self.auth = _Auth(api_keys)
         self.public = public
+        # The trusted platform issuers' aliases, which the issuer of a rated id is named after.
+        self.aliases = frozenset(issuer.alias for issuer in IdentitySettings().issuers())
 
     def _may_read(self, page_of: str = "") -> None:
         """Refuse a read the setting keeps for operators and players (a page: its own player's)."""
@@ -199,7 +206,8 @@ class RatingServicer(rating_pb2_grpc.RatingServiceServicer):
         ratings, token = await self.ledger.leaderboard(
             request.game_type, request.page_size or DEFAULT_PAGE_SIZE, request.page_token
         )
-        return rating_pb2.ListRatingsResponse(ratings=[_rating_message(r) for r in ratings], next_page_token=token)
+        shown = [_rating_message(r, self.aliases) for r in ratings]
+        return rating_pb2.ListRatingsResponse(ratings=shown, next_page_token=token)
 
     async def GetPlayer(self, request: rating_pb2.GetPlayerRequest, context: aio.ServicerContext) -> rating_pb2.Player:
         """A player's ratings and recent rated games (404 before their first rated game)."""
@@ -212,7 +220,7 @@ class RatingServicer(rating_pb2_grpc.RatingServiceServicer):
             rating = await self.ledger.rating(game_type, request.external_id)
             if rating is None:
                 continue
-            ratings.append(_rating_message(rating, game_type))
+            ratings.append(_rating_message(rating, self.aliases, game_type))
             recent += await self.ledger.recent(game_type, request.external_id, RECENT_PER_PLAYER)
         if not ratings:
             raise errors.ServiceError(
@@ -222,6 +230,7 @@ class RatingServicer(rating_pb2_grpc.RatingServiceServicer):
         recent.sort(key=lambda game: game.get("finished_ms", 0), reverse=True)
         return rating_pb2.Player(
             external_id=request.external_id,
+            issuer=issuer_of(request.external_id, self.aliases),
             ratings=ratings,
             recent_games=[messages.recent_game(g) for g in recent[:RECENT_PER_PLAYER]],
         )

@@ -3,7 +3,10 @@
 A webhook makes the server send requests wherever an operator points it, so a URL that
 resolves to a private (RFC 1918, unique-local), loopback, link-local (cloud metadata lives
 there), multicast, reserved or unspecified address is refused, and so is an IPv6 address that
-wraps such an IPv4 address (IPv4-mapped or -compatible, 6to4, Teredo, NAT64), unless the deployment allows
+wraps such an IPv4 address (IPv4-mapped or -compatible, 6to4, Teredo, NAT64), and an IPv6 address
+outside global unicast (``2000::/3``: the deprecated site-local ``fec0::/10``, SRv6 ``5f00::/16`` and
+every other range IANA keeps back) or in a documentation range (``2001:db8::/32``, ``3fff::/20``),
+which Python's ``is_global`` does not all catch, unless the deployment allows
 private targets (``CHAIWALA_WEBHOOK_ALLOW_PRIVATE``) or loopback ones
 (``CHAIWALA_WEBHOOK_ALLOW_LOOPBACK``, which ``make run`` sets for local receivers).
 
@@ -64,7 +67,23 @@ class TargetPolicy:
             return "reserved"
         if address.is_private or not address.is_global:
             return "" if self.allow_private else "private"
+        if isinstance(address, ipaddress.IPv6Address) and not _global_unicast(address):
+            return "reserved"
         return ""
+
+
+# The only IPv6 space IANA hands out for global unicast, and the documentation prefix inside it
+# that Python (3.11) still calls global (RFC 9637).
+_GLOBAL_UNICAST = ipaddress.IPv6Network("2000::/3")
+_DOCUMENTATION = (ipaddress.IPv6Network("2001:db8::/32"), ipaddress.IPv6Network("3fff::/20"))
+
+
+def _global_unicast(address: ipaddress.IPv6Address) -> bool:
+    """Whether ``address`` is global unicast space a public receiver can have (not site-local,
+    not reserved, not documentation)."""
+    if address.is_site_local or address not in _GLOBAL_UNICAST:
+        return False
+    return not any(address in network for network in _DOCUMENTATION)
 
 
 # NAT64 prefixes: the well-known one (RFC 6052) and the local-use one (RFC 8215); the IPv4

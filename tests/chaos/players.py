@@ -25,6 +25,7 @@ from typing import Any
 import httpx
 
 from tests.support.client import auth
+from tests.support.seeds import seed_hex
 
 # What a client may see while components die: answers, conflicts, "come back later", broken
 # connections.  Anything else (a 500, a 502, a 422 for a legal move, a 404 for a known game) is a bug.
@@ -160,7 +161,7 @@ class Player(threading.Thread):
             time.sleep(RETRY_PAUSE)
 
     def _new_table(self) -> Table:
-        body = {"game_type": self.game_type, "players": self.players, "seed": self.rng.randrange(2**31)}
+        body = {"game_type": self.game_type, "players": self.players, "seed_hex": seed_hex(self.rng.randrange(2**31))}
         response = self._request("POST", "/v1/games", json=body, headers=auth(self.api_key))
         if response.status_code != 201:
             raise AssertionError(f"create: {response.status_code} {response.text}")

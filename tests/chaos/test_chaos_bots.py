@@ -21,6 +21,7 @@ from chaiwala.v1 import rules_pb2, rules_pb2_grpc
 from services.games.records import LogEntry
 from services.games.store import GameStore
 from tests.support.fleet import Fleet
+from tests.support.seeds import seed_hex
 
 GAME = "darjeeling"
 BOT_SEAT = 1
@@ -80,7 +81,9 @@ def test_the_conductor_plays_the_bots_after_the_rules_service_that_took_the_move
             stub = rules_pb2_grpc.RulesServiceStub(channel)
             players = [rules_pb2.PlayerSpec(name="Asha"), rules_pb2.PlayerSpec(name="Bot", bot="random")]
             created = stub.CreateGame(
-                rules_pb2.CreateGameRequest(players=players, seed=21), metadata=_auth(fleet.api_key), timeout=60
+                rules_pb2.CreateGameRequest(players=players, seed_hex=seed_hex(21)),
+                metadata=_auth(fleet.api_key),
+                timeout=60,
             )
             _wait(stub, created.game_id, human=True)  # the bot may open: let the conductor play it
             conductor.kill()

@@ -23,6 +23,7 @@ from services.common.registry import engine_for
 from services.common.rng import Seed
 from services.common.runner import Match, Snapshot
 from services.filing.keys import game_keys
+from tests.support.seeds import seed_hex
 from tests.support.stack import ConductorProcess, RunningService, Services
 
 GAME = "darjeeling"
@@ -62,7 +63,8 @@ def _create_bot_games(rig: Rig, count: int, players: int, bot: str) -> list[str]
         created = [
             stub.CreateGame(
                 rules_pb2.CreateGameRequest(
-                    players=[rules_pb2.PlayerSpec(name=f"b{i}", bot=bot) for i in range(players)], seed=seed
+                    players=[rules_pb2.PlayerSpec(name=f"b{i}", bot=bot) for i in range(players)],
+                    seed_hex=seed_hex(seed),
                 )
             )
             for seed in range(count)

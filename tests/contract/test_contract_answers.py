@@ -18,6 +18,7 @@ import jsonschema_rs
 import pytest
 
 from tests.support.client import auth, create_game, sse_events, turn, wait_over, within_rate_limit
+from tests.support.seeds import seed_hex
 from tests.support.stack import WEBHOOK_OPERATOR_KEY
 
 GAME = "darjeeling"
@@ -92,7 +93,7 @@ def _play_a_few_moves(client: httpx.Client, contract: Contract, game_id: str, to
 def test_a_played_game_answers_exactly_as_documented(client: httpx.Client, contract: Contract) -> None:
     contract.check(client.get("/v1/game-types"), "get", "/v1/game-types")
     created = client.post("/v1/games", json={"game_type": GAME, "players": [{"name": "Asha"}, {"name": "Bilal"}],
-                                              "seed": 11})  # fmt: skip
+                                              "seed_hex": seed_hex(11)})  # fmt: skip
     body = contract.check(created, "post", "/v1/games")
     game_id, tokens = body["game_id"], {s["seat"]: s["token"] for s in body["seats"]}
     _play_a_few_moves(client, contract, game_id, tokens)

@@ -21,7 +21,8 @@ import httpx
 import pytest
 
 from gateway.openapi_paths import TAGS
-from tests.support.client import assert_problem, create_game
+from tests.support.client import assert_problem
+from tests.support.seeds import seed_hex
 
 GAME = "darjeeling"
 GAMES = ("alubari", "darjeeling", "tea_rum", "india_rails")
@@ -82,7 +83,9 @@ def test_integers_carry_the_bounds_of_their_proto_types(spec: dict[str, Any], cl
     assert not [node for node in _walk(schemas) if node.get("maximum") == 2**32 - 1 and "examples" not in node]
     assert not [node for node in _walk(schemas) if node.get("format") == "int32" and node.get("minimum") == 0]
     players = [{"name": "Asha"}, {"name": "Bilal"}]
-    assert create_game(client, GAME, players, seed=4_000_000_000)["game_id"]
+    # In bounds, the integer seed passes the schema and is refused as guessable (seed_hex replaces it).
+    in_bounds = client.post("/v1/games", json={"game_type": GAME, "players": players, "seed": 4_000_000_000})
+    assert_problem(in_bounds, 400, "weak_seed")
     too_big = client.post("/v1/games", json={"game_type": GAME, "players": players, "seed": 4294967296})
     assert_problem(too_big, 400)
 
@@ -175,7 +178,8 @@ def test_generated_python_client_plays_against_the_real_gateway(python_client: A
     anonymous = Client(base_url=str(client.base_url))
     players = [ChaiwalaV1PlayerSpec(name="Asha"), ChaiwalaV1PlayerSpec(name="Bilal")]
     created = create.sync(client=anonymous, body=ChaiwalaV1CreateGameBody(
-        game_type=ChaiwalaV1CreateGameBodyGameType(GAME), players=players, seed=5  # the game types served: an enum
+        # The game types served are an enum.
+        game_type=ChaiwalaV1CreateGameBodyGameType(GAME), players=players, seed_hex=seed_hex(5)
     ))
     to_act = client.get(f"/v1/games/{created.game_id}").json()["to_act"][0]
     seat = AuthenticatedClient(base_url=str(client.base_url), token=created.seats[to_act].token)

@@ -22,6 +22,8 @@ from typing import Any
 import httpx
 import pytest
 
+from tests.support.seeds import seed_hex
+
 PACKAGE = "chaiwala_generated"  # not the openapi test's name: both may be imported in one worker
 GAMES = ("alubari", "darjeeling", "tea_rum", "india_rails")
 MOVES = 20  # the seat's own moves before it resigns, if the game has not ended by then
@@ -72,7 +74,7 @@ def test_a_generated_python_client_plays_a_game_to_its_result(
     bot = models.ChaiwalaV1PlayerSpecBot("random")  # bot names are an enum
     players = [models.ChaiwalaV1PlayerSpec(name="Asha"), models.ChaiwalaV1PlayerSpec(name="Bot", bot=bot)]
     body = models.ChaiwalaV1CreateGameBody(
-        game_type=models.ChaiwalaV1CreateGameBodyGameType(game_type), players=players, seed=3
+        game_type=models.ChaiwalaV1CreateGameBodyGameType(game_type), players=players, seed_hex=seed_hex(3)
     )
     created = importlib.import_module(f"{PACKAGE}.api.games.create_game").sync(client=anonymous, body=body)
     assert isinstance(created, models.ChaiwalaV1CreateGameResponse), created

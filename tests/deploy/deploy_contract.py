@@ -40,6 +40,8 @@ ENV_RULES: frozenset[str] = frozenset(
         "CHAIWALA_IDLE_ABORT_SECONDS",
         # The metrics endpoint's optional bearer token (services.common.metrics_http).
         "CHAIWALA_METRICS_TOKEN",
+        # Gateways whose relayed guest sessions are counted already (services.identity.quota).
+        "CHAIWALA_TRUSTED_GATEWAYS",
     }
 )
 ENV_GATEWAY: frozenset[str] = frozenset(
@@ -55,6 +57,8 @@ ENV_GATEWAY: frozenset[str] = frozenset(
         "CHAIWALA_SERVICE_WEBHOOK",
         "CHAIWALA_SERVICE_MATCHMAKING",
         "CHAIWALA_METRICS_TOKEN",
+        # The proxies whose X-Forwarded-For names the client (gateway.settings).
+        "CHAIWALA_TRUSTED_PROXIES",
     }
 )
 # The conductor reads the rules services' settings (it commits like them) but checks no API keys.
@@ -87,7 +91,7 @@ ENV_DIRECTOR: frozenset[str] = ENV_RULES | {f"CHAIWALA_SERVICE_{game.upper()}" f
 ENV_MATCHMAKER: frozenset[str] = ENV_DIRECTOR | {
     f"CHAIWALA_MATCHMAKING_{name}"
     for name in (
-        "TICKET_TTL_S", "MAX_TICKETS", "RATED_GUESTS", "BAND_BASE", "BAND_PER_SECOND", "BAND_MAX",
+        "TICKET_TTL_S", "MAX_TICKETS", "BAND_BASE", "BAND_PER_SECOND", "BAND_MAX",
         "SMALLER_AFTER_S", "REMATCH_AFTER_S", "RECENT_WINDOW_S", "POLL_S", "LEASE_MS", "FORMING_LEASE_MS",
         "POOL_WINDOW", "ENDED_TTL_S",
     )

@@ -34,6 +34,7 @@ from services.common.processes import stop_process
 from tests.deploy.deploy_contract import ROOT, RULES_SERVICE_NAME
 from tests.support.client import auth, create_game, wait_over, within_rate_limit
 from tests.support.redis_cluster import ClusterInfo, start_cluster
+from tests.support.seeds import seed_hex
 
 GAME = "darjeeling"
 START_TIMEOUT = 60.0
@@ -292,7 +293,7 @@ def test_bot_games_finish_on_the_cluster(cluster_stack: ClusterStack) -> None:
             body = {
                 "game_type": GAME,
                 "players": [{"name": f"bot{i}", "bot": "random"} for i in range(players)],
-                "seed": 900 + players,
+                "seed_hex": seed_hex(900 + players),
             }
             response = client.post("/v1/games", json=body)
             assert response.status_code == 201, response.text

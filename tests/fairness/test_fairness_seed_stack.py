@@ -137,6 +137,42 @@ def test_a_bad_operator_seed_is_refused_and_creates_nothing(
         assert len(list(raw.scan_iter("game:*:meta", count=1000))) == before
 
 
+@pytest.mark.parametrize(
+    "extra",
+    [
+        {"seed": 4242},
+        {"seed": 0},
+        {"seed": 2**32 - 1},
+        {"seed_hex": "ab"},
+        {"seed_hex": "f" * 31},
+        {"seed_hex": "0" * 16},
+    ],
+)
+def test_a_guessable_operator_seed_is_refused_and_creates_nothing(
+    client: httpx.Client, redis_url: str, extra: dict[str, Any]
+) -> None:
+    with redis.Redis.from_url(redis_url) as raw:
+        before = len(list(raw.scan_iter("game:*:meta", count=1000)))
+        refused = client.post("/v1/games", json={"game_type": GAME, "players": BOTS, **extra})
+        assert_problem(refused, 400, "weak_seed")
+        assert "seed_hex" in refused.json()["detail"] and "32" in refused.json()["detail"]
+        assert len(list(raw.scan_iter("game:*:meta", count=1000))) == before
+
+
+def test_a_seed_of_32_hex_digits_is_honoured_and_reproducible(client: httpx.Client, tmp_path: Path) -> None:
+    chosen = "9f3c" * 8  # 32 digits, 128 bits: the shortest seed taken
+    games = [client.post("/v1/games", json={"game_type": GAME, "players": BOTS, "seed_hex": chosen}) for _ in range(2)]
+    assert all(created.status_code == 201 for created in games), games[0].text
+    replays = []
+    for created in games:
+        assert _finished(client, created.json()["game_id"])["status"] == "finished"
+        replays.append(_replay(client, created.json()["game_id"]))
+    assert all(int(r["seed_hex"], 16) == int(chosen, 16) and r["seed_source"] == "operator" for r in replays)
+    first, second = ([(m["seat"], m["move"], m["state_digest"]) for m in r["moves"]] for r in replays)
+    assert first == second
+    _verify_cli(tmp_path, replays[0])
+
+
 def test_a_game_stored_before_the_keyed_generator_keeps_pcg32_and_verifies(
     client: httpx.Client, redis_url: str, tmp_path: Path
 ) -> None:

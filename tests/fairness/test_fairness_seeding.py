@@ -52,16 +52,25 @@ def test_the_seed_is_the_whole_hmac_and_old_games_keep_its_first_64_bits(secret:
     ("has_seed", "seed", "seed_hex", "expected"),
     [
         (False, 0, "", None),
-        (True, 0, "", 0),
-        (True, 4_000_000_000, "", 4_000_000_000),
         (False, 0, "F" * 64, 2**256 - 1),
-        (False, 0, "0a", 10),
+        (False, 0, "0" * 30 + "0a", 10),
+        (False, 0, "c0ffee" * 5 + "00", int("c0ffee" * 5 + "00", 16)),
     ],
 )
-def test_an_operator_seed_is_the_integer_or_up_to_256_bits_of_hex(
+def test_an_operator_seed_is_32_to_64_hex_digits(
     has_seed: bool, seed: int, seed_hex: str, expected: int | None
 ) -> None:
     assert seeding.operator_seed(has_seed, seed, seed_hex) == expected
+
+
+@pytest.mark.parametrize(
+    ("has_seed", "seed", "seed_hex"),
+    [(True, 0, ""), (True, 4_000_000_000, ""), (False, 0, "0a"), (False, 0, "f" * 31)],
+)
+def test_a_guessable_operator_seed_is_weak_seed(has_seed: bool, seed: int, seed_hex: str) -> None:
+    with pytest.raises(ServiceError) as refused:
+        seeding.operator_seed(has_seed, seed, seed_hex)
+    assert refused.value.code == "weak_seed" and "seed_hex" in refused.value.message
 
 
 @pytest.mark.parametrize(

@@ -40,7 +40,8 @@ async function call(method, path, token, body) {
 
 async function run() {
   const created = await call("POST", "/v1/games", null,
-    {game_type: "darjeeling", players: [{name: "Asha"}, {name: "Bilal"}], seed: 21});
+    {game_type: "darjeeling", players: [{name: "Asha"}, {name: "Bilal"}],
+     seed_hex: "00000000000000000000000000000015"});
   const id = created.game_id;
   const tokens = created.seats.map((seat) => seat.token);
   const issued = await call("POST", `/v1/games/${id}/stream-tickets`, tokens[0]);

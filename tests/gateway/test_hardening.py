@@ -169,6 +169,24 @@ def test_retries_of_one_submission_are_applied_exactly_once(client: httpx.Client
         assert set(statuses) <= expected and statuses.count(200) >= 1, statuses
 
 
+def test_an_idempotency_key_reused_with_another_body_is_422_and_changes_nothing(client: httpx.Client) -> None:
+    game_id, tokens = _two_humans(client, seed=150)
+    seat, legal = turn(client, game_id, tokens)
+    headers = {**auth(tokens[seat]), "Idempotency-Key": "intent-reused"}
+    body = {"move": legal["moves"][0], "expected_version": legal["version"]}
+    first = client.post(f"/v1/games/{game_id}/moves", json=body, headers=headers)
+    assert first.status_code == 200, first.text
+    again = client.post(f"/v1/games/{game_id}/moves", json=body, headers=headers)
+    assert again.status_code == 200 and again.json() == first.json()  # the same request: its first answer
+    others = [{**body, "expected_version": legal["version"] + 1}, {"move": legal["moves"][0]}]
+    if len(legal["moves"]) > 1:
+        others.append({**body, "move": legal["moves"][1]})
+    for other in others:
+        refused = client.post(f"/v1/games/{game_id}/moves", json=other, headers=headers)
+        assert_problem(refused, 422, "idempotency_key_reused")
+    assert client.get(f"/v1/games/{game_id}").json()["version"] == legal["version"] + 1
+
+
 def test_logging_to_a_stalled_reader_never_blocks_the_caller(suite_log: Any) -> None:
     """Nobody reads the pipe: the writer thread stalls, callers drop lines instead of waiting."""
     from services.common import logs

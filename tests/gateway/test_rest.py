@@ -204,7 +204,7 @@ def test_hidden_tiles_never_reach_other_seats_or_spectators(client: httpx.Client
         (b'{"move": {"end_turn": {}}, "expected_version": "x"}', {"Content-Type": "application/json"}, 400, None),
         (b'{"move": {"end_turn": {}}}', {"Content-Type": "text/plain"}, 415, "unsupported_media_type"),
         (b'{"moves": []}', {"Content-Type": "application/json"}, 400, "invalid_request"),
-        (b"{" + b'"a": "' + b"x" * 300_000 + b'"}', {"Content-Type": "application/json"}, 413, "body_too_large"),
+        (b"{" + b'"a": "' + b"x" * 1_100_000 + b'"}', {"Content-Type": "application/json"}, 413, "body_too_large"),
     ],
 )
 def test_bad_input_gets_problem_json_and_changes_nothing(

@@ -48,6 +48,7 @@ from gateway.app import create_app
 from gateway.openapi import documented_paths
 from gateway.route_table import flat_routes
 from tests.support.client import assert_problem, auth, create_game
+from tests.support.seeds import seed_hex
 from tests.support.stack import WEBHOOK_OPERATOR_KEY
 
 GAME = "darjeeling"
@@ -469,7 +470,7 @@ def create_bodies(draw: st.DrawFn) -> Any:
     )
     body: dict[str, Any] = {"game_type": GAME, "players": [{"name": "Asha"}, *others]}
     if draw(st.booleans(), label="seed?"):
-        body["seed"] = draw(st.integers(min_value=0, max_value=2**32 - 1), label="seed")
+        body["seed_hex"] = seed_hex(draw(st.integers(min_value=0, max_value=2**128 - 1), label="seed"))
     if draw(st.booleans(), label="options?"):
         body["options"] = {"region": draw(st.sampled_from(["india", "china", "sri_lanka", ""]), label="region")}
     how = draw(st.sampled_from(CORRUPTIONS), label="corruption")
@@ -504,7 +505,8 @@ def create_bodies(draw: st.DrawFn) -> Any:
             )
         }
     elif how == "unknown_field":
-        body[draw(JSON_KEYS.filter(lambda k: k not in ("game_type", "players", "seed", "options")))] = draw(junk)
+        taken = ("game_type", "players", "seed", "seed_hex", "options")
+        body[draw(JSON_KEYS.filter(lambda k: k not in taken))] = draw(junk)
     elif how == "drop_field":
         del body[draw(st.sampled_from(sorted(body)))]
     elif how == "camel_case":

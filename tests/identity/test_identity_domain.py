@@ -18,6 +18,7 @@ from redis.asyncio import Redis
 from services.common.errors import ServiceError
 from services.common.store import new_token
 from services.identity.guest import GuestKeys, keys_hash
+from services.identity.player import guest_mark
 from services.identity.settings import IdentityConfigError, IdentitySettings
 from services.identity.verifier import Verifier
 from tests.support import secrets
@@ -162,7 +163,7 @@ def test_guest_tokens_verify_with_the_published_key_and_name_a_guest_player(redi
         return player.player_id, player.name, claims["sub"]
 
     player_id, name, sub = asyncio.run(_with_verifier(redis_url, IdentitySettings(), body))
-    assert player_id == f"guest:{sub}" and name == "Mira"
+    assert player_id == f"guest:{sub}" and name == f"Mira (guest {guest_mark(sub)})"  # the guest mark
 
 
 def test_an_issuer_may_publish_its_keys_in_a_file(redis_url: str, issuer: Issuer, tmp_path: Path) -> None:

@@ -21,7 +21,7 @@ from chaiwala.v1 import rules_pb2, rules_pb2_grpc
 from services.common.errors import error_detail_from_metadata
 from services.identity.settings import IdentitySettings
 from tests.support import secrets
-from tests.support.client import assert_problem, auth
+from tests.support.client import assert_problem, auth, rated_guests, shown_as_guest
 from tests.support.issuer import Issuer, SigningKey
 from tests.support.stack import Gateway, RunningService, Services
 
@@ -42,7 +42,8 @@ class Stack:
 
     def __init__(self, redis_url: str, issuer: Issuer) -> None:
         secrets.remember(OPERATOR)
-        identity = IdentitySettings(trusted_issuers=json.dumps([issuer.config()]))
+        # Guests made over gRPC here are counted by the identity service (no gateway relayed them).
+        identity = IdentitySettings(trusted_issuers=json.dumps([issuer.config()]), session_limit="100000/minute")
         self.issuer = issuer
         self.services = Services(redis_url, api_keys=frozenset({OPERATOR}), identity=identity)
         self.service: RunningService = self.services.start(GAME)
@@ -138,18 +139,22 @@ def move_once(stack: Stack, game_id: str, token: str) -> None:
     stack.rules.SubmitMoves(first_move(stack, game_id, token), metadata=bearer(token))
 
 
-def test_a_player_creates_joins_and_plays_over_grpc_with_their_token(stack: Stack) -> None:
+def test_a_player_creates_joins_and_plays_over_grpc_with_their_token(
+    stack: Stack, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    rated_guests(monkeypatch)
     asha, asha_token = stack.guest("Asha")
     bilal, bilal_token = stack.guest("Bilal")
     created = create(stack, asha_token, [{"me": True}, {"open": True}], rated=True)
     assert created.status == "waiting" and created.seats[0].token and created.host_token
-    assert (created.seats[0].external_id, created.seats[0].name) == (asha, "Asha")
+    assert (created.seats[0].external_id, created.seats[0].name) == (asha, shown_as_guest("Asha", asha))
     join = rules_pb2.JoinGameRequest(game_id=created.game_id, name="ignored")
     joined = stack.rules.JoinGame(join, metadata=bearer(bilal_token))
     secrets.remember(joined.token)
     assert joined.status == "active" and joined.seat == 1 and joined.token
     seen = game(stack, created.game_id)
-    assert [(s.name, s.external_id) for s in seen.seats] == [("Asha", asha), ("Bilal", bilal)]
+    assert [(s.name, s.external_id) for s in seen.seats] == [(shown_as_guest("Asha", asha), asha),
+                                                                (shown_as_guest("Bilal", bilal), bilal)]
     tokens = {0: asha_token, 1: bilal_token}
     for _ in range(4):
         seat = game(stack, created.game_id, "").to_act[0]
@@ -170,7 +175,8 @@ def _rest_create(stack: Stack, token: str, specs: list[dict[str, Any]], **extra:
     )
 
 
-def test_the_four_refusals_have_the_same_codes_on_grpc_and_rest(stack: Stack) -> None:
+def test_the_four_refusals_have_the_same_codes_on_grpc_and_rest(stack: Stack, monkeypatch: pytest.MonkeyPatch) -> None:
+    rated_guests(monkeypatch)
     victim, victim_token = stack.guest("Victim")
     _, attacker_token = stack.guest("Attacker")
     rated = create(stack, victim_token, [{"me": True}, {"open": True}], rated=True)
@@ -207,8 +213,8 @@ def test_the_four_refusals_have_the_same_codes_on_grpc_and_rest(stack: Stack) ->
 
 
 def test_my_games_page_over_grpc_as_over_rest(stack: Stack) -> None:
-    _, asha = stack.guest("Asha")
-    _, bilal = stack.guest("Bilal")
+    asha_id, asha = stack.guest("Asha")
+    bilal_id, bilal = stack.guest("Bilal")
     made = [create(stack, asha, [{"me": True}, {"open": True}]).game_id for _ in range(3)]
     stack.rules.JoinGame(rules_pb2.JoinGameRequest(game_id=made[0]), metadata=bearer(bilal))
     listed: list[str] = []
@@ -225,7 +231,8 @@ def test_my_games_page_over_grpc_as_over_rest(stack: Stack) -> None:
     rest = stack.http.get("/v1/me/games", headers=auth(asha)).json()["games"]
     assert [g["game_id"] for g in rest] == listed  # the same order on both
     (theirs,) = stack.identity.ListMyGames(identity_pb2.ListMyGamesRequest(), metadata=bearer(bilal)).games
-    assert theirs.game_id == made[0] and theirs.seat == 1 and list(theirs.names) == ["Asha", "Bilal"]
+    names = [shown_as_guest("Asha", asha_id), shown_as_guest("Bilal", bilal_id)]
+    assert theirs.game_id == made[0] and theirs.seat == 1 and list(theirs.names) == names
     bad_page = identity_pb2.ListMyGamesRequest(page_token="nonsense")
     bad_page_code = (grpc.StatusCode.INVALID_ARGUMENT, "bad_page_token")
     assert refusal(lambda: stack.identity.ListMyGames(bad_page, metadata=bearer(asha))) == bad_page_code

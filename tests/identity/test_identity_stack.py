@@ -29,7 +29,7 @@ from services.identity.guest import keys_hash
 from services.identity.settings import IdentitySettings
 from services.rating.ledger import FinishedGame, Ledger
 from tests.support import secrets
-from tests.support.client import assert_problem
+from tests.support.client import assert_problem, shown_as_guest
 from tests.support.issuer import AUDIENCE, ISSUER, Issuer, SigningKey
 from tests.support.stack import Gateway, Services, free_port
 
@@ -52,6 +52,7 @@ def _identity(issuer: Issuer, **overrides: Any) -> IdentitySettings:
         "jwks_refresh_min_seconds": 0.2,
         "guest_key_rotation_hours": ROTATION_SECONDS / 3600,
         "guest_token_ttl_seconds": 120,
+        "session_limit": "100000/minute",
         **overrides,
     }
     return IdentitySettings(**settings)
@@ -169,6 +170,14 @@ BAD_TOKENS: dict[str, Callable[[Issuer], str]] = {
     "tampered payload": _tampered,
     "signed by another key under a known kid": lambda i: i.token(SigningKey("e1", "ES256", SigningKey.ec("x").private)),
     "garbage in JWT shape": lambda i: "abc.def.ghi",
+    # Times must be numbers (PyJWT reads "exp": "1893456000" as a number), and a platform token
+    # may live at most CHAIWALA_PLAYER_TOKEN_MAX_LIFETIME_SECONDS (a day by default).
+    "exp as a string": lambda i: i.token(i.keys[0], exp=str(int(time.time()) + 600)),
+    "iat as a string": lambda i: i.token(i.keys[0], iat=str(int(time.time()))),
+    "nbf as a string": lambda i: i.token(i.keys[0], nbf=str(int(time.time()) - 5)),
+    "exp as true": lambda i: i.token(i.keys[0], exp=True),
+    "valid for a year": lambda i: i.token(i.keys[0], exp=int(time.time()) + 365 * 86400),
+    "issued a year before it expires": lambda i: i.token(i.keys[0], iat=int(time.time()) - 364 * 86400),
 }
 
 
@@ -196,14 +205,15 @@ def test_a_guest_session_is_minted_used_refreshed_and_verifiable_from_outside(st
     assert session["player_id"].startswith("guest:")
     me = _me(stack.http, session["token"])
     assert me.status_code == 200
-    assert me.json() == {"player_id": session["player_id"], "name": "Mira", "issuer_alias": "guest", "ratings": []}
+    mira = shown_as_guest("Mira", session["player_id"])  # a guest's name carries its guest mark
+    assert me.json() == {"player_id": session["player_id"], "name": mira, "issuer_alias": "guest", "ratings": []}
 
     refreshed = stack.http.post("/v1/sessions/refresh", headers=_bearer(session["token"]))
     assert refreshed.status_code == 200, refreshed.text
     renewed = refreshed.json()
     secrets.remember(renewed["token"])
     assert renewed["player_id"] == session["player_id"] and renewed["expires_at"] >= session["expires_at"]
-    assert _me(stack.http, renewed["token"]).json()["name"] == "Mira"
+    assert _me(stack.http, renewed["token"]).json()["name"] == mira  # marked once, not again
 
     document = stack.http.get("/.well-known/jwks.json")
     assert document.status_code == 200 and "max-age" in document.headers["cache-control"]
@@ -254,7 +264,8 @@ def test_identity_over_grpc_gives_the_same_answers_and_refusals(stack: IdentityS
         secrets.remember(session.token)
         assert session.player_id.startswith("guest:") and session.expires_at.seconds > time.time()
         me = stub.GetMe(identity_pb2.GetMeRequest(), metadata=[("authorization", f"Bearer {session.token}")])
-        assert (me.player_id, me.name, me.issuer_alias) == (session.player_id, "Grpc", "guest")
+        grpc_name = shown_as_guest("Grpc", session.player_id)
+        assert (me.player_id, me.name, me.issuer_alias) == (session.player_id, grpc_name, "guest")
         expired = issuer.token(issuer.keys[0], exp=int(time.time()) - 3600, iat=int(time.time()) - 7200)
         with pytest.raises(grpc.RpcError) as refused:
             stub.GetMe(identity_pb2.GetMeRequest(), metadata=[("authorization", f"Bearer {expired}")])
@@ -290,6 +301,32 @@ def test_guest_sessions_are_rate_limited_per_address(redis_url: str, issuer: Iss
         assert limited.http.get("/.well-known/jwks.json").status_code == 200
     finally:
         limited.close()
+
+
+def test_guest_sessions_over_grpc_have_the_same_quota(redis_url: str, issuer: Issuer) -> None:
+    # An amount no other test uses: the count is per address (all tests are 127.0.0.1) and amount.
+    limited = IdentityStack(redis_url, _identity(issuer, session_limit="4/minute"), session_limit="1000/minute")
+    wary = IdentityStack(redis_url, _identity(issuer, session_limit="4/minute", trusted_gateways=""),
+                         session_limit="1000/minute")  # fmt: skip
+    try:
+        with grpc.insecure_channel(limited.service.address) as channel:
+            stub = identity_pb2_grpc.IdentityServiceStub(channel)
+            for _ in range(4):
+                secrets.remember(stub.CreateSession(identity_pb2.CreateSessionRequest(), timeout=30).token)
+            with pytest.raises(grpc.RpcError) as refused:
+                stub.CreateSession(identity_pb2.CreateSessionRequest(), timeout=30)
+            assert refused.value.code() == grpc.StatusCode.RESOURCE_EXHAUSTED
+            assert error_detail_from_metadata(refused.value.trailing_metadata()).code == "rate_limited"
+            # Claiming to be a gateway helps only a peer trusted as one; this one is (loopback), so
+            # its relayed calls were counted by the gateway, not again here.
+            relayed = [("x-chaiwala-client-address", "203.0.113.9")]
+            answer = stub.CreateSession(identity_pb2.CreateSessionRequest(), metadata=relayed, timeout=30)
+            secrets.remember(answer.token)
+        _session(limited.http)  # REST: the gateway's own count (1000/minute), not the identity service's
+        assert_problem(wary.http.post("/v1/sessions"), 429, "rate_limited")  # no gateway trusted: counted here
+    finally:
+        limited.close()
+        wary.close()
 
 
 def test_me_carries_the_players_ratings(stack: IdentityStack, issuer: Issuer, redis_url: str) -> None:

@@ -7,6 +7,7 @@ from __future__ import annotations
 
 import json
 from collections.abc import Iterator
+from concurrent.futures import ThreadPoolExecutor
 from typing import Any
 
 import httpx
@@ -14,7 +15,7 @@ import pytest
 
 from services.identity.settings import IdentitySettings
 from tests.support import secrets
-from tests.support.client import assert_problem, auth, guest, sse_events
+from tests.support.client import assert_problem, auth, guest, rated_guests, shown_as_guest, sse_events
 from tests.support.stack import Gateway, Services
 
 GAME = "darjeeling"
@@ -47,7 +48,10 @@ def _game(http: httpx.Client, game_id: str) -> dict[str, Any]:
     return found
 
 
-def test_a_stranger_cannot_take_a_rated_seat_as_someone_else(http: httpx.Client) -> None:
+def test_a_stranger_cannot_take_a_rated_seat_as_someone_else(
+    http: httpx.Client, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    rated_guests(monkeypatch)
     victim, _ = guest(http, "Victim")
     attacker, attacker_token = guest(http, "Attacker")
     created = _create(http, OPERATOR, [{"name": "Victim", "external_id": victim}, {"open": True}], rated=True)
@@ -65,7 +69,8 @@ def test_a_stranger_cannot_take_a_rated_seat_as_someone_else(http: httpx.Client)
     assert attacker != victim
 
 
-def test_one_identity_holds_one_seat_of_a_rated_game(http: httpx.Client) -> None:
+def test_one_identity_holds_one_seat_of_a_rated_game(http: httpx.Client, monkeypatch: pytest.MonkeyPatch) -> None:
+    rated_guests(monkeypatch)
     player, token = guest(http, "Asha")
     created = _create(http, token, [{"me": True}, {"open": True}], rated=True)
     assert created.status_code == 201, created.text
@@ -89,7 +94,10 @@ def test_a_bot_never_carries_a_players_id_and_never_gets_a_token(http: httpx.Cli
     assert set(joined) == {"seat", "token", "status"} and joined["seat"] == 2
 
 
-def test_a_player_creates_joins_and_plays_with_their_own_token(http: httpx.Client) -> None:
+def test_a_player_creates_joins_and_plays_with_their_own_token(
+    http: httpx.Client, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    rated_guests(monkeypatch)
     asha, asha_token = guest(http, "Asha")
     bilal, bilal_token = guest(http, "Bilal")
     assert_problem(_create(http, "", [{"name": "A"}, {"name": "B"}]), 401)
@@ -101,7 +109,7 @@ def test_a_player_creates_joins_and_plays_with_their_own_token(http: httpx.Clien
     joined = http.post(f"/v1/games/{game_id}/join", json={"name": "ignored"}, headers=auth(bilal_token))
     assert joined.status_code == 200 and joined.json()["status"] == "active", joined.text
     game = _game(http, game_id)
-    assert [seat["name"] for seat in game["seats"]] == ["Asha", "Bilal"]
+    assert [seat["name"] for seat in game["seats"]] == [shown_as_guest("Asha", asha), shown_as_guest("Bilal", bilal)]
     tokens = {0: asha_token, 1: bilal_token}
     for _ in range(4):
         seat = http.get(f"/v1/games/{game_id}").json()["to_act"][0]
@@ -124,7 +132,7 @@ def _mine(http: httpx.Client, token: str, **params: Any) -> dict[str, Any]:
 
 
 def test_my_games_put_my_turn_first_then_active_waiting_and_ended(http: httpx.Client) -> None:
-    _, asha = guest(http, "Asha")
+    asha_id, asha = guest(http, "Asha")
     _, bilal = guest(http, "Bilal")
     games = []
     for _ in range(3):
@@ -141,7 +149,7 @@ def test_my_games_put_my_turn_first_then_active_waiting_and_ended(http: httpx.Cl
     for game in listed:
         seen = http.get(f"/v1/games/{game['game_id']}", headers=auth(asha)).json()
         assert game["your_turn"] == (seen["status"] == "active" and game["seat"] in seen["to_act"])
-        assert game["names"][game["seat"]] == "Asha"
+        assert game["names"][game["seat"]] == shown_as_guest("Asha", asha_id)
     first = _mine(http, asha, page_size=2)
     rest = _mine(http, asha, page_size=2, page_token=first["next_page_token"])
     assert [g["game_id"] for g in first["games"] + rest["games"]] == [g["game_id"] for g in listed]
@@ -158,6 +166,22 @@ def test_a_player_past_the_open_games_quota_is_refused(http: httpx.Client, monke
         assert _create(http, token, [{"me": True}, {"open": True}]).status_code == 201
     assert_problem(_create(http, token, [{"me": True}, {"open": True}]), 429, "player_quota")
     assert len(_mine(http, token)["games"]) == 2
+
+
+def test_the_open_games_quota_holds_under_concurrent_creations(
+    http: httpx.Client, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    monkeypatch.setenv("CHAIWALA_PLAYER_OPEN_GAMES", "10")
+    _, token = guest(http, "Hasty")
+
+    def create(_: int) -> int:
+        return _create(http, token, [{"me": True}, {"open": True}]).status_code
+
+    with ThreadPoolExecutor(max_workers=24) as pool:  # 120 creations at once, as the review sent
+        statuses = list(pool.map(create, range(120)))
+    assert statuses.count(201) <= 10 and set(statuses) <= {201, 429}, statuses
+    assert statuses.count(201) == len(_mine(http, token)["games"])  # nothing filed beyond what was answered
+    assert statuses.count(201) >= 1
 
 
 def _feed(http: httpx.Client, token: str, after: str = "") -> list[dict[str, Any]]:
@@ -209,3 +233,72 @@ def test_the_player_stream_needs_aguest(http: httpx.Client) -> None:
     assert_problem(http.get("/v1/me/events", params={"ticket": "nope"}), 401, "invalid_ticket")
     _, token = guest(http, "Dev")
     assert_problem(http.get("/v1/me/events", params={"after": "x"}, headers=auth(token)), 400, "bad_after")
+
+
+def test_a_good_credential_of_another_kind_on_a_seat_route_is_403_not_401(http: httpx.Client) -> None:
+    created = _create(http, OPERATOR, [{"name": "Asha"}, {"name": "Bilal"}])
+    assert created.status_code == 201, created.text
+    game_id, host = created.json()["game_id"], created.json()["host_token"]
+    secrets.remember(host)
+    body = {"move": {"end_turn": {}}, "expected_version": 0}
+    for credential in (OPERATOR, host):  # good credentials, but no seat's: 403 (a 401 counts as a failed login)
+        assert_problem(http.get(f"/v1/games/{game_id}/legal-moves", headers=auth(credential)), 403, "not_seated")
+        assert_problem(http.post(f"/v1/games/{game_id}/moves", json=body, headers=auth(credential)), 403,
+                       "not_seated")  # fmt: skip
+    assert_problem(http.get(f"/v1/games/{game_id}/legal-moves", headers=auth("no-such-token")), 401)
+    assert _game(http, game_id)["version"] == 0
+
+
+def _reads(http: httpx.Client, game_id: str, token: str) -> list[int]:
+    """Every way to read a game: the game, its events, its replay, its first position."""
+    headers = auth(token) if token else {}
+    paths = ["", "/events", "/replay", "/versions/0"]
+    return [http.get(f"/v1/games/{game_id}{path}", headers=headers).status_code for path in paths]
+
+
+def test_a_private_game_is_read_only_by_its_seats_host_invitees_and_operators(http: httpx.Client) -> None:
+    invitee, invitee_token = guest(http, "Invitee")
+    _, stranger = guest(http, "Stranger")
+    players = [{"name": "Asha", "bot": "random"}, {"name": "Invitee", "external_id": invitee},
+               {"name": "Bilal", "bot": "random"}]  # fmt: skip
+    created = _create(http, OPERATOR, players, visibility="private")
+    assert created.status_code == 201, created.text
+    game_id, host = created.json()["game_id"], created.json()["host_token"]
+    seat_token = created.json()["seats"][1]["token"]
+    secrets.remember(host)
+    secrets.remember(seat_token)
+    for reader in (OPERATOR, host, seat_token, invitee_token):
+        assert _reads(http, game_id, reader)[:2] == [200, 200], reader[:8]
+    unknown = http.get(f"/v1/games/{GAME}-{'0' * 24}", headers=auth(stranger))
+    for outsider in (stranger, ""):
+        assert _reads(http, game_id, outsider) == [404, 404, 404, 404]
+        refused = assert_problem(http.get(f"/v1/games/{game_id}", headers=auth(outsider) if outsider else {}), 404,
+                                 "game_not_found")  # fmt: skip
+        assert refused["title"] == unknown.json()["title"]  # the very answer of a game nobody created
+    public = _create(http, OPERATOR, players)
+    assert _reads(http, public.json()["game_id"], stranger)[:2] == [200, 200]  # public games stay public
+
+
+def test_player_ids_of_public_games_follow_the_public_ratings_setting(
+    http: httpx.Client, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    _, stranger = guest(http, "Collector")
+    players = [{"name": "Asha", "external_id": "acme:asha-ids"}, {"name": "Bilal", "external_id": "acme:bilal-ids"}]
+    created = _create(http, OPERATOR, players)
+    assert created.status_code == 201, created.text
+    game_id, seat_token = created.json()["game_id"], created.json()["seats"][0]["token"]
+    secrets.remember(seat_token)
+    assert http.post(f"/v1/games/{game_id}/resign", headers=auth(seat_token)).status_code == 200
+
+    def ids(token: str) -> tuple[list[str], list[str]]:
+        game = http.get(f"/v1/games/{game_id}", headers=auth(token)).json()
+        replay = http.get(f"/v1/games/{game_id}/replay", headers=auth(token)).json()
+        return [s.get("external_id", "") for s in game["seats"]], [p.get("external_id", "") for p in replay["players"]]
+
+    shown = (["acme:asha-ids", "acme:bilal-ids"], ["acme:asha-ids", "acme:bilal-ids"])
+    assert ids(stranger) == shown  # public ratings (the default): who played is public
+    monkeypatch.setenv("CHAIWALA_PUBLIC_RATINGS", "false")
+    assert ids(stranger) == (["", ""], ["", ""])
+    assert [s["name"] for s in http.get(f"/v1/games/{game_id}", headers=auth(stranger)).json()["seats"]] == [
+        "Asha", "Bilal"]  # fmt: skip
+    assert ids(OPERATOR) == shown and ids(seat_token) == shown

@@ -24,6 +24,7 @@ from india_rails_fixtures import ENGINE, new_match
 
 from services.bots.roster import bots_for
 from services.common.engine import Bot, RandomBot
+from tests.support.seeds import seed_hex
 
 OUT = Path(__file__).parent / "data" / "recorded_games.json"
 STATE_EVERY = 25  # moves between two snapshot digests
@@ -63,7 +64,7 @@ def record(players: int, bot_name: str, seed: int, options: dict[str, bool], len
     return {
         "players": players,
         "bot": bot_name,
-        "seed": seed,
+        "seed_hex": seed_hex(seed),
         "options": options,
         "moves": moves,
         "legal_digests": legal_digests,

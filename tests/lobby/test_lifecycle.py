@@ -26,6 +26,7 @@ from tests.support.client import (
     wait_for_game,
     wait_over,
 )
+from tests.support.seeds import seed_hex
 from tests.support.stack import Services
 
 GAME = "darjeeling"
@@ -75,7 +76,7 @@ def _replay_matches_snapshot(
 
 
 def test_open_seats_are_listed_joined_and_the_game_plays_to_its_end(client: httpx.Client) -> None:
-    created = _create(client, {"players": [{"name": "Asha"}, {"open": True}, {"open": True}], "seed": 5})
+    created = _create(client, {"players": [{"name": "Asha"}, {"open": True}, {"open": True}], "seed_hex": seed_hex(5)})
     game_id = created["game_id"]
     assert created["status"] == "waiting" and created["host_token"]
     assert created["seats"][0]["token"] and not created["seats"][1]["token"]
@@ -223,7 +224,12 @@ def test_a_seat_that_lets_its_clock_run_out_gets_a_timeout_and_a_bot_move(
 ) -> None:
     created = _create(
         client,
-        {"players": [{"name": "Asha"}, {"name": "Bilal"}], "seed": 31, "clock": {"per_turn_s": 1}, "on_timeout": "bot"},
+        {
+            "players": [{"name": "Asha"}, {"name": "Bilal"}],
+            "seed_hex": seed_hex(31),
+            "clock": {"per_turn_s": 1},
+            "on_timeout": "bot",
+        },
     )
     game_id = created["game_id"]
     tokens = [seat["token"] for seat in created["seats"]]

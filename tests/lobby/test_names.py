@@ -13,6 +13,7 @@ import yaml
 
 from services.common.sentences import sentences_for
 from services.lobby.names import RESERVED
+from tests.support import secrets
 from tests.support.client import assert_problem, auth, create_game, sse_events, turn
 
 GAME = "darjeeling"
@@ -42,7 +43,15 @@ REAL = [
     "Youssef",
     "Tu",
     "You Know Who",
+    "\U0001f3f4\U000e0067\U000e0062\U000e0073\U000e0063\U000e0074\U000e007f Morag",  # the flag of Scotland
 ]
+# Hidden text in tag characters ("ASCII smuggling"), and what is seated instead (issue #44).
+SMUGGLED = {
+    "Asha\U000e0069\U000e0067\U000e006e\U000e006f\U000e0072\U000e0065": "Asha",
+    "\U000e0041Bi\U000e0042lal": "Bilal",
+    "\U0001f3f4\U000e0067\U000e0062 Kai": "\U0001f3f4 Kai",  # a flag never cancelled: its tags go
+    "Tess\U000e007f": "Tess",
+}
 
 
 def _create(client: httpx.Client, first: str) -> httpx.Response:
@@ -60,6 +69,25 @@ def test_real_names_are_kept_as_typed(client: httpx.Client) -> None:
         assert created.status_code == 201, (name, created.text)
         game = client.get(f"/v1/games/{created.json()['game_id']}").json()
         assert game["seats"][0]["name"] == name
+
+
+def test_stray_tag_characters_are_dropped_wherever_a_name_is_seated(client: httpx.Client) -> None:
+    for typed, seated in SMUGGLED.items():
+        created = _create(client, typed)
+        assert created.status_code == 201, created.text
+        game = client.get(f"/v1/games/{created.json()['game_id']}").json()
+        assert game["seats"][0]["name"] == seated
+        waiting = client.post("/v1/games", json={"game_type": GAME, "players": [{"name": "Asha"}, {"open": True}]})
+        game_id = waiting.json()["game_id"]
+        joined = client.post(f"/v1/games/{game_id}/join", json={"name": typed})
+        assert joined.status_code == 200, joined.text
+        assert client.get(f"/v1/games/{game_id}").json()["seats"][1]["name"] == seated
+    only_tags = client.post("/v1/sessions", json={"name": "\U000e0041\U000e0042"})  # nothing visible left: the default
+    assert only_tags.status_code == 201, only_tags.text
+    secret = only_tags.json()["token"]
+    secrets.remember(secret)
+    me = client.get("/v1/me", headers=auth(secret)).json()
+    assert me["name"].startswith("Guest ") and not any(0xE0000 <= ord(c) <= 0xE007F for c in me["name"])
 
 
 def test_joining_and_entering_a_tournament_check_names_the_same_way(client: httpx.Client) -> None:

@@ -14,6 +14,7 @@ import pytest
 
 from tests.support.client import assert_problem, auth, turn, wait_over
 from tests.support.ops_stack import GAME, METRICS_TOKEN, OpsStack, families, ops_stack, scrape, value
+from tests.support.seeds import seed_hex
 from tests.support.stack import Gateway
 from tests.support.waiting import eventually
 
@@ -68,15 +69,15 @@ def _scrape_text(port: int) -> str:
 def _play_one_of_each_ending(http: httpx.Client) -> dict[str, list[str]]:
     """Games ended each way (two ended normally: a bot game and a two-bot tournament's table)."""
     bots = [{"name": f"Bot {i}", "bot": "random"} for i in range(3)]
-    normal = _create(http, {"players": bots, "seed": 11})["game_id"]
+    normal = _create(http, {"players": bots, "seed_hex": seed_hex(11)})["game_id"]
     tournament = http.post(
         "/v1/tournaments",
-        json={"game_type": GAME, "format": "round_robin", "table_size": 2, "seed": 3,
+        json={"game_type": GAME, "format": "round_robin", "table_size": 2, "seed_hex": seed_hex(3),
               "entrants": [{"external_id": f"bot:t{i}", "name": f"T{i}", "bot": "heuristic"} for i in range(2)]},
     )  # fmt: skip
     assert tournament.status_code == 201, tournament.text
 
-    created = _create(http, {"players": [{"name": "Asha"}, {"name": "Bilal"}], "seed": 12})
+    created = _create(http, {"players": [{"name": "Asha"}, {"name": "Bilal"}], "seed_hex": seed_hex(12)})
     resigned, tokens = created["game_id"], {s["seat"]: s["token"] for s in created["seats"]}
     seat, legal = turn(http, resigned, tokens)
     body = {"move": legal["moves"][0], "expected_version": legal["version"]}
@@ -85,15 +86,15 @@ def _play_one_of_each_ending(http: httpx.Client) -> dict[str, list[str]]:
     assert http.post(f"/v1/games/{resigned}/resign", headers=auth(tokens[0])).status_code == 200
 
     clocked = {"players": [{"name": "C"}, {"name": "D"}], "clock": {"per_turn_s": 1}, "on_timeout": "resign",
-               "timeouts_to_resign": 1, "seed": 13}  # fmt: skip
+               "timeouts_to_resign": 1, "seed_hex": seed_hex(13)}  # fmt: skip
     timed_out = _create(http, clocked)["game_id"]
 
-    lobby = _create(http, {"players": [{"name": "E"}, {"open": True}], "seed": 14})
+    lobby = _create(http, {"players": [{"name": "E"}, {"open": True}], "seed_hex": seed_hex(14)})
     joined = http.post(f"/v1/games/{lobby['game_id']}/join", json={"name": "F"})
     assert joined.status_code == 200 and joined.json()["status"] == "active", joined.text
     abort = http.post(f"/v1/games/{lobby['game_id']}/abort", headers=auth(lobby["host_token"]))
     assert abort.status_code == 200, abort.text
-    never_started = _create(http, {"players": [{"name": "G"}, {"open": True}], "seed": 15})
+    never_started = _create(http, {"players": [{"name": "G"}, {"open": True}], "seed_hex": seed_hex(15)})
     gone = http.post(f"/v1/games/{never_started['game_id']}/abort", headers=auth(never_started["host_token"]))
     assert gone.status_code == 200, gone.text  # a lobby that never started: not a game that ended
 
@@ -165,7 +166,7 @@ def test_no_process_exports_another_ones_series_and_only_players_of_games_export
 
 
 def test_a_rate_limited_request_is_counted_under_its_route(ops: OpsStack, http: httpx.Client) -> None:
-    game_id = _create(http, {"players": [{"name": "H"}, {"name": "I"}], "seed": 21})["game_id"]
+    game_id = _create(http, {"players": [{"name": "H"}, {"name": "I"}], "seed_hex": seed_hex(21)})["game_id"]
     tight = Gateway({GAME: ops.rules.address}, rate_limit_per_address="2/minute", metrics_token=METRICS_TOKEN)
     try:
         with httpx.Client(base_url=tight.url, timeout=30) as client:

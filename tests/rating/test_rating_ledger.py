@@ -22,6 +22,7 @@ from redis import asyncio as aioredis
 from services.rating import model
 from services.rating.identity import rated_id
 from services.rating.ledger import FinishedGame, Ledger, marker_key
+from services.rating.settings import RatingSettings
 from tests.support.stack import LoopThread
 
 PLAYERS = ["p0", "p1", "p2", "p3", "p4", "bot:heuristic"]
@@ -67,7 +68,7 @@ async def _deliver(
     url: str, games: list[FinishedGame], copies: list[int], seed: int
 ) -> tuple[list[str], dict[str, Any]]:
     redis = aioredis.Redis.from_url(url)
-    ledger = Ledger(redis)
+    ledger = Ledger(redis, RatingSettings(rated_pair_games_per_day=0))  # no pair cap: every game counts
     try:
         order = list(games)
         random.Random(seed).shuffle(order)
@@ -117,3 +118,30 @@ def test_ties_share_and_resigned_last_rank_lowest() -> None:
     tied = model.rate([a, b, c], [1, 1, 3])  # a shared victory: both winners gain alike
     assert tied[0].mu == pytest.approx(tied[1].mu) and tied[0].mu > a.mu > tied[2].mu
     assert model.placements(["x", "bot:h", "bot:h", ""], [3, 2, 1, 1]) == {"x": 3, "bot:h": 1}
+
+
+async def _pair_games(url: str, cap: int, count: int, day_ms: int) -> tuple[list[bool], dict[str, Any]]:
+    """``count`` rated games of one pair (the first always wins) on one day, under a pair cap."""
+    redis = aioredis.Redis.from_url(url)
+    ledger = Ledger(redis, RatingSettings(rated_pair_games_per_day=cap))
+    game_type = f"pair-{secrets.token_hex(6)}"
+    players = [{"name": "Farmer", "external_id": "acme:farmer"}, {"name": "Mule", "external_id": "acme:mule"}]
+    try:
+        counted = []
+        for number in range(count):
+            game = FinishedGame(f"{game_type}-g{number}", game_type, players, [1, 2], day_ms + number)
+            counted.append(await ledger.record(game) is not None)
+            assert await ledger.record(game) is None  # a capped game is marked too: never counted later
+        next_day = FinishedGame(f"{game_type}-next", game_type, players, [1, 2], day_ms + 86_400_000)
+        counted.append(await ledger.record(next_day) is not None)
+        return counted, {"farmer": await ledger.rating(game_type, "acme:farmer")}
+    finally:
+        await redis.aclose()
+
+
+def test_one_pair_counts_at_most_the_cap_per_day(redis_url: str, loop: LoopThread) -> None:
+    counted, found = loop.run(_pair_games(redis_url, cap=3, count=8, day_ms=20_000 * 86_400_000))
+    assert counted == [True] * 3 + [False] * 5 + [True]  # three count today, one more the next day
+    assert found["farmer"].games == 4
+    uncapped, _ = loop.run(_pair_games(redis_url, cap=0, count=8, day_ms=20_000 * 86_400_000))
+    assert uncapped == [True] * 9

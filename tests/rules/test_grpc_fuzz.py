@@ -25,6 +25,7 @@ from google.protobuf.message import DecodeError, Message
 
 from chaiwala.v1 import rules_pb2, rules_pb2_grpc
 from services.common import protojson
+from tests.support.seeds import seed_hex
 
 CRASHES = {grpc.StatusCode.INTERNAL, grpc.StatusCode.UNKNOWN}
 ROUNDS = 40  # per corruption kind and game
@@ -77,7 +78,7 @@ def channels(stack: dict[str, Any]) -> Any:
 
 def _human_game(stub: rules_pb2_grpc.RulesServiceStub) -> tuple[str, str]:
     players = [rules_pb2.PlayerSpec(name="a"), rules_pb2.PlayerSpec(name="b")]
-    created = stub.CreateGame(rules_pb2.CreateGameRequest(players=players, seed=3), timeout=60)
+    created = stub.CreateGame(rules_pb2.CreateGameRequest(players=players, seed_hex=seed_hex(3)), timeout=60)
     game = stub.GetGame(rules_pb2.GetGameRequest(game_id=created.game_id), timeout=30)
     return created.game_id, created.seats[game.to_act[0]].token
 
@@ -111,7 +112,9 @@ def test_corrupt_moves_and_options_are_refused_never_crash(channels: dict[str, g
             for value in _corruptions(rng, options.value):
                 packed = any_pb2.Any(type_url=options.type_url, value=value)
                 players = [rules_pb2.PlayerSpec(name="a"), rules_pb2.PlayerSpec(name="b")]
-                code = _call(stub.CreateGame, rules_pb2.CreateGameRequest(players=players, options=packed, seed=1))
+                code = _call(
+                    stub.CreateGame, rules_pb2.CreateGameRequest(players=players, options=packed, seed_hex=seed_hex(1))
+                )
                 outcomes[code.name] = outcomes.get(code.name, 0) + 1
                 assert code not in CRASHES, (game, "options", value.hex())
     assert outcomes.get("INVALID_ARGUMENT", 0) > 0, outcomes
@@ -124,7 +127,7 @@ FLIPS_PER_RPC = 12
 def _waiting_game(stub: rules_pb2_grpc.RulesServiceStub) -> tuple[str, str]:
     """A game with an open seat (for the lobby's RPCs): its id and host token."""
     players = [rules_pb2.PlayerSpec(name="a"), rules_pb2.PlayerSpec(open=True)]
-    created = stub.CreateGame(rules_pb2.CreateGameRequest(players=players, seed=4), timeout=60)
+    created = stub.CreateGame(rules_pb2.CreateGameRequest(players=players, seed_hex=seed_hex(4)), timeout=60)
     return created.game_id, created.host_token
 
 
@@ -132,7 +135,7 @@ def _human_game_one_move_in(stub: rules_pb2_grpc.RulesServiceStub) -> tuple[str,
     """A two-human game after its first move (so a watch from version 0 has an event to send at
     once): its id and the token of a seat to act."""
     players = [rules_pb2.PlayerSpec(name="a"), rules_pb2.PlayerSpec(name="b")]
-    created = stub.CreateGame(rules_pb2.CreateGameRequest(players=players, seed=3), timeout=60)
+    created = stub.CreateGame(rules_pb2.CreateGameRequest(players=players, seed_hex=seed_hex(3)), timeout=60)
     tokens = {seat.seat: seat.token for seat in created.seats}
     game = stub.GetGame(rules_pb2.GetGameRequest(game_id=created.game_id), timeout=30)
     seat_auth = (("authorization", f"Bearer {tokens[game.to_act[0]]}"),)
@@ -150,7 +153,7 @@ def _requests(game: str, game_id: str, waiting_id: str, legal: Any) -> dict[str,
         "CreateGame": rules_pb2.CreateGameRequest(
             players=[rules_pb2.PlayerSpec(name="a"), rules_pb2.PlayerSpec(name="b", bot="random")],
             options=protojson.pack(game, "Options", {}),
-            seed=5,
+            seed_hex=seed_hex(5),
         ),
         "GetGame": rules_pb2.GetGameRequest(game_id=game_id),
         "ListLegalMoves": rules_pb2.ListLegalMovesRequest(game_id=game_id),

@@ -21,6 +21,7 @@ from services.common.errors import error_detail_from_metadata
 from services.common.registry import engine_for
 from services.common.rng import Seed
 from services.common.runner import Match, Snapshot
+from tests.support.seeds import seed_hex
 from tests.support.stack import Services
 
 GAME = "darjeeling"
@@ -33,7 +34,9 @@ def _stub(stack: dict[str, Any], game: str = GAME) -> tuple[grpc.Channel, rules_
 
 def _new_game(stub: rules_pb2_grpc.RulesServiceStub, players: list[tuple[str, str]], seed: int) -> Any:
     return stub.CreateGame(
-        rules_pb2.CreateGameRequest(players=[rules_pb2.PlayerSpec(name=n, bot=b) for n, b in players], seed=seed)
+        rules_pb2.CreateGameRequest(
+            players=[rules_pb2.PlayerSpec(name=n, bot=b) for n, b in players], seed_hex=seed_hex(seed)
+        )
     )
 
 
@@ -224,7 +227,7 @@ def test_concurrent_bot_games_do_not_interfere(stack: dict[str, Any]) -> None:
                         rules_pb2.PlayerSpec(name="x", bot="random"),
                         rules_pb2.PlayerSpec(name="y", bot="random"),
                     ],
-                    seed=seed,
+                    seed_hex=seed_hex(seed),
                 )
                 for seed in (1, 1, 2)
             ]

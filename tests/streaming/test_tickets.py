@@ -17,6 +17,7 @@ from redis import Redis
 from chaiwala.v1 import rules_pb2, rules_pb2_grpc
 from services.rules.tickets import TICKET_TTL_SECONDS, ticket_key
 from tests.support.client import assert_problem, auth, create_game, sse_events
+from tests.support.seeds import seed_hex
 
 GAME = "darjeeling"
 
@@ -159,7 +160,7 @@ def test_grpc_event_rpcs_take_a_ticket_in_the_request(stack: dict[str, Any]) -> 
         async with grpc.aio.insecure_channel(address) as channel:
             stub = rules_pb2_grpc.RulesServiceStub(channel)
             players = [rules_pb2.PlayerSpec(name="A"), rules_pb2.PlayerSpec(name="B")]
-            created = await stub.CreateGame(rules_pb2.CreateGameRequest(players=players, seed=37))
+            created = await stub.CreateGame(rules_pb2.CreateGameRequest(players=players, seed_hex=seed_hex(37)))
             bearer = (("authorization", f"Bearer {created.seats[1].token}"),)
             issued = await stub.CreateStreamTicket(
                 rules_pb2.CreateStreamTicketRequest(game_id=created.game_id), metadata=bearer

@@ -8,6 +8,9 @@ from typing import Any
 
 import httpx
 
+from services.identity.player import guest_mark
+from tests.support.seeds import seed_hex
+
 # Bots play in the conductor, after the request that made them due: tests wait for them,
 # boundedly, by polling the game (never by sleeping a fixed time).
 WAIT_SECONDS = 180.0
@@ -44,7 +47,7 @@ def create_game(
     """POST /v1/games and return the body (asserting 201)."""
     body: dict[str, Any] = {"game_type": game_type, "players": players}
     if seed is not None:
-        body["seed"] = seed
+        body["seed_hex"] = seed_hex(seed)
     if options:
         body["options"] = options
     response = client.post("/v1/games", json=body, headers=headers or {})
@@ -200,3 +203,15 @@ def guest(client: httpx.Client, name: str) -> tuple[str, str]:
     body: dict[str, Any] = session.json()
     secrets.remember(body["token"])
     return str(body["player_id"]), str(body["token"])
+
+
+def shown_as_guest(name: str, player_id: str) -> str:
+    """The name a guest who chose ``name`` is seated and listed under: with its guest mark
+    (``Mira (guest 3f9a)``, :func:`services.identity.player.shown_name`)."""
+    return f"{name} (guest {guest_mark(player_id.removeprefix('guest:'))})"
+
+
+def rated_guests(monkeypatch: Any) -> None:
+    """Let guests take rated seats in this test (``CHAIWALA_RATED_GUESTS``, read per seating): for
+    tests of rated seats' mechanics, not of who may be rated."""
+    monkeypatch.setenv("CHAIWALA_RATED_GUESTS", "true")

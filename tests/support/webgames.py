@@ -6,10 +6,17 @@ from typing import Any
 
 import httpx
 
+from tests.support.seeds import seed_hex
 
-def create(base_url: str, game_type: str, players: list[dict[str, Any]], **extra: Any) -> dict[str, Any]:
-    """POST /v1/games; the answer (with each filled seat's token)."""
-    answer = httpx.post(f"{base_url}/v1/games", json={"game_type": game_type, "players": players, **extra}, timeout=30)
+
+def create(
+    base_url: str, game_type: str, players: list[dict[str, Any]], seed: int | None = None, **extra: Any
+) -> dict[str, Any]:
+    """POST /v1/games; the answer (with each filled seat's token); ``seed`` is sent as ``seed_hex``."""
+    body = {"game_type": game_type, "players": players, **extra}
+    if seed is not None:
+        body["seed_hex"] = seed_hex(seed)
+    answer = httpx.post(f"{base_url}/v1/games", json=body, timeout=30)
     assert answer.status_code == 201, answer.text
     created: dict[str, Any] = answer.json()
     return created

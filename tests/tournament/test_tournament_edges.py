@@ -10,6 +10,7 @@ from typing import Any
 import httpx
 
 from tests.support.client import assert_problem, auth
+from tests.support.seeds import seed_hex
 
 ENTRANT_TOKEN = re.compile(r"ent_[A-Za-z0-9_-]{43}")  # services.tournament.seeds.entrant_token's shape
 
@@ -60,7 +61,13 @@ def test_a_bye_has_neither_seat_nor_game_and_numbers_count_from_one(client: http
 
 def test_a_withdrawal_after_the_end_is_a_tournament_conflict(client: httpx.Client) -> None:
     entrants = [{"external_id": f"bot:end-{i}", "name": f"Bot {i}", "bot": "heuristic"} for i in range(2)]
-    body = {"game_type": "darjeeling", "format": "round_robin", "table_size": 2, "entrants": entrants, "seed": 3}
+    body = {
+        "game_type": "darjeeling",
+        "format": "round_robin",
+        "table_size": 2,
+        "entrants": entrants,
+        "seed_hex": seed_hex(3),
+    }
     created = _create(client, body)
     tournament_id = created["tournament_id"]
     deadline = time.monotonic() + WAIT_SECONDS

@@ -11,6 +11,7 @@ import pytest
 from chaiwala.rating.v1 import rating_pb2, rating_pb2_grpc
 from chaiwala.tournament.v1 import tournament_pb2, tournament_pb2_grpc
 from services.common.errors import error_detail_from_metadata
+from tests.support.seeds import seed_hex
 from tests.support.stack import DirectorProcess
 
 KEY = "operator-key-for-the-director-test"
@@ -37,7 +38,7 @@ def _code(error: grpc.RpcError) -> tuple[grpc.StatusCode, str]:
 def _request() -> tournament_pb2.CreateTournamentRequest:
     entrants = [tournament_pb2.EntrantSpec(external_id=f"bot:g{i}", name=f"G{i}", bot="heuristic") for i in range(3)]
     return tournament_pb2.CreateTournamentRequest(game_type="darjeeling", format="swiss", rounds=1, table_size=3,
-                                                  entrants=entrants, seed=5)  # fmt: skip
+                                                  entrants=entrants, seed_hex=seed_hex(5))  # fmt: skip
 
 
 def test_create_needs_an_operator_key_and_reads_are_public(keyed_director: str) -> None:

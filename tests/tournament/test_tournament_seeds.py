@@ -85,6 +85,10 @@ def test_bad_tournament_seeds_are_refused(client: httpx.Client) -> None:
     base = {"game_type": "darjeeling", "format": "swiss", "table_size": 2, "entrants": _bots("bad", 2)}
     for extra in ({"seed_hex": "1" * 65}, {"seed_hex": "xyz"}, {"seed_hex": "12", "seed": 12}):
         assert_problem(client.post("/v1/tournaments", json={**base, **extra}), 400, "bad_seed")
+    for extra in ({"seed": 20261201}, {"seed_hex": "c0ffee"}, {"seed_hex": "a" * 31}):  # guessable: weak
+        refused = client.post("/v1/tournaments", json={**base, **extra})
+        assert_problem(refused, 400, "weak_seed")
+        assert "seed_hex" in refused.json()["detail"]
 
 
 def _tournament(seed: int) -> Tournament:

@@ -16,6 +16,7 @@ from redis import Redis
 
 from services.outbox import outbox_keys
 from tests.support.client import assert_problem, auth
+from tests.support.seeds import seed_hex
 
 WAIT_SECONDS = 60.0
 
@@ -47,7 +48,7 @@ def _bots(prefix: str, count: int) -> list[dict[str, str]]:
 
 def _swiss(prefix: str) -> dict[str, Any]:
     return {"game_type": "darjeeling", "format": "swiss", "rounds": 3, "table_size": 3,
-            "entrants": _bots(prefix, 9), "seed": 20261201}  # fmt: skip
+            "entrants": _bots(prefix, 9), "seed_hex": seed_hex(20261201)}  # fmt: skip
 
 
 def _rounds(client: httpx.Client, tournament_id: str) -> list[dict[str, Any]]:
@@ -136,7 +137,10 @@ def test_swiss_of_nine_bots_at_tables_of_three_runs_to_the_end_reproducibly(
     assert set(ids) >= {e["external_id"] for e in first["entrants"]}
     ordinals = [line["ordinal"] for line in board["ratings"]]
     assert ordinals == sorted(ordinals, reverse=True)
-    assert set(board["ratings"][0]) == {"external_id", "name", "ordinal", "mu", "sigma", "games"}
+    fields = {"external_id", "name", "ordinal", "mu", "sigma", "games", "issuer", "provisional"}
+    assert set(board["ratings"][0]) == fields
+    ours = [line for line in board["ratings"] if line["external_id"] in {e["external_id"] for e in first["entrants"]}]
+    assert all(line["issuer"] == "bot" and line["provisional"] for line in ours)  # bots, three games each
     # the outbox: one round_started per round, one tournament.finished, one rating.updated per game
     events = _outbox(director_stack["redis_url"])
     mine = [e for e in events if e["data"].get("tournament_id") == first["tournament_id"]]
@@ -148,7 +152,7 @@ def test_swiss_of_nine_bots_at_tables_of_three_runs_to_the_end_reproducibly(
 
 def test_round_robin_in_pairs_meets_everyone_once(client: httpx.Client) -> None:
     body = {"game_type": "darjeeling", "format": "round_robin", "table_size": 2,
-            "entrants": _bots("rr", 4), "seed": 7}  # fmt: skip
+            "entrants": _bots("rr", 4), "seed_hex": seed_hex(7)}  # fmt: skip
     created = _create(client, body)
     tournament = _wait_finished(client, created["tournament_id"])
     assert tournament["rounds_planned"] == 3 and tournament["round"] == 3
@@ -163,7 +167,8 @@ def test_round_robin_in_pairs_meets_everyone_once(client: httpx.Client) -> None:
 def test_knockout_with_a_withdrawal_and_entrant_tokens(client: httpx.Client) -> None:
     """A human entrant sees its table through its token (game, stream ticket), withdraws, and its seat resigns."""
     entrants = [{"external_id": "ko-human", "name": "Asha"}, *_bots("ko", 3)]
-    body = {"game_type": "darjeeling", "format": "knockout", "table_size": 2, "entrants": entrants, "seed": 11}
+    body = {"game_type": "darjeeling", "format": "knockout", "table_size": 2, "entrants": entrants,
+            "seed_hex": seed_hex(11)}  # fmt: skip
     created = _create(client, body)
     tournament_id = created["tournament_id"]
     token = created["entrants"][0]["token"]
@@ -260,7 +265,8 @@ def test_an_absent_entrant_is_resigned_by_the_game_clock(client: httpx.Client) -
     """Time controls go through the game clocks: a human who never moves times out, resigns and loses."""
     entrants = [{"external_id": "clock-human", "name": "Absent"}, *_bots("clock", 1)]
     body = {"game_type": "darjeeling", "format": "swiss", "rounds": 1, "table_size": 2, "entrants": entrants,
-            "seed": 3, "clock": {"per_turn_s": 1}, "on_timeout": "resign", "timeouts_to_resign": 1}  # fmt: skip
+            "seed_hex": seed_hex(3), "clock": {"per_turn_s": 1}, "on_timeout": "resign",
+            "timeouts_to_resign": 1}  # fmt: skip
     created = _create(client, body)
     _wait_finished(client, created["tournament_id"])
     (played,) = _rounds(client, created["tournament_id"])

@@ -20,6 +20,7 @@ from typing import Any
 import httpx
 
 from tests.support.client import auth
+from tests.support.seeds import seed_hex
 
 GAME = "darjeeling"
 RETRIED = {429, 502, 503, 504}
@@ -92,7 +93,11 @@ def send(client: httpx.Client, tally: Tally, method: str, url: str, **kwargs: An
 
 def new_game(client: httpx.Client, tally: Tally, seed: int) -> tuple[str, str] | None:
     """A game of a human seat 0 against a random bot; its id and the human's token."""
-    body = {"game_type": GAME, "players": [{"name": "human"}, {"name": "bot", "bot": "random"}], "seed": seed}
+    body = {
+        "game_type": GAME,
+        "players": [{"name": "human"}, {"name": "bot", "bot": "random"}],
+        "seed_hex": seed_hex(seed),
+    }
     response = send(client, tally, "POST", "/v1/games", json=body)
     if response is None or response.status_code != 201:
         return None

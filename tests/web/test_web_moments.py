@@ -14,6 +14,7 @@ import httpx
 import pytest
 
 from tests.support import webgames
+from tests.support.seeds import seed_hex
 from tests.support.webplay import (
     log_lines,
     open_table,
@@ -26,12 +27,21 @@ from tests.support.webplay import (
 
 FINISH_TIMEOUT = 300  # bots only: a quiet machine finishes each of these games in seconds
 BOTS: dict[str, tuple[list[dict[str, Any]], dict[str, Any]]] = {
-    "darjeeling": ([{"name": "Asha", "bot": "heuristic"}, {"name": "Bot", "bot": "heuristic"}], {"seed": 11}),
-    "alubari": ([{"name": "Asha", "bot": "heuristic"}, {"name": "Bot", "bot": "heuristic"}], {"seed": 11}),
-    "tea_rum": ([{"name": "Asha", "bot": "heuristic"}, {"name": "Bot", "bot": "heuristic"}], {"seed": 11}),
+    "darjeeling": (
+        [{"name": "Asha", "bot": "heuristic"}, {"name": "Bot", "bot": "heuristic"}],
+        {"seed_hex": seed_hex(11)},
+    ),
+    "alubari": (
+        [{"name": "Asha", "bot": "heuristic"}, {"name": "Bot", "bot": "heuristic"}],
+        {"seed_hex": seed_hex(11)},
+    ),
+    "tea_rum": (
+        [{"name": "Asha", "bot": "heuristic"}, {"name": "Bot", "bot": "heuristic"}],
+        {"seed_hex": seed_hex(11)},
+    ),
     "india_rails": (
         [{"name": "Asha", "bot": "random"}, {"name": "Bot", "bot": "random"}],
-        {"seed": 11, "options": {"round_limit": 1}},
+        {"seed_hex": seed_hex(11), "options": {"round_limit": 1}},
     ),
 }
 

@@ -138,7 +138,9 @@ def test_lobby_creates_with_a_bot_and_an_open_seat_and_another_person_joins(
     game_id = browser.current_url.split("#/game/")[1].split("/")[0]
     wait_for(browser, lambda: browser.execute_script("return document.body.dataset.status") == "waiting", 20)
     seats = webgames.game(url, game_id)["seats"]
-    assert seats[0]["name"] == "Asha" and seats[1]["open"] and seats[2]["bot"] == "random"
+    # The page's player is a guest: its seat shows the guest mark (services.identity.player).
+    assert re.fullmatch(r"Asha \(guest [0-9a-f]{4}\)", seats[0]["name"])
+    assert seats[1]["open"] and seats[2]["bot"] == "random"
 
     second_browser.get(f"{url}/play/")
     listed = f"#open-games li[data-game-id='{game_id}'] button.join"

@@ -28,6 +28,7 @@ from services.webhook.store import Delivery, Subscription, WebhookStore
 from services.webhook.targets import TargetPolicy, TargetRefused, check_target, embedded_ipv4
 from tests.support import secrets
 from tests.support.client import assert_problem, auth, wait_over
+from tests.support.seeds import seed_hex
 from tests.support.stack import WEBHOOK_OPERATOR_KEY, Services, WebhookProcess
 from tests.support.waiting import eventually
 from tests.support.webhook_receiver import Receiver
@@ -68,7 +69,7 @@ class WebhookStack:
 
     def bot_game(self, seed: int) -> str:
         players = [{"name": f"Bot {i}", "bot": "random"} for i in range(3)]
-        response = self.http.post("/v1/games", json={"game_type": GAME, "players": players, "seed": seed})
+        response = self.http.post("/v1/games", json={"game_type": GAME, "players": players, "seed_hex": seed_hex(seed)})
         assert response.status_code == 201, response.text
         game_id: str = response.json()["game_id"]
         return game_id
@@ -223,6 +224,7 @@ def test_subscriptions_are_managed_by_operators_and_bad_input_is_a_problem(hooks
         ({"url": "http://10.1.2.3/hook", "events": ["game.finished"]}, "target_not_allowed"),
         ({"url": "http://169.254.169.254/latest/meta-data", "events": ["game.finished"]}, "target_not_allowed"),
         ({"url": "http://[fd00::1]/hook", "events": ["game.finished"]}, "target_not_allowed"),
+        ({"url": "http://[fec0::1]/", "events": ["game.finished"]}, "target_not_allowed"),  # site-local (issue #44)
         # IPv6 forms that carry an IPv4 address: judged by that address too (issue #36).
         *[({"url": f"http://[{wrapped}]/hook", "events": ["game.finished"]}, "target_not_allowed")
           for wrapped in EMBEDDED_PRIVATE_IPV4],
@@ -269,6 +271,14 @@ async def _policy_checks() -> None:
             await check_target(url, strict)
         assert refused.value.code == "target_not_allowed", url
     await check_target("https://93.184.215.14/hook", strict)  # a public address is fine
+    # Deprecated, reserved and documentation IPv6 ranges (site-local, SRv6, discard, SIIT, ORCHIDv2,
+    # documentation): none is anyone's public receiver.
+    for reserved in ("fec0::1", "feff:1:2::3", "5f00::1", "100::1", "::ffff:0:a9fe:a9fe", "2001:20::1",
+                     "2001:db8::1", "3fff::1", "4000::1", "e000::1"):  # fmt: skip
+        with pytest.raises(TargetRefused) as refused:
+            await check_target(f"http://[{reserved}]/x", strict)
+        assert refused.value.code == "target_not_allowed", reserved
+    await check_target("http://[2606:4700:4700::1111]/x", strict)  # global unicast passes
     for wrapped in EMBEDDED_PRIVATE_IPV4 + EMBEDDED_LOOPBACK_IPV4:
         with pytest.raises(TargetRefused) as refused:
             await check_target(f"http://[{wrapped}]/x", strict)

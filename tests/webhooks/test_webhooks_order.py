@@ -17,6 +17,7 @@ from services.outbox.events import GAME_EVENT_TYPES
 from tests.support import secrets
 from tests.support.client import auth, wait_over
 from tests.support.ops_stack import GAME, OpsStack, ops_stack, scrape, value
+from tests.support.seeds import seed_hex
 from tests.support.stack import WEBHOOK_OPERATOR_KEY
 from tests.support.waiting import eventually
 from tests.support.webhook_receiver import Receiver
@@ -69,7 +70,7 @@ def _clocked_game(http: httpx.Client) -> dict[str, Any]:
     body = {
         "game_type": GAME,
         "players": [{"name": "Asha"}, {"name": "Bilal"}],
-        "seed": 5,
+        "seed_hex": seed_hex(5),
         "clock": {"per_turn_s": 1},
         "on_timeout": "resign",
         "timeouts_to_resign": 1,
@@ -121,8 +122,12 @@ def test_a_resignation_is_told_as_such_and_an_abort_as_abort(
 ) -> None:
     path = "/endings"
     _subscribe(http, receiver, path, ["game.finished", "game.aborted"])
-    resigned = http.post("/v1/games", json={"game_type": GAME, "players": [{"name": "A"}, {"name": "B"}], "seed": 1})
-    aborted = http.post("/v1/games", json={"game_type": GAME, "players": [{"name": "C"}, {"name": "D"}], "seed": 2})
+    resigned = http.post(
+        "/v1/games", json={"game_type": GAME, "players": [{"name": "A"}, {"name": "B"}], "seed_hex": seed_hex(1)}
+    )
+    aborted = http.post(
+        "/v1/games", json={"game_type": GAME, "players": [{"name": "C"}, {"name": "D"}], "seed_hex": seed_hex(2)}
+    )
     assert resigned.status_code == aborted.status_code == 201
     seat0 = resigned.json()["seats"][0]["token"]
     assert http.post(f"/v1/games/{resigned.json()['game_id']}/resign", headers=auth(seat0)).status_code == 200
@@ -146,7 +151,7 @@ def test_the_dead_letter_gauge_goes_down_when_a_dead_letter_is_redelivered(
     receiver.always_fail(path)
     webhook_id = _subscribe(http, receiver, path, ["game.started"])
     bots = [{"name": f"Bot {i}", "bot": "random"} for i in range(3)]
-    assert http.post("/v1/games", json={"game_type": GAME, "players": bots, "seed": 3}).status_code == 201
+    assert http.post("/v1/games", json={"game_type": GAME, "players": bots, "seed_hex": seed_hex(3)}).status_code == 201
     url = f"/v1/webhooks/{webhook_id}/deliveries"
 
     def dead() -> list[dict[str, Any]]:

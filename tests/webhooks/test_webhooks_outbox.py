@@ -22,6 +22,7 @@ from services.games.store import GameStore
 from services.outbox import ack, emit, outbox_key_for, outbox_keys, read_outbox
 from services.outbox import events as outbox_events
 from tests.support.client import assert_problem, auth, wait_for_game, wait_over
+from tests.support.seeds import seed_hex
 from tests.support.stack import Services
 
 GAME = "darjeeling"
@@ -58,7 +59,7 @@ def _create(client: httpx.Client, body: dict[str, Any]) -> dict[str, Any]:
 
 def test_a_bot_game_announces_its_start_and_its_result_once(client: httpx.Client, services: Services) -> None:
     players = [{"name": "Asha", "bot": "random"}, {"name": "Bilal", "bot": "random"}, {"name": "Chen", "bot": "random"}]
-    game_id = _create(client, {"players": players, "seed": 11})["game_id"]
+    game_id = _create(client, {"players": players, "seed_hex": seed_hex(11)})["game_id"]
     final = wait_over(client, game_id)
     events = _events_of(services, game_id)
     assert [e["type"] for e in events] == ["game.started", "game.finished"]
@@ -146,7 +147,7 @@ def test_every_ended_game_in_redis_has_exactly_its_end_event(client: httpx.Clien
     game has exactly one end event, of its final version and result."""
     for seed in (1, 2, 3):
         bots = [{"name": f"bot{i}", "bot": "random"} for i in range(3)]
-        wait_over(client, _create(client, {"players": bots, "seed": seed})["game_id"])
+        wait_over(client, _create(client, {"players": bots, "seed_hex": seed_hex(seed)})["game_id"])
     ends: dict[str, list[dict[str, Any]]] = {}
     for event in _all_events(services):
         if event["type"] in ("game.finished", "game.aborted"):

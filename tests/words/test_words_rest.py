@@ -18,6 +18,7 @@ from google.protobuf import any_pb2
 from chaiwala.darjeeling.v1 import darjeeling_pb2
 from chaiwala.v1 import rules_pb2, rules_pb2_grpc
 from tests.support.client import auth, create_game, sse_events
+from tests.support.seeds import seed_hex
 
 GAME = "darjeeling"
 ES = {"Accept-Language": "es-ES,es;q=0.9,en;q=0.5"}
@@ -109,7 +110,7 @@ def test_grpc_carries_texts_parallel_to_moves_and_text_on_events(stack: dict[str
         players = [rules_pb2.PlayerSpec(name="Asha"), rules_pb2.PlayerSpec(name="Bilal")]
         options = any_pb2.Any()
         options.Pack(darjeeling_pb2.Options(start_player=0))  # Asha (seat 0) starts
-        created = stub.CreateGame(rules_pb2.CreateGameRequest(players=players, seed=5, options=options))
+        created = stub.CreateGame(rules_pb2.CreateGameRequest(players=players, seed_hex=seed_hex(5), options=options))
         seat0 = (("authorization", f"Bearer {created.seats[0].token}"),)
         request = rules_pb2.ListLegalMovesRequest(game_id=created.game_id)
         english = stub.ListLegalMoves(request, metadata=seat0)

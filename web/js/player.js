@@ -35,7 +35,9 @@ function keep(session, name) {
 async function fresh(name) {
   const session = await call("POST", "/v1/sessions", { body: name ? { name } : {} });
   const me = await call("GET", "/v1/me", { token: session.token });
-  return keep(session, me.name);
+  // The name chosen, not the one shown (a guest's carries its guest mark, "Asha (guest 3kq_)"),
+  // so the same name typed again is recognised as this player's.
+  return keep(session, name || me.name);
 }
 
 async function settle(name) {

@@ -8,7 +8,7 @@ test("a Darjeeling game is played to its result, each turn announced by the even
   const created = await api.createGame({
     game_type: "darjeeling",
     players: [{ name: "Asha" }, { name: "Bot", bot: "random" }],
-    seed: 5,
+    seed_hex: "00000000000000000000000000000005", // 5 as 32 hex digits: an integer seed is refused (weak_seed)
   });
   const me = created.seats.get(0);
   assert.ok(me, "seat 0 has a token");

@@ -10,7 +10,7 @@ test("a stream cut three times neither loses nor repeats an event", { timeout: 1
     const created = await direct.createGame({
       game_type: "darjeeling",
       players: [{ name: "Asha" }, { name: "Bot", bot: "random" }],
-      seed: 11,
+      seed_hex: "0000000000000000000000000000000b", // 11 as 32 hex digits: an integer seed is refused (weak_seed)
     });
     const player = created.seats.get(0);
     // The stream goes through the proxy; moves go straight to the gateway, so a cut hits only the stream.
