@@ -27,9 +27,16 @@ timeout and one retry, so a lost master costs a limit check about a second, not 
 
 A refusal is problem+json: 429 ``rate_limited`` with ``Retry-After`` and ``RateLimit-Limit``,
 ``RateLimit-Remaining``, ``RateLimit-Reset``; 503 ``too_many_streams`` with ``Retry-After``;
-408 ``body_timeout``.  When the limit store does not answer, requests are let through
-(counted in ``chaiwala_gateway_limit_errors_total``): the rules services answer 503 on their
-own if Redis is really gone, and a limiter must not become the outage.
+408 ``body_timeout``.
+
+When the limit store does not answer (counted in ``chaiwala_gateway_limit_errors_total``, logged
+``limit_store_failed``), the limits that guard against abuse **fail closed**: a request charged to
+the session or creation quota, and a failed authentication, get 503 ``store_unavailable`` with
+``Retry-After: 1`` (:data:`FAIL_CLOSED`) -- an attacker who can slow the store must not lift them.
+The plain request rates (per address, per credential) let the request through: the services
+behind them read the same store and answer 503 on their own if it is really gone, and a limiter
+must not turn a slow counter into an outage of every read.  A check waits as long for its reply as
+the store's own calls (:data:`LIMIT_REPLY_TIMEOUT_SECONDS`).
 """
 
 from __future__ import annotations
@@ -58,7 +65,7 @@ from starlette.types import ASGIApp, Message, Receive, Scope, Send
 
 from gateway.problems import Problem, problem_response
 from gateway.settings import GatewaySettings
-from services.common.cluster_client import FailoverCluster, cluster_options
+from services.common.cluster_client import CALL_REPLY_TIMEOUT_SECONDS, FailoverCluster, cluster_options
 from services.common.logs import get_logger
 
 log = get_logger("gateway")
@@ -87,11 +94,14 @@ class Refusal:
     """Which limit refused a request, and when to come back."""
 
     name: str
-    item: limits.RateLimitItem
+    item: limits.RateLimitItem | None  # None: the limit could not be checked (its store failed)
     reset_at: float
 
     def problem(self) -> Problem:
-        """The 429 problem with ``Retry-After`` and ``RateLimit-*`` headers."""
+        """The 429 problem with ``Retry-After`` and ``RateLimit-*`` headers (503 when the store failed)."""
+        if self.item is None:
+            detail = f"the {self.name} limit cannot be checked now (its store does not answer); retry shortly"
+            return Problem(503, "store_unavailable", detail, headers={"Retry-After": str(STORE_RETRY_AFTER)})
         wait = max(1, math.ceil(self.reset_at - time.time()))
         headers = {
             "Retry-After": str(wait),
@@ -133,7 +143,13 @@ class LimitMetrics:
             self.configured.labels(name, "").set(value)
 
 
-LIMIT_REPLY_TIMEOUT_SECONDS = 1.0  # a limit check gives up this soon and lets the request through
+# A limit check waits for its reply as long as the store's own calls do: a loaded machine (or a
+# busy master) answers a script in well under that, and a shorter bound made checks fail there.
+LIMIT_REPLY_TIMEOUT_SECONDS = CALL_REPLY_TIMEOUT_SECONDS
+# Limits refused (503 store_unavailable) rather than skipped when their store fails, and the
+# Retry-After of that answer (the store's own 503 says 1 too).
+FAIL_CLOSED = frozenset({"auth_failures", "session_quota", "create_quota"})
+STORE_RETRY_AFTER = 1
 
 
 def _storage(settings: GatewaySettings) -> Storage:
@@ -147,7 +163,7 @@ def _storage(settings: GatewaySettings) -> Storage:
         implementation="redispy",
         key_prefix="chaiwala:limits",
         socket_connect_timeout=1.0,
-        socket_timeout=1.0,
+        socket_timeout=LIMIT_REPLY_TIMEOUT_SECONDS,
         retry=Retry(NoBackoff(), 1),  # type: ignore[arg-type]  # passed on to redis-py
     )
 
@@ -234,10 +250,19 @@ class Limiter:
                     refusal = await self._refused("auth_failures", f"addr:{address}", item)
                     self._block(address, refusal)
                     return refusal
-        except Exception as error:  # the limit store is down: the failure stays a plain 401
-            self.metrics.errors.inc()
-            log.warning("limit_store_failed", error=type(error).__name__)
+        except Exception as error:  # the limit store failed: 503 instead of an uncounted 401
+            return self._store_failed(error, ["auth_failures"])
         return None
+
+    def _store_failed(self, error: Exception, names: list[str]) -> Refusal | None:
+        """Count and log a failed check; the 503 refusal when one of ``names`` fails closed."""
+        self.metrics.errors.inc()
+        log.warning("limit_store_failed", error=type(error).__name__)
+        closed = [name for name in names if name in FAIL_CLOSED]
+        if not closed:
+            return None
+        self.metrics.refused.labels(closed[0]).inc()
+        return Refusal(closed[0], None, time.time() + STORE_RETRY_AFTER)
 
     def _block(self, address: str, refusal: Refusal) -> None:
         if len(self.auth_blocks) >= MAX_AUTH_BLOCKS:
@@ -262,9 +287,8 @@ class Limiter:
             for name, key, item in windows:
                 if not await self.strategy.hit(item, name, key):
                     return await self._refused(name, key, item)
-        except Exception as error:  # the limit store is down: let the request through
-            self.metrics.errors.inc()
-            log.warning("limit_store_failed", error=type(error).__name__)
+        except Exception as error:  # the limit store failed: quotas refuse (503), rates let through
+            return self._store_failed(error, [name for name, _ in checks])
         return None
 
     async def _refused(self, name: str, key: str, item: limits.RateLimitItem) -> Refusal:
