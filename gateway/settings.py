@@ -2,11 +2,12 @@
 
 from __future__ import annotations
 
-from pydantic import AliasChoices, Field
-from pydantic_settings import BaseSettings, SettingsConfigDict
+from pydantic_settings import SettingsConfigDict
+
+from services.common.settings import RedisConnection
 
 
-class GatewaySettings(BaseSettings):
+class GatewaySettings(RedisConnection):
     """Where the rules services are, and the HTTP side's limits."""
 
     model_config = SettingsConfigDict(env_prefix="CHAIWALA_", extra="ignore")
@@ -32,11 +33,9 @@ class GatewaySettings(BaseSettings):
     metrics_token: str = ""
     max_body_bytes: int = 256 * 1024
     rpc_timeout_seconds: float = 30.0
-    # Where rate-limit counters live (shared by every gateway); empty: this process's memory.
-    redis_url: str = Field(default="", validation_alias=AliasChoices("REDIS_URL", "CHAIWALA_REDIS_URL"))
-    # The same Redis holds the games: GET legal-moves reads the answers commits store there
-    # (services.legalmoves); a cluster needs the cluster client, as the services' setting says.
-    redis_cluster: bool = False
+    # REDIS_URL (services.common.settings.RedisConnection): where rate-limit counters live (shared
+    # by every gateway; empty: this process's memory); the same Redis holds the games: GET
+    # legal-moves reads the answers commits store there (services.legalmoves).
     # Rates in the `limits` notation ("100/second;3000/minute"), sliding windows.
     # Generous defaults (a test suite plays thousands of moves a minute from one address and
     # one token); a public deployment should lower them.
@@ -97,6 +96,7 @@ class GatewaySettings(BaseSettings):
             "sse_upstreams_per_process": self.sse_upstreams_per_process,
             "sse_client_buffer": self.sse_client_buffer,
         }
+
     # Browser origins allowed by CORS, comma-separated ("*" = any, as `make run` sets); empty = none.
     cors_origins: str = ""
 

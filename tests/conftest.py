@@ -2,7 +2,10 @@
 
 from __future__ import annotations
 
+import atexit
 import os
+import shutil
+import tempfile
 from collections.abc import Iterator
 from dataclasses import dataclass
 from pathlib import Path
@@ -16,6 +19,7 @@ from services.common import store
 from services.common.embedded_redis import start_redis
 from services.common.logs import configure_logging, flush_logs
 from services.common.registry import available_game_types
+from services.common.sealing import KEYS_FILE_ENV, ensure_key_file
 from tests.support import leaks, secrets
 from tests.support.stack import (
     WEBHOOK_OPERATOR_KEY,
@@ -38,6 +42,12 @@ collect_ignore = [] if os.environ.get("CHAIWALA_TWO_HOSTS") == "1" else ["twohos
 
 # Before any fixture or xdist worker starts a process: every child of this run inherits it.
 leaks.mark_session()
+# Secrets in Redis are sealed with a master key ring kept outside it (services.common.sealing):
+# this run's own, generated once here (0600) and inherited by every process the suite starts.
+if not os.environ.get(KEYS_FILE_ENV):
+    _KEYS_DIR = Path(tempfile.mkdtemp(prefix="chaiwala-keys-"))
+    atexit.register(shutil.rmtree, _KEYS_DIR, ignore_errors=True)
+    os.environ[KEYS_FILE_ENV] = str(ensure_key_file(_KEYS_DIR / "secret.keys"))
 WATCH = pytest.StashKey[leaks.Watch]()
 LEFT_BEHIND = pytest.StashKey[list[str]]()
 WORKER_PIDS = pytest.StashKey[set[int]]()
@@ -137,7 +147,10 @@ def redis_url(tmp_path_factory: pytest.TempPathFactory) -> Iterator[str]:
             host = container.get_container_host_ip()
             yield f"redis://{host}:{container.get_exposed_port(6379)}/0"
         return
+    # With a password (generated into its data folder), as everywhere: the whole suite proves
+    # every client passes it.
     server = start_redis(Path(tmp_path_factory.mktemp("redis")), appendonly=False)
+    secrets.remember(server.password)  # and it never reaches a log
     try:
         yield server.url
     finally:

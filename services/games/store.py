@@ -6,6 +6,12 @@ script never crosses shards):
 * ``game:{G}:meta``   – hash: game type, seed, options, players, token hashes,
   status, version, result.
 * ``game:{G}:state``  – the latest snapshot (engine state + RNG), JSON.
+
+The seed, the server secret and the snapshot (whose RNG state predicts every draw) are stored
+sealed with the master key ring (:mod:`services.common.sealing`, each bound to its game and
+field; :func:`seal_for`), so a copy of Redis predicts nothing.  Values stored before sealing
+are read as they are; a compacted game's snapshot is kept unsealed (its game is over and its
+seed revealed).
 * ``game:{G}:events`` – stream, one entry per accepted move with ID ``<version>-1``
   (creation, or the start of a game that waited for players, is ``0-1``): seat, bot,
   move, the unredacted events and a kind ("" for a move; "timeout", "resign" for
@@ -35,6 +41,7 @@ from redis.asyncio.cluster import RedisCluster
 
 from services.common.attention import SHARD_COUNT, SHARD_TAGS, attention_script_keys, keys_for_game, score_arg, shard_of
 from services.common.rng import KIND_PCG32, Seed
+from services.common.sealing import keyring
 from services.common.store import (
     DEFAULT_MAX_CONNECTIONS,
     DEFAULT_POOL_TIMEOUT_SECONDS,
@@ -81,6 +88,29 @@ def filing_keys(game_id: str, visibility: str) -> dict[str, str]:
     statuses = listing.status_keys(game_id, game_type_of(game_id), visibility)
     named = {f"listing_{status}": key for status, key in zip(listing.STATUSES, statuses, strict=True)}
     return {"meta": game_keys(game_id)[0], "active": _active_index(game_id), **named, "ended": ended_key_for(game_id)}
+
+
+def _sealing_context(game_id: str, what: str) -> str:
+    return f"game-{what}:{game_id}"
+
+
+def seal_for(game_id: str, what: str, value: bytes) -> bytes:
+    """``value`` sealed for one of ``game_id``'s sealed places (``snapshot``, ``seed``, ``secret``)."""
+    return keyring().seal(value, _sealing_context(game_id, what))
+
+
+def open_for(game_id: str, what: str, value: bytes) -> bytes:
+    """The plaintext of a value :func:`seal_for` sealed (an unsealed one as it is)."""
+    return keyring().open(value, _sealing_context(game_id, what))
+
+
+def open_text_for(game_id: str, what: str, value: str) -> str:
+    """The plaintext of a sealed text field of ``game_id`` (``seed``, ``secret``; unsealed: as it is)."""
+    return keyring().open_text(value, _sealing_context(game_id, what))
+
+
+def _seal_text(game_id: str, what: str, value: str) -> str:
+    return keyring().seal_text(value, _sealing_context(game_id, what)) if value else ""
 
 
 def _decode(value: bytes | str | None) -> str:
@@ -164,7 +194,7 @@ class GameStore:
                 mapping={
                     "game_type": game.game_type,
                     # Decimal, so the full 256 bits fit; "generator" absent marks a game from before the keyed one.
-                    "seed": str(game.seed.value),
+                    "seed": _seal_text(game_id, "seed", str(game.seed.value)),
                     "generator": game.seed.generator,
                     "options": orjson.dumps(game.options),
                     "players": orjson.dumps(game.players),
@@ -177,7 +207,7 @@ class GameStore:
                     "visibility": game.visibility,
                     "created_ms": game.created_ms,
                     "lobby_rev": 0,
-                    "server_secret": game.fairness.server_secret,
+                    "server_secret": _seal_text(game_id, "secret", game.fairness.server_secret),
                     "seed_commitment": game.fairness.seed_commitment,
                     "seed_source": game.fairness.seed_source,
                     "client_seed": game.fairness.client_seed,
@@ -186,7 +216,7 @@ class GameStore:
                     "tournament": game.tournament,
                 },
             )
-            pipe.set(state_key, game.snapshot)
+            pipe.set(state_key, seal_for(game_id, "snapshot", game.snapshot))
             if game.genesis is not None:
                 creation: dict[Any, Any] = codec.encode(game.game_type, None, "", "", None, [], *game.genesis)
                 pipe.xadd(events_key, creation, id="0-1")
@@ -213,6 +243,7 @@ class GameStore:
         if not flat_meta or snapshot is None:
             raise GameNotFound(game_id)
         meta = self._meta(game_id, dict(zip(flat_meta[::2], flat_meta[1::2], strict=True)))
+        snapshot = open_for(game_id, "snapshot", snapshot)
         return meta, zlib.decompress(snapshot) if meta.archived else snapshot, values
 
     async def meta(self, game_id: str) -> GameMeta:
@@ -228,7 +259,7 @@ class GameStore:
         return GameMeta(
             game_id=game_id,
             game_type=data["game_type"],
-            seed=Seed(int(data["seed"]), data.get("generator") or KIND_PCG32),
+            seed=Seed(int(open_text_for(game_id, "seed", data["seed"])), data.get("generator") or KIND_PCG32),
             options=orjson.loads(data["options"]),
             players=orjson.loads(data["players"]),
             token_hashes=orjson.loads(data["token_hashes"]),
@@ -236,7 +267,7 @@ class GameStore:
             version=int(data["version"]),
             result=orjson.loads(data["result"]) if data.get("result") else None,
             fairness=Fairness(
-                server_secret=data.get("server_secret", ""),
+                server_secret=open_text_for(game_id, "secret", data.get("server_secret", "")),
                 seed_commitment=data.get("seed_commitment", ""),
                 seed_source=data.get("seed_source", ""),
                 client_seed=data.get("client_seed", ""),
@@ -295,7 +326,7 @@ class GameStore:
                 "guard": ["1" if idempotency_key else "0", expected_version, previous_head],
                 "entries": entries,
                 "record": [
-                    snapshot,
+                    seal_for(game_id, "snapshot", snapshot),
                     orjson.dumps(result) if result is not None else "",
                     orjson.dumps(lifecycle or {}),
                     commits[-1].hash if commits else previous_head,

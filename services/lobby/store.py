@@ -20,7 +20,7 @@ from services.common.attention import keys_for_game, score_arg
 from services.common.luaparts import Part, Script
 from services.games.records import GameMeta, game_keys
 from services.games.scripts import FILING
-from services.games.store import filing_keys
+from services.games.store import filing_keys, seal_for
 from services.outbox import events as outbox_events
 from services.outbox import stream as outbox_stream
 from services.outbox.stream import PART as OUTBOX_PART
@@ -117,7 +117,7 @@ class LobbyStore:
         seats: list[Any] = [len(fields)]
         for name, value in fields.items():
             seats += [name, value if isinstance(value, str | bytes) else orjson.dumps(value)]
-        started = [start.snapshot, *start.genesis] if start else ["", "", ""]
+        started = [seal_for(meta.game_id, "snapshot", start.snapshot), *start.genesis] if start else ["", "", ""]
         args = _LOBBY_CAS.args(
             {
                 "guard": [meta.lobby_rev],
