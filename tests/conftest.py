@@ -9,6 +9,7 @@ import tempfile
 from collections.abc import Iterator
 from dataclasses import dataclass
 from pathlib import Path
+from secrets import token_hex
 from typing import Any, TextIO
 
 import httpx
@@ -134,7 +135,8 @@ def suite_log(tmp_path_factory: pytest.TempPathFactory) -> Iterator[SuiteLog]:
 
 @pytest.fixture(scope="session")
 def redis_url(tmp_path_factory: pytest.TempPathFactory) -> Iterator[str]:
-    """``REDIS_URL`` if set; a testcontainers Redis if opted in; else an embedded ``redis-server``."""
+    """``REDIS_URL`` if set (with its password); a testcontainers Redis if opted in; else an embedded
+    ``redis-server``; the last two with a generated password."""
     configured = os.environ.get("REDIS_URL")
     if configured:
         yield configured
@@ -143,9 +145,11 @@ def redis_url(tmp_path_factory: pytest.TempPathFactory) -> Iterator[str]:
         # Opt-in only: our machines have no Docker engine (pip install -e '.[containers]').
         from testcontainers.redis import RedisContainer
 
-        with RedisContainer("redis:7-alpine") as container:
+        password = token_hex(32)  # with a password, as everywhere
+        secrets.remember(password)
+        with RedisContainer("redis:7-alpine", password=password) as container:
             host = container.get_container_host_ip()
-            yield f"redis://{host}:{container.get_exposed_port(6379)}/0"
+            yield f"redis://:{password}@{host}:{container.get_exposed_port(6379)}/0"
         return
     # With a password (generated into its data folder), as everywhere: the whole suite proves
     # every client passes it.

@@ -39,6 +39,7 @@ import re
 import secrets
 from dataclasses import dataclass
 from pathlib import Path
+from typing import Any
 
 from cryptography.exceptions import InvalidTag
 from cryptography.hazmat.primitives.ciphers.aead import AESGCM
@@ -174,6 +175,29 @@ def keyring() -> KeyRing:
             "(make run generates one; see the operators guide, security)"
         )
     return load_keyring(path)
+
+
+# KEYS: the key.  ARGV: the hash field ('' = a string key), the value expected, the new value.
+_REPLACE_IF_UNCHANGED = """
+local current
+if ARGV[1] == '' then current = redis.call('GET', KEYS[1]) else current = redis.call('HGET', KEYS[1], ARGV[1]) end
+if current ~= ARGV[2] then return 0 end
+if ARGV[1] == '' then
+  redis.call('SET', KEYS[1], ARGV[3], 'KEEPTTL')
+else
+  redis.call('HSET', KEYS[1], ARGV[1], ARGV[3])
+end
+return 1
+"""
+
+
+async def replace_if_unchanged(redis: Any, key: str, field: str, expected: bytes, value: bytes) -> int:
+    """Write ``value`` at ``key`` (its hash ``field``, or the string itself for ``""``) only if it
+    still holds ``expected``: a re-seal never overwrites what a writer changed meanwhile.  1 if written."""
+    if value == expected:
+        return 0
+    answer = await redis.eval(_REPLACE_IF_UNCHANGED, 1, key, field, expected, value)
+    return int(answer)
 
 
 def require_keyring() -> None:

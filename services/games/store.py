@@ -9,7 +9,7 @@ script never crosses shards):
 
 The seed, the server secret and the snapshot (whose RNG state predicts every draw) are stored
 sealed with the master key ring (:mod:`services.common.sealing`, each bound to its game and
-field; :func:`seal_for`), so a copy of Redis predicts nothing.  Values stored before sealing
+field; :mod:`services.games.sealed`), so a copy of Redis predicts nothing.  Values stored before sealing
 are read as they are; a compacted game's snapshot is kept unsealed (its game is over and its
 seed revealed).
 * ``game:{G}:events`` – stream, one entry per accepted move with ID ``<version>-1``
@@ -41,7 +41,6 @@ from redis.asyncio.cluster import RedisCluster
 
 from services.common.attention import SHARD_COUNT, SHARD_TAGS, attention_script_keys, keys_for_game, score_arg, shard_of
 from services.common.rng import KIND_PCG32, Seed
-from services.common.sealing import keyring
 from services.common.store import (
     DEFAULT_MAX_CONNECTIONS,
     DEFAULT_POOL_TIMEOUT_SECONDS,
@@ -62,6 +61,7 @@ from services.games.records import (
     game_type_of,
 )
 from services.games.scripts import COMMIT, LOAD, SET_STATUS
+from services.games.sealed import open_for, open_text_for, seal_for, seal_text_for
 from services.legalmoves import fingerprint as legal_fingerprint
 from services.legalmoves.fingerprint import LegalEntries
 from services.lobby import listing
@@ -88,29 +88,6 @@ def filing_keys(game_id: str, visibility: str) -> dict[str, str]:
     statuses = listing.status_keys(game_id, game_type_of(game_id), visibility)
     named = {f"listing_{status}": key for status, key in zip(listing.STATUSES, statuses, strict=True)}
     return {"meta": game_keys(game_id)[0], "active": _active_index(game_id), **named, "ended": ended_key_for(game_id)}
-
-
-def _sealing_context(game_id: str, what: str) -> str:
-    return f"game-{what}:{game_id}"
-
-
-def seal_for(game_id: str, what: str, value: bytes) -> bytes:
-    """``value`` sealed for one of ``game_id``'s sealed places (``snapshot``, ``seed``, ``secret``)."""
-    return keyring().seal(value, _sealing_context(game_id, what))
-
-
-def open_for(game_id: str, what: str, value: bytes) -> bytes:
-    """The plaintext of a value :func:`seal_for` sealed (an unsealed one as it is)."""
-    return keyring().open(value, _sealing_context(game_id, what))
-
-
-def open_text_for(game_id: str, what: str, value: str) -> str:
-    """The plaintext of a sealed text field of ``game_id`` (``seed``, ``secret``; unsealed: as it is)."""
-    return keyring().open_text(value, _sealing_context(game_id, what))
-
-
-def _seal_text(game_id: str, what: str, value: str) -> str:
-    return keyring().seal_text(value, _sealing_context(game_id, what)) if value else ""
 
 
 def _decode(value: bytes | str | None) -> str:
@@ -194,7 +171,7 @@ class GameStore:
                 mapping={
                     "game_type": game.game_type,
                     # Decimal, so the full 256 bits fit; "generator" absent marks a game from before the keyed one.
-                    "seed": _seal_text(game_id, "seed", str(game.seed.value)),
+                    "seed": seal_text_for(game_id, "seed", str(game.seed.value)),
                     "generator": game.seed.generator,
                     "options": orjson.dumps(game.options),
                     "players": orjson.dumps(game.players),
@@ -207,7 +184,7 @@ class GameStore:
                     "visibility": game.visibility,
                     "created_ms": game.created_ms,
                     "lobby_rev": 0,
-                    "server_secret": _seal_text(game_id, "secret", game.fairness.server_secret),
+                    "server_secret": seal_text_for(game_id, "secret", game.fairness.server_secret),
                     "seed_commitment": game.fairness.seed_commitment,
                     "seed_source": game.fairness.seed_source,
                     "client_seed": game.fairness.client_seed,

@@ -32,7 +32,7 @@ from cryptography.hazmat.primitives.asymmetric import ec
 from jwt.algorithms import ECAlgorithm
 from redis.asyncio import Redis, RedisCluster
 
-from services.common.sealing import keyring
+from services.common.sealing import keyring, replace_if_unchanged
 from services.identity.player import Player, display_name, player_id
 from services.identity.settings import GUEST_ALIAS
 from services.lobby.seats import player_name
@@ -87,6 +87,20 @@ def keys_hash(rotation: float) -> str:
 
 def _kid_of(raw: bytes | str) -> str:
     return str(json.loads(raw)["kid"])
+
+
+async def reseal_guest_keys(redis: Redis | RedisCluster) -> int:
+    """Seal every stored guest signing key with the key ring's current key (``chaiwala secrets
+    reseal``); the number rewritten (each a compare-and-set)."""
+    rewritten = 0
+    async for raw_key in redis.scan_iter(match=f"{KEYS_PREFIX}*"):
+        hash_name = raw_key.decode() if isinstance(raw_key, bytes) else str(raw_key)
+        stored: dict[Any, Any] = await redis.hgetall(hash_name)  # type: ignore[misc]
+        for field, raw in stored.items():
+            slot = int(field)
+            fresh = _encode(_decode(slot, raw, hash_name), hash_name).encode()
+            rewritten += await replace_if_unchanged(redis, hash_name, str(slot), raw, fresh)
+    return rewritten
 
 
 class GuestKeys:

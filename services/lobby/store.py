@@ -20,7 +20,8 @@ from services.common.attention import keys_for_game, score_arg
 from services.common.luaparts import Part, Script
 from services.games.records import GameMeta, game_keys
 from services.games.scripts import FILING
-from services.games.store import filing_keys, seal_for
+from services.games.sealed import seal_for
+from services.games.store import filing_keys
 from services.outbox import events as outbox_events
 from services.outbox import stream as outbox_stream
 from services.outbox.stream import PART as OUTBOX_PART

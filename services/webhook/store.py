@@ -26,7 +26,7 @@ from typing import Any
 
 import orjson
 
-from services.common.sealing import keyring
+from services.common.sealing import keyring, replace_if_unchanged
 
 TAG = "{webhooks}"
 PREFIX = f"chaiwala:webhooks:{TAG}:"
@@ -235,6 +235,15 @@ def subscription_record(subscription: Subscription) -> bytes:
     """The stored form of a subscription: its JSON with the secret sealed."""
     sealed = keyring().seal_text(subscription.secret, _context(subscription.webhook_id))
     return orjson.dumps({**asdict(subscription), "secret": sealed})
+
+
+async def reseal_subscriptions(redis: Any) -> int:
+    """Seal every subscription's secret with the key ring's current key (``chaiwala secrets reseal``);
+    the number rewritten (each a compare-and-set: a concurrent change wins)."""
+    rewritten = 0
+    for webhook_id, raw in (await redis.hgetall(SUBS)).items():
+        rewritten += await replace_if_unchanged(redis, SUBS, webhook_id, raw, subscription_record(_subscription(raw)))
+    return rewritten
 
 
 class WebhookStore:

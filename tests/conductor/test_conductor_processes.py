@@ -24,7 +24,7 @@ from services.common.rng import Seed
 from services.common.runner import Match, Snapshot
 from services.common.sealing import is_sealed
 from services.games.records import game_keys
-from services.games.store import open_for
+from services.games.sealed import open_for
 from tests.support.stack import ConductorProcess, RunningService, Services
 
 GAME = "darjeeling"

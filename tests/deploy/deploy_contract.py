@@ -38,6 +38,11 @@ ENV_RULES: frozenset[str] = frozenset(
         "CHAIWALA_IDLE_ABORT_SECONDS",
         # The metrics endpoint's optional bearer token (services.common.metrics_http).
         "CHAIWALA_METRICS_TOKEN",
+        # Redis's password from a mounted secret, and the master key ring (services.common.settings,
+        # services.common.sealing).
+        "CHAIWALA_REDIS_PASSWORD_FILE",
+        "CHAIWALA_REDIS_ALLOW_NO_PASSWORD",
+        "CHAIWALA_SECRET_KEYS_FILE",
     }
 )
 ENV_GATEWAY: frozenset[str] = frozenset(

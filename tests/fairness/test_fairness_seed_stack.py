@@ -25,7 +25,7 @@ from services.common.runner import Match
 from services.common.sealing import is_sealed
 from services.fairness import seeding
 from services.fairness.verify import verify_replay
-from services.games.store import open_for, open_text_for
+from services.games.sealed import open_for, open_text_for
 from tests.support.client import assert_problem, auth, create_game
 
 GAME = "darjeeling"

@@ -22,7 +22,7 @@ from typer.testing import CliRunner
 from services.cli.main import app
 from services.common.registry import ENGINES
 from services.fairness.verify import verify_replay
-from services.games.store import open_text_for
+from services.games.sealed import open_text_for
 from tests.support.client import auth, create_game
 
 # Bots and options that end each game quickly (India Rails: the tournament time limit).
