@@ -20,7 +20,7 @@ from services.common import store
 from services.common.embedded_redis import start_redis
 from services.common.logs import configure_logging, flush_logs
 from services.common.registry import available_game_types
-from services.common.sealing import KEYS_FILE_ENV, ensure_key_file
+from services.common.sealing import KEYS_FILE_ENV, key_file_unless_set
 from tests.support import leaks, secrets
 from tests.support.stack import (
     WEBHOOK_OPERATOR_KEY,
@@ -48,7 +48,7 @@ leaks.mark_session()
 if not os.environ.get(KEYS_FILE_ENV):
     _KEYS_DIR = Path(tempfile.mkdtemp(prefix="chaiwala-keys-"))
     atexit.register(shutil.rmtree, _KEYS_DIR, ignore_errors=True)
-    os.environ[KEYS_FILE_ENV] = str(ensure_key_file(_KEYS_DIR / "secret.keys"))
+    key_file_unless_set(_KEYS_DIR / "secret.keys")
 WATCH = pytest.StashKey[leaks.Watch]()
 LEFT_BEHIND = pytest.StashKey[list[str]]()
 WORKER_PIDS = pytest.StashKey[set[int]]()

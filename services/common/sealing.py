@@ -156,6 +156,14 @@ def ensure_key_file(path: Path) -> Path:
     return path
 
 
+def key_file_unless_set(path: Path) -> None:
+    """Make ``path`` (created with a fresh key if missing) this process's key ring, and its
+    children's, unless ``CHAIWALA_SECRET_KEYS_FILE`` already names one (``make run``, tests, bench)."""
+    if not os.environ.get(KEYS_FILE_ENV):
+        os.environ[KEYS_FILE_ENV] = str(ensure_key_file(path))
+        keyring.cache_clear()
+
+
 def load_keyring(path: str | Path) -> KeyRing:
     """The ring in the file at ``path``."""
     try:

@@ -37,7 +37,7 @@ from services.common.embedded_redis import (
 )
 from services.common.processes import group_alive, kill_group, start_group, stop_group
 from services.common.registry import ENGINES, available_game_types
-from services.common.sealing import KEYS_FILE_ENV, ensure_key_file
+from services.common.sealing import key_file_unless_set
 from services.common.workers import Wakeup, remove_stale_metrics_dirs
 
 ROOT = Path(__file__).resolve().parents[2]
@@ -257,8 +257,7 @@ def main() -> None:
     wake.install()
     # The master key ring that seals secrets in Redis (services.common.sealing): generated once
     # into var/keys/ (0600), outside Redis's folder, unless the environment names one.
-    if not os.environ.get(KEYS_FILE_ENV):
-        os.environ[KEYS_FILE_ENV] = str(ensure_key_file(_var_dir() / "keys" / "secret.keys"))
+    key_file_unless_set(_var_dir() / "keys" / "secret.keys")
     redis_url = os.environ.get("REDIS_URL", "")
     supervised: list[Child] = []
     if not redis_url:

@@ -108,9 +108,9 @@ def rules_registry(source: CollectorRegistry) -> CollectorRegistry:
 
 async def serve(game_type: str, settings: ServiceSettings) -> None:
     """Run until SIGTERM/SIGINT, then drain in-flight calls and stop."""
-    require_redis(settings)  # a URL with a password, and the master key ring
     check_exposure(f"the {game_type} rules service", settings.grpc_host, bool(settings.api_key_set()),
                    settings.insecure_open, log)
+    require_redis(settings)  # a URL with a password, and the master key ring
     store = GameStore.from_url(
         settings.redis_url,
         cluster=settings.redis_cluster,

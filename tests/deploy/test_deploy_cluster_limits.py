@@ -14,7 +14,6 @@ from collections.abc import Iterator
 from typing import Any
 
 import pytest
-import redis
 from limits.aio.storage import RedisClusterStorage
 from prometheus_client import CollectorRegistry
 from redis.crc import key_slot
@@ -120,7 +119,7 @@ def _credential(token: str) -> str:
 def _holder(cluster: ClusterInfo, key: str) -> tuple[str, int]:
     """The master holding ``key`` (read from each node, no cluster routing)."""
     for host, port in cluster.startup_nodes:
-        with redis.Redis(host=host, port=port) as node:
+        with cluster.node(host, port) as node:
             if node.execute_command("CLUSTER COUNTKEYSINSLOT", key_slot(key.encode())) and node.exists(key):
                 return host, port
     raise AssertionError(f"no master holds {key}")
