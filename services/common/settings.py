@@ -42,7 +42,10 @@ class RedisConnection(BaseSettings):
     @model_validator(mode="after")
     def _password_from_file(self) -> RedisConnection:
         if self.redis_url and self.redis_password_file:
-            password = Path(self.redis_password_file).read_text(encoding="utf-8").strip()
+            try:
+                password = Path(self.redis_password_file).read_text(encoding="utf-8").strip()
+            except OSError as error:  # the message names the file, never its content
+                raise ValueError(f"CHAIWALA_REDIS_PASSWORD_FILE: cannot read {self.redis_password_file}") from error
             self.redis_url = url_with_password(self.redis_url, password)
         return self
 

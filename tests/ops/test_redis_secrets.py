@@ -16,11 +16,13 @@ from __future__ import annotations
 import asyncio
 import json
 import os
+import stat
 import subprocess
 import sys
 import time
 from pathlib import Path
 from typing import Any
+from urllib.parse import unquote, urlsplit
 
 import httpx
 import jwt
@@ -32,7 +34,18 @@ from cryptography.hazmat.primitives import serialization
 from services.common.attention import new_game_id
 from services.common.embedded_redis import start_redis
 from services.common.rng import KIND_KEYED, Seed
-from services.common.sealing import KEYS_FILE_ENV, KeyRing, SealingError, is_sealed, keyring, load_keyring, new_key_line
+from services.common.sealing import (
+    KEYS_FILE_ENV,
+    KeyRing,
+    SealingError,
+    ensure_key_file,
+    is_sealed,
+    key_file_unless_set,
+    keyring,
+    load_keyring,
+    new_key_line,
+)
+from services.common.settings import ServiceSettings
 from services.games.records import Fairness, NewGame
 from services.games.sealed import open_for, open_text_for
 from services.games.store import GameStore
@@ -286,3 +299,34 @@ def test_a_sealed_value_does_not_open_in_another_place() -> None:
     assert ring.open_text(sealed, "game-seed:g-one") == "0123"
     with pytest.raises(SealingError):
         ring.open_text(sealed, "game-seed:g-two")
+
+
+def test_make_runs_key_ring_is_generated_once_and_private(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
+    """What the supervisor does when no ring is named: var/keys/secret.keys, 0600 in a 0700 folder,
+    kept across runs; a ring the environment names wins."""
+    monkeypatch.delenv(KEYS_FILE_ENV)
+    path = tmp_path / "var" / "keys" / "secret.keys"
+    try:
+        key_file_unless_set(path)
+        assert os.environ[KEYS_FILE_ENV] == str(path)
+        assert stat.S_IMODE(path.stat().st_mode) == 0o600 and stat.S_IMODE(path.parent.stat().st_mode) == 0o700
+        first = keyring()
+        assert ensure_key_file(path).read_text(encoding="ascii") == path.read_text(encoding="ascii")  # kept
+        key_file_unless_set(tmp_path / "other.keys")  # the environment names one now: left alone
+        assert os.environ[KEYS_FILE_ENV] == str(path) and not (tmp_path / "other.keys").exists()
+        assert load_keyring(path) == first and len(first.keys[first.current]) == 32
+    finally:
+        keyring.cache_clear()
+
+
+def test_the_password_file_fills_the_urls_password(tmp_path: Path) -> None:
+    secret = tmp_path / "redis_password"
+    secret.write_text("p@ss/w:rd\n", encoding="utf-8")  # characters a URL must escape
+    settings = ServiceSettings(redis_url="redis://redis:6379/0", redis_password_file=str(secret))
+    assert settings.redis_url == "redis://:p%40ss%2Fw%3Ard@redis:6379/0"
+    assert urlsplit(settings.redis_url).hostname == "redis" and settings.redis_auth_refusal() is None
+    assert unquote(urlsplit(settings.redis_url).password or "") == "p@ss/w:rd"
+    assert ServiceSettings(redis_url="redis://redis:6379/0").redis_auth_refusal() is not None
+    assert ServiceSettings(redis_url="redis://redis:6379/0", redis_allow_no_password=True).redis_auth_refusal() is None
+    with pytest.raises(ValueError, match="cannot read"):
+        ServiceSettings(redis_url="redis://redis:6379/0", redis_password_file=str(tmp_path / "missing"))
