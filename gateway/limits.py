@@ -21,22 +21,14 @@ by every gateway instance) or, without a Redis URL, in this process's memory:
 
 On a Redis Cluster (``CHAIWALA_REDIS_CLUSTER``) the two keys of one window share a slot (the
 library's hash tags) but the windows of one request do not: they are charged one script call per
-slot, in order, as the one call is on a single Redis (the first refusal ends the check).  The
-cluster client is :class:`services.common.cluster_client.FailoverCluster` with a short reply
-timeout and one retry, so a lost master costs a limit check about a second, not the failover.
+slot, in order, as the one call is on a single Redis (the first refusal ends the check), through
+:class:`services.common.cluster_client.FailoverCluster` (the store's 2 s reply bound, one retry).
 
 A refusal is problem+json: 429 ``rate_limited`` with ``Retry-After`` and ``RateLimit-Limit``,
 ``RateLimit-Remaining``, ``RateLimit-Reset``; 503 ``too_many_streams`` with ``Retry-After``;
-408 ``body_timeout``.
-
-When the limit store does not answer (counted in ``chaiwala_gateway_limit_errors_total``, logged
-``limit_store_failed``), the limits that guard against abuse **fail closed**: a request charged to
-the session or creation quota, and a failed authentication, get 503 ``store_unavailable`` with
-``Retry-After: 1`` (:data:`FAIL_CLOSED`) -- an attacker who can slow the store must not lift them.
-The plain request rates (per address, per credential) let the request through: the services
-behind them read the same store and answer 503 on their own if it is really gone, and a limiter
-must not turn a slow counter into an outage of every read.  A check waits as long for its reply as
-the store's own calls (:data:`LIMIT_REPLY_TIMEOUT_SECONDS`).
+408 ``body_timeout``.  When the limit store fails (``limit_store_failed``, counted), guest sessions,
+creations and failed authentications get 503 ``store_unavailable`` (:data:`FAIL_CLOSED`: load must
+not lift them); request rates let requests through, as the services behind answer 503 themselves.
 """
 
 from __future__ import annotations
@@ -99,9 +91,9 @@ class Refusal:
 
     def problem(self) -> Problem:
         """The 429 problem with ``Retry-After`` and ``RateLimit-*`` headers (503 when the store failed)."""
-        if self.item is None:
-            detail = f"the {self.name} limit cannot be checked now (its store does not answer); retry shortly"
-            return Problem(503, "store_unavailable", detail, headers={"Retry-After": str(STORE_RETRY_AFTER)})
+        if self.item is None:  # its store failed
+            detail, headers = f"the {self.name} limit cannot be checked now; retry shortly", {"Retry-After": "1"}
+            return Problem(503, "store_unavailable", detail, headers=headers)
         wait = max(1, math.ceil(self.reset_at - time.time()))
         headers = {
             "Retry-After": str(wait),
@@ -143,13 +135,9 @@ class LimitMetrics:
             self.configured.labels(name, "").set(value)
 
 
-# A limit check waits for its reply as long as the store's own calls do: a loaded machine (or a
-# busy master) answers a script in well under that, and a shorter bound made checks fail there.
-LIMIT_REPLY_TIMEOUT_SECONDS = CALL_REPLY_TIMEOUT_SECONDS
-# Limits refused (503 store_unavailable) rather than skipped when their store fails, and the
-# Retry-After of that answer (the store's own 503 says 1 too).
+LIMIT_REPLY_TIMEOUT_SECONDS = CALL_REPLY_TIMEOUT_SECONDS  # the store's own bound (1 s failed under load)
+# Limits refused (503 store_unavailable) rather than skipped when their store fails.
 FAIL_CLOSED = frozenset({"auth_failures", "session_quota", "create_quota"})
-STORE_RETRY_AFTER = 1
 
 
 def _storage(settings: GatewaySettings) -> Storage:
@@ -258,11 +246,10 @@ class Limiter:
         """Count and log a failed check; the 503 refusal when one of ``names`` fails closed."""
         self.metrics.errors.inc()
         log.warning("limit_store_failed", error=type(error).__name__)
-        closed = [name for name in names if name in FAIL_CLOSED]
-        if not closed:
-            return None
-        self.metrics.refused.labels(closed[0]).inc()
-        return Refusal(closed[0], None, time.time() + STORE_RETRY_AFTER)
+        for name in (name for name in names if name in FAIL_CLOSED):
+            self.metrics.refused.labels(name).inc()
+            return Refusal(name, None, time.time() + 1)  # Retry-After: 1, as the store's own 503
+        return None
 
     def _block(self, address: str, refusal: Refusal) -> None:
         if len(self.auth_blocks) >= MAX_AUTH_BLOCKS:
