@@ -15,11 +15,14 @@ with its error, and the others still run.
 from __future__ import annotations
 
 import argparse
+import atexit
 import contextlib
 import importlib
 import json
 import pkgutil
+import shutil
 import sys
+import tempfile
 import traceback
 from collections.abc import Callable
 from dataclasses import replace
@@ -30,6 +33,7 @@ from bench import procs
 from bench.config import FULL, QUICK, Config
 from bench.results import RESULTS_DIR, Row, compare, document, print_table, write
 from services.common import workers
+from services.common.sealing import key_file_unless_set
 
 Suite = Callable[[Config], list[Row]]
 SUITES = ("engines", "render", "rest", "grpc", "sse", "memory", "micro", "idle", "matchmaking")
@@ -91,6 +95,11 @@ def main(argv: list[str]) -> dict[str, object]:
     """Run the chosen suites, print the table, write the files; return the JSON document."""
     args = parse(argv)
     config = configure(args)
+    # The stacks measured seal secrets in Redis like any deployment (services.common.sealing): a
+    # key ring of this run's own, unless the environment names one.
+    keys = Path(tempfile.mkdtemp(prefix="chaiwala-bench-keys-"))
+    atexit.register(shutil.rmtree, keys, ignore_errors=True)
+    key_file_unless_set(keys / "secret.keys")
     rows: list[Row] = []
     quick_stack = None
     if config.quick:  # the quick slice: every server once, in threads (bench.inprocess)

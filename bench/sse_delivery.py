@@ -36,6 +36,7 @@ import asyncio
 import time
 from collections import Counter
 from typing import Any
+from urllib.parse import urlsplit
 
 import httpx
 import orjson
@@ -218,7 +219,8 @@ async def _redis_floor(redis_url: str, port: int, events: int) -> dict[str, Any]
     """Bare Redis: XADD, then the time until a blocking XREAD on another connection returns it,
     read by the same kind of listener process as the SSE streams."""
     writer = aioredis.Redis.from_url(redis_url)
-    listeners = ListenerGroup(Target(port, stream=FLOOR_STREAM), 1, 1)
+    password = urlsplit(redis_url).password or ""  # Redis asks every client for it
+    listeners = ListenerGroup(Target(port, stream=FLOOR_STREAM, password=password), 1, 1)
     sent: dict[int, float] = {}
     try:
         await writer.delete(FLOOR_STREAM)

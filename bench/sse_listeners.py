@@ -44,6 +44,7 @@ class Target:
     port: int
     path: str = ""  # SSE: the events path; empty in redis mode
     stream: str = ""  # redis mode: the stream key to follow
+    password: str = field(default="", repr=False)  # redis mode: Redis's password (AUTH first)
 
 
 @dataclass
@@ -71,8 +72,9 @@ class _Child:
     # ---- connecting ---------------------------------------------------------------------------
 
     def request(self) -> bytes:
-        if self.target.stream:
-            return _xread(self.target.stream, "0-0")
+        if self.target.stream:  # AUTH's +OK comes before the reply, which carries no id line
+            auth = _resp(b"AUTH", self.target.password.encode()) if self.target.password else b""
+            return auth + _xread(self.target.stream, "0-0")
         return f"GET {self.target.path} HTTP/1.1\r\nHost: bench\r\nAccept: text/event-stream\r\n\r\n".encode()
 
     def connect(self, count: int) -> None:
@@ -182,7 +184,11 @@ class _Child:
 
 
 def _xread(stream: str, after: str) -> bytes:
-    parts = [b"XREAD", b"BLOCK", b"0", b"STREAMS", stream.encode(), after.encode()]
+    return _resp(b"XREAD", b"BLOCK", b"0", b"STREAMS", stream.encode(), after.encode())
+
+
+def _resp(*parts: bytes) -> bytes:
+    """One command in RESP."""
     return b"*%d\r\n" % len(parts) + b"".join(b"$%d\r\n%s\r\n" % (len(p), p) for p in parts)
 
 

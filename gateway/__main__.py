@@ -19,6 +19,9 @@ def main() -> None:
     workers.join_group()  # a worker ends with its parent (services.common.workers)
     settings = GatewaySettings()
     configure_logging(settings.log_format, settings.log_level)
+    refusal = settings.redis_auth_refusal()  # a Redis that asks no password (services.common.settings)
+    if refusal:
+        raise SystemExit(refusal)
     # Rules services on other hosts refuse to run open beyond loopback themselves; ones on this
     # host's loopback are only as safe as this gateway's bind.
     remote = all(not is_loopback(host_of(address)) for address in settings.service_addresses().values())

@@ -44,11 +44,11 @@ class AuthFailures:
 
     def __init__(self, strategy: SlidingWindowCounterRateLimiter, items: list[limits.RateLimitItem],
                  refused: Callable[[str, str, limits.RateLimitItem], Awaitable[Refusal]],
-                 on_error: Callable[[Exception], None]) -> None:  # fmt: skip
+                 on_error: Callable[[Exception], Refusal | None]) -> None:  # fmt: skip
         self.strategy = strategy
         self.items = items
         self.refused = refused  # the limiter's: a Refusal with its reset time, counted in metrics
-        self.on_error = on_error
+        self.on_error = on_error  # the limiter's: counts a store failure, answers its 503 (fail closed)
         self.blocks: dict[str, Refusal] = {}  # credential id -> the refusal that blocked it
 
     def blocked(self, credential: str, now: float | None = None) -> Refusal | None:
@@ -74,8 +74,8 @@ class AuthFailures:
                         if key.startswith("cred:"):
                             self._block(credential, refusal)
                         break
-        except Exception as error:  # the limit store is down: the failure stays a plain 401/403
-            self.on_error(error)
+        except Exception as error:  # the limit store failed: fail closed (503), never an uncounted guess
+            return self.on_error(error)
         return found
 
     def _block(self, credential: str, refusal: Refusal) -> None:

@@ -19,15 +19,14 @@ by every gateway instance) or, without a Redis URL, in this process's memory:
 
 On a Redis Cluster (``CHAIWALA_REDIS_CLUSTER``) the two keys of one window share a slot (the
 library's hash tags) but the windows of one request do not: they are charged one script call per
-slot, in order, as the one call is on a single Redis (the first refusal ends the check).  The
-cluster client is :class:`services.common.cluster_client.FailoverCluster` with a short reply
-timeout and one retry, so a lost master costs a limit check about a second, not the failover.
+slot, in order, as the one call is on a single Redis (the first refusal ends the check), through
+:class:`services.common.cluster_client.FailoverCluster` (the store's 2 s reply bound, one retry).
 
 A refusal is problem+json: 429 ``rate_limited`` with ``Retry-After`` and ``RateLimit-Limit``,
 ``RateLimit-Remaining``, ``RateLimit-Reset``; 503 ``too_many_streams`` with ``Retry-After``;
-408 ``body_timeout``.  When the limit store does not answer, requests are let through
-(counted in ``chaiwala_gateway_limit_errors_total``): the rules services answer 503 on their
-own if Redis is really gone, and a limiter must not become the outage.
+408 ``body_timeout``.  When the limit store fails (``limit_store_failed``, counted), guest sessions,
+creations and failed authentications get 503 ``store_unavailable`` (:data:`FAIL_CLOSED`: load must
+not lift them); request rates let requests through, as the services behind answer 503 themselves.
 """
 
 from __future__ import annotations
@@ -57,7 +56,7 @@ from starlette.types import ASGIApp, Message, Receive, Scope, Send
 from gateway.auth_failures import AuthFailures, AuthFailureWatch
 from gateway.problems import Problem, problem_response
 from gateway.settings import GatewaySettings
-from services.common.cluster_client import FailoverCluster, cluster_options
+from services.common.cluster_client import CALL_REPLY_TIMEOUT_SECONDS, FailoverCluster, cluster_options
 from services.common.logs import get_logger
 
 log = get_logger("gateway")
@@ -86,11 +85,14 @@ class Refusal:
     """Which limit refused a request, and when to come back."""
 
     name: str
-    item: limits.RateLimitItem
+    item: limits.RateLimitItem | None  # None: the limit could not be checked (its store failed)
     reset_at: float
 
     def problem(self) -> Problem:
-        """The 429 problem with ``Retry-After`` and ``RateLimit-*`` headers."""
+        """The 429 problem with ``Retry-After`` and ``RateLimit-*`` headers (503 when the store failed)."""
+        if self.item is None:  # its store failed
+            detail, headers = f"the {self.name} limit cannot be checked now; retry shortly", {"Retry-After": "1"}
+            return Problem(503, "store_unavailable", detail, headers=headers)
         wait = max(1, math.ceil(self.reset_at - time.time()))
         headers = {
             "Retry-After": str(wait),
@@ -132,7 +134,9 @@ class LimitMetrics:
             self.configured.labels(name, "").set(value)
 
 
-LIMIT_REPLY_TIMEOUT_SECONDS = 1.0  # a limit check gives up this soon and lets the request through
+LIMIT_REPLY_TIMEOUT_SECONDS = CALL_REPLY_TIMEOUT_SECONDS  # the store's own bound (1 s failed under load)
+# Limits refused (503 store_unavailable) rather than skipped when their store fails.
+FAIL_CLOSED = frozenset({"auth_failures", "session_quota", "create_quota"})
 
 
 def _storage(settings: GatewaySettings) -> Storage:
@@ -146,7 +150,7 @@ def _storage(settings: GatewaySettings) -> Storage:
         implementation="redispy",
         key_prefix="chaiwala:limits",
         socket_connect_timeout=1.0,
-        socket_timeout=1.0,
+        socket_timeout=LIMIT_REPLY_TIMEOUT_SECONDS,
         retry=Retry(NoBackoff(), 1),  # type: ignore[arg-type]  # passed on to redis-py
     )
 
@@ -195,7 +199,8 @@ class Limiter:
         self.strategy = SlidingWindowCounterRateLimiter(self.storage)
         self.rates = {name: limits.parse_many(text) for name, text in settings.rate_limits().items()}
         self.streams: Tally[str] = Tally()
-        self.auth_failures = AuthFailures(self.strategy, self.rates["auth_failures"], self._refused, self._store_failed)
+        self.auth_failures = AuthFailures(self.strategy, self.rates["auth_failures"], self._refused,
+                                          lambda error: self._store_failed(error, ["auth_failures"]))  # fmt: skip
 
     def auth_blocked(self, scope: Scope) -> Refusal | None:
         """The refusal of a request whose credential failed too often (its own bucket, never its
@@ -208,16 +213,22 @@ class Limiter:
         return refusal
 
     async def auth_failed(self, scope: Scope) -> Refusal | None:
-        """Charge one failed authentication of this request; the refusal once a bucket is full."""
+        """Charge one failed authentication to the request's address and credential; the refusal once
+        a bucket is full, and 503 when the limit store fails (never an uncounted 401)."""
         return await self.auth_failures.failed(_client_address(scope), _credential(scope))
+
+    def _store_failed(self, error: Exception, names: list[str]) -> Refusal | None:
+        """Count and log a failed check; the 503 refusal when one of ``names`` fails closed."""
+        self.metrics.errors.inc()
+        log.warning("limit_store_failed", error=type(error).__name__)
+        for name in (name for name in names if name in FAIL_CLOSED):
+            self.metrics.refused.labels(name).inc()
+            return Refusal(name, None, time.time() + 1)  # Retry-After: 1, as the store's own 503
+        return None
 
     def watch_failures(self, scope: Scope, receive: Receive, send: Send) -> Send:
         """``send`` that charges a failed authentication of this request (:mod:`gateway.auth_failures`)."""
         return AuthFailureWatch(self.auth_failures, _client_address(scope), _credential(scope), scope, receive, send)
-
-    def _store_failed(self, error: Exception) -> None:
-        self.metrics.errors.inc()
-        log.warning("limit_store_failed", error=type(error).__name__)
 
     async def check(self, scope: Scope) -> Refusal | None:
         """The first limit this request exceeds, if any (each limit it passes is charged)."""
@@ -236,9 +247,8 @@ class Limiter:
             for name, key, item in windows:
                 if not await self.strategy.hit(item, name, key):
                     return await self._refused(name, key, item)
-        except Exception as error:  # the limit store is down: let the request through
-            self.metrics.errors.inc()
-            log.warning("limit_store_failed", error=type(error).__name__)
+        except Exception as error:  # the limit store failed: quotas refuse (503), rates let through
+            return self._store_failed(error, [name for name, _ in checks])
         return None
 
     async def _refused(self, name: str, key: str, item: limits.RateLimitItem) -> Refusal:

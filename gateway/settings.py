@@ -4,11 +4,13 @@ from __future__ import annotations
 
 import ipaddress
 
-from pydantic import AliasChoices, Field, field_validator
-from pydantic_settings import BaseSettings, SettingsConfigDict
+from pydantic import field_validator
+from pydantic_settings import SettingsConfigDict
+
+from services.common.settings import RedisConnection
 
 
-class GatewaySettings(BaseSettings):
+class GatewaySettings(RedisConnection):
     """Where the rules services are, and the HTTP side's limits."""
 
     model_config = SettingsConfigDict(env_prefix="CHAIWALA_", extra="ignore")
@@ -38,11 +40,9 @@ class GatewaySettings(BaseSettings):
     # holds the largest tournament (512 entrants, about 80 KB) many times over.
     max_body_bytes: int = 1024 * 1024
     rpc_timeout_seconds: float = 30.0
-    # Where rate-limit counters live (shared by every gateway); empty: this process's memory.
-    redis_url: str = Field(default="", validation_alias=AliasChoices("REDIS_URL", "CHAIWALA_REDIS_URL"))
-    # The same Redis holds the games: GET legal-moves reads the answers commits store there
-    # (services.legalmoves); a cluster needs the cluster client, as the services' setting says.
-    redis_cluster: bool = False
+    # REDIS_URL (services.common.settings.RedisConnection): where rate-limit counters live (shared
+    # by every gateway; empty: this process's memory); the same Redis holds the games: GET
+    # legal-moves reads the answers commits store there (services.legalmoves).
     # Rates in the `limits` notation ("100/second;3000/minute"), sliding windows.
     # Generous defaults (a test suite plays thousands of moves a minute from one address and
     # one token); a public deployment should lower them.
@@ -118,6 +118,7 @@ class GatewaySettings(BaseSettings):
             "sse_upstreams_per_process": self.sse_upstreams_per_process,
             "sse_client_buffer": self.sse_client_buffer,
         }
+
     # Browser origins allowed by CORS, comma-separated ("*" = any, as `make run` sets); empty = none.
     cors_origins: str = ""
 

@@ -2,10 +2,14 @@
 
 from __future__ import annotations
 
+import atexit
 import os
+import shutil
+import tempfile
 from collections.abc import Iterator
 from dataclasses import dataclass
 from pathlib import Path
+from secrets import token_hex
 from typing import Any, TextIO
 
 import httpx
@@ -16,6 +20,7 @@ from services.common import store
 from services.common.embedded_redis import start_redis
 from services.common.logs import configure_logging, flush_logs
 from services.common.registry import available_game_types
+from services.common.sealing import KEYS_FILE_ENV, key_file_unless_set
 from tests.support import leaks, secrets
 from tests.support.stack import (
     WEBHOOK_OPERATOR_KEY,
@@ -39,6 +44,12 @@ collect_ignore = [] if os.environ.get("CHAIWALA_TWO_HOSTS") == "1" else ["twohos
 
 # Before any fixture or xdist worker starts a process: every child of this run inherits it.
 leaks.mark_session()
+# Secrets in Redis are sealed with a master key ring kept outside it (services.common.sealing):
+# this run's own, generated once here (0600) and inherited by every process the suite starts.
+if not os.environ.get(KEYS_FILE_ENV):
+    _KEYS_DIR = Path(tempfile.mkdtemp(prefix="chaiwala-keys-"))
+    atexit.register(shutil.rmtree, _KEYS_DIR, ignore_errors=True)
+    key_file_unless_set(_KEYS_DIR / "secret.keys")
 WATCH = pytest.StashKey[leaks.Watch]()
 LEFT_BEHIND = pytest.StashKey[list[str]]()
 WORKER_PIDS = pytest.StashKey[set[int]]()
@@ -125,7 +136,8 @@ def suite_log(tmp_path_factory: pytest.TempPathFactory) -> Iterator[SuiteLog]:
 
 @pytest.fixture(scope="session")
 def redis_url(tmp_path_factory: pytest.TempPathFactory) -> Iterator[str]:
-    """``REDIS_URL`` if set; a testcontainers Redis if opted in; else an embedded ``redis-server``."""
+    """``REDIS_URL`` if set (with its password); a testcontainers Redis if opted in; else an embedded
+    ``redis-server``; the last two with a generated password."""
     configured = os.environ.get("REDIS_URL")
     if configured:
         yield configured
@@ -134,11 +146,16 @@ def redis_url(tmp_path_factory: pytest.TempPathFactory) -> Iterator[str]:
         # Opt-in only: our machines have no Docker engine (pip install -e '.[containers]').
         from testcontainers.redis import RedisContainer
 
-        with RedisContainer("redis:7-alpine") as container:
+        password = token_hex(32)  # with a password, as everywhere
+        secrets.remember(password)
+        with RedisContainer("redis:7-alpine", password=password) as container:
             host = container.get_container_host_ip()
-            yield f"redis://{host}:{container.get_exposed_port(6379)}/0"
+            yield f"redis://:{password}@{host}:{container.get_exposed_port(6379)}/0"
         return
+    # With a password (generated into its data folder), as everywhere: the whole suite proves
+    # every client passes it.
     server = start_redis(Path(tmp_path_factory.mktemp("redis")), appendonly=False)
+    secrets.remember(server.password)  # and it never reaches a log
     try:
         yield server.url
     finally:

@@ -21,6 +21,7 @@ from rich.console import Console
 from rich.progress import Progress, track
 from rich.table import Table
 
+from services.cli.secrets import secrets_app
 from services.fairness.verify import Verdict, verify_replay
 
 app = typer.Typer(
@@ -30,6 +31,7 @@ games_app = typer.Typer(help="List, show and abort games on a server (operator k
 replay_app = typer.Typer(help="Export replays.", no_args_is_help=True)
 app.add_typer(games_app, name="games")
 app.add_typer(replay_app, name="replay")
+app.add_typer(secrets_app, name="secrets")
 
 console = Console(soft_wrap=True)
 errors = Console(stderr=True, soft_wrap=True)

@@ -16,15 +16,22 @@ from typing import Any, TypeVar
 from services.common.logs import configure_logging
 from services.common.loops import run_loop
 from services.common.metrics_http import Keep, process_registry, serve_metrics_http
+from services.common.sealing import require_keyring
 from services.common.settings import ServiceSettings
 
 SettingsT = TypeVar("SettingsT", bound=ServiceSettings)
 
 
 def require_redis(settings: ServiceSettings) -> None:
-    """Exit with a clear message when no Redis is configured."""
+    """Exit with a clear message when no Redis is configured, when its URL carries no password
+    (services.common.settings), or when no master key ring seals the secrets kept there
+    (services.common.sealing)."""
     if not settings.redis_url:
         raise SystemExit("REDIS_URL is not set (make run starts an embedded Redis and sets it)")
+    refusal = settings.redis_auth_refusal()
+    if refusal:
+        raise SystemExit(refusal)
+    require_keyring()
 
 
 def serve_metrics(settings: ServiceSettings, log: Any, event: str, keep: Keep, **fields: Any) -> asyncio.Event:

@@ -9,16 +9,23 @@ server runs with umask :data:`REDIS_UMASK`, so every file it writes (the AOF, ea
 new files in ``appendonlydir/``, ``dump.rdb``, its log) is 0600.  redis-server has no setting
 for file modes; a umask for its process is what covers files created long after it started.
 Files left by an older run with wider modes are narrowed at start (:func:`private_data_dir`).
+
+The server requires a password (``requirepass``): a generated one (256 bits, hex), kept in the
+data folder's ``auth.conf`` (0600; :func:`redis_password`), which is also the first argument of
+``redis-server`` (a config file), so the password never appears on a command line.  Clients
+take it from the URL (:attr:`EmbeddedRedis.url`, ``redis://:<password>@127.0.0.1:<port>/0``).
 """
 
 from __future__ import annotations
 
 import contextlib
+import os
+import secrets
 import shutil
 import socket
 import subprocess
 import time
-from dataclasses import dataclass
+from dataclasses import dataclass, field
 from pathlib import Path
 
 import redis
@@ -27,6 +34,8 @@ from services.common.processes import stop_process
 
 # The umask of the redis-server process: new files 0600, new folders 0700.
 REDIS_UMASK = 0o077
+# The private config file in the data folder holding the server's password.
+AUTH_FILE = "auth.conf"
 
 
 def private_data_dir(data_dir: Path) -> None:
@@ -37,6 +46,29 @@ def private_data_dir(data_dir: Path) -> None:
         if path.is_symlink():
             continue  # never follow a link out of the folder
         path.chmod(0o700 if path.is_dir() else 0o600)
+
+
+def redis_password(data_dir: Path) -> str:
+    """The password of the server keeping its files in ``data_dir``: read from its ``auth.conf``,
+    or generated and written there (0600) on the first start."""
+    path = data_dir / AUTH_FILE
+    with contextlib.suppress(FileNotFoundError):
+        for line in path.read_text(encoding="ascii").splitlines():
+            name, _, value = line.strip().partition(" ")
+            if name == "requirepass" and value.strip():
+                return value.strip()
+    password = secrets.token_hex(32)  # hex: nothing to escape in a URL or a config line
+    descriptor = os.open(path, os.O_WRONLY | os.O_CREAT | os.O_TRUNC, 0o600)
+    with os.fdopen(descriptor, "w", encoding="ascii") as file:
+        file.write("# The embedded Redis's password (services/common/embedded_redis.py); private to this user.\n")
+        file.write(f"requirepass {password}\n")
+    path.chmod(0o600)
+    return password
+
+
+def loopback_url(port: int, password: str) -> str:
+    """The URL of a loopback server with ``password``."""
+    return f"redis://:{password}@127.0.0.1:{port}/0"
 
 
 def redis_server_binary() -> str:
@@ -67,11 +99,12 @@ class EmbeddedRedis:
     process: subprocess.Popen[bytes]
     port: int
     data_dir: Path
+    password: str = field(default="", repr=False)
 
     @property
     def url(self) -> str:
-        """``redis://`` URL of the server."""
-        return f"redis://127.0.0.1:{self.port}/0"
+        """``redis://`` URL of the server, its password included."""
+        return loopback_url(self.port, self.password)
 
     def stop(self) -> None:
         """Shut the server down (AOF is flushed by a clean shutdown)."""
@@ -95,9 +128,11 @@ def start_redis(
 
 
 def redis_args(data_dir: Path, port: int, appendonly: bool = True, extra: list[str] | None = None) -> list[str]:
-    """The command line of a loopback ``redis-server`` keeping its files under ``data_dir``."""
+    """The command line of a loopback ``redis-server`` keeping its files under ``data_dir``, its
+    password in ``data_dir``'s ``auth.conf`` (:func:`redis_password` writes it)."""
     return [
         redis_server_binary(),
+        str(data_dir / AUTH_FILE),
         "--port",
         str(port),
         "--bind",
@@ -118,9 +153,9 @@ def redis_args(data_dir: Path, port: int, appendonly: bool = True, extra: list[s
     ]
 
 
-def wait_for_redis(process: subprocess.Popen[bytes], port: int, seconds: float = 15) -> bool:
+def wait_for_redis(process: subprocess.Popen[bytes], port: int, password: str, seconds: float = 15) -> bool:
     """Whether the server answers PING within ``seconds`` (False as soon as it exits)."""
-    client = redis.Redis(host="127.0.0.1", port=port)
+    client = redis.Redis(host="127.0.0.1", port=port, password=password)
     deadline = time.monotonic() + seconds
     try:
         while True:
@@ -136,10 +171,11 @@ def wait_for_redis(process: subprocess.Popen[bytes], port: int, seconds: float =
 
 def _start_on(data_dir: Path, port: int, appendonly: bool, extra: list[str] | None) -> EmbeddedRedis:
     private_data_dir(data_dir)
+    password = redis_password(data_dir)
     args = redis_args(data_dir, port, appendonly, extra)
     process = subprocess.Popen(args, stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL, umask=REDIS_UMASK)
-    server = EmbeddedRedis(process=process, port=port, data_dir=data_dir)
-    if not wait_for_redis(process, port):
+    server = EmbeddedRedis(process=process, port=port, data_dir=data_dir, password=password)
+    if not wait_for_redis(process, port, password):
         server.stop()
         raise RuntimeError(f"redis-server did not start on port {port} (see {data_dir / 'redis.log'})")
     return server

@@ -1,18 +1,70 @@
-"""Service configuration from the environment (``CHAIWALA_*``, ``REDIS_URL``)."""
+"""Service configuration from the environment (``CHAIWALA_*``, ``REDIS_URL``).
+
+Redis requires a password everywhere (``make run``'s embedded Redis, Compose, Kubernetes).  Every
+client takes it from ``REDIS_URL`` (``redis://:<password>@host:6379/0``, URL-escaped), or, when
+``CHAIWALA_REDIS_PASSWORD_FILE`` names a file (a Compose or Kubernetes secret), from that file,
+which then fills the URL's password.  A process refuses to start with a ``REDIS_URL`` that carries
+no password unless ``CHAIWALA_REDIS_ALLOW_NO_PASSWORD=1`` says so on purpose (a Redis reached
+through mutual TLS, say): :meth:`RedisConnection.redis_auth_refusal`.
+"""
 
 from __future__ import annotations
 
-from pydantic import AliasChoices, Field
+from pathlib import Path
+from urllib.parse import quote, urlsplit, urlunsplit
+
+from pydantic import AliasChoices, Field, model_validator
 from pydantic_settings import BaseSettings, SettingsConfigDict
 
 
-class ServiceSettings(BaseSettings):
-    """Settings of one rules service process."""
+def url_with_password(url: str, password: str) -> str:
+    """``url`` with ``password`` as its password (its user name, if any, kept)."""
+    parts = urlsplit(url)
+    user = quote(parts.username or "", safe="")
+    host = parts.hostname or ""
+    host = f"[{host}]" if ":" in host else host
+    netloc = f"{user}:{quote(password, safe='')}@{host}" + (f":{parts.port}" if parts.port else "")
+    return urlunsplit((parts.scheme, netloc, parts.path, parts.query, parts.fragment))
+
+
+class RedisConnection(BaseSettings):
+    """Where Redis is and how a client proves itself to it (shared by every process's settings)."""
 
     model_config = SettingsConfigDict(env_prefix="CHAIWALA_", extra="ignore")
 
     redis_url: str = Field(default="", validation_alias=AliasChoices("REDIS_URL", "CHAIWALA_REDIS_URL"))
     redis_cluster: bool = False
+    # A file holding Redis's password (a mounted secret); it fills REDIS_URL's password.
+    redis_password_file: str = ""
+    # Starting with a REDIS_URL that has no password needs this set on purpose.
+    redis_allow_no_password: bool = False
+
+    @model_validator(mode="after")
+    def _password_from_file(self) -> RedisConnection:
+        if self.redis_url and self.redis_password_file:
+            try:
+                password = Path(self.redis_password_file).read_text(encoding="utf-8").strip()
+            except OSError as error:  # the message names the file, never its content
+                raise ValueError(f"CHAIWALA_REDIS_PASSWORD_FILE: cannot read {self.redis_password_file}") from error
+            self.redis_url = url_with_password(self.redis_url, password)
+        return self
+
+    def redis_auth_refusal(self) -> str | None:
+        """Why this process must not start with its ``REDIS_URL`` (no password), or ``None``."""
+        if not self.redis_url or self.redis_allow_no_password or urlsplit(self.redis_url).password:
+            return None
+        return (
+            "REDIS_URL carries no password: Redis must require one (redis://:<password>@host:port/0, or "
+            "CHAIWALA_REDIS_PASSWORD_FILE); set CHAIWALA_REDIS_ALLOW_NO_PASSWORD=1 only for a Redis "
+            "that authenticates clients otherwise"
+        )
+
+
+class ServiceSettings(RedisConnection):
+    """Settings of one rules service process."""
+
+    model_config = SettingsConfigDict(env_prefix="CHAIWALA_", extra="ignore")
+
     # Loopback unless told otherwise (see services.common.exposure).
     grpc_host: str = "127.0.0.1"
     grpc_port: int = 50051

@@ -6,6 +6,12 @@ script never crosses shards):
 * ``game:{G}:meta``   – hash: game type, seed, options, players, token hashes,
   status, version, result.
 * ``game:{G}:state``  – the latest snapshot (engine state + RNG), JSON.
+
+The seed, the server secret and the snapshot (whose RNG state predicts every draw) are stored
+sealed with the master key ring (:mod:`services.common.sealing`, each bound to its game and
+field; :mod:`services.games.sealed`), so a copy of Redis predicts nothing.  Values stored before sealing
+are read as they are; a compacted game's snapshot is kept unsealed (its game is over and its
+seed revealed).
 * ``game:{G}:events`` – stream, one entry per accepted move with ID ``<version>-1``
   (creation, or the start of a game that waited for players, is ``0-1``): seat, bot,
   move, the unredacted events and a kind ("" for a move; "timeout", "resign" for
@@ -49,6 +55,7 @@ from services.filing.keys import game_keys, game_type_of
 from services.filing.store import active_key, active_key_for, file_game, filing_args, filing_keys
 from services.games.records import Fairness, GameMeta, LogEntry, NewGame, Step, bot_memory_key
 from services.games.scripts import COMMIT, LOAD, SET_STATUS
+from services.games.sealed import open_for, open_text_for, seal_for, seal_text_for
 from services.legalmoves import fingerprint as legal_fingerprint
 from services.outbox import events as outbox_events
 from services.outbox import stream as outbox_stream
@@ -139,7 +146,7 @@ class GameStore:
                 mapping={
                     "game_type": game.game_type,
                     # Decimal, so the full 256 bits fit; "generator" absent marks a game from before the keyed one.
-                    "seed": str(game.seed.value),
+                    "seed": seal_text_for(game_id, "seed", str(game.seed.value)),
                     "generator": game.seed.generator,
                     "options": orjson.dumps(game.options),
                     "players": orjson.dumps(game.players),
@@ -152,7 +159,7 @@ class GameStore:
                     "visibility": game.visibility,
                     "created_ms": game.created_ms,
                     "lobby_rev": 0,
-                    "server_secret": game.fairness.server_secret,
+                    "server_secret": seal_text_for(game_id, "secret", game.fairness.server_secret),
                     "seed_commitment": game.fairness.seed_commitment,
                     "seed_source": game.fairness.seed_source,
                     "client_seed": game.fairness.client_seed,
@@ -161,7 +168,7 @@ class GameStore:
                     "tournament": game.tournament,
                 },
             )
-            pipe.set(state_key, game.snapshot)
+            pipe.set(state_key, seal_for(game_id, "snapshot", game.snapshot))
             if game.genesis is not None:
                 creation: dict[Any, Any] = codec.encode(game.game_type, None, "", "", None, [], *game.genesis)
                 pipe.xadd(events_key, creation, id="0-1")
@@ -188,6 +195,7 @@ class GameStore:
         if not flat_meta or snapshot is None:
             raise GameNotFound(game_id)
         meta = self._meta(game_id, dict(zip(flat_meta[::2], flat_meta[1::2], strict=True)))
+        snapshot = open_for(game_id, "snapshot", snapshot)
         return meta, zlib.decompress(snapshot) if meta.archived else snapshot, values
 
     async def meta(self, game_id: str) -> GameMeta:
@@ -203,7 +211,7 @@ class GameStore:
         return GameMeta(
             game_id=game_id,
             game_type=data["game_type"],
-            seed=Seed(int(data["seed"]), data.get("generator") or KIND_PCG32),
+            seed=Seed(int(open_text_for(game_id, "seed", data["seed"])), data.get("generator") or KIND_PCG32),
             options=orjson.loads(data["options"]),
             players=orjson.loads(data["players"]),
             token_hashes=orjson.loads(data["token_hashes"]),
@@ -211,7 +219,7 @@ class GameStore:
             version=int(data["version"]),
             result=orjson.loads(data["result"]) if data.get("result") else None,
             fairness=Fairness(
-                server_secret=data.get("server_secret", ""),
+                server_secret=open_text_for(game_id, "secret", data.get("server_secret", "")),
                 seed_commitment=data.get("seed_commitment", ""),
                 seed_source=data.get("seed_source", ""),
                 client_seed=data.get("client_seed", ""),
@@ -316,7 +324,7 @@ def _commit_args(step: Step) -> list[Any]:
             "guard": ["1" if step.idempotency_key else "0", step.expected_version, step.previous_head],
             "entries": entries,
             "record": [
-                step.snapshot,
+                seal_for(step.game_id, "snapshot", step.snapshot),  # sealed: the snapshot holds the RNG key
                 orjson.dumps(step.result) if step.result is not None else "",
                 orjson.dumps(step.lifecycle or {}),
                 step.entries[-1].hash if step.entries else step.previous_head,

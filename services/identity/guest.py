@@ -12,8 +12,10 @@ Older keys are deleted from the hash when the published set is read.  The hash i
 the rotation period (slots of another length are another ring): changing the period starts a new
 ring, and guest tokens signed by the old one are no longer accepted (guests start new sessions).
 
-The private halves live in Redis (as the seat tokens' hashes do): protect Redis accordingly.
-Only public halves ever leave this module (:meth:`GuestKeys.published`).
+The private halves live in Redis sealed with the master key ring (:mod:`services.common.sealing`,
+bound to their hash and slot), so a copy of Redis signs nothing; the key id stays readable (it is
+public).  A key stored before sealing is read as it is.  Only public halves ever leave this module
+(:meth:`GuestKeys.published`).
 """
 
 from __future__ import annotations
@@ -30,6 +32,7 @@ from cryptography.hazmat.primitives.asymmetric import ec
 from jwt.algorithms import ECAlgorithm
 from redis.asyncio import Redis, RedisCluster
 
+from services.common.sealing import keyring, replace_if_unchanged
 from services.identity.player import Player, default_guest_name, player_id, shown_name
 from services.identity.settings import GUEST_ALIAS
 from services.lobby.seats import player_name
@@ -57,16 +60,22 @@ def _new_key(slot: int) -> SigningKey:
     return SigningKey(f"{slot}.{secrets.token_hex(4)}", slot, ec.generate_private_key(ec.SECP256R1()))
 
 
-def _encode(key: SigningKey) -> str:
+def _context(hash_name: str, slot: int) -> str:
+    """What a slot's sealed private key is bound to: its ring and its slot."""
+    return f"guest-key:{hash_name}:{slot}"
+
+
+def _encode(key: SigningKey, hash_name: str) -> str:
     pem = key.private.private_bytes(
         serialization.Encoding.PEM, serialization.PrivateFormat.PKCS8, serialization.NoEncryption()
     )
-    return json.dumps({"kid": key.kid, "pem": pem.decode()})
+    return json.dumps({"kid": key.kid, "pem": keyring().seal_text(pem.decode(), _context(hash_name, key.slot))})
 
 
-def _decode(slot: int, raw: bytes | str) -> SigningKey:
+def _decode(slot: int, raw: bytes | str, hash_name: str) -> SigningKey:
     data = json.loads(raw)
-    private = serialization.load_pem_private_key(data["pem"].encode(), password=None)
+    pem = keyring().open_text(str(data["pem"]), _context(hash_name, slot))
+    private = serialization.load_pem_private_key(pem.encode(), password=None)
     assert isinstance(private, ec.EllipticCurvePrivateKey)
     return SigningKey(str(data["kid"]), slot, private)
 
@@ -78,6 +87,20 @@ def keys_hash(rotation: float) -> str:
 
 def _kid_of(raw: bytes | str) -> str:
     return str(json.loads(raw)["kid"])
+
+
+async def reseal_guest_keys(redis: Redis | RedisCluster) -> int:
+    """Seal every stored guest signing key with the key ring's current key (``chaiwala secrets
+    reseal``); the number rewritten (each a compare-and-set)."""
+    rewritten = 0
+    async for raw_key in redis.scan_iter(match=f"{KEYS_PREFIX}*"):
+        hash_name = raw_key.decode() if isinstance(raw_key, bytes) else str(raw_key)
+        stored: dict[Any, Any] = await redis.hgetall(hash_name)  # type: ignore[misc]
+        for field, raw in stored.items():
+            slot = int(field)
+            fresh = _encode(_decode(slot, raw, hash_name), hash_name).encode()
+            rewritten += await replace_if_unchanged(redis, hash_name, str(slot), raw, fresh)
+    return rewritten
 
 
 class GuestKeys:
@@ -104,7 +127,7 @@ class GuestKeys:
         slot = self.slot_of(now)
         key = await self._load(slot)
         if key is None:
-            await self.redis.hsetnx(self.hash, str(slot), _encode(_new_key(slot)))  # type: ignore[misc]
+            await self.redis.hsetnx(self.hash, str(slot), _encode(_new_key(slot), self.hash))  # type: ignore[misc]
             key = await self._load(slot)
         assert key is not None
         return key
@@ -133,7 +156,9 @@ class GuestKeys:
                 expired.append(field)
             elif slot <= self.slot_of(now):
                 cached = self._cache.get(slot)
-                keys.append(cached if cached is not None and _kid_of(raw) == cached.kid else _decode(slot, raw))
+                keys.append(
+                    cached if cached is not None and _kid_of(raw) == cached.kid else _decode(slot, raw, self.hash)
+                )
         if expired:
             await self.redis.hdel(self.hash, *expired)  # type: ignore[misc]
         return [key.public_jwk() for key in sorted(keys, key=lambda key: -key.slot)]
@@ -145,7 +170,7 @@ class GuestKeys:
         raw = await self.redis.hget(self.hash, str(slot))  # type: ignore[misc]
         if raw is None:
             return None
-        key = _decode(slot, raw)
+        key = _decode(slot, raw, self.hash)
         if len(self._cache) >= MAX_CACHED_KEYS:
             self._cache.pop(min(self._cache))
         self._cache[slot] = key

@@ -21,6 +21,7 @@ from services.common.luaparts import Part, Script
 from services.filing.keys import game_keys
 from services.filing.store import FILING, filing_args, filing_keys
 from services.games.records import GameMeta
+from services.games.sealed import seal_for
 from services.outbox import events as outbox_events
 from services.outbox import stream as outbox_stream
 from services.outbox.stream import PART as OUTBOX_PART
@@ -117,7 +118,7 @@ class LobbyStore:
         seats: list[Any] = [len(fields)]
         for name, value in fields.items():
             seats += [name, value if isinstance(value, str | bytes) else orjson.dumps(value)]
-        started = [start.snapshot, *start.genesis] if start else ["", "", ""]
+        started = [seal_for(meta.game_id, "snapshot", start.snapshot), *start.genesis] if start else ["", "", ""]
         args = _LOBBY_CAS.args(
             {
                 "guard": [meta.lobby_rev],

@@ -28,9 +28,17 @@ import time
 from dataclasses import dataclass, field
 from pathlib import Path
 
-from services.common.embedded_redis import REDIS_UMASK, private_data_dir, redis_args, wait_for_redis
+from services.common.embedded_redis import (
+    REDIS_UMASK,
+    loopback_url,
+    private_data_dir,
+    redis_args,
+    redis_password,
+    wait_for_redis,
+)
 from services.common.processes import group_alive, kill_group, start_group, stop_group
 from services.common.registry import ENGINES, available_game_types
+from services.common.sealing import key_file_unless_set
 from services.common.workers import Wakeup, remove_stale_metrics_dirs
 
 ROOT = Path(__file__).resolve().parents[2]
@@ -214,26 +222,33 @@ class RedisChild(Child):
     """The embedded Redis, supervised like any child; (re)starts wait until it answers PING."""
 
     port: int = 0
+    password: str = field(default="", repr=False)  # from its data folder's private auth.conf
 
     @property
     def url(self) -> str:
-        """Where the services find it."""
-        return f"redis://127.0.0.1:{self.port}/0"
+        """Where the services find it (the password included: the children's REDIS_URL)."""
+        return loopback_url(self.port, self.password)
 
     def start(self) -> None:
         """Start ``redis-server`` and wait (bounded) for it, so the services find it up."""
         super().start()
         assert self.process is not None
-        if not wait_for_redis(self.process, self.port):
+        if not wait_for_redis(self.process, self.port, self.password):
             print(f"[supervisor] redis did not answer on port {self.port}; see its redis.log", flush=True)
+
+
+def _var_dir() -> Path:
+    return Path(os.environ.get("CHAIWALA_VAR_DIR", ROOT / "var"))
 
 
 def _redis_child() -> RedisChild:
     """The embedded Redis of ``make run`` (AOF under ``var/redis``), as a supervised child."""
-    data_dir = Path(os.environ.get("CHAIWALA_VAR_DIR", ROOT / "var")) / "redis"
+    data_dir = _var_dir() / "redis"
     private_data_dir(data_dir)  # its files hold secrets: 0700 / 0600 (services.common.embedded_redis)
+    password = redis_password(data_dir)  # generated on the first run, kept in var/redis/auth.conf (0600)
     port = int(os.environ.get("CHAIWALA_REDIS_PORT", "6390"))
-    return RedisChild("redis", redis_args(data_dir, port), dict(os.environ), port=port, umask=REDIS_UMASK)
+    args = redis_args(data_dir, port)
+    return RedisChild("redis", args, dict(os.environ), port=port, umask=REDIS_UMASK, password=password)
 
 
 def _stop_all(children: list[Child]) -> None:
@@ -261,13 +276,19 @@ def main() -> None:
     signal.signal(signal.SIGINT, request_stop)
     signal.signal(signal.SIGTERM, request_stop)
     wake.install()
+    # The master key ring that seals secrets in Redis (services.common.sealing): generated once
+    # into var/keys/ (0600), outside Redis's folder, unless the environment names one.
+    key_file_unless_set(_var_dir() / "keys" / "secret.keys")
     redis_url = os.environ.get("REDIS_URL", "")
     supervised: list[Child] = []
     if not redis_url:
         redis_child = _redis_child()
         redis_url = redis_child.url
         supervised.append(redis_child)
-        print(f"[supervisor] embedded Redis at {redis_url} (AOF in var/redis)", flush=True)
+        # Never the URL itself: it carries the password.
+        print(
+            f"[supervisor] embedded Redis on 127.0.0.1:{redis_child.port} (AOF and auth.conf in var/redis)", flush=True
+        )
     games = available_game_types()
     wanted = os.environ.get("CHAIWALA_RUN_GAMES", "")  # a subset, e.g. for a lighter stack
     if wanted:

@@ -17,6 +17,7 @@ from prometheus_client import REGISTRY, CollectorRegistry
 from chaiwala.identity.v1 import identity_pb2, identity_pb2_grpc
 from chaiwala.v1 import rendered_pb2_grpc, rules_pb2, rules_pb2_grpc, tables_pb2, tables_pb2_grpc
 from services.common import metrics, protojson, workers
+from services.common.daemon import require_redis
 from services.common.exposure import check_exposure
 from services.common.interceptors import RpcInterceptor
 from services.common.logs import configure_logging, get_logger
@@ -107,10 +108,9 @@ def rules_registry(source: CollectorRegistry) -> CollectorRegistry:
 
 async def serve(game_type: str, settings: ServiceSettings) -> None:
     """Run until SIGTERM/SIGINT, then drain in-flight calls and stop."""
-    if not settings.redis_url:
-        raise SystemExit("REDIS_URL is not set (make run starts an embedded Redis and sets it)")
     check_exposure(f"the {game_type} rules service", settings.grpc_host, bool(settings.api_key_set()),
                    settings.insecure_open, log)
+    require_redis(settings)  # a URL with a password, and the master key ring
     store = GameStore.from_url(
         settings.redis_url,
         cluster=settings.redis_cluster,

@@ -19,6 +19,7 @@ from typing import Any
 import orjson
 
 from services.common.rng import SEED_BITS
+from services.common.sealing import keyring
 from services.tournament import pairing
 from services.tournament.seeds import LEGACY_SEED_BITS
 from services.tournament.standings import RoundResult, Standing, TableResult, meetings, standings
@@ -58,6 +59,11 @@ class Round:
     status: str = "seating"
 
 
+def _context(tournament_id: str, what: str) -> str:
+    """What a tournament's sealed seed or secret is bound to."""
+    return f"tournament-{what}:{tournament_id}"
+
+
 @dataclass
 class Tournament:
     """Everything the director knows about one tournament."""
@@ -90,13 +96,20 @@ class Tournament:
     # ---- (de)serialisation ----
 
     def to_json(self) -> bytes:
-        """The stored form (the seed as hex)."""
-        return orjson.dumps({**asdict(self), "seed": format(self.seed, "x")})
+        """The stored form: the seed as hex, the seed and the secret sealed (services.common.sealing)."""
+        ring = keyring()
+        seed = ring.seal_text(format(self.seed, "x"), _context(self.tournament_id, "seed"))
+        secret = ring.seal_text(self.secret, _context(self.tournament_id, "secret")) if self.secret else ""
+        return orjson.dumps({**asdict(self), "seed": seed, "secret": secret})
 
     @staticmethod
     def from_json(raw: bytes | str) -> Tournament:
         """Read the stored form."""
         data = orjson.loads(raw)
+        ring, tournament_id = keyring(), str(data["tournament_id"])
+        if isinstance(data["seed"], str):  # sealed, or hex from before sealing
+            data["seed"] = ring.open_text(data["seed"], _context(tournament_id, "seed"))
+        data["secret"] = ring.open_text(str(data.get("secret", "")), _context(tournament_id, "secret"))
         # Records from before 256-bit seeds hold a 32-bit seed as a JSON number and no seed_bits.
         data["seed"] = int(data["seed"], 16) if isinstance(data["seed"], str) else int(data["seed"])
         data.setdefault("seed_bits", LEGACY_SEED_BITS)

@@ -29,6 +29,7 @@ from redis.asyncio.cluster import RedisCluster
 from services import outbox
 from services.common.attention import new_game_id
 from services.common.offsets import check_page_size, decode_offset, encode_offset
+from services.common.sealing import replace_if_unchanged
 from services.tournament.model import Tournament
 
 INDEX = "tournaments:index"
@@ -144,3 +145,15 @@ class TournamentStore:
 
 def _text(value: Any) -> str:
     return value.decode() if isinstance(value, bytes) else str(value)
+
+
+async def reseal_tournaments(redis: Any) -> int:
+    """Seal every tournament's seed and secret with the key ring's current key (``chaiwala secrets
+    reseal``); the number of documents rewritten (each a compare-and-set: a director's write wins)."""
+    rewritten = 0
+    async for raw_key in redis.scan_iter(match="tournament:{*}:state", count=500):
+        raw = await redis.get(raw_key)
+        if raw:
+            fresh = Tournament.from_json(raw).to_json()
+            rewritten += await replace_if_unchanged(redis, _text(raw_key), "", raw, fresh)
+    return rewritten

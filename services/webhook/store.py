@@ -1,6 +1,8 @@
 """Webhook subscriptions and deliveries in Redis, all under one hash tag (one Redis Cluster slot).
 
-* ``chaiwala:webhooks:{webhooks}:subs``         – hash: webhook id -> subscription JSON (secret included).
+* ``chaiwala:webhooks:{webhooks}:subs``         – hash: webhook id -> subscription JSON; its signing
+  ``secret`` is sealed with the master key ring (:mod:`services.common.sealing`, bound to the webhook
+  id), so a copy of Redis cannot sign deliveries (a secret stored before sealing is read as it is).
 * ``chaiwala:webhooks:{webhooks}:deliveries``   – hash: delivery id -> delivery record JSON.
 * ``chaiwala:webhooks:{webhooks}:log:<webhook>`` – sorted set: the subscription's deliveries by creation
   time (the delivery log; the oldest beyond :data:`LOG_LIMIT` are forgotten).
@@ -23,6 +25,8 @@ from dataclasses import asdict, dataclass, field
 from typing import Any
 
 import orjson
+
+from services.common.sealing import keyring, replace_if_unchanged
 
 TAG = "{webhooks}"
 PREFIX = f"chaiwala:webhooks:{TAG}:"
@@ -216,8 +220,30 @@ return 1
 """
 
 
+def _context(webhook_id: str) -> str:
+    """What a subscription's sealed secret is bound to."""
+    return f"webhook-secret:{webhook_id}"
+
+
 def _subscription(raw: bytes | str) -> Subscription:
-    return Subscription(**orjson.loads(raw))
+    data = orjson.loads(raw)
+    data["secret"] = keyring().open_text(str(data["secret"]), _context(str(data["webhook_id"])))
+    return Subscription(**data)
+
+
+def subscription_record(subscription: Subscription) -> bytes:
+    """The stored form of a subscription: its JSON with the secret sealed."""
+    sealed = keyring().seal_text(subscription.secret, _context(subscription.webhook_id))
+    return orjson.dumps({**asdict(subscription), "secret": sealed})
+
+
+async def reseal_subscriptions(redis: Any) -> int:
+    """Seal every subscription's secret with the key ring's current key (``chaiwala secrets reseal``);
+    the number rewritten (each a compare-and-set: a concurrent change wins)."""
+    rewritten = 0
+    for webhook_id, raw in (await redis.hgetall(SUBS)).items():
+        rewritten += await replace_if_unchanged(redis, SUBS, webhook_id, raw, subscription_record(_subscription(raw)))
+    return rewritten
 
 
 class WebhookStore:
@@ -233,7 +259,7 @@ class WebhookStore:
 
     async def add_subscription(self, subscription: Subscription) -> None:
         """Store a new subscription."""
-        await self.redis.hset(SUBS, subscription.webhook_id, orjson.dumps(asdict(subscription)))
+        await self.redis.hset(SUBS, subscription.webhook_id, subscription_record(subscription))
 
     async def subscriptions(self) -> list[Subscription]:
         """Every subscription, oldest first."""

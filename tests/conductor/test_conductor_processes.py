@@ -22,7 +22,9 @@ from services.common.embedded_redis import start_redis
 from services.common.registry import engine_for
 from services.common.rng import Seed
 from services.common.runner import Match, Snapshot
+from services.common.sealing import is_sealed
 from services.filing.keys import game_keys
+from services.games.sealed import open_for
 from tests.support.seeds import seed_hex
 from tests.support.stack import ConductorProcess, RunningService, Services
 
@@ -102,7 +104,8 @@ def _assert_log_is_whole(rig: Rig, client: redis.Redis, game_id: str) -> None:
     for move in replay.moves:
         match.play(move.seat, protojson.unpack(GAME, "Move", move.move))
     stored = client.get(game_keys(game_id)[1])
-    assert stored is not None and match.snapshot.to_json() == Snapshot.from_json(stored).to_json()
+    assert stored is not None and is_sealed(stored)  # the snapshot is sealed in Redis (services.games.store)
+    assert match.snapshot.to_json() == Snapshot.from_json(open_for(game_id, "snapshot", stored)).to_json()
 
 
 def test_two_conductors_play_twenty_bot_games_without_a_double_move(rig: Rig) -> None:

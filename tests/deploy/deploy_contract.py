@@ -42,6 +42,11 @@ ENV_RULES: frozenset[str] = frozenset(
         "CHAIWALA_METRICS_TOKEN",
         # Gateways whose relayed guest sessions are counted already (services.identity.quota).
         "CHAIWALA_TRUSTED_GATEWAYS",
+        # Redis's password from a mounted secret, and the master key ring (services.common.settings,
+        # services.common.sealing).
+        "CHAIWALA_REDIS_PASSWORD_FILE",
+        "CHAIWALA_REDIS_ALLOW_NO_PASSWORD",
+        "CHAIWALA_SECRET_KEYS_FILE",
     }
 )
 ENV_GATEWAY: frozenset[str] = frozenset(

@@ -27,7 +27,6 @@ from pathlib import Path
 
 import httpx
 import pytest
-import redis
 from redis.asyncio.cluster import RedisCluster
 from redis.crc import key_slot
 
@@ -80,7 +79,7 @@ def silenced(cluster: ClusterInfo, index: int) -> Iterator[tuple[str, int]]:
 
 def _cluster_ok(cluster: ClusterInfo) -> bool:
     for host, port in cluster.startup_nodes:
-        with redis.Redis(host, port, socket_timeout=1, decode_responses=True) as node:
+        with cluster.node(host, port, socket_timeout=1, decode_responses=True) as node:
             if node.execute_command("CLUSTER INFO")["cluster_state"] != "ok":
                 return False
     return True
@@ -89,7 +88,7 @@ def _cluster_ok(cluster: ClusterInfo) -> bool:
 def slots_of(cluster: ClusterInfo, node: tuple[str, int]) -> set[int]:
     """The slots ``node`` serves, as the last node sees them (not the one the tests stop)."""
     host, port = cluster.startup_nodes[-1]
-    with redis.Redis(host, port, decode_responses=True) as client:
+    with cluster.node(host, port, decode_responses=True) as client:
         ranges = client.execute_command("CLUSTER SLOTS")
     owned: set[int] = set()
     for (first, last), master in ((tuple(r[:2]), r[2]) for r in _as_list(ranges)):

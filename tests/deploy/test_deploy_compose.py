@@ -333,11 +333,12 @@ def test_redis_aof_on_a_named_volume(compose: dict[str, Any], services: dict[str
     data_dir = settings["dir"]
     assert data_dir in volume_mounts, f"{data_dir} is not mounted"
     assert volume_mounts[data_dir] in (compose.get("volumes") or {}), "data must live on a named volume"
-    assert "redis-cli" in redis_service["healthcheck"]["test"]
+    assert any("redis-cli" in part for part in redis_service["healthcheck"]["test"])
     assert "ports" not in redis_service, "Redis is not published to the host"
     # Its files hold secrets: the server runs with umask 0077, then the image's own entrypoint.
     entrypoint = redis_service["entrypoint"]
-    assert entrypoint[:2] == ["sh", "-c"] and entrypoint[2].startswith("umask 0077 && exec docker-entrypoint.sh")
+    assert entrypoint[:2] == ["sh", "-c"] and entrypoint[2].startswith("umask 0077 && ")
+    assert "exec docker-entrypoint.sh" in entrypoint[2]
 
 
 def test_prometheus_scrapes_every_metrics_port(services: dict[str, dict[str, Any]]) -> None:
@@ -388,7 +389,7 @@ def test_grafana_is_provisioned(services: dict[str, dict[str, Any]]) -> None:
 COMPOSE_SERVICE_KEYS = {
     "image", "build", "command", "entrypoint", "environment", "env_file", "ports", "expose", "volumes", "tmpfs",
     "depends_on", "healthcheck", "restart", "read_only", "security_opt", "cap_drop", "cap_add", "user",
-    "deploy", "labels", "networks", "logging", "stop_grace_period", "init",
+    "deploy", "labels", "networks", "logging", "stop_grace_period", "init", "secrets",
 }
 HEALTHCHECK_KEYS = {"test", "interval", "timeout", "retries", "start_period", "start_interval", "disable"}
 
@@ -400,3 +401,31 @@ def test_compose_keys_are_known(compose: dict[str, Any], services: dict[str, dic
     for name, service in services.items():
         assert set(service) <= COMPOSE_SERVICE_KEYS, f"{name}: {sorted(set(service) - COMPOSE_SERVICE_KEYS)}"
         assert set(service["healthcheck"]) <= HEALTHCHECK_KEYS, name
+
+
+def test_redis_asks_a_password_from_a_secret_and_every_client_has_it(
+    compose: dict[str, Any], services: dict[str, dict[str, Any]]
+) -> None:
+    """Redis requires the password of the ``redis_password`` secret (included from a private config
+    file, never on a command line); every service with a REDIS_URL reads that secret and the master
+    key ring's (issue #44); no credential is written in the file itself."""
+    declared = compose["secrets"]
+    assert set(declared) >= {"redis_password", "secret_keys"}
+    for secret in declared.values():
+        assert set(secret) == {"file"} and "var/" in secret["file"]  # outside the repository (var/ is ignored)
+    (name,) = [name for name, s in services.items() if str(s.get("image", "")).startswith("redis:")]
+    redis_service = services[name]
+    assert "redis_password" in redis_service["secrets"]
+    start = redis_service["entrypoint"][2]
+    assert "requirepass" in start and "/run/secrets/redis_password" in start
+    assert command_of(redis_service)[-2:] == ["--include", "/data/auth.conf"]
+    assert "REDISCLI_AUTH" in redis_service["healthcheck"]["test"][1]
+    clients = [svc for svc in services.values() if "REDIS_URL" in environment_of(svc)]
+    assert len(clients) >= 7
+    for service in clients:
+        env = environment_of(service)
+        assert urlparse(env["REDIS_URL"]).password is None  # the password comes from the secret
+        assert env["CHAIWALA_REDIS_PASSWORD_FILE"] == "/run/secrets/redis_password"
+        assert env["CHAIWALA_SECRET_KEYS_FILE"] == "/run/secrets/secret_keys"
+        assert {"redis_password", "secret_keys"} <= set(service["secrets"])
+    assert "requirepass " not in COMPOSE_PATH.read_text(encoding="utf-8").replace("requirepass %s", "")

@@ -6,7 +6,6 @@ from collections.abc import Iterator
 from typing import cast
 
 import pytest
-import redis
 from redis.cluster import ClusterNode, RedisCluster
 from redis.exceptions import RedisClusterException, ResponseError
 
@@ -36,7 +35,7 @@ def cluster() -> Iterator[ClusterInfo]:
 def client(cluster: ClusterInfo) -> Iterator[RedisCluster]:
     """A cluster-aware client."""
     nodes = [ClusterNode(host, port) for host, port in cluster.startup_nodes]
-    with RedisCluster(startup_nodes=nodes, decode_responses=True) as rc:
+    with RedisCluster(startup_nodes=nodes, password=cluster.password, decode_responses=True) as rc:
         yield rc
 
 
@@ -48,7 +47,7 @@ def game_keys(game_id: str) -> list[str]:
 def test_cluster_has_three_masters_covering_every_slot(cluster: ClusterInfo, client: RedisCluster) -> None:
     """Three masters, no replicas, all 16384 slots assigned, state ok; the URL reaches the cluster."""
     for host, port in cluster.startup_nodes:
-        with redis.Redis(host=host, port=port, decode_responses=True) as node:
+        with cluster.node(host, port, decode_responses=True) as node:
             info = node.execute_command("CLUSTER INFO")
             assert info["cluster_state"] == "ok"
             assert int(info["cluster_slots_assigned"]) == 16384
@@ -77,7 +76,7 @@ def test_different_hash_tags_land_on_different_masters(cluster: ClusterInfo, cli
     # Verify on the nodes themselves, without the cluster client's routing: list each node's own keys.
     held_by: dict[tuple[str, int], set[str]] = {}
     for node_host, node_port in cluster.startup_nodes:
-        with redis.Redis(host=node_host, port=node_port, decode_responses=True) as node:
+        with cluster.node(node_host, node_port, decode_responses=True) as node:
             held_by[(node_host, node_port)] = set(node.scan_iter(match="game:*", count=1000))
     for game_id, owner in owner_of.items():
         for node, keys in held_by.items():

@@ -27,10 +27,10 @@ from typing import Any
 
 import httpx
 import pytest
-import redis
 
 from services.common.embedded_redis import free_port
 from services.common.processes import stop_process
+from services.common.sealing import KEYS_FILE_ENV
 from tests.deploy.deploy_contract import ROOT, RULES_SERVICE_NAME
 from tests.support.client import auth, create_game, wait_over, within_rate_limit
 from tests.support.redis_cluster import ClusterInfo, start_cluster
@@ -69,7 +69,9 @@ class Process:
 
 def spawn(name: str, argv: list[str], env: dict[str, str], log_dir: Path) -> Process:
     """Start ``python -m ...`` with the contract's PYTHONPATH and the given CHAIWALA_* environment."""
+    # The suite's master key ring stays (services.common.sealing); every other setting is the test's.
     full_env = {k: v for k, v in os.environ.items() if not k.startswith("CHAIWALA_") and k != "REDIS_URL"}
+    full_env[KEYS_FILE_ENV] = os.environ[KEYS_FILE_ENV]
     full_env.update(env)
     full_env["PYTHONPATH"] = f"{ROOT}{os.pathsep}{ROOT / 'gen'}"
     full_env.setdefault("CHAIWALA_LOG_FORMAT", "console")
@@ -235,7 +237,7 @@ def keys_by_node(cluster: ClusterInfo, game_id: str) -> dict[tuple[str, int], se
     """The keys of one game held by each master, read from each node directly (no cluster routing)."""
     found = {}
     for host, port in cluster.startup_nodes:
-        with redis.Redis(host=host, port=port, decode_responses=True) as node:
+        with cluster.node(host, port, decode_responses=True) as node:
             found[(host, port)] = set(node.scan_iter(match=f"game:{{{game_id}}}:*", count=1000))
     return found
 

@@ -22,8 +22,10 @@ from services.cli.main import app
 from services.common.registry import engine_for
 from services.common.rng import KIND_KEYED, KIND_PCG32, Seed
 from services.common.runner import Match
+from services.common.sealing import is_sealed
 from services.fairness import seeding
 from services.fairness.verify import verify_replay
+from services.games.sealed import open_for, open_text_for
 from tests.support.client import assert_problem, auth, create_game
 
 GAME = "darjeeling"
@@ -55,8 +57,12 @@ def _verify_cli(tmp_path: Path, replay: dict[str, Any]) -> str:
 
 
 def _meta(redis_url: str, game_id: str) -> dict[str, str]:
+    """The stored metadata, its sealed seed and server secret opened (services.games.store)."""
     with redis.Redis.from_url(redis_url) as raw:
-        return {k.decode(): v.decode() for k, v in raw.hgetall(f"game:{{{game_id}}}:meta").items()}
+        meta = {k.decode(): v.decode() for k, v in raw.hgetall(f"game:{{{game_id}}}:meta").items()}
+    assert is_sealed(meta["seed"]) and is_sealed(meta["server_secret"])  # never in clear in Redis
+    return {**meta, "seed": open_text_for(game_id, "seed", meta["seed"]),
+            "server_secret": open_text_for(game_id, "secret", meta["server_secret"])}  # fmt: skip
 
 
 def test_a_drawn_seed_has_256_bits_and_is_revealed_whole_only_at_the_end(
@@ -187,7 +193,7 @@ def test_a_game_stored_before_the_keyed_generator_keeps_pcg32_and_verifies(
     joined = client.post(f"/v1/games/{game_id}/join", json={"name": "Bilal"})
     assert joined.status_code == 200, joined.text
     with redis.Redis.from_url(redis_url) as raw:
-        stored = orjson.loads(raw.get(f"game:{{{game_id}}}:state") or b"{}")
+        stored = orjson.loads(open_for(game_id, "snapshot", raw.get(f"game:{{{game_id}}}:state") or b"{}"))
     assert isinstance(stored["rng"], str) and len(stored["rng"]) == 16  # PCG32's state, as before
     token = joined.json()["token"]
     resigned = client.post(f"/v1/games/{game_id}/resign", headers=auth(token))

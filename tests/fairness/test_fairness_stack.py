@@ -22,6 +22,7 @@ from typer.testing import CliRunner
 from services.cli.main import app
 from services.common.registry import ENGINES
 from services.fairness.verify import verify_replay
+from services.games.sealed import open_text_for
 from tests.support.client import auth, create_game
 
 # Bots and options that end each game quickly (India Rails: the tournament time limit).
@@ -143,7 +144,8 @@ def test_nothing_public_carries_the_secret_or_the_seed_of_an_active_game(
     tokens = {s["seat"]: s["token"] for s in created["seats"]}
     with redis.Redis.from_url(redis_url) as raw:
         meta = {k.decode(): v.decode() for k, v in raw.hgetall(f"game:{{{game_id}}}:meta").items()}
-    secret, seed = meta["server_secret"], int(meta["seed"])
+    secret = open_text_for(game_id, "secret", meta["server_secret"])  # sealed in Redis (services.games.store)
+    seed = int(open_text_for(game_id, "seed", meta["seed"]))
     assert meta["seed_source"] == "server" and len(secret) == 64
     replay = client.get(f"/v1/games/{game_id}/replay").json()
     assert not replay.get("server_secret") and int(replay.get("seed", 0)) == 0

@@ -48,7 +48,7 @@ class Outage:
     @property
     def url(self) -> str:
         """The Redis URL, the same before and after a restart."""
-        return f"redis://127.0.0.1:{self.port}/0"
+        return self.redis.url  # the password stays in the data folder's auth.conf across restarts
 
     def stop(self) -> None:
         """Take Redis away (a clean shutdown, so the AOF holds everything)."""

@@ -114,7 +114,7 @@ def _restart_redis_under_a_claim(stack: Supervised) -> None:
     assert created.status_code == 201, created.text
     game_id = created.json()["game_id"]
     due_ms = int(time.time() * 1000) + 2_000
-    asyncio.run(_hold_claim(f"redis://127.0.0.1:{stack.ports['redis']}/0", game_id, due_ms))
+    asyncio.run(_hold_claim(stack.redis_url, game_id, due_ms))
     assert _version(stack.url, game_id) == 0
     redis_server = stack.child("redis-server")
     redis_server.kill()

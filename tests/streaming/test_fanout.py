@@ -26,6 +26,7 @@ import pytest
 
 from chaiwala.v1 import rules_pb2, rules_pb2_grpc
 from services.common.processes import stop_process
+from services.common.sealing import KEYS_FILE_ENV
 from services.streaming.hub import HubLimits
 from services.streaming.watch import OPEN_MARKER
 from tests.support.client import assert_problem, auth, create_game, sse_events_async, sse_line, unchunk
@@ -337,6 +338,7 @@ EXIT_SLACK_SECONDS = 5
 
 def _spawn(module: list[str], log: Path, **env: str) -> subprocess.Popen[bytes]:
     clean = {k: v for k, v in os.environ.items() if not k.startswith("CHAIWALA_")}
+    clean[KEYS_FILE_ENV] = os.environ[KEYS_FILE_ENV]  # the suite's master key ring (services.common.sealing)
     settings = {"CHAIWALA_LOG_FORMAT": "console", "CHAIWALA_SHUTDOWN_GRACE_SECONDS": str(GRACE_SECONDS), **env}
     with log.open("ab") as out:
         command = [sys.executable, "-m", *module]

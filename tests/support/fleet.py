@@ -28,7 +28,7 @@ import grpc
 import httpx
 from grpc_health.v1 import health_pb2, health_pb2_grpc
 
-from services.common.embedded_redis import free_port, redis_args, wait_for_redis
+from services.common.embedded_redis import free_port, loopback_url, redis_args, redis_password, wait_for_redis
 from services.common.processes import stop_group
 from tests.support import secrets
 
@@ -125,6 +125,7 @@ class Fleet:
     def __post_init__(self) -> None:
         secrets.remember(self.api_key)
         self.directory.mkdir(parents=True, exist_ok=True)
+        (self.directory / "redis").mkdir(mode=0o700, exist_ok=True)  # its auth.conf is written first
         self.redis_port = free_port()
         self.http_port = free_port()
         self.grpc_ports = {game: free_port() for game in self.games}
@@ -155,10 +156,10 @@ class Fleet:
     def _add_redis(self) -> None:
         data = self.directory / "redis"
         data.mkdir(exist_ok=True)
-        port = self.redis_port
+        port, password = self.redis_port, redis_password(data)  # its password, kept across restarts
         self.components["redis"] = Component(
             "redis", redis_args(data, port), dict(os.environ), self.directory / "redis.out",
-            lambda process: wait_for_redis(process, port, seconds=0.5),
+            lambda process: wait_for_redis(process, port, password, seconds=0.5),
         )
 
     def _add(self, name: str, args: list[str], env: dict[str, str], ready: Callable[..., bool]) -> None:
@@ -172,8 +173,8 @@ class Fleet:
 
     @property
     def redis_url(self) -> str:
-        """Redis's URL (the same across restarts)."""
-        return f"redis://127.0.0.1:{self.redis_port}/0"
+        """Redis's URL with its password (the same across restarts)."""
+        return loopback_url(self.redis_port, redis_password(self.directory / "redis"))
 
     def start(self) -> None:
         """Start Redis, then everything else at once (they import in parallel)."""

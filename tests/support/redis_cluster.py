@@ -18,6 +18,7 @@ from __future__ import annotations
 import contextlib
 import os
 import random
+import secrets
 import shutil
 import socket
 import subprocess
@@ -26,6 +27,7 @@ import time
 from collections.abc import Iterator
 from dataclasses import dataclass, field
 from pathlib import Path
+from typing import Any
 
 import redis
 
@@ -52,6 +54,12 @@ class ClusterInfo:
     url: str
     directory: Path
     pids: list[int] = field(default_factory=list)
+    # Every node requires it (requirepass, and masterauth for replicas), as Redis does everywhere.
+    password: str = field(default="", repr=False)
+
+    def node(self, host: str, port: int, **options: Any) -> redis.Redis:
+        """A plain (non-cluster) client of one node, with the cluster's password."""
+        return redis.Redis(host=host, port=port, password=self.password, **options)
 
     @property
     def host(self) -> str:
@@ -98,10 +106,12 @@ def _free_cluster_ports(count: int, rng: random.Random) -> list[int]:
     raise RedisClusterError("could not find free ports for the cluster")
 
 
-def _node_config(port: int, directory: Path) -> str:
+def _node_config(port: int, directory: Path, password: str) -> str:
     return "\n".join(
         [
             f"port {port}",
+            f"requirepass {password}",
+            f"masterauth {password}",
             f"bind {HOST}",
             "protected-mode yes",
             "daemonize no",
@@ -133,30 +143,31 @@ def _wait(predicate: object, timeout: float, what: str) -> None:
     raise RedisClusterError(f"timed out waiting for {what}" + (f": {last_error}" if last_error else ""))
 
 
-def _create_with_cli(cli: str, ports: list[int]) -> None:
+def _create_with_cli(cli: str, ports: list[int], password: str) -> None:
     command = [cli, "--cluster", "create", *(f"{HOST}:{p}" for p in ports), "--cluster-replicas", "0", "--cluster-yes"]
-    completed = subprocess.run(command, capture_output=True, text=True, timeout=60, check=False)
+    environment = {**os.environ, "REDISCLI_AUTH": password}  # not -a: no password on a command line
+    completed = subprocess.run(command, capture_output=True, text=True, timeout=60, check=False, env=environment)
     if completed.returncode != 0:
         raise RedisClusterError(f"redis-cli --cluster create failed: {completed.stdout}\n{completed.stderr}")
 
 
-def _create_with_commands(ports: list[int]) -> None:
+def _create_with_commands(ports: list[int], password: str) -> None:
     """Assign contiguous slot ranges and introduce the nodes to each other through redis-py."""
     per_node = CLUSTER_SLOTS // len(ports)
     for index, port in enumerate(ports):
         first = index * per_node
         last = CLUSTER_SLOTS - 1 if index == len(ports) - 1 else first + per_node - 1
-        with redis.Redis(host=HOST, port=port) as client:
+        with redis.Redis(host=HOST, port=port, password=password) as client:
             client.execute_command("CLUSTER ADDSLOTS", *range(first, last + 1))
-    with redis.Redis(host=HOST, port=ports[0]) as client:
+    with redis.Redis(host=HOST, port=ports[0], password=password) as client:
         for port in ports[1:]:
             client.execute_command("CLUSTER MEET", HOST, port)
 
 
-def _cluster_ready(ports: list[int]) -> bool:
+def _cluster_ready(ports: list[int], password: str) -> bool:
     """Every node reports cluster_state:ok, knows every node, and sees every master owning slots."""
     for port in ports:
-        with redis.Redis(host=HOST, port=port, decode_responses=True) as client:
+        with redis.Redis(host=HOST, port=port, password=password, decode_responses=True) as client:
             raw = client.execute_command("CLUSTER INFO")
             info = raw if isinstance(raw, dict) else dict(
                 line.split(":", 1) for line in str(raw).splitlines() if ":" in line
@@ -173,6 +184,7 @@ def start_cluster(masters: int = 3, timeout: float = 30.0, attempts: int = 3) ->
     """Run a ``masters``-node Redis Cluster on loopback for the duration of the ``with`` block."""
     server, cli = find_redis_binaries()
     rng = random.Random(os.getpid() ^ time.monotonic_ns())
+    password = secrets.token_hex(32)
     last_error: Exception | None = None
     for _ in range(attempts):
         directory = Path(tempfile.mkdtemp(prefix="chaiwala-redis-cluster-"))
@@ -183,7 +195,7 @@ def start_cluster(masters: int = 3, timeout: float = 30.0, attempts: int = 3) ->
                 node_dir = directory / str(port)
                 node_dir.mkdir()
                 config = node_dir / "redis.conf"
-                config.write_text(_node_config(port, node_dir), encoding="utf-8")
+                config.write_text(_node_config(port, node_dir, password), encoding="utf-8")
                 processes.append(
                     subprocess.Popen(
                         [server, str(config)], cwd=node_dir, stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL
@@ -194,16 +206,16 @@ def start_cluster(masters: int = 3, timeout: float = 30.0, attempts: int = 3) ->
                 if any(process.poll() is not None for process in processes):
                     raise RedisClusterError("a redis-server exited at start (port taken?)")
                 for port in ports:
-                    with redis.Redis(host=HOST, port=port, socket_connect_timeout=0.2) as client:
+                    with redis.Redis(host=HOST, port=port, password=password, socket_connect_timeout=0.2) as client:
                         client.ping()
                 return True
 
             _wait(all_up, timeout, "redis-server nodes to start")
             if cli:
-                _create_with_cli(cli, ports)
+                _create_with_cli(cli, ports, password)
             else:
-                _create_with_commands(ports)
-            _wait(lambda ports=ports: _cluster_ready(ports), timeout, "cluster_state:ok on every node")
+                _create_with_commands(ports, password)
+            _wait(lambda ports=ports: _cluster_ready(ports, password), timeout, "cluster_state:ok on every node")
         except RedisClusterError as exc:
             last_error = exc
             _stop(processes, directory)
@@ -213,9 +225,10 @@ def start_cluster(masters: int = 3, timeout: float = 30.0, attempts: int = 3) ->
             raise
         info = ClusterInfo(
             startup_nodes=[(HOST, port) for port in ports],
-            url=f"redis://{HOST}:{ports[0]}/0",
+            url=f"redis://:{password}@{HOST}:{ports[0]}/0",
             directory=directory,
             pids=[process.pid for process in processes],
+            password=password,
         )
         try:
             yield info

@@ -15,7 +15,7 @@ from pathlib import Path
 import httpx
 import psutil
 
-from services.common.embedded_redis import free_port
+from services.common.embedded_redis import free_port, loopback_url, redis_password
 from services.common.processes import stop_process
 from tests.support.fleet import ROOT
 from tests.support.waiting import eventually
@@ -54,6 +54,11 @@ class Supervised:
     def url(self) -> str:
         """The gateway's base URL."""
         return f"http://127.0.0.1:{self.ports['http']}"
+
+    @property
+    def redis_url(self) -> str:
+        """The embedded Redis's URL, with the password the supervisor generated into its data folder."""
+        return loopback_url(self.ports["redis"], redis_password(self.directory / "redis"))
 
     @property
     def log_path(self) -> Path:

@@ -30,6 +30,7 @@ import redis
 
 from services.common.embedded_redis import free_port
 from services.common.processes import stop_process
+from services.common.sealing import KEYS_FILE_ENV
 from tests.support.netns import Host
 from tests.support.redis_cluster import find_redis_binaries
 
@@ -215,6 +216,11 @@ def start_services(deployment: Deployment, host: Host) -> Started:
     env = {key: value for key, value in os.environ.items() if not key.startswith("CHAIWALA_") and key != "REDIS_URL"}
     env.update(
         {
+            # Both hosts open what either sealed: the run's one master key ring (services.common.sealing).
+            KEYS_FILE_ENV: os.environ[KEYS_FILE_ENV],
+            # This deployment's Redis Cluster nodes ask no password (they live in the test's own
+            # network namespaces); every other stack's Redis does.
+            "CHAIWALA_REDIS_ALLOW_NO_PASSWORD": "1",
             "PYTHONPATH": os.pathsep.join([*_trace_path(), str(ROOT), str(ROOT / "gen")]),
             "REDIS_URL": f"redis://{host.address}:{REDIS_PORTS[0]}/0",  # a node of its own host
             "CHAIWALA_REDIS_CLUSTER": "true",

@@ -12,8 +12,10 @@ import time
 from typing import Any
 
 import httpx
+import orjson
 
 from services.common.rng import KIND_KEYED, SEED_BITS
+from services.common.sealing import is_sealed
 from services.tournament import seeds
 from services.tournament.model import Entrant, Tournament
 from tests.support.client import assert_problem, auth
@@ -99,13 +101,18 @@ def _tournament(seed: int) -> Tournament:
 
 def test_a_256_bit_seed_survives_the_stored_form() -> None:
     tournament = _tournament(2**256 - 12345)
+    tournament.secret = "s" * 64
+    stored = orjson.loads(tournament.to_json())
+    assert is_sealed(stored["seed"]) and is_sealed(stored["secret"])  # neither in clear in Redis
     again = Tournament.from_json(tournament.to_json())
+    assert again.secret == "s" * 64
     assert again.seed == 2**256 - 12345 and again.seed_bits == SEED_BITS
 
 
 def test_a_record_from_before_256_bit_seeds_keeps_its_32_bit_game_seeds() -> None:
-    stored = _tournament(0).to_json().replace(b'"seed":"0"', b'"seed":20261201').replace(b',"seed_bits":256', b"")
-    old = Tournament.from_json(stored)
+    # As stored then: the seed a JSON number, no seed_bits, nothing sealed (read as it is).
+    record = {key: value for key, value in orjson.loads(_tournament(0).to_json()).items() if key != "seed_bits"}
+    old = Tournament.from_json(orjson.dumps({**record, "seed": 20261201}))
     assert old.seed == 20261201 and old.seed_bits == seeds.LEGACY_SEED_BITS
     # Recorded from services/tournament/seeds.py as it was, for round 2, table 1.
     assert seeds.game_seed(old.seed, 2, 1, old.seed_bits) == 3720028227
