@@ -9,7 +9,7 @@ import grpc
 
 from chaiwala.rating.v1 import rating_pb2_grpc
 from chaiwala.tournament.v1 import tournament_pb2_grpc
-from chaiwala.v1 import rendered_pb2_grpc, rules_pb2_grpc, webhooks_pb2_grpc
+from chaiwala.v1 import notify_pb2_grpc, rendered_pb2_grpc, rules_pb2_grpc, webhooks_pb2_grpc
 from gateway.problems import Problem
 from gateway.settings import GatewaySettings
 from services.common import protojson
@@ -81,6 +81,9 @@ class Backends:
         # The webhook dispatcher's WebhookService (operator calls only), likewise outside ``stubs``.
         self.webhook_channel = grpc.aio.insecure_channel(_target(settings.service_webhook), options=CHANNEL_OPTIONS)
         self.webhooks = webhooks_pb2_grpc.WebhookServiceStub(self.webhook_channel)
+        # The notification sender's NotifyService (player calls), likewise outside ``stubs``.
+        self.notify_channel = grpc.aio.insecure_channel(_target(settings.service_notify), options=CHANNEL_OPTIONS)
+        self.notify = notify_pb2_grpc.NotifyServiceStub(self.notify_channel)
 
     def require_known(self, game_type: str) -> None:
         """Refuse a game id whose type no rules service here plays: 404, as for any unknown game."""
@@ -99,5 +102,6 @@ class Backends:
 
     async def close(self) -> None:
         """Close every channel."""
-        channels = [*self.channels.values(), *self.watch_channels.values(), self.director_channel, self.webhook_channel]
+        channels = [*self.channels.values(), *self.watch_channels.values(), self.director_channel, self.webhook_channel,
+                    self.notify_channel]  # fmt: skip
         await asyncio.gather(*(channel.close() for channel in channels))

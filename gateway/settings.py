@@ -24,6 +24,8 @@ class GatewaySettings(BaseSettings):
     service_tournament: str = "127.0.0.1:50061"
     # The webhook dispatcher's WebhookService (python -m services.webhook), behind /v1/webhooks.
     service_webhook: str = "127.0.0.1:50060"
+    # The notification sender's NotifyService (python -m services.notify), behind /v1/me/push-* and preferences.
+    service_notify: str = "127.0.0.1:50070"
     # Comma-separated list of game types to route; empty means all four.
     games: str = ""
     log_format: str = "json"

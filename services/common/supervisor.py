@@ -4,7 +4,9 @@ Starts an embedded Redis (unless ``REDIS_URL`` is set), one rules service per ga
 whose engine is present, one conductor (bots and clocks; metrics on
 ``CHAIWALA_RUN_CONDUCTOR_METRICS_PORT``, default 9100), the webhook dispatcher (gRPC on
 ``CHAIWALA_RUN_WEBHOOK_GRPC_PORT``, default 50060, metrics on ``CHAIWALA_RUN_WEBHOOK_METRICS_PORT``,
-default 9160; loopback receivers allowed, for local testing), the tournament director (gRPC on
+default 9160; loopback receivers allowed, for local testing), the notification sender (gRPC on
+``CHAIWALA_RUN_NOTIFY_GRPC_PORT``, 50070; metrics on ``CHAIWALA_RUN_NOTIFY_METRICS_PORT``, 9170;
+loopback push endpoints allowed like webhooks), the tournament director (gRPC on
 ``CHAIWALA_RUN_TOURNAMENT_PORT``, 50061; metrics on ``CHAIWALA_RUN_TOURNAMENT_METRICS_PORT``, 9099)
 and the gateway on http://127.0.0.1:8000 (``CHAIWALA_RUN_GAMES``, a comma-separated list, runs
 only those games' rules services).  A child that
@@ -138,6 +140,7 @@ def _children(redis_url: str, games: list[str]) -> list[Child]:
         "CHAIWALA_GAMES": ",".join(games),
         **{f"CHAIWALA_SERVICE_{g.upper()}": f"127.0.0.1:{grpc_ports[g]}" for g in games},
         "CHAIWALA_SERVICE_WEBHOOK": f"127.0.0.1:{_webhook_grpc_port()}",
+        "CHAIWALA_SERVICE_NOTIFY": f"127.0.0.1:{_notify_grpc_port()}",
     }
     conductor_env = {
         **base,
@@ -149,6 +152,7 @@ def _children(redis_url: str, games: list[str]) -> list[Child]:
     children.append(_director_child(base, redis_url, games, grpc_ports))
     gateway_env["CHAIWALA_SERVICE_TOURNAMENT"] = f"127.0.0.1:{_director_port()}"
     children.append(Child("webhook", [python, "-m", "services.webhook"], _webhook_env(base, redis_url)))
+    children.append(Child("notify", [python, "-m", "services.notify"], _notify_env(base, redis_url)))
     children.append(Child("gateway", [python, "-m", "gateway"], gateway_env))
     return children
 
@@ -184,6 +188,23 @@ def _webhook_env(base: dict[str, str], redis_url: str) -> dict[str, str]:
         "CHAIWALA_GRPC_HOST": "127.0.0.1",
         "CHAIWALA_GRPC_PORT": _webhook_grpc_port(),
         "CHAIWALA_METRICS_PORT": os.environ.get("CHAIWALA_RUN_WEBHOOK_METRICS_PORT", "9160"),
+        "CHAIWALA_WEBHOOK_ALLOW_LOOPBACK": base.get("CHAIWALA_WEBHOOK_ALLOW_LOOPBACK", "true"),
+    }
+
+
+def _notify_grpc_port() -> str:
+    return os.environ.get("CHAIWALA_RUN_NOTIFY_GRPC_PORT", "50070")
+
+
+def _notify_env(base: dict[str, str], redis_url: str) -> dict[str, str]:
+    """The notification sender under ``make run``: loopback push endpoints allowed exactly where
+    webhooks are (the same switch), so a local push service can be tried."""
+    return {
+        **base,
+        "REDIS_URL": redis_url,
+        "CHAIWALA_GRPC_HOST": "127.0.0.1",
+        "CHAIWALA_GRPC_PORT": _notify_grpc_port(),
+        "CHAIWALA_METRICS_PORT": os.environ.get("CHAIWALA_RUN_NOTIFY_METRICS_PORT", "9170"),
         "CHAIWALA_WEBHOOK_ALLOW_LOOPBACK": base.get("CHAIWALA_WEBHOOK_ALLOW_LOOPBACK", "true"),
     }
 

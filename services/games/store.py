@@ -60,6 +60,7 @@ from services.legalmoves.fingerprint import LegalEntries
 from services.lobby import listing
 from services.outbox import events as outbox_events
 from services.outbox import stream as outbox_stream
+from services.outbox.turns import turns_started
 from services.retention.policy import ended_key_for
 
 IDEMPOTENCY_TTL_SECONDS = 24 * 3600
@@ -195,6 +196,10 @@ class GameStore:
             if game.status == "active":  # the outbox event commits with the game (services.outbox)
                 started = outbox_events.game_started(game_id, game.game_type, game.players, game.created_ms)
                 outbox_stream.append(pipe, started, game_id)
+                to_act = game.lifecycle.get("to_act", [])
+                for turn in turns_started(game_id, game.game_type, game.players, to_act, 0, game.lifecycle,
+                                          game.created_ms):  # fmt: skip
+                    outbox_stream.append(pipe, turn, game_id)
                 pipe.sadd(_active_index(game_id), game_id)
             listing.file_game(pipe, game_id, game.game_type, game.visibility, game.status, game.created_ms)
             await pipe.execute()

@@ -32,6 +32,7 @@ from services.legalmoves.entries import after_commit
 from services.lobby.creation import waiting_snapshot
 from services.lobby.feed import Feed
 from services.outbox import events as outbox_events
+from services.outbox import turns as outbox_turns
 from services.rules import answers
 from services.rules.narrator import Narrator
 from services.rules.positions import Positions
@@ -263,7 +264,8 @@ class GamePlay:
             previous_head=meta.log_head,
             outbox=outbox_events.for_commit(
                 meta, status, answers.result_dict(result), commits, lifecycle.to_dict(), now
-            ),
+            )
+            + outbox_turns.for_commit(meta, status, commits, lifecycle.to_dict(), now),
             legal=legal,
             visibility=meta.visibility,
             bot_memory=bot_memory,
