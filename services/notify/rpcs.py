@@ -15,7 +15,8 @@ from services.clock import clock as clocks
 from services.common import errors
 from services.common.interceptors import PLAYER
 from services.common.logs import get_logger
-from services.notify.model import Preferences, Subscription, check_preferences, check_subscription
+from services.identity.preferences import Preferences, check_preferences
+from services.notify.model import Subscription, check_subscription
 from services.notify.store import MAX_SUBSCRIPTIONS, NotifyStore
 from services.notify.vapid import VapidKeys
 from services.webhook.targets import TargetPolicy, TargetRefused, check_target

@@ -4,7 +4,8 @@ Every key shares the hash tag ``{push}`` (as the webhook store shares ``{webhook
 script below runs on one Redis Cluster slot; notifications are few beside moves.
 
 * ``chaiwala:push:{push}:subs:<player>`` – hash: subscription id -> JSON (:class:`Subscription`).
-* ``chaiwala:push:{push}:prefs:<player>`` – JSON preferences (absent: the defaults).
+* ``chaiwala:push:{push}:prefs:<player>`` – JSON preferences, owned by
+  :mod:`services.identity.preferences` (the webhook dispatcher reads them too).
 * ``chaiwala:push:{push}:pending:<player>`` – hash: game id -> the notice waiting to go for that
   game (a newer fact about the game replaces an older one waiting: one notice per game).
 * ``chaiwala:push:{push}:fact:<player>:<event id>`` – a fact already turned into a notice (2 days),
@@ -24,7 +25,8 @@ from typing import Any
 
 import orjson
 
-from services.notify.model import Notice, Preferences, Subscription
+from services.identity.preferences import Preferences, read_preferences, write_preferences
+from services.notify.model import Notice, Subscription
 
 PREFIX = "chaiwala:push:{push}:"
 DUE = PREFIX + "due"
@@ -38,11 +40,6 @@ MAX_SUBSCRIPTIONS = 20  # per player: browsers and devices
 def subs_key(player: str) -> str:
     """A player's subscriptions."""
     return f"{PREFIX}subs:{player}"
-
-
-def prefs_key(player: str) -> str:
-    """A player's preferences."""
-    return f"{PREFIX}prefs:{player}"
 
 
 def pending_key(player: str) -> str:
@@ -143,12 +140,11 @@ class NotifyStore:
 
     async def preferences(self, player: str) -> Preferences:
         """A player's preferences (the defaults until they set some)."""
-        raw = await self.redis.get(prefs_key(player))
-        return Preferences.from_dict(orjson.loads(raw)) if raw else Preferences()
+        return await read_preferences(self.redis, player)
 
     async def set_preferences(self, player: str, preferences: Preferences) -> None:
         """Replace a player's preferences."""
-        await self.redis.set(prefs_key(player), orjson.dumps(preferences.to_dict()))
+        await write_preferences(self.redis, player, preferences)
 
     # ---- notices ------------------------------------------------------------------------------
 

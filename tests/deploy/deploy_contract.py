@@ -19,6 +19,9 @@ DIRECTOR_SERVICE_NAMES = ("chaiwala.tournament.v1.TournamentService", "chaiwala.
 WEBHOOK_MODULE = "services.webhook"
 WEBHOOK_SERVICE_NAME = "chaiwala.v1.WebhookService"
 WEBHOOK_GRPC_PORT = 50060
+NOTIFY_MODULE = "services.notify"
+NOTIFY_SERVICE_NAME = "chaiwala.v1.NotifyService"
+NOTIFY_GRPC_PORT = 50070
 RULES_SERVICE_NAME = "chaiwala.v1.RulesService"
 
 # Environment variables by consumer.
@@ -51,6 +54,7 @@ ENV_GATEWAY: frozenset[str] = frozenset(
         *(f"CHAIWALA_SERVICE_{game.upper()}" for game in GAME_TYPES),
         "CHAIWALA_SERVICE_TOURNAMENT",
         "CHAIWALA_SERVICE_WEBHOOK",
+        "CHAIWALA_SERVICE_NOTIFY",
         "CHAIWALA_METRICS_TOKEN",
     }
 )
@@ -78,9 +82,18 @@ ENV_WEBHOOK: frozenset[str] = ENV_RULES | {
     "CHAIWALA_WEBHOOK_POLL_S",
     "CHAIWALA_WEBHOOK_CONSUMER",
 }
+# The notification sender: a service's settings, the webhooks' target switches and its push policy
+# (services/notify/settings.py).
+ENV_NOTIFY: frozenset[str] = ENV_RULES | {
+    "CHAIWALA_WEBHOOK_ALLOW_PRIVATE",
+    "CHAIWALA_WEBHOOK_ALLOW_LOOPBACK",
+    *(f"CHAIWALA_NOTIFY_{name}" for name in ("GATHER_MS", "RETRY_BASE_S", "RETRY_CAP_S", "RETRY_WINDOW_S",
+                                             "TIMEOUT_S", "LEASE_MS", "POLL_S", "TTL_S", "VAPID_SUBJECT",
+                                             "BASE_URL", "CONSUMER")),
+}
 # The tournament director: a rules service's settings plus where the rules services are (it creates games).
 ENV_DIRECTOR: frozenset[str] = ENV_RULES | {f"CHAIWALA_SERVICE_{game.upper()}" for game in GAME_TYPES}
-ENV_ALL: frozenset[str] = ENV_RULES | ENV_GATEWAY | ENV_CONDUCTOR | ENV_WEBHOOK | ENV_DIRECTOR
+ENV_ALL: frozenset[str] = ENV_RULES | ENV_GATEWAY | ENV_CONDUCTOR | ENV_WEBHOOK | ENV_NOTIFY | ENV_DIRECTOR
 DEFAULTS: dict[str, str] = {
     "CHAIWALA_GRPC_PORT": "50051",
     "CHAIWALA_METRICS_PORT": "9090",

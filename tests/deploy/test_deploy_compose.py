@@ -22,11 +22,13 @@ from tests.deploy.deploy_contract import (
     ENV_CONDUCTOR,
     ENV_DIRECTOR,
     ENV_GATEWAY,
+    ENV_NOTIFY,
     ENV_RULES,
     ENV_WEBHOOK,
     GAME_TYPES,
     GATEWAY_MODULE,
     GATEWAY_PORT,
+    NOTIFY_MODULE,
     ROOT,
     RULES_SERVICE_MODULE,
     WEBHOOK_GRPC_PORT,
@@ -92,6 +94,11 @@ def director_services(services: dict[str, dict[str, Any]]) -> list[str]:
 def webhook_services(services: dict[str, dict[str, Any]]) -> list[str]:
     """Compose services running the webhook dispatcher."""
     return [name for name, service in services.items() if command_of(service) == ["python", "-m", WEBHOOK_MODULE]]
+
+
+def notify_services(services: dict[str, dict[str, Any]]) -> list[str]:
+    """Compose services running the notification sender."""
+    return [name for name, service in services.items() if command_of(service) == ["python", "-m", NOTIFY_MODULE]]
 
 
 def host_path(source: str) -> Path:
@@ -179,6 +186,8 @@ def test_environment_names_follow_the_contract(services: dict[str, dict[str, Any
             assert set(env) <= ENV_DIRECTOR, f"{name}: {sorted(set(env) - ENV_DIRECTOR)}"
         if name in webhook_services(services):
             assert set(env) <= ENV_WEBHOOK, f"{name}: {sorted(set(env) - ENV_WEBHOOK)}"
+        if name in notify_services(services):
+            assert set(env) <= ENV_NOTIFY, f"{name}: {sorted(set(env) - ENV_NOTIFY)}"
 
 
 def port_of(env: dict[str, str], variable: str) -> int:
@@ -349,7 +358,7 @@ def test_prometheus_scrapes_every_metrics_port(services: dict[str, dict[str, Any
     expected |= {
         f"{svc}:{port_of(environment_of(services[svc]), 'CHAIWALA_METRICS_PORT')}"
         for svc in [*rules_services(services), *conductor_services(services), *webhook_services(services),
-                    *director_services(services)]
+                    *notify_services(services), *director_services(services)]
     }
     assert targets == expected
 

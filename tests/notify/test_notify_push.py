@@ -124,6 +124,7 @@ def test_the_offline_players_turn_arrives_as_a_signed_webhook_and_an_encrypted_p
     assert all(r.verified for r in receiver.seen("/turns"))
     assert event["type"] == "turn.started" and event["data"]["external_id"] == bilal
     assert event["data"]["game_type"] == GAME and event["data"]["deadline"].endswith("Z")
+    assert event["data"]["preferences"]["language"] == "en"  # the player's, for the platform to honour
     ours = [b for b in receiver.unique("/turns").values() if b["data"]["game_id"] == game["game_id"]]
     sequences = [b["sequence"] for b in sorted(ours, key=lambda b: b["data"]["version"])]
     assert sequences == sorted(sequences) and len(set(sequences)) == len(sequences)
@@ -218,6 +219,8 @@ def test_a_reminder_comes_before_the_deadline(http: httpx.Client, pushes: PushSe
     _eventually(lambda: bool(reminders()), "a turn.reminder delivered")
     (event,) = reminders()
     assert event["data"]["seat"] == 0 and event["data"]["external_id"] == ines and event["data"]["lead_s"] == 4
+    assert event["data"]["preferences"]["notices"] == ["your_turn", "deadline_near", "invited", "match_found",
+                                                       "game_finished"]  # fmt: skip
     _eventually(lambda: any(p["type"] == "deadline_near" for p in _payloads(pushes, browser, "/push/ines")),
                 "a deadline_near push")  # fmt: skip
     near = [p for p in _payloads(pushes, browser, "/push/ines") if p["type"] == "deadline_near"]

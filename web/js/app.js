@@ -1,7 +1,9 @@
 // The page's router: `#/` lobby, `#/game/<id>[/<seat>]` a table as one of this browser's
-// seats, `#/watch/<id>` a table as a spectator, `#/replay/<id>` the replay viewer.
+// seats, `#/watch/<id>` a table as a spectator, `#/replay/<id>` the replay viewer, `#/settings`
+// the notification settings.  The service worker (web/sw.js) is registered on every load.
 import { setWords, words } from "./api.js";
 import { showLobby } from "./lobby.js";
+import { registerWorker, showSettings } from "./notify.js";
 import { showTable } from "./table.js";
 
 const root = document.getElementById("app");
@@ -16,7 +18,8 @@ async function route() {
   else if (page === "replay" && id) {
     const { showReplay } = await import("./replay.js");
     dispose = showReplay(root, id);
-  } else dispose = showLobby(root);
+  } else if (page === "settings") dispose = showSettings(root);
+  else dispose = showLobby(root);
 }
 
 const language = document.getElementById("language");
@@ -28,4 +31,5 @@ language.addEventListener("change", () => {
 });
 document.documentElement.lang = words();
 window.addEventListener("hashchange", route);
+registerWorker();
 route();

@@ -30,6 +30,13 @@ const TEXT = {
     "status:waiting": "Waiting for players", "status:active": "In play", "status:finished": "Finished",
     "status:aborted": "Aborted", your_turn_mark: "Your turn!", status: "Status", invited_mark: "Invited", invited_by: "Invited by {host}",
     other_turn: "Your turn in another game", other_turns: "Your turn in {n} other games",
+    // Notifications (web/js/notify.js).
+    notify_me: "Notify me when it's my turn", notify_on: "Notifications are on in this browser",
+    notify_denied: "This browser blocks notifications for this site", notify_unsupported: "This browser cannot receive push notifications",
+    settings: "Settings", notices: "Tell me when", "notice:your_turn": "it is my turn", "notice:deadline_near": "my clock runs low",
+    "notice:invited": "I am invited", "notice:match_found": "a match is found", "notice:game_finished": "a game ends",
+    quiet_hours: "Quiet hours (nothing is pushed between)", quiet_from: "From", quiet_to: "To", time_zone: "Time zone",
+    save: "Save", saved: "Saved.",
   },
   es: {
     lobby: "Sala", replay: "Repetición", seat: "Asiento", game_over: "Fin de la partida", aborted: "Partida anulada",
@@ -59,6 +66,12 @@ const TEXT = {
     "status:waiting": "Esperando jugadores", "status:active": "En juego", "status:finished": "Terminada",
     "status:aborted": "Anulada", your_turn_mark: "¡Tu turno!", status: "Estado", invited_mark: "Invitación", invited_by: "Invitación de {host}",
     other_turn: "Tu turno en otra partida", other_turns: "Tu turno en {n} partidas más",
+    notify_me: "Avísame cuando me toque", notify_on: "Los avisos están activados en este navegador",
+    notify_denied: "Este navegador bloquea los avisos de este sitio", notify_unsupported: "Este navegador no puede recibir avisos",
+    settings: "Ajustes", notices: "Avísame cuando", "notice:your_turn": "me toque", "notice:deadline_near": "se me acabe el reloj",
+    "notice:invited": "me inviten", "notice:match_found": "se encuentre rival", "notice:game_finished": "termine una partida",
+    quiet_hours: "Horas de silencio (no se envía nada entre)", quiet_from: "Desde", quiet_to: "Hasta", time_zone: "Zona horaria",
+    save: "Guardar", saved: "Guardado.",
   },
 };
 
