@@ -30,6 +30,7 @@ TAGS = [
     {"name": "Tournaments", "description": "Tournaments, leaderboards and players' ratings"},
     {"name": "Webhooks", "description": "Subscriptions to events and their deliveries (operators)"},
     {"name": "Identity", "description": "Guest sessions, the caller's player identity, the guest issuer's keys"},
+    {"name": "Notifications", "description": "Web Push subscriptions, the VAPID key and players' preferences"},
     {"name": "Operations", "description": "Health, readiness and metrics"},
 ]
 # Last path segment -> tag, for routes under /v1/games/{game_id}/...
@@ -172,6 +173,8 @@ def _problems(statuses: list[int]) -> dict[str, Any]:
 def tag_of(path: str) -> str:
     """The tag of a route: by its last segment under a game, else by its area."""
     segments = [s for s in path.split("/") if s]
+    if segments[1:2] == ["push"] or segments[2:3] in (["push-subscriptions"], ["preferences"]):
+        return "Notifications"
     if segments[:1] == [".well-known"] or segments[1:2] in (["sessions"], ["me"]):
         return "Identity"
     if segments[:1] != ["v1"]:
