@@ -39,6 +39,9 @@ ENV_RULES: frozenset[str] = frozenset(
         # Processes sharing the gRPC port (services.common.workers) and the idle limit (services.retention).
         "CHAIWALA_GRPC_PROCESSES",
         "CHAIWALA_IDLE_ABORT_SECONDS",
+        # Turn reminders (services.clock.reminders): read wherever attention is scheduled.
+        "CHAIWALA_TURN_REMINDERS_S",
+        "CHAIWALA_TURN_REMINDER_MIN_CLOCK_S",
         # The metrics endpoint's optional bearer token (services.common.metrics_http).
         "CHAIWALA_METRICS_TOKEN",
     }
