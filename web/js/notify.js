@@ -67,7 +67,9 @@ function Settings() {
   const [prefs, setPrefs] = useState(null);
   const [said, setSaid] = useState("");
   useEffect(() => {
-    ensurePlayer().then((me) => call("GET", "/v1/me/preferences", { token: me.token })).then(setPrefs, (e) => setSaid(e.message));
+    // A player who never set quiet hours is offered the browser's own time zone (saved with Save).
+    const local = (p) => (p.quiet_hours || p.time_zone !== "UTC" ? p : { ...p, time_zone: Intl.DateTimeFormat().resolvedOptions().timeZone || "UTC" });
+    ensurePlayer().then((me) => call("GET", "/v1/me/preferences", { token: me.token })).then((p) => setPrefs(local(p)), (e) => setSaid(e.message));
   }, []);
   if (!prefs) return html`<section id="settings"><h2>${T("settings")}</h2><p class="error">${said}</p></section>`;
   const quiet = prefs.quiet_hours || { start: "", end: "" };
