@@ -151,6 +151,15 @@ METRICS: dict[str, tuple[str, frozenset[str]]] = {
     "chaiwala_outbox_lag_seconds": ("gauge", frozenset({"group"})),
     "chaiwala_conductor_idle_aborts_total": ("counter", frozenset({"game_type"})),
     "chaiwala_conductor_games_compacted_total": ("counter", frozenset({"mode"})),
+    "chaiwala_conductor_turn_reminders_total": ("counter", frozenset({"game_type"})),
+    # The notification sender's own (services/notify/metrics.py).
+    "chaiwala_notify_sent_total": ("counter", frozenset({"type"})),
+    "chaiwala_notify_failed_total": ("counter", frozenset({"reason"})),
+    "chaiwala_notify_subscriptions_removed_total": ("counter", frozenset({"reason"})),
+    "chaiwala_notify_dropped_total": ("counter", frozenset()),
+    "chaiwala_notify_queued_total": ("counter", frozenset({"type"})),
+    "chaiwala_notify_delivery_seconds": ("histogram", frozenset()),
+    "chaiwala_notify_due_players": ("gauge", frozenset()),
 }
 HISTOGRAM_SUFFIXES = ("_bucket", "_sum", "_count")
 
