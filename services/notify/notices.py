@@ -67,6 +67,8 @@ def notices_for(event: OutboxEvent) -> list[tuple[str, Notice]]:
     kind = KINDS.get(event.type)
     if kind is None or "game_id" not in event.data:
         return []
+    if event.type == GAME_ABORTED and not event.data.get("started", True):
+        return []  # a lobby that never started: nobody was playing it
     data = event.data
     names = [str(p.get("name", "")) for p in data.get("players", [])]
     out = []

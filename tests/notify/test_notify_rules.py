@@ -11,7 +11,7 @@ import pytest
 from services.clock.reminders import due_reminders, next_reminder
 from services.identity.preferences import Preferences
 from services.notify.model import Notice
-from services.notify.notices import messages
+from services.notify.notices import messages, notices_for
 from services.outbox.turns import newly_due
 
 
@@ -69,3 +69,15 @@ def test_several_games_of_a_type_collapse_into_one_message_and_others_stay_apart
     assert single.payload["game_id"] == "g9" and single.payload["url"] == "/play/#/game/g9/1"
     (again,) = [m for m in messages([*reversed(turns), ended], "es") if m.payload["type"] == "your_turn"]
     assert again.message_id == collapsed.message_id  # the same notices: the same message, tag and Topic
+
+
+def test_an_ended_game_tells_its_people_and_a_lobby_that_never_started_tells_nobody() -> None:
+    from services.outbox import OutboxEvent
+
+    players = [{"seat": 0, "name": "Asha", "bot": "", "external_id": "p:asha"},
+               {"seat": 1, "name": "Bot", "bot": "random"}]  # fmt: skip
+    finished = OutboxEvent("evt_1", "game.finished", 0, {"game_id": "g", "game_type": "alubari", "players": players})
+    ((player, notice),) = notices_for(finished)
+    assert player == "p:asha" and notice.type == "game_finished" and notice.data["status"] == "finished"
+    never = OutboxEvent("evt_2", "game.aborted", 0, {"game_id": "g", "players": players, "started": False})
+    assert notices_for(never) == []
