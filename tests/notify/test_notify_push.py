@@ -151,6 +151,22 @@ def test_a_subscription_the_push_service_says_is_gone_is_removed(http: httpx.Cli
                 "the gone subscription removed")  # fmt: skip
 
 
+def test_a_failing_push_service_is_tried_again_until_it_takes_the_push(
+    http: httpx.Client, pushes: PushService
+) -> None:
+    quinn, token = guest(http, "Quinn")
+    rosa, _ = guest(http, "Rosa")
+    browser = Browser.new(pushes.url("/push/quinn"))
+    _subscribe(http, token, browser)
+    pushes.fail_next("/push/quinn", 2)
+    game = _game(http, [("Quinn", quinn), ("Rosa", rosa)])
+    _play_until_turn_of(http, game, 0)
+    _eventually(lambda: bool(pushes.accepted("/push/quinn")), "the push taken after two failures")
+    assert [push.answered for push in pushes.seen("/push/quinn")][:3] == [500, 500, 201]
+    assert browser.decrypt(pushes.accepted("/push/quinn")[0].body)["game_id"] == game["game_id"]
+    assert http.get("/v1/me/push-subscriptions", headers=auth(token)).json()["subscriptions"]  # kept
+
+
 def test_turns_due_at_once_collapse_into_one_message(stack: NotifyStack, http: httpx.Client,
                                                       pushes: PushService) -> None:  # fmt: skip
     esi, token = guest(http, "Esi")

@@ -70,6 +70,7 @@ class PushService:
         self.received: list[Push] = []
         self.lock = threading.Lock()
         self._gone: set[str] = set()
+        self._fail: dict[str, int] = {}
         self._hold_after: int | None = None
         self._released = threading.Event()
         self.count = 0
@@ -95,6 +96,11 @@ class PushService:
         """Answer 410 Gone on ``path`` from now on."""
         with self.lock:
             self._gone.add(path)
+
+    def fail_next(self, path: str, count: int) -> None:
+        """Answer 500 to the next ``count`` pushes on ``path`` (a push service having a bad moment)."""
+        with self.lock:
+            self._fail[path] = count
 
     def hold_after(self, count: int) -> None:
         """Answer the next ``count`` pushes at once, then hold each one until :meth:`release`."""
@@ -123,6 +129,9 @@ class PushService:
             self._released.wait(60)
         with self.lock:
             status = 410 if request.path in self._gone else 201
+            if status == 201 and self._fail.get(request.path, 0) > 0:
+                self._fail[request.path] -= 1
+                status = 500
             self.received.append(Push(request.path, headers, body, status))
         try:
             request.send_response(status)
