@@ -45,19 +45,21 @@ def supervisor_env(directory: Path, workers: int) -> tuple[dict[str, str], int]:
     from services.processes.supervisor import GAME_ORDER
 
     games = len(GAME_ORDER)
-    ports = _ports(8 + 2 * games)
-    http, redis, conductor, tournament, tournament_metrics, webhook, webhook_metrics = ports[:7]
+    ports = _ports(10 + 2 * games)
+    http, redis, conductor, tournament, tournament_metrics, webhook, webhook_metrics, notify, notify_metrics = ports[:9]
     env = {
         **os.environ,
         "PYTHONPATH": f"{ROOT}:{ROOT / 'gen'}",
         "CHAIWALA_HTTP_PORT": str(http),
-        "CHAIWALA_RUN_GRPC_PORTS": ",".join(map(str, ports[8 : 8 + games])),
-        "CHAIWALA_RUN_METRICS_PORTS": ",".join(map(str, ports[8 + games :])),
+        "CHAIWALA_RUN_GRPC_PORTS": ",".join(map(str, ports[10 : 10 + games])),
+        "CHAIWALA_RUN_METRICS_PORTS": ",".join(map(str, ports[10 + games :])),
         "CHAIWALA_RUN_CONDUCTOR_METRICS_PORT": str(conductor),
         "CHAIWALA_RUN_TOURNAMENT_PORT": str(tournament),
         "CHAIWALA_RUN_TOURNAMENT_METRICS_PORT": str(tournament_metrics),
         "CHAIWALA_RUN_WEBHOOK_GRPC_PORT": str(webhook),
         "CHAIWALA_RUN_WEBHOOK_METRICS_PORT": str(webhook_metrics),
+        "CHAIWALA_RUN_NOTIFY_GRPC_PORT": str(notify),
+        "CHAIWALA_RUN_NOTIFY_METRICS_PORT": str(notify_metrics),
         "CHAIWALA_REDIS_PORT": str(redis),
         "CHAIWALA_VAR_DIR": str(directory),
         "CHAIWALA_LOG_LEVEL": "warning",

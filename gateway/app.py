@@ -24,6 +24,7 @@ from gateway.identity_routes import router as identity_router
 from gateway.limits import Limiter, LimitMetrics, LimitsMiddleware
 from gateway.lobby_routes import router as lobby_router
 from gateway.matchmaking_routes import router as matchmaking_router
+from gateway.notify_routes import router as notify_router
 from gateway.openapi import build_openapi
 from gateway.player_stream import router as player_stream_router
 from gateway.problems import Problem, problem_response
@@ -100,6 +101,7 @@ def create_app(settings: GatewaySettings | None = None) -> FastAPI:
     app.include_router(tournament_router)
     app.include_router(webhook_router)
     app.include_router(matchmaking_router)
+    app.include_router(notify_router)
     app.include_router(identity_router)
     app.include_router(player_stream_router)
     wrapped: Callable[..., Any] = EdgeMiddleware  # keeps mypy quiet about the middleware factory type

@@ -9,7 +9,7 @@ import grpc
 
 from chaiwala.rating.v1 import rating_pb2_grpc
 from chaiwala.tournament.v1 import tournament_pb2_grpc
-from chaiwala.v1 import matchmaking_pb2_grpc, rendered_pb2_grpc, rules_pb2_grpc, webhooks_pb2_grpc
+from chaiwala.v1 import matchmaking_pb2_grpc, notify_pb2_grpc, rendered_pb2_grpc, rules_pb2_grpc, webhooks_pb2_grpc
 from gateway.problems import Problem
 from gateway.settings import GatewaySettings
 from services.common import protojson
@@ -86,6 +86,9 @@ class Backends:
             _target(settings.service_matchmaking), options=CHANNEL_OPTIONS
         )
         self.matchmaking = matchmaking_pb2_grpc.MatchmakingServiceStub(self.matchmaking_channel)
+        # The notification sender's NotifyService (player calls), likewise outside ``stubs``.
+        self.notify_channel = grpc.aio.insecure_channel(_target(settings.service_notify), options=CHANNEL_OPTIONS)
+        self.notify = notify_pb2_grpc.NotifyServiceStub(self.notify_channel)
 
     def require_known(self, game_type: str) -> None:
         """Refuse a game id whose type no rules service here plays: 404, as for any unknown game."""
@@ -105,5 +108,5 @@ class Backends:
     async def close(self) -> None:
         """Close every channel."""
         channels = [*self.channels.values(), *self.watch_channels.values(), self.director_channel, self.webhook_channel,
-                    self.matchmaking_channel]  # fmt: skip
+                    self.matchmaking_channel, self.notify_channel]  # fmt: skip
         await asyncio.gather(*(channel.close() for channel in channels))

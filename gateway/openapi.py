@@ -15,7 +15,7 @@ from google.protobuf.descriptor import Descriptor, FieldDescriptor
 from chaiwala.identity.v1 import identity_pb2
 from chaiwala.rating.v1 import rating_pb2
 from chaiwala.tournament.v1 import tournament_pb2
-from chaiwala.v1 import annotations_pb2, matchmaking_pb2, rest_pb2, rules_pb2, tables_pb2, webhooks_pb2
+from chaiwala.v1 import annotations_pb2, matchmaking_pb2, notify_pb2, rest_pb2, rules_pb2, tables_pb2, webhooks_pb2
 from gateway.openapi_comments import proto_comments
 from gateway.openapi_director import EXTERNAL_ID, director_paths
 from gateway.openapi_exact import (
@@ -384,7 +384,8 @@ def build_openapi(game_types: list[str], game_files: list[Any], routes: list[Rou
     """The whole OpenAPI 3.1 document for the gateway: schemas from the protos, paths from ``routes``."""
     builder = SchemaBuilder(game_types)
     # Games first: the envelope's payload fields refer to their schemas.
-    files = [rules_pb2, rest_pb2, tables_pb2, tournament_pb2, rating_pb2, webhooks_pb2, identity_pb2, matchmaking_pb2]
+    files = [rules_pb2, rest_pb2, tables_pb2, tournament_pb2, rating_pb2, webhooks_pb2, notify_pb2, identity_pb2,
+             matchmaking_pb2]  # fmt: skip
     for file in [*game_files, *(module.DESCRIPTOR for module in files)]:
         for descriptor in file.message_types_by_name.values():
             builder.add(descriptor)

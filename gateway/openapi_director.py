@@ -1,5 +1,5 @@
 """OpenAPI paths of the routes served by other processes: tournaments and ratings (the tournament
-director) and webhooks (the webhook dispatcher).
+director), webhooks (the webhook dispatcher) and Web Push notifications (the notification sender).
 
 Like the older routes, every request body is a proto message whose schema states
 ``additionalProperties: false`` (the gateway's strict parser refuses unknown fields with 400
@@ -157,6 +157,39 @@ def _webhook_paths() -> dict[str, Any]:
     }
 
 
+def _notify_paths() -> dict[str, Any]:
+    prefix = "chaiwala.v1."
+    return {
+        "/v1/me/push-subscriptions": {
+            "post": _operation(
+                "Register the bearer's browser for Web Push: the body is PushSubscription.toJSON() as it is",
+                prefix + "PushSubscription",
+                "201",
+                requestBody=_body(prefix + "CreatePushSubscriptionRequest"),
+            ),
+            "get": _operation("The bearer's push subscriptions", prefix + "ListPushSubscriptionsResponse"),
+        },
+        "/v1/me/push-subscriptions/{subscription_id}": {
+            "delete": _operation(
+                "Forget one of the bearer's push subscriptions",
+                prefix + "DeletePushSubscriptionResponse",
+                parameters=[_path("subscription_id")],
+            )
+        },
+        "/v1/push/vapid-public-key": {
+            "get": _operation("The server's VAPID public key (applicationServerKey)", prefix + "VapidPublicKey")
+        },
+        "/v1/me/preferences": {
+            "get": _operation("The bearer's notification preferences", prefix + "Preferences"),
+            "put": _operation(
+                "Replace the bearer's notification preferences (a bad field changes nothing)",
+                prefix + "Preferences",
+                requestBody=_body(prefix + "Preferences"),
+            ),
+        },
+    }
+
+
 def director_paths() -> dict[str, Any]:
-    """Tournament, rating and webhook operations, exact."""
-    return {**_tournament_paths(), **_rating_paths(), **_webhook_paths()}
+    """Tournament, rating, webhook and notification operations, exact."""
+    return {**_tournament_paths(), **_rating_paths(), **_webhook_paths(), **_notify_paths()}

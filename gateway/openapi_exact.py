@@ -21,7 +21,7 @@ from google.protobuf.descriptor import Descriptor, FieldDescriptor
 from chaiwala.v1 import annotations_pb2
 from services.bots.levels import LEVELS
 from services.games.lifecycle import ON_TIMEOUT
-from services.outbox.events import GAME_EVENT_TYPES
+from services.outbox.events import GAME_EVENT_TYPES, TURN_EVENT_TYPES
 from services.tournament.model import FORMATS
 
 GAME_STATUSES = ["waiting", "active", "finished", "aborted"]
@@ -29,7 +29,13 @@ VISIBILITIES = ["public", "private"]
 SEED_SOURCES = ["server", "operator"]
 # A seat's bot: "" for a human, else one the game offers (services.bots.roster; every game has a heuristic).
 BOTS = ["", "random", "heuristic", *LEVELS]
-WEBHOOK_EVENTS = [*GAME_EVENT_TYPES, "tournament.round_started", "tournament.finished", "rating.updated"]
+WEBHOOK_EVENTS = [
+    *GAME_EVENT_TYPES,
+    *TURN_EVENT_TYPES,
+    "tournament.round_started",
+    "tournament.finished",
+    "rating.updated",
+]
 # Closed string sets of fields, by (message, field); "game_type" fields take the game types served.
 STRING_ENUMS: dict[tuple[str, str], list[str]] = {
     **{

@@ -31,6 +31,7 @@ TAGS = [
     {"name": "Webhooks", "description": "Subscriptions to events and their deliveries (operators)"},
     {"name": "Matchmaking", "description": "Quick play: tickets that seat a player with others wanting the same game"},
     {"name": "Identity", "description": "Guest sessions, the caller's player identity, the guest issuer's keys"},
+    {"name": "Notifications", "description": "Web Push subscriptions, the VAPID key and players' preferences"},
     {"name": "Operations", "description": "Health, readiness and metrics"},
 ]
 # Last path segment -> tag, for routes under /v1/games/{game_id}/...
@@ -175,6 +176,8 @@ def tag_of(path: str) -> str:
     segments = [s for s in path.split("/") if s]
     if segments[1:2] == ["matchmaking"] or path == "/v1/me/tickets":
         return "Matchmaking"
+    if segments[1:2] == ["push"] or segments[2:3] in (["push-subscriptions"], ["preferences"]):
+        return "Notifications"
     if segments[:1] == [".well-known"] or segments[1:2] in (["sessions"], ["me"]):
         return "Identity"
     if segments[:1] != ["v1"]:

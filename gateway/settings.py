@@ -30,6 +30,8 @@ class GatewaySettings(RedisConnection):
     service_webhook: str = "127.0.0.1:50060"
     # The matchmaker's MatchmakingService (python -m services.matchmaking), behind /v1/matchmaking.
     service_matchmaking: str = "127.0.0.1:50062"
+    # The notification sender's NotifyService (python -m services.notify), behind /v1/me/push-* and preferences.
+    service_notify: str = "127.0.0.1:50070"
     # Comma-separated list of game types to route; empty means all four.
     games: str = ""
     log_format: str = "json"

@@ -22,6 +22,7 @@ from services.common.logs import configure_logging, flush_logs
 from services.common.registry import available_game_types
 from services.common.sealing import KEYS_FILE_ENV, key_file_unless_set
 from tests.support import leaks, secrets
+from tests.support.notify_stack import NotifyProcess
 from tests.support.stack import (
     WEBHOOK_OPERATOR_KEY,
     ConductorProcess,
@@ -200,11 +201,22 @@ def webhook_dispatcher(redis_url: str, tmp_path_factory: pytest.TempPathFactory)
 
 
 @pytest.fixture(scope="session")
+def notify_sender(redis_url: str, tmp_path_factory: pytest.TempPathFactory) -> Iterator[NotifyProcess]:
+    """One real notification sender over the session's Redis (NotifyService: player tokens)."""
+    process = NotifyProcess(redis_url, tmp_path_factory.mktemp("notify") / "notify.log")
+    try:
+        yield process
+    finally:
+        process.stop()
+
+
+@pytest.fixture(scope="session")
 def stack(
     services: Services,
     game_types: list[str],
     conductor: ConductorProcess,
     webhook_dispatcher: WebhookProcess,
+    notify_sender: NotifyProcess,
     tmp_path_factory: pytest.TempPathFactory,
 ) -> Iterator[dict[str, object]]:
     """One rules service per game, a gateway routing to them (open: no API keys) and to a webhook
@@ -225,6 +237,7 @@ def stack(
         service_webhook=webhook_dispatcher.address,
         service_tournament=director.address,
         service_matchmaking=matchmaker.address,
+        service_notify=notify_sender.address,
     )
     try:
         yield {

@@ -21,3 +21,4 @@ COMMITS_DROPPED = Counter(
     "chaiwala_conductor_commits_dropped", "Conductor commits that lost a version race (dropped)", ["game_type"]
 )
 IDLE_ABORTS = Counter("chaiwala_conductor_idle_aborts", "Active games aborted after going idle too long", ["game_type"])
+REMINDERS = Counter("chaiwala_conductor_turn_reminders", "turn.reminder facts written to the outbox", ["game_type"])

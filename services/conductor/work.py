@@ -1,4 +1,5 @@
-"""What a conductor does with one claimed game: fire due timeouts, then play the bots.
+"""What a conductor does with one claimed game: fire due timeouts, then play the bots (with
+nothing to commit, write the turn reminders due: :mod:`services.conductor.reminders`).
 
 Everything is computed in the conductor's process from the stored snapshot and
 committed through the rules services' own atomic commit, against the version it
@@ -25,6 +26,7 @@ from services.common.logs import get_logger
 from services.common.runner import Match
 from services.common.store import GameNotFound, StoreError
 from services.conductor import metrics
+from services.conductor.reminders import remind
 from services.conductor.search_pool import SearchPool, offloaded
 from services.fairness import chain
 from services.games.lifecycle import (
@@ -190,6 +192,7 @@ async def attend(
     if not commits:
         meta = abort_if_idle(play, meta, match, lifecycle, commits, clocks.now_ms())
     if not commits:
+        await remind(play.store.redis, meta, lifecycle.to_dict(), match.to_act())
         await queue.release(claim, attention_due(meta.players, lifecycle, match.to_act(), clocks.now_ms()))
         return 0
     return await _commit(play, claim, queue, meta, match, lifecycle, commits, remembered or b"")

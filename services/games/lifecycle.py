@@ -22,6 +22,7 @@ from dataclasses import dataclass, field
 from typing import Any
 
 from services.clock import clock as clocks
+from services.clock.reminders import next_reminder
 from services.common.engine import Result
 
 ON_TIMEOUT = ("bot", "resign", "abort")
@@ -151,10 +152,14 @@ def attention_due(
     players: Sequence[dict[str, Any]], lifecycle: Lifecycle, to_act: Sequence[int], now: int
 ) -> int | None:
     """When the conductor must look at an active game: now for a bot to act, else the earliest
-    deadline, at the latest when it has been idle too long (:func:`idle_abort_ms`)."""
+    deadline or turn reminder (:mod:`services.clock.reminders`), at the latest when it has been idle too
+    long (:func:`idle_abort_ms`)."""
     if any(players[seat].get("bot") or seat in lifecycle.resigned for seat in to_act):
         return now
     deadlines = list(clocks.deadlines(lifecycle.clock).values())
+    reminder = next_reminder(lifecycle.clock, now)  # a turn.reminder is the conductor's to write
+    if reminder is not None:
+        deadlines.append(reminder)
     idle_limit = idle_abort_ms()
     if idle_limit:
         deadlines.append((lifecycle.touched_ms or now) + idle_limit)

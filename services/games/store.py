@@ -59,6 +59,7 @@ from services.games.sealed import open_for, open_text_for, seal_for, seal_text_f
 from services.legalmoves import fingerprint as legal_fingerprint
 from services.outbox import events as outbox_events
 from services.outbox import stream as outbox_stream
+from services.outbox.turns import turns_started
 
 IDEMPOTENCY_TTL_SECONDS = 24 * 3600
 
@@ -177,6 +178,10 @@ class GameStore:
             if game.status == "active":  # the outbox event commits with the game (services.outbox)
                 started = outbox_events.game_started(game_id, game.game_type, game.players, game.created_ms)
                 outbox_stream.append(pipe, started, game_id)
+                to_act = game.lifecycle.get("to_act", [])
+                for turn in turns_started(game_id, game.game_type, game.players, to_act, 0, game.lifecycle,
+                                          game.created_ms):  # fmt: skip
+                    outbox_stream.append(pipe, turn, game_id)
                 pipe.sadd(active_key_for(game_id), game_id)
             file_game(pipe, game_id, game.game_type, game.visibility, game.status, game.created_ms)
             await pipe.execute()

@@ -33,6 +33,7 @@ import orjson
 from services.clock import clock as clocks
 from services.common.logs import get_logger
 from services.common.store import bounded_block_ms
+from services.outbox.turns import newly_due
 
 FEED_MAXLEN = 1000
 log = get_logger("feed")
@@ -70,14 +71,23 @@ def _seats(players: Sequence[dict[str, Any]]) -> Iterable[tuple[int, str]]:
 
 def becoming_due(before: Sequence[int] | None, steps: Sequence[Sequence[int]], after: Sequence[int]) -> list[int]:
     """The seats a commit makes due, to be told ``your_turn``: those to act ``after`` it that were not
-    to act ``before`` it or after one of its entries (``steps``, each entry's seats to act).
+    to act ``before`` it or after one of its entries (``steps``, each entry's seats to act). The
+    rule is the outbox's (:func:`services.outbox.turns.newly_due`), so the player stream, Web Push
+    and ``turn.started`` webhooks tell the same turns.
 
     ``before`` is ``None`` when unknown (a game stored before the lifecycle kept its seats to act):
     then every seat to act is told, as before this rule.
     """
     if before is None:
         return list(after)
-    return [seat for seat in after if any(seat not in seats for seats in (before, *steps))]
+    return newly_due(before, [_Steps(seats) for seats in steps], after)
+
+
+@dataclass(frozen=True)
+class _Steps:
+    """An entry's seats to act, as :func:`~services.outbox.turns.newly_due` reads entries."""
+
+    to_act: Sequence[int] | None
 
 
 def _text(value: Any) -> str:

@@ -24,6 +24,7 @@ from services.games.records import GameMeta
 from services.games.sealed import seal_for
 from services.outbox import events as outbox_events
 from services.outbox import stream as outbox_stream
+from services.outbox import turns as outbox_turns
 from services.outbox.stream import PART as OUTBOX_PART
 
 # Seats change only if the lobby revision is still the one read.  Argument: that revision.
@@ -150,4 +151,8 @@ def _started_events(meta: GameMeta, fields: dict[str, Any], start: Start | None)
     if start is None:
         return []
     players = fields.get("players", meta.players)
-    return [outbox_events.game_started(meta.game_id, meta.game_type, players, clocks.now_ms())]
+    now = clocks.now_ms()
+    lifecycle = fields.get("lifecycle", {})
+    turns = outbox_turns.turns_started(meta.game_id, meta.game_type, players, lifecycle.get("to_act", []), 0,
+                                       lifecycle, now)  # fmt: skip
+    return [outbox_events.game_started(meta.game_id, meta.game_type, players, now), *turns]

@@ -31,6 +31,10 @@ GAME_FINISHED = "game.finished"
 GAME_ABORTED = "game.aborted"
 SEAT_TIMED_OUT = "seat.timed_out"
 GAME_EVENT_TYPES = (GAME_STARTED, GAME_FINISHED, GAME_ABORTED, SEAT_TIMED_OUT)
+# A human seat became due (newly to act), and its deadline comes near (see services/outbox/turns.py).
+TURN_STARTED = "turn.started"
+TURN_REMINDER = "turn.reminder"
+TURN_EVENT_TYPES = (TURN_STARTED, TURN_REMINDER)
 # Copied from a player record into events when present (set by the tournament and rating domain).
 PLAYER_EXTRA_FIELDS = ("external_id",)
 # How a game ended (game.finished and game.aborted ``reason``; chaiwala_games_ended_total{reason}).
@@ -134,6 +138,8 @@ def sequence_of(event_type: str, data: dict[str, Any]) -> int | None:
     ``seat.timed_out`` and the ``game.finished`` or ``game.aborted`` of the same commit share
     a version, and the end comes after it.
     """
+    if event_type in TURN_EVENT_TYPES and "game_id" in data:
+        return 2 * int(data.get("version", 0)) + 1  # after the version's moves; an active game has no end there
     if event_type not in GAME_EVENT_TYPES or "game_id" not in data:
         return None
     ending = event_type in (GAME_FINISHED, GAME_ABORTED)

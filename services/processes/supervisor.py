@@ -6,7 +6,10 @@ whose engine is present, one conductor (bots and clocks; metrics on
 ``CHAIWALA_RUN_WEBHOOK_GRPC_PORT``, default 50060, metrics on ``CHAIWALA_RUN_WEBHOOK_METRICS_PORT``,
 default 9160; loopback receivers allowed, for local testing), the tournament director (gRPC on
 ``CHAIWALA_RUN_TOURNAMENT_PORT``, 50061; metrics on ``CHAIWALA_RUN_TOURNAMENT_METRICS_PORT``, 9099),
-the matchmaker (gRPC on ``CHAIWALA_RUN_MATCHMAKING_PORT``, 50062; metrics on
+the notification sender (gRPC on
+``CHAIWALA_RUN_NOTIFY_GRPC_PORT``, 50070; metrics on ``CHAIWALA_RUN_NOTIFY_METRICS_PORT``, 9170;
+loopback push endpoints allowed like webhooks), the matchmaker (gRPC on
+``CHAIWALA_RUN_MATCHMAKING_PORT``, 50062; metrics on
 ``CHAIWALA_RUN_MATCHMAKING_METRICS_PORT``, 9162) and the gateway on http://127.0.0.1:8000
 (``CHAIWALA_RUN_GAMES``, a comma-separated list, runs only those games' rules services).  A child
 that dies is restarted with a growing back-off; Ctrl-C (or SIGTERM) stops them all.
@@ -147,6 +150,7 @@ def _children(redis_url: str, games: list[str]) -> list[Child]:
         "CHAIWALA_GAMES": ",".join(games),
         **{f"CHAIWALA_SERVICE_{g.upper()}": f"127.0.0.1:{grpc_ports[g]}" for g in games},
         "CHAIWALA_SERVICE_WEBHOOK": f"127.0.0.1:{_webhook_grpc_port()}",
+        "CHAIWALA_SERVICE_NOTIFY": f"127.0.0.1:{_notify_grpc_port()}",
     }
     conductor_env = {
         **base,
@@ -160,6 +164,7 @@ def _children(redis_url: str, games: list[str]) -> list[Child]:
     children.append(Child("webhook", [python, "-m", "services.webhook"], _webhook_env(base, redis_url)))
     children.append(_matchmaker_child(base, redis_url, games, grpc_ports))
     gateway_env["CHAIWALA_SERVICE_MATCHMAKING"] = f"127.0.0.1:{_matchmaker_port()}"
+    children.append(Child("notify", [python, "-m", "services.notify"], _notify_env(base, redis_url)))
     children.append(Child("gateway", [python, "-m", "gateway"], gateway_env))
     return children
 
@@ -213,6 +218,23 @@ def _webhook_env(base: dict[str, str], redis_url: str) -> dict[str, str]:
         "CHAIWALA_GRPC_HOST": "127.0.0.1",
         "CHAIWALA_GRPC_PORT": _webhook_grpc_port(),
         "CHAIWALA_METRICS_PORT": os.environ.get("CHAIWALA_RUN_WEBHOOK_METRICS_PORT", "9160"),
+        "CHAIWALA_WEBHOOK_ALLOW_LOOPBACK": base.get("CHAIWALA_WEBHOOK_ALLOW_LOOPBACK", "true"),
+    }
+
+
+def _notify_grpc_port() -> str:
+    return os.environ.get("CHAIWALA_RUN_NOTIFY_GRPC_PORT", "50070")
+
+
+def _notify_env(base: dict[str, str], redis_url: str) -> dict[str, str]:
+    """The notification sender under ``make run``: loopback push endpoints allowed exactly where
+    webhooks are (the same switch), so a local push service can be tried."""
+    return {
+        **base,
+        "REDIS_URL": redis_url,
+        "CHAIWALA_GRPC_HOST": "127.0.0.1",
+        "CHAIWALA_GRPC_PORT": _notify_grpc_port(),
+        "CHAIWALA_METRICS_PORT": os.environ.get("CHAIWALA_RUN_NOTIFY_METRICS_PORT", "9170"),
         "CHAIWALA_WEBHOOK_ALLOW_LOOPBACK": base.get("CHAIWALA_WEBHOOK_ALLOW_LOOPBACK", "true"),
     }
 

@@ -29,6 +29,7 @@ from services.games.store import GameStore
 from services.legalmoves.entries import after_commit
 from services.lobby.creation import waiting_snapshot
 from services.lobby.feed import becoming_due
+from services.outbox import turns as outbox_turns
 from services.rules import answers, idempotency
 from services.rules.finisher import Finisher, Outcome
 from services.rules.followups import FollowUps
@@ -246,7 +247,9 @@ class GamePlay:
                     idempotency_key=idem_key,
                     # The answer is kept only for a keyed retry; without a key nothing reads it.
                     answer=idempotency.kept(fingerprint, response.SerializeToString()) if idem_key else b"",
-                    outbox=self.finisher.events(meta, outcome, commits, lifecycle, now),
+                    # the end's event (the Finisher's) and a turn.started per seat newly due
+                    outbox=self.finisher.events(meta, outcome, commits, lifecycle, now)
+                    + outbox_turns.for_commit(meta, status, commits, lifecycle.to_dict(), now),
                     legal=legal,
                     visibility=meta.visibility, bot_memory=bot_memory)  # fmt: skip
         stored, value = await self.store.commit(step)

@@ -15,6 +15,7 @@ import contextlib
 import os
 import random
 import socket
+from dataclasses import replace
 from typing import Any
 
 import httpx
@@ -22,8 +23,9 @@ import httpx
 from services.clock import clock as clocks
 from services.common.logs import get_logger
 from services.common.outage import StoreWatch
+from services.identity.preferences import read_preferences
 from services.outbox import OutboxEvent, ack, group_lag, read_outbox
-from services.outbox.events import sequence_of
+from services.outbox.events import TURN_EVENT_TYPES, sequence_of
 from services.outbox.wait import IDLE_SECONDS, wait_outbox
 from services.webhook import metrics
 from services.webhook.delivery import RetryPolicy, attempt
@@ -107,6 +109,7 @@ class Dispatcher:
     async def _fan_out(self, events: list[OutboxEvent]) -> int:
         if not events:
             return 0
+        events = [await self._carry_preferences(event) for event in events]
         subscriptions = await self.store.subscriptions()
         now = clocks.now_ms()
         for subscription in subscriptions:
@@ -116,6 +119,15 @@ class Dispatcher:
                     metrics.FANNED_OUT.labels(item.event["type"]).inc()
         await ack(self.redis, GROUP, events)
         return len(events)
+
+    async def _carry_preferences(self, event: OutboxEvent) -> OutboxEvent:
+        """A turn event with its player's notification preferences (``preferences``), so a platform
+        pushing to its own apps can honour quiet hours and language as Web Push does."""
+        player = event.data.get("external_id")
+        if event.type not in TURN_EVENT_TYPES or not player:
+            return event
+        preferences = await read_preferences(self.redis, str(player))
+        return replace(event, data={**event.data, "preferences": preferences.to_dict()})
 
     async def deliver_due(self) -> int:
         """Claim due deliveries up to the concurrency limit and start their attempts."""

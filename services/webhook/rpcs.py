@@ -13,12 +13,18 @@ from chaiwala.v1 import webhooks_pb2, webhooks_pb2_grpc
 from services.clock import clock as clocks
 from services.common import errors
 from services.common.operators import OperatorKeys
-from services.outbox.events import GAME_EVENT_TYPES
+from services.outbox.events import GAME_EVENT_TYPES, TURN_EVENT_TYPES
 from services.webhook.store import LOG_LIMIT, Delivery, Subscription, WebhookStore
 from services.webhook.targets import TargetPolicy, TargetRefused, check_target
 
 # What a subscription may ask for: the game domain's events and the tournament/rating domain's.
-EVENT_TYPES = (*GAME_EVENT_TYPES, "tournament.round_started", "tournament.finished", "rating.updated")
+EVENT_TYPES = (
+    *GAME_EVENT_TYPES,
+    *TURN_EVENT_TYPES,
+    "tournament.round_started",
+    "tournament.finished",
+    "rating.updated",
+)
 SECRET_PREFIX = "whsec_"
 SECRET_BYTES = 32
 MAX_SUBSCRIPTIONS = 1000

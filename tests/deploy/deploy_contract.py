@@ -21,6 +21,9 @@ WEBHOOK_SERVICE_NAME = "chaiwala.v1.WebhookService"
 WEBHOOK_GRPC_PORT = 50060
 MATCHMAKER_MODULE = "services.matchmaking"
 MATCHMAKER_SERVICE_NAME = "chaiwala.v1.MatchmakingService"
+NOTIFY_MODULE = "services.notify"
+NOTIFY_SERVICE_NAME = "chaiwala.v1.NotifyService"
+NOTIFY_GRPC_PORT = 50070
 RULES_SERVICE_NAME = "chaiwala.v1.RulesService"
 
 # Environment variables by consumer.
@@ -38,6 +41,9 @@ ENV_RULES: frozenset[str] = frozenset(
         # Processes sharing the gRPC port (services.common.workers) and the idle limit (services.retention).
         "CHAIWALA_GRPC_PROCESSES",
         "CHAIWALA_IDLE_ABORT_SECONDS",
+        # Turn reminders (services.clock.reminders): read wherever attention is scheduled.
+        "CHAIWALA_TURN_REMINDERS_S",
+        "CHAIWALA_TURN_REMINDER_MIN_CLOCK_S",
         # The metrics endpoint's optional bearer token (services.common.metrics_http).
         "CHAIWALA_METRICS_TOKEN",
         # Gateways whose relayed guest sessions are counted already (services.identity.quota).
@@ -61,6 +67,7 @@ ENV_GATEWAY: frozenset[str] = frozenset(
         "CHAIWALA_SERVICE_TOURNAMENT",
         "CHAIWALA_SERVICE_WEBHOOK",
         "CHAIWALA_SERVICE_MATCHMAKING",
+        "CHAIWALA_SERVICE_NOTIFY",
         "CHAIWALA_METRICS_TOKEN",
         # The proxies whose X-Forwarded-For names the client (gateway.settings).
         "CHAIWALA_TRUSTED_PROXIES",
@@ -90,6 +97,15 @@ ENV_WEBHOOK: frozenset[str] = ENV_RULES | {
     "CHAIWALA_WEBHOOK_POLL_S",
     "CHAIWALA_WEBHOOK_CONSUMER",
 }
+# The notification sender: a service's settings, the webhooks' target switches and its push policy
+# (services/notify/settings.py).
+ENV_NOTIFY: frozenset[str] = ENV_RULES | {
+    "CHAIWALA_WEBHOOK_ALLOW_PRIVATE",
+    "CHAIWALA_WEBHOOK_ALLOW_LOOPBACK",
+    *(f"CHAIWALA_NOTIFY_{name}" for name in ("GATHER_MS", "RETRY_BASE_S", "RETRY_CAP_S", "RETRY_WINDOW_S",
+                                             "TIMEOUT_S", "LEASE_MS", "POLL_S", "TTL_S", "VAPID_SUBJECT",
+                                             "BASE_URL", "CONSUMER")),
+}
 # The tournament director: a rules service's settings plus where the rules services are (it creates games).
 ENV_DIRECTOR: frozenset[str] = ENV_RULES | {f"CHAIWALA_SERVICE_{game.upper()}" for game in GAME_TYPES}
 # The matchmaker: the director's (it creates games) plus its policy (services/matchmaking/settings.py).
@@ -101,7 +117,8 @@ ENV_MATCHMAKER: frozenset[str] = ENV_DIRECTOR | {
         "POOL_WINDOW", "ENDED_TTL_S",
     )
 }  # fmt: skip
-ENV_ALL: frozenset[str] = ENV_RULES | ENV_GATEWAY | ENV_CONDUCTOR | ENV_WEBHOOK | ENV_DIRECTOR | ENV_MATCHMAKER
+ENV_ALL: frozenset[str] = (ENV_RULES | ENV_GATEWAY | ENV_CONDUCTOR | ENV_WEBHOOK | ENV_NOTIFY | ENV_DIRECTOR
+                            | ENV_MATCHMAKER)  # fmt: skip
 DEFAULTS: dict[str, str] = {
     "CHAIWALA_GRPC_PORT": "50051",
     "CHAIWALA_METRICS_PORT": "9090",
@@ -164,6 +181,15 @@ METRICS: dict[str, tuple[str, frozenset[str]]] = {
     "chaiwala_matchmaking_forming": ("gauge", frozenset()),
     "chaiwala_conductor_idle_aborts_total": ("counter", frozenset({"game_type"})),
     "chaiwala_conductor_games_compacted_total": ("counter", frozenset({"mode"})),
+    "chaiwala_conductor_turn_reminders_total": ("counter", frozenset({"game_type"})),
+    # The notification sender's own (services/notify/metrics.py).
+    "chaiwala_notify_sent_total": ("counter", frozenset({"type"})),
+    "chaiwala_notify_failed_total": ("counter", frozenset({"reason"})),
+    "chaiwala_notify_subscriptions_removed_total": ("counter", frozenset({"reason"})),
+    "chaiwala_notify_dropped_total": ("counter", frozenset()),
+    "chaiwala_notify_queued_total": ("counter", frozenset({"type"})),
+    "chaiwala_notify_delivery_seconds": ("histogram", frozenset()),
+    "chaiwala_notify_due_players": ("gauge", frozenset()),
 }
 HISTOGRAM_SUFFIXES = ("_bucket", "_sum", "_count")
 

@@ -23,12 +23,14 @@ from tests.deploy.deploy_contract import (
     ENV_DIRECTOR,
     ENV_GATEWAY,
     ENV_MATCHMAKER,
+    ENV_NOTIFY,
     ENV_RULES,
     ENV_WEBHOOK,
     GAME_TYPES,
     GATEWAY_MODULE,
     GATEWAY_PORT,
     MATCHMAKER_MODULE,
+    NOTIFY_MODULE,
     ROOT,
     RULES_SERVICE_MODULE,
     WEBHOOK_GRPC_PORT,
@@ -99,6 +101,11 @@ def webhook_services(services: dict[str, dict[str, Any]]) -> list[str]:
 def matchmaker_services(services: dict[str, dict[str, Any]]) -> list[str]:
     """Compose services running the matchmaker."""
     return [name for name, service in services.items() if command_of(service) == ["python", "-m", MATCHMAKER_MODULE]]
+
+
+def notify_services(services: dict[str, dict[str, Any]]) -> list[str]:
+    """Compose services running the notification sender."""
+    return [name for name, service in services.items() if command_of(service) == ["python", "-m", NOTIFY_MODULE]]
 
 
 def host_path(source: str) -> Path:
@@ -189,6 +196,8 @@ def test_environment_names_follow_the_contract(services: dict[str, dict[str, Any
             assert set(env) <= ENV_WEBHOOK, f"{name}: {sorted(set(env) - ENV_WEBHOOK)}"
         if name in matchmaker_services(services):
             assert set(env) <= ENV_MATCHMAKER, f"{name}: {sorted(set(env) - ENV_MATCHMAKER)}"
+        if name in notify_services(services):
+            assert set(env) <= ENV_NOTIFY, f"{name}: {sorted(set(env) - ENV_NOTIFY)}"
 
 
 def port_of(env: dict[str, str], variable: str) -> int:
@@ -360,7 +369,8 @@ def test_prometheus_scrapes_every_metrics_port(services: dict[str, dict[str, Any
     expected |= {
         f"{svc}:{port_of(environment_of(services[svc]), 'CHAIWALA_METRICS_PORT')}"
         for svc in [*rules_services(services), *conductor_services(services), *webhook_services(services),
-                    *director_services(services), *matchmaker_services(services)]
+                    *notify_services(services), *director_services(services),
+                    *matchmaker_services(services)]
     }
     assert targets == expected
 

@@ -209,13 +209,14 @@ def test_rules_service_registry_matches_the_contract() -> None:
     from services.conductor import game_facts
     from services.conductor import metrics as conductor_metrics
     from services.matchmaking import metrics as matchmaking_metrics
+    from services.notify import metrics as notify_metrics
     from services.retention import metrics as retention_metrics
     from services.tournament import metrics as director_metrics
     from services.webhook import metrics as webhook_metrics
 
     registered: dict[str, tuple[str, frozenset[str]]] = {}
     modules = (rules_metrics, conductor_metrics, game_facts, retention_metrics, webhook_metrics, director_metrics,
-               matchmaking_metrics)  # fmt: skip
+               matchmaking_metrics, notify_metrics)  # fmt: skip
     for value in [value for module in modules for value in vars(module).values()]:
         if isinstance(value, MetricWrapperBase):
             kind = str(value._type)

@@ -23,11 +23,13 @@ from tests.deploy.deploy_contract import (
     ENV_DIRECTOR,
     ENV_GATEWAY,
     ENV_MATCHMAKER,
+    ENV_NOTIFY,
     ENV_RULES,
     ENV_WEBHOOK,
     GAME_TYPES,
     GATEWAY_MODULE,
     MATCHMAKER_MODULE,
+    NOTIFY_MODULE,
     ROOT,
     RULES_SERVICE_MODULE,
     RULES_SERVICE_NAME,
@@ -113,6 +115,8 @@ def role(deployment: Resource) -> tuple[str, str | None]:
         return "webhook", None
     if command == ["python", "-m", MATCHMAKER_MODULE]:
         return "matchmaker", None
+    if command == ["python", "-m", NOTIFY_MODULE]:
+        return "notify", None
     assert command == ["python", "-m", GATEWAY_MODULE], command
     return "gateway", None
 
@@ -145,6 +149,7 @@ def test_one_deployment_per_game_and_a_gateway(rendered: tuple[str, list[Resourc
     assert [kind for kind, _ in roles].count("gateway") == 1
     assert [kind for kind, _ in roles].count("conductor") == 1
     assert [kind for kind, _ in roles].count("webhook") == 1
+    assert [kind for kind, _ in roles].count("notify") == 1
 
 
 def test_pods_are_locked_down(rendered: tuple[str, list[Resource]]) -> None:
@@ -250,7 +255,7 @@ def test_env_names_follow_the_contract(rendered: tuple[str, list[Resource]]) -> 
         (container,) = pod_spec(deployment)["containers"]
         env = container_env(container, resources)
         roles = {"rules": ENV_RULES, "conductor": ENV_CONDUCTOR, "webhook": ENV_WEBHOOK, "director": ENV_DIRECTOR,
-                 "matchmaker": ENV_MATCHMAKER}  # fmt: skip
+                 "matchmaker": ENV_MATCHMAKER, "notify": ENV_NOTIFY}  # fmt: skip
         allowed = roles.get(kind, ENV_GATEWAY)
         if kind == "conductor":
             env = {key: value for key, value in env.items() if key not in ENV_RULES - ENV_CONDUCTOR}

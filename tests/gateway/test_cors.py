@@ -105,8 +105,9 @@ def test_an_unlisted_origin_is_refused_as_problem_json_and_gets_no_allow_origin(
 def test_an_unknown_request_header_or_method_is_refused(client: httpx.Client) -> None:
     headers = {"Origin": ORIGIN, "Access-Control-Request-Method": "POST", "Access-Control-Request-Headers": "x-evil"}
     assert_problem(client.options("/v1/games", headers=headers), 400, "cors_refused")
-    # No route takes PUT (DELETE is served since DELETE /v1/webhooks/{id}), so a PUT preflight is refused.
-    assert_problem(_preflight(client, "PUT", "/v1/games"), 400, "cors_refused")
+    # No route takes PATCH (DELETE is served since DELETE /v1/webhooks/{id}, PUT since PUT
+    # /v1/me/preferences), so a PATCH preflight is refused.
+    assert_problem(_preflight(client, "PATCH", "/v1/games"), 400, "cors_refused")
 
 
 def test_with_no_origins_configured_every_preflight_is_refused(stack: dict[str, Any]) -> None:

@@ -89,6 +89,8 @@ def test_supervisor_starts_everything_and_ctrl_c_stops_it(tmp_path: Path) -> Non
         "CHAIWALA_RUN_WEBHOOK_METRICS_PORT": str(free_port()),
         "CHAIWALA_RUN_MATCHMAKING_PORT": str(free_port()),
         "CHAIWALA_RUN_MATCHMAKING_METRICS_PORT": str(free_port()),
+        "CHAIWALA_RUN_NOTIFY_GRPC_PORT": str(free_port()),
+        "CHAIWALA_RUN_NOTIFY_METRICS_PORT": str(free_port()),
         "CHAIWALA_REDIS_PORT": str(free_port()),
         "CHAIWALA_VAR_DIR": str(tmp_path),
         "CHAIWALA_LOG_LEVEL": "warning",

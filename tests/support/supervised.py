@@ -45,7 +45,8 @@ class Supervised:
 
         self.directory.mkdir(parents=True, exist_ok=True)
         names = ["http", "redis", "conductor_metrics", "tournament", "tournament_metrics", "webhook",
-                 "webhook_metrics", "matchmaking", "matchmaking_metrics", *(f"grpc:{g}" for g in GAME_ORDER),
+                 "webhook_metrics", "matchmaking", "matchmaking_metrics", "notify", "notify_metrics",
+                 *(f"grpc:{g}" for g in GAME_ORDER),
                  *(f"metrics:{g}" for g in GAME_ORDER)]
         self.ports = dict(zip(names, _distinct_ports(len(names)), strict=True))
         self.game_order = GAME_ORDER
@@ -81,6 +82,8 @@ class Supervised:
             "CHAIWALA_RUN_WEBHOOK_METRICS_PORT": str(p["webhook_metrics"]),
             "CHAIWALA_RUN_MATCHMAKING_PORT": str(p["matchmaking"]),
             "CHAIWALA_RUN_MATCHMAKING_METRICS_PORT": str(p["matchmaking_metrics"]),
+            "CHAIWALA_RUN_NOTIFY_GRPC_PORT": str(p["notify"]),
+            "CHAIWALA_RUN_NOTIFY_METRICS_PORT": str(p["notify_metrics"]),
             "CHAIWALA_REDIS_PORT": str(p["redis"]),
             "CHAIWALA_VAR_DIR": str(self.directory),
             "CHAIWALA_LOG_LEVEL": "warning",

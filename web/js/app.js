@@ -1,7 +1,9 @@
 // The page's router: `#/` lobby, `#/game/<id>[/<seat>]` a table as one of this browser's
-// seats, `#/watch/<id>` a table as a spectator, `#/replay/<id>` the replay viewer.
+// seats, `#/watch/<id>` a table as a spectator, `#/replay/<id>` the replay viewer, `#/settings`
+// the notification settings.  The service worker (web/sw.js) is registered on every load.
 import { setWords, words } from "./api.js";
 import { showLobby } from "./lobby.js";
+import { registerWorker, showSettings } from "./notify.js";
 import { showTable } from "./table.js";
 
 const root = document.getElementById("app");
@@ -31,7 +33,8 @@ async function route() {
   else if (kind === "replay" && id) {
     const { showReplay } = await import("./replay.js");
     if (mine === shown) dispose = showReplay(page, id); // another route may have come while loading
-  } else dispose = showLobby(page);
+  } else if (kind === "settings") dispose = showSettings(page);
+  else dispose = showLobby(page);
 }
 
 const language = document.getElementById("language");
@@ -43,4 +46,5 @@ language.addEventListener("change", () => {
 });
 document.documentElement.lang = words();
 window.addEventListener("hashchange", route);
+registerWorker();
 route();

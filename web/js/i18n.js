@@ -34,6 +34,13 @@ const TEXT = {
     // Quick play (web/js/quickplay.js).
     play_now: "Play now", searching: "Looking for players…", waited: "Waited", in_pool: "Searching for the same game",
     cancel: "Cancel", rated: "Rated", bots_after: "Bots may fill the table after {s} s",
+    // Notifications (web/js/notify.js).
+    notify_me: "Notify me when it's my turn", notify_on: "Notifications are on in this browser",
+    notify_denied: "This browser blocks notifications for this site", notify_unsupported: "This browser cannot receive push notifications",
+    settings: "Settings", notices: "Tell me when", "notice:your_turn": "it is my turn", "notice:deadline_near": "my clock runs low",
+    "notice:invited": "I am invited", "notice:match_found": "a match is found", "notice:game_finished": "a game ends",
+    quiet_hours: "Quiet hours (nothing is pushed between)", quiet_from: "From", quiet_to: "To", time_zone: "Time zone",
+    save: "Save", saved: "Saved.",
   },
   es: {
     lobby: "Sala", replay: "Repetición", seat: "Asiento", game_over: "Fin de la partida", aborted: "Partida anulada",
@@ -67,6 +74,12 @@ const TEXT = {
     other_turn: "Tu turno en otra partida", other_turns: "Tu turno en {n} partidas más",
     play_now: "Jugar ya", searching: "Buscando jugadores…", waited: "Esperando", in_pool: "Buscan la misma partida",
     cancel: "Cancelar", rated: "Puntuable", bots_after: "Bots pueden completar la mesa tras {s} s",
+    notify_me: "Avísame cuando me toque", notify_on: "Los avisos están activados en este navegador",
+    notify_denied: "Este navegador bloquea los avisos de este sitio", notify_unsupported: "Este navegador no puede recibir avisos",
+    settings: "Ajustes", notices: "Avísame cuando", "notice:your_turn": "me toque", "notice:deadline_near": "se me acabe el reloj",
+    "notice:invited": "me inviten", "notice:match_found": "se encuentre rival", "notice:game_finished": "termine una partida",
+    quiet_hours: "Horas de silencio (no se envía nada entre)", quiet_from: "Desde", quiet_to: "Hasta", time_zone: "Zona horaria",
+    save: "Guardar", saved: "Guardado.",
   },
 };
 
