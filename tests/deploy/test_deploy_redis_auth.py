@@ -35,8 +35,9 @@ def test_every_redis_client_reads_its_password_and_key_ring_from_secrets(target:
             "chaiwala-secret-keys": [{"key": "secret.keys", "path": "secret.keys"}],
         }
         assert volume["projected"]["defaultMode"] == 0o440  # the pod's group (fsGroup) reads, nobody else
-    # Four rules services, the conductor, the director, the webhook dispatcher, the matchmaker.
-    assert clients == 8, f"{target}: {clients} Deployments reach Redis"
+    # Four rules services, the conductor, the director, the webhook dispatcher, the matchmaker, the
+    # notification sender.
+    assert clients == 9, f"{target}: {clients} Deployments reach Redis"
     rendered_secrets = by_kind(resources, "Secret")
     assert "chaiwala-redis" not in rendered_secrets and "chaiwala-secret-keys" not in rendered_secrets
 
