@@ -34,6 +34,7 @@ from services.games.store import GameStore
 from services.outbox import outbox_keys
 from services.rules.gameplay import GamePlay
 from tests.support.client import auth, two_humans, wait_over
+from tests.support.seeds import seed_hex
 
 GAMES = available_game_types()
 ENDS = {  # way of ending -> the status it leaves
@@ -114,7 +115,7 @@ async def _idle_abort(redis_url: str, game_type: str, game_id: str) -> None:
 
 def _tournament_withdrawal(client: httpx.Client, game_type: str) -> str:
     entrants = [{"external_id": f"fin-{game_type}-{seat}", "name": name} for seat, name in enumerate(("Asha", "Bilal"))]
-    body = {"game_type": game_type, "format": "knockout", "table_size": 2, "entrants": entrants, "seed": 5}
+    body = {"game_type": game_type, "format": "knockout", "table_size": 2, "entrants": entrants, "seed_hex": seed_hex(5)}
     created = client.post("/v1/tournaments", json=body)
     assert created.status_code == 201, created.text
     tournament_id, token = created.json()["tournament_id"], created.json()["entrants"][0]["token"]
