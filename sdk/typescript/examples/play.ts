@@ -11,15 +11,17 @@ const me = api.game(gameId); // your seat, acted for with your player token
 console.log(`playing ${gameId}`);
 
 // A move as listed (its sentence and price beside it) is posted back without them.
-function pick(legal: LegalMoves): Move {
+function pick(legal: LegalMoves): Move | undefined {
   const choices = (legal.moves ?? []).filter((m) => !("take_back" in m)); // a take-back undoes the turn
+  if (choices.length === 0) return undefined; // the game moved on since the turn was seen
   const { text: _text, costs: _costs, ...move } = choices[Math.floor(Math.random() * choices.length)];
   return move as Move;
 }
 
 // turns() follows the live events and hands over the legal moves each time it is your turn.
 for await (const legal of me.turns({ onEvent: (e) => console.log(`${e.version}:${e.index} ${e.text ?? e.kind}`) })) {
-  await me.play(pick(legal)); // pinned to the version seen, with an Idempotency-Key
+  const move = pick(legal);
+  if (move) await me.play(move); // pinned to the version seen, with an Idempotency-Key
 }
 // The loop ends with the game's stream: the game is over.
 const game = await me.view();
