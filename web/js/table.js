@@ -20,6 +20,7 @@ import { ensurePlayer, playerToken } from "./player.js";
 import { T } from "./i18n.js";
 import { rulesButton } from "./rules.js";
 import { showTimeControl } from "./timecontrol.js"; // time control in words (lobby branch, issue #34 item 6)
+import { showWaiting } from "./invite.js"; // a waiting game's seats, join form and invitation
 import { createMoments, logLine, markBoard, markLog, showLastMove } from "./moments.js";
 import { breakdownOf } from "../tables/breakdowns.js";
 import { verdictOf } from "../tables/verdicts.js";
@@ -112,6 +113,7 @@ function followOtherTurns(link, gameId, spectator) {
 }
 
 const PAGE_TITLE = document.title;
+const WAITING_POLL_TICKS = 5; // seconds between two reads of a waiting game (see the ticker below)
 
 /** `#turn`: whose turn it is, in words (the tab's title marks the player's turn). */
 function showTurn(el, game, seat) {
@@ -248,32 +250,6 @@ function showMoves(el, legal, placed, act) {
   );
 }
 
-/** `#waiting`: a waiting game's seats, a join form for open seats, and start for the host. */
-function showWaiting(el, game, { onJoin, onStart, host }) {
-  if (game.status !== "waiting") {
-    render(null, el);
-    return;
-  }
-  const open = game.seats.filter((s) => s.open);
-  render(
-    html`<ul class="seats">
-        ${game.seats.map(
-          (s) => html`<li data-seat=${s.seat} class=${s.open ? "open" : ""}>
-            ${s.open ? T("open_seat") : s.name}${s.bot ? ` (${s.bot})` : ""}
-          </li>`,
-        )}
-      </ul>
-      ${open.length
-        ? html`<form id="join-form" onSubmit=${(e) => (e.preventDefault(), onJoin(e.target.elements.name.value))}>
-            <input name="name" required maxlength="64" placeholder=${T("your_name")} />
-            <button type="submit" id="join-seat">${T("join")}</button>
-          </form>`
-        : null}
-      ${host ? html`<button type="button" id="start-game" onClick=${onStart}>${T("start_now")}</button>` : null}`,
-    el,
-  );
-}
-
 /** Show one game at `root`; `seatWanted` picks among this browser's seats, `spectator` uses none. */
 export function showTable(root, gameId, { spectator = false, seatWanted = null } = {}) {
   const el = skeleton(root, gameId, spectator);
@@ -396,7 +372,9 @@ export function showTable(root, gameId, { spectator = false, seatWanted = null }
     showClocks(el("clocks"), game, readAt);
     showTimeControl(el("time-control"), game); // the clock and timeout policy chosen (web/js/timecontrol.js)
     showResult(el("result"), game);
-    showWaiting(el("waiting"), game, { onJoin: join, onStart: start, host: Boolean(hostTokenOf(gameId)) });
+    showWaiting(el("waiting"), { ...game, game_id: gameId }, {
+      onJoin: join, onStart: start, host: Boolean(hostTokenOf(gameId)), seated: Boolean(token),
+    });
     let placed = new Set();
     choose(-1); // a new position: nothing chosen on the old one stands
     board.replaceChildren();
@@ -469,6 +447,7 @@ export function showTable(root, gameId, { spectator = false, seatWanted = null }
 
   async function join(name) {
     try {
+      localStorage.setItem("chaiwala.name", name); // kept: the next invitation offers it
       const me = await ensurePlayer(name); // the seat carries the browser's player (web/js/player.js)
       const joined = await call("POST", `/v1/games/${gameId}/join`, { token: me.token, body: {} });
       remember(gameId, game.game_type, joined.seat, joined.token, { name });
@@ -509,9 +488,16 @@ export function showTable(root, gameId, { spectator = false, seatWanted = null }
     });
   }
 
+  // While the game waits, its seats are read again every 5 s, not every second (issue #42, item 7).
+  // Decision: the start (the last seat joined, or the host's start) writes the game's first log
+  // entry, which reaches this table on its event stream at once (onEvent → refresh); a join that
+  // leaves seats open writes no entry (services/rules/lobby_rpcs.py JoinGame → LobbyStore.update)
+  // and the player stream tells nobody of a join (only of a start), so nothing tells the host of it:
+  // a slow poll shows those joins, the stream the start.
+  let waitedTicks = 0;
   const ticker = setInterval(() => {
     if (game && game.clock && game.status === "active") showClocks(el("clocks"), game, readAt);
-    if (game && game.status === "waiting") refresh(); // the start arrives as an event too; polling covers a quiet stream
+    if (game && game.status === "waiting" && ++waitedTicks % WAITING_POLL_TICKS === 0) refresh();
   }, 1000);
 
   startStream();

@@ -29,11 +29,13 @@ const WORDS = {
   en: { wharf: "Wharf", water: "water tiles", chute: "Demand", score: "Score", goal: "goal", screen: "Your screen",
     tiles: "tiles", actions: "action tiles", bag: "bag", supply: "crates", shipment: "Laid out", city: "city",
     warehouse: "Warehouse", hidden: "behind the screen", row: "row", column: "column",
+    regions: { india: "India", china: "China", sri_lanka: "Sri Lanka" },
     variety: { BLACK: "black", GREEN: "green", WHITE: "white", RED: "red" },
     action: { NO_ROTTING: "no rotting", DOUBLE_DEMAND: "double demand" }, half: "half crate", halves: "half crates" },
   es: { wharf: "Muelle", water: "losetas de agua", chute: "Demanda", score: "Puntos", goal: "meta", screen: "Tu pantalla",
     tiles: "losetas", actions: "losetas de acción", bag: "bolsa", supply: "cajas", shipment: "Expuesto", city: "ciudad",
     warehouse: "Almacén", hidden: "tras la pantalla", row: "fila", column: "columna",
+    regions: { india: "India", china: "China", sri_lanka: "Sri Lanka" },
     variety: { BLACK: "negro", GREEN: "verde", WHITE: "blanco", RED: "rojo" },
     action: { NO_ROTTING: "sin podredumbre", DOUBLE_DEMAND: "demanda doble" }, half: "media caja", halves: "medias cajas" },
 };
@@ -284,6 +286,8 @@ export function drawTable(host, table) {
     const again = host.querySelector(".dj-grid-wrap");
     if (again) again.scrollLeft = left;
   };
+  // The board's name in words: the region's name, never its code (issue #42, item 7).
+  const named = `Darjeeling, ${t.regions[view.region] || ""}`.replace(/, $/, "");
   // The grid sits below and right of its labels.
   const grid = svg(
     "g",
@@ -294,7 +298,7 @@ export function drawTable(host, table) {
   );
   const board = svg(
     "svg",
-    { viewBox: `0 0 ${gridWidth} ${gridHeight}`, class: "dj-board", role: "group", "aria-label": `Darjeeling ${view.region || ""}`,
+    { viewBox: `0 0 ${gridWidth} ${gridHeight}`, class: "dj-board", role: "group", "aria-label": named,
       style: `min-width:${Math.ceil(gridWidth * MIN_SCALE)}px` },
     gridLabels(rows, cols, t),
     grid,
@@ -304,7 +308,7 @@ export function drawTable(host, table) {
     { viewBox: `0 0 176 ${wharfHeight}`, class: "dj-wharf-board", role: "img", "aria-label": t.wharf },
     wharf(view, table, placed, 6),
   );
-  const scroller = el("div", { class: "dj-grid-wrap", tabindex: 0, role: "group", "aria-label": `Darjeeling ${view.region || ""}` }, board);
+  const scroller = el("div", { class: "dj-grid-wrap", tabindex: 0, role: "group", "aria-label": named }, board);
   host.append(el("div", { class: "dj-boards" }, scroller, wharfBoard), panels(view, table));
   return { placed };
 }
