@@ -21,6 +21,11 @@ from tests.support.webplay import console_errors, page_url, screenshot, wait_for
 
 SELECT = "arguments[0].value = arguments[1]; arguments[0].dispatchEvent(new Event('change', {bubbles: true}));"
 LABELS = "return [...document.querySelectorAll('#board [aria-label]')].map((e) => e.getAttribute('aria-label'))"
+TAB_MARK = """
+const mine = document.querySelector('#turn').dataset.toAct.split(',').includes(document.body.dataset.seat);
+const icon = document.querySelector('link[rel=icon]').dataset.yourTurn === String(mine);
+return icon && document.title.startsWith('\u25cf') === mine;
+"""
 TEXT = "return (document.querySelector(arguments[0]) || {}).innerText || ''"
 
 
@@ -85,6 +90,9 @@ def test_a_private_game_is_joined_from_its_invitation_link(
     assert [s["name"] for s in webgames.game(url, game_id)["seats"]][:2] == ["Asha", "Bilal"]
     assert second_browser.execute_script("return localStorage.getItem('chaiwala.name')") == "Bilal"
     assert second_browser.execute_script("return document.body.dataset.seat") == "1"
+    # The tab's title and icon mark the player's turn, and only theirs (read together: a bot may move).
+    for person in (browser, second_browser):
+        wait_for(person, lambda p=person: p.execute_script(TAB_MARK) is True, 30, "the tab's mark")
     screenshot(browser, "invite-host-started")
     assert console_errors(browser) == [] and console_errors(second_browser) == []
 

@@ -21,6 +21,7 @@ import { T } from "./i18n.js";
 import { rulesButton } from "./rules.js";
 import { showTimeControl } from "./timecontrol.js"; // time control in words (lobby branch, issue #34 item 6)
 import { showWaiting } from "./invite.js"; // a waiting game's seats, join form and invitation
+import { markYourTurn } from "./yourturn.js";
 import { createMoments, logLine, markBoard, markLog, showLastMove } from "./moments.js";
 import { breakdownOf } from "../tables/breakdowns.js";
 import { verdictOf } from "../tables/verdicts.js";
@@ -112,7 +113,6 @@ function followOtherTurns(link, gameId, spectator) {
   return others;
 }
 
-const PAGE_TITLE = document.title;
 const WAITING_POLL_TICKS = 5; // seconds between two reads of a waiting game (see the ticker below)
 
 /** `#turn`: whose turn it is, in words (the tab's title marks the player's turn). */
@@ -126,8 +126,7 @@ function showTurn(el, game, seat) {
   else el.textContent = `${T("waiting_for")} ${game.to_act.map((s) => who[s]).join(", ")}`;
   const mine = seat !== null && game.status === "active" && game.to_act.includes(seat);
   el.classList.toggle("mine", mine);
-  // The tab says it too, for a player looking at another tab (issue #42, item 7).
-  document.title = mine ? `● ${T("your_turn")} · ${PAGE_TITLE}` : PAGE_TITLE;
+  markYourTurn(mine); // the tab's title and icon say it too, for a player on another tab (issue #42, item 7)
 }
 
 function clockText(seconds) {
@@ -508,7 +507,7 @@ export function showTable(root, gameId, { spectator = false, seatWanted = null }
     disposed = true;
     barWatch.disconnect(); // legibility (issue #34)
     document.documentElement.style.scrollPaddingBottom = "";
-    document.title = PAGE_TITLE;
+    markYourTurn(false);
     clearInterval(ticker);
     if (stream) stream.close();
   };
