@@ -22,7 +22,7 @@ const MIN_SCALE = 0.85; // CSS px per unit at least: spaces of 47 px, labels of 
 let startSpace = null; // the selected start space, "row,col", kept across redraws
 /** The teas' colours; each tea also carries its letter (nothing by colour alone, issue #42 item 3). */
 export const TEA = { BLACK: "#3a3a3a", GREEN: "#4f9a4f", WHITE: "#efe9d2", RED: "#b8453b" };
-const INK = { BLACK: "#fff", GREEN: "#fff", WHITE: "#333", RED: "#fff" };
+const INK = { BLACK: "#fff", GREEN: "#111", WHITE: "#333", RED: "#fff" }; // 4.5:1 on each tea (axe)
 const STEP = { NORTH: [-1, 0], EAST: [0, 1], SOUTH: [1, 0], WEST: [0, -1] };
 const DIRECTIONS = ["NORTH", "EAST", "SOUTH", "WEST"];
 const TURN_OFFSET = { STRAIGHT: 0, TURN_UNSPECIFIED: 0, RIGHT: 1, BACK: 2, LEFT: 3 };
