@@ -98,10 +98,11 @@ function skeleton(root, gameId, spectator) {
  * `#other-turns`: a link to the lobby while it is the player's turn in other games, kept by the
  * player stream (livegames.js) for a seated player who has a player token; none for a spectator.
  */
-function followOtherTurns(link, gameId, spectator) {
+function followOtherTurns(link, gameId, spectator, onStarted) {
   if (spectator || !playerToken()) return null;
   const others = new LiveGames(
     (rows) => {
+      if (rows.some((row) => row.gameId === gameId && row.status !== "waiting")) onStarted(); // game_started
       const n = rows.filter((row) => row.yourTurn && row.gameId !== gameId).length;
       link.hidden = n === 0;
       link.dataset.count = String(n);
@@ -488,11 +489,13 @@ export function showTable(root, gameId, { spectator = false, seatWanted = null }
   }
 
   // While the game waits, its seats are read again every 5 s, not every second (issue #42, item 7).
-  // Decision: the start (the last seat joined, or the host's start) writes the game's first log
-  // entry, which reaches this table on its event stream at once (onEvent → refresh); a join that
-  // leaves seats open writes no entry (services/rules/lobby_rpcs.py JoinGame → LobbyStore.update)
-  // and the player stream tells nobody of a join (only of a start), so nothing tells the host of it:
-  // a slow poll shows those joins, the stream the start.
+  // Decision, after reading what each stream carries: the game's event stream tells a waiting
+  // table nothing (a join that leaves seats open writes no log entry, services/rules/lobby_rpcs.py
+  // JoinGame; the start's entry is version 0, which a watch from version 0 never sends,
+  // services/streaming/watch.py). The player stream tells every seated player `game_started`, and
+  // the table already follows it (followOtherTurns): the start is heard there at once. Only joins
+  // that leave seats open reach no stream, so a slow read shows those (and the start to a page
+  // without a player token).
   let waitedTicks = 0;
   const ticker = setInterval(() => {
     if (game && game.clock && game.status === "active") showClocks(el("clocks"), game, readAt);
@@ -501,7 +504,8 @@ export function showTable(root, gameId, { spectator = false, seatWanted = null }
 
   startStream();
   refresh();
-  const others = followOtherTurns(el("other-turns"), gameId, spectator);
+  // A waiting table hears its game's start on the player stream (see the ticker above).
+  const others = followOtherTurns(el("other-turns"), gameId, spectator, () => game?.status === "waiting" && refresh());
   return () => {
     if (others) others.stop();
     disposed = true;
