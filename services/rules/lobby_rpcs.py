@@ -31,7 +31,7 @@ from services.lobby.claims import Claimant, already_seated, check_claim, check_r
 from services.lobby.mine import PlayerGames
 from services.lobby.store import LobbyConflict, LobbyStore, NotWaiting, Start
 from services.rating.identity import check_external_id
-from services.rules import seeds
+from services.rules import answers, seeds
 from services.rules.access import Access
 from services.rules.gameplay import GamePlay
 
@@ -240,7 +240,7 @@ class LobbyRpcs:
         joinable = lobby_seats.is_open if meta.visibility == "private" else lobby_seats.open_to_anyone
         if open_seats and not any(joinable(p) for p in meta.players):
             return None
-        return rules_pb2.GameSummary(
+        summary = rules_pb2.GameSummary(
             game_id=game_id,
             game_type=meta.game_type,
             status=meta.status,
@@ -253,6 +253,10 @@ class LobbyRpcs:
                 for i, p in enumerate(meta.players)
             ],
         )
+        clock = Lifecycle.from_dict(meta.lifecycle).clock
+        if clock is not None:  # a lobby shows the time control before anyone joins (issue #42, item 7)
+            summary.time_control.CopyFrom(answers.time_control_message(clock))
+        return summary
 
 
 def _joiner(request: rules_pb2.JoinGameRequest, claimant: Claimant) -> tuple[str, str]:

@@ -93,6 +93,8 @@ def test_open_seats_are_listed_joined_and_the_game_plays_to_its_end(client: http
     )
     assert _listed(client, game_id, game_type=GAME, open_seats="true")
     assert _listed(client, game_id, open_seats="true")  # every game type, merged by the gateway
+    listed = client.get("/v1/games", params={"game_type": GAME, "open_seats": "true"}).json()["games"]
+    assert "time_control" not in next(g for g in listed if g["game_id"] == game_id)  # no clock chosen
     first = client.post(f"/v1/games/{game_id}/join", json={"name": "Bilal"})
     assert first.status_code == 200, first.text
     assert first.json()["seat"] == 1 and first.json()["status"] == "waiting"
@@ -309,6 +311,16 @@ def test_bad_lifecycle_requests_are_refused_and_change_nothing(client: httpx.Cli
     assert_problem(client.post(f"/v1/games/{missing}/join", json={"name": "X"}), 404, "game_not_found")
     created = create_game(client, GAME, [{"name": "A"}, {"name": "B"}])
     assert_problem(client.post(f"/v1/games/{created['game_id']}/leave"), 409, "game_not_waiting")
+
+
+def test_a_listing_says_each_games_time_control(client: httpx.Client) -> None:
+    """The lobby's open list shows the clock before anyone joins (issue #42, item 7)."""
+    body = {"players": [{"name": "Asha"}, {"open": True}], "clock": {"bank_s": 600, "increment_s": 5}}
+    game_id = _create(client, body)["game_id"]
+    listed = client.get("/v1/games", params={"game_type": GAME, "open_seats": "true"}).json()["games"]
+    summary = next(g for g in listed if g["game_id"] == game_id)
+    assert summary["time_control"] == {"per_turn_s": 0, "bank_s": 600, "increment_s": 5}
+    assert summary["time_control"] == client.get(f"/v1/games/{game_id}").json()["time_control"]
 
 
 def test_the_listing_pages_newest_first_without_repeats(client: httpx.Client) -> None:

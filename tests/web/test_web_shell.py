@@ -146,10 +146,14 @@ def test_lobby_creates_with_a_bot_and_an_open_seat_and_another_person_joins(
     listed = f"#open-games li[data-game-id='{game_id}'] button.join"
     wait_for(second_browser, lambda: second_browser.find_elements("css selector", listed), 20, "the open game")
     second_browser.find_element("css selector", listed).click()
+    # The join page asks the joiner's name (issue #42, item 7): nobody plays as a made-up guest.
+    wait_for(second_browser, lambda: second_browser.find_elements("id", "join-name"), 20, "the join page")
+    second_browser.find_element("id", "join-name").send_keys("Bilal")
+    second_browser.find_element("id", "join-game").click()
     wait_for(second_browser, lambda: f"#/game/{game_id}" in second_browser.current_url, 20, "joining")
     for person in (browser, second_browser):
         wait_for(person, lambda p=person: p.execute_script("return document.body.dataset.status") == "active", 30)
-    assert not webgames.game(url, game_id)["seats"][1]["open"]
+    assert webgames.game(url, game_id)["seats"][1]["name"] == "Bilal"
 
     kept = json.loads(browser.execute_script("return localStorage.getItem('chaiwala.games')"))
     mine = next(g for g in kept if g["gameId"] == game_id)

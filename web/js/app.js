@@ -1,7 +1,9 @@
 // The page's router: `#/` lobby, `#/game/<id>[/<seat>]` a table as one of this browser's
 // seats, `#/watch/<id>` a table as a spectator, `#/replay/<id>` the replay viewer, `#/settings`
-// the notification settings.  The service worker (web/sw.js) is registered on every load.
+// the notification settings, `#/join/<id>[/<code>]` an invitation: the game in words, the joiner's
+// name, and the join (web/js/invite.js).  The service worker (web/sw.js) is registered on every load.
 import { setWords, words } from "./api.js";
+import { showJoin } from "./invite.js";
 import { showLobby } from "./lobby.js";
 import { registerWorker, showSettings } from "./notify.js";
 import { showTable } from "./table.js";
@@ -30,6 +32,7 @@ async function route() {
   const [, kind, id, seat] = location.hash.replace(/^#\/?/, "#/").split("/");
   if (kind === "game" && id) dispose = showTable(page, id, { seatWanted: seat === undefined ? null : Number(seat) });
   else if (kind === "watch" && id) dispose = showTable(page, id, { spectator: true });
+  else if (kind === "join" && id) dispose = showJoin(page, decodeURIComponent(id), decodeURIComponent(seat || ""));
   else if (kind === "replay" && id) {
     const { showReplay } = await import("./replay.js");
     if (mine === shown) dispose = showReplay(page, id); // another route may have come while loading

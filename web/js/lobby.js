@@ -10,7 +10,8 @@ import { showRules } from "./rules.js";
 import { QuickPlay } from "./quickplay.js";
 import { ensurePlayer } from "./player.js";
 import { T, readable } from "./i18n.js";
-import { TimeControlFields, defaultTimeControl, timeControlBody } from "./timecontrol.js";
+import { TimeControlFields, defaultTimeControl, timeControlBody, timeControlText } from "./timecontrol.js";
+import { VisibilityField, keepInvite, newInviteCode, seatWords, withVisibility } from "./invite.js";
 
 // An option's value back in its JSON type, from a <select> of the API's value words.
 function typed(value, sample) {
@@ -77,6 +78,7 @@ function CreateForm({ types }) {
   const [name, setName] = useState(localStorage.getItem("chaiwala.name") || "");
   const [error, setError] = useState("");
   const [clock, setClock] = useState(defaultTimeControl());
+  const [visibility, setVisibility] = useState("public"); // open to anyone, or by invitation (invite.js)
 
   function pick(id) {
     const next = types.find((t) => t.id === id);
@@ -92,7 +94,10 @@ function CreateForm({ types }) {
     localStorage.setItem("chaiwala.name", name);
     try {
       const me = await ensurePlayer(name);
-      const created = await call("POST", "/v1/games", { token: me.token, body: createBody(type, seats, options, clock) });
+      const code = visibility === "private" ? newInviteCode() : "";
+      const body = withVisibility(createBody(type, seats, options, clock), visibility, code);
+      const created = await call("POST", "/v1/games", { token: me.token, body });
+      if (code) keepInvite(created.game_id, code); // the server keeps only its hash: the table shows it from here
       seats.forEach((kind, i) => {
         if (kind === "me") remember(created.game_id, type.id, i, created.seats[i].token, { name });
       });
@@ -141,13 +146,14 @@ function CreateForm({ types }) {
         </fieldset>`
       : null}
     <${TimeControlFields} choice=${clock} onChange=${setClock} />
+    <${VisibilityField} value=${visibility} onChange=${setVisibility} />
     <button type="submit" id="create-game">${T("create")}</button>
     <p class="error" id="create-error">${error}</p>
   </form>`;
 }
 
 function seatNames(game) {
-  return game.seats.map((s) => (s.open ? `(${T("open_seat")})` : s.name)).join(", ");
+  return game.seats.map(seatWords).join(", "); // bots by their kind in words, never an id
 }
 
 function Listing({ id, title, games, join, types }) {
@@ -157,7 +163,7 @@ function Listing({ id, title, games, join, types }) {
     <ul>
       ${games.map(
         (g) => html`<li data-game-id=${g.game_id}>
-          <span class="type">${gameTitle(types, g.game_type)}</span> <span class="seats">${seatNames(g)}</span>
+          <span class="type">${gameTitle(types, g.game_type)}</span> <span class="seats">${seatNames(g)}</span> <span class="time-control">${timeControlText(g.time_control)}</span>
           ${join ? html` <button type="button" class="join" onClick=${() => join(g)}>${T("join")}</button>` : null} <a class="watch" href=${`#/watch/${g.game_id}`}>${T("watch")}</a>
         </li>`,
       )}
@@ -225,17 +231,9 @@ function Lobby() {
     return () => clearInterval(timer);
   }, []);
 
-  async function join(game) {
-    const name = localStorage.getItem("chaiwala.name") || "";
-    try {
-      const me = await ensurePlayer(name);
-      const joined = await call("POST", `/v1/games/${game.game_id}/join`, { token: me.token, body: {} });
-      remember(game.game_id, game.game_type, joined.seat, joined.token, { name });
-      location.hash = `#/game/${game.game_id}`;
-    } catch (failure) {
-      setError(String(failure.message || failure));
-      load();
-    }
+  // Joining asks the joiner's name first (the one set before is offered): the join page, invite.js.
+  function join(game) {
+    location.hash = `#/join/${game.game_id}`;
   }
 
   // Nothing is listed before the game types are read: a list shows games by their names, never by id.

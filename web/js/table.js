@@ -20,6 +20,8 @@ import { ensurePlayer, playerToken } from "./player.js";
 import { T } from "./i18n.js";
 import { rulesButton } from "./rules.js";
 import { showTimeControl } from "./timecontrol.js"; // time control in words (lobby branch, issue #34 item 6)
+import { showWaiting } from "./invite.js"; // a waiting game's seats, join form and invitation
+import { markYourTurn } from "./yourturn.js";
 import { createMoments, logLine, markBoard, markLog, showLastMove } from "./moments.js";
 import { breakdownOf } from "../tables/breakdowns.js";
 import { verdictOf } from "../tables/verdicts.js";
@@ -96,10 +98,11 @@ function skeleton(root, gameId, spectator) {
  * `#other-turns`: a link to the lobby while it is the player's turn in other games, kept by the
  * player stream (livegames.js) for a seated player who has a player token; none for a spectator.
  */
-function followOtherTurns(link, gameId, spectator) {
+function followOtherTurns(link, gameId, spectator, onStarted) {
   if (spectator || !playerToken()) return null;
   const others = new LiveGames(
     (rows) => {
+      if (rows.some((row) => row.gameId === gameId && row.status !== "waiting")) onStarted(); // game_started
       const n = rows.filter((row) => row.yourTurn && row.gameId !== gameId).length;
       link.hidden = n === 0;
       link.dataset.count = String(n);
@@ -111,7 +114,7 @@ function followOtherTurns(link, gameId, spectator) {
   return others;
 }
 
-const PAGE_TITLE = document.title;
+const WAITING_POLL_TICKS = 5; // seconds between two reads of a waiting game (see the ticker below)
 
 /** `#turn`: whose turn it is, in words (the tab's title marks the player's turn). */
 function showTurn(el, game, seat) {
@@ -124,8 +127,7 @@ function showTurn(el, game, seat) {
   else el.textContent = `${T("waiting_for")} ${game.to_act.map((s) => who[s]).join(", ")}`;
   const mine = seat !== null && game.status === "active" && game.to_act.includes(seat);
   el.classList.toggle("mine", mine);
-  // The tab says it too, for a player looking at another tab (issue #42, item 7).
-  document.title = mine ? `● ${T("your_turn")} · ${PAGE_TITLE}` : PAGE_TITLE;
+  markYourTurn(mine); // the tab's title and icon say it too, for a player on another tab (issue #42, item 7)
 }
 
 function clockText(seconds) {
@@ -244,32 +246,6 @@ function showMoves(el, legal, placed, act) {
           ${legal.texts[i] || `#${i}`}
         </button>`,
       )}`,
-    el,
-  );
-}
-
-/** `#waiting`: a waiting game's seats, a join form for open seats, and start for the host. */
-function showWaiting(el, game, { onJoin, onStart, host }) {
-  if (game.status !== "waiting") {
-    render(null, el);
-    return;
-  }
-  const open = game.seats.filter((s) => s.open);
-  render(
-    html`<ul class="seats">
-        ${game.seats.map(
-          (s) => html`<li data-seat=${s.seat} class=${s.open ? "open" : ""}>
-            ${s.open ? T("open_seat") : s.name}${s.bot ? ` (${s.bot})` : ""}
-          </li>`,
-        )}
-      </ul>
-      ${open.length
-        ? html`<form id="join-form" onSubmit=${(e) => (e.preventDefault(), onJoin(e.target.elements.name.value))}>
-            <input name="name" required maxlength="64" placeholder=${T("your_name")} />
-            <button type="submit" id="join-seat">${T("join")}</button>
-          </form>`
-        : null}
-      ${host ? html`<button type="button" id="start-game" onClick=${onStart}>${T("start_now")}</button>` : null}`,
     el,
   );
 }
@@ -396,7 +372,9 @@ export function showTable(root, gameId, { spectator = false, seatWanted = null }
     showClocks(el("clocks"), game, readAt);
     showTimeControl(el("time-control"), game); // the clock and timeout policy chosen (web/js/timecontrol.js)
     showResult(el("result"), game);
-    showWaiting(el("waiting"), game, { onJoin: join, onStart: start, host: Boolean(hostTokenOf(gameId)) });
+    showWaiting(el("waiting"), { ...game, game_id: gameId }, {
+      onJoin: join, onStart: start, host: Boolean(hostTokenOf(gameId)), seated: Boolean(token),
+    });
     let placed = new Set();
     choose(-1); // a new position: nothing chosen on the old one stands
     board.replaceChildren();
@@ -469,6 +447,7 @@ export function showTable(root, gameId, { spectator = false, seatWanted = null }
 
   async function join(name) {
     try {
+      localStorage.setItem("chaiwala.name", name); // kept: the next invitation offers it
       const me = await ensurePlayer(name); // the seat carries the browser's player (web/js/player.js)
       const joined = await call("POST", `/v1/games/${gameId}/join`, { token: me.token, body: {} });
       remember(gameId, game.game_type, joined.seat, joined.token, { name });
@@ -509,20 +488,30 @@ export function showTable(root, gameId, { spectator = false, seatWanted = null }
     });
   }
 
+  // While the game waits, its seats are read again every 5 s, not every second (issue #42, item 7).
+  // Decision, after reading what each stream carries: the game's event stream tells a waiting
+  // table nothing (a join that leaves seats open writes no log entry, services/rules/lobby_rpcs.py
+  // JoinGame; the start's entry is version 0, which a watch from version 0 never sends,
+  // services/streaming/watch.py). The player stream tells every seated player `game_started`, and
+  // the table already follows it (followOtherTurns): the start is heard there at once. Only joins
+  // that leave seats open reach no stream, so a slow read shows those (and the start to a page
+  // without a player token).
+  let waitedTicks = 0;
   const ticker = setInterval(() => {
     if (game && game.clock && game.status === "active") showClocks(el("clocks"), game, readAt);
-    if (game && game.status === "waiting") refresh(); // the start arrives as an event too; polling covers a quiet stream
+    if (game && game.status === "waiting" && ++waitedTicks % WAITING_POLL_TICKS === 0) refresh();
   }, 1000);
 
   startStream();
   refresh();
-  const others = followOtherTurns(el("other-turns"), gameId, spectator);
+  // A waiting table hears its game's start on the player stream (see the ticker above).
+  const others = followOtherTurns(el("other-turns"), gameId, spectator, () => game?.status === "waiting" && refresh());
   return () => {
     if (others) others.stop();
     disposed = true;
     barWatch.disconnect(); // legibility (issue #34)
     document.documentElement.style.scrollPaddingBottom = "";
-    document.title = PAGE_TITLE;
+    markYourTurn(false);
     clearInterval(ticker);
     if (stream) stream.close();
   };

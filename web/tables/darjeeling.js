@@ -11,7 +11,7 @@
 // allows is a square on the neighbouring space it faces.  The grid and the wharf are two SVGs laid
 // out by CSS (side by side on a desktop, one above the other on a phone); the grid never shrinks
 // below 0.85 px a unit and scrolls sideways instead (issue #34: text, tap targets).
-import { el, kindOf, legal, SEAT_COLOURS, svg } from "./svg.js";
+import { el, kindOf, legal, SEAT_COLOURS, SEAT_INK, seatFill, seatPatterns, svg } from "./svg.js";
 
 const CELL = 56;
 const PAD = 8;
@@ -20,8 +20,9 @@ const PAD = 8;
 const LABEL = 22;
 const MIN_SCALE = 0.85; // CSS px per unit at least: spaces of 47 px, labels of 12.75 px
 let startSpace = null; // the selected start space, "row,col", kept across redraws
-const TEA = { BLACK: "#3a3a3a", GREEN: "#4f9a4f", WHITE: "#efe9d2", RED: "#b8453b" };
-const INK = { BLACK: "#fff", GREEN: "#fff", WHITE: "#333", RED: "#fff" };
+/** The teas' colours; each tea also carries its letter (nothing by colour alone, issue #42 item 3). */
+export const TEA = { BLACK: "#3a3a3a", GREEN: "#4f9a4f", WHITE: "#efe9d2", RED: "#b8453b" };
+const INK = { BLACK: "#fff", GREEN: "#111", WHITE: "#333", RED: "#fff" }; // 4.5:1 on each tea (axe)
 const STEP = { NORTH: [-1, 0], EAST: [0, 1], SOUTH: [1, 0], WEST: [0, -1] };
 const DIRECTIONS = ["NORTH", "EAST", "SOUTH", "WEST"];
 const TURN_OFFSET = { STRAIGHT: 0, TURN_UNSPECIFIED: 0, RIGHT: 1, BACK: 2, LEFT: 3 };
@@ -29,11 +30,13 @@ const WORDS = {
   en: { wharf: "Wharf", water: "water tiles", chute: "Demand", score: "Score", goal: "goal", screen: "Your screen",
     tiles: "tiles", actions: "action tiles", bag: "bag", supply: "crates", shipment: "Laid out", city: "city",
     warehouse: "Warehouse", hidden: "behind the screen", row: "row", column: "column",
+    regions: { india: "India", china: "China", sri_lanka: "Sri Lanka" },
     variety: { BLACK: "black", GREEN: "green", WHITE: "white", RED: "red" },
     action: { NO_ROTTING: "no rotting", DOUBLE_DEMAND: "double demand" }, half: "half crate", halves: "half crates" },
   es: { wharf: "Muelle", water: "losetas de agua", chute: "Demanda", score: "Puntos", goal: "meta", screen: "Tu pantalla",
     tiles: "losetas", actions: "losetas de acción", bag: "bolsa", supply: "cajas", shipment: "Expuesto", city: "ciudad",
     warehouse: "Almacén", hidden: "tras la pantalla", row: "fila", column: "columna",
+    regions: { india: "India", china: "China", sri_lanka: "Sri Lanka" },
     variety: { BLACK: "negro", GREEN: "verde", WHITE: "blanco", RED: "rojo" },
     action: { NO_ROTTING: "sin podredumbre", DOUBLE_DEMAND: "demanda doble" }, half: "media caja", halves: "medias cajas" },
 };
@@ -56,7 +59,12 @@ function arrow(row, col, facing, size) {
   return [tip, left, right].map((p) => p.join(",")).join(" ");
 }
 
-function tileShape(space) {
+/** A tea's letter in the reader's language (B, G, W, R; in Spanish N, V, B, R). */
+function teaLetter(t, variety) {
+  return (t.variety[variety] || "?").charAt(0).toUpperCase();
+}
+
+function tileShape(space, t) {
   const [x, y] = [PAD + (space.col ?? 0) * CELL, PAD + (space.row ?? 0) * CELL];
   const group = svg("g", { class: `space ${String(space.kind).toLowerCase()}`, "data-row": space.row ?? 0, "data-col": space.col ?? 0 });
   if (space.kind === "CITY") {
@@ -70,7 +78,10 @@ function tileShape(space) {
   }
   const variety = space.tile.variety;
   group.dataset.variety = variety;
-  group.append(svg("rect", { x: x + 2, y: y + 2, width: CELL - 4, height: CELL - 4, rx: 6, fill: TEA[variety] || "#999", stroke: "#555" }));
+  group.append(svg("rect", { x: x + 2, y: y + 2, width: CELL - 4, height: CELL - 4, rx: 6, fill: TEA[variety] || "#999", stroke: "#555" }),
+    svg("text", { x: x + 6, y: y + 19, "font-size": 15, "font-weight": "bold", fill: INK[variety] || "#fff", class: "dj-tea-letter",
+      text: teaLetter(t, variety) }),
+    svg("title", { text: t.variety[variety] || "" }));
   for (let h = 0; h < (space.tile.halves || 0); h += 1) {
     group.append(svg("circle", { cx: x + 16 + h * 12, cy: y + CELL - 14, r: 4.5, fill: INK[variety] || "#fff" }));
   }
@@ -87,8 +98,11 @@ function collectors(view) {
       return svg(
         "g",
         { class: "collector", "data-seat": p.seat ?? 0 },
-        svg("circle", { cx, cy: cy - 4, r: 13, fill: colour, stroke: "#fff", "stroke-width": 2 }),
-        svg("polygon", { points: arrow(c.row ?? 0, c.col ?? 0, c.facing, 24), fill: colour, stroke: "#fff", "stroke-width": 1 }),
+        svg("circle", { cx, cy: cy - 4, r: 13, fill: colour, stroke: "#1a1a1a", "stroke-width": 2 }),
+        svg("polygon", { points: arrow(c.row ?? 0, c.col ?? 0, c.facing, 24), fill: colour, stroke: "#1a1a1a", "stroke-width": 1 }),
+        // The seat's number on its collector: told apart without its colour.
+        svg("text", { x: cx, y: cy + 1, "text-anchor": "middle", "font-size": 15, "font-weight": "bold",
+          fill: SEAT_INK[(p.seat ?? 0) % SEAT_INK.length], class: "dj-seat-number", text: (p.seat ?? 0) + 1 }),
       );
     });
 }
@@ -179,7 +193,8 @@ function wharf(view, table, placed, x0) {
     let slot = 0;
     (ship.crates || []).forEach((count, seat) => {
       for (let c = 0; c < count; c += 1, slot += 1) {
-        group.append(svg("rect", { x: x0 + 8 + (slot % 10) * 13, y: y + 26 + Math.floor(slot / 10) * 14, width: 11, height: 11, fill: SEAT_COLOURS[seat], stroke: "#fff", class: "crate", "data-seat": seat }));
+        // A crate: its seat's colour with its seat's marks, in a dark ring (not by colour alone).
+        group.append(svg("rect", { x: x0 + 8 + (slot % 10) * 13, y: y + 26 + Math.floor(slot / 10) * 14, width: 11, height: 11, fill: seatFill(seat), stroke: "#1a1a1a", class: "crate", "data-seat": seat }));
       }
     });
     if (borrow.has(index)) group.append(legal(svg("rect", { x: x0 - 3, y: y - 3, width: 156, height: 66, rx: 12, fill: "rgba(255,200,0,.25)" }), borrow.get(index), placed, table.legal.texts[borrow.get(index)]));
@@ -188,7 +203,12 @@ function wharf(view, table, placed, x0) {
   group.append(svg("text", { x: x0, y: below + 4, text: `${view.water_tiles ?? 0} ${t.water}`, "font-size": 14 }));
   group.append(svg("text", { x: x0, y: below + 30, text: t.chute, "font-weight": "bold" }));
   (view.chute || []).forEach((variety, i) => {
-    group.append(svg("rect", { x: x0 + (i % 8) * 19, y: below + 38 + Math.floor(i / 8) * 19, width: 16, height: 16, rx: 3, fill: TEA[variety] || "#999", stroke: "#555", class: "demand", "data-variety": variety }));
+    const [x, y] = [x0 + (i % 8) * 21, below + 38 + Math.floor(i / 8) * 21];
+    group.append(svg("g", { class: "demand", "data-variety": variety },
+      svg("rect", { x, y, width: 19, height: 19, rx: 3, fill: TEA[variety] || "#999", stroke: "#555" }),
+      svg("text", { x: x + 9.5, y: y + 14.5, "text-anchor": "middle", "font-size": 14, "font-weight": "bold", fill: INK[variety] || "#fff",
+        text: teaLetter(t, variety) }),
+      svg("title", { text: t.variety[variety] || "" })));
   });
   return group;
 }
@@ -196,7 +216,7 @@ function wharf(view, table, placed, x0) {
 function tileChip(tile, t) {
   const halves = tile.halves || 0;
   const title = `${t.variety[tile.variety] || ""}, ${halves} ${halves === 1 ? t.half : t.halves}`;
-  return el("span", { class: `dj-tile dj-${String(tile.variety).toLowerCase()}`, title }, "●".repeat(halves));
+  return el("span", { class: `dj-tile dj-${String(tile.variety).toLowerCase()}`, title }, `${teaLetter(t, tile.variety)} ${"●".repeat(halves)}`);
 }
 
 /** Row numbers down the left and column numbers along the top, as the sentences count them. */
@@ -284,17 +304,19 @@ export function drawTable(host, table) {
     const again = host.querySelector(".dj-grid-wrap");
     if (again) again.scrollLeft = left;
   };
+  // The board's name in words: the region's name, never its code (issue #42, item 7).
+  const named = `Darjeeling, ${t.regions[view.region] || ""}`.replace(/, $/, "");
   // The grid sits below and right of its labels.
   const grid = svg(
     "g",
     { transform: `translate(${LABEL},${LABEL})`, class: "dj-grid" },
-    (view.spaces || []).map(tileShape),
+    (view.spaces || []).map((space) => tileShape(space, t)),
     collectors(view),
     placeMoves(view, table, placed, redraw, t),
   );
   const board = svg(
     "svg",
-    { viewBox: `0 0 ${gridWidth} ${gridHeight}`, class: "dj-board", role: "group", "aria-label": `Darjeeling ${view.region || ""}`,
+    { viewBox: `0 0 ${gridWidth} ${gridHeight}`, class: "dj-board", role: "group", "aria-label": named,
       style: `min-width:${Math.ceil(gridWidth * MIN_SCALE)}px` },
     gridLabels(rows, cols, t),
     grid,
@@ -302,9 +324,10 @@ export function drawTable(host, table) {
   const wharfBoard = svg(
     "svg",
     { viewBox: `0 0 176 ${wharfHeight}`, class: "dj-wharf-board", role: "img", "aria-label": t.wharf },
+    seatPatterns(),
     wharf(view, table, placed, 6),
   );
-  const scroller = el("div", { class: "dj-grid-wrap", tabindex: 0, role: "group", "aria-label": `Darjeeling ${view.region || ""}` }, board);
+  const scroller = el("div", { class: "dj-grid-wrap", tabindex: 0, role: "group", "aria-label": named }, board);
   host.append(el("div", { class: "dj-boards" }, scroller, wharfBoard), panels(view, table));
   return { placed };
 }

@@ -13,7 +13,7 @@
 // "whole map" fits all of it in the viewport and hides the words it would shrink below 12 px
 // (issue #34).
 import { API } from "../js/api.js";
-import { el, kindOf, legal, SEAT_COLOURS, svg, term } from "./svg.js";
+import { el, kindOf, legal, SEAT_COLOURS, SEAT_INK, svg, term } from "./svg.js";
 
 const BOARD = await (await fetch(`${API}/v1/game-types/india_rails/board`)).json();
 const POSTS = new Map(BOARD.mileposts.map((p) => [p.id, p]));
@@ -21,7 +21,25 @@ const TOP = Math.max(...BOARD.mileposts.map((p) => p.y)) + 60;
 const MIN_X = Math.min(...BOARD.mileposts.map((p) => p.x)) - 60;
 const MAX_X = Math.max(...BOARD.mileposts.map((p) => p.x)) + 60;
 const BOTTOM = Math.min(...BOARD.mileposts.map((p) => p.y)) - 60;
-const TERRAIN = { clear: "#9a9a8a", mountain: "#8b5a2b", alpine: "#5b6f8a", desert: "#d9b45a", salt_flat: "#c9c9c9", city: "#c0392b", major: "#8e1b10" };
+/** Terrain colours; each terrain also has its own shape (`terrainShape`): nothing by colour alone (issue #42, item 3). */
+export const TERRAIN = { clear: "#9a9a8a", mountain: "#8b5a2b", alpine: "#5b6f8a", desert: "#d9b45a", salt_flat: "#c9c9c9", city: "#c0392b", major: "#8e1b10" };
+// Outlines around (0, 0): a peak for mountains, two peaks for alpine, a diamond for desert, a flat hexagon for salt.
+const OUTLINES = {
+  mountain: "-10,8 0,-10 10,8",
+  alpine: "-13,8 -6,-10 0,0 6,-10 13,8",
+  desert: "0,-10 10,0 0,10 -10,0",
+  salt_flat: "-12,0 -7,-5 7,-5 12,0 7,5 -7,5",
+};
+
+/** A milepost's mark: a dot for clear ground, a square for a city, its terrain's outline else. */
+function terrainShape(p, x, y) {
+  const data = { class: "milepost", "data-milepost": p.id, "data-terrain": p.terrain, fill: TERRAIN[p.terrain] || "#999" };
+  if (p.terrain === "major" || p.terrain === "city") return svg("rect", { x: x - 11, y: y - 11, width: 22, height: 22, ...data });
+  const outline = OUTLINES[p.terrain];
+  if (!outline) return svg("circle", { cx: x, cy: y, r: 5, ...data });
+  const points = outline.split(" ").map((pair) => pair.split(",").map(Number)).map(([dx, dy]) => `${x + dx},${y + dy}`).join(" ");
+  return svg("polygon", { points, stroke: "#2b2b2b", "stroke-width": 1.5, ...data });
+}
 const WORDS = {
   en: { whole: "Whole map", zoom: "Zoom to choices", cash: "cash", hidden: "hidden", debt: "debt", track: "segments", hand: "Demand cards",
     events: "Events in play", none: "none", trains: "train", spent: "spent this turn", win: "to win", phase: "phase", round: "round", tray: "Loads left", speed: "speed", holds: "holds" },
@@ -51,10 +69,7 @@ function mapLayer() {
   );
   const posts = BOARD.mileposts.map((p) => {
     const [x, y] = point(p.id);
-    const major = p.terrain === "major" || p.terrain === "city";
-    return svg(major ? "rect" : "circle", major
-      ? { x: x - 11, y: y - 11, width: 22, height: 22, fill: TERRAIN[p.terrain], class: "milepost", "data-milepost": p.id }
-      : { cx: x, cy: y, r: p.terrain === "clear" ? 5 : 8, fill: TERRAIN[p.terrain] || "#999", class: "milepost", "data-milepost": p.id });
+    return terrainShape(p, x, y);
   });
   const cities = BOARD.cities.map((c) => {
     const [x, y] = point(c.milepost);
@@ -83,8 +98,8 @@ function trainLayer(view) {
     (p.trains || []).filter((t) => (t.milepost ?? -1) >= 0).map((t, i) => {
       const [x, y] = point(t.milepost);
       return svg("g", { class: "train", "data-seat": p.seat ?? 0, "data-train": i },
-        svg("circle", { cx: x, cy: y, r: 26, fill: SEAT_COLOURS[p.seat ?? 0], stroke: "#fff", "stroke-width": 5 }),
-        svg("text", { x: x - 11, y: y + 11, "font-size": 32, fill: "#fff", text: "T" }));
+        svg("circle", { cx: x, cy: y, r: 26, fill: SEAT_COLOURS[p.seat ?? 0], stroke: "#1a1a1a", "stroke-width": 5 }),
+        svg("text", { x: x - 11, y: y + 11, "font-size": 32, fill: SEAT_INK[p.seat ?? 0], text: "T" }));
     }),
   );
 }
