@@ -14,6 +14,7 @@
 // (issue #34).
 import { API } from "../js/api.js";
 import { el, kindOf, legal, SEAT_COLOURS, svg, term } from "./svg.js";
+import { legend, TERRAIN } from "./india_rails_legend.js";
 
 const BOARD = await (await fetch(`${API}/v1/game-types/india_rails/board`)).json();
 const POSTS = new Map(BOARD.mileposts.map((p) => [p.id, p]));
@@ -21,7 +22,6 @@ const TOP = Math.max(...BOARD.mileposts.map((p) => p.y)) + 60;
 const MIN_X = Math.min(...BOARD.mileposts.map((p) => p.x)) - 60;
 const MAX_X = Math.max(...BOARD.mileposts.map((p) => p.x)) + 60;
 const BOTTOM = Math.min(...BOARD.mileposts.map((p) => p.y)) - 60;
-const TERRAIN = { clear: "#9a9a8a", mountain: "#8b5a2b", alpine: "#5b6f8a", desert: "#d9b45a", salt_flat: "#c9c9c9", city: "#c0392b", major: "#8e1b10" };
 const WORDS = {
   en: { whole: "Whole map", zoom: "Zoom to choices", cash: "cash", hidden: "hidden", debt: "debt", track: "segments", hand: "Demand cards",
     events: "Events in play", none: "none", trains: "train", spent: "spent this turn", win: "to win", phase: "phase", round: "round", tray: "Loads left", speed: "speed", holds: "holds" },
@@ -185,7 +185,7 @@ function panels(view, table) {
     text: `${t.phase}: ${term(table, "phase", view.phase || "")}${view.round ? ` · ${t.round} ${view.round}` : ""} · ${t.spent}: ${turn.spent ?? 0}M · ${view.win_cash ?? 0}M ${t.win}` });
   const eventPanel = el("div", { class: "panel ir-events", text: `${t.events}: ${events.length ? events.join(", ") : t.none}` });
   const tray = el("div", { class: "panel ir-tray", text: `${t.tray}: ${(view.tray || []).map((l) => `${l.load} ${l.available ?? 0}`).join(", ")}` });
-  return el("div", { class: "ir-panels" }, status, ...(view.players || []).map((p) => playerPanel(view, table, p)), eventPanel, tray);
+  return el("div", { class: "ir-panels" }, status, legend(table.words), ...(view.players || []).map((p) => playerPanel(view, table, p)), eventPanel, tray);
 }
 
 /** Draw an India Rails table (see web/README.md for the contract). */
