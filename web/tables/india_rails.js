@@ -56,15 +56,27 @@ function mapLayer() {
       ? { x: x - 11, y: y - 11, width: 22, height: 22, fill: TERRAIN[p.terrain], class: "milepost", "data-milepost": p.id }
       : { cx: x, cy: y, r: p.terrain === "clear" ? 5 : 8, fill: TERRAIN[p.terrain] || "#999", class: "milepost", "data-milepost": p.id });
   });
+  const rings = BOARD.cities.map((c) => {
+    const [x, y] = point(c.milepost);
+    return svg("circle", { cx: x, cy: y, r: c.size === "major" ? 30 : 18, fill: "none", stroke: "#8e1b10", "stroke-width": 4, class: "city-ring", "data-city": c.name });
+  });
+  baseMap = svg("g", { class: "ir-map" }, rivers, posts, rings);
+  return baseMap;
+}
+
+let baseLabels = null; // city names and goods, built once; drawn above the choice markers
+/** City names and goods on a halo of the map's colour, above the choices and not clickable (issue #42). */
+function labelLayer() {
+  if (baseLabels) return baseLabels;
+  const halo = { stroke: "#f3efe2", "stroke-width": 5, "paint-order": "stroke", "stroke-linejoin": "round" };
   const cities = BOARD.cities.map((c) => {
     const [x, y] = point(c.milepost);
     return svg("g", { class: `city ${c.size}`, "data-city": c.name },
-      svg("circle", { cx: x, cy: y, r: c.size === "major" ? 30 : 18, fill: "none", stroke: "#8e1b10", "stroke-width": 4 }),
-      svg("text", { x: x + 24, y: y - 10, "font-size": c.size === "major" ? 22 : 18, "font-weight": c.size === "major" ? "bold" : "normal", text: c.name }),
-      (c.goods || []).length ? svg("text", { x: x + 24, y: y + 12, "font-size": 14, fill: "#4a4a4a", text: c.goods.join(", ") }) : null);
+      svg("text", { x: x + 24, y: y - 10, "font-size": c.size === "major" ? 22 : 18, "font-weight": c.size === "major" ? "bold" : "normal", ...halo, text: c.name }),
+      (c.goods || []).length ? svg("text", { x: x + 24, y: y + 12, "font-size": 14, fill: "#4a4a4a", ...halo, text: c.goods.join(", ") }) : null);
   });
-  baseMap = svg("g", { class: "ir-map" }, rivers, posts, cities);
-  return baseMap;
+  baseLabels = svg("g", { class: "ir-labels", "pointer-events": "none" }, cities);
+  return baseLabels;
 }
 
 function trackLayer(view) {
@@ -89,6 +101,25 @@ function trainLayer(view) {
   );
 }
 
+// Where city names and goods are written (approximately: the width from the letter count), so a
+// build marker's disc can sit beside them instead of on them.
+const LABEL_BOXES = BOARD.cities.flatMap((c) => {
+  const [x, y] = point(c.milepost);
+  const size = c.size === "major" ? 22 : 18;
+  const boxes = [[x + 22, y - 10 - size, (c.size === "major" ? 0.66 : 0.6) * size * c.name.length + 4, size + 4]];
+  if ((c.goods || []).length) boxes.push([x + 22, y - 2, 0.58 * 14 * c.goods.join(", ").length + 4, 18]);
+  return boxes;
+});
+
+/** Where along a segment its marker's disc (radius r) goes: the spot nearest the middle that covers
+ * the least of the names (a segment may run straight through one). */
+function discAt(x1, y1, x2, y2, r) {
+  const overlap = ([cx, cy]) => LABEL_BOXES.reduce((sum, [bx, by, w, h]) =>
+    sum + Math.max(0, Math.min(cx + r, bx + w) - Math.max(cx - r, bx)) * Math.max(0, Math.min(cy + r, by + h) - Math.max(cy - r, by)), 0);
+  const spots = [0.5, 0.65, 0.35, 0.8, 0.2, 0.9, 0.1].map((t) => [x1 + (x2 - x1) * t, y1 + (y2 - y1) * t]);
+  return spots.reduce((best, spot) => (overlap(spot) < overlap(best) ? spot : best));
+}
+
 /** Clickable places for builds, train placements and train moves; returns [shapes, their points]. */
 function placeMoves(table, placed) {
   const shapes = [];
@@ -100,16 +131,23 @@ function placeMoves(table, placed) {
     if (kind === "build_track") {
       const [x1, y1] = point(body.from_milepost ?? 0);
       const [x2, y2] = point(body.to_milepost ?? 0);
+      const disc = discAt(x1, y1, x2, y2, 7);
       const target = svg("g", {},
         svg("line", { x1, y1, x2, y2, stroke: "rgba(255,190,0,.9)", "stroke-width": 10, "stroke-dasharray": "12 8" }),
         // 25 units across: the midpoints of two segments from one milepost are 25 units apart, so
         // targets never overlap (45 px on a phone).
-        svg("circle", { cx: (x1 + x2) / 2, cy: (y1 + y2) / 2, r: 12.5, fill: "#ffd23f", stroke: "#1a1a1a", "stroke-width": 2 }));
+        svg("circle", { cx: (x1 + x2) / 2, cy: (y1 + y2) / 2, r: 12.5, fill: "transparent", stroke: "none", class: "ir-hit" }),
+        // The disc a reader sees is smaller than the place that takes the tap, so it covers less
+        // of the track and of the names (which are drawn above it anyway).
+        // (and moved along the segment, off a city's name or goods, when one is at the middle).
+        svg("circle", { cx: disc[0], cy: disc[1], r: 7, fill: "#ffd23f", stroke: "#1a1a1a", "stroke-width": 2, "pointer-events": "none", class: "ir-disc" }));
       shapes.push(legal(target, i, placed, table.legal.texts[i]));
       points.push([x1, y1], [x2, y2]);
     } else if (kind === "place_train" || kind === "move_train") {
       const [x, y] = point(kind === "place_train" ? body.milepost ?? 0 : body.to_milepost ?? 0);
-      const target = svg("circle", { cx: x, cy: y, r: 20, fill: "rgba(255,210,63,.8)", stroke: "#1a1a1a", "stroke-width": 3 });
+      // A ring round the milepost, not a disc over it: the city's square and name stay visible.
+      // (In a group: the shell's style for .legal outlines the group, the ring keeps its own colour.)
+      const target = svg("g", {}, svg("circle", { cx: x, cy: y, r: 20, fill: "none", stroke: "#ffd23f", "stroke-width": 7, "pointer-events": "all", class: "ir-ring" }));
       shapes.push(legal(target, i, placed, table.legal.texts[i]));
       points.push([x, y]);
     }
@@ -196,7 +234,7 @@ export function drawTable(host, table) {
   const s = scale();
   const board = svg("svg", { viewBox: MAP_BOX.join(" "), width: Math.round(MAP_BOX[2] * s), height: Math.round(MAP_BOX[3] * s),
     class: "ir-board", role: "group", "aria-label": "India Rails" },
-    mapLayer(), trackLayer(view), trainLayer(view), targets);
+    mapLayer(), trackLayer(view), trainLayer(view), targets, labelLayer());
   const viewport = el("div", { class: "ir-viewport", tabindex: 0, role: "group", "aria-label": "India Rails" }, board);
   host.append(el("div", { class: "ir-table" }, zoomToggle(table), viewport, panels(view, table)));
   fit(board);

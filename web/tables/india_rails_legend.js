@@ -1,7 +1,7 @@
 // India Rails' terrain legend (issue #42, item 6): each kind of milepost as the map draws it
 // (the same colour and shape) and what building into it costs.  The prices are those of
 // seeds/india_rails/costs.json ("build" and the river surcharge); the board document does not
-// carry them, so they are written here and tests/web/test_web_ir_legend.py checks them against
+// carry them, so they are written here and tests/web/test_web_ir_map.py checks them against
 // the content file, so a change there fails the test until this table follows.
 import { el, svg } from "./svg.js";
 

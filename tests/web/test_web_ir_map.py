@@ -48,3 +48,46 @@ def test_the_india_rails_table_has_a_legend_of_every_terrain_and_its_price(stack
         heading = browser.execute_script("return document.querySelector('.ir-legend strong').textContent")
         assert heading == title
         assert any(mountain in line["text"] for line in lines), lines
+
+
+MARKERS_OVER_NAMES = """
+const board = document.querySelector('.ir-board');
+const labels = board.querySelector('.ir-labels');
+const markers = [...board.querySelectorAll('.legal')];
+const painted = markers.flatMap((m) => [...m.querySelectorAll('circle, rect')].filter((s) => {
+  const style = getComputedStyle(s);
+  return style.fill !== 'none' && style.fill !== 'transparent' && style.fill !== 'rgba(0, 0, 0, 0)';
+}));
+const names = [...labels.querySelectorAll('text')].map((t) => {
+  const b = t.getBBox();
+  return {name: t.textContent, x: b.x + b.width / 2, y: b.y + b.height / 2};
+});
+const covered = [];
+for (const n of names) for (const s of painted) {
+  const b = s.getBBox();
+  if (n.x >= b.x && n.x <= b.x + b.width && n.y >= b.y && n.y <= b.y + b.height) covered.push(n.name);
+}
+return {markers: markers.length, names: names.length, covered,
+  above: markers.every((m) => m.compareDocumentPosition(labels) & Node.DOCUMENT_POSITION_FOLLOWING),
+  clickThrough: getComputedStyle(labels).pointerEvents};
+"""
+
+
+def test_choice_markers_leave_city_names_readable_and_clickable_below(stack: dict[str, Any], browser: Any) -> None:
+    url = str(stack["url"])
+    created = webgames.create(url, "india_rails", [{"name": "Asha"}, {"name": "Bot", "bot": "random"}], seed=43)
+    open_table(browser, url, created["game_id"], created["seats"][0]["token"])
+    wait_for(browser, lambda: browser.execute_script("return document.querySelectorAll('.ir-board .legal').length"), 30)
+    found = browser.execute_script(MARKERS_OVER_NAMES)
+    assert found["markers"] > 10 and found["names"] > 40, found
+    assert found["above"], "the city names are drawn above every choice marker"
+    assert found["clickThrough"] == "none", "a name over a marker must not take its click"
+    assert not found["covered"], f"markers painted over the middle of {found['covered']}"
+    # A marker under a name still plays: the topmost clickable thing at its middle is the marker.
+    hit = browser.execute_script(
+        "const m = document.querySelector('.ir-board .legal .ir-hit'); m.scrollIntoView({block: 'center'});"
+        "const r = m.getBoundingClientRect();"
+        "const at = document.elementFromPoint(r.x + r.width / 2, r.y + r.height / 2);"
+        "return at && at.closest('.legal') === m.closest('.legal');"
+    )
+    assert hit
