@@ -3,8 +3,10 @@
 // players' cash (or "hidden"), trains and loads, demand cards as the view shows them (the
 // engine's view decides what is hidden), events in play, the load tray and this turn's spending.
 //
-// Placed on the board: building a segment (its midpoint), placing a train and moving a train
-// (the milepost).  Everything else (pick up, deliver, drop, upgrade, discard, end the turn, ...)
+// Placed on the board: building a segment (a dashed line; its disc sits at the midpoint, or slides
+// along the segment off a city name), placing a train and moving a train (a ring round the
+// milepost).  City names and goods are drawn last, above the choices, and let clicks through; the
+// terrain legend with build prices is india_rails_legend.js (issue #42).  Everything else (pick up, deliver, drop, upgrade, discard, end the turn, ...)
 // is a button of the shell.
 //
 // The map is drawn at a fixed scale (1 px a unit on a desktop, 1.8 on a phone: city names of 18 px
