@@ -3,8 +3,10 @@
 // players' cash (or "hidden"), trains and loads, demand cards as the view shows them (the
 // engine's view decides what is hidden), events in play, the load tray and this turn's spending.
 //
-// Placed on the board: building a segment (its midpoint), placing a train and moving a train
-// (the milepost).  Everything else (pick up, deliver, drop, upgrade, discard, end the turn, ...)
+// Placed on the board: building a segment (a dashed line; its disc sits at the midpoint, or slides
+// along the segment off a city name), placing a train and moving a train (a ring round the
+// milepost).  City names and goods are drawn last, above the choices, and let clicks through; the
+// terrain legend with build prices is india_rails_legend.js (issue #42).  Everything else (pick up, deliver, drop, upgrade, discard, end the turn, ...)
 // is a button of the shell.
 //
 // The map is drawn at a fixed scale (1 px a unit on a desktop, 1.8 on a phone: city names of 18 px
@@ -14,6 +16,7 @@
 // (issue #34).
 import { API } from "../js/api.js";
 import { el, kindOf, legal, SEAT_COLOURS, SEAT_INK, svg, term } from "./svg.js";
+import { legend, terrainShape } from "./india_rails_legend.js";
 
 const BOARD = await (await fetch(`${API}/v1/game-types/india_rails/board`)).json();
 const POSTS = new Map(BOARD.mileposts.map((p) => [p.id, p]));
@@ -21,25 +24,6 @@ const TOP = Math.max(...BOARD.mileposts.map((p) => p.y)) + 60;
 const MIN_X = Math.min(...BOARD.mileposts.map((p) => p.x)) - 60;
 const MAX_X = Math.max(...BOARD.mileposts.map((p) => p.x)) + 60;
 const BOTTOM = Math.min(...BOARD.mileposts.map((p) => p.y)) - 60;
-/** Terrain colours; each terrain also has its own shape (`terrainShape`): nothing by colour alone (issue #42, item 3). */
-export const TERRAIN = { clear: "#9a9a8a", mountain: "#8b5a2b", alpine: "#5b6f8a", desert: "#d9b45a", salt_flat: "#c9c9c9", city: "#c0392b", major: "#8e1b10" };
-// Outlines around (0, 0): a peak for mountains, two peaks for alpine, a diamond for desert, a flat hexagon for salt.
-const OUTLINES = {
-  mountain: "-10,8 0,-10 10,8",
-  alpine: "-13,8 -6,-10 0,0 6,-10 13,8",
-  desert: "0,-10 10,0 0,10 -10,0",
-  salt_flat: "-12,0 -7,-5 7,-5 12,0 7,5 -7,5",
-};
-
-/** A milepost's mark: a dot for clear ground, a square for a city, its terrain's outline else. */
-function terrainShape(p, x, y) {
-  const data = { class: "milepost", "data-milepost": p.id, "data-terrain": p.terrain, fill: TERRAIN[p.terrain] || "#999" };
-  if (p.terrain === "major" || p.terrain === "city") return svg("rect", { x: x - 11, y: y - 11, width: 22, height: 22, ...data });
-  const outline = OUTLINES[p.terrain];
-  if (!outline) return svg("circle", { cx: x, cy: y, r: 5, ...data });
-  const points = outline.split(" ").map((pair) => pair.split(",").map(Number)).map(([dx, dy]) => `${x + dx},${y + dy}`).join(" ");
-  return svg("polygon", { points, stroke: "#2b2b2b", "stroke-width": 1.5, ...data });
-}
 const WORDS = {
   en: { whole: "Whole map", zoom: "Zoom to choices", cash: "cash", hidden: "hidden", debt: "debt", track: "segments", hand: "Demand cards",
     events: "Events in play", none: "none", trains: "train", spent: "spent this turn", win: "to win", phase: "phase", round: "round", tray: "Loads left", speed: "speed", holds: "holds" },
@@ -71,15 +55,27 @@ function mapLayer() {
     const [x, y] = point(p.id);
     return terrainShape(p, x, y);
   });
+  const rings = BOARD.cities.map((c) => {
+    const [x, y] = point(c.milepost);
+    return svg("circle", { cx: x, cy: y, r: c.size === "major" ? 30 : 18, fill: "none", stroke: "#8e1b10", "stroke-width": 4, class: "city-ring", "data-city": c.name });
+  });
+  baseMap = svg("g", { class: "ir-map" }, rivers, posts, rings);
+  return baseMap;
+}
+
+let baseLabels = null; // city names and goods, built once; drawn above the choice markers
+/** City names and goods on a halo of the map's colour, above the choices and not clickable (issue #42). */
+function labelLayer() {
+  if (baseLabels) return baseLabels;
+  const halo = { stroke: "#f3efe2", "stroke-width": 5, "paint-order": "stroke", "stroke-linejoin": "round" };
   const cities = BOARD.cities.map((c) => {
     const [x, y] = point(c.milepost);
     return svg("g", { class: `city ${c.size}`, "data-city": c.name },
-      svg("circle", { cx: x, cy: y, r: c.size === "major" ? 30 : 18, fill: "none", stroke: "#8e1b10", "stroke-width": 4 }),
-      svg("text", { x: x + 24, y: y - 10, "font-size": c.size === "major" ? 22 : 18, "font-weight": c.size === "major" ? "bold" : "normal", text: c.name }),
-      (c.goods || []).length ? svg("text", { x: x + 24, y: y + 12, "font-size": 14, fill: "#4a4a4a", text: c.goods.join(", ") }) : null);
+      svg("text", { x: x + 24, y: y - 10, "font-size": c.size === "major" ? 22 : 18, "font-weight": c.size === "major" ? "bold" : "normal", ...halo, text: c.name }),
+      (c.goods || []).length ? svg("text", { x: x + 24, y: y + 12, "font-size": 14, fill: "#4a4a4a", ...halo, text: c.goods.join(", ") }) : null);
   });
-  baseMap = svg("g", { class: "ir-map" }, rivers, posts, cities);
-  return baseMap;
+  baseLabels = svg("g", { class: "ir-labels", "pointer-events": "none" }, cities);
+  return baseLabels;
 }
 
 function trackLayer(view) {
@@ -104,6 +100,25 @@ function trainLayer(view) {
   );
 }
 
+// Where city names and goods are written (approximately: the width from the letter count), so a
+// build marker's disc can sit beside them instead of on them.
+const LABEL_BOXES = BOARD.cities.flatMap((c) => {
+  const [x, y] = point(c.milepost);
+  const size = c.size === "major" ? 22 : 18;
+  const boxes = [[x + 22, y - 10 - size, (c.size === "major" ? 0.66 : 0.6) * size * c.name.length + 4, size + 4]];
+  if ((c.goods || []).length) boxes.push([x + 22, y - 2, 0.58 * 14 * c.goods.join(", ").length + 4, 18]);
+  return boxes;
+});
+
+/** Where along a segment its marker's disc (radius r) goes: the spot nearest the middle that covers
+ * the least of the names (a segment may run straight through one). */
+function discAt(x1, y1, x2, y2, r) {
+  const overlap = ([cx, cy]) => LABEL_BOXES.reduce((sum, [bx, by, w, h]) =>
+    sum + Math.max(0, Math.min(cx + r, bx + w) - Math.max(cx - r, bx)) * Math.max(0, Math.min(cy + r, by + h) - Math.max(cy - r, by)), 0);
+  const spots = [0.5, 0.65, 0.35, 0.8, 0.2, 0.9, 0.1].map((t) => [x1 + (x2 - x1) * t, y1 + (y2 - y1) * t]);
+  return spots.reduce((best, spot) => (overlap(spot) < overlap(best) ? spot : best));
+}
+
 /** Clickable places for builds, train placements and train moves; returns [shapes, their points]. */
 function placeMoves(table, placed) {
   const shapes = [];
@@ -115,16 +130,23 @@ function placeMoves(table, placed) {
     if (kind === "build_track") {
       const [x1, y1] = point(body.from_milepost ?? 0);
       const [x2, y2] = point(body.to_milepost ?? 0);
+      const disc = discAt(x1, y1, x2, y2, 7);
       const target = svg("g", {},
         svg("line", { x1, y1, x2, y2, stroke: "rgba(255,190,0,.9)", "stroke-width": 10, "stroke-dasharray": "12 8" }),
         // 25 units across: the midpoints of two segments from one milepost are 25 units apart, so
         // targets never overlap (45 px on a phone).
-        svg("circle", { cx: (x1 + x2) / 2, cy: (y1 + y2) / 2, r: 12.5, fill: "#ffd23f", stroke: "#1a1a1a", "stroke-width": 2 }));
+        svg("circle", { cx: (x1 + x2) / 2, cy: (y1 + y2) / 2, r: 12.5, fill: "transparent", stroke: "none", class: "ir-hit" }),
+        // The disc a reader sees is smaller than the place that takes the tap, so it covers less
+        // of the track and of the names (which are drawn above it anyway).
+        // (and moved along the segment, off a city's name or goods, when one is at the middle).
+        svg("circle", { cx: disc[0], cy: disc[1], r: 7, fill: "#ffd23f", stroke: "#1a1a1a", "stroke-width": 2, "pointer-events": "none", class: "ir-disc" }));
       shapes.push(legal(target, i, placed, table.legal.texts[i]));
       points.push([x1, y1], [x2, y2]);
     } else if (kind === "place_train" || kind === "move_train") {
       const [x, y] = point(kind === "place_train" ? body.milepost ?? 0 : body.to_milepost ?? 0);
-      const target = svg("circle", { cx: x, cy: y, r: 20, fill: "rgba(255,210,63,.8)", stroke: "#1a1a1a", "stroke-width": 3 });
+      // A ring round the milepost, not a disc over it: the city's square and name stay visible.
+      // (In a group: the shell's style for .legal outlines the group, the ring keeps its own colour.)
+      const target = svg("g", {}, svg("circle", { cx: x, cy: y, r: 20, fill: "none", stroke: "#ffd23f", "stroke-width": 7, "pointer-events": "all", class: "ir-ring" }));
       shapes.push(legal(target, i, placed, table.legal.texts[i]));
       points.push([x, y]);
     }
@@ -200,7 +222,7 @@ function panels(view, table) {
     text: `${t.phase}: ${term(table, "phase", view.phase || "")}${view.round ? ` · ${t.round} ${view.round}` : ""} · ${t.spent}: ${turn.spent ?? 0}M · ${view.win_cash ?? 0}M ${t.win}` });
   const eventPanel = el("div", { class: "panel ir-events", text: `${t.events}: ${events.length ? events.join(", ") : t.none}` });
   const tray = el("div", { class: "panel ir-tray", text: `${t.tray}: ${(view.tray || []).map((l) => `${l.load} ${l.available ?? 0}`).join(", ")}` });
-  return el("div", { class: "ir-panels" }, status, ...(view.players || []).map((p) => playerPanel(view, table, p)), eventPanel, tray);
+  return el("div", { class: "ir-panels" }, status, legend(table.words), ...(view.players || []).map((p) => playerPanel(view, table, p)), eventPanel, tray);
 }
 
 /** Draw an India Rails table (see web/README.md for the contract). */
@@ -211,7 +233,7 @@ export function drawTable(host, table) {
   const s = scale();
   const board = svg("svg", { viewBox: MAP_BOX.join(" "), width: Math.round(MAP_BOX[2] * s), height: Math.round(MAP_BOX[3] * s),
     class: "ir-board", role: "group", "aria-label": "India Rails" },
-    mapLayer(), trackLayer(view), trainLayer(view), targets);
+    mapLayer(), trackLayer(view), trainLayer(view), targets, labelLayer());
   const viewport = el("div", { class: "ir-viewport", tabindex: 0, role: "group", "aria-label": "India Rails" }, board);
   host.append(el("div", { class: "ir-table" }, zoomToggle(table), viewport, panels(view, table)));
   fit(board);
