@@ -24,7 +24,7 @@ SEAT_TO_SEAT = 30.0
 PALETTES = """
 const done = arguments[arguments.length - 1];
 Promise.all([import('./tables/svg.js'), import('./tables/darjeeling.js'), import('./tables/tea_rum/words.js'),
-  import('./tables/india_rails.js')])
+  import('./tables/india_rails_legend.js')])
   .then(([svg, dj, tr, ir]) =>
     done({seats: svg.SEAT_COLOURS, tea: dj.TEA, goods: tr.RESOURCE_COLOURS, terrain: ir.TERRAIN}))
   .catch((error) => done({error: String(error)}));

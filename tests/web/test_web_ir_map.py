@@ -26,7 +26,7 @@ WORDS = {"en": ("Building prices", "Mountain"), "es": ("Precios de construcción
 def _legend(driver: Any) -> list[dict[str, Any]]:
     script = (
         "return [...document.querySelectorAll('.ir-legend li')].map((li) => ({kind: li.dataset.terrain,"
-        " text: li.textContent, swatch: !!li.querySelector('svg.ir-swatch :is(circle, rect, line)')}))"
+        " text: li.textContent, swatch: !!li.querySelector('svg.ir-swatch :is(circle, rect, line, polygon)')}))"
     )
     return list(driver.execute_script(script))
 
