@@ -38,19 +38,20 @@ from services.legalmoves.reader import LegalMovesReader
 
 async def _on_problem(request: Request, problem: Exception) -> Response:
     assert isinstance(problem, Problem)
-    return problem_response(problem, request.url.path)
+    return problem_response(problem, request.url.path, request.scope)
 
 
 async def _on_http(request: Request, error: Exception) -> Response:
     assert isinstance(error, StarletteHTTPException)
     code = {404: "not_found", 405: "method_not_allowed"}.get(error.status_code, "http_error")
     headers = dict(error.headers or {})  # e.g. Allow on a 405
-    return problem_response(Problem(error.status_code, code, str(error.detail), headers=headers), request.url.path)
+    problem = Problem(error.status_code, code, str(error.detail), headers=headers)
+    return problem_response(problem, request.url.path, request.scope)
 
 
 async def _on_validation(request: Request, error: Exception) -> Response:
     assert isinstance(error, RequestValidationError)
-    return problem_response(Problem(400, "invalid_request", str(error.errors())), request.url.path)
+    return problem_response(Problem(400, "invalid_request", str(error.errors())), request.url.path, request.scope)
 
 
 def create_app(settings: GatewaySettings | None = None) -> FastAPI:

@@ -83,7 +83,7 @@ class EdgeMiddleware:
             log.exception("request_failed", path=scope.get("path", ""))
             if status is not None:
                 return
-            response = problem_response(Problem(500, "internal", "internal error"), scope.get("path", ""))
+            response = problem_response(Problem(500, "internal", "internal error"), scope.get("path", ""), scope)
             await response(scope, receive, remember_status)
         finally:
             route = _route_label(scope)

@@ -353,7 +353,7 @@ class LimitsMiddleware:
             return
         refusal = self.limiter.auth_blocked(scope) or await self.limiter.check(scope)
         if refusal is not None:
-            await problem_response(refusal.problem(), scope["path"])(scope, receive, send)
+            await problem_response(refusal.problem(), scope["path"], scope)(scope, receive, send)
             return
         send = AuthFailureWatch(self.limiter, scope, receive, send)
         bounded = _deadline_receive(receive, self.limiter.settings.body_timeout_seconds)
@@ -363,7 +363,7 @@ class LimitsMiddleware:
         try:
             taken = self.limiter.open_stream(scope)
         except Problem as problem:
-            await problem_response(problem, scope["path"])(scope, receive, send)
+            await problem_response(problem, scope["path"], scope)(scope, receive, send)
             return
         try:
             await self.app(scope, bounded, send)
@@ -393,7 +393,8 @@ class AuthFailureWatch:
                 refusal = await self.limiter.auth_failed(self.scope)
                 if refusal is not None:
                     self.replaced = True
-                    await problem_response(refusal.problem(), self.scope["path"])(self.scope, self.receive, self.send)
+                    answer = problem_response(refusal.problem(), self.scope["path"], self.scope)
+                    await answer(self.scope, self.receive, self.send)
                     return
             await self.send(held)
         await self.send(message)
