@@ -9,7 +9,7 @@ from starlette.requests import ClientDisconnect
 from starlette.types import ASGIApp, Receive, Scope, Send
 from starlette.types import Message as AsgiMessage
 
-from gateway.problems import Problem, problem_response
+from gateway.problems import Problem, bad_lang, problem_response
 from gateway.route_table import route_template
 from services.common.logs import get_logger
 
@@ -75,6 +75,10 @@ class EdgeMiddleware:
             await send(message)
 
         try:
+            refused = bad_lang(scope)
+            if refused is not None:
+                await problem_response(refused, scope["path"], scope)(scope, receive, remember_status)
+                return
             await self.app(scope, receive, remember_status)
         except DISCONNECTS:
             log.debug("client_disconnected", path=scope.get("path", ""))

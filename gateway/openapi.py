@@ -361,7 +361,8 @@ LANG_PARAMETER = {
     "in": "query",
     "required": False,
     "description": "en or es: the language of `text` sentences and of a problem's `detail` (the answer's "
-    "Content-Language says which); wins over Accept-Language (EventSource cannot set headers)",
+    "Content-Language says which); wins over Accept-Language (EventSource cannot set headers); "
+    "any other value is 400 bad_lang",
     "schema": {"type": "string", "enum": ["en", "es"]},
 }
 
@@ -381,6 +382,28 @@ def _list_codes(schemas: dict[str, Any]) -> None:
     code = schemas["chaiwala.v1.Problem"]["properties"]["code"]
     code["enum"] = sorted(catalogue())
     code["description"] = "a stable machine code; every code, its statuses and meaning: docs/reference/errors"
+
+
+def _options_by_game_type(schemas: dict[str, Any], game_types: list[str]) -> None:
+    """``game_type`` chooses the ``options`` schema: one branch per game, exactly one applies.
+
+    The object keeps its own ``properties`` (and ``additionalProperties: false``); each branch
+    fixes ``game_type`` and narrows ``options`` to that game's Options (plain or with ``@type``),
+    so another game's options, or an unknown option field, is invalid by the schema as by the server.
+    """
+    for schema in schemas.values():
+        properties = schema.get("properties", {})
+        if "options" not in properties or "enum" not in properties.get("game_type", {}):
+            continue
+        branches = []
+        for game in game_types:
+            own = [f"chaiwala.{game}.v1.Options", f"chaiwala.{game}.v1.Options.Packed"]
+            known = [_ref(name) for name in own if name in schemas]
+            if known:
+                narrowed = {"game_type": {"const": game}, "options": {"anyOf": known}}
+                branches.append({"properties": narrowed, "required": ["game_type"]})
+        if branches:
+            schema["oneOf"] = branches
 
 
 def documented_paths(routes: list[RouteInfo]) -> dict[str, Any]:
@@ -417,6 +440,7 @@ def build_openapi(game_types: list[str], game_files: list[Any], routes: list[Rou
     sent = request_side(paths, builder.schemas)
     mark_required(builder.schemas, builder.present, sent)
     _list_codes(builder.schemas)
+    _options_by_game_type(builder.schemas, game_types)
     relax_integers(builder.schemas, sent)
     return {
         "openapi": "3.1.0",

@@ -105,6 +105,21 @@ def request_language(scope: Scope | None) -> str:
     return pick_language(headers.get(b"accept-language", b"").decode("latin-1"))
 
 
+def bad_lang(scope: Scope) -> Problem | None:
+    """A /v1 request whose ``?lang=`` is not one of the languages served is refused (400 ``bad_lang``).
+
+    The OpenAPI document declares ``lang`` as ``en`` or ``es``; ignoring another value would
+    answer a request the document calls invalid (and in a language the client did not ask for).
+    """
+    raw = scope.get("query_string", b"")
+    if b"lang=" not in raw or not str(scope.get("path", "")).startswith("/v1/"):
+        return None
+    values = parse_qs(raw.decode("latin-1"), keep_blank_values=True).get("lang", [])
+    if all(value in ("en", "es") for value in values):
+        return None
+    return Problem(400, "bad_lang", "lang is 'en' or 'es'")
+
+
 def problem_response(problem: Problem, instance: str = "", scope: Scope | None = None) -> JSONResponse:
     """Render ``problem`` as RFC 9457 JSON, its ``detail`` in the request's language where one exists.
 

@@ -131,7 +131,14 @@ def test_a_refusal_speaks_the_language_asked_for(client: httpx.Client) -> None:
     assert chosen.headers["content-language"] == "en"
 
 
-def test_a_gateway_refusal_and_a_move_refusal_are_localized_too(client: httpx.Client) -> None:
+def test_a_lang_the_document_does_not_list_is_refused(client: httpx.Client) -> None:
+    for value in ("fr", "", "ES"):
+        answer = assert_problem(client.get("/v1/game-types", params={"lang": value}), 400, "bad_lang")
+        assert answer["detail"]
+    assert client.get("/v1/game-types", params={"lang": "es"}).status_code == 200
+
+
+def test_a_gateway_refusal_is_localized_too(client: httpx.Client) -> None:
     body = client.post("/v1/games", content=b"{", headers={"Content-Type": "application/json", "Accept-Language": "es"})
     problem = assert_problem(body, 400, "malformed_json")
     assert problem["detail"] == catalogue()["malformed_json"].meaning["es"]
