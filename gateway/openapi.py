@@ -375,6 +375,8 @@ def _add_lang(paths: dict[str, Any]) -> None:
             parameters = operation.setdefault("parameters", [])
             if not any(parameter.get("name") == "lang" for parameter in parameters):
                 parameters.append(dict(LANG_PARAMETER))
+            # Any other lang is 400 bad_lang, so every /v1 call may answer 400.
+            operation["responses"].setdefault("400", _problem_responses(400)["400"])
 
 
 def _list_codes(schemas: dict[str, Any]) -> None:

@@ -36,7 +36,8 @@ from services.common.store import bounded_block_ms
 
 FEED_MAXLEN = 1000
 log = get_logger("feed")
-_CURSOR = re.compile(r"(\d{1,20})-(\d{1,20})")
+# ASCII digits only (the OpenAPI pattern says the same), each half at most 2**64 - 1.
+_CURSOR = re.compile(r"([0-9]{1,20})-([0-9]{1,20})")
 MAX_ID_PART = 2**64 - 1  # each half of a Redis stream id is an unsigned 64-bit number
 
 
