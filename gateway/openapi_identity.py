@@ -7,8 +7,8 @@ from typing import Any
 from gateway.openapi_paths import _body, _json, _problems, _ref
 
 PREFIX = "chaiwala.identity.v1."
-# A player stream resume point: services.lobby.feed.is_cursor (ASCII digits; each half at most 2**64 - 1).
-CURSOR_PATTERN = "^[0-9]{1,20}-[0-9]{1,20}$"
+# A player stream resume point: exactly services.lobby.feed.is_cursor (ASCII digits, 19 at most a half).
+CURSOR_PATTERN = "^[0-9]{1,19}-[0-9]{1,19}$"
 JWK_MEMBERS = ("kty", "kid", "use", "alg", "crv", "x", "y", "n", "e")
 # The JWKS as served: the standard document, members a key type does not use left out.
 JWKS_SCHEMA = {
