@@ -387,25 +387,29 @@ def _list_codes(schemas: dict[str, Any]) -> None:
 
 
 def _options_by_game_type(schemas: dict[str, Any], game_types: list[str]) -> None:
-    """``game_type`` chooses the ``options`` schema: one branch per game, exactly one applies.
+    """``game_type`` chooses the ``options`` schema: for each game, if ``game_type`` is it, ``options`` is its.
 
-    The object keeps its own ``properties`` (and ``additionalProperties: false``); each branch
-    fixes ``game_type`` and narrows ``options`` to that game's Options (plain or with ``@type``),
-    so another game's options, or an unknown option field, is invalid by the schema as by the server.
+    Conditionals (``allOf`` of ``if``/``then``) rather than a ``oneOf`` of whole objects: the
+    object keeps its one schema, its ``properties`` and ``additionalProperties: false``, so client
+    generators still make one model of it (they ignore ``if``/``then``), while validators and
+    fuzzers refuse another game's options or an unknown option field, as the server does.
     """
     for schema in schemas.values():
         properties = schema.get("properties", {})
         if "options" not in properties or "enum" not in properties.get("game_type", {}):
             continue
-        branches = []
+        rules = []
         for game in game_types:
-            own = [f"chaiwala.{game}.v1.Options", f"chaiwala.{game}.v1.Options.Packed"]
-            known = [_ref(name) for name in own if name in schemas]
-            if known:
-                narrowed = {"game_type": {"const": game}, "options": {"anyOf": known}}
-                branches.append({"properties": narrowed, "required": ["game_type"]})
-        if branches:
-            schema["oneOf"] = branches
+            known = [_ref(name) for name in (f"chaiwala.{game}.v1.Options", f"chaiwala.{game}.v1.Options.Packed")]
+            if all(ref["$ref"].rsplit("/", 1)[-1] in schemas for ref in known):
+                rules.append(
+                    {
+                        "if": {"properties": {"game_type": {"const": game}}, "required": ["game_type"]},
+                        "then": {"properties": {"options": {"anyOf": known}}},
+                    }
+                )
+        if rules:
+            schema["allOf"] = rules
 
 
 def documented_paths(routes: list[RouteInfo]) -> dict[str, Any]:

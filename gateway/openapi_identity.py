@@ -89,7 +89,13 @@ def identity_paths() -> dict[str, Any]:
                 ),
                 "parameters": [
                     {"name": "after", "in": "query", "schema": {"type": "string", "pattern": CURSOR_PATTERN}},
-                    {"name": "ticket", "in": "query", "schema": {"type": "string"}},
+                    {
+                        "name": "ticket",
+                        "in": "query",
+                        "description": "a player stream ticket (POST /v1/me/stream-tickets) in place of a bearer; "
+                        "never together with an Authorization header (400 ticket_and_bearer): send one credential",
+                        "schema": {"type": "string", "minLength": 1, "maxLength": 128},
+                    },
                 ],
                 "responses": {"200": _json(FEED_LIST), **_problems([400, 401])},
             }
