@@ -9,7 +9,7 @@ from starlette.requests import ClientDisconnect
 from starlette.types import ASGIApp, Receive, Scope, Send
 from starlette.types import Message as AsgiMessage
 
-from gateway.problems import Problem, bad_lang, problem_response
+from gateway.problems import Problem, bad_lang, problem_response, request_language
 from gateway.route_table import route_template
 from services.common.logs import get_logger
 
@@ -67,11 +67,16 @@ class EdgeMiddleware:
             return
         started = time.perf_counter()
         status: int | None = None  # set once the response has started
+        # Every /v1 answer's sentences (`text`, names, a problem's detail) are in the language the
+        # request chose; say which, unless the route said it already (the rules text, a problem).
+        language = request_language(scope).encode() if str(scope.get("path", "")).startswith("/v1/") else b""
 
         async def remember_status(message: AsgiMessage) -> None:
             nonlocal status
             if message["type"] == "http.response.start":
                 status = message["status"]
+                if language and not any(name.lower() == b"content-language" for name, _ in message["headers"]):
+                    message["headers"] = [*message["headers"], (b"content-language", language)]
             await send(message)
 
         try:

@@ -146,6 +146,16 @@ def test_a_refusal_speaks_the_language_asked_for(client: httpx.Client) -> None:
     assert chosen.headers["content-language"] == "en"
 
 
+def test_every_v1_answer_says_its_language(client: httpx.Client) -> None:
+    created = client.post("/v1/games", json={"game_type": "darjeeling", "players": [{"name": "A"}, {"name": "B"}]})
+    assert created.status_code == 201, created.text
+    game = f"/v1/games/{created.json()['game_id']}"
+    for path in ("/v1/game-types", game, f"{game}/events"):
+        assert client.get(path).headers["content-language"] == "en", path
+        assert client.get(path, params={"lang": "es"}).headers["content-language"] == "es", path
+        assert client.get(path, headers={"Accept-Language": "es-ES,en;q=0.5"}).headers["content-language"] == "es"
+
+
 def test_a_lang_the_document_does_not_list_is_refused(client: httpx.Client) -> None:
     for value in ("fr", "", "ES"):
         answer = assert_problem(client.get("/v1/game-types", params={"lang": value}), 400, "bad_lang")
