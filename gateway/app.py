@@ -13,6 +13,7 @@ from fastapi import FastAPI, Request
 from fastapi.exceptions import RequestValidationError
 from fastapi.responses import Response
 from starlette.exceptions import HTTPException as StarletteHTTPException
+from starlette.routing import compile_path
 
 from gateway.backends import Backends
 from gateway.cors import install_cors, parse_origins
@@ -40,19 +41,36 @@ from services.legalmoves.reader import LegalMovesReader
 
 async def _on_problem(request: Request, problem: Exception) -> Response:
     assert isinstance(problem, Problem)
-    return problem_response(problem, request.url.path)
+    return problem_response(problem, request.url.path, request.scope)
+
+
+def _path_methods(app: FastAPI, path: str) -> str:
+    """Every method any route of ``path`` takes, for a 405's ``Allow``.
+
+    Starlette's own ``Allow`` names the methods of the first route whose path matches, but a
+    path may have several routes (``GET /v1/games`` lists, ``POST /v1/games`` creates).
+    """
+    table: list[tuple[Any, tuple[str, ...]]] | None = getattr(app.state, "allow_table", None)
+    if table is None:
+        table = [(compile_path(route.path)[0], route.methods) for route in flat_routes(app.routes)]
+        app.state.allow_table = table
+    methods = {method for regex, route_methods in table if regex.match(path) for method in route_methods}
+    return ", ".join(sorted(methods))
 
 
 async def _on_http(request: Request, error: Exception) -> Response:
     assert isinstance(error, StarletteHTTPException)
     code = {404: "not_found", 405: "method_not_allowed"}.get(error.status_code, "http_error")
-    headers = dict(error.headers or {})  # e.g. Allow on a 405
-    return problem_response(Problem(error.status_code, code, str(error.detail), headers=headers), request.url.path)
+    headers = dict(error.headers or {})
+    if error.status_code == 405:
+        headers["Allow"] = _path_methods(request.app, request.url.path) or headers.get("Allow", "")
+    problem = Problem(error.status_code, code, str(error.detail), headers=headers)
+    return problem_response(problem, request.url.path, request.scope)
 
 
 async def _on_validation(request: Request, error: Exception) -> Response:
     assert isinstance(error, RequestValidationError)
-    return problem_response(Problem(400, "invalid_request", str(error.errors())), request.url.path)
+    return problem_response(Problem(400, "invalid_request", str(error.errors())), request.url.path, request.scope)
 
 
 def create_app(settings: GatewaySettings | None = None) -> FastAPI:

@@ -109,7 +109,8 @@ class AuthFailureWatch:
                 refusal = await self.failures.failed(self.address, self.credential)
                 if refusal is not None:
                     self.replaced = True
-                    await problem_response(refusal.problem(), self.scope["path"])(self.scope, self.receive, self.send)
+                    answer = problem_response(refusal.problem(), self.scope["path"], self.scope)
+                    await answer(self.scope, self.receive, self.send)
                     return
             await self.send(held)
         await self.send(message)

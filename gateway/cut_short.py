@@ -48,4 +48,4 @@ class CutShort:
 async def _answer(scope: Scope, receive: Receive, send: Send) -> None:
     problem = Problem(503, "shutting_down", "the gateway is stopping; retry the request",
                       headers={"Retry-After": str(RETRY_AFTER_UNAVAILABLE)})  # fmt: skip
-    await problem_response(problem, scope.get("path", ""))(scope, receive, send)
+    await problem_response(problem, scope.get("path", ""), scope)(scope, receive, send)

@@ -9,7 +9,7 @@ from starlette.requests import ClientDisconnect
 from starlette.types import ASGIApp, Receive, Scope, Send
 from starlette.types import Message as AsgiMessage
 
-from gateway.problems import Problem, problem_response
+from gateway.problems import Problem, bad_lang, problem_response, request_language
 from gateway.route_table import route_template
 from services.common.logs import get_logger
 
@@ -67,14 +67,23 @@ class EdgeMiddleware:
             return
         started = time.perf_counter()
         status: int | None = None  # set once the response has started
+        # Every /v1 answer's sentences (`text`, names, a problem's detail) are in the language the
+        # request chose; say which, unless the route said it already (the rules text, a problem).
+        language = request_language(scope).encode() if str(scope.get("path", "")).startswith("/v1/") else b""
 
         async def remember_status(message: AsgiMessage) -> None:
             nonlocal status
             if message["type"] == "http.response.start":
                 status = message["status"]
+                if language and not any(name.lower() == b"content-language" for name, _ in message["headers"]):
+                    message["headers"] = [*message["headers"], (b"content-language", language)]
             await send(message)
 
         try:
+            refused = bad_lang(scope)
+            if refused is not None:
+                await problem_response(refused, scope["path"], scope)(scope, receive, remember_status)
+                return
             await self.app(scope, receive, remember_status)
         except DISCONNECTS:
             log.debug("client_disconnected", path=scope.get("path", ""))
@@ -83,7 +92,7 @@ class EdgeMiddleware:
             log.exception("request_failed", path=scope.get("path", ""))
             if status is not None:
                 return
-            response = problem_response(Problem(500, "internal", "internal error"), scope.get("path", ""))
+            response = problem_response(Problem(500, "internal", "internal error"), scope.get("path", ""), scope)
             await response(scope, receive, remember_status)
         finally:
             route = _route_label(scope)

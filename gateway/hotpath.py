@@ -88,5 +88,5 @@ class HotPathMiddleware:
         try:
             response = await hot.endpoint(game_id, Request(scope, receive, send))
         except Problem as problem:
-            response = problem_response(problem, scope["path"])
+            response = problem_response(problem, scope["path"], scope)
         await response(scope, receive, send)

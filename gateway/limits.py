@@ -337,7 +337,7 @@ class LimitsMiddleware:
             return
         refusal = self.limiter.auth_blocked(scope) or await self.limiter.check(scope)
         if refusal is not None:
-            await problem_response(refusal.problem(), scope["path"])(scope, receive, send)
+            await problem_response(refusal.problem(), scope["path"], scope)(scope, receive, send)
             return
         send = self.limiter.watch_failures(scope, receive, send)
         bounded = _deadline_receive(receive, self.limiter.settings.body_timeout_seconds)
@@ -347,7 +347,7 @@ class LimitsMiddleware:
         try:
             taken = self.limiter.open_stream(scope)
         except Problem as problem:
-            await problem_response(problem, scope["path"])(scope, receive, send)
+            await problem_response(problem, scope["path"], scope)(scope, receive, send)
             return
         try:
             await self.app(scope, bounded, send)

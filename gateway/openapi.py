@@ -38,6 +38,7 @@ from gateway.openapi_operations import HEADERS, add_headers, describe_operations
 from gateway.openapi_paths import GAME_ID, TAGS, paths_for
 from gateway.openapi_tables import table_paths
 from gateway.route_table import RouteInfo
+from services.common.error_catalogue import catalogue
 from services.fairness.seeding import SEED_HEX_PATTERN
 from services.games.lifecycle import ON_TIMEOUT
 from services.tournament.creation import MAX_ENTRANTS, MAX_ROUNDS
@@ -360,12 +361,70 @@ def _overlay_lifecycle(paths: dict[str, Any]) -> None:
             paths[path][method] = {**spec, "operationId": derived["operationId"], "tags": derived["tags"]}
 
 
+# ``?lang=`` on every /v1 call: the language of sentences (``text``) and of a problem's ``detail``.
+LANG_PARAMETER = {
+    "name": "lang",
+    "in": "query",
+    "required": False,
+    "description": "en or es: the language of `text` sentences and of a problem's `detail` (the answer's "
+    "Content-Language says which); wins over Accept-Language (EventSource cannot set headers); "
+    "any other value is 400 bad_lang",
+    "schema": {"type": "string", "enum": ["en", "es"]},
+}
+
+
+def _add_lang(paths: dict[str, Any]) -> None:
+    for path, item in paths.items():
+        if not path.startswith("/v1/"):
+            continue
+        for operation in item.values():
+            parameters = operation.setdefault("parameters", [])
+            if not any(parameter.get("name") == "lang" for parameter in parameters):
+                parameters.append(dict(LANG_PARAMETER))
+            # Any other lang is 400 bad_lang, so every /v1 call may answer 400.
+            operation["responses"].setdefault("400", _problem_responses(400)["400"])
+
+
+def _list_codes(schemas: dict[str, Any]) -> None:
+    """The Problem schema's ``code`` is one of the catalogue's codes (seeds/platform/errors.yaml)."""
+    code = schemas["chaiwala.v1.Problem"]["properties"]["code"]
+    code["enum"] = sorted(catalogue())
+    code["description"] = "a stable machine code; every code, its statuses and meaning: docs/reference/errors"
+
+
+def _options_by_game_type(schemas: dict[str, Any], game_types: list[str]) -> None:
+    """``game_type`` chooses the ``options`` schema: for each game, if ``game_type`` is it, ``options`` is its.
+
+    Conditionals (``allOf`` of ``if``/``then``) rather than a ``oneOf`` of whole objects: the
+    object keeps its one schema, its ``properties`` and ``additionalProperties: false``, so client
+    generators still make one model of it (they ignore ``if``/``then``), while validators and
+    fuzzers refuse another game's options or an unknown option field, as the server does.
+    """
+    for schema in schemas.values():
+        properties = schema.get("properties", {})
+        if "options" not in properties or "enum" not in properties.get("game_type", {}):
+            continue
+        rules = []
+        for game in game_types:
+            known = [_ref(name) for name in (f"chaiwala.{game}.v1.Options", f"chaiwala.{game}.v1.Options.Packed")]
+            if all(ref["$ref"].rsplit("/", 1)[-1] in schemas for ref in known):
+                rules.append(
+                    {
+                        "if": {"properties": {"game_type": {"const": game}}, "required": ["game_type"]},
+                        "then": {"properties": {"options": {"anyOf": known}}},
+                    }
+                )
+        if rules:
+            schema["allOf"] = rules
+
+
 def documented_paths(routes: list[RouteInfo]) -> dict[str, Any]:
     """The document's ``paths``: one operation per route and method, with exact messages where known."""
     paths = paths_for(routes)
     _overlay_lifecycle(paths)
     _add_limit_responses(paths)
     add_headers(paths)
+    _add_lang(paths)
     describe_operations(paths, routes, proto_comments())
     return paths
 
@@ -393,6 +452,8 @@ def build_openapi(game_types: list[str], game_files: list[Any], routes: list[Rou
     _list_game_types(paths, game_types)
     sent = request_side(paths, builder.schemas)
     mark_required(builder.schemas, builder.present, sent)
+    _list_codes(builder.schemas)
+    _options_by_game_type(builder.schemas, game_types)
     relax_integers(builder.schemas, sent)
     return {
         "openapi": "3.1.0",

@@ -7,6 +7,8 @@ from typing import Any
 from gateway.openapi_paths import _body, _json, _problems, _ref
 
 PREFIX = "chaiwala.identity.v1."
+# A player stream resume point: exactly services.lobby.feed.is_cursor (ASCII digits, 19 at most a half).
+CURSOR_PATTERN = "^[0-9]{1,19}-[0-9]{1,19}$"
 JWK_MEMBERS = ("kty", "kid", "use", "alg", "crv", "x", "y", "n", "e")
 # The JWKS as served: the standard document, members a key type does not use left out.
 JWKS_SCHEMA = {
@@ -86,8 +88,14 @@ def identity_paths() -> dict[str, Any]:
                     "resume with Last-Event-ID or `?after=`; `?ticket=` from POST /v1/me/stream-tickets."
                 ),
                 "parameters": [
-                    {"name": "after", "in": "query", "schema": {"type": "string", "pattern": "^[0-9]+-[0-9]+$"}},
-                    {"name": "ticket", "in": "query", "schema": {"type": "string"}},
+                    {"name": "after", "in": "query", "schema": {"type": "string", "pattern": CURSOR_PATTERN}},
+                    {
+                        "name": "ticket",
+                        "in": "query",
+                        "description": "a player stream ticket (POST /v1/me/stream-tickets) in place of a bearer; "
+                        "never together with an Authorization header (400 ticket_and_bearer): send one credential",
+                        "schema": {"type": "string", "minLength": 1, "maxLength": 128},
+                    },
                 ],
                 "responses": {"200": _json(FEED_LIST), **_problems([400, 401])},
             }

@@ -76,8 +76,9 @@ EVENT_PARAMETERS = [
         "name": "ticket",
         "in": "query",
         "required": False,
-        "description": "a stream ticket (POST .../stream-tickets) in place of a bearer, for EventSource",
-        "schema": {"type": "string", "maxLength": 128},
+        "description": "a stream ticket (POST .../stream-tickets) in place of a bearer, for EventSource; "
+        "never together with an Authorization header (400 ticket_and_bearer): send one credential",
+        "schema": {"type": "string", "minLength": 1, "maxLength": 128},
     },
     {
         "name": "Last-Event-ID",

@@ -40,8 +40,11 @@ _turns = itertools.count()
 
 def _cursor(request: Request) -> str:
     """The resume point: ``Last-Event-ID`` or ``?after=`` (a cursor this stream handed out)."""
-    cursor = request.headers.get("last-event-id", "").strip() or request.query_params.get("after", "")
-    if cursor and not is_cursor(cursor):  # the rules service checks it again: refused here without a call
+    header, after = request.headers.get("last-event-id"), request.query_params.get("after")
+    cursor = header.strip() if header is not None else (after or "")
+    # Present but empty is refused like any id this stream never sent (the document's pattern refuses it);
+    # the rules service checks it again: refused here without a call.
+    if (header is not None or after is not None) and not is_cursor(cursor):
         raise Problem(400, "bad_after", "resume from an id this stream sent (Last-Event-ID or ?after=)")
     return cursor
 

@@ -3,11 +3,15 @@
 from __future__ import annotations
 
 from typing import Any
+from urllib.parse import parse_qs
 
 import grpc
 from fastapi.responses import JSONResponse
+from starlette.types import Scope
 
+from services.common.error_catalogue import catalogue, sentence
 from services.common.errors import clip, error_detail_from_metadata
+from services.common.sentences import pick_language
 
 PROBLEM_TYPE_BASE = "https://chaiwala.dev/problems/"
 
@@ -24,33 +28,29 @@ GRPC_STATUS = {
     grpc.StatusCode.UNAVAILABLE: 503,
     grpc.StatusCode.DEADLINE_EXCEEDED: 504,
 }
-# Codes whose HTTP status differs from their gRPC status's default.
-CODE_STATUS = {
-    "game_not_active": 409,
-    "game_over": 409,
-    "precondition_required": 428,
-    # The lifecycle's refusals of a game's current state (gRPC FAILED_PRECONDITION).
-    "game_not_waiting": 409,
-    "game_full": 409,
-    "seat_taken": 409,
-    "seat_open": 409,
-    "already_resigned": 409,
-    # Tournaments (services.tournament): a withdrawal the tournament's state refuses.
-    "tournament_finished": 409,
-    "already_withdrawn": 409,
-    # A compacted game's event log is gone for good; its replay remains (services.retention).
-    "game_compacted": 410,
-    # Live events (services.streaming): a limit reached, or a stopping service; retry shortly.
-    "too_many_watched_games": 503,
-    "slow_consumer": 503,
-    "shutting_down": 503,
-}
+
+
+def _code_status() -> dict[str, int]:
+    """Codes whose HTTP status differs from their gRPC status's default, from the catalogue."""
+    by_name = {status.name: status for status in grpc.StatusCode}
+    found = {}
+    for code, entry in catalogue().items():
+        single = len(entry.http) == 1 and len(entry.grpc) == 1 and entry.grpc[0] in by_name
+        if single and GRPC_STATUS.get(by_name[entry.grpc[0]]) != entry.http[0]:
+            found[code] = entry.http[0]
+    return found
+
+
+# Codes whose HTTP status differs from their gRPC status's default (game_over: 409, not 422).
+# Declared once, in seeds/platform/errors.yaml.
+CODE_STATUS = _code_status()
 TITLES = {
     400: "Bad request",
     401: "Unauthenticated",
     403: "Forbidden",
     404: "Not found",
     405: "Method not allowed",
+    408: "Request timeout",
     409: "Conflict",
     410: "Gone",
     413: "Request body too large",
@@ -67,6 +67,9 @@ TITLES = {
 
 # Titles of codes whose status's title would mislead (422 is "Illegal move" for the games).
 CODE_TITLES = {
+    # 422s that are not a move's refusal.
+    "too_few_players": "Too few players",
+    "game_not_started": "Game not started",
     "tournament_finished": "Tournament over",
     "already_withdrawn": "Already withdrawn",
 }
@@ -90,21 +93,54 @@ class Problem(Exception):
         self.extra = extra
 
 
-def problem_response(problem: Problem, instance: str = "") -> JSONResponse:
-    """Render ``problem`` as RFC 9457 JSON."""
+def request_language(scope: Scope | None) -> str:
+    """The language a request asks for: ``?lang=en|es``, else ``Accept-Language``; English by default."""
+    if scope is None:
+        return "en"
+    query = parse_qs(scope.get("query_string", b"").decode("latin-1"))
+    chosen = (query.get("lang") or [""])[0]
+    if chosen in ("en", "es"):
+        return chosen
+    headers = dict(scope.get("headers") or ())
+    return pick_language(headers.get(b"accept-language", b"").decode("latin-1"))
+
+
+def bad_lang(scope: Scope) -> Problem | None:
+    """A /v1 request whose ``?lang=`` is not one of the languages served is refused (400 ``bad_lang``).
+
+    The OpenAPI document declares ``lang`` as ``en`` or ``es``; ignoring another value would
+    answer a request the document calls invalid (and in a language the client did not ask for).
+    """
+    raw = scope.get("query_string", b"")
+    if b"lang=" not in raw or not str(scope.get("path", "")).startswith("/v1/"):
+        return None
+    values = parse_qs(raw.decode("latin-1"), keep_blank_values=True).get("lang", [])
+    if all(value in ("en", "es") for value in values):
+        return None
+    return Problem(400, "bad_lang", "lang is 'en' or 'es'")
+
+
+def problem_response(problem: Problem, instance: str = "", scope: Scope | None = None) -> JSONResponse:
+    """Render ``problem`` as RFC 9457 JSON, its ``detail`` in the request's language where one exists.
+
+    A Spanish-speaking client (``?lang=es`` or ``Accept-Language: es``) gets the catalogue's
+    sentence for the code as ``detail`` (the English detail's particulars, such as a version,
+    travel in the extension members); ``Content-Language`` says the language of ``detail``.
+    """
+    language = request_language(scope)
+    localized = sentence(problem.code, language) if language != "en" else None
     body: dict[str, Any] = {
         "type": PROBLEM_TYPE_BASE + problem.code,
         "title": CODE_TITLES.get(problem.code) or TITLES.get(problem.status, "Error"),
         "status": problem.status,
-        "detail": problem.detail,
+        "detail": localized or problem.detail,
         "code": problem.code,
     }
     if instance:
         body["instance"] = instance
     body.update(problem.extra)
-    return JSONResponse(
-        body, status_code=problem.status, media_type="application/problem+json", headers=problem.headers or None
-    )
+    headers = {**problem.headers, "Content-Language": language if localized else "en"}
+    return JSONResponse(body, status_code=problem.status, media_type="application/problem+json", headers=headers)
 
 
 def problem_from_rpc(error: grpc.aio.AioRpcError) -> Problem:

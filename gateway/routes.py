@@ -184,10 +184,11 @@ def _last_event(request: Request) -> tuple[int, int | None]:
     after = _event_id(request.query_params.get("after", "0"))
     if after is None:
         raise Problem(400, "bad_after", f"'after' is a version from 0 to {MAX_VERSION}, or '<version>:<index>'")
-    last = request.headers.get("last-event-id", "").strip()
-    if not last:
+    header = request.headers.get("last-event-id")
+    if header is None:
         return after
-    resume = _event_id(last)
+    # An empty Last-Event-ID is refused too: EventSource never sends one, and the document's pattern refuses it.
+    resume = _event_id(header.strip())
     if resume is None:
         raise Problem(400, "bad_last_event_id", "Last-Event-ID must look like '<version>:<index>'")
     return resume

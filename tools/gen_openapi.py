@@ -7,7 +7,10 @@ rebuilt by ``make docs`` / ``make docs-check``:
 
 - ``docs/reference/openapi.json``: the document itself, downloadable from the site;
 - ``docs/reference/generated/operations.md``: every operation as Markdown (method, path,
-  summary, parameters, request body, responses), included by ``docs/reference/api.md``.
+  summary, parameters, request body, responses), included by ``docs/reference/api.md``;
+- ``docs/reference/generated/errors.md``: every refusal code of the catalogue
+  (``seeds/platform/errors.yaml``, read by ``services.common.error_catalogue``) with its HTTP
+  and gRPC statuses, meaning and what a client should do, included by ``docs/reference/errors.md``.
 
 Markdown rather than a Swagger/ReDoc plugin: the site must build and read with no network,
 needs no JavaScript, and stays searchable by the site's own search.
@@ -157,14 +160,38 @@ def render_markdown(document: dict[str, Any]) -> str:
     return "\n".join(lines) + "\n"
 
 
+def render_errors() -> str:
+    """The catalogue of refusal codes as one Markdown table, in code order."""
+    from services.common.error_catalogue import catalogue
+
+    codes = catalogue()
+    lines = [
+        f"{len(codes)} codes. HTTP status, gRPC status (— for the gateway's own refusals, never sent over"
+        " gRPC), meaning (the `detail` of a Spanish answer is the *es* sentence) and what a client should do.",
+        "",
+        "| code | HTTP | gRPC | meaning | *es* | what to do |",
+        "|---|---|---|---|---|---|",
+    ]
+    for name in sorted(codes):
+        entry = codes[name]
+        http = ", ".join(str(status) for status in entry.http)
+        grpc = ", ".join(f"`{status}`" for status in entry.grpc) or "—"
+        lines.append(
+            f'| <a id="{name}"></a>`{name}` | {http} | {grpc} | {_cell(entry.meaning.get("en", ""))} '
+            f'| {_cell(entry.meaning.get("es", ""))} | {_cell(entry.action)} |'
+        )
+    return "\n".join(lines) + "\n"
+
+
 def main() -> int:
     document = asyncio.run(build_document())
     reference = ROOT / "docs" / "reference"
     (reference / "generated").mkdir(parents=True, exist_ok=True)
     (reference / "openapi.json").write_text(json.dumps(document, indent=1, sort_keys=False) + "\n")
     (reference / "generated" / "operations.md").write_text(render_markdown(document))
+    (reference / "generated" / "errors.md").write_text(render_errors())
     paths = sum(1 for item in document["paths"].values() for method in METHODS if method in item)
-    print(f"docs/reference: openapi.json and generated/operations.md ({paths} operations)", file=sys.stderr)
+    print(f"docs/reference: openapi.json, generated/operations.md and errors.md ({paths} operations)", file=sys.stderr)
     return 0
 
 

@@ -37,7 +37,10 @@ from services.outbox.turns import newly_due
 
 FEED_MAXLEN = 1000
 log = get_logger("feed")
-_CURSOR = re.compile(r"(\d{1,20})-(\d{1,20})")
+# ASCII digits, at most 19 a half (so always below 2**64): exactly the OpenAPI pattern, so a
+# cursor valid by the document is never refused for its size.  Redis hands out far shorter ids
+# (13-digit milliseconds, small sequences).
+_CURSOR = re.compile(r"([0-9]{1,19})-([0-9]{1,19})")
 MAX_ID_PART = 2**64 - 1  # each half of a Redis stream id is an unsigned 64-bit number
 
 

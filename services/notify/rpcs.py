@@ -8,6 +8,7 @@ from __future__ import annotations
 
 from typing import Any
 
+import grpc
 from grpc import aio
 
 from chaiwala.v1 import notify_pb2, notify_pb2_grpc
@@ -70,7 +71,8 @@ class NotifyServicer(notify_pb2_grpc.NotifyServiceServicer):
         except TargetRefused as refusal:
             raise errors.invalid(refusal.code, refusal.message) from None
         if not await self.store.add_subscription(subscription):
-            raise errors.illegal("too_many_subscriptions", f"at most {MAX_SUBSCRIPTIONS} subscriptions per player")
+            message = f"at most {MAX_SUBSCRIPTIONS} subscriptions per player"
+            raise errors.ServiceError(grpc.StatusCode.RESOURCE_EXHAUSTED, "too_many_subscriptions", message)
         log.info("push_subscribed", subscription_id=subscription.subscription_id)
         return _message(subscription)
 

@@ -180,7 +180,7 @@ NOT_SCHEMA_DECIDABLE = {
     ("POST", "/v1/games/{game_id}/join"): "printable names, and the seat asked for must be open",
     ("POST", "/v1/sessions"): "printable names (a Unicode category rule)",
     ("POST", "/v1/tournaments"): "table sizes per game type, at least as many entrants as seats at a table, "
-    "unique external ids, bots per game type, options per game type, and the format's own fields "
+    "unique external ids, bots per game type, and the format's own fields "
     "(advance below the table size, group sizes)",
     ("POST", "/v1/webhooks"): "target URLs the dispatcher's policy accepts (scheme, a host that resolves to a "
     "public address) and well-formed signing secrets",

@@ -315,13 +315,14 @@ def test_the_player_stream_refusals_over_grpc(stack: Stack) -> None:
     )
     assert refusal(lambda: list(stack.identity.WatchMyEvents(none))) == unauthenticated
     assert [e.kind for e in stack.identity.WatchMyEvents(none, metadata=bearer(token)) if e.kind] == []
-    for after in ("nonsense", "1-2-3", "-", "+", "18446744073709551616-0"):  # not an id, or past 64 bits
+    # Not an id, or longer than the document's pattern (19 digits a half), or non-ASCII digits.
+    for after in ("nonsense", "1-2-3", "-", "+", "18446744073709551616-0", "18446744073709551615-0", "\u0661-0"):
         bad = identity_pb2.WatchMyEventsRequest(after=after, once=True)
         assert refusal(lambda r=bad: list(stack.identity.WatchMyEvents(r, metadata=bearer(token)))) == (
             grpc.StatusCode.INVALID_ARGUMENT,
             "bad_after",
         ), after
-    largest = identity_pb2.WatchMyEventsRequest(after="18446744073709551615-0", once=True)
+    largest = identity_pb2.WatchMyEventsRequest(after="9999999999999999999-9999999999999999999", once=True)
     assert list(stack.identity.WatchMyEvents(largest, metadata=bearer(token))) == []
 
 

@@ -68,7 +68,8 @@ def _subscribe(http: httpx.Client, token: str, browser: Browser) -> str:
 
 def _game(http: httpx.Client, people: list[tuple[str, str]], clock_s: int = 3600) -> dict[str, Any]:
     """A game of people (name, player id) with a per-turn clock, created by the operator."""
-    body = {"game_type": GAME, "players": [{"name": name, "external_id": pid} for name, pid in people], "seed_hex": seed_hex(3),
+    body = {"game_type": GAME, "players": [{"name": name, "external_id": pid} for name, pid in people],
+            "seed_hex": seed_hex(3),
             "clock": {"per_turn_s": clock_s}}  # fmt: skip
     created = http.post("/v1/games", json=body, headers=auth(WEBHOOK_OPERATOR_KEY))
     assert created.status_code == 201, created.text

@@ -115,7 +115,8 @@ async def _idle_abort(redis_url: str, game_type: str, game_id: str) -> None:
 
 def _tournament_withdrawal(client: httpx.Client, game_type: str) -> str:
     entrants = [{"external_id": f"fin-{game_type}-{seat}", "name": name} for seat, name in enumerate(("Asha", "Bilal"))]
-    body = {"game_type": game_type, "format": "knockout", "table_size": 2, "entrants": entrants, "seed_hex": seed_hex(5)}
+    body = {"game_type": game_type, "format": "knockout", "table_size": 2, "entrants": entrants,
+            "seed_hex": seed_hex(5)}
     created = client.post("/v1/tournaments", json=body)
     assert created.status_code == 201, created.text
     tournament_id, token = created.json()["tournament_id"], created.json()["entrants"][0]["token"]

@@ -85,7 +85,8 @@ def test_rules_open_from_the_lobby_picker_and_from_a_table(stack: dict[str, Any]
     browser.set_window_size(1280, 900)
 
     # From a table: its own game's rules, in the same dialog.
-    created = webgames.create(url, "tea_rum", [{"name": "Asha"}, {"name": "Bot", "bot": "random"}], seed_hex=seed_hex(3))
+    players = [{"name": "Asha"}, {"name": "Bot", "bot": "random"}]
+    created = webgames.create(url, "tea_rum", players, seed_hex=seed_hex(3))
     open_table(browser, url, created["game_id"], created["seats"][0]["token"])
     wait_for(browser, lambda: browser.find_elements("id", "rules-button"), 30, "the table's Rules button")
     browser.find_element("id", "rules-button").click()
