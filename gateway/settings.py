@@ -2,8 +2,13 @@
 
 from __future__ import annotations
 
-from pydantic import AliasChoices, Field
+import os
+from typing import Any
+
+from pydantic import AliasChoices, Field, model_validator
 from pydantic_settings import BaseSettings, SettingsConfigDict
+
+from services.common import registry
 
 
 class GatewaySettings(BaseSettings):
@@ -16,15 +21,15 @@ class GatewaySettings(BaseSettings):
     http_port: int = 8000
     # uvicorn worker processes sharing the port (0 = one per core; services.common.workers).
     http_workers: int = 0
-    service_alubari: str = "127.0.0.1:50051"
-    service_darjeeling: str = "127.0.0.1:50052"
-    service_tea_rum: str = "127.0.0.1:50053"
-    service_india_rails: str = "127.0.0.1:50054"
+    # game_type -> host:port of its rules service.  Every registered game has one: this mapping
+    # (``service_<game_type>=...`` as a keyword), else ``CHAIWALA_SERVICE_<GAME_TYPE>``, else
+    # its slot's loopback port (services.common.registry.service_addresses).
+    services: dict[str, str] = Field(default_factory=dict)
     # The tournament director (tournaments and ratings, services/tournament/).
     service_tournament: str = "127.0.0.1:50061"
     # The webhook dispatcher's WebhookService (python -m services.webhook), behind /v1/webhooks.
     service_webhook: str = "127.0.0.1:50060"
-    # Comma-separated list of game types to route; empty means all four.
+    # Comma-separated list of game types to route; empty means every registered game.
     games: str = ""
     log_format: str = "json"
     log_level: str = "info"
@@ -97,16 +102,17 @@ class GatewaySettings(BaseSettings):
             "sse_upstreams_per_process": self.sse_upstreams_per_process,
             "sse_client_buffer": self.sse_client_buffer,
         }
+
     # Browser origins allowed by CORS, comma-separated ("*" = any, as `make run` sets); empty = none.
     cors_origins: str = ""
 
+    @model_validator(mode="before")
+    @classmethod
+    def _services_by_keyword(cls, data: Any) -> Any:
+        return registry.services_from_keywords(data)
+
     def service_addresses(self) -> dict[str, str]:
-        """game_type -> host:port of its rules service."""
-        addresses = {
-            "alubari": self.service_alubari,
-            "darjeeling": self.service_darjeeling,
-            "tea_rum": self.service_tea_rum,
-            "india_rails": self.service_india_rails,
-        }
+        """game_type -> host:port of its rules service, for every registered game (or those in ``games``)."""
+        addresses = registry.service_addresses(self.services, os.environ)
         wanted = {g.strip() for g in self.games.split(",") if g.strip()}
         return {game: addr for game, addr in addresses.items() if not wanted or game in wanted}
