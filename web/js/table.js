@@ -24,18 +24,26 @@ import { createMoments, logLine, markBoard, markLog, showLastMove } from "./mome
 import { breakdownOf } from "../tables/breakdowns.js";
 import { verdictOf } from "../tables/verdicts.js";
 
-const TABLES = new Set(["darjeeling", "india_rails", "alubari", "tea_rum"]);
 const modules = new Map();
+
+/** The name of a game type's table module, as its registration declares it (GET /v1/game-types,
+ * `table`; empty or unknown: none). Only a plain name is taken: it becomes a path. */
+async function tableName(gameType) {
+  const described = (await gameTypes().catch(() => [])).find((t) => t.id === gameType);
+  const table = described?.table || "";
+  return /^[a-z0-9_]+$/.test(table) ? table : "";
+}
 
 /** The table module of a game type (the generic one when it has none). */
 export async function tableModule(gameType) {
   if (!modules.has(gameType)) {
     let loaded = null;
-    if (TABLES.has(gameType)) {
+    const table = await tableName(gameType);
+    if (table) {
       try {
-        loaded = await import(`../tables/${gameType}.js`);
+        loaded = await import(`../tables/${table}.js`);
       } catch (error) {
-        console.warn(`no table for ${gameType}, using the generic one`, error);
+        console.warn(`no table ${table} for ${gameType}, using the generic one`, error);
       }
     }
     modules.set(gameType, loaded || (await import("../tables/generic.js")));
