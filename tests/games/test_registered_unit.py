@@ -10,55 +10,26 @@ bot, the events come over SSE with the other seat's secret redacted, and the rep
 from __future__ import annotations
 
 import json
-import os
 from collections.abc import Iterator
-from typing import Any
 
 import httpx
 import pytest
 
-from services.common import registry
-from services.common.embedded_redis import start_redis
 from tests.support.client import auth, create_game, play_humans_to_end, sse_events, wait_over
-from tests.support.stack import ConductorProcess, Gateway, Services
-from tests.support.tinygame.protos import compile_into
-
-GAME = "tinygame"
-UNIT_MODULE = "tests.support.tinygame.unit"
+from tests.support.tinygame.stack import GAME, pile_stack
 
 
 @pytest.fixture(scope="module")
-def pile_stack(tmp_path_factory: pytest.TempPathFactory) -> Iterator[dict[str, Any]]:
-    """Pile's rules service and a gateway (in this process), a conductor (a child) and a Redis."""
-    protos = compile_into(tmp_path_factory.mktemp("tinygame-protos"))
-    from tests.support.tinygame import unit
-
-    registry.register(unit.UNIT)  # a no-op if the import above registered it already
-    redis = start_redis(tmp_path_factory.mktemp("tinygame-redis"), appendonly=False)
-    services = Services(redis.url)
-    rules = services.start(GAME)
-    path = os.pathsep.join([str(protos), os.environ.get("PYTHONPATH", "")])
-    conductor = ConductorProcess(
-        redis.url,
-        tmp_path_factory.mktemp("tinygame-conductor") / "conductor.log",
-        extra_env={"CHAIWALA_GAME_UNITS": UNIT_MODULE, "PYTHONPATH": path},
-    )
-    gateway = Gateway({GAME: rules.address}, redis_url=redis.url)
-    try:
-        yield {"url": gateway.url, "conductor": conductor}
-    finally:
-        gateway.stop()
-        conductor.stop()
-        services.stop(rules)
-        services.close()
-        redis.stop()
-        registry.unregister(GAME)
+def pile_url(tmp_path_factory: pytest.TempPathFactory) -> Iterator[str]:
+    """Pile's gateway, over its own rules service, conductor and Redis."""
+    with pile_stack(tmp_path_factory.mktemp("tinygame")) as running:
+        yield str(running["url"])
 
 
 @pytest.fixture
-def pile(pile_stack: dict[str, Any]) -> Iterator[httpx.Client]:
+def pile(pile_url: str) -> Iterator[httpx.Client]:
     """An HTTP client of Pile's gateway."""
-    with httpx.Client(base_url=pile_stack["url"], timeout=60) as client:
+    with httpx.Client(base_url=pile_url, timeout=60) as client:
         yield client
 
 

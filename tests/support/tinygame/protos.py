@@ -13,6 +13,7 @@ HERE = Path(__file__).resolve().parent
 
 def compile_into(directory: Path) -> Path:
     """Generate ``tinygame_pb2.py`` into ``directory``, put it on this process's path; answer it."""
+    directory.mkdir(parents=True, exist_ok=True)
     status = protoc.main(["protoc", f"-I{HERE}", f"--python_out={directory}", str(HERE / "tinygame.proto")])
     if status != 0:
         raise RuntimeError(f"protoc failed on tinygame.proto ({status})")
