@@ -19,8 +19,9 @@ import importlib
 import os
 import threading
 from collections.abc import Mapping
-from dataclasses import dataclass
+from dataclasses import dataclass, field
 from functools import cache
+from typing import Any
 
 from services.common.engine import Engine
 
@@ -41,6 +42,14 @@ class GameUnit:
     * ``protos``: the generated module holding ``chaiwala.<game_type>.v1`` (``Options``, ``Move``,
       ``State``, ``Event``); empty: ``chaiwala.<game_type>.v1.<game_type>_pb2``.
     * ``table``: the web client's table module (``web/tables/<table>.js``); empty: the generic table.
+    * ``board``: static board data served once per game type (``GET /v1/game-types/{id}/board``):
+      a JSON file under ``seeds/`` and the top-level keys a drawing needs; ``None``: no board.
+    * ``estimate``: ``"module:function"``, the search bot's score estimate of an unfinished state
+      (:mod:`services.bots.evaluation`); empty: the search plays to the end.
+    * ``search``: the search bot's settings for the game (the fields of
+      :class:`services.bots.levels.SearchProfile`); empty: the generic search.
+    * The bots a seat may use come from the engine (``Engine.heuristic_bot``), the options and
+      content from the engine and ``seeds/<game_type>/``, its words from ``seeds/<game_type>/text``.
     """
 
     game_type: str
@@ -48,6 +57,9 @@ class GameUnit:
     slot: int
     protos: str = ""
     table: str = ""
+    board: tuple[str, tuple[str, ...]] | None = None
+    estimate: str = ""
+    search: Mapping[str, Any] = field(default_factory=dict)
 
     @property
     def proto_module(self) -> str:
