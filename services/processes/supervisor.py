@@ -35,6 +35,11 @@ from services.common.workers import Wakeup, remove_stale_metrics_dirs
 ROOT = Path(__file__).resolve().parents[2]
 
 
+def game_order() -> tuple[str, ...]:
+    """The registered games in port order (each game's slot, services/games_registry.py)."""
+    return tuple(unit.game_type for unit in units())
+
+
 def _ports(env_name: str, default_base: int) -> dict[str, int]:
     """Ports per registered game: ``base + slot`` (each game's slot is declared where it registers,
     services/games_registry.py), so a registered game gets ports too.
@@ -43,16 +48,15 @@ def _ports(env_name: str, default_base: int) -> dict[str, int]:
     (consecutive ports from a base).  A test running a second stack passes an explicit list of
     ports it found free, because any fixed block may already be taken on a busy machine.
     """
-    order = units()
     listed = os.environ.get(f"{env_name}S", "")
     if listed:
         ports = [int(port) for port in listed.split(",")]
-        names = tuple(unit.game_type for unit in order)
+        names = game_order()
         if len(ports) != len(names):
             raise SystemExit(f"{env_name}S needs {len(names)} ports, one per game in {names}")
         return dict(zip(names, ports, strict=True))
     base = int(os.environ.get(f"{env_name}_BASE", default_base))
-    return {unit.game_type: base + unit.slot for unit in order}
+    return {unit.game_type: base + unit.slot for unit in units()}
 
 
 @dataclass
