@@ -73,7 +73,7 @@ class UnknownGameType(KeyError):
 
 _UNITS: dict[str, GameUnit] = {}
 _loaded = False
-_lock = threading.Lock()
+_lock = threading.RLock()  # re-entrant: a registration module registers while the registry loads it
 
 
 def register(unit: GameUnit) -> None:
@@ -93,10 +93,17 @@ def _load() -> None:
     global _loaded
     if _loaded:
         return
-    _loaded = True  # before importing: a registration module may ask the registry itself
-    extra = [name.strip() for name in os.environ.get(EXTRA_ENV, "").split(",") if name.strip()]
-    for module_name in (BUILT_IN, *extra):
-        importlib.import_module(module_name)
+    with _lock:
+        if _loaded:
+            return
+        _loaded = True  # before importing: a registration module may ask the registry itself
+        extra = [name.strip() for name in os.environ.get(EXTRA_ENV, "").split(",") if name.strip()]
+        try:
+            for module_name in (BUILT_IN, *extra):
+                importlib.import_module(module_name)
+        except BaseException:
+            _loaded = False  # a broken registration fails every caller, not just the first
+            raise
 
 
 def units() -> list[GameUnit]:
