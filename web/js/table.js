@@ -27,10 +27,12 @@ import { verdictOf } from "../tables/verdicts.js";
 const modules = new Map();
 
 /** The name of a game type's table module, as its registration declares it (GET /v1/game-types,
- * `table`; empty or unknown: none). Only a plain name is taken: it becomes a path. */
+ * `table`; empty or unknown: none; null when the API could not say). Only a plain name is taken:
+ * it becomes a path. */
 async function tableName(gameType) {
-  const described = (await gameTypes().catch(() => [])).find((t) => t.id === gameType);
-  const table = described?.table || "";
+  const types = await gameTypes().catch(() => null);
+  if (!types) return null;
+  const table = types.find((t) => t.id === gameType)?.table || "";
   return /^[a-z0-9_]+$/.test(table) ? table : "";
 }
 
@@ -46,7 +48,9 @@ export async function tableModule(gameType) {
         console.warn(`no table ${table} for ${gameType}, using the generic one`, error);
       }
     }
-    modules.set(gameType, loaded || (await import("../tables/generic.js")));
+    const module = loaded || (await import("../tables/generic.js"));
+    if (table === null) return module; // the API did not answer: ask again next time, keep nothing
+    modules.set(gameType, module);
   }
   return modules.get(gameType);
 }
