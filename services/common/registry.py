@@ -171,7 +171,7 @@ def service_addresses(explicit: Mapping[str, str], environ: Mapping[str, str]) -
 def services_from_keywords(data: object) -> object:
     """A settings model's input with every ``service_<game_type>=address`` keyword moved into its
     ``services`` mapping (a pydantic ``mode="before"`` validator's body), so callers may still say
-    ``GatewaySettings(service_darjeeling=...)`` for any registered game."""
+    ``GatewaySettings(service_<game_type>=...)`` for any registered game."""
     if not isinstance(data, dict):
         return data
     moved = dict(data)
