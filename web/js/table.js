@@ -173,7 +173,7 @@ function showClocks(el, game, readAt) {
 
 /** One player's score as its parts (`.part`, `data-value`) and their total (`data-total`), or null. */
 function breakdownCell(game, seat) {
-  const made = game.state ? breakdownOf(game.game_type, game.state, seat, words()) : null;
+  const made = game.state ? breakdownOf(modules.get(game.game_type), game.state, seat, words()) : null;
   if (!made) return null;
   const sign = (v, first) => (first ? String(v) : v < 0 ? `− ${-v}` : `+ ${v}`);
   const counted = made.parts.filter((p) => !p.aside);
@@ -205,7 +205,7 @@ function showResult(el, game) {
         : `${T("winner")}: ${winners.map((s) => who[s]).join("")}`;
   }
   // Why they won, in the game's terms (web/tables/verdicts.js): a total alone can mislead.
-  const verdict = game.status === "finished" ? verdictOf(game.game_type, game.state, who, words()) : null;
+  const verdict = game.status === "finished" ? verdictOf(modules.get(game.game_type), game.state, who, words()) : null;
   render(
     html`<h2 class=${winners.length > 1 ? "shared-win" : ""}>${heading}</h2>
       ${verdict ? html`<p class="verdict" id="verdict">${verdict}</p>` : null}
@@ -433,7 +433,7 @@ export function showTable(root, gameId, { spectator = false, seatWanted = null }
   function showMoment(seat) {
     const moment = moments.latest();
     showLastMove(el("last-move"), moment, names(game), seat, words());
-    if (game.state) markBoard(board, game.game_type, moment, game.state);
+    if (game.state) markBoard(board, module, moment, game.state);
     markLog(el("log"), moment, moments.recentSince(seat));
   }
 
