@@ -198,7 +198,7 @@ SEARCH_GAMES ?= 40
 SEARCH_JOBS ?= 2
 SEARCH_LEVEL ?= mcts
 search-strength: setup
-	for game in darjeeling tea_rum alubari india_rails; do \
+	for game in $$($(BIN)/python -c "from services.common.registry import game_types; print(*game_types())"); do \
 		$(BIN)/chaiwala arena --game $$game --players 2 --bots $(SEARCH_LEVEL),heuristic --games $(SEARCH_GAMES) \
 			--jobs $(SEARCH_JOBS) --json; done
 	$(BIN)/chaiwala arena --game darjeeling --players 3 --bots $(SEARCH_LEVEL),heuristic,heuristic \

@@ -42,9 +42,9 @@ def _ports(count: int) -> list[int]:
 
 def supervisor_env(directory: Path, workers: int) -> tuple[dict[str, str], int]:
     """The supervisor's environment with every port free (as ``make run``'s, moved off the defaults)."""
-    from services.processes.supervisor import GAME_ORDER
+    from services.processes.supervisor import game_order
 
-    games = len(GAME_ORDER)
+    games = len(game_order())
     ports = _ports(10 + 2 * games)
     http, redis, conductor, tournament, tournament_metrics, webhook, webhook_metrics, notify, notify_metrics = ports[:9]
     env = {

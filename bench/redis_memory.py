@@ -20,10 +20,11 @@ from bench.grpc_path import GrpcPlayers
 from bench.procs import stack
 from bench.results import Row
 from chaiwala.v1 import rules_pb2_grpc
+from services.common.registry import game_types
 from services.filing.keys import game_keys
 
 SUITE = "memory"
-GAMES = ("alubari", "darjeeling", "tea_rum", "india_rails")
+GAMES = tuple(game_types())  # every registered game, in port order
 SNAPSHOT_BUDGET = 32 * 1024
 MOVE_BUDGET = 300
 EVERY = 25

@@ -12,7 +12,7 @@ from typing import Any
 
 PREFIX = "chaiwala.v1.Player"
 GAME_ID = {"type": "string", "description": "The game's id, `<game_type>-<hex>`."}
-GAME_TYPE = {"type": "string", "description": "The game type (`alubari`, `darjeeling`, `tea_rum`, `india_rails`)."}
+GAME_TYPE = {"type": "string", "description": "The game type (one of the ids GET /v1/game-types lists)."}
 SEAT = {"type": "integer", "format": "uint32", "minimum": 0, "description": "The player's seat in that game."}
 CURSOR = (
     "An opaque cursor; reconnect with it as Last-Event-ID (an EventSource does so by itself) to get "

@@ -3,10 +3,13 @@
 from __future__ import annotations
 
 import ipaddress
+import os
+from typing import Any
 
-from pydantic import field_validator
+from pydantic import Field, field_validator, model_validator
 from pydantic_settings import SettingsConfigDict
 
+from services.common import registry
 from services.common.settings import RedisConnection
 
 
@@ -20,10 +23,10 @@ class GatewaySettings(RedisConnection):
     http_port: int = 8000
     # uvicorn worker processes sharing the port (0 = one per core; services.common.workers).
     http_workers: int = 0
-    service_alubari: str = "127.0.0.1:50051"
-    service_darjeeling: str = "127.0.0.1:50052"
-    service_tea_rum: str = "127.0.0.1:50053"
-    service_india_rails: str = "127.0.0.1:50054"
+    # game_type -> host:port of its rules service.  Every registered game has one: this mapping
+    # (``service_<game_type>=...`` as a keyword), else ``CHAIWALA_SERVICE_<GAME_TYPE>``, else
+    # its slot's loopback port (services.common.registry.service_addresses).
+    services: dict[str, str] = Field(default_factory=dict)
     # The tournament director (tournaments and ratings, services/tournament/).
     service_tournament: str = "127.0.0.1:50061"
     # The webhook dispatcher's WebhookService (python -m services.webhook), behind /v1/webhooks.
@@ -32,7 +35,7 @@ class GatewaySettings(RedisConnection):
     service_matchmaking: str = "127.0.0.1:50062"
     # The notification sender's NotifyService (python -m services.notify), behind /v1/me/push-* and preferences.
     service_notify: str = "127.0.0.1:50070"
-    # Comma-separated list of game types to route; empty means all four.
+    # Comma-separated list of game types to route; empty means every registered game.
     games: str = ""
     log_format: str = "json"
     log_level: str = "info"
@@ -124,14 +127,14 @@ class GatewaySettings(RedisConnection):
     # Browser origins allowed by CORS, comma-separated ("*" = any, as `make run` sets); empty = none.
     cors_origins: str = ""
 
+    @model_validator(mode="before")
+    @classmethod
+    def _services_by_keyword(cls, data: Any) -> Any:
+        return registry.services_from_keywords(data)
+
     def service_addresses(self) -> dict[str, str]:
-        """game_type -> host:port of its rules service."""
-        addresses = {
-            "alubari": self.service_alubari,
-            "darjeeling": self.service_darjeeling,
-            "tea_rum": self.service_tea_rum,
-            "india_rails": self.service_india_rails,
-        }
+        """game_type -> host:port of its rules service, for every registered game (or those in ``games``)."""
+        addresses = registry.service_addresses(self.services, os.environ)
         wanted = {g.strip() for g in self.games.split(",") if g.strip()}
         return {game: addr for game, addr in addresses.items() if not wanted or game in wanted}
 

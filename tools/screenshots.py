@@ -23,9 +23,11 @@ from pathlib import Path
 
 from PIL import Image
 
+from services.common.registry import game_types
+
 ROOT = Path(__file__).resolve().parents[1]
 OUT = ROOT / "docs" / "assets" / "screenshots"
-GAMES = ("alubari", "darjeeling", "tea_rum", "india_rails")
+GAMES = tuple(game_types())  # every registered game, in port order
 
 
 def shrink(path: Path) -> None:
@@ -38,7 +40,7 @@ def shrink(path: Path) -> None:
 def main() -> int:
     """Run the legibility tests of the chosen games with screenshots kept; shrink and move them into the docs."""
     parser = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
-    parser.add_argument("games", nargs="*", help=f"games to shoot, of {', '.join(GAMES)} (default: all four)")
+    parser.add_argument("games", nargs="*", help=f"games to shoot, of {', '.join(GAMES)} (default: all)")
     parser.add_argument("--no-pages", action="store_true", help="skip the lobby and the replay viewer")
     args = parser.parse_args()
     unknown = sorted(set(args.games) - set(GAMES))

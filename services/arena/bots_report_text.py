@@ -15,8 +15,14 @@ from services.arena.content import flagged
 from services.arena.report import content_table, error_bars
 from services.arena.report_runs import Run
 from services.arena.stats import fair_share, unfair_seats
+from services.common.registry import engine_for
 
-TITLES = {"india_rails": "India Rails", "alubari": "Alubari", "tea_rum": "Tea & Rum", "darjeeling": "Darjeeling"}
+
+def _title(game: str) -> str:
+    """The game's name, as its engine gives it."""
+    return engine_for(game).name
+
+
 # Issue #17's targets for the search bot against the heuristic.
 SEARCH_SEAT_TARGET = 0.65
 """2 players: the search bot wins at least this share of its head-to-head seats."""
@@ -82,7 +88,7 @@ def _versus_lines(entries: Sequence[dict[str, Any]], bot: str, against: str) -> 
             continue
         rank_low, rank_high = mine["mean_rank_ci95"]
         rows.append(
-            f"| {TITLES[summary['game']]} | {summary['players']} | {_tables(entry)} | {_pct(mine['win_rate'])} "
+            f"| {_title(summary['game'])} | {summary['players']} | {_tables(entry)} | {_pct(mine['win_rate'])} "
             f"| {_interval(mine['win_rate_ci95'])} | {mine['mean_rank']:.2f} ({rank_low:.2f}–{rank_high:.2f}) "
             f"| {_pct(theirs['win_rate'])} | {summary['mean_moves']:.0f} |"
         )
@@ -118,7 +124,7 @@ def _search_lines(entries: Sequence[dict[str, Any]]) -> list[str]:
         if mine is None or theirs is None:
             continue
         rows.append(
-            f"| {TITLES[summary['game']]} | {summary['players']} | {_tables(entry)} | `{bot}` "
+            f"| {_title(summary['game'])} | {summary['players']} | {_tables(entry)} | `{bot}` "
             f"| {mine['wins']} of {mine['seats']} ({_pct(mine['win_rate'])}, {_interval(mine['win_rate_ci95'])}) "
             f"| {mine['mean_rank']:.2f} ({mine['mean_rank_ci95'][0]:.2f}–{mine['mean_rank_ci95'][1]:.2f}) "
             f"| {theirs['mean_rank']:.2f} ({theirs['mean_rank_ci95'][0]:.2f}–{theirs['mean_rank_ci95'][1]:.2f}) "
@@ -178,7 +184,7 @@ def _balance_lines(entries: Sequence[dict[str, Any]]) -> list[str]:
         summary = entry["summary"]
         share = fair_share(summary)
         rows.append(
-            f"| {TITLES[summary['game']]} | {summary['players']} | {entry['run']['bots'][0]} | {_tables(entry)} "
+            f"| {_title(summary['game'])} | {summary['players']} | {entry['run']['bots'][0]} | {_tables(entry)} "
             f"| {_positions(summary, 'seat_win_rate')} | {_positions(summary, 'turn_position_win_rate')} "
             f"| {_pct(share)} | {summary['mean_moves']:.0f} |"
         )
@@ -197,7 +203,7 @@ def _strongest_lines(entries: Sequence[dict[str, Any]]) -> list[str]:
         theirs = _positions(baseline["summary"], "turn_position_win_rate") if baseline else "–"
         share = fair_share(summary, "turn_position_win_rate")
         rows.append(
-            f"| {TITLES[summary['game']]} | {summary['players']} | {_tables(entry)} | `{entry['run']['bots'][0]}` "
+            f"| {_title(summary['game'])} | {summary['players']} | {_tables(entry)} | `{entry['run']['bots'][0]}` "
             f"| {_positions(summary, 'turn_position_win_rate')} | {theirs} | {_pct(share)} "
             f"| {summary['cpu_seconds_per_game']:.0f} |"
         )
@@ -211,7 +217,7 @@ def _content_lines(entries: Sequence[dict[str, Any]]) -> list[str]:
         rows = summary.get("content") or []
         if not rows:
             continue
-        title = f"{TITLES[summary['game']]}, {summary['players']} players ({summary['games']} tables)"
+        title = f"{_title(summary['game'])}, {summary['players']} players ({summary['games']} tables)"
         outside = flagged(rows)
         lines += [f"#### {title}", ""]
         if outside:
@@ -371,7 +377,7 @@ def plot_game(game: str, entries: Sequence[dict[str, Any]], path: Path) -> None:
     left.plot([str(c) for c in counts], [1 / c for c in counts], "k--", label="fair share")
     left.set_ylim(0, 1.05)
     left.set_xlabel("players")
-    left.set_title(f"{TITLES[game]}: heuristic win rate against random")
+    left.set_title(f"{_title(game)}: heuristic win rate against random")
     left.legend(loc="lower left")
     width = 0.8 / max((s["players"] for s in balance), default=1)
     labelled: set[int] = set()

@@ -13,7 +13,7 @@ from services.arena.tables import TableResult, TableSpec, play_table
 from services.bots.roster import bots_for
 from services.bots.search import WALL_CAP_ENV
 from services.common.engine import RulesError
-from services.common.registry import ENGINES, UnknownGameType, engine_for
+from services.common.registry import UnknownGameType, engine_for, game_types
 
 
 def table_seed(base_seed: int, table: int) -> int:
@@ -69,7 +69,7 @@ def check_run(game: str, players: int, bots: Sequence[str], options: Mapping[str
     try:
         engine = engine_for(game)
     except UnknownGameType:
-        raise ValueError(f"no game type {game!r}; choose from {sorted(ENGINES)}") from None
+        raise ValueError(f"no game type {game!r}; choose from {sorted(game_types())}") from None
     unknown = sorted(set(bots) - set(bots_for(engine)))
     if unknown:
         raise ValueError(f"{game} has no bot {', '.join(unknown)}; choose from {sorted(bots_for(engine))}")

@@ -20,9 +20,9 @@ from dataclasses import dataclass
 from services.arena.schedule import run_tables, table_seed
 from services.arena.stats import wilson
 from services.arena.tables import TableResult, TableSpec, play_table
-from services.common.registry import engine_for
+from services.common.registry import engine_for, game_types
 
-GAMES = ("alubari", "darjeeling", "tea_rum", "india_rails")
+GAMES = tuple(game_types())  # every registered game, in port order
 TARGET = 0.9
 HEURISTIC = "heuristic"
 RANDOM = "random"

@@ -17,10 +17,11 @@ from collections.abc import Mapping
 from dataclasses import dataclass, field, replace
 from typing import ClassVar
 
-from services.bots.evaluation import EVALUATIONS
+from services.bots.evaluation import evaluation_for
 from services.bots.plans import Planner, committed_plan
 from services.bots.search import Budget, Playout, candidates, improve, move_key
 from services.common.engine import Bot, BotMemory, Engine, Move, Seen
+from services.common.registry import unit_for
 from services.common.rng import Rng
 
 # Per level: what one decision may spend. The conductor computes these moves in worker processes.
@@ -83,83 +84,9 @@ class SearchProfile:
         return replace(base, depth=self.plan_moves_per_seat, samples=self.plan_samples.get(level, base.samples))
 
 
-# Darjeeling's whole game (~110 moves) costs well under a tenth of a second: it plays to the end,
-# every decision searched with the heuristic's runners-up as rivals.
-DARJEELING = SearchProfile(margin_scale=10.0)
-
-# Tea & Rum (~180 moves, ~3 ms each) stops after a round or so. Its searched decisions are the
-# turn's choices (a worker's action, what to build, hire or fulfil); the market's
-# buy/sell/plate/confirm steps (two in five of its moves) carry out the heuristic's trade.
-TEA_RUM = SearchProfile(
-    margin_scale=4.0,
-    depth=60,
-    decisions=frozenset(
-        {"worker_action", "hire_captain", "buy_ship", "build", "take_allegiance", "fulfill_contract", "choose_option"}
-    ),
-)
-
-# Alubari (~480 moves, ~5 ms) stops after a round or so. Solo scale 100, so a point weighs about
-# what it weighs in a close 2-player game (0.3 / (4 × 8) ≈ 1 / 107) and a rival must gain 2 points
-# on average to replace the heuristic's move (edge 0.02); the heuristic's solo games end at 185-225
-# points (60 seeds of the bots report). Searched: where a worker goes and what is bought, built or
-# played; which cube to take, whether to boost the chai and the foundry's steps (over half its
-# ~480 moves) follow the heuristic.
-ALUBARI = SearchProfile(
-    margin_scale=8.0,
-    solo_scale=100.0,
-    depth=60,
-    decisions=frozenset(
-        {"place_worker", "take_contract", "play_contract", "build_station", "buy_equipment", "chaiwala_convert"}
-    ),
-)
-
-# India Rails. An India Rails game is ~2,000 moves (~32 a round at 2 players) at ~3 ms each: a
-# playout to the end would cost seconds, so its playouts cover about a round (the rest of the seat's
-# turn and the next seat's), and its estimate values loads on the train, track and locos (a playout
-# of 120 moves valuing cash alone had the search stop trains to keep cash). Samples: its moves cost
-# ~3 ms each (the heuristic plans from a fresh determinization at every step), and its estimate, not
-# the playout's luck, carries most of a decision: fewer samples, same bar.
-# Rivals: India Rails runs a train and lays track one mile at a time (nine in ten of its ~2,000
-# moves are steps of the heuristic's route plan): its runners-up were "stop the train here" and
-# "stop building", which a short playout scores as cash kept and the long game pays for, and asking
-# the heuristic with its favourite taken away fed its memory (refused segments, a plan's progress)
-# positions that never happened. The rivals are what the plan does not weigh: another load to pick
-# up (the heuristic takes only its target's), another delivery.
-# Second thoughts: its heuristic drops any load but its target's once a train carries two (and,
-# while delivering a carried load, even that one): keeping it on is the rival, else a load the
-# search picked up would be dropped at the next city.
-# Plans: the game is won on the heuristic's plan (which demand to chase), which pays off far beyond a
-# move's playout: once per hand of demand cards the search races committing to the heuristic's
-# runners-up against its own choice over playouts of 100 moves a seat (:mod:`services.bots.plans`:
-# 200 at 2 players, about 6 rounds, 500 at 5; a fixed 200 left a 5-player plan ~40 moves of its own
-# seat, too few to see a delivery; ~12 plan searches a seat and game), then plays the heuristic's moves:
-# ``decisions`` is empty, because the move-level search (rivals and second thoughts above; list
-# ``MOVE_DECISIONS`` to turn it on) measured level with the heuristic (22 of 48 tables) at ~49 CPU
-# s a table, and changed 10 of 101 searched moves on an instrumented table.
-MOVE_DECISIONS = frozenset({"pick_up", "deliver", "drop_load"})
-INDIA_RAILS = SearchProfile(
-    margin_scale=40.0,
-    depth=40,
-    samples={"mcts-easy": 2, "mcts": 3, "mcts-hard": 6},
-    decisions=frozenset(),
-    rivals=frozenset({"pick_up", "deliver"}),
-    second_thoughts=frozenset({"drop_load"}),
-    plan_moves_per_seat=100,
-    plan_samples={"mcts-easy": 2, "mcts": 3, "mcts-hard": 4},
-)
-
-# Per game: its search profile (absent: the generic search, ``SearchProfile()``).
-PROFILES: dict[str, SearchProfile] = {
-    "darjeeling": DARJEELING,
-    "tea_rum": TEA_RUM,
-    "india_rails": INDIA_RAILS,
-    "alubari": ALUBARI,
-}
-
-
 def profile(game_type: str) -> SearchProfile:
-    """``game_type``'s search profile."""
-    return PROFILES.get(game_type, SearchProfile())
+    """``game_type``'s search profile, as its unit declares it (``search``; none: the generic search)."""
+    return SearchProfile(**unit_for(game_type).search)
 
 
 @dataclass(frozen=True)
@@ -190,7 +117,7 @@ class SearchBot:
         if self.plans is not None and isinstance(self.rollout, Planner):
             # The seat's plan first (remembered, or raced now): the rest of the decision follows it.
             memory = committed_plan(
-                self.rollout, engine, seen, self.plans, EVALUATIONS[self.game_type], rng.fork(4), memory
+                self.rollout, engine, seen, self.plans, evaluation_for(self.game_type), rng.fork(4), memory
             )
         if self.decisions is not None and not any(next(iter(move)) in self.decisions for move in legal):
             # No decision here (e.g. the route plan's step): the heuristic's move.
@@ -201,7 +128,7 @@ class SearchBot:
         # A private copy plays the playouts: a heuristic that remembers (India Rails' refused
         # segments, its plan cache) must not learn from sampled states in the real game.
         policy = copy.deepcopy(self.rollout)
-        playout = Playout(engine=engine, policy=policy, evaluate=EVALUATIONS[self.game_type], budget=self.budget)
+        playout = Playout(engine=engine, policy=policy, evaluate=evaluation_for(self.game_type), budget=self.budget)
         return improve(playout, seen, moves, rng.fork(3)), memory
 
     def _candidates(self, engine: Engine, seen: Seen, rng: Rng) -> list[Move]:

@@ -23,7 +23,7 @@ from collections.abc import Hashable
 from services.bots.levels import profile
 from services.bots.plans import Planner
 from services.bots.roster import bots_for
-from services.common.registry import ENGINES, engine_for
+from services.common.registry import engine_for, game_types
 from services.common.runner import Match
 
 SAMPLES = 12
@@ -86,7 +86,7 @@ def measure(game: str, level: str, players: int = 2) -> list[float]:
 
 def main(argv: list[str]) -> None:
     """Print the table (``argv``: games to measure, default all)."""
-    games = argv or list(ENGINES)
+    games = argv or game_types()
     levels = ("mcts-easy", "mcts", "mcts-hard")
     print("| game | " + " | ".join(f"{level} CPU ms (median / p90)" for level in levels) + " |")
     print("|---|" + "---|" * len(levels))

@@ -16,6 +16,7 @@ from google.protobuf import any_pb2, json_format, symbol_database
 from google.protobuf.message import DecodeError, Message
 
 from services.common import protorender
+from services.common.registry import unit_for
 
 
 class BadMessage(ValueError):
@@ -25,7 +26,7 @@ class BadMessage(ValueError):
 @cache
 def load_game_protos(game_type: str) -> None:
     """Import the generated module of ``game_type`` so its messages are in the pool."""
-    importlib.import_module(f"chaiwala.{game_type}.v1.{game_type}_pb2")
+    importlib.import_module(unit_for(game_type).proto_module)
 
 
 @cache

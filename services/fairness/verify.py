@@ -27,7 +27,7 @@ from google.protobuf import json_format
 
 from services.common import protojson
 from services.common.engine import IllegalMove, Move
-from services.common.registry import ENGINES, engine_for
+from services.common.registry import engine_for, is_registered
 from services.common.rng import KIND_PCG32, KINDS, Seed
 from services.common.runner import Match
 from services.fairness import chain, seeding
@@ -203,7 +203,7 @@ def verify_replay(replay: dict[str, Any]) -> Verdict:
     game_id = str(replay.get("game_id", ""))
     entries = replay.get("moves") or []
     try:
-        _require(replay.get("game_type") in ENGINES, 0, f"unknown game type {replay.get('game_type')!r}")
+        _require(is_registered(replay.get("game_type")), 0, f"unknown game type {replay.get('game_type')!r}")
         _field(replay, "game_id")
         match, head = _start(replay, _check_seed(replay))
         _require(replay.get("genesis_hash") == head, 0, "the genesis hash differs from the header and set-up")

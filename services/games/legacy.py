@@ -11,7 +11,7 @@ from __future__ import annotations
 from typing import Any
 
 from services.common.attention import shard_of
-from services.common.registry import ENGINES
+from services.common.registry import game_types
 from services.filing.store import (
     LEGACY_ENDED_INDEX,
     STATUSES,
@@ -40,7 +40,7 @@ async def _move_sorted(redis: Any, old: str, new_key_of: Any) -> int:
 async def shard_legacy_indexes(redis: Any) -> int:
     """Move the members of every unsharded index into its shard; the number of members moved."""
     moved = await _move_sorted(redis, LEGACY_ENDED_INDEX, ended_key)
-    for game_type in ENGINES:
+    for game_type in game_types():
         for visibility in VISIBILITIES:
             for status in STATUSES:
                 old = legacy_index_key(game_type, visibility, status)

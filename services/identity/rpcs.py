@@ -20,7 +20,7 @@ from services.clock import clock as clocks
 from services.common import errors
 from services.common.interceptors import BEARER
 from services.common.logs import get_logger
-from services.common.registry import ENGINES
+from services.common.registry import game_types
 from services.identity.feed_rpcs import PlayerStream
 from services.identity.guest import GuestIssuer, IssuedToken
 from services.identity.player import Player
@@ -97,7 +97,7 @@ class IdentityServicer(identity_pb2_grpc.IdentityServiceServicer):
         """Who the bearer's player token says the caller is, with their ratings."""
         player = await self._player()
         me = identity_pb2.Me(player_id=player.player_id, name=player.name, issuer_alias=player.issuer_alias)
-        for game_type in ENGINES:
+        for game_type in game_types():
             rating = await self.ledger.rating(game_type, player.player_id)
             if rating is not None:
                 me.ratings.append(rating_pb2.Rating(**rating_dict(rating), game_type=game_type))

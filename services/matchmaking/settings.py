@@ -2,6 +2,12 @@
 
 from __future__ import annotations
 
+import os
+from typing import Any
+
+from pydantic import Field, model_validator
+
+from services.common import registry
 from services.common.settings import ServiceSettings
 
 
@@ -10,11 +16,10 @@ class MatchmakingSettings(ServiceSettings):
 
     grpc_port: int = 50062
     metrics_port: int = 9162
-    # Where the rules services are (the matchmaker creates its games through them).
-    service_alubari: str = "127.0.0.1:50051"
-    service_darjeeling: str = "127.0.0.1:50052"
-    service_tea_rum: str = "127.0.0.1:50053"
-    service_india_rails: str = "127.0.0.1:50054"
+    # Where the rules services are (the matchmaker creates its games through them): game_type ->
+    # host:port, else CHAIWALA_SERVICE_<GAME_TYPE>, else the game's slot on loopback
+    # (services.common.registry.service_addresses); ``service_<game_type>=`` works as a keyword.
+    services: dict[str, str] = Field(default_factory=dict)
     # A ticket still searching after this long expires.
     matchmaking_ticket_ttl_s: float = 600.0
     # Searching tickets one player may hold in all pools (one per pool).
@@ -40,14 +45,14 @@ class MatchmakingSettings(ServiceSettings):
     # Ended tickets stay readable this long.
     matchmaking_ended_ttl_s: int = 24 * 3600
 
+    @model_validator(mode="before")
+    @classmethod
+    def _services_by_keyword(cls, data: Any) -> Any:
+        return registry.services_from_keywords(data)
+
     def service_addresses(self) -> dict[str, str]:
-        """game_type -> host:port of its rules service."""
-        return {
-            "alubari": self.service_alubari,
-            "darjeeling": self.service_darjeeling,
-            "tea_rum": self.service_tea_rum,
-            "india_rails": self.service_india_rails,
-        }
+        """game_type -> host:port of its rules service, for every registered game."""
+        return registry.service_addresses(self.services, os.environ)
 
     def operator_key(self) -> str:
         """The key the matchmaker presents to the rules services ("" when none are configured)."""

@@ -18,13 +18,13 @@ from typing import Any
 
 import orjson
 
+from services.common.registry import UnknownGameType, engine_for
 from services.notify.model import Message, Notice
 from services.outbox import OutboxEvent
 from services.outbox.events import GAME_ABORTED, GAME_FINISHED, TURN_REMINDER, TURN_STARTED
 
 KINDS = {TURN_STARTED: "your_turn", TURN_REMINDER: "deadline_near", GAME_FINISHED: "game_finished",
          GAME_ABORTED: "game_finished"}  # fmt: skip
-NAMES = {"alubari": "Alubari", "darjeeling": "Darjeeling", "tea_rum": "Tea & Rum", "india_rails": "India Rails"}
 _WORDS = {
     "en": {
         "your_turn": ("Your turn", "Your turn in {game} against {others}.", "Your turn in {count} games"),
@@ -85,7 +85,7 @@ def notices_for(event: OutboxEvent) -> list[tuple[str, Notice]]:
 
 def _single(notice: Notice, language: str, base_url: str) -> dict[str, Any]:
     title, body, _ = _WORDS[language][notice.type]
-    game = NAMES.get(str(notice.data.get("game_type")), str(notice.data.get("game_type")))
+    game = _game_name(str(notice.data.get("game_type")))
     others = ", ".join(notice.data.get("opponents", [])) or "-"
     payload: dict[str, Any] = {"type": notice.type, "game_id": notice.game_id, **notice.data}
     payload.update(title=title, body=body.format(game=game, others=others),
@@ -124,3 +124,11 @@ def encode(message: Message) -> bytes:
 def topic(message: Message) -> str:
     """The RFC 8030 ``Topic`` of a message (at most 32 URL-safe characters)."""
     return message.message_id[:32]
+
+
+def _game_name(game_type: str) -> str:
+    """A game type's name as people say it (the registry's), or its id for a game not served here."""
+    try:
+        return str(engine_for(game_type).name)
+    except UnknownGameType:
+        return game_type

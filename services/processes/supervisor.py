@@ -40,17 +40,21 @@ from services.common.embedded_redis import (
     wait_for_redis,
 )
 from services.common.processes import group_alive, kill_group, start_group, stop_group
-from services.common.registry import ENGINES, available_game_types
+from services.common.registry import available_game_types, units
 from services.common.sealing import key_file_unless_set
 from services.common.workers import Wakeup, remove_stale_metrics_dirs
 
 ROOT = Path(__file__).resolve().parents[2]
-# Ports are handed out in the registry's order, so a game added to ENGINES gets ports too.
-GAME_ORDER = tuple(ENGINES)
+
+
+def game_order() -> tuple[str, ...]:
+    """The registered games in port order (each game's slot, services/games_registry.py)."""
+    return tuple(unit.game_type for unit in units())
 
 
 def _ports(env_name: str, default_base: int) -> dict[str, int]:
-    """Ports per game, in ``GAME_ORDER``.
+    """Ports per registered game: ``base + slot`` (each game's slot is declared where it registers,
+    services/games_registry.py), so a registered game gets ports too.
 
     ``<env_name>S`` (a comma-separated list, one port per game) wins over ``<env_name>_BASE``
     (consecutive ports from a base).  A test running a second stack passes an explicit list of
@@ -59,11 +63,12 @@ def _ports(env_name: str, default_base: int) -> dict[str, int]:
     listed = os.environ.get(f"{env_name}S", "")
     if listed:
         ports = [int(port) for port in listed.split(",")]
-        if len(ports) != len(GAME_ORDER):
-            raise SystemExit(f"{env_name}S needs {len(GAME_ORDER)} ports, one per game in {GAME_ORDER}")
-        return dict(zip(GAME_ORDER, ports, strict=True))
+        names = game_order()
+        if len(ports) != len(names):
+            raise SystemExit(f"{env_name}S needs {len(names)} ports, one per game in {names}")
+        return dict(zip(names, ports, strict=True))
     base = int(os.environ.get(f"{env_name}_BASE", default_base))
-    return {game: base + offset for offset, game in enumerate(GAME_ORDER)}
+    return {unit.game_type: base + unit.slot for unit in units()}
 
 
 @dataclass
@@ -315,7 +320,7 @@ def main() -> None:
     wanted = os.environ.get("CHAIWALA_RUN_GAMES", "")  # a subset, e.g. for a lighter stack
     if wanted:
         games = [game for game in games if game in wanted.split(",")]
-    missing = sorted(set(ENGINES) - set(games))
+    missing = sorted({unit.game_type for unit in units()} - set(games))
     if missing:
         print(f"[supervisor] no engine yet for: {', '.join(missing)}", flush=True)
     children = supervised + _children(redis_url, games)

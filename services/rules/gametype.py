@@ -23,6 +23,7 @@ import yaml
 from chaiwala.v1 import rules_pb2
 from services.common import errors, sentences
 from services.common.engine import Engine
+from services.common.registry import unit_for
 
 
 @cache
@@ -84,6 +85,7 @@ def game_type_message(engine: Engine, options: Any, bots: list[str], language: s
         bots=bots,
         title=str(_words(engine.game_type, language).get("game", engine.name)),
         option_words=option_words(engine.game_type, defaults, language),
+        table=unit_for(engine.game_type).table,
     )
 
 

@@ -20,7 +20,7 @@ from chaiwala.tournament.v1 import tournament_pb2, tournament_pb2_grpc
 from services.common import errors
 from services.common.interceptors import BEARER, PLAYER
 from services.common.operators import OperatorKeys
-from services.common.registry import ENGINES
+from services.common.registry import game_types, is_registered
 from services.filing.keys import game_keys
 from services.identity.settings import IdentitySettings
 from services.rating.eligibility import is_provisional, issuer_of
@@ -201,7 +201,7 @@ class RatingServicer(rating_pb2_grpc.RatingServiceServicer):
     ) -> rating_pb2.ListRatingsResponse:
         """One page of a game type's leaderboard."""
         self._may_read()
-        if request.game_type not in ENGINES:
+        if not is_registered(request.game_type):
             raise errors.invalid("unknown_game_type", f"unknown game_type {request.game_type!r}")
         ratings, token = await self.ledger.leaderboard(
             request.game_type, request.page_size or DEFAULT_PAGE_SIZE, request.page_token
@@ -216,7 +216,7 @@ class RatingServicer(rating_pb2_grpc.RatingServiceServicer):
         self._may_read(request.external_id)
         ratings = []
         recent = []
-        for game_type in ENGINES:
+        for game_type in game_types():
             rating = await self.ledger.rating(game_type, request.external_id)
             if rating is None:
                 continue

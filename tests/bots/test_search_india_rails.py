@@ -11,8 +11,7 @@ from dataclasses import dataclass, field, replace
 
 import orjson
 
-from services.bots.evaluation import india_rails as estimate
-from services.bots.levels import MOVE_DECISIONS, SearchBot, rival_moves
+from services.bots.levels import SearchBot, rival_moves
 from services.bots.roster import bots_for
 from services.bots.search import Budget, move_key
 from services.common.engine import Bot, Engine, Move, Seen, State
@@ -21,6 +20,8 @@ from services.common.rng import Rng
 from services.common.runner import Match
 from services.india_rails.bots import HeuristicBot, demand_key
 from services.india_rails.content import BOARD, DEMAND_CARDS, LOAD_SOURCES
+from services.india_rails.estimate import estimate
+from services.india_rails.unit import MOVE_DECISIONS
 
 ENGINE = engine_for("india_rails")
 

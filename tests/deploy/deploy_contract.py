@@ -8,9 +8,12 @@ from __future__ import annotations
 
 from pathlib import Path
 
+from services.common.registry import game_types
+
 ROOT = Path(__file__).resolve().parents[2]
 
-GAME_TYPES: tuple[str, ...] = ("alubari", "darjeeling", "tea_rum", "india_rails")
+# The registered games (services/games_registry.py): the deploy files must list exactly these.
+GAME_TYPES: tuple[str, ...] = tuple(game_types())
 RULES_SERVICE_MODULE = "services.rules.server"
 GATEWAY_MODULE = "gateway"
 CONDUCTOR_MODULE = "services.conductor"

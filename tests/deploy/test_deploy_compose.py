@@ -14,6 +14,7 @@ from urllib.parse import urlparse
 import pytest
 import yaml
 
+from services.common.registry import unit_for
 from tests.deploy.deploy_contract import (
     CONDUCTOR_MODULE,
     DEFAULTS,
@@ -93,6 +94,8 @@ def conductor_services(services: dict[str, dict[str, Any]]) -> list[str]:
 def director_services(services: dict[str, dict[str, Any]]) -> list[str]:
     """Compose services running the tournament director."""
     return [name for name, service in services.items() if command_of(service) == ["python", "-m", DIRECTOR_MODULE]]
+
+
 def webhook_services(services: dict[str, dict[str, Any]]) -> list[str]:
     """Compose services running the webhook dispatcher."""
     return [name for name, service in services.items() if command_of(service) == ["python", "-m", WEBHOOK_MODULE]]
@@ -269,6 +272,8 @@ def test_director(services: dict[str, dict[str, Any]]) -> None:
         assert int(port) == port_of(environment_of(services[host]), "CHAIWALA_GRPC_PORT")
     (gateway,) = gateway_services(services)
     assert environment_of(services[gateway])["CHAIWALA_SERVICE_TOURNAMENT"] == f"{name}:{grpc_port}"
+
+
 def test_webhook_dispatcher(services: dict[str, dict[str, Any]]) -> None:
     """The dispatcher reaches the compose Redis, is health-checked on its gRPC service, keeps the SSRF
     guard's defaults (no private or loopback targets), and the gateway routes /v1/webhooks to it."""
@@ -286,6 +291,21 @@ def test_webhook_dispatcher(services: dict[str, dict[str, Any]]) -> None:
     assert "ports" not in webhook, "operators reach webhooks through the gateway"
     (gateway,) = gateway_services(services)
     assert environment_of(services[gateway])["CHAIWALA_SERVICE_WEBHOOK"] == f"{name}:{grpc_port}"
+
+
+def test_rules_services_publish_their_registered_slot_and_prometheus_scrapes_them(
+    services: dict[str, dict[str, Any]],
+) -> None:
+    """Each registered game's rules service publishes ``50051 + slot`` on the host (as ``make run``
+    serves it) and Prometheus scrapes exactly the rules services compose runs."""
+    rules = rules_services(services)
+    for name, game in rules.items():
+        published = [str(port).split(":")[0] for port in services[name].get("ports", [])]
+        assert published == [str(50051 + unit_for(game).slot)], f"{name}: {published}"
+    config = yaml.safe_load((ROOT / "deploy" / "prometheus" / "prometheus.yml").read_text())
+    (job,) = [job for job in config["scrape_configs"] if job["job_name"] == "chaiwala-rules"]
+    targets = [target for group in job["static_configs"] for target in group["targets"]]
+    assert sorted(target.split(":")[0] for target in targets) == sorted(rules)
 
 
 def test_gateway(services: dict[str, dict[str, Any]]) -> None:

@@ -84,9 +84,9 @@ import services.conductor.__main__
 import gateway.app
 import gateway.__main__
 from services.common import protojson
-from services.common.registry import ENGINES, engine_for
+from services.common.registry import engine_for, game_types, is_registered
 loaded = []
-for game in ENGINES:
+for game in game_types():
     try:
         engine_for(game)
         protojson.load_game_protos(game)

@@ -20,7 +20,7 @@ import redis
 from typer.testing import CliRunner
 
 from services.cli.main import app
-from services.common.registry import ENGINES
+from services.common.registry import game_types
 from services.fairness.verify import verify_replay
 from services.games.sealed import open_text_for
 from tests.support.client import auth, create_game
@@ -58,7 +58,7 @@ def _verify_file(tmp_path: Path, replay: dict[str, Any], name: str = "replay.jso
     return CliRunner().invoke(app, ["verify", str(path)])
 
 
-@pytest.mark.parametrize("game", list(ENGINES))
+@pytest.mark.parametrize("game", game_types())
 def test_a_finished_game_reveals_its_secret_and_verifies_offline(
     client: httpx.Client, tmp_path: Path, game: str
 ) -> None:
@@ -134,7 +134,7 @@ def _leak_probes(client: httpx.Client, game_id: str, tokens: dict[int, str]) -> 
     return texts
 
 
-@pytest.mark.parametrize("game", list(ENGINES))
+@pytest.mark.parametrize("game", game_types())
 def test_nothing_public_carries_the_secret_or_the_seed_of_an_active_game(
     client: httpx.Client, redis_url: str, game: str
 ) -> None:

@@ -15,7 +15,7 @@ from typing import Any
 import httpx
 import pytest
 
-from services.common.registry import ENGINES, engine_for
+from services.common.registry import engine_for, game_types
 from tests.support.client import auth, create_game, play_humans_to_end, wait_over
 
 # Games whose random play would take long to reach the end name the bot to use.  Every game runs
@@ -34,7 +34,7 @@ MOVE_BUDGET = 20_000
 
 def _cases() -> list[tuple[str, int]]:
     cases = []
-    for game in ENGINES:
+    for game in game_types():
         try:
             engine = engine_for(game)
         except ImportError:
@@ -69,7 +69,7 @@ def test_bots_finish_the_game_over_rest(client: httpx.Client, stack: dict[str, A
     assert len(replay["moves"]) == final["version"]
 
 
-@pytest.mark.parametrize("game", [g for g in ENGINES if g not in PLANS])
+@pytest.mark.parametrize("game", [g for g in game_types() if g not in PLANS])
 def test_a_human_seat_plays_to_the_end_with_legal_moves_only(
     client: httpx.Client, stack: dict[str, Any], game: str
 ) -> None:

@@ -14,7 +14,7 @@ import psutil
 import pytest
 
 from services.common.embedded_redis import free_port
-from services.processes.supervisor import GAME_ORDER
+from services.processes.supervisor import game_order
 from tests.support import secrets
 
 ROOT = Path(__file__).resolve().parents[2]
@@ -70,7 +70,7 @@ def test_supervisor_starts_everything_and_ctrl_c_stops_it(tmp_path: Path) -> Non
     # One free port each: a fixed block inside the ephemeral range once collided with
     # another test's socket on CI.
     ports: list[int] = []
-    games = len(GAME_ORDER)
+    games = len(game_order())
     while len(ports) < 2 * games:
         port = free_port()
         if port not in ports and port != http_port:
@@ -123,7 +123,8 @@ def test_supervisor_starts_everything_and_ctrl_c_stops_it(tmp_path: Path) -> Non
         secrets.remember(session["token"])
         mine = httpx.get(f"{url}/v1/me/tickets", headers={"Authorization": f"Bearer {session['token']}"}, timeout=60)
         assert mine.status_code == 200 and mine.json() == {"tickets": []}
-        scraped = httpx.get(f"http://127.0.0.1:{metrics_ports[GAME_ORDER.index('darjeeling')]}/metrics", timeout=5).text
+        darjeeling_metrics = metrics_ports[game_order().index("darjeeling")]
+        scraped = httpx.get(f"http://127.0.0.1:{darjeeling_metrics}/metrics", timeout=5).text
         assert 'chaiwala_games_created_total{game_type="darjeeling"} 1.0' in scraped
         # Counted from the outbox's game.finished by the conductor, a poll (half a second) later.
         deadline = time.monotonic() + 30

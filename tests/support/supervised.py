@@ -41,15 +41,15 @@ class Supervised:
     ports: dict[str, int] = field(default_factory=dict)
 
     def __post_init__(self) -> None:
-        from services.processes.supervisor import GAME_ORDER
+        from services.processes.supervisor import game_order
 
         self.directory.mkdir(parents=True, exist_ok=True)
         names = ["http", "redis", "conductor_metrics", "tournament", "tournament_metrics", "webhook",
                  "webhook_metrics", "matchmaking", "matchmaking_metrics", "notify", "notify_metrics",
-                 *(f"grpc:{g}" for g in GAME_ORDER),
-                 *(f"metrics:{g}" for g in GAME_ORDER)]
+                 *(f"grpc:{g}" for g in game_order()),
+                 *(f"metrics:{g}" for g in game_order())]
         self.ports = dict(zip(names, _distinct_ports(len(names)), strict=True))
-        self.game_order = GAME_ORDER
+        self.game_order = game_order()
 
     @property
     def url(self) -> str:

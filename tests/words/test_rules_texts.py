@@ -211,11 +211,11 @@ CHECKS: dict[str, Callable[[str, str], None]] = {
 
 
 def test_every_registered_game_has_its_number_checks() -> None:
-    assert sorted(CHECKS) == sorted(registry.ENGINES)
+    assert sorted(CHECKS) == sorted(registry.game_types())
 
 
 @pytest.mark.parametrize("language", LANGUAGES)
-@pytest.mark.parametrize("game", sorted(registry.ENGINES))
+@pytest.mark.parametrize("game", sorted(registry.game_types()))
 def test_rules_text_has_both_parts_its_length_and_the_content_numbers(game: str, language: str) -> None:
     answer = gametype.rules_summary(game, language)
     assert answer.language == language, f"{game} has rules in {language}"

@@ -112,7 +112,7 @@ export function showLastMove(el, moment, names, viewerSeat, language) {
 }
 
 /** Outline on `board` the places the latest move touched; returns how many elements were marked. */
-export function markBoard(board, gameType, moment, view) {
+export function markBoard(board, table, moment, view) {
   for (const old of board.querySelectorAll(".last-move-mark")) old.remove();
   for (const old of board.querySelectorAll("[data-last-move]")) {
     old.removeAttribute("data-last-move");
@@ -122,7 +122,7 @@ export function markBoard(board, gameType, moment, view) {
   const elapsed = Date.now() - moment.at;
   const fresh = elapsed < FRESH_MS;
   const marked = [];
-  for (const selector of placesOf(gameType, moment.events, view)) {
+  for (const selector of placesOf(table, moment.events, view)) {
     let found = [];
     try {
       found = [...board.querySelectorAll(selector)];

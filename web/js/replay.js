@@ -88,7 +88,7 @@ export function showReplay(root, gameId) {
     board.replaceChildren();
     module.drawTable(board, { gameType: game.game_type, view: at.state, seat: at.viewer_seat ?? null, players: who, legal: null, act: () => {}, words: words(), terms: termsOf(described) });
     const moment = momentAt(v);
-    markBoard(board, game.game_type, moment, at.state);
+    markBoard(board, module, moment, at.state);
     showLog(moment);
   }
 

@@ -26,21 +26,33 @@ import { createMoments, logLine, markBoard, markLog, showLastMove } from "./mome
 import { breakdownOf } from "../tables/breakdowns.js";
 import { verdictOf } from "../tables/verdicts.js";
 
-const TABLES = new Set(["darjeeling", "india_rails", "alubari", "tea_rum"]);
 const modules = new Map();
+
+/** The name of a game type's table module, as its registration declares it (GET /v1/game-types,
+ * `table`; empty or unknown: none; null when the API could not say). Only a plain name is taken:
+ * it becomes a path. */
+async function tableName(gameType) {
+  const types = await gameTypes().catch(() => null);
+  if (!types) return null;
+  const table = types.find((t) => t.id === gameType)?.table || "";
+  return /^[a-z0-9_]+$/.test(table) ? table : "";
+}
 
 /** The table module of a game type (the generic one when it has none). */
 export async function tableModule(gameType) {
   if (!modules.has(gameType)) {
     let loaded = null;
-    if (TABLES.has(gameType)) {
+    const table = await tableName(gameType);
+    if (table) {
       try {
-        loaded = await import(`../tables/${gameType}.js`);
+        loaded = await import(`../tables/${table}.js`);
       } catch (error) {
-        console.warn(`no table for ${gameType}, using the generic one`, error);
+        console.warn(`no table ${table} for ${gameType}, using the generic one`, error);
       }
     }
-    modules.set(gameType, loaded || (await import("../tables/generic.js")));
+    const module = loaded || (await import("../tables/generic.js"));
+    if (table === null) return module; // the API did not answer: ask again next time, keep nothing
+    modules.set(gameType, module);
   }
   return modules.get(gameType);
 }
@@ -163,7 +175,7 @@ function showClocks(el, game, readAt) {
 
 /** One player's score as its parts (`.part`, `data-value`) and their total (`data-total`), or null. */
 function breakdownCell(game, seat) {
-  const made = game.state ? breakdownOf(game.game_type, game.state, seat, words()) : null;
+  const made = game.state ? breakdownOf(modules.get(game.game_type), game.state, seat, words()) : null;
   if (!made) return null;
   const sign = (v, first) => (first ? String(v) : v < 0 ? `− ${-v}` : `+ ${v}`);
   const counted = made.parts.filter((p) => !p.aside);
@@ -195,7 +207,7 @@ function showResult(el, game) {
         : `${T("winner")}: ${winners.map((s) => who[s]).join("")}`;
   }
   // Why they won, in the game's terms (web/tables/verdicts.js): a total alone can mislead.
-  const verdict = game.status === "finished" ? verdictOf(game.game_type, game.state, who, words()) : null;
+  const verdict = game.status === "finished" ? verdictOf(modules.get(game.game_type), game.state, who, words()) : null;
   render(
     html`<h2 class=${winners.length > 1 ? "shared-win" : ""}>${heading}</h2>
       ${verdict ? html`<p class="verdict" id="verdict">${verdict}</p>` : null}
@@ -399,7 +411,7 @@ export function showTable(root, gameId, { spectator = false, seatWanted = null }
   function showMoment(seat) {
     const moment = moments.latest();
     showLastMove(el("last-move"), moment, names(game), seat, words());
-    if (game.state) markBoard(board, game.game_type, moment, game.state);
+    if (game.state) markBoard(board, module, moment, game.state);
     markLog(el("log"), moment, moments.recentSince(seat));
   }
 

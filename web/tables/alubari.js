@@ -17,6 +17,11 @@ import { term } from "./svg.js";
 import { areaName, drawAreas, drawEstates, drawRailway, drawTracks } from "./alubari/board.js";
 import { drawDesk, drawPlayers, drawScoreSheet } from "./alubari/panels.js";
 import { wordsFor } from "./alubari/words.js";
+// What the shell shows of this game beyond the board: the end screen's breakdown and verdict,
+// the places a move touched (web/tables/breakdowns.js, verdicts.js, places.js).
+export { alubariBreakdown as breakdown } from "./breakdowns.js";
+export { highestScoreVerdict as verdict } from "./verdicts.js";
+export { alubariMarks as marks } from "./places.js";
 
 /** Link the table's stylesheet once and wait for it, so the first drawing is already laid out. */
 async function loadStyle() {

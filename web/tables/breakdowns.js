@@ -10,7 +10,8 @@
 //   tea_rum      blue plus red victory points (final.blue[], final.red[]);
 //   india_rails  the cash (players[].cash), with the debt still owed shown, not subtracted.
 //
-// `breakdownOf` answers null when the view does not carry the game's final figures (yet).
+// `breakdownOf` answers null when the view does not carry the game's final figures (yet), and for a
+// game whose table module declares no `breakdown` (the generic table).
 
 const WORDS = {
   en: {
@@ -60,11 +61,14 @@ function indiaRails(view, seat, w) {
   return { parts, total: player.cash ?? 0 };
 }
 
-const GAMES = { darjeeling, alubari, tea_rum: teaRum, india_rails: indiaRails };
+// Each game's table module declares its breakdown (`export { ... as breakdown }`): no list here.
+export { darjeeling as darjeelingBreakdown, alubari as alubariBreakdown, teaRum as teaRumBreakdown };
+export { indiaRails as indiaRailsBreakdown };
 
-/** `{parts: [{label, value, unit?, aside?}], total}` for `seat` of a finished game, or null. */
-export function breakdownOf(gameType, view, seat, language) {
-  const game = GAMES[gameType];
+/** `{parts: [{label, value, unit?, aside?}], total}` for `seat` of a finished game, or null;
+ * `table` is the game's table module (its `breakdown`, if it declares one). */
+export function breakdownOf(table, view, seat, language) {
+  const game = table && table.breakdown;
   if (!game || !view) return null;
   return game(view, seat, WORDS[language] || WORDS.en);
 }

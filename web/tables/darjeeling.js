@@ -12,6 +12,11 @@
 // out by CSS (side by side on a desktop, one above the other on a phone); the grid never shrinks
 // below 0.85 px a unit and scrolls sideways instead (issue #34: text, tap targets).
 import { el, kindOf, legal, SEAT_COLOURS, SEAT_INK, seatFill, seatPatterns, svg } from "./svg.js";
+// What the shell shows of this game beyond the board: the end screen's breakdown and verdict,
+// the places a move touched (web/tables/breakdowns.js, verdicts.js, places.js).
+export { darjeelingBreakdown as breakdown } from "./breakdowns.js";
+export { highestScoreVerdict as verdict } from "./verdicts.js";
+export { darjeelingMarks as marks } from "./places.js";
 
 const CELL = 56;
 const PAD = 8;

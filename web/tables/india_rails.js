@@ -17,6 +17,11 @@
 import { API } from "../js/api.js";
 import { el, kindOf, legal, SEAT_COLOURS, SEAT_INK, svg, term } from "./svg.js";
 import { legend, terrainShape } from "./india_rails_legend.js";
+// What the shell shows of this game beyond the board: the end screen's breakdown and verdict,
+// the places a move touched (web/tables/breakdowns.js, verdicts.js, places.js).
+export { indiaRailsBreakdown as breakdown } from "./breakdowns.js";
+export { indiaRailsVerdict as verdict } from "./verdicts.js";
+export { indiaRailsMarks as marks } from "./places.js";
 
 const BOARD = await (await fetch(`${API}/v1/game-types/india_rails/board`)).json();
 const POSTS = new Map(BOARD.mileposts.map((p) => [p.id, p]));

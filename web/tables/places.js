@@ -137,12 +137,12 @@ function teaRum(kind, body) {
   }
 }
 
-const GAMES = {
-  darjeeling: { places: darjeeling, panel: (seat) => `.dj-screen[data-seat=${q(seat)}]` },
-  india_rails: { places: indiaRails, panel: (seat) => `.ir-player[data-seat=${q(seat)}]` },
-  alubari: { places: alubari, panel: (seat) => `[data-player=${q(seat)}]` },
-  tea_rum: { places: teaRum, panel: (seat) => `[data-player=${q(seat)}]` },
-};
+// Each game's table module declares its marks (`export { ... as marks }`): the places its events
+// touch and a seat's panel.  No list of games here.
+export const darjeelingMarks = { places: darjeeling, panel: (seat) => `.dj-screen[data-seat=${q(seat)}]` };
+export const indiaRailsMarks = { places: indiaRails, panel: (seat) => `.ir-player[data-seat=${q(seat)}]` };
+export const alubariMarks = { places: alubari, panel: (seat) => `[data-player=${q(seat)}]` };
+export const teaRumMarks = { places: teaRum, panel: (seat) => `[data-player=${q(seat)}]` };
 
 /** The seat an event is about (its `seat`, else `owner`, else `payer`), or null. */
 function seatOf(body) {
@@ -153,11 +153,12 @@ function seatOf(body) {
 }
 
 /**
- * Selectors of the board elements the events of one move touched, for `gameType`:
- * `events` are `{kind, body}` (the event's one field and its content).  Unknown games: none.
+ * Selectors of the board elements the events of one move touched, for the game whose table module
+ * is `table`: `events` are `{kind, body}` (the event's one field and its content).  A table that
+ * declares no `marks` (the generic one): none.
  */
-export function placesOf(gameType, events, view) {
-  const game = GAMES[gameType];
+export function placesOf(table, events, view) {
+  const game = table && table.marks;
   if (!game) return [];
   const found = [];
   for (const { kind, body } of events) {

@@ -19,6 +19,11 @@ import { drawAllegiances, drawBuildings, drawCaptains, drawContracts } from "./t
 import { drawAutomaAndSupply, drawFinal, drawPlayers, drawReputation } from "./tea_rum/players.js";
 import { drawTrade } from "./tea_rum/trade.js";
 import { gainsText, wordsFor } from "./tea_rum/words.js";
+// What the shell shows of this game beyond the board: the end screen's breakdown and verdict,
+// the places a move touched (web/tables/breakdowns.js, verdicts.js, places.js).
+export { teaRumBreakdown as breakdown } from "./breakdowns.js";
+export { teaRumVerdict as verdict } from "./verdicts.js";
+export { teaRumMarks as marks } from "./places.js";
 
 const STYLE_ID = "tea-rum-style";
 

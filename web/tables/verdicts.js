@@ -83,11 +83,13 @@ function highest(view, who, w) {
   return view ? w.highest : null;
 }
 
-const GAMES = { tea_rum: teaRum, india_rails: indiaRails, darjeeling: highest, alubari: highest };
+// Each game's table module declares its verdict (`export { ... as verdict }`): no list here.
+export { teaRum as teaRumVerdict, indiaRails as indiaRailsVerdict, highest as highestScoreVerdict };
 
-/** Why the game's winners won, in words (`language` "en" or "es"); null when the view cannot say. */
-export function verdictOf(gameType, view, names, language) {
-  const explain = GAMES[gameType];
+/** Why the game's winners won, in words (`language` "en" or "es"); null when the view cannot say
+ * or `table` (the game's table module) declares no `verdict`. */
+export function verdictOf(table, view, names, language) {
+  const explain = table && table.verdict;
   if (!explain || !view) return null;
   return explain(view, names, WORDS[language] || WORDS.en);
 }

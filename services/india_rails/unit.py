@@ -1,0 +1,60 @@
+"""India Rails as the platform sees it: engine, protos (``chaiwala.india_rails.v1``), web table, port slot,
+and its board: the milepost map (a subset of ``seeds/india_rails/map.json``: mileposts with x/y in km
+and terrain, cities, rivers as lon/lat lines and the projection that puts them on the same km grid,
+deserts), served once per game type instead of in every view."""
+
+from __future__ import annotations
+
+from typing import Any
+
+from services.common.registry import GameUnit
+
+# The search bot's settings for this game (services.bots.levels.SearchProfile's fields).
+# India Rails. An India Rails game is ~2,000 moves (~32 a round at 2 players) at ~3 ms each: a
+# playout to the end would cost seconds, so its playouts cover about a round (the rest of the seat's
+# turn and the next seat's), and its estimate values loads on the train, track and locos (a playout
+# of 120 moves valuing cash alone had the search stop trains to keep cash). Samples: its moves cost
+# ~3 ms each (the heuristic plans from a fresh determinization at every step), and its estimate, not
+# the playout's luck, carries most of a decision: fewer samples, same bar.
+# Rivals: India Rails runs a train and lays track one mile at a time (nine in ten of its ~2,000
+# moves are steps of the heuristic's route plan): its runners-up were "stop the train here" and
+# "stop building", which a short playout scores as cash kept and the long game pays for, and asking
+# the heuristic with its favourite taken away fed its memory (refused segments, a plan's progress)
+# positions that never happened. The rivals are what the plan does not weigh: another load to pick
+# up (the heuristic takes only its target's), another delivery.
+# Second thoughts: its heuristic drops any load but its target's once a train carries two (and,
+# while delivering a carried load, even that one): keeping it on is the rival, else a load the
+# search picked up would be dropped at the next city.
+# Plans: the game is won on the heuristic's plan (which demand to chase), which pays off far beyond a
+# move's playout: once per hand of demand cards the search races committing to the heuristic's
+# runners-up against its own choice over playouts of 100 moves a seat (:mod:`services.bots.plans`:
+# 200 at 2 players, about 6 rounds, 500 at 5; a fixed 200 left a 5-player plan ~40 moves of its own
+# seat, too few to see a delivery; ~12 plan searches a seat and game), then plays the heuristic's moves:
+# ``decisions`` is empty, because the move-level search (rivals and second thoughts above; list
+# ``MOVE_DECISIONS`` to turn it on) measured level with the heuristic (22 of 48 tables) at ~49 CPU
+# s a table, and changed 10 of 101 searched moves on an instrumented table.
+MOVE_DECISIONS = frozenset({"pick_up", "deliver", "drop_load"})
+SEARCH: dict[str, Any] = dict(
+    margin_scale=40.0,
+    depth=40,
+    samples={"mcts-easy": 2, "mcts": 3, "mcts-hard": 6},
+    decisions=frozenset(),
+    rivals=frozenset({"pick_up", "deliver"}),
+    second_thoughts=frozenset({"drop_load"}),
+    plan_moves_per_seat=100,
+    plan_samples={"mcts-easy": 2, "mcts": 3, "mcts-hard": 4},
+)
+
+
+UNIT = GameUnit(
+    game_type="india_rails",
+    engine="services.india_rails.engine:IndiaRailsEngine",
+    slot=3,
+    table="india_rails",
+    estimate="services.india_rails.estimate:estimate",
+    search=SEARCH,
+    board=(
+        "india_rails/map.json",
+        ("provenance", "spacing_km", "projection", "mileposts", "cities", "river_lines", "desert_areas"),
+    ),
+)

@@ -1,0 +1,30 @@
+"""Tea & Rum as the platform sees it: engine, protos (``chaiwala.tea_rum.v1``), web table, port slot,
+search settings and score estimate."""
+
+from __future__ import annotations
+
+from typing import Any
+
+from services.common.registry import GameUnit
+
+# The search bot's settings for this game (services.bots.levels.SearchProfile's fields).
+# Tea & Rum (~180 moves, ~3 ms each) stops after a round or so. Its searched decisions are the
+# turn's choices (a worker's action, what to build, hire or fulfil); the market's
+# buy/sell/plate/confirm steps (two in five of its moves) carry out the heuristic's trade.
+SEARCH: dict[str, Any] = dict(
+    margin_scale=4.0,
+    depth=60,
+    decisions=frozenset(
+        {"worker_action", "hire_captain", "buy_ship", "build", "take_allegiance", "fulfill_contract", "choose_option"}
+    ),
+)
+
+
+UNIT = GameUnit(
+    game_type="tea_rum",
+    engine="services.tea_rum.engine:TeaRumEngine",
+    slot=2,
+    table="tea_rum",
+    estimate="services.tea_rum.estimate:estimate",
+    search=SEARCH,
+)
