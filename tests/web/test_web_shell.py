@@ -153,7 +153,8 @@ def test_lobby_creates_with_a_bot_and_an_open_seat_and_another_person_joins(
     wait_for(second_browser, lambda: f"#/game/{game_id}" in second_browser.current_url, 20, "joining")
     for person in (browser, second_browser):
         wait_for(person, lambda p=person: p.execute_script("return document.body.dataset.status") == "active", 30)
-    assert webgames.game(url, game_id)["seats"][1]["name"] == "Bilal"
+    # A guest is shown with its guest mark ("Bilal (guest 3f9a)"): the name typed comes first.
+    assert webgames.game(url, game_id)["seats"][1]["name"].split(" (guest")[0] == "Bilal"
 
     kept = json.loads(browser.execute_script("return localStorage.getItem('chaiwala.games')"))
     mine = next(g for g in kept if g["gameId"] == game_id)

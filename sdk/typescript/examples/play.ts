@@ -3,11 +3,11 @@ import { ChaiwalaClient, type LegalMoves, type Move } from "@chaiwala/client";
 
 const api = new ChaiwalaClient({ baseUrl: process.env.CHAIWALA_URL ?? "http://127.0.0.1:8000" });
 await api.guestSession({ name: "Asha" }); // who you are: a guest here, or your platform's player token
-const { gameId } = await api.createGame({
+const { gameId, seats } = await api.createGame({
   game_type: "darjeeling",
   players: [{ me: true }, { name: "Bot", bot: "random" }], // { me: true }: the seat is yours
 });
-const me = api.game(gameId); // your seat, acted for with your player token
+const me = seats.get(0) ?? api.game(gameId); // its seat token, or your player token (either acts)
 console.log(`playing ${gameId}`);
 
 // A move as listed (its sentence and price beside it) is posted back without them.

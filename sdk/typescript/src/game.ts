@@ -35,8 +35,8 @@ export class GameHandle {
     private readonly transport: Transport,
     readonly gameId: string,
     readonly token: string | null = null,
-    /** The handle's seat, when known (from `createGame`/`joinGame`). */
-    readonly seat?: number,
+    /** The handle's seat, when known (from `createGame`/`joinGame`, or a player's first `view()`). */
+    public seat?: number,
   ) {}
 
   private path(suffix = ""): string {
@@ -56,6 +56,8 @@ export class GameHandle {
   /** The game as this caller may see it (state, seats, status, version). */
   async view(): Promise<Game> {
     const game = await call<Game>(this.transport, "GET", this.path(), { token: this.token });
+    // A handle made from a player token learns its seat here (the seat that carries the player's id).
+    if (this.seat === undefined && game.viewer_seat !== undefined && this.token) this.seat = game.viewer_seat;
     this.seen(game.version, game.status, game.to_act);
     return game;
   }
