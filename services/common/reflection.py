@@ -15,6 +15,7 @@ from collections.abc import Iterable
 import grpc
 from google.protobuf import descriptor_pb2, descriptor_pool
 from grpc import aio
+from grpc_health.v1 import health, health_pb2, health_pb2_grpc
 from grpc_reflection.v1alpha import reflection, reflection_pb2, reflection_pb2_grpc
 
 V1_PACKAGE = "grpc.reflection.v1"
@@ -64,3 +65,19 @@ def enable_reflection(services: Iterable[str], server: aio.Server) -> None:
     server.add_generic_rpc_handlers(
         (grpc.method_handlers_generic_handler(V1_SERVICE_NAME, {"ServerReflectionInfo": handler}),)
     )
+
+
+async def serve_grpc(server: aio.Server, service_name: str, host: str, port: int) -> int:
+    """Bind ``server`` (its servicer already added) on ``host:port`` with the health service and
+    reflection, start it, and report it and ``service_name`` SERVING; the port bound.
+
+    The one start of a process's own gRPC service (the webhook dispatcher, the matchmaker, the
+    notification sender), so health and reflection are the same everywhere."""
+    health_servicer = health.aio.HealthServicer()
+    health_pb2_grpc.add_HealthServicer_to_server(health_servicer, server)
+    enable_reflection((service_name, health.SERVICE_NAME), server)
+    bound = server.add_insecure_port(f"{host}:{port}")
+    await server.start()
+    for name in ("", service_name):
+        await health_servicer.set(name, health_pb2.HealthCheckResponse.SERVING)
+    return bound

@@ -4,14 +4,13 @@ until SIGTERM/SIGINT.  Run as many as you like: they share the pools (see servic
 from __future__ import annotations
 
 from grpc import aio
-from grpc_health.v1 import health, health_pb2, health_pb2_grpc
 
 from chaiwala.v1 import matchmaking_pb2, matchmaking_pb2_grpc
 from services.common.daemon import require_redis, run_daemon, serve_metrics
 from services.common.interceptors import RpcInterceptor
 from services.common.logs import get_logger
 from services.common.metrics_http import keep_prefixes
-from services.common.reflection import enable_reflection
+from services.common.reflection import serve_grpc
 from services.games.store import GameStore
 from services.identity.verifier import verifier_for
 from services.matchmaking.games import RulesClients
@@ -29,14 +28,7 @@ async def start_server(store: TicketStore, settings: MatchmakingSettings) -> tup
     # Every call names its player by a player token, verified here as the rules services do.
     server = aio.server(interceptors=[RpcInterceptor("matchmaking", identify=verifier_for(store.redis).player)])
     matchmaking_pb2_grpc.add_MatchmakingServiceServicer_to_server(MatchmakingServicer(store, settings), server)
-    health_servicer = health.aio.HealthServicer()
-    health_pb2_grpc.add_HealthServicer_to_server(health_servicer, server)
-    enable_reflection((SERVICE_NAME, health.SERVICE_NAME), server)
-    port = server.add_insecure_port(f"{settings.grpc_host}:{settings.grpc_port}")
-    await server.start()
-    for name in ("", SERVICE_NAME):
-        await health_servicer.set(name, health_pb2.HealthCheckResponse.SERVING)
-    return server, port
+    return server, await serve_grpc(server, SERVICE_NAME, settings.grpc_host, settings.grpc_port)
 
 
 async def serve(settings: MatchmakingSettings) -> None:

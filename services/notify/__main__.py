@@ -6,7 +6,6 @@ on its own; any number may run (consumer group, leases)."""
 from __future__ import annotations
 
 from grpc import aio
-from grpc_health.v1 import health, health_pb2, health_pb2_grpc
 
 from chaiwala.v1 import notify_pb2, notify_pb2_grpc
 from services.common.daemon import require_redis, run_daemon, serve_metrics
@@ -14,7 +13,7 @@ from services.common.exposure import check_exposure
 from services.common.interceptors import RpcInterceptor
 from services.common.logs import get_logger
 from services.common.metrics_http import keep_prefixes
-from services.common.reflection import enable_reflection
+from services.common.reflection import serve_grpc
 from services.games.store import GameStore
 from services.identity.verifier import verifier_for
 from services.notify.rpcs import NotifyServicer
@@ -32,14 +31,7 @@ async def start_server(sender: Sender, settings: NotifySettings) -> tuple[aio.Se
     assert sender.keys is not None
     notify_pb2_grpc.add_NotifyServiceServicer_to_server(NotifyServicer(sender.store, sender.keys, sender.targets),
                                                         server)  # fmt: skip
-    health_servicer = health.aio.HealthServicer()
-    health_pb2_grpc.add_HealthServicer_to_server(health_servicer, server)
-    enable_reflection((SERVICE_NAME, health.SERVICE_NAME), server)
-    port = server.add_insecure_port(f"{settings.grpc_host}:{settings.grpc_port}")
-    await server.start()
-    for name in ("", SERVICE_NAME):
-        await health_servicer.set(name, health_pb2.HealthCheckResponse.SERVING)
-    return server, port
+    return server, await serve_grpc(server, SERVICE_NAME, settings.grpc_host, settings.grpc_port)
 
 
 async def serve(settings: NotifySettings) -> None:

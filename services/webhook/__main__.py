@@ -5,7 +5,6 @@ from __future__ import annotations
 import asyncio
 
 from grpc import aio
-from grpc_health.v1 import health, health_pb2, health_pb2_grpc
 
 from chaiwala.v1 import webhooks_pb2, webhooks_pb2_grpc
 from services.common.daemon import require_redis, run_daemon, serve_metrics
@@ -13,7 +12,7 @@ from services.common.exposure import check_exposure
 from services.common.interceptors import RpcInterceptor
 from services.common.logs import get_logger
 from services.common.metrics_http import keep_prefixes
-from services.common.reflection import enable_reflection
+from services.common.reflection import serve_grpc
 from services.games.store import GameStore
 from services.webhook.dispatcher import Dispatcher
 from services.webhook.rpcs import WebhookServicer
@@ -28,14 +27,7 @@ async def start_server(dispatcher: Dispatcher, settings: WebhookSettings) -> tup
     server = aio.server(interceptors=[RpcInterceptor("webhook")])
     servicer = WebhookServicer(dispatcher.store, settings.api_key_set(), dispatcher.targets)
     webhooks_pb2_grpc.add_WebhookServiceServicer_to_server(servicer, server)
-    health_servicer = health.aio.HealthServicer()
-    health_pb2_grpc.add_HealthServicer_to_server(health_servicer, server)
-    enable_reflection((SERVICE_NAME, health.SERVICE_NAME), server)
-    port = server.add_insecure_port(f"{settings.grpc_host}:{settings.grpc_port}")
-    await server.start()
-    for name in ("", SERVICE_NAME):
-        await health_servicer.set(name, health_pb2.HealthCheckResponse.SERVING)
-    return server, port
+    return server, await serve_grpc(server, SERVICE_NAME, settings.grpc_host, settings.grpc_port)
 
 
 async def serve(settings: WebhookSettings) -> None:
