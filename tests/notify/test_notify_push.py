@@ -1,6 +1,7 @@
 """Calling players back, through a private real stack (tests/support/notify_stack.py): turn
 webhooks, Web Push to a local push service that decrypts with the browser's keys, reminders,
-quiet hours, gone subscriptions, collapsed messages and a sender killed mid-batch."""
+quiet hours, gone subscriptions, collapsed messages, a sender killed mid-batch, invitations and
+quick-play matches formed by the real matchmaker."""
 
 from __future__ import annotations
 
@@ -288,3 +289,58 @@ def test_a_sender_killed_mid_batch_resends_only_what_no_push_service_acknowledge
         seen = pushes.seen(paths[index])
         assert len({push.headers["topic"] for push in seen}) == 1
         assert len({browsers[pid].decrypt(push.body)["tag"] for push in seen}) == 1
+
+
+def test_a_host_seating_invitees_pushes_invited_to_those_who_want_it(stack: NotifyStack, http: httpx.Client,
+                                                                     pushes: PushService) -> None:  # fmt: skip
+    vera, vera_token = guest(http, "Vera")
+    wen, wen_token = guest(http, "Wen")
+    vera_browser = Browser.new(pushes.url("/push/vera"))
+    _subscribe(http, vera_token, vera_browser)
+    _subscribe(http, wen_token, Browser.new(pushes.url("/push/wen")))
+    off = {"notices": ["your_turn", "deadline_near", "match_found", "game_finished"]}  # Wen wants no invitations
+    assert http.put("/v1/me/preferences", json=off, headers=auth(wen_token)).status_code == 200
+    # The platform (an operator: only it may seat another player's identity) seats both; one seat stays open.
+    body = {"game_type": GAME, "players": [{"name": "Vera", "external_id": vera}, {"name": "Wen", "external_id": wen},
+                                           {"open": True}]}  # fmt: skip
+    created = http.post("/v1/games", json=body, headers=auth(WEBHOOK_OPERATOR_KEY))
+    assert created.status_code == 201 and created.json()["status"] == "waiting", created.text
+    game_id = created.json()["game_id"]
+    _eventually(lambda: bool(pushes.accepted("/push/vera")), "Vera's invitation")
+    (payload,) = _payloads(pushes, vera_browser, "/push/vera")
+    assert payload["type"] == "invited" and payload["game_id"] == game_id and payload["seat"] == 0
+    assert payload["opponents"] == ["Wen"] and payload["url"].endswith(f"/play/#/game/{game_id}/0")
+    assert set(payload) <= PAYLOAD_FIELDS, set(payload) - PAYLOAD_FIELDS
+    # Both invitations are one transaction's facts, read and queued in one batch before any push: by
+    # Vera's push, Wen's was weighed too, and nothing waits for Wen nor reached him.
+    redis = Redis.from_url(stack.redis_url)
+    assert not redis.exists(pending_key(wen)) and redis.zscore(DUE, wen) is None
+    redis.close()
+    assert not pushes.seen("/push/wen")
+
+
+def _ticket(http: httpx.Client, token: str, per_turn_s: int) -> str:
+    body = {"game_type": GAME, "player_counts": [2], "time_control": {"per_turn_s": per_turn_s}}
+    answer = http.post("/v1/matchmaking/tickets", json=body, headers=auth(token))
+    assert answer.status_code == 201, answer.text
+    return str(answer.json()["ticket_id"])
+
+
+def test_a_quick_play_match_pushes_match_found_to_every_ticket_holder(http: httpx.Client,
+                                                                      pushes: PushService) -> None:  # fmt: skip
+    people = [guest(http, name) for name in ("Xia", "Yuri")]
+    browsers = {pid: Browser.new(pushes.url(f"/push/match-{pid}")) for pid, _ in people}
+    for pid, token in people:
+        _subscribe(http, token, browsers[pid])
+    tickets = {pid: _ticket(http, token, 7200) for pid, token in people}
+
+    def found(pid: str) -> list[dict[str, Any]]:
+        return [p for p in _payloads(pushes, browsers[pid], f"/push/match-{pid}") if p["type"] == "match_found"]
+
+    _eventually(lambda: all(found(pid) for pid, _ in people), "match_found pushed to both players")
+    for pid, token in people:
+        ticket = http.get(f"/v1/matchmaking/tickets/{tickets[pid]}", headers=auth(token)).json()
+        (payload,) = found(pid)
+        assert ticket["status"] == "matched" and payload["game_id"] == ticket["game_id"]
+        assert payload["seat"] == ticket["seat"] and len(payload["opponents"]) == 1
+        assert set(payload) <= PAYLOAD_FIELDS, set(payload) - PAYLOAD_FIELDS
