@@ -5,16 +5,25 @@ quick-play matches formed by the real matchmaker."""
 
 from __future__ import annotations
 
+import asyncio
 import functools
+import secrets as random_ids
 from collections.abc import Iterator
 from datetime import UTC, datetime, timedelta
 from typing import Any
 
 import httpx
 import pytest
+from prometheus_client import REGISTRY
 from redis import Redis
+from redis import asyncio as aioredis
 
+from services.clock import clock as clocks
+from services.identity.preferences import Preferences
+from services.notify.sender import Sender
+from services.notify.settings import NotifySettings
 from services.notify.store import DUE, pending_key
+from services.outbox.seating import invitations
 from tests.support import secrets
 from tests.support.client import assert_problem, auth, guest
 from tests.support.notify_stack import GAME, NotifyStack, notify_stack
@@ -344,3 +353,37 @@ def test_a_quick_play_match_pushes_match_found_to_every_ticket_holder(http: http
         assert ticket["status"] == "matched" and payload["game_id"] == ticket["game_id"]
         assert payload["seat"] == ticket["seat"] and len(payload["opponents"]) == 1
         assert set(payload) <= PAYLOAD_FIELDS, set(payload) - PAYLOAD_FIELDS
+
+
+def test_an_invitation_read_twice_is_queued_once_and_waits_out_quiet_hours(stack: NotifyStack) -> None:
+    """The fan-out half of "killed mid-batch": a sender killed after queueing a fact's notices and before
+    acknowledging it reads the fact again on restart (its pending entries are recovered); the mark per fact
+    and player queues nothing twice.  The sender's own code over the stack's Redis plays the restarted one."""
+    player = f"guest:quiet-{random_ids.token_hex(4)}"
+    now = datetime.now(UTC)
+    quiet = Preferences(quiet_start=(now - timedelta(hours=1)).strftime("%H:%M"),
+                        quiet_end=(now + timedelta(hours=1)).strftime("%H:%M"))  # fmt: skip
+    (fact,) = invitations(f"{GAME}-quiet", GAME, [{"name": "Zed", "bot": "", "external_id": player}], "", "", 0)
+
+    def queued() -> float:
+        return REGISTRY.get_sample_value("chaiwala_notify_queued_total", {"type": "invited"}) or 0.0
+
+    async def read_twice() -> tuple[int | None, int]:
+        redis = aioredis.from_url(stack.redis_url)
+        sender = Sender(redis, NotifySettings())
+        try:
+            await sender.store.set_preferences(player, quiet)
+            await sender.take(fact)
+            await sender.take(fact)  # the same fact again, as after a restart
+            due, pending = await sender.store.due_at(player), len(await sender.store.pending(player))
+            await redis.delete(pending_key(player))
+            await redis.zrem(DUE, player)
+            return due, pending
+        finally:
+            await sender.close()
+            await redis.aclose()
+
+    before = queued()
+    due, pending = asyncio.run(read_twice())
+    assert queued() - before == 1 and pending == 1
+    assert due == quiet.held_until(clocks.now_ms())  # held until the player's quiet hours end, as turns are
