@@ -185,7 +185,7 @@ def build_asyncapi(openapi: dict[str, Any]) -> dict[str, Any]:
             ),
             "receivePlayerEvents": _receive(
                 "playerEvents",
-                ["gameStarted", "yourTurn", "gameFinished", "invited", "end", "error"],
+                ["gameStarted", "yourTurn", "gameFinished", "invited", "matchFound", "end", "error"],
                 "Follow everything that concerns the bearer player",
                 {"type": "object", "properties": {"ticket": TICKET}},
             ),

@@ -14,6 +14,7 @@ from typing import Any
 
 from gateway.listing import paging_parameters
 from gateway.openapi_paths import _body, _json, _problems, _ref
+from services.identity.preferences import NOTICE_TYPES
 from services.rating.identity import MAX_EXTERNAL_ID
 
 TOURNAMENT_STATUSES = ["", "running", "finished"]
@@ -30,6 +31,43 @@ WITHDRAW_BODY = {
     "properties": {
         "external_id": {**EXTERNAL_ID, "description": "operators: the entrant to withdraw (else the bearer)"}
     },
+}
+
+# What a push carries once the browser decrypted it (services/notify/notices.py): one notice, or several
+# of a type collapsed (game_ids); only what every seat of the game may see.
+PUSH_PAYLOAD: dict[str, Any] = {
+    "type": "object",
+    "required": ["type", "title", "body", "url", "tag"],
+    "description": "The decrypted payload of a push (JSON). One game's notice carries `game_id`; several games "
+    "of one type collapsed into one message carry `game_ids` instead, and only `title`, `body`, `url`, `tag`.",
+    "properties": {
+        "type": {"type": "string", "enum": list(NOTICE_TYPES)},
+        "game_id": {"type": "string"},
+        "game_ids": {"type": "array", "items": {"type": "string"}},
+        "game_type": {"type": "string"},
+        "seat": {"type": "integer", "minimum": 0, "description": "the player's seat"},
+        "deadline": {"type": "string", "format": "date-time", "description": "when the seat's clock runs out"},
+        "opponents": {"type": "array", "items": {"type": "string"}, "description": "the other seats' names"},
+        "status": {"type": "string", "enum": ["finished", "aborted"], "description": "game_finished only"},
+        "title": {"type": "string", "description": "in the player's language"},
+        "body": {"type": "string", "description": "in the player's language"},
+        "url": {"type": "string", "description": "the table (the lobby for a collapsed message)"},
+        "tag": {"type": "string", "description": "the same for a message sent again: the browser replaces it"},
+    },
+}
+PUSH_CALLBACK = {
+    "{$request.body#/endpoint}": {
+        "post": {
+            "summary": "A Web Push message to the registered endpoint (RFC 8030, VAPID-signed per RFC 8292)",
+            "description": "Sent to the push service, which hands it to the browser. The body is encrypted to "
+            "the subscription's keys (RFC 8291, `Content-Encoding: aes128gcm`); decrypted, it is this JSON.",
+            "requestBody": {"required": True, "content": {"application/json": {"schema": PUSH_PAYLOAD}}},
+            "responses": {
+                "201": {"description": "accepted by the push service"},
+                "410": {"description": "gone: the subscription is removed"},
+            },
+        }
+    }
 }
 
 
@@ -166,6 +204,7 @@ def _notify_paths() -> dict[str, Any]:
                 prefix + "PushSubscription",
                 "201",
                 requestBody=_body(prefix + "CreatePushSubscriptionRequest"),
+                callbacks={"push": PUSH_CALLBACK},
             ),
             "get": _operation("The bearer's push subscriptions", prefix + "ListPushSubscriptionsResponse"),
         },

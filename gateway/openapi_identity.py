@@ -34,7 +34,10 @@ FEED_LIST: dict[str, Any] = {
         "required": ["id", "kind", "data"],
         "properties": {
             "id": {"type": "string", "description": "The cursor to resume after."},
-            "kind": {"type": "string", "enum": ["game_started", "your_turn", "game_finished", "invited"]},
+            "kind": {
+                "type": "string",
+                "enum": ["game_started", "your_turn", "game_finished", "invited", "match_found"],
+            },
             "data": {"type": "object", "description": "The event's data (the AsyncAPI player stream's payloads)."},
         },
     },
@@ -83,7 +86,7 @@ def identity_paths() -> dict[str, Any]:
                 "summary": "The bearer player's feed: a JSON list now, or a live stream (see /asyncapi.json)",
                 "description": (
                     "Everything that concerns the player across their games (game_started, your_turn, "
-                    "game_finished, invited). With `Accept: text/event-stream` a live Server-Sent Events "
+                    "game_finished, invited, match_found). With `Accept: text/event-stream` a live Server-Sent Events "
                     "stream specified in the AsyncAPI document (`/asyncapi.json`, channel playerEvents); "
                     "resume with Last-Event-ID or `?after=`; `?ticket=` from POST /v1/me/stream-tickets."
                 ),

@@ -170,6 +170,8 @@ class NewGame:
     genesis: tuple[str, str] | None
     rated: bool = False
     tournament: str = ""
+    # Further facts of the creation (a waiting game's invitations), written in its transaction.
+    outbox: Sequence[OutboxEvent] = ()
 
     @property
     def game_type(self) -> str:

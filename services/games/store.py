@@ -183,6 +183,8 @@ class GameStore:
                                           game.created_ms):  # fmt: skip
                     outbox_stream.append(pipe, turn, game_id)
                 pipe.sadd(active_key_for(game_id), game_id)
+            for fact in game.outbox:
+                outbox_stream.append(pipe, fact, game_id)
             file_game(pipe, game_id, game.game_type, game.visibility, game.status, game.created_ms)
             await pipe.execute()
         return game_id

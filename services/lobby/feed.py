@@ -33,6 +33,7 @@ import orjson
 from services.clock import clock as clocks
 from services.common.logs import get_logger
 from services.common.store import bounded_block_ms
+from services.outbox.seating import invitees
 from services.outbox.turns import newly_due
 
 FEED_MAXLEN = 1000
@@ -145,11 +146,11 @@ class Feed:
 
     async def invited(self, game_id: str, game_type: str, players: Sequence[dict[str, Any]], host: str,
                       creator: str) -> None:  # fmt: skip
-        """``invited`` for every player seated in a waiting game by someone else (not the creator)."""
-        for seat, player_id in _seats(players):
-            if player_id != creator:
-                data = {"game_id": game_id, "game_type": game_type, "seat": seat, "host": host}
-                await self.notify(player_id, "invited", data)
+        """``invited`` for every player seated in a waiting game by someone else (not the creator): the
+        seats of the outbox's ``seat.invited`` (:func:`services.outbox.seating.invitees`)."""
+        for seat, player_id in invitees(players, creator):
+            data = {"game_id": game_id, "game_type": game_type, "seat": seat, "host": host}
+            await self.notify(player_id, "invited", data)
 
     async def read(
         self, client: Any, player_id: str, after: str, block_seconds: float | None, count: int = 100

@@ -10,6 +10,11 @@ as an operator the way the tournament director creates its tables.
   revealed seed can check that nobody chose their seat.
 * **Tag.** The game's ``client_seed`` is ``mm:<group id>``: a matchmaker that takes over a group whose
   matchmaker died looks for a game with that tag before creating one (:func:`find_created`).
+* **The fact.** Once the game exists and before its tickets are marked matched, ``match.found`` goes to
+  the game's outbox shard (:func:`write_found`; the notification sender's ``match_found`` push).  The
+  tickets live in another Redis Cluster slot than the outbox, so the two cannot share a script: the fact
+  comes first, with an id derived from the game, and a matchmaker taking over a group whose matchmaker
+  died between the two writes the same fact again, which consumers deduplicate.
 """
 
 from __future__ import annotations
@@ -18,8 +23,10 @@ import asyncio
 import hashlib
 import hmac
 import secrets
+from typing import Any
 
 import grpc
+import orjson
 
 from chaiwala.v1 import rules_pb2, rules_pb2_grpc
 from services.common import errors, protojson
@@ -27,6 +34,8 @@ from services.common.rng import SEED_BITS
 from services.filing.keys import game_keys
 from services.lobby.mine import games_key
 from services.matchmaking.model import Forming, Group, PoolSpec, Ticket, new_group_id
+from services.outbox import seating
+from services.outbox.stream import append
 
 CHANNEL_OPTIONS = [("grpc.lb_policy_name", "round_robin"), ("grpc.enable_retries", 1)]
 RPC_TIMEOUT_SECONDS = 10.0
@@ -81,6 +90,14 @@ async def find_created(redis: object, forming: Forming, tickets: dict[str, Ticke
         if tag is not None and (tag.decode() if isinstance(tag, bytes) else str(tag)) == TAG_PREFIX + forming.group_id:
             return game_id
     return ""
+
+
+async def write_found(redis: object, forming: Forming, game_id: str, now_ms: int) -> None:
+    """Write the ``match.found`` fact of a group's game (its seats as the game stores them)."""
+    client: Any = redis  # a redis.asyncio client (typed loosely: cluster or not)
+    raw = await client.hget(game_keys(game_id)[0], "players")
+    players = orjson.loads(raw) if raw else []
+    await append(client, seating.match_found(game_id, forming.game_type, forming.pool_id, players, now_ms), game_id)
 
 
 class RulesClients:

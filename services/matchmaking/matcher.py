@@ -150,6 +150,7 @@ class Matchmaker:
                     await self.store.drop(forming, list(tickets.values()), clocks.now_ms())
                 return 0  # else the group stays forming: it is taken over once its lease passes
         now = clocks.now_ms()
+        await games.write_found(self.store.redis, forming, game_id, now)  # before the seating: see games.py
         if not await self.store.seat(forming, list(tickets.values()), game_id, now):
             return 0
         await self._announce(forming, tickets, game_id, now)

@@ -1,10 +1,10 @@
 """From outbox facts to notices, and from a player's notices to the messages pushed (pure).
 
-Facts used: ``turn.started`` (``your_turn``), ``turn.reminder`` (``deadline_near``) and
-``game.finished`` / ``game.aborted`` (``game_finished``), each for the seats whose player has an
-identity (``external_id``) and is no bot.  ``invited`` and ``match_found`` are notice types a
-player may choose already; no outbox fact carries them yet (the lobby's invitations are
-best-effort feed entries), so none is sent today.
+Facts used: ``turn.started`` (``your_turn``), ``turn.reminder`` (``deadline_near``),
+``seat.invited`` (``invited``), ``match.found`` (``match_found``) and ``game.finished`` /
+``game.aborted`` (``game_finished``), each for the seats whose player has an identity
+(``external_id``) and is no bot: the one seat a turn or an invitation names, every such seat of
+the other facts.
 
 A payload carries only what every seat of the game may see: its id and type, the seat, the
 deadline, the players' names, the status of an ended game and a link to the table.
@@ -21,10 +21,18 @@ import orjson
 from services.common.registry import UnknownGameType, engine_for
 from services.notify.model import Message, Notice
 from services.outbox import OutboxEvent
-from services.outbox.events import GAME_ABORTED, GAME_FINISHED, TURN_REMINDER, TURN_STARTED
+from services.outbox.events import (
+    GAME_ABORTED,
+    GAME_FINISHED,
+    MATCH_FOUND,
+    SEAT_INVITED,
+    TURN_REMINDER,
+    TURN_STARTED,
+)
 
 KINDS = {TURN_STARTED: "your_turn", TURN_REMINDER: "deadline_near", GAME_FINISHED: "game_finished",
-         GAME_ABORTED: "game_finished"}  # fmt: skip
+         GAME_ABORTED: "game_finished", SEAT_INVITED: "invited", MATCH_FOUND: "match_found"}  # fmt: skip
+_ONE_SEAT = (TURN_STARTED, TURN_REMINDER, SEAT_INVITED)  # facts naming one seat (``seat``, ``external_id``)
 _WORDS = {
     "en": {
         "your_turn": ("Your turn", "Your turn in {game} against {others}.", "Your turn in {count} games"),
@@ -54,7 +62,7 @@ def _seats(event: OutboxEvent) -> list[tuple[int, str]]:
     """(seat, player id) of the people this fact concerns."""
     data = event.data
     players = data.get("players", [])
-    if event.type in (TURN_STARTED, TURN_REMINDER):
+    if event.type in _ONE_SEAT:
         seat = int(data.get("seat", -1))
         player = players[seat] if 0 <= seat < len(players) else {}
         return [(seat, str(data["external_id"]))] if data.get("external_id") and not player.get("bot") else []
@@ -73,8 +81,8 @@ def notices_for(event: OutboxEvent) -> list[tuple[str, Notice]]:
     names = [str(p.get("name", "")) for p in data.get("players", [])]
     out = []
     for seat, player in _seats(event):
-        facts: dict[str, Any] = {"game_type": data.get("game_type", ""), "seat": seat,
-                                 "opponents": [name for index, name in enumerate(names) if index != seat]}  # fmt: skip
+        others = [name for index, name in enumerate(names) if index != seat and name]  # open seats have no name
+        facts: dict[str, Any] = {"game_type": data.get("game_type", ""), "seat": seat, "opponents": others}
         if data.get("deadline"):
             facts["deadline"] = data["deadline"]
         if event.type in (GAME_FINISHED, GAME_ABORTED):

@@ -12,7 +12,8 @@ script, the abort script, the creation transaction), so a crash between "commit"
   (a game id, or an id drawn with :func:`services.common.attention.new_game_id`) to
   the shard of the same slot.
 * **Entries.**  Fields ``id`` (a stable event id, the consumers' dedup key), ``type``
-  (``game.started``, ``game.finished``, ``game.aborted``, ``seat.timed_out``, and what other
+  (``game.started``, ``game.finished``, ``game.aborted``, ``seat.timed_out``, the turn facts of
+  :mod:`services.outbox.turns`, the seating facts of :mod:`services.outbox.seating`, and what other
   domains emit with :func:`emit`), ``ts`` (Unix ms) and ``data`` (JSON).
 * **Consumers.**  Redis consumer groups, one per consuming domain (the webhook dispatcher,
   ratings): :func:`read_outbox` reads new entries of every shard, recovers the caller's

@@ -35,6 +35,11 @@ GAME_EVENT_TYPES = (GAME_STARTED, GAME_FINISHED, GAME_ABORTED, SEAT_TIMED_OUT)
 TURN_STARTED = "turn.started"
 TURN_REMINDER = "turn.reminder"
 TURN_EVENT_TYPES = (TURN_STARTED, TURN_REMINDER)
+# Someone else seated a player (an invitation to a waiting game, a quick-play match): facts for the
+# notification sender only, no webhook event types (see services/outbox/seating.py).
+SEAT_INVITED = "seat.invited"
+MATCH_FOUND = "match.found"
+SEATING_EVENT_TYPES = (SEAT_INVITED, MATCH_FOUND)
 # Copied from a player record into events when present (set by the tournament and rating domain).
 PLAYER_EXTRA_FIELDS = ("external_id",)
 # How a game ended (game.finished and game.aborted ``reason``; chaiwala_games_ended_total{reason}).

@@ -19,6 +19,7 @@ from services.lobby import seats as lobby_seats
 from services.lobby.claims import Claimant
 from services.lobby.creation import lifecycle_from, rating_fields, seat_credentials, waiting_snapshot
 from services.lobby.mine import PlayerGames, PlayerLimits
+from services.outbox import seating
 from services.rules import seeds
 from services.rules.access import Access
 from services.rules.gameplay import GamePlay
@@ -80,14 +81,15 @@ async def _create(
         attention = attention_due(players, lifecycle, match.to_act(), now)
     snapshot = waiting_snapshot() if match is None else match.snapshot.to_json()
     genesis = None if match is None else seeds.genesis(game_type, game_id, fairness, options, players, snapshot)
+    host = claimant.player_name if claimant.player_id else ""
+    invited = seating.invitations(game_id, game_type, players, host, claimant.player_id, now) if waiting else []
     game = NewGame(game_id=game_id, seed=seed, options=options, players=players, token_hashes=token_hashes,
                    host_hash=hash_token(host_token), status="waiting" if waiting else "active", snapshot=snapshot,
                    lifecycle=lifecycle.to_dict(), visibility=visibility, created_ms=now, attention_ms=attention,
-                   fairness=fairness, genesis=genesis, rated=rated, tournament=tournament)  # fmt: skip
+                   fairness=fairness, genesis=genesis, rated=rated, tournament=tournament, outbox=invited)  # fmt: skip
     game_id = await play.store.create(game)
     await PlayerGames(play.store.redis).record(game_id, players, now)
     if match is None:
-        host = claimant.player_name if claimant.player_id else ""
         await play.follow.invited(game_id, players, host, claimant.player_id)
     else:
         await play.follow.started(game_id, players, match.to_act(), lifecycle.clock, attention, now)

@@ -1,19 +1,29 @@
 """Calling players back, through a private real stack (tests/support/notify_stack.py): turn
 webhooks, Web Push to a local push service that decrypts with the browser's keys, reminders,
-quiet hours, gone subscriptions, collapsed messages and a sender killed mid-batch."""
+quiet hours, gone subscriptions, collapsed messages, a sender killed mid-batch, invitations and
+quick-play matches formed by the real matchmaker."""
 
 from __future__ import annotations
 
+import asyncio
 import functools
+import secrets as random_ids
 from collections.abc import Iterator
 from datetime import UTC, datetime, timedelta
 from typing import Any
 
 import httpx
 import pytest
+from prometheus_client import REGISTRY
 from redis import Redis
+from redis import asyncio as aioredis
 
+from services.clock import clock as clocks
+from services.identity.preferences import Preferences
+from services.notify.sender import Sender
+from services.notify.settings import NotifySettings
 from services.notify.store import DUE, pending_key
+from services.outbox.seating import invitations
 from tests.support import secrets
 from tests.support.client import assert_problem, auth, guest
 from tests.support.notify_stack import GAME, NotifyStack, notify_stack
@@ -288,3 +298,92 @@ def test_a_sender_killed_mid_batch_resends_only_what_no_push_service_acknowledge
         seen = pushes.seen(paths[index])
         assert len({push.headers["topic"] for push in seen}) == 1
         assert len({browsers[pid].decrypt(push.body)["tag"] for push in seen}) == 1
+
+
+def test_a_host_seating_invitees_pushes_invited_to_those_who_want_it(stack: NotifyStack, http: httpx.Client,
+                                                                     pushes: PushService) -> None:  # fmt: skip
+    vera, vera_token = guest(http, "Vera")
+    wen, wen_token = guest(http, "Wen")
+    vera_browser = Browser.new(pushes.url("/push/vera"))
+    _subscribe(http, vera_token, vera_browser)
+    _subscribe(http, wen_token, Browser.new(pushes.url("/push/wen")))
+    off = {"notices": ["your_turn", "deadline_near", "match_found", "game_finished"]}  # Wen wants no invitations
+    assert http.put("/v1/me/preferences", json=off, headers=auth(wen_token)).status_code == 200
+    # The platform (an operator: only it may seat another player's identity) seats both; one seat stays open.
+    body = {"game_type": GAME, "players": [{"name": "Vera", "external_id": vera}, {"name": "Wen", "external_id": wen},
+                                           {"open": True}]}  # fmt: skip
+    created = http.post("/v1/games", json=body, headers=auth(WEBHOOK_OPERATOR_KEY))
+    assert created.status_code == 201 and created.json()["status"] == "waiting", created.text
+    game_id = created.json()["game_id"]
+    _eventually(lambda: bool(pushes.accepted("/push/vera")), "Vera's invitation")
+    (payload,) = _payloads(pushes, vera_browser, "/push/vera")
+    assert payload["type"] == "invited" and payload["game_id"] == game_id and payload["seat"] == 0
+    assert payload["opponents"] == ["Wen"] and payload["url"].endswith(f"/play/#/game/{game_id}/0")
+    assert set(payload) <= PAYLOAD_FIELDS, set(payload) - PAYLOAD_FIELDS
+    # Both invitations are one transaction's facts, read and queued in one batch before any push: by
+    # Vera's push, Wen's was weighed too, and nothing waits for Wen nor reached him.
+    redis = Redis.from_url(stack.redis_url)
+    assert not redis.exists(pending_key(wen)) and redis.zscore(DUE, wen) is None
+    redis.close()
+    assert not pushes.seen("/push/wen")
+
+
+def _ticket(http: httpx.Client, token: str, per_turn_s: int) -> str:
+    body = {"game_type": GAME, "player_counts": [2], "time_control": {"per_turn_s": per_turn_s}}
+    answer = http.post("/v1/matchmaking/tickets", json=body, headers=auth(token))
+    assert answer.status_code == 201, answer.text
+    return str(answer.json()["ticket_id"])
+
+
+def test_a_quick_play_match_pushes_match_found_to_every_ticket_holder(http: httpx.Client,
+                                                                      pushes: PushService) -> None:  # fmt: skip
+    people = [guest(http, name) for name in ("Xia", "Yuri")]
+    browsers = {pid: Browser.new(pushes.url(f"/push/match-{pid}")) for pid, _ in people}
+    for pid, token in people:
+        _subscribe(http, token, browsers[pid])
+    tickets = {pid: _ticket(http, token, 7200) for pid, token in people}
+
+    def found(pid: str) -> list[dict[str, Any]]:
+        return [p for p in _payloads(pushes, browsers[pid], f"/push/match-{pid}") if p["type"] == "match_found"]
+
+    _eventually(lambda: all(found(pid) for pid, _ in people), "match_found pushed to both players")
+    for pid, token in people:
+        ticket = http.get(f"/v1/matchmaking/tickets/{tickets[pid]}", headers=auth(token)).json()
+        (payload,) = found(pid)
+        assert ticket["status"] == "matched" and payload["game_id"] == ticket["game_id"]
+        assert payload["seat"] == ticket["seat"] and len(payload["opponents"]) == 1
+        assert set(payload) <= PAYLOAD_FIELDS, set(payload) - PAYLOAD_FIELDS
+
+
+def test_an_invitation_read_twice_is_queued_once_and_waits_out_quiet_hours(stack: NotifyStack) -> None:
+    """The fan-out half of "killed mid-batch": a sender killed after queueing a fact's notices and before
+    acknowledging it reads the fact again on restart (its pending entries are recovered); the mark per fact
+    and player queues nothing twice.  The sender's own code over the stack's Redis plays the restarted one."""
+    player = f"guest:quiet-{random_ids.token_hex(4)}"
+    now = datetime.now(UTC)
+    quiet = Preferences(quiet_start=(now - timedelta(hours=1)).strftime("%H:%M"),
+                        quiet_end=(now + timedelta(hours=1)).strftime("%H:%M"))  # fmt: skip
+    (fact,) = invitations(f"{GAME}-quiet", GAME, [{"name": "Zed", "bot": "", "external_id": player}], "", "", 0)
+
+    def queued() -> float:
+        return REGISTRY.get_sample_value("chaiwala_notify_queued_total", {"type": "invited"}) or 0.0
+
+    async def read_twice() -> tuple[int | None, int]:
+        redis = aioredis.from_url(stack.redis_url)
+        sender = Sender(redis, NotifySettings())
+        try:
+            await sender.store.set_preferences(player, quiet)
+            await sender.take(fact)
+            await sender.take(fact)  # the same fact again, as after a restart
+            due, pending = await sender.store.due_at(player), len(await sender.store.pending(player))
+            await redis.delete(pending_key(player))
+            await redis.zrem(DUE, player)
+            return due, pending
+        finally:
+            await sender.close()
+            await redis.aclose()
+
+    before = queued()
+    due, pending = asyncio.run(read_twice())
+    assert queued() - before == 1 and pending == 1
+    assert due == quiet.held_until(clocks.now_ms())  # held until the player's quiet hours end, as turns are

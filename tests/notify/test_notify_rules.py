@@ -81,3 +81,22 @@ def test_an_ended_game_tells_its_people_and_a_lobby_that_never_started_tells_nob
     assert player == "p:asha" and notice.type == "game_finished" and notice.data["status"] == "finished"
     never = OutboxEvent("evt_2", "game.aborted", 0, {"game_id": "g", "players": players, "started": False})
     assert notices_for(never) == []
+
+
+def test_an_invitation_tells_the_players_someone_else_seated_and_a_match_tells_every_person() -> None:
+    from services.outbox.seating import invitations, match_found
+
+    seated = [{"name": "Host", "bot": "", "external_id": "p:host"},
+              {"name": "Vera", "bot": "", "external_id": "p:vera"}, {"name": "Bot", "bot": "random"},
+              {"name": "", "bot": "", "open": True, "invite_hash": "secret"}]  # fmt: skip
+    # The host seated themselves and Vera: only Vera is invited; bots and open seats never are.
+    (fact,) = invitations("g", "darjeeling", seated, "Host", "p:host", 0)
+    assert fact.type == "seat.invited" and fact.data["seat"] == 1 and fact.data["external_id"] == "p:vera"
+    assert "invite_hash" not in str(fact.data)  # an open seat's invite code (even hashed) is nobody's to see
+    assert [f.data["seat"] for f in invitations("g", "darjeeling", seated, "", "", 0)] == [0, 1]  # an operator's
+    ((player, notice),) = notices_for(fact)
+    assert player == "p:vera" and notice.type == "invited" and notice.data["opponents"] == ["Host", "Bot"]
+    found = match_found("g", "darjeeling", "pool", seated[:3], 0)
+    assert found.id == match_found("g", "darjeeling", "pool", seated[:3], 99).id  # written twice: one fact
+    assert [(p, n.type, n.data["seat"]) for p, n in notices_for(found)] == [("p:host", "match_found", 0),
+                                                                           ("p:vera", "match_found", 1)]  # fmt: skip

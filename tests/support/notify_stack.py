@@ -1,5 +1,6 @@
 """A private stack for the notification tests: its own Redis, a rules service, a conductor, the
-webhook dispatcher, the notification sender (``python -m services.notify``) and a gateway.
+webhook dispatcher, the notification sender (``python -m services.notify``), a matchmaker (quick
+play, with the short waits of tests) and a gateway.
 
 Turn reminders are set short (:data:`REMINDER_ENV`) for every process that schedules attention,
 so a reminder comes seconds before a short clock runs out; the sender gathers for a moment only.
@@ -24,6 +25,7 @@ from tests.support.stack import (
     WEBHOOK_OPERATOR_KEY,
     ConductorProcess,
     Gateway,
+    MatchmakerProcess,
     WebhookProcess,
     free_port,
     wait_for_grpc,
@@ -92,6 +94,7 @@ class NotifyStack:
     conductor: ConductorProcess
     webhook: WebhookProcess
     notify: NotifyProcess
+    matchmaker: MatchmakerProcess
     gateway: Gateway
 
     @property
@@ -117,10 +120,13 @@ def notify_stack(tmp: Path) -> Iterator[NotifyStack]:
         started.append(webhook)
         notify = NotifyProcess(server.url, tmp / "notify.log")
         started.append(notify)
+        matchmaker = MatchmakerProcess(server.url, {GAME: rules.address}, tmp / "matchmaker.log")
+        started.append(matchmaker)
         gateway = Gateway({GAME: rules.address}, redis_url=server.url, service_webhook=webhook.address,
-                          service_notify=notify.address, api_keys=WEBHOOK_OPERATOR_KEY)  # fmt: skip
+                          service_notify=notify.address, service_matchmaking=matchmaker.address,
+                          api_keys=WEBHOOK_OPERATOR_KEY, session_limit="500/second;1000000/hour")  # fmt: skip
         started.append(gateway)
-        yield NotifyStack(server.url, rules, conductor, webhook, notify, gateway)
+        yield NotifyStack(server.url, rules, conductor, webhook, notify, matchmaker, gateway)
     finally:
         for item in reversed(started):
             if isinstance(item, RulesProcess):
