@@ -15,7 +15,8 @@ by every gateway instance) or, without a Redis URL, in this process's memory:
   bucket is refused before it reaches a service; a valid credential is never refused for other
   clients' failures from its address (:mod:`gateway.auth_failures`);
 * a request body must arrive within ``body_timeout_seconds`` (408 otherwise);
-* SSE streams are capped per credential, per address and per process (503).
+* SSE streams are capped per credential and per address across every gateway (leases in Redis,
+  :mod:`gateway.stream_caps`), and per process (503).
 
 On a Redis Cluster (``CHAIWALA_REDIS_CLUSTER``) the two keys of one window share a slot (the
 library's hash tags) but the windows of one request do not: they are charged one script call per
@@ -36,7 +37,6 @@ import functools
 import hashlib
 import math
 import time
-from collections import Counter as Tally
 from collections.abc import Callable
 from dataclasses import dataclass
 from typing import Any, cast
@@ -56,11 +56,12 @@ from starlette.types import ASGIApp, Message, Receive, Scope, Send
 from gateway.auth_failures import AuthFailures, AuthFailureWatch
 from gateway.problems import Problem, problem_response
 from gateway.settings import GatewaySettings
+from gateway.stream_caps import STREAM_RETRY_AFTER as STREAM_RETRY_AFTER  # fanout's, said once
+from gateway.stream_caps import StreamCaps
 from services.common.cluster_client import CALL_REPLY_TIMEOUT_SECONDS, FailoverCluster, cluster_options
 from services.common.logs import get_logger
 
 log = get_logger("gateway")
-STREAM_RETRY_AFTER = 5  # seconds a client over a stream cap should wait
 Window = tuple[str, str, limits.RateLimitItem]  # limit name, key, one of its rate items
 
 
@@ -198,7 +199,7 @@ class Limiter:
         self.storage = _storage(settings)
         self.strategy = SlidingWindowCounterRateLimiter(self.storage)
         self.rates = {name: limits.parse_many(text) for name, text in settings.rate_limits().items()}
-        self.streams: Tally[str] = Tally()
+        self.streams = StreamCaps(settings, metrics, self._store_failed)
         self.auth_failures = AuthFailures(self.strategy, self.rates["auth_failures"], self._refused,
                                           lambda error: self._store_failed(error, ["auth_failures"]))  # fmt: skip
 
@@ -299,28 +300,13 @@ class Limiter:
             first += count
         return None
 
-    def open_stream(self, scope: Scope) -> list[str]:
-        """Take one SSE slot per cap (process, address, credential); 503 past any of them."""
-        keys = {"sse_streams_per_process": "process", "sse_streams_per_address": f"addr:{_client_address(scope)}"}
+    def stream_keys(self, scope: Scope) -> dict[str, str]:
+        """The keys an SSE stream is capped by beside its process: its address and its credential."""
+        keys = {"sse_streams_per_address": f"addr:{_client_address(scope)}"}
         credential = _credential(scope)
         if credential:
             keys["sse_streams_per_token"] = f"cred:{credential}"
-        caps = self.settings.fixed_limits()
-        for name, key in keys.items():
-            if self.streams[key] >= caps[name]:
-                self.metrics.refused.labels(name).inc()
-                detail = f"too many open event streams ({name.replace('_', ' ')}: {caps[name]})"
-                raise Problem(503, "too_many_streams", detail, headers={"Retry-After": str(STREAM_RETRY_AFTER)})
-        taken = list(keys.values())
-        self.streams.update(taken)
-        self.metrics.streams.set(self.streams["process"])
-        return taken
-
-    def close_stream(self, taken: list[str]) -> None:
-        """Give back the slots of a stream that ended."""
-        self.streams.subtract(taken)
-        self.streams += Tally()  # drop keys that reached zero, so the tally does not grow forever
-        self.metrics.streams.set(self.streams["process"])
+        return keys
 
 
 class LimitsMiddleware:
@@ -345,14 +331,14 @@ class LimitsMiddleware:
             await self.app(scope, bounded, send)
             return
         try:
-            taken = self.limiter.open_stream(scope)
+            taken = await self.limiter.streams.open(self.limiter.stream_keys(scope))
         except Problem as problem:
             await problem_response(problem, scope["path"], scope)(scope, receive, send)
             return
         try:
             await self.app(scope, bounded, send)
         finally:
-            self.limiter.close_stream(taken)
+            await self.limiter.streams.close(taken)
 
 
 @functools.cache
