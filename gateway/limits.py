@@ -60,6 +60,8 @@ from gateway.stream_caps import STREAM_RETRY_AFTER as STREAM_RETRY_AFTER  # fano
 from gateway.stream_caps import StreamCaps
 from services.common.cluster_client import CALL_REPLY_TIMEOUT_SECONDS, FailoverCluster, cluster_options
 from services.common.logs import get_logger
+from services.common.store import redis_client
+from services.identity.quota import SessionQuota
 
 log = get_logger("gateway")
 Window = tuple[str, str, limits.RateLimitItem]  # limit name, key, one of its rate items
@@ -136,6 +138,10 @@ class LimitMetrics:
 
 
 LIMIT_REPLY_TIMEOUT_SECONDS = CALL_REPLY_TIMEOUT_SECONDS  # the store's own bound (1 s failed under load)
+# The gateway's own Redis client: a call per SSE stream opened or closed and per guest session, and
+# one pipeline per lease renewal (gateway.stream_caps); a call waits this long for a free connection.
+REDIS_CONNECTIONS = 20
+REDIS_POOL_TIMEOUT_SECONDS = 2.0
 # Limits refused (503 store_unavailable) rather than skipped when their store fails.
 FAIL_CLOSED = frozenset({"auth_failures", "session_quota", "create_quota"})
 
@@ -199,7 +205,16 @@ class Limiter:
         self.storage = _storage(settings)
         self.strategy = SlidingWindowCounterRateLimiter(self.storage)
         self.rates = {name: limits.parse_many(text) for name, text in settings.rate_limits().items()}
-        self.streams = StreamCaps(settings, metrics, self._store_failed)
+        # The gateway's own Redis client (leases of SSE streams, the guest-session quota); the rate
+        # windows run on the limits package's.
+        self.redis = (
+            redis_client(settings.redis_url, settings.redis_cluster, REDIS_CONNECTIONS, REDIS_POOL_TIMEOUT_SECONDS)
+            if settings.redis_url
+            else None
+        )
+        self.streams = StreamCaps(settings, metrics, self._store_failed, self.redis)
+        # Guest sessions count where gRPC CreateSession counts them (one quota however asked for).
+        self.sessions = SessionQuota(self.redis, settings.session_limit) if self.redis is not None else None
         self.auth_failures = AuthFailures(self.strategy, self.rates["auth_failures"], self._refused,
                                           lambda error: self._store_failed(error, ["auth_failures"]))  # fmt: skip
 
@@ -239,18 +254,41 @@ class Limiter:
             checks.append(("rate_per_token", f"cred:{credential}"))
         if scope["method"] == "POST" and scope["path"] == "/v1/games":
             checks.append(("create_quota", f"cred:{credential}" if credential else f"addr:{address}"))
-        if scope["method"] == "POST" and scope["path"] == "/v1/sessions":
+        session = scope["method"] == "POST" and scope["path"] == "/v1/sessions"
+        if session and self.sessions is None:  # no Redis: this process's own window
             checks.append(("session_quota", f"addr:{address}"))
         windows = [(name, key, item) for name, key in checks for item in self.rates[name]]
         try:
             if isinstance(self.storage, RedisStorage):
-                return await self._hit_batch(windows, self.rider(scope) if self.rider else None, scope)
-            for name, key, item in windows:
-                if not await self.strategy.hit(item, name, key):
-                    return await self._refused(name, key, item)
+                refusal = await self._hit_batch(windows, self.rider(scope) if self.rider else None, scope)
+            else:
+                refusal = await self._hit_each(windows)
+            if refusal is None and session and self.sessions is not None:
+                refusal = await self._session(address)
         except Exception as error:  # the limit store failed: quotas refuse (503), rates let through
-            return self._store_failed(error, [name for name, _ in checks])
+            return self._store_failed(error, [name for name, _ in checks] + (["session_quota"] if session else []))
+        return refusal
+
+    async def _hit_each(self, windows: list[Window]) -> Refusal | None:
+        for name, key, item in windows:
+            if not await self.strategy.hit(item, name, key):
+                return await self._refused(name, key, item)
         return None
+
+    async def _session(self, address: str) -> Refusal | None:
+        """Count a guest session on the identity domain's quota (:mod:`services.identity.quota`)."""
+        assert self.sessions is not None
+        exceeded = await self.sessions.take(address)
+        if exceeded is None:
+            return None
+        self.metrics.refused.labels("session_quota").inc()
+        return Refusal("session_quota", exceeded.item, exceeded.reset_at)
+
+    async def close(self) -> None:
+        """Stop renewing stream leases and close the gateway's Redis client (the gateway is stopping)."""
+        await self.streams.stop()
+        if self.redis is not None:
+            await self.redis.aclose()
 
     async def _refused(self, name: str, key: str, item: limits.RateLimitItem) -> Refusal:
         stats = await self.strategy.get_window_stats(item, name, key)

@@ -43,7 +43,6 @@ from redis.exceptions import NoScriptError, RedisError
 from gateway.problems import Problem
 from gateway.settings import GatewaySettings
 from services.common.logs import get_logger
-from services.common.store import redis_client
 
 if TYPE_CHECKING:
     from gateway.limits import LimitMetrics
@@ -53,9 +52,6 @@ StoreFailed = Callable[[Exception, list[str]], object]  # gateway.limits.Limiter
 log = get_logger("gateway")
 STREAM_RETRY_AFTER = 5  # seconds a client over a stream cap should wait
 KEY_PREFIX = "chaiwala:streams:"
-# Connections of the lease client: one call per stream opened or closed, one pipeline per renewal.
-MAX_CONNECTIONS = 20
-POOL_TIMEOUT_SECONDS = 2.0
 RENEW_BATCH = 500  # members renewed by one script call (Lua's unpack has a bound)
 
 # KEYS[1]: the key's lease set.  ARGV: cap, lease (ms), member.  1: taken, 0: the cap is reached.
@@ -90,8 +86,8 @@ Call = tuple[str, str, list[Any]]  # a script's source, its one key, its argumen
 class StreamLeases:
     """The leases of this process's open streams, on one Redis (see the module docstring)."""
 
-    def __init__(self, url: str, cluster: bool, lease_seconds: float) -> None:
-        self.redis: Redis = redis_client(url, cluster, MAX_CONNECTIONS, POOL_TIMEOUT_SECONDS)
+    def __init__(self, redis: Redis, lease_seconds: float) -> None:
+        self.redis = redis
         self.lease_ms = max(1, int(lease_seconds * 1000))
         self.process = secrets.token_hex(8)  # this process's leases, apart from every other's
         self.numbers = itertools.count()
@@ -176,12 +172,11 @@ class StreamLeases:
             return list(await pipe.execute(raise_on_error=False))
 
     async def close(self) -> None:
-        """Stop renewing and close the client (the process is stopping: its leases run out)."""
+        """Stop renewing (the process is stopping: its leases run out)."""
         if self.renewer is not None:
             self.renewer.cancel()
             with contextlib.suppress(asyncio.CancelledError):
                 await self.renewer
-        await self.redis.aclose()
 
 
 @dataclass(frozen=True)
@@ -197,16 +192,14 @@ class StreamCaps:
     """The SSE caps of one gateway process: ``sse_streams_per_process`` in its memory; the address's
     and the credential's caps on shared leases when the gateway has a Redis (else in memory too)."""
 
-    def __init__(self, settings: GatewaySettings, metrics: LimitMetrics, store_failed: StoreFailed) -> None:
+    def __init__(
+        self, settings: GatewaySettings, metrics: LimitMetrics, store_failed: StoreFailed, redis: Redis | None
+    ) -> None:
         self.settings = settings
         self.metrics = metrics
         self.store_failed = store_failed
         self.counts: Tally[str] = Tally()  # this process's open streams by capped key
-        self.leases = (
-            StreamLeases(settings.redis_url, settings.redis_cluster, settings.sse_stream_lease_seconds)
-            if settings.redis_url
-            else None
-        )
+        self.leases = StreamLeases(redis, settings.sse_stream_lease_seconds) if redis is not None else None
 
     async def open(self, keys: dict[str, str]) -> OpenStream:
         """Take one slot per cap for a stream capped by ``keys`` (cap name -> key) and by this
