@@ -40,6 +40,7 @@ import time
 from collections.abc import Callable
 from dataclasses import dataclass
 from typing import Any, cast
+from urllib.parse import urlsplit, urlunsplit
 
 import limits
 from limits.aio.storage import MemoryStorage, RedisClusterStorage, RedisStorage, Storage
@@ -165,13 +166,15 @@ def _storage(settings: GatewaySettings) -> Storage:
 def _cluster_storage(url: str) -> RedisClusterStorage:
     """The limits on a Redis Cluster, through the store's failover-aware cluster client."""
     options = {**cluster_options(), "socket_timeout": LIMIT_REPLY_TIMEOUT_SECONDS, "retry": Retry(NoBackoff(), 1)}
-    location = url.split("://", 1)[-1].split("/", 1)[0]  # host:port of one node
-    storage = RedisClusterStorage(f"async+redis+cluster://{location}", implementation="redispy",
+    parts = urlsplit(url)  # one node: host:port with the password, and TLS (rediss://, its query) if any
+    storage = RedisClusterStorage(f"async+redis+cluster://{parts.netloc}", implementation="redispy",
                                   key_prefix="chaiwala:limits", **options)  # fmt: skip
     # The library makes a plain RedisCluster (not connected until first used); the bridge gets the
-    # failover-aware one instead, and its scripts are registered again on it.
+    # failover-aware one instead, with the URL's scheme and TLS options, and its scripts are
+    # registered again on it.
     bridge = cast(RedispyBridge, storage.bridge)
-    bridge.storage = FailoverCluster.from_url(f"redis://{location}", **options)  # type: ignore[assignment]
+    node = urlunsplit((parts.scheme, parts.netloc, "", parts.query, ""))
+    bridge.storage = FailoverCluster.from_url(node, **options)  # type: ignore[assignment]
     bridge.register_scripts()
     return storage
 
