@@ -7,10 +7,10 @@ sorted set per capped key, ``chaiwala:streams:{cred:<hash>}`` (its credential) a
 ``chaiwala:streams:{addr:<ip>}`` (its client address), scored by when the lease runs out
 (Redis's own clock, so gateways on hosts with skewed clocks agree):
 
-* **Opening** is one script per key, all keys in one pipeline: drop the set's run-out leases, refuse
-  when what is left reaches the cap, else add this stream's lease.  A refusal gives back the leases
-  the same stream took on its other keys.  Check and take are one script, so two workers racing for
-  the last slot cannot both get it.
+* **Opening** is one script per key, all keys in one pipeline (on a cluster, concurrent calls):
+  drop the set's run-out leases, refuse when what is left reaches the cap, else add this stream's
+  lease.  A refusal gives back the leases the same stream took on its other keys.  Check and take
+  are one script, so two workers racing for the last slot cannot both get it.
 * **Closing** removes the stream's leases (``ZREM``); a lease that could not be removed runs out.
 * **Renewal** is one task per process, not per stream: every ``lease_seconds / 3`` it pushes the
   expiry of all this process's leases forward, one script per key in one pipeline (``ZADD XX``: a
@@ -166,6 +166,11 @@ class StreamLeases:
         return answers
 
     async def _pipeline(self, calls: list[Call]) -> list[Any]:
+        """The calls' answers (or errors): one pipeline on one Redis; on a cluster, whose pipelines take
+        no scripts, each call at once to its key's master."""
+        if isinstance(self.redis, RedisCluster):
+            calls_made = (self.redis.evalsha(SHAS[source], 1, key, *args) for source, key, args in calls)
+            return list(await asyncio.gather(*calls_made, return_exceptions=True))
         async with self.redis.pipeline(transaction=False) as pipe:
             for source, key, args in calls:
                 pipe.evalsha(SHAS[source], 1, key, *args)
