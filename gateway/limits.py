@@ -8,7 +8,8 @@ by every gateway instance) or, without a Redis URL, in this process's memory:
 * ``POST /v1/games`` also counts against a **creation quota** per credential (or per
   address without one), so an open server cannot be filled with games;
 * ``POST /v1/sessions`` (a new guest player each) counts against a **session quota** per
-  client address, whatever the request carries;
+  client address, whatever the request carries: the identity domain's count, which gRPC
+  ``CreateSession`` draws on too (:mod:`services.identity.quota`; without Redis, this process's);
 * **failed authentications** (a 401, or a 403 ``api_key_required``: a wrong operator key) count
   against their client address and their credential in a stricter bucket of their own
   (``auth_failure_limit``): past it the failures are answered 429, and a credential past its own
