@@ -13,7 +13,7 @@ export PYTHONPATH := $(CURDIR):$(CURDIR)/gen
 # mkdocs-material's banner about its successor, printed on every build.
 export NO_MKDOCS_2_WARNING := 1
 
-.PHONY: two-hosts research setup proto run test test-fast lint browser browser-tools screenshots node contract sdk docs docs-check docs-openapi bench clean seeds-india chaos scale bots-fair bots-strength search-strength search-timing bots-report
+.PHONY: two-hosts research setup proto run test test-fast lint browser browser-tools redis-tls screenshots node contract sdk docs docs-check docs-openapi bench clean seeds-india chaos scale bots-fair bots-strength search-strength search-timing bots-report
 
 setup: $(VENV)/.installed gen/.stamp gen/chaiwala.descriptors.pb
 
@@ -55,6 +55,20 @@ browser:
 		|| { echo "make browser: apt-get could not install chromium and chromium-driver" >&2; exit 1; }; \
 	[ -x $(CHROMIUM) ] && [ -x $(CHROMEDRIVER) ] \
 		|| { echo "make browser: apt-get ran but $(CHROMIUM) or $(CHROMEDRIVER) is still missing" >&2; exit 1; }
+
+# The test of TLS to Redis (tests/ops/test_redis_tls.py) needs a Redis built with TLS, which the
+# embedded one is not: Debian's Redis 7, whose server binary ships in redis-tools (no service of its
+# own, unlike the redis-server package; tests/support/tls_redis.py). Install it when missing (as
+# root, with apt-get), and stop with the reason when that is impossible.
+redis-tls:
+	@if [ -x /usr/bin/redis-server ] || [ -x /usr/bin/redis-check-rdb ]; then exit 0; fi; \
+	if [ "$$(id -u)" != 0 ] || ! command -v apt-get >/dev/null; then \
+		echo "make redis-tls: Debian's redis-tools is missing and cannot be installed here (needs root and apt-get); install it, e.g. sudo apt-get install redis-tools" >&2; exit 1; fi; \
+	echo "make redis-tls: installing redis-tools"; \
+	(apt-get update -qq && DEBIAN_FRONTEND=noninteractive apt-get install -y -qq -o DPkg::Lock::Timeout=600 redis-tools >/dev/null) \
+		|| { echo "make redis-tls: apt-get could not install redis-tools" >&2; exit 1; }; \
+	[ -x /usr/bin/redis-check-rdb ] \
+		|| { echo "make redis-tls: apt-get ran but /usr/bin/redis-check-rdb is still missing" >&2; exit 1; }
 
 # The SDK and the contract tools run on Debian's node and npm: install them when missing (as root,
 # with apt-get), and stop with the reason when that is impossible.
@@ -127,7 +141,7 @@ sdk: docs-openapi $(SDK)/node_modules/.installed
 
 # Lint first: ruff and mypy clean is part of passing; so are a docs site that builds with --strict,
 # a contract that lints and compiles, and the SDK built (tests/sdk runs its tests).
-test: lint browser browser-tools docs-check contract sdk
+test: lint browser browser-tools redis-tls docs-check contract sdk
 	$(BIN)/python -m pytest -n 2 --dist worksteal -q
 
 test-fast: setup

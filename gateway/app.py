@@ -84,6 +84,7 @@ def create_app(settings: GatewaySettings | None = None) -> FastAPI:
         yield
         await app.state.legal_moves.close()
         await app.state.live_events.close()
+        await app.state.limiter.close()
         await app.state.backends.close()
 
     app = FastAPI(title="Chaiwala", lifespan=lifespan, openapi_url=None, docs_url=None, redoc_url=None)

@@ -8,14 +8,16 @@ by every gateway instance) or, without a Redis URL, in this process's memory:
 * ``POST /v1/games`` also counts against a **creation quota** per credential (or per
   address without one), so an open server cannot be filled with games;
 * ``POST /v1/sessions`` (a new guest player each) counts against a **session quota** per
-  client address, whatever the request carries;
+  client address, whatever the request carries: the identity domain's count, which gRPC
+  ``CreateSession`` draws on too (:mod:`services.identity.quota`; without Redis, this process's);
 * **failed authentications** (a 401, or a 403 ``api_key_required``: a wrong operator key) count
   against their client address and their credential in a stricter bucket of their own
   (``auth_failure_limit``): past it the failures are answered 429, and a credential past its own
   bucket is refused before it reaches a service; a valid credential is never refused for other
   clients' failures from its address (:mod:`gateway.auth_failures`);
 * a request body must arrive within ``body_timeout_seconds`` (408 otherwise);
-* SSE streams are capped per credential, per address and per process (503).
+* SSE streams are capped per credential and per address across every gateway (leases in Redis,
+  :mod:`gateway.stream_caps`), and per process (503).
 
 On a Redis Cluster (``CHAIWALA_REDIS_CLUSTER``) the two keys of one window share a slot (the
 library's hash tags) but the windows of one request do not: they are charged one script call per
@@ -36,10 +38,10 @@ import functools
 import hashlib
 import math
 import time
-from collections import Counter as Tally
 from collections.abc import Callable
 from dataclasses import dataclass
 from typing import Any, cast
+from urllib.parse import urlsplit, urlunsplit
 
 import limits
 from limits.aio.storage import MemoryStorage, RedisClusterStorage, RedisStorage, Storage
@@ -56,11 +58,14 @@ from starlette.types import ASGIApp, Message, Receive, Scope, Send
 from gateway.auth_failures import AuthFailures, AuthFailureWatch
 from gateway.problems import Problem, problem_response
 from gateway.settings import GatewaySettings
+from gateway.stream_caps import STREAM_RETRY_AFTER as STREAM_RETRY_AFTER  # fanout's, said once
+from gateway.stream_caps import StreamCaps
 from services.common.cluster_client import CALL_REPLY_TIMEOUT_SECONDS, FailoverCluster, cluster_options
 from services.common.logs import get_logger
+from services.common.store import redis_client
+from services.identity.quota import SessionQuota
 
 log = get_logger("gateway")
-STREAM_RETRY_AFTER = 5  # seconds a client over a stream cap should wait
 Window = tuple[str, str, limits.RateLimitItem]  # limit name, key, one of its rate items
 
 
@@ -135,6 +140,10 @@ class LimitMetrics:
 
 
 LIMIT_REPLY_TIMEOUT_SECONDS = CALL_REPLY_TIMEOUT_SECONDS  # the store's own bound (1 s failed under load)
+# The gateway's own Redis client: a call per SSE stream opened or closed and per guest session, and
+# one pipeline per lease renewal (gateway.stream_caps); a call waits this long for a free connection.
+REDIS_CONNECTIONS = 20
+REDIS_POOL_TIMEOUT_SECONDS = 2.0
 # Limits refused (503 store_unavailable) rather than skipped when their store fails.
 FAIL_CLOSED = frozenset({"auth_failures", "session_quota", "create_quota"})
 
@@ -158,13 +167,15 @@ def _storage(settings: GatewaySettings) -> Storage:
 def _cluster_storage(url: str) -> RedisClusterStorage:
     """The limits on a Redis Cluster, through the store's failover-aware cluster client."""
     options = {**cluster_options(), "socket_timeout": LIMIT_REPLY_TIMEOUT_SECONDS, "retry": Retry(NoBackoff(), 1)}
-    location = url.split("://", 1)[-1].split("/", 1)[0]  # host:port of one node
-    storage = RedisClusterStorage(f"async+redis+cluster://{location}", implementation="redispy",
+    parts = urlsplit(url)  # one node: host:port with the password, and TLS (rediss://, its query) if any
+    storage = RedisClusterStorage(f"async+redis+cluster://{parts.netloc}", implementation="redispy",
                                   key_prefix="chaiwala:limits", **options)  # fmt: skip
     # The library makes a plain RedisCluster (not connected until first used); the bridge gets the
-    # failover-aware one instead, and its scripts are registered again on it.
+    # failover-aware one instead, with the URL's scheme and TLS options, and its scripts are
+    # registered again on it.
     bridge = cast(RedispyBridge, storage.bridge)
-    bridge.storage = FailoverCluster.from_url(f"redis://{location}", **options)  # type: ignore[assignment]
+    node = urlunsplit((parts.scheme, parts.netloc, "", parts.query, ""))
+    bridge.storage = FailoverCluster.from_url(node, **options)  # type: ignore[assignment]
     bridge.register_scripts()
     return storage
 
@@ -198,7 +209,16 @@ class Limiter:
         self.storage = _storage(settings)
         self.strategy = SlidingWindowCounterRateLimiter(self.storage)
         self.rates = {name: limits.parse_many(text) for name, text in settings.rate_limits().items()}
-        self.streams: Tally[str] = Tally()
+        # The gateway's own Redis client (leases of SSE streams, the guest-session quota); the rate
+        # windows run on the limits package's.
+        self.redis = (
+            redis_client(settings.redis_url, settings.redis_cluster, REDIS_CONNECTIONS, REDIS_POOL_TIMEOUT_SECONDS)
+            if settings.redis_url
+            else None
+        )
+        self.streams = StreamCaps(settings, metrics, self._store_failed, self.redis)
+        # Guest sessions count where gRPC CreateSession counts them (one quota however asked for).
+        self.sessions = SessionQuota(self.redis, settings.session_limit) if self.redis is not None else None
         self.auth_failures = AuthFailures(self.strategy, self.rates["auth_failures"], self._refused,
                                           lambda error: self._store_failed(error, ["auth_failures"]))  # fmt: skip
 
@@ -238,18 +258,41 @@ class Limiter:
             checks.append(("rate_per_token", f"cred:{credential}"))
         if scope["method"] == "POST" and scope["path"] == "/v1/games":
             checks.append(("create_quota", f"cred:{credential}" if credential else f"addr:{address}"))
-        if scope["method"] == "POST" and scope["path"] == "/v1/sessions":
+        session = scope["method"] == "POST" and scope["path"] == "/v1/sessions"
+        if session and self.sessions is None:  # no Redis: this process's own window
             checks.append(("session_quota", f"addr:{address}"))
         windows = [(name, key, item) for name, key in checks for item in self.rates[name]]
         try:
             if isinstance(self.storage, RedisStorage):
-                return await self._hit_batch(windows, self.rider(scope) if self.rider else None, scope)
-            for name, key, item in windows:
-                if not await self.strategy.hit(item, name, key):
-                    return await self._refused(name, key, item)
+                refusal = await self._hit_batch(windows, self.rider(scope) if self.rider else None, scope)
+            else:
+                refusal = await self._hit_each(windows)
+            if refusal is None and session and self.sessions is not None:
+                refusal = await self._session(address)
         except Exception as error:  # the limit store failed: quotas refuse (503), rates let through
-            return self._store_failed(error, [name for name, _ in checks])
+            return self._store_failed(error, [name for name, _ in checks] + (["session_quota"] if session else []))
+        return refusal
+
+    async def _hit_each(self, windows: list[Window]) -> Refusal | None:
+        for name, key, item in windows:
+            if not await self.strategy.hit(item, name, key):
+                return await self._refused(name, key, item)
         return None
+
+    async def _session(self, address: str) -> Refusal | None:
+        """Count a guest session on the identity domain's quota (:mod:`services.identity.quota`)."""
+        assert self.sessions is not None
+        exceeded = await self.sessions.take(address)
+        if exceeded is None:
+            return None
+        self.metrics.refused.labels("session_quota").inc()
+        return Refusal("session_quota", exceeded.item, exceeded.reset_at)
+
+    async def close(self) -> None:
+        """Stop renewing stream leases and close the gateway's Redis client (the gateway is stopping)."""
+        await self.streams.stop()
+        if self.redis is not None:
+            await self.redis.aclose()
 
     async def _refused(self, name: str, key: str, item: limits.RateLimitItem) -> Refusal:
         stats = await self.strategy.get_window_stats(item, name, key)
@@ -299,28 +342,13 @@ class Limiter:
             first += count
         return None
 
-    def open_stream(self, scope: Scope) -> list[str]:
-        """Take one SSE slot per cap (process, address, credential); 503 past any of them."""
-        keys = {"sse_streams_per_process": "process", "sse_streams_per_address": f"addr:{_client_address(scope)}"}
+    def stream_keys(self, scope: Scope) -> dict[str, str]:
+        """The keys an SSE stream is capped by beside its process: its address and its credential."""
+        keys = {"sse_streams_per_address": f"addr:{_client_address(scope)}"}
         credential = _credential(scope)
         if credential:
             keys["sse_streams_per_token"] = f"cred:{credential}"
-        caps = self.settings.fixed_limits()
-        for name, key in keys.items():
-            if self.streams[key] >= caps[name]:
-                self.metrics.refused.labels(name).inc()
-                detail = f"too many open event streams ({name.replace('_', ' ')}: {caps[name]})"
-                raise Problem(503, "too_many_streams", detail, headers={"Retry-After": str(STREAM_RETRY_AFTER)})
-        taken = list(keys.values())
-        self.streams.update(taken)
-        self.metrics.streams.set(self.streams["process"])
-        return taken
-
-    def close_stream(self, taken: list[str]) -> None:
-        """Give back the slots of a stream that ended."""
-        self.streams.subtract(taken)
-        self.streams += Tally()  # drop keys that reached zero, so the tally does not grow forever
-        self.metrics.streams.set(self.streams["process"])
+        return keys
 
 
 class LimitsMiddleware:
@@ -345,14 +373,14 @@ class LimitsMiddleware:
             await self.app(scope, bounded, send)
             return
         try:
-            taken = self.limiter.open_stream(scope)
+            taken = await self.limiter.streams.open(self.limiter.stream_keys(scope))
         except Problem as problem:
             await problem_response(problem, scope["path"], scope)(scope, receive, send)
             return
         try:
             await self.app(scope, bounded, send)
         finally:
-            self.limiter.close_stream(taken)
+            await self.limiter.streams.close(taken)
 
 
 @functools.cache

@@ -73,10 +73,14 @@ class GatewaySettings(RedisConnection):
     # counts the connection's peer. Set it to the proxy or ingress in front of the gateway only.
     trusted_proxies: str = ""
     keep_alive_timeout_seconds: int = 5
-    # Open SSE streams, per gateway process.
+    # Open SSE streams: per credential and per client address across every gateway process (each
+    # stream holds a lease in Redis, renewed every third of the lease time by one task per process;
+    # a killed process's leases run out after sse_stream_lease_seconds: gateway.stream_caps), and
+    # per gateway process.  Without a Redis URL all three count in this process only.
     sse_streams_per_token: int = 8
     sse_streams_per_address: int = 200
     sse_streams_per_process: int = 5000
+    sse_stream_lease_seconds: float = 45.0
     # Live-event fan-out (gateway.fanout): upstream WatchEvents calls per process (one per game
     # and viewer, shared by its SSE clients), and how many events a client may fall behind.
     sse_upstreams_per_process: int = 2000
@@ -120,6 +124,7 @@ class GatewaySettings(RedisConnection):
             "sse_streams_per_token": self.sse_streams_per_token,
             "sse_streams_per_address": self.sse_streams_per_address,
             "sse_streams_per_process": self.sse_streams_per_process,
+            "sse_stream_lease_seconds": self.sse_stream_lease_seconds,
             "sse_upstreams_per_process": self.sse_upstreams_per_process,
             "sse_client_buffer": self.sse_client_buffer,
         }

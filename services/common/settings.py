@@ -6,12 +6,20 @@ client takes it from ``REDIS_URL`` (``redis://:<password>@host:6379/0``, URL-esc
 which then fills the URL's password.  A process refuses to start with a ``REDIS_URL`` that carries
 no password unless ``CHAIWALA_REDIS_ALLOW_NO_PASSWORD=1`` says so on purpose (a Redis reached
 through mutual TLS, say): :meth:`RedisConnection.redis_auth_refusal`.
+
+TLS to Redis is optional: a ``rediss://`` URL, with the CA that signed the server's certificate in
+``CHAIWALA_REDIS_TLS_CA_FILE`` (else the system's trust store), and for mutual TLS the client's
+certificate and key in ``CHAIWALA_REDIS_TLS_CERT_FILE`` and ``CHAIWALA_REDIS_TLS_KEY_FILE``.  They
+are folded into the URL as redis-py's own query arguments (``ssl_ca_certs``, ``ssl_certfile``,
+``ssl_keyfile``; :func:`url_with_tls`), so every client made from ``REDIS_URL`` (the store's,
+:func:`services.common.store.redis_client`, and the gateway's rate limits') verifies the server
+the same way.  Naming them beside a plain ``redis://`` URL is refused: it would not be used.
 """
 
 from __future__ import annotations
 
 from pathlib import Path
-from urllib.parse import quote, urlsplit, urlunsplit
+from urllib.parse import parse_qsl, quote, urlencode, urlsplit, urlunsplit
 
 from pydantic import AliasChoices, Field, model_validator
 from pydantic_settings import BaseSettings, SettingsConfigDict
@@ -27,6 +35,19 @@ def url_with_password(url: str, password: str) -> str:
     return urlunsplit((parts.scheme, netloc, parts.path, parts.query, parts.fragment))
 
 
+# The settings of TLS to Redis, and the redis-py connection argument each one fills.
+TLS_OPTIONS = {"redis_tls_ca_file": "ssl_ca_certs", "redis_tls_cert_file": "ssl_certfile",
+               "redis_tls_key_file": "ssl_keyfile"}  # fmt: skip
+
+
+def url_with_tls(url: str, options: dict[str, str]) -> str:
+    """``url`` (``rediss://``) with redis-py's TLS ``options`` (argument -> value) in its query."""
+    parts = urlsplit(url)
+    query = [(name, value) for name, value in parse_qsl(parts.query) if name not in options]
+    query += sorted(options.items())
+    return urlunsplit((parts.scheme, parts.netloc, parts.path, urlencode(query), parts.fragment))
+
+
 class RedisConnection(BaseSettings):
     """Where Redis is and how a client proves itself to it (shared by every process's settings)."""
 
@@ -38,6 +59,11 @@ class RedisConnection(BaseSettings):
     redis_password_file: str = ""
     # Starting with a REDIS_URL that has no password needs this set on purpose.
     redis_allow_no_password: bool = False
+    # TLS (a rediss:// URL): the CA file that signed the server's certificate (empty: the system's
+    # trust store), and the client's certificate and key for mutual TLS (empty: none).
+    redis_tls_ca_file: str = ""
+    redis_tls_cert_file: str = ""
+    redis_tls_key_file: str = ""
 
     @model_validator(mode="after")
     def _password_from_file(self) -> RedisConnection:
@@ -47,6 +73,17 @@ class RedisConnection(BaseSettings):
             except OSError as error:  # the message names the file, never its content
                 raise ValueError(f"CHAIWALA_REDIS_PASSWORD_FILE: cannot read {self.redis_password_file}") from error
             self.redis_url = url_with_password(self.redis_url, password)
+        return self
+
+    @model_validator(mode="after")
+    def _tls_options(self) -> RedisConnection:
+        options = {argument: getattr(self, name) for name, argument in TLS_OPTIONS.items() if getattr(self, name)}
+        if not options or not self.redis_url:
+            return self
+        if urlsplit(self.redis_url).scheme != "rediss":
+            named = ", ".join(f"CHAIWALA_{name.upper()}" for name in TLS_OPTIONS if getattr(self, name))
+            raise ValueError(f"{named} set, but REDIS_URL is not rediss:// (TLS): use rediss:// or unset them")
+        self.redis_url = url_with_tls(self.redis_url, options)
         return self
 
     def redis_auth_refusal(self) -> str | None:

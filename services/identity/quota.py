@@ -1,15 +1,18 @@
-"""The guest-session quota of calls that reach the identity service directly (gRPC).
+"""The guest-session quota: one count per client address, however a session is asked for.
 
-``POST /v1/sessions`` is counted by the gateway against its client's address
-(``CHAIWALA_SESSION_LIMIT``); the gateway says so by passing that address in the call's
-``x-chaiwala-client-address`` metadata.  A ``CreateSession`` from anyone else (a platform or a
-script on gRPC) is counted here against its peer address, under the same setting, so asking over
-gRPC is no way around the quota.  Only peers in ``CHAIWALA_TRUSTED_GATEWAYS`` may say they are a
-gateway that counted already; a peer outside it is counted whatever its metadata says.
+``POST /v1/sessions`` is counted by the gateway (:mod:`gateway.limits`) and a gRPC
+``CreateSession`` by the identity service, both through :class:`SessionQuota` on the same keys under
+the same setting (``CHAIWALA_SESSION_LIMIT``), so sessions asked over REST and over gRPC from one
+address draw on one count (issue #44).  The gateway says it counted by passing the client's address
+in the call's ``x-chaiwala-client-address`` metadata; only peers in ``CHAIWALA_TRUSTED_GATEWAYS``
+may say so, a peer outside it is counted against its own address whatever its metadata says.
 
-Counts are fixed windows in Redis (``identity:sessions:{<address>}:<amount>/<seconds>:<window>``, one
-hash tag per address, so one MULTI covers every window on Redis Cluster too), written
-atomically: the check and the count are one INCR, so concurrent calls cannot both slip past.
+Each window is a sliding-window counter (the previous fixed window's count, weighted by how much
+of it still overlaps the last ``seconds``, plus the current one's), as the gateway's other limits
+are: a burst just before a window's end does not buy a second one just after.  Counts live in
+``identity:sessions:{<address>}:<amount>/<seconds>:<window>`` (one hash tag per address, so one
+script covers every window on Redis Cluster too); check and count are one script, so concurrent
+calls cannot both slip past, and a refused call counts nothing.
 """
 
 from __future__ import annotations
@@ -17,6 +20,7 @@ from __future__ import annotations
 import ipaddress
 import time
 from collections.abc import Sequence
+from dataclasses import dataclass
 
 import grpc
 import limits
@@ -51,33 +55,70 @@ def within(address: str, networks: Sequence[ipaddress.IPv4Network | ipaddress.IP
     return any(ip in network for network in networks)
 
 
-class SessionQuota:
-    """Guest sessions per peer address, for calls no trusted gateway counted."""
+# KEYS: the previous and current window of each limit.  ARGV: now (seconds), then each limit's
+# seconds and amount.  Answers the index of the first limit this session would exceed (nothing is
+# counted then), or -1 once it is counted in every window.
+TAKE = """
+local now = tonumber(ARGV[1])
+local count = #KEYS / 2
+for i = 0, count - 1 do
+  local seconds, amount = tonumber(ARGV[2 + 2 * i]), tonumber(ARGV[3 + 2 * i])
+  local previous = tonumber(redis.call('GET', KEYS[2 * i + 1]) or '0')
+  local current = tonumber(redis.call('GET', KEYS[2 * i + 2]) or '0')
+  local overlap = 1 - (now % seconds) / seconds
+  if previous * overlap + current + 1 > amount then return i end
+end
+for i = 0, count - 1 do
+  redis.call('INCR', KEYS[2 * i + 2])
+  redis.call('EXPIRE', KEYS[2 * i + 2], 2 * tonumber(ARGV[2 + 2 * i]))
+end
+return -1
+"""
 
-    def __init__(self, redis: Redis | RedisCluster, limit: str, gateways: str) -> None:
+
+@dataclass(frozen=True)
+class Exceeded:
+    """The window a session would exceed, and when its current window ends (epoch seconds)."""
+
+    item: limits.RateLimitItem
+    reset_at: float
+
+
+class SessionQuota:
+    """Guest sessions per client address (see the module docstring)."""
+
+    def __init__(self, redis: Redis | RedisCluster, limit: str, gateways: str = "") -> None:
         self.redis = redis
         self.items = limits.parse_many(limit)
         self.gateways = parse_networks(gateways)
+        self.script = redis.register_script(TAKE)
 
     def counted_by_gateway(self, peer: str, metadata: Sequence[tuple[str, str | bytes]]) -> bool:
         """Whether a trusted gateway relayed this call (and counted it against its client)."""
         return within(peer_address(peer), self.gateways) and any(key == CLIENT_ADDRESS for key, _ in metadata)
 
+    async def take(self, address: str, now: float | None = None) -> Exceeded | None:
+        """Count one session for ``address``; the window it would exceed instead (nothing counted)."""
+        now = time.time() if now is None else now
+        keys: list[str] = []
+        args: list[float] = [now]
+        for item in self.items:
+            seconds = item.get_expiry()
+            window = int(now // seconds)
+            # The amount is in the key (as the gateway's limits name theirs): a changed setting
+            # starts afresh rather than inheriting a count made under another.
+            base = f"identity:sessions:{{{address}}}:{item.amount}/{seconds}"
+            keys += [f"{base}:{window - 1}", f"{base}:{window}"]
+            args += [seconds, item.amount]
+        refused = int(await self.script(keys=keys, args=args))
+        if refused < 0:
+            return None
+        item = self.items[refused]
+        return Exceeded(item, (int(now // item.get_expiry()) + 1) * item.get_expiry())
+
     async def charge(self, address: str, now: float | None = None) -> None:
         """Count one session for ``address``; RESOURCE_EXHAUSTED ``rate_limited`` past any window."""
-        now = time.time() if now is None else now
-        keys = []
-        async with self.redis.pipeline(transaction=True) as pipe:
-            for item in self.items:
-                seconds = item.get_expiry()
-                # The amount is in the key (as the gateway's limits name theirs): a changed setting
-                # starts afresh rather than inheriting a count made under another.
-                key = f"identity:sessions:{{{address}}}:{item.amount}/{seconds}:{int(now // seconds)}"
-                keys.append((key, item))
-                pipe.incr(key)
-                pipe.expire(key, seconds)
-            answers = await pipe.execute()
-        for (_, item), count in zip(keys, answers[::2], strict=True):
-            if int(count) > item.amount:
-                message = f"session_quota limit of {item} reached for this address; retry later"
-                raise errors.ServiceError(grpc.StatusCode.RESOURCE_EXHAUSTED, "rate_limited", message)
+        exceeded = await self.take(address, now)
+        if exceeded is not None:
+            message = f"session_quota limit of {exceeded.item} reached for this address; retry later"
+            raise errors.ServiceError(grpc.StatusCode.RESOURCE_EXHAUSTED, "rate_limited", message)

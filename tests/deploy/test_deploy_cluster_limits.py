@@ -19,6 +19,7 @@ from prometheus_client import CollectorRegistry
 from redis.crc import key_slot
 
 from gateway.limits import Limiter, LimitMetrics, _window_keys
+from gateway.problems import Problem
 from gateway.settings import GatewaySettings
 from tests.support.redis_cluster import ClusterInfo, start_cluster
 
@@ -123,3 +124,29 @@ def _holder(cluster: ClusterInfo, key: str) -> tuple[str, int]:
             if node.execute_command("CLUSTER COUNTKEYSINSLOT", key_slot(key.encode())) and node.exists(key):
                 return host, port
     raise AssertionError(f"no master holds {key}")
+
+
+def test_stream_leases_and_the_session_quota_hold_on_a_cluster(cluster: ClusterInfo) -> None:
+    """The caps that hold across gateways (stream leases, guest sessions) on a cluster: each key's
+    script on its own slot's master, and no check failing."""
+    address = f"10.{uuid.uuid4().int % 250}.{uuid.uuid4().int % 250}.11"
+    limiter = _limiter(cluster.url, True, session_limit="2/minute", sse_streams_per_token="1")
+    keys = {"sse_streams_per_address": f"addr:{address}", "sse_streams_per_token": f"cred:{uuid.uuid4().hex}"}
+
+    async def scenario() -> list[str]:
+        try:
+            outcomes = await _outcomes(limiter, [_scope("", address, "POST", "/v1/sessions")] * 3)
+            assert limiter.streams.leases is not None
+            first = await limiter.streams.open(keys)
+            await limiter.streams.leases.renew()
+            with pytest.raises(Problem) as refused:
+                await limiter.streams.open(keys)
+            assert refused.value.code == "too_many_streams"
+            await limiter.streams.close(first)
+            await limiter.streams.close(await limiter.streams.open(keys))  # its slot came back
+            return outcomes
+        finally:
+            await limiter.close()
+
+    assert asyncio.run(scenario()) == ["ok", "ok", "session_quota"]
+    assert _errors(limiter) == 0

@@ -52,3 +52,33 @@ def test_quotas_and_failed_logins_refuse_when_their_store_fails(blind_gateway: G
         metrics = scrape(f"{blind_gateway.url}/metrics")
     assert samples_sum(metrics, "chaiwala_gateway_limit_errors_total") >= 4
     assert client.get(f"/v1/games/{created['game_id']}").json()["version"] == before  # nothing changed
+
+
+@pytest.fixture()
+def blind_small_gateway(stack: dict[str, Any]) -> Iterator[Gateway]:
+    """A gateway whose limit store refuses every connection, allowing one stream per credential."""
+    addresses = {game: svc.address for game, svc in stack["services"].items()}
+    gateway = Gateway(addresses, redis_url=f"redis://127.0.0.1:{free_port()}/0", sse_streams_per_token=1)
+    try:
+        yield gateway
+    finally:
+        gateway.stop()
+
+
+def test_event_streams_are_served_and_capped_in_the_process_when_their_store_fails(
+    blind_small_gateway: Gateway, client: httpx.Client
+) -> None:
+    # A live stream is not refused because its lease store is down: this process counts it, as
+    # before the caps were shared, and its cap still holds.
+    created = create_game(client, GAME, [{"name": "a"}, {"name": "b"}])  # through the shared stack
+    headers = {"Accept": "text/event-stream", **auth(created["seats"][0]["token"])}
+    path = f"/v1/games/{created['game_id']}/events"
+    with httpx.Client(base_url=blind_small_gateway.url, timeout=60) as http:
+        with http.stream("GET", path, headers=headers) as first:
+            assert first.status_code == 200
+            with http.stream("GET", path, headers=headers) as second:
+                second.read()
+                body = assert_problem(second, 503, "too_many_streams")
+                assert body["detail"] == "too many open event streams (sse streams per token: 1)"
+        metrics = scrape(f"{blind_small_gateway.url}/metrics")
+    assert samples_sum(metrics, "chaiwala_gateway_limit_errors_total") >= 2  # both leases failed, counted

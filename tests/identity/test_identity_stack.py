@@ -61,11 +61,12 @@ def _identity(issuer: Issuer, **overrides: Any) -> IdentitySettings:
 class IdentityStack:
     """One rules service with its own identity settings and a gateway in front of it."""
 
-    def __init__(self, redis_url: str, identity: IdentitySettings, **gateway: Any) -> None:
+    def __init__(self, redis_url: str, identity: IdentitySettings, shared: bool = False, **gateway: Any) -> None:
         self.services = Services(redis_url, identity=identity)
         self.service = self.services.start(GAME)
-        # No Redis for the limiter: counters of this process only, so limits here are this test's.
-        self.gateway = Gateway({GAME: self.service.address}, **gateway)
+        # No Redis for the limiter unless ``shared``: counters of this process only, so limits here
+        # are this test's.
+        self.gateway = Gateway({GAME: self.service.address}, redis_url=redis_url if shared else "", **gateway)
         self.http = httpx.Client(base_url=self.gateway.url, timeout=60)
 
     def close(self) -> None:
@@ -327,6 +328,30 @@ def test_guest_sessions_over_grpc_have_the_same_quota(redis_url: str, issuer: Is
     finally:
         limited.close()
         wary.close()
+
+
+def test_guest_sessions_over_rest_and_grpc_draw_on_one_quota(redis_url: str, issuer: Issuer) -> None:
+    # The gateway counts in Redis here, under the same setting as the identity service: one count.
+    limit = "7/minute"  # an amount no other test uses (the count is per address and amount)
+    shared = IdentityStack(redis_url, _identity(issuer, session_limit=limit), shared=True, session_limit=limit)
+    try:
+        with grpc.insecure_channel(shared.service.address) as channel:
+            stub = identity_pb2_grpc.IdentityServiceStub(channel)
+            for _ in range(4):
+                _session(shared.http)  # REST, counted by the gateway
+            for _ in range(3):
+                secrets.remember(stub.CreateSession(identity_pb2.CreateSessionRequest(), timeout=30).token)
+            # Seven sessions from 127.0.0.1 whichever way they were asked: the eighth is refused both ways.
+            refused = shared.http.post("/v1/sessions")
+            problem = assert_problem(refused, 429, "rate_limited")
+            assert problem["detail"].startswith("session_quota limit of 7 per 1 minute")
+            assert int(refused.headers["retry-after"]) >= 1
+            with pytest.raises(grpc.RpcError) as over_grpc:
+                stub.CreateSession(identity_pb2.CreateSessionRequest(), timeout=30)
+            assert over_grpc.value.code() == grpc.StatusCode.RESOURCE_EXHAUSTED
+            assert error_detail_from_metadata(over_grpc.value.trailing_metadata()).code == "rate_limited"
+    finally:
+        shared.close()
 
 
 def test_me_carries_the_players_ratings(stack: IdentityStack, issuer: Issuer, redis_url: str) -> None:
