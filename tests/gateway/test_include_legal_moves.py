@@ -23,6 +23,13 @@ def _stored(stack: dict[str, Any]) -> float:
     return float(gateway.app.state.legal_moves.stored._value.get())
 
 
+def _ridden(stack: dict[str, Any]) -> float:
+    """Stored answers read in the limits' own Redis round trip (no round trip of their own)."""
+    gateway = stack["gateway"]
+    assert isinstance(gateway, Gateway)
+    return float(gateway.app.state.legal_moves.read_with_limits._value.get())
+
+
 def _pick(listing: dict[str, Any], rng: random.Random) -> dict[str, Any]:
     move = dict(rng.choice(listing["moves"]))
     move.pop("text", None)
@@ -38,7 +45,9 @@ def test_a_move_answer_and_a_game_carry_the_next_legal_moves(stack: dict[str, An
         for _ in range(8):
             if not listing.get("moves"):  # the seat to act reads the game and its moves in one request
                 seat = client.get(f"/v1/games/{game_id}").json()["to_act"][0]
+                ridden = _ridden(stack)
                 game = client.get(f"/v1/games/{game_id}?include=legal_moves", headers=auth(tokens[seat])).json()
+                assert _ridden(stack) == ridden + 1  # read in the limits' round trip, not one of its own
                 assert game["viewer_seat"] == seat and "state" in game
                 listing = game["legal_moves"]
                 assert listing["version"] == game["version"]
