@@ -15,6 +15,7 @@ const BURST_MS = 30; // events that arrive together (one commit's versions) are 
 // of replies is read once; an event that gives the seat its turn, or ends the game, reads at once.
 const OTHERS_MS = 300;
 const MAX_WAIT_MS = 1000;
+const MAX_READS = 3; // reads in a row while the game moves on under them; the next event reads again
 
 /** A legal-move list as the table wants it: the REST answer, with each move's sentence in `texts`. */
 export function listingOf(raw) {
@@ -114,22 +115,27 @@ export class GameSync {
     this.waiting = delay;
     this.timer = setTimeout(() => {
       this.timer = null;
-      this.refresh();
+      this.refresh(false);
     }, delay);
   }
 
-  /** Read the game (and the seat's legal moves, in the same request) until what is drawn is current. */
-  async refresh() {
+  /**
+   * Read the game (and the seat's legal moves, in the same request) until what is drawn is current.
+   * `force`: read again after a read under way (the caller changed something: a join, a start);
+   * else a read under way is enough unless the stream tells of a newer version meanwhile.
+   */
+  async refresh(force = true) {
     if (this.reading || this.posting) {
-      this.again = true;
+      this.again ||= force;
       return;
     }
     this.reading = true;
     try {
-      do {
+      for (let reads = 0; reads < MAX_READS; reads += 1) {
         this.again = false;
         await this.load();
-      } while ((this.again || this.seen > this.version) && !this.gone && !this.posting);
+        if (!(this.again || this.seen > this.version) || this.gone || this.posting) break;
+      }
     } catch (error) {
       this.failed(error, () => this.refresh());
     } finally {
