@@ -16,11 +16,13 @@ Listing them is best effort after a move: a refusal there leaves them out, the m
 
 from __future__ import annotations
 
+import re
 from typing import Any
 
 import grpc
 import orjson
 from fastapi import Request
+from starlette.types import Scope
 
 from chaiwala.v1 import rules_pb2
 from gateway.problems import Problem
@@ -33,6 +35,15 @@ log = get_logger("gateway")
 LEGAL_MOVES = "legal_moves"
 INCLUDES = frozenset({LEGAL_MOVES})  # what ``include`` may name
 _MAX_INCLUDE = 256
+GAME_PATH = re.compile(r"/v1/games/(?P<game_id>[^/]+)")
+
+
+def game_read(scope: Scope) -> re.Match[str] | None:
+    """A ``GET`` of a game that may include its legal moves (the route checks ``include`` itself):
+    the limits' Redis round trip reads the stored answer for it (``routes.legal_moves_rider``)."""
+    if scope["method"] != "GET" or LEGAL_MOVES.encode() not in scope.get("query_string", b""):
+        return None
+    return GAME_PATH.fullmatch(scope["path"])
 
 
 def included(request: Request) -> frozenset[str]:

@@ -28,7 +28,7 @@ from gateway import jsonbody
 from gateway.backends import Backends
 from gateway.edge import Metrics
 from gateway.fanout import LiveEvents, ViewerKey, live_stream
-from gateway.include import LEGAL_MOVES, included, with_legal_moves
+from gateway.include import game_read, included, with_legal_moves
 from gateway.limits import Rider, RiderFor
 from gateway.messages import carry
 from gateway.nulls import refuse_nulls
@@ -49,7 +49,6 @@ log = get_logger("gateway")
 LANGUAGES = ("en", "es")  # the values ?lang= may take
 router = APIRouter()
 LEGAL_MOVES_PATH = re.compile(r"/v1/games/(?P<game_id>[^/]+)/legal-moves")
-GAME_PATH = re.compile(r"/v1/games/(?P<game_id>[^/]+)")
 
 
 class JSON(JSONResponse):
@@ -314,23 +313,14 @@ async def legal_moves(game_id: str, request: Request) -> Response:
     return Response(stored, media_type=JSON.media_type)
 
 
-def _rides(scope: Scope) -> re.Match[str] | None:
-    """A ``GET legal-moves``, or a ``GET`` of the game that may include them (checked by the route)."""
-    if scope["method"] != "GET":
-        return None
-    if LEGAL_MOVES.encode() in scope.get("query_string", b""):
-        return GAME_PATH.fullmatch(scope["path"]) or LEGAL_MOVES_PATH.fullmatch(scope["path"])
-    return LEGAL_MOVES_PATH.fullmatch(scope["path"])
-
-
 def legal_moves_rider(reader: LegalMovesReader) -> RiderFor:
-    """The stored-answer read of a ``GET legal-moves``, to run in the limits' Redis round trip."""
+    """The stored-answer read of a ``GET legal-moves`` (or a game with them), in the limits' Redis round trip."""
     if reader.client is None:
         return lambda scope: None
     source = reader.script_source()
 
     def rider(scope: Scope) -> Rider | None:
-        found = _rides(scope)
+        found = (LEGAL_MOVES_PATH.fullmatch(scope["path"]) if scope["method"] == "GET" else None) or game_read(scope)
         if found is None:
             return None
         try:
