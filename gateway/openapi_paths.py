@@ -88,6 +88,15 @@ EVENT_PARAMETERS = [
         "schema": {"type": "string", "pattern": f"^{COUNTER}(:{COUNTER})?$"},
     },
 ]
+INCLUDE = {
+    "name": "include",
+    "in": "query",
+    "required": False,
+    "description": "legal_moves: the answer carries the bearer seat's legal moves as `legal_moves` (as GET "
+    "legal-moves prints them) while the game is active, so a client plays on without another read; "
+    "anything else is 400 bad_include",
+    "schema": {"type": "string", "enum": ["legal_moves"]},
+}
 IDEMPOTENCY_KEY = {
     "name": "Idempotency-Key",
     "in": "header",
@@ -113,8 +122,9 @@ OPERATIONS: dict[str, dict[str, Any]] = {
     "get_game": {
         "operationId": "getGame",
         "summary": "The game as the bearer's seat (or a spectator) may see it",
+        "parameters": [INCLUDE],
         "ok": {"200": _json(_ref("chaiwala.v1.Game"))},
-        "problems": [401, 404],
+        "problems": [400, 401, 404],
     },
     "legal_moves": {
         "operationId": "listLegalMoves",
@@ -125,7 +135,7 @@ OPERATIONS: dict[str, dict[str, Any]] = {
     "submit_moves": {
         "operationId": "submitMoves",
         "summary": "Submit one move, or several applied atomically",
-        "parameters": [IDEMPOTENCY_KEY],
+        "parameters": [IDEMPOTENCY_KEY, INCLUDE],
         "requestBody": _body("chaiwala.v1.SubmitMovesBody"),
         "ok": {"200": _json(_ref("chaiwala.v1.SubmitMovesResponse"))},
         "problems": [400, 401, 403, 404, 409, 413, 415, 422, 428],

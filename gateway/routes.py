@@ -28,6 +28,7 @@ from gateway import jsonbody
 from gateway.backends import Backends
 from gateway.edge import Metrics
 from gateway.fanout import LiveEvents, ViewerKey, live_stream
+from gateway.include import game_read, included, with_legal_moves
 from gateway.limits import Rider, RiderFor
 from gateway.messages import carry
 from gateway.nulls import refuse_nulls
@@ -288,8 +289,13 @@ async def create_game(request: Request) -> Response:
 
 @router.get("/v1/games/{game_id}")
 async def get_game(game_id: str, request: Request) -> Response:
-    """The game as the bearer may see it."""
-    return await _forward(request, game_id, "GetGame", rules_pb2.GetGameRequest(game_id=game_id))
+    """The game as the bearer may see it; ``?include=legal_moves`` adds the seat's legal moves (gateway.include)."""
+    if not included(request):
+        return await _forward(request, game_id, "GetGame", rules_pb2.GetGameRequest(game_id=game_id))
+    stub, options = _stub_for(request, game_id), _call(request)
+    answer = await _rpc(stub.GetGame(rules_pb2.GetGameRequest(game_id=game_id), **options))
+    seated = answer.HasField("viewer_seat")
+    return JSON(await with_legal_moves(request, protojson.to_dict(answer), stub, options, game_id, seated))
 
 
 @router.get("/v1/games/{game_id}/legal-moves")
@@ -308,13 +314,13 @@ async def legal_moves(game_id: str, request: Request) -> Response:
 
 
 def legal_moves_rider(reader: LegalMovesReader) -> RiderFor:
-    """The stored-answer read of a ``GET legal-moves``, to run in the limits' Redis round trip."""
+    """The stored-answer read of a ``GET legal-moves`` (or a game with them), in the limits' Redis round trip."""
     if reader.client is None:
         return lambda scope: None
     source = reader.script_source()
 
     def rider(scope: Scope) -> Rider | None:
-        found = LEGAL_MOVES_PATH.fullmatch(scope["path"]) if scope["method"] == "GET" else None
+        found = (LEGAL_MOVES_PATH.fullmatch(scope["path"]) if scope["method"] == "GET" else None) or game_read(scope)
         if found is None:
             return None
         try:
@@ -334,6 +340,7 @@ async def submit_moves(game_id: str, request: Request) -> Response:
     """One move or an atomic batch, with an optional expected version and idempotency key."""
     game_type = _game_type(game_id)
     _backends(request).require_known(game_type)  # before the credential and the body are read
+    wanted = included(request)
     options = _call(request)  # a bad credential is refused before the body is read
     data = await _read_json(request, _settings(request).max_body_bytes)
     posted, expected = _one_move(data) or _moves_of(data)
@@ -348,9 +355,13 @@ async def submit_moves(game_id: str, request: Request) -> Response:
     # The state and the events come as JSON bytes to pass through (services.rules.rendered).  Every
     # rules service serves RenderedRules (it came before this gateway's release), so one RPC: no
     # fallback; the events come printed only when asked, so an older gateway still gets them packed.
-    options["metadata"] = (*options["metadata"], (PRINT_EVENTS, "1"))
-    rendered = await _rpc(_backends(request).rendered[game_type].SubmitMoves(grpc_request, **options))
-    return JSON(_submit_answer(rendered))
+    printing = {**options, "metadata": (*options["metadata"], (PRINT_EVENTS, "1"))}
+    rendered = await _rpc(_backends(request).rendered[game_type].SubmitMoves(grpc_request, **printing))
+    if not wanted:
+        return JSON(_submit_answer(rendered))
+    # The next legal moves ride in the answer (gateway.include): the client needs no other read.
+    stub = _backends(request).stub(game_type)
+    return JSON(await with_legal_moves(request, _submit_answer(rendered), stub, options, game_id, True))
 
 
 def _one_move(data: dict[str, Any]) -> tuple[list[dict[str, Any]], int | None] | None:

@@ -77,15 +77,18 @@ def contract(client: httpx.Client) -> Contract:
 
 
 def _play_a_few_moves(client: httpx.Client, contract: Contract, game_id: str, tokens: dict[int, str]) -> None:
-    for _ in range(MOVES):
+    for step in range(MOVES):
         seat, _ = turn(client, game_id, tokens)
         headers = auth(tokens[seat])
         legal = contract.check(client.get(f"/v1/games/{game_id}/legal-moves", headers=headers), "get",
                                "/v1/games/{game_id}/legal-moves")  # fmt: skip
         body = {"move": legal["moves"][0], "expected_version": legal["version"]}
-        answer = within_rate_limit(client, "POST", f"/v1/games/{game_id}/moves", json=body, headers=headers)
-        contract.check(answer, "post", "/v1/games/{game_id}/moves")
-        contract.check(client.get(f"/v1/games/{game_id}", headers=headers), "get", "/v1/games/{game_id}")
+        include = "?include=legal_moves" if step % 2 else ""  # every other move: the legal moves ride along
+        answer = within_rate_limit(client, "POST", f"/v1/games/{game_id}/moves{include}", json=body, headers=headers)
+        moved = contract.check(answer, "post", "/v1/games/{game_id}/moves")
+        read = client.get(f"/v1/games/{game_id}{include}", headers=headers)
+        game = contract.check(read, "get", "/v1/games/{game_id}")
+        assert ("legal_moves" in moved) == ("legal_moves" in game) == bool(include and moved["status"] == "active")
     contract.check(client.get(f"/v1/games/{game_id}"), "get", "/v1/games/{game_id}")  # a spectator
     contract.check(client.get(f"/v1/games/{game_id}/events?after=0"), "get", "/v1/games/{game_id}/events")
 

@@ -45,8 +45,9 @@ def require_browser() -> None:
 
 
 @contextmanager
-def chromium() -> Iterator[Any]:
-    """A selenium WebDriver on headless Chromium with a fresh profile, its console log captured."""
+def chromium(performance: bool = False) -> Iterator[Any]:
+    """A selenium WebDriver on headless Chromium with a fresh profile, its console log captured
+    (and with ``performance``, Chrome's performance log: every request, ``driver.get_log("performance")``)."""
     require_browser()
     from selenium import webdriver
     from selenium.webdriver.chrome.service import Service
@@ -56,7 +57,7 @@ def chromium() -> Iterator[Any]:
     options.binary_location = str(CHROMIUM)
     for flag in (*FLAGS, f"--user-data-dir={profile}"):
         options.add_argument(flag)
-    options.set_capability("goog:loggingPrefs", {"browser": "ALL"})
+    options.set_capability("goog:loggingPrefs", {"browser": "ALL", **({"performance": "ALL"} if performance else {})})
     driver = webdriver.Chrome(service=Service(executable_path=str(CHROMEDRIVER)), options=options)
     try:
         driver.set_script_timeout(120)

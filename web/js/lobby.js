@@ -69,6 +69,35 @@ function createBody(type, seats, options, clock) {
   return { game_type: type.id, players, ...(Object.keys(changed).length ? { options: changed } : {}), ...timeControlBody(clock) };
 }
 
+/** A game type's options in the API's order (option_words), any option it has no words for last. */
+function optionKeysOf(type) {
+  const said = (type.option_words || []).map((o) => o.option).filter((k) => k in type.options);
+  return [...said, ...Object.keys(type.options).filter((k) => k !== "@type" && !said.includes(k))];
+}
+
+/** A new game's seats: how many, and who takes each (you, an open seat, a bot). */
+function SeatFields({ type, seats, setSeats }) {
+  const kinds = [["me", T("you")], ["open", T("open")], ...type.bots.map((b) => [`bot:${b}`, `${T("bot")}: ${T(`bot:${b}`)}`])];
+  const counts = [];
+  for (let n = type.min_players; n <= type.max_players; n += 1) counts.push(n);
+  const count = (n) => setSeats(Array.from({ length: n }, (_, i) => seats[i] || `bot:${type.bots[0]}`));
+  return html`<label>${T("players")}
+      <select id="player-count" value=${seats.length} onChange=${(e) => count(Number(e.target.value))}>
+        ${counts.map((n) => html`<option value=${n}>${n}</option>`)}
+      </select>
+    </label>
+    <ol id="seats">
+      ${seats.map(
+        (kind, i) => html`<li>
+          <select class="seat-kind" data-seat=${i} value=${kind} aria-label=${`${T("seat")} ${i + 1}`}
+            onChange=${(e) => setSeats(seats.map((k, j) => (j === i ? e.target.value : k)))}>
+            ${kinds.map(([value, label]) => html`<option value=${value}>${label}</option>`)}
+          </select>
+        </li>`,
+      )}
+    </ol>`;
+}
+
 function CreateForm({ types }) {
   const [typeId, setTypeId] = useState(types[0].id);
   const type = types.find((t) => t.id === typeId);
@@ -85,9 +114,6 @@ function CreateForm({ types }) {
     setTypeId(id);
     setSeats(defaultSeats(next));
     setOptions({ ...next.options });
-  }
-  function count(n) {
-    setSeats(Array.from({ length: n }, (_, i) => seats[i] || `bot:${type.bots[0]}`));
   }
   async function submit(event) {
     event.preventDefault();
@@ -107,12 +133,7 @@ function CreateForm({ types }) {
       setError(String(failure.message || failure));
     }
   }
-  const kinds = [["me", T("you")], ["open", T("open")], ...type.bots.map((b) => [`bot:${b}`, `${T("bot")}: ${T(`bot:${b}`)}`])];
-  const counts = [];
-  for (let n = type.min_players; n <= type.max_players; n += 1) counts.push(n);
-  // In the API's order (option_words), any option it has no words for last.
-  const said = (type.option_words || []).map((o) => o.option).filter((k) => k in type.options);
-  const optionKeys = [...said, ...Object.keys(type.options).filter((k) => k !== "@type" && !said.includes(k))];
+  const optionKeys = optionKeysOf(type);
   return html`<form id="create" onSubmit=${submit}>
     <h2>${T("new_game")}</h2>
     <label>${T("game_type")}
@@ -122,21 +143,7 @@ function CreateForm({ types }) {
     </label>
     <button type="button" id="lobby-rules" aria-label=${`${T("rules")}: ${type.title || type.name}`} onClick=${() => showRules(typeId)}>${T("rules")}</button>
     <label>${T("your_name")} <input id="player-name" value=${name} maxlength="64" onInput=${(e) => setName(e.target.value)} /></label>
-    <label>${T("players")}
-      <select id="player-count" value=${seats.length} onChange=${(e) => count(Number(e.target.value))}>
-        ${counts.map((n) => html`<option value=${n}>${n}</option>`)}
-      </select>
-    </label>
-    <ol id="seats">
-      ${seats.map(
-        (kind, i) => html`<li>
-          <select class="seat-kind" data-seat=${i} value=${kind} aria-label=${`${T("seat")} ${i + 1}`}
-            onChange=${(e) => setSeats(seats.map((k, j) => (j === i ? e.target.value : k)))}>
-            ${kinds.map(([value, label]) => html`<option value=${value}>${label}</option>`)}
-          </select>
-        </li>`,
-      )}
-    </ol>
+    <${SeatFields} type=${type} seats=${seats} setSeats=${setSeats} />
     ${optionKeys.length
       ? html`<fieldset id="options"><legend>${T("options")}</legend>
           ${optionKeys.map(

@@ -9,18 +9,7 @@ import { seatsIn } from "./mygames.js";
 import { showGameTitle, tableModule, termsOf } from "./table.js";
 import { eventBody, logLine, markBoard, markLog } from "./moments.js";
 
-/** Show the replay of one game at `root`. */
-export function showReplay(root, gameId) {
-  const held = seatsIn(gameId);
-  const token = held.length ? held[0][1] : null;
-  const cache = new Map();
-  let game = null;
-  let events = [];
-  let module = null;
-  let version = 0;
-  let last = 0;
-  let disposed = false;
-
+function skeleton(root) {
   render(
     html`<section id="replay-page">
       <header class="table-head"><a href="#/">${T("lobby")}</a> <span id="game-title">${T("replay")}</span></header>
@@ -32,10 +21,48 @@ export function showReplay(root, gameId) {
     </section>`,
     root,
   );
-  const $ = (id) => root.querySelector(`#${id}`);
+  return (id) => root.querySelector(`#${id}`);
+}
 
-  function controls() {
-    const go = (v) => show(Math.max(0, Math.min(last, v)));
+/** One finished game, step by step: its positions (read once each), its log, its controls. */
+class ReplayPage {
+  constructor(root, gameId) {
+    const held = seatsIn(gameId);
+    this.gameId = gameId;
+    this.token = held.length ? held[0][1] : null;
+    this.cache = new Map();
+    this.game = null;
+    this.events = [];
+    this.module = null;
+    this.version = 0;
+    this.last = 0;
+    this.disposed = false;
+    this.$ = skeleton(root);
+  }
+
+  /** Read the game and its events, then show its first position (a game not over has no replay). */
+  async open() {
+    const { gameId, token, $ } = this;
+    try {
+      this.game = await call("GET", `/v1/games/${gameId}`, { token });
+      if (this.game.status !== "finished" && this.game.status !== "aborted") {
+        $("notice").textContent = T("replay_after_end");
+        return;
+      }
+      this.events = await call("GET", `/v1/games/${gameId}/events`, { token });
+      const described = (await gameTypes().catch(() => [])).find((t) => t.id === this.game.game_type);
+      showGameTitle($("game-title"), described, { ...this.game, game_id: gameId }, `${T("replay")} · `);
+      this.module = await tableModule(this.game.game_type);
+      this.last = this.game.version;
+      await this.show(0);
+    } catch (error) {
+      $("notice").textContent = String(error.message || error);
+    }
+  }
+
+  controls() {
+    const { version, last } = this;
+    const go = (v) => this.show(Math.max(0, Math.min(last, v)));
     render(
       html`<button type="button" id="replay-first" onClick=${() => go(0)}>${T("first")}</button>
         <button type="button" id="replay-back" onClick=${() => go(version - 1)}>${T("step_back")}</button>
@@ -43,17 +70,17 @@ export function showReplay(root, gameId) {
         <button type="button" id="replay-forward" onClick=${() => go(version + 1)}>${T("step_forward")}</button>
         <button type="button" id="replay-last" onClick=${() => go(last)}>${T("last")}</button>
         <span id="replay-version" data-version=${version}>${T("version")} ${version} / ${last}</span>`,
-      $("replay-controls"),
+      this.$("replay-controls"),
     );
   }
 
   /** The log up to this step, numbered; the step's own lines are `current` (and `latest`). */
-  function showLog(moment) {
-    const log = $("log");
+  showLog(moment) {
+    const log = this.$("log");
     log.replaceChildren(
-      ...events.filter((e) => e.version <= version).map((e, i) => {
+      ...this.events.filter((e) => e.version <= this.version).map((e, i) => {
         const line = logLine(i + 1, `${e.version}:${e.index}`, e);
-        if (e.version === version) line.classList.add("current");
+        if (e.version === this.version) line.classList.add("current");
         return line;
       }),
     );
@@ -62,54 +89,44 @@ export function showReplay(root, gameId) {
   }
 
   /** The move that made this step: its events, outlined on the board as at the table (no pulse). */
-  function momentAt(v) {
-    const own = events.filter((e) => e.version === v);
+  momentAt(v) {
+    const own = this.events.filter((e) => e.version === v);
     if (!v || !own.length) return null;
     return { version: v, seat: own[0].seat ?? null, lines: own.filter((e) => e.text).map((e) => ({ text: e.text })),
       events: own.map(eventBody).filter(Boolean), at: 0 };
   }
 
-  async function position(v) {
-    if (!cache.has(v)) cache.set(v, await call("GET", `/v1/games/${gameId}/versions/${v}`, { token }));
-    return cache.get(v);
+  async position(v) {
+    if (!this.cache.has(v)) this.cache.set(v, await call("GET", `/v1/games/${this.gameId}/versions/${v}`, { token: this.token }));
+    return this.cache.get(v);
   }
 
-  async function show(v) {
-    version = v;
-    controls();
-    const at = await position(v);
-    if (disposed || version !== v) return;
+  /** Step `v`: its position drawn by the game's table, whose turn it was, the log up to it. */
+  async show(v) {
+    this.version = v;
+    this.controls();
+    const at = await this.position(v);
+    const described = (await gameTypes().catch(() => [])).find((t) => t.id === this.game.game_type);
+    if (this.disposed || this.version !== v) return; // another step was asked for meanwhile
     document.body.dataset.version = String(v);
-    const who = game.seats.map((s) => s.name);
-    $("turn").textContent = at.to_act && at.to_act.length ? `${T("waiting_for")} ${at.to_act.map((s) => who[s]).join(", ")}` : T("game_over");
-    const described = (await gameTypes().catch(() => [])).find((t) => t.id === game.game_type);
-    if (disposed || version !== v) return;
-    const board = $("board");
+    const who = this.game.seats.map((s) => s.name);
+    this.$("turn").textContent = at.to_act && at.to_act.length ? `${T("waiting_for")} ${at.to_act.map((s) => who[s]).join(", ")}` : T("game_over");
+    const board = this.$("board");
     board.replaceChildren();
-    module.drawTable(board, { gameType: game.game_type, view: at.state, seat: at.viewer_seat ?? null, players: who, legal: null, act: () => {}, words: words(), terms: termsOf(described) });
-    const moment = momentAt(v);
-    markBoard(board, module, moment, at.state);
-    showLog(moment);
+    const table = { gameType: this.game.game_type, view: at.state, seat: at.viewer_seat ?? null, players: who, legal: null,
+      act: () => {}, words: words(), terms: termsOf(described) };
+    this.module.drawTable(board, table);
+    const moment = this.momentAt(v);
+    markBoard(board, this.module, moment, at.state);
+    this.showLog(moment);
   }
+}
 
-  (async () => {
-    try {
-      game = await call("GET", `/v1/games/${gameId}`, { token });
-      if (game.status !== "finished" && game.status !== "aborted") {
-        $("notice").textContent = T("replay_after_end");
-        return;
-      }
-      events = await call("GET", `/v1/games/${gameId}/events`, { token });
-      const described = (await gameTypes().catch(() => [])).find((t) => t.id === game.game_type);
-      showGameTitle($("game-title"), described, { ...game, game_id: gameId }, `${T("replay")} · `);
-      module = await tableModule(game.game_type);
-      last = game.version;
-      await show(0);
-    } catch (error) {
-      $("notice").textContent = String(error.message || error);
-    }
-  })();
+/** Show the replay of one game at `root`. */
+export function showReplay(root, gameId) {
+  const page = new ReplayPage(root, gameId);
+  page.open();
   return () => {
-    disposed = true;
+    page.disposed = true;
   };
 }

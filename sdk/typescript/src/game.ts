@@ -14,7 +14,20 @@ export interface PlayOptions {
   expectedVersion?: number;
   /** The idempotency key (default: a new one); send the same key to retry the same submission. */
   key?: string;
+  /**
+   * Ask for the seat's next legal moves inside the answer (`?include=legal_moves`, default true):
+   * the answer's `legal_moves`, which `turns()` then yields without another request.
+   */
+  legalMoves?: boolean;
 }
+
+/** Options of `view()`. */
+export interface ViewOptions {
+  /** Ask for the seat's legal moves inside the answer (`?include=legal_moves`, default false). */
+  legalMoves?: boolean;
+}
+
+const INCLUDE_LEGAL = { include: "legal_moves" };
 
 /**
  * A game handle: `view()`, `legalMoves()`, `play(move)` and `events()`.  It keeps the game's
@@ -30,6 +43,8 @@ export class GameHandle {
   yourTurn = false;
   /** The id of the last event seen (`"<version>:<index>"`). */
   lastEventId: string | undefined;
+  /** The newest legal moves an answer carried (`include=legal_moves`), kept for `turns()`. */
+  private carried: LegalMoves | undefined;
 
   constructor(
     private readonly transport: Transport,
@@ -53,12 +68,14 @@ export class GameHandle {
     return true;
   }
 
-  /** The game as this caller may see it (state, seats, status, version). */
-  async view(): Promise<Game> {
-    const game = await call<Game>(this.transport, "GET", this.path(), { token: this.token });
+  /** The game as this caller may see it (state, seats, status, version; with `legalMoves`, the seat's legal moves). */
+  async view(options: ViewOptions = {}): Promise<Game> {
+    const query = options.legalMoves ? INCLUDE_LEGAL : undefined;
+    const game = await call<Game>(this.transport, "GET", this.path(), { token: this.token, query });
     // A handle made from a player token learns its seat here (the seat that carries the player's id).
     if (this.seat === undefined && game.viewer_seat !== undefined && this.token) this.seat = game.viewer_seat;
     this.seen(game.version, game.status, game.to_act);
+    this.carried = game.legal_moves ?? this.carried;
     return game;
   }
 
@@ -82,9 +99,17 @@ export class GameHandle {
       token: this.token,
       body,
       key,
+      query: options.legalMoves === false ? undefined : INCLUDE_LEGAL,
     });
     this.seen(answer.version, answer.status, answer.to_act);
+    this.carried = answer.legal_moves ?? this.carried;
     return answer;
+  }
+
+  /** The seat's legal moves at the version seen last: those an answer carried when current, else asked for. */
+  private async current(): Promise<LegalMoves> {
+    const carried = this.carried;
+    return carried && carried.version === this.version ? carried : await this.legalMoves();
   }
 
   /** Take in one event: the game after it (status, seats to act, the caller's turn). */
@@ -102,20 +127,24 @@ export class GameHandle {
    * A turn may take several moves (Tea & Rum's warehouse tokens, Darjeeling's move, lay out and
    * ship, India Rails' build steps): after each one the seat is still to act, and this yields the
    * next step's legal moves.  The player stream's `your_turn` comes once, when the turn begins.
+   *
+   * At most two requests per turn: the first view carries the legal moves, and so does each
+   * `play()` answer (`include=legal_moves`); they are asked for again only when others moved
+   * since (a newer version than the answer's), so a step of a turn costs the `play()` alone.
    */
   async *turns(options: TurnOptions = {}): AsyncGenerator<LegalMoves, void, undefined> {
     let offered = -1;
     const due = () => this.yourTurn && this.status === "active" && this.version > offered;
-    await this.view();
+    await this.view({ legalMoves: true });
     if (due()) {
       offered = this.version;
-      yield await this.legalMoves();
+      yield await this.current();
     }
     for await (const event of this.events(options)) {
       options.onEvent?.(event);
       if (due()) {
         offered = this.version;
-        yield await this.legalMoves();
+        yield await this.current();
       }
     }
   }

@@ -72,3 +72,40 @@ test("a guest session, its refresh and /v1/me", async () => {
   assert.equal(api.token, refreshed.token);
   assert.equal((await api.me()).player_id, session.player_id);
 });
+
+test("turns() and play() take at most two requests per turn, one per step of a turn", { timeout: 120_000 }, async () => {
+  const sent = [];
+  const counting = (input, init) => {
+    const url = new URL(typeof input === "string" ? input : input.url);
+    if (!/\/(events|stream-tickets)$/.test(url.pathname)) sent.push(`${init?.method ?? "GET"} ${url.pathname}${url.search}`);
+    return fetch(input, init);
+  };
+  const api = client({ fetch: counting });
+  const created = await api.createGame({
+    game_type: "darjeeling",
+    players: [{ name: "Asha" }, { name: "Bot", bot: "random" }],
+    seed_hex: "0000000000000000000000000000002b",
+  });
+  sent.length = 0; // from here on: the game's requests
+  const me = created.seats.get(0);
+  let turns = 0;
+  let steps = 0;
+  let before = 0;
+  for await (const legal of me.turns({ signal: AbortSignal.timeout(100_000) })) {
+    const asked = sent.slice(before);
+    // Each yield is one request at most: the first view, or the legal moves after others moved
+    // (none for the next step of the seat's own turn: the play() answer carried them).
+    assert.ok(asked.length <= 1, JSON.stringify(asked));
+    if (asked.length === 0) steps += 1;
+    const answer = await me.play(pick(legal));
+    assert.ok(answer.status !== "active" || answer.legal_moves, "an active game's answer carries the legal moves");
+    turns += 1;
+    before = sent.length; // the next yield's request, if any, is this turn's second
+    assert.ok(sent.at(-1).startsWith("POST ") && sent.at(-1).includes("include=legal_moves"), sent.at(-1));
+    if (turns >= 12 || answer.status !== "active") break;
+  }
+  assert.ok(sent[0].startsWith("GET ") && sent[0].includes("include=legal_moves"), sent[0]);
+  assert.equal(sent.filter((r) => r.includes("/legal-moves")).length + 1, sent.filter((r) => r.startsWith("GET ")).length);
+  assert.ok(sent.length <= 2 * turns + 1, `${sent.length} requests for ${turns} moves: ${JSON.stringify(sent)}`);
+  assert.ok(steps > 0, "a step of a turn came from the play() answer alone");
+});
