@@ -11,7 +11,8 @@
 // `table` is `{gameType, view, seat, players, legal, act, words}` (see web/README.md).  Every
 // element with `data-move-index` inside the board is clickable: the shell posts that legal move
 // (with expected_version and an Idempotency-Key); a table may also call `act(i)` itself, e.g.
-// at the end of a small form.  Only one move is posted per legal-move list.
+// at the end of a small form, or `act(i, more)` to post further moves after it in the same
+// request (India Rails' path of segments).  Only one request is posted per legal-move list.
 import { html, render } from "../vendor/htm-preact-standalone.js";
 import { ApiError, call, followEvents, gameTypes, isNetworkError, words } from "./api.js";
 import { hostTokenOf, remember, seatsIn } from "./mygames.js";
@@ -345,13 +346,15 @@ export function showTable(root, gameId, { spectator = false, seatWanted = null }
     el("notice").textContent = text || "";
   }
 
-  async function act(index) {
+  /** Play legal move `index`; `more` (a table's path of segments) follows it in the same request, atomically. */
+  async function act(index, more = []) {
     const list = legal;
     // A table that is gone plays nothing, whoever still holds its act() (issue #42, item 1).
     if (disposed || !list || acted === list || !(index >= 0 && index < list.moves.length)) return;
     acted = list;
     el("moves").classList.add("busy");
-    const body = { move: list.moves[index], expected_version: list.version };
+    const first = list.moves[index];
+    const body = more.length ? { moves: [first, ...more], expected_version: list.version } : { move: first, expected_version: list.version };
     const key = crypto.randomUUID();
     try {
       try {
