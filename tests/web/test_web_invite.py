@@ -128,7 +128,7 @@ def _play_until_the_host_log_names(host: Any, joiner: Any, url: str, game_id: st
 
 def test_open_games_show_time_controls_and_bots_in_words(stack: dict[str, Any], browser: Any) -> None:
     url = str(stack["url"])
-    players = [{"name": "Asha"}, {"open": True}, {"name": "Bot 3", "bot": "random"}]
+    players: list[dict[str, Any]] = [{"name": "Asha"}, {"open": True}, {"name": "Bot 3", "bot": "random"}]
     clock = {"bank_s": 600, "increment_s": 5}
     created = webgames.create(url, "darjeeling", players, clock=clock, options={"region": "sri_lanka"})
     game_id = created["game_id"]

@@ -14,6 +14,8 @@ from __future__ import annotations
 
 import itertools
 import json
+import os
+import shutil
 from pathlib import Path
 from typing import Any
 
@@ -115,7 +117,9 @@ def test_a_path_of_segments_is_priced_then_built_with_one_confirm(
     assert shown == " ".join(map(str, path))
     offered = {o["to"] for o in _offers(browser)}  # the forecast's continuations from the path's end
     assert browser.execute_script("return window.__posts") == [], "a move was posted before the confirm"
-    screenshot(browser, f"india_rails-path-{size.name}")
+    shot = screenshot(browser, f"india_rails-path-{size.name}")
+    if os.environ.get("CHAIWALA_SCREENSHOTS"):  # make screenshots keeps it for the docs (tools/screenshots.py)
+        shutil.copyfile(shot, Path(os.environ["CHAIWALA_SCREENSHOTS"]) / f"india_rails-{size.name}-path.png")
 
     version = int(browser.execute_script("return Number(document.body.dataset.version)"))
     _press(browser, size, browser.find_element("id", "ir-path-build"))
@@ -139,6 +143,9 @@ def test_a_path_of_segments_is_priced_then_built_with_one_confirm(
         if "build_track" in m and m["build_track"].get("from_milepost", 0) == path[-1]
     }
     assert engine == offered, (engine, offered)
+    # Zoomed out, the map writes no word below 12 px (it hides them where they would shrink).
+    _press(browser, size, browser.find_element("css selector", ".ir-zoom-out"))
+    assert smallest_text(browser)[0] >= MIN_TEXT_PX
 
 
 def _drag(driver: Any, at: list[float], dx: float, dy: float) -> None:

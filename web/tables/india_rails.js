@@ -43,8 +43,9 @@ const WORDS = {
 let wholeMap = false; // the reader's choice, kept across redraws
 const PHONE = "(max-width: 760px)";
 let seen = { choices: "", scroll: null }; // the choices last opened on, and the reader's scrolling since
-// The reader's zoom ("−" / "+", kept across redraws): steps around the base scale, the smallest
-// still writing the smallest words (14 units) at 12 px or more on a phone.
+// The reader's zoom ("−" / "+", kept across redraws): steps around the base scale; the smallest
+// still writes the smallest words (14 units) at 12 px or more on a phone, and hides them on a
+// desktop (as the whole map does).
 const ZOOMS = [0.7, 1, 1.5, 2.2];
 let zoom = 1;
 const scale = () => (matchMedia(PHONE).matches ? 1.8 : 1) * ZOOMS[zoom];
@@ -186,8 +187,9 @@ function playPoints(view) {
  * on an empty corner). */
 function place(viewport, choices, view) {
   const points = choices.length ? choices : playPoints(view);
-  // Without choices the reader's panning is kept from move to move (another's moves redraw the map).
-  const key = choices.length ? points.map((p) => p.join(",")).join(" ") : "the play";
+  // Without choices the reader's panning is kept from move to move (another's moves redraw the map);
+  // the game's end opens afresh on the end position.
+  const key = choices.length ? points.map((p) => p.join(",")).join(" ") : view.phase === "over" ? `the end of ${points.length}` : "the play";
   if (key === seen.choices && seen.scroll) {
     [viewport.scrollLeft, viewport.scrollTop] = seen.scroll;
   } else if (points.length && !choices.length) {
@@ -231,17 +233,19 @@ function zoomButtons(table) {
       board.setAttribute("width", Math.round(MAP_BOX[2] * scale()));
       board.setAttribute("height", Math.round(MAP_BOX[3] * scale()));
       centre(viewport, [middle]);
+      fit(board);
       button.parentElement.querySelectorAll(".ir-zoom-step").forEach((b, j) => (b.disabled = !ZOOMS[zoom + (j ? 1 : -1)]));
     });
     return button;
   });
 }
 
-/** The whole map fitted: words that would read below 12 px are hidden (the smallest is 14 units). */
+/** The whole map fitted; at any scale, words that would read below 12 px are hidden (the smallest is
+ * 14 units): the whole map, or a desktop's map zoomed out. */
 function fit(board) {
   board.classList.toggle("ir-fit", wholeMap);
   const m = board.getScreenCTM();
-  board.classList.toggle("ir-no-words", wholeMap && !!m && m.a * 14 < 12);
+  board.classList.toggle("ir-no-words", !!m && m.a * 14 < 12);
 }
 
 function demandCard(card) {
