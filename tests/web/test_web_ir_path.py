@@ -15,12 +15,15 @@ from __future__ import annotations
 import itertools
 import json
 import os
+import re
 import shutil
 from pathlib import Path
 from typing import Any
 
 import httpx
 import pytest
+from selenium.webdriver.common.action_chains import ActionChains
+from selenium.webdriver.common.keys import Keys
 
 from tests.support import webgames
 from tests.support.legibility import DESKTOP, MIN_TEXT_PX, PHONE, SIZES, Size, set_viewport, smallest_text
@@ -67,12 +70,25 @@ def _panel(driver: Any, segments: int) -> Any:
     return wait_for(driver, lambda: driver.find_elements("css selector", css), 10, f"a path of {segments}")[0]
 
 
-def _cheapest(driver: Any, size: Size) -> dict[str, Any]:
-    """Take the cheapest offer (the first of equals); its milepost and price."""
+def _cheapest(driver: Any, size: Size, keys: bool = False) -> dict[str, Any]:
+    """Take the cheapest offer (the first of equals), by a press or (``keys``) Tab to it and Enter;
+    its milepost and price.  Each offer says where it goes and its price to a screen reader."""
     offers = _offers(driver)
     assert offers, "the path offers no continuation"
+    labels = [node.get_attribute("aria-label") for node in driver.find_elements("css selector", ".ir-step")]
+    for offer, label in zip(offers, labels, strict=True):
+        assert re.fullmatch(rf"Extend the path to .+: \+{offer['cost']}M \(\d+M in all\)", label), label
     best = min(range(len(offers)), key=lambda i: offers[i]["cost"])
-    _press(driver, size, driver.find_elements("css selector", ".ir-step")[best])
+    if not keys:
+        _press(driver, size, driver.find_elements("css selector", ".ir-step")[best])
+        return offers[best]
+    # From the panel's last button, Tab goes to the map's frame, then to the offers in their order.
+    driver.execute_script("document.getElementById('ir-path-clear').focus()")
+    for _ in range(best + 2):
+        ActionChains(driver).send_keys(Keys.TAB).perform()
+    focused = "return [Number(document.activeElement.dataset.to), document.activeElement.matches('.ir-step')]"
+    assert driver.execute_script(focused) == [offers[best]["to"], True]
+    ActionChains(driver).send_keys(Keys.ENTER).perform()
     return offers[best]
 
 
@@ -104,9 +120,10 @@ def test_a_path_of_segments_is_priced_then_built_with_one_confirm(
     first = _offers(browser)[0]
     _press(browser, size, browser.find_element("css selector", ".ir-step"))
     path, prices = [first["from"], first["to"]], [first["cost"]]
-    for _ in range(EXTENSIONS):
+    for step in range(EXTENSIONS):
         _panel(browser, len(prices))
-        taken = _cheapest(browser, size)
+        # The last step on a desktop by the keyboard (Tab to the offer, Enter).
+        taken = _cheapest(browser, size, keys=size == DESKTOP and step == EXTENSIONS - 1)
         path.append(taken["to"])
         prices.append(taken["cost"])
     panel = _panel(browser, len(prices))

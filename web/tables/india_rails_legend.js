@@ -40,6 +40,11 @@ const WORDS = {
     city: "Ciudad pequeña o mediana", major: "Ciudad principal", river: "Cruzar un río (extra)", into: "hacia" },
 };
 
+/** A terrain's name in the table's language ("Mountain", "Montaña"). */
+export function terrainName(language, kind) {
+  return (WORDS[language] || WORDS.en)[kind] || kind;
+}
+
 /** The map's own symbol of a terrain at a swatch's middle, without what marks a milepost of the map. */
 function symbolOf(kind) {
   const shape = terrainShape({ id: "", terrain: kind }, 12, 12);

@@ -14,17 +14,19 @@
 // cut another player off from a city) is left to the engine: it needs the whole map's search, and
 // the engine still refuses such a path when it is posted.  The engine remains the authority.
 import { el, svg, SEAT_COLOURS } from "./svg.js";
-import { PRICES, RULES } from "./india_rails_legend.js";
+import { PRICES, RULES, terrainName } from "./india_rails_legend.js";
 
 const WORDS = {
   en: { toggle: "Build a path", start: "Pick a first segment on the map, then the next mileposts one by one.",
     path: (n, cost, left) => `Path: ${n} segment${n === 1 ? "" : "s"}, ${cost}M (${left}M left to build this turn)`,
     build: (n, cost) => `Build ${n} segment${n === 1 ? "" : "s"} for ${cost}M`, undo: "Undo last", clear: "Clear path",
-    first: "Start the path", extend: (cost, total) => `Extend the path: +${cost}M (${total}M in all)`, none: "No further segment fits this turn." },
+    first: "Start the path", extend: (to, cost, total) => `Extend the path to ${to}: +${cost}M (${total}M in all)`, none: "No further segment fits this turn.",
+    across: (river) => `across the ${river}`, post: (terrain) => `a milepost (${terrain})` },
   es: { toggle: "Construir un trazado", start: "Elige un primer tramo en el mapa y después los puntos siguientes, uno a uno.",
     path: (n, cost, left) => `Trazado: ${n} tramo${n === 1 ? "" : "s"}, ${cost}M (quedan ${left}M para construir este turno)`,
     build: (n, cost) => `Construir ${n} tramo${n === 1 ? "" : "s"} por ${cost}M`, undo: "Deshacer el último", clear: "Borrar el trazado",
-    first: "Empezar el trazado", extend: (cost, total) => `Alargar el trazado: +${cost}M (${total}M en total)`, none: "Ningún tramo más cabe este turno." },
+    first: "Empezar el trazado", extend: (to, cost, total) => `Alargar el trazado hasta ${to}: +${cost}M (${total}M en total)`, none: "Ningún tramo más cabe este turno.",
+    across: (river) => `cruzando el ${river}`, post: (terrain) => `un punto (${terrain})` },
 };
 const pair = (a, b) => (a < b ? `${a}-${b}` : `${b}-${a}`);
 
@@ -186,7 +188,8 @@ export function pathLayer(table, { point, discAt, repaint }) {
   state.posts = seen.posts;
   const change = (posts) => ((state.posts = posts), repaint());
   const offers = state.posts.length
-    ? seen.next.map((o) => offer(point, discAt, [seen.posts.at(-1), o.to], o.cost, t.extend(o.cost, seen.total + o.cost), () => change([...state.posts, o.to])))
+    ? seen.next.map((o) => offer(point, discAt, [seen.posts.at(-1), o.to], o.cost, t.extend(where(table.words, seen.posts.at(-1), o.to), o.cost, seen.total + o.cost),
+      () => change([...state.posts, o.to])))
     : steps.map((s) => offer(point, discAt, [s.from, s.to], price(context(table.view, table.seat), s.from, s.to) ?? "?",
       `${t.first}: ${table.legal.texts[s.index] || ""}`, () => change([s.from, s.to])));
   const line = seen.posts.map((m) => point(m).join(",")).join(" ");
@@ -205,6 +208,15 @@ export function pathLayer(table, { point, discAt, repaint }) {
       button("ir-path-clear", t.clear, () => change([])));
   }
   return { drawn, panel };
+}
+
+/** Where a step goes, for its label: the city, or the terrain, and the river it crosses. */
+function where(language, from, to) {
+  const t = WORDS[language] || WORDS.en;
+  const city = G.cityAt.get(to);
+  const river = (G.adj.get(from) || []).find((e) => e.to === to)?.river;
+  const place = city ? city.name : t.post(terrainName(language, G.terrain.get(to)));
+  return river ? `${place}, ${t.across(river)}` : place;
 }
 
 function button(id, text, onClick) {
