@@ -3,7 +3,8 @@
 Runs the legibility browser tests (``tests/web/test_web_legible.py``: the real stack, real headless
 Chromium, a seat playing each game to its result by clicks) with ``CHAIWALA_SCREENSHOTS`` pointing
 at ``docs/assets/screenshots/``, so each check's picture is kept there as
-``<game>-<desktop|phone>-<start|middle|end>.png``, ``lobby-<size>.png`` and ``replay-<size>.png``;
+``<game>-<desktop|phone>-<start|middle|end>.png``, ``lobby-<size>.png`` and ``replay-<size>.png``
+(and India Rails' path being built, ``india_rails-<size>-path.png``, from ``tests/web/test_web_ir_path.py``);
 then makes each PNG smaller (256 colours, optimised, with Pillow).  The pictures are only kept
 when every check passes: a failing page is not documented.
 
@@ -50,7 +51,10 @@ def main() -> int:
     with tempfile.TemporaryDirectory(prefix="chaiwala-shots-") as kept:
         env = {**os.environ, "CHAIWALA_SCREENSHOTS": kept}
         command = [sys.executable, "-m", "pytest", "tests/web/test_web_legible.py", "-q", "-k", " or ".join(chosen)]
-        if subprocess.run(command, cwd=ROOT, env=env, check=False).returncode != 0:
+        commands = [command]
+        if "india_rails" in chosen:  # India Rails' path being built, before its confirm (test_web_ir_path.py)
+            commands.append([sys.executable, "-m", "pytest", "tests/web/test_web_ir_path.py", "-q", "-k", "path_of"])
+        if any(subprocess.run(c, cwd=ROOT, env=env, check=False).returncode != 0 for c in commands):
             print("screenshots: a legibility check failed; docs/assets/screenshots/ is left as it was", file=sys.stderr)
             return 1
         OUT.mkdir(parents=True, exist_ok=True)

@@ -1,7 +1,8 @@
 """India Rails as the platform sees it: engine, protos (``chaiwala.india_rails.v1``), web table, port slot,
 and its board: the milepost map (a subset of ``seeds/india_rails/map.json``: mileposts with x/y in km
 and terrain, cities, rivers as lon/lat lines and the projection that puts them on the same km grid,
-deserts), served once per game type instead of in every view."""
+deserts, and the edges with their river and strait flags, which a table needs to price a path of
+segments before it is played, issue #42), served once per game type instead of in every view."""
 
 from __future__ import annotations
 
@@ -55,6 +56,6 @@ UNIT = GameUnit(
     search=SEARCH,
     board=(
         "india_rails/map.json",
-        ("provenance", "spacing_km", "projection", "mileposts", "cities", "river_lines", "desert_areas"),
+        ("provenance", "spacing_km", "projection", "mileposts", "cities", "river_lines", "desert_areas", "edges"),
     ),
 )

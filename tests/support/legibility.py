@@ -10,6 +10,7 @@ to assert on, with a description of each offender for the failure message:
 - :func:`small_tap_targets` — the interactive elements smaller than a size in either dimension;
 - :func:`weak_highlights` — the choices on an SVG board whose outline lacks WCAG AA's 3:1 contrast;
 - :func:`actions_apart_from_board` — whether the turn's actions leave the screen while the board is on it;
+- :func:`end_position_off_centre` — whether a finished game's board is seen whole and centred;
 - :func:`set_viewport` / :func:`open_table_at` / :func:`open_page_at` — the page at a desktop or
   phone size (the phone emulated as a mobile viewport, so ``meta viewport`` and media queries
   apply as on a phone).
@@ -284,3 +285,38 @@ def actions_apart_from_board(driver: Any) -> str:
     """
     found: str = driver.execute_script(_ACTIONS_IN_SIGHT)
     return found
+
+
+_END_POSITION = """
+const board = document.getElementById('board');
+const problems = [];
+if (!board || !board.firstElementChild) return ['no board drawn'];
+if (window.scrollX > 1) problems.push(`the page is scrolled ${window.scrollX} px sideways`);
+for (const box of [board, ...board.querySelectorAll('*')]) {
+  if (box.matches('.ir-viewport')) continue;  // India Rails' map frame pans on purpose: checked below
+  const style = getComputedStyle(box);
+  if (!/(auto|scroll)/.test(style.overflowX) && box !== board) continue;
+  if (box.scrollLeft > 1) problems.push(`${box.id || box.className} is scrolled ${box.scrollLeft} px sideways`);
+  const over = box.scrollWidth - box.clientWidth;
+  if (over > 2) problems.push(`${box.id || box.className} is ${over} px wider than its frame`);
+}
+const frame = board.querySelector('.ir-viewport');
+const pieces = frame ? [...frame.querySelectorAll('.track, .train')].map((n) => n.getBoundingClientRect()) : [];
+if (frame && pieces.length) {
+  const f = frame.getBoundingClientRect();
+  const x = (Math.min(...pieces.map((r) => r.left)) + Math.max(...pieces.map((r) => r.right))) / 2;
+  const y = (Math.min(...pieces.map((r) => r.top)) + Math.max(...pieces.map((r) => r.bottom))) / 2;
+  if (Math.abs(x - (f.left + f.width / 2)) > f.width / 4 || Math.abs(y - (f.top + f.height / 2)) > f.height / 4) {
+    const at = `(${Math.round(x - f.left)}, ${Math.round(y - f.top)}) px`;
+    problems.push(`the map frame is off the play: its middle at ${at} of ${f.width}×${f.height}`);
+  }
+}
+return problems;
+"""
+
+
+def end_position_off_centre(driver: Any) -> list[str]:
+    """What keeps the end position from being seen whole and centred (issue #42, item 4): the page or
+    a box of the board scrolled sideways or wider than its frame, or India Rails' map frame (which
+    pans) not showing the middle of the players' track and trains in its middle half."""
+    return list(driver.execute_script(_END_POSITION))

@@ -12,6 +12,7 @@ Real stack (Redis, rules services, conductor, uvicorn) and real headless Chromiu
 from __future__ import annotations
 
 import re
+import time
 from typing import Any
 
 import httpx
@@ -95,12 +96,39 @@ def test_a_private_game_is_joined_from_its_invitation_link(
     for person in (browser, second_browser):
         wait_for(person, lambda p=person: p.execute_script(TAB_MARK) is True, 30, "the tab's mark")
     screenshot(browser, "invite-host-started")
+    _play_until_the_host_log_names(browser, second_browser, url, game_id, "Bilal")
     assert console_errors(browser) == [] and console_errors(second_browser) == []
+
+
+SEAT_TOKEN = """
+const game = JSON.parse(localStorage.getItem('chaiwala.games') || '[]').find((g) => g.gameId === arguments[0]);
+return game ? Object.entries(game.seats)[0] : null;
+"""
+
+
+def _play_until_the_host_log_names(host: Any, joiner: Any, url: str, game_id: str, name: str) -> None:
+    """The two people's seats play their first legal moves (through the API) until the host's live
+    log, whose stream opened before the join, has a line naming the joiner (issue #42, item 4)."""
+    tokens = {int(seat): token for seat, token in (p.execute_script(SEAT_TOKEN, game_id) for p in (host, joiner))}
+    for _ in range(40):
+        if any(name in line for line in _text(host, "#log").splitlines()):
+            return
+        game = webgames.game(url, game_id)
+        acting = [seat for seat in game.get("to_act", []) if seat in tokens]
+        if game["status"] != "active" or not acting:
+            time.sleep(0.2)  # the bot's turn
+            continue
+        headers = {"Authorization": f"Bearer {tokens[acting[0]]}"}
+        legal = httpx.get(f"{url}/v1/games/{game_id}/legal-moves", headers=headers, timeout=30).json()
+        move = {k: v for k, v in legal["moves"][0].items() if k not in ("text", "costs")}
+        body = {"move": move, "expected_version": legal["version"]}
+        httpx.post(f"{url}/v1/games/{game_id}/moves", headers=headers, json=body, timeout=30)
+    wait_for(host, lambda: name in _text(host, "#log"), 10, f"{name} in the host's live log")
 
 
 def test_open_games_show_time_controls_and_bots_in_words(stack: dict[str, Any], browser: Any) -> None:
     url = str(stack["url"])
-    players = [{"name": "Asha"}, {"open": True}, {"name": "Bot 3", "bot": "random"}]
+    players: list[dict[str, Any]] = [{"name": "Asha"}, {"open": True}, {"name": "Bot 3", "bot": "random"}]
     clock = {"bank_s": 600, "increment_s": 5}
     created = webgames.create(url, "darjeeling", players, clock=clock, options={"region": "sri_lanka"})
     game_id = created["game_id"]

@@ -5,7 +5,8 @@ At 1400×1000 and at 390×844 (a phone, emulated as a mobile viewport): no rende
 violation, the choices highlighted on a board have an outline of 3:1 contrast (WCAG AA for
 graphics), and on the phone every tap target is at least 44 px in both dimensions.  Each table is
 checked at its start, in its middle and at its end, while a seat plays the game to the result
-screen by clicks only (against a bot).  Real stack, real headless Chromium.
+screen by clicks only (against a bot); at the end, the end position is seen whole and centred.
+Real stack, real headless Chromium.
 
 Every check also takes a screenshot (``test-artifacts/web/legible-*.png``); with
 ``CHAIWALA_SCREENSHOTS`` set to a folder, ``tools/screenshots.py`` (``make screenshots``) keeps them
@@ -32,6 +33,7 @@ from tests.support.legibility import (
     actions_apart_from_board,
     axe_violations,
     describe_violations,
+    end_position_off_centre,
     open_page_at,
     open_table_at,
     small_tap_targets,
@@ -148,6 +150,8 @@ def test_a_table_is_legible_at_its_start_middle_and_end_while_a_seat_plays_it_by
     assert middle, f"the game ended after {played.clicks} clicks, before its middle was checked"
     assert webgames.game(url, game_id)["status"] == "finished"
     assert_legible(driver, size, f"{game} at its end")
+    # The end position is seen whole and centred (issue #42: India Rails' map opened on an empty corner).
+    assert not end_position_off_centre(driver), f"{game} at its end at {size.name}: {end_position_off_centre(driver)}"
     shoot(driver, f"{game}-{size.name}-end", "#result")
 
 

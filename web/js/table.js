@@ -11,7 +11,8 @@
 // `table` is `{gameType, view, seat, players, legal, act, words}` (see web/README.md).  Every
 // element with `data-move-index` inside the board is clickable: the shell posts that legal move
 // (with expected_version and an Idempotency-Key); a table may also call `act(i)` itself, e.g.
-// at the end of a small form.  Only one move is posted per legal-move list.
+// at the end of a small form, or `act(i, more)` to post further moves after it in the same
+// request (India Rails' path of segments).  Only one request is posted per legal-move list.
 //
 // A move is one request, and its answer is what is drawn next (tablesync.js); the stream's
 // events fill the log and say when the game must be read again.  The side panel is drawn by
@@ -170,12 +171,15 @@ class TablePage {
     this.el("notice").textContent = text || "";
   }
 
-  /** Play legal move `index` of the list drawn now (once per list; nothing once the table is gone). */
-  act(index) {
+  /** Play legal move `index` of the list drawn now (once per list; nothing once the table is gone);
+   * `more` (a table's path of segments) follows it in the same request, atomically. */
+  act(index, more = []) {
     const list = this.sync.legal;
     // A table that is gone plays nothing, whoever still holds its act() (issue #42, item 1).
     if (this.disposed || !list || this.acted === list || !(index >= 0 && index < list.moves.length)) return;
-    return this.play(list, { move: list.moves[index], expected_version: list.version });
+    const first = list.moves[index];
+    const body = more.length ? { moves: [first, ...more], expected_version: list.version } : { move: first, expected_version: list.version };
+    return this.play(list, body);
   }
 
   /** Post `body` (a `move`, or several `moves` at once) for the legal-move list `list`: one request, its answer drawn. */
@@ -238,7 +242,7 @@ class TablePage {
       seat,
       players: names(game),
       legal: this.sync.legal,
-      act: (i) => this.act(i),
+      act: (i, more) => this.act(i, more),
       words: words(),
       terms: termsOf(described),
     });

@@ -6,17 +6,21 @@
 // Placed on the board: building a segment (a dashed line; its disc sits at the midpoint, or slides
 // along the segment off a city name), placing a train and moving a train (a ring round the
 // milepost).  City names and goods are drawn last, above the choices, and let clicks through; the
-// terrain legend with build prices is india_rails_legend.js (issue #42).  Everything else (pick up, deliver, drop, upgrade, discard, end the turn, ...)
-// is a button of the shell.
+// terrain legend with build prices is india_rails_legend.js (issue #42).  With "Build a path" on,
+// the build choices are a path's offers instead, each with its price printed on it, confirmed once
+// (india_rails_path.js).  Everything else (pick up, deliver, drop, upgrade, discard, end the turn,
+// ...) is a button of the shell.
 //
 // The map is drawn at a fixed scale (1 px a unit on a desktop, 1.8 on a phone: city names of 18 px
 // and more, goods of 14, track targets of 45 px on a phone that never overlap) inside a scrolling viewport that opens
 // on the choices of the turn and keeps the reader's scrolling while the choices stay the same;
 // "whole map" fits all of it in the viewport and hides the words it would shrink below 12 px
-// (issue #34).
+// (issue #34); "−" and "+" zoom in steps, and the viewport pans by dragging (touch) or scrolling.
+// With no choices (an end screen, another's turn) it opens on the middle of the play.
 import { API } from "../js/api.js";
 import { el, kindOf, legal, SEAT_COLOURS, SEAT_INK, svg, term } from "./svg.js";
 import { legend, terrainShape } from "./india_rails_legend.js";
+import { pathBoard, pathLayer, pathOn, pathToggle } from "./india_rails_path.js";
 // What the shell shows of this game beyond the board: the end screen's breakdown and verdict,
 // the places a move touched (web/tables/breakdowns.js, verdicts.js, places.js).
 export { indiaRailsBreakdown as breakdown } from "./breakdowns.js";
@@ -27,7 +31,8 @@ const BOARD = await (await fetch(`${API}/v1/game-types/india_rails/board`)).json
 const POSTS = new Map(BOARD.mileposts.map((p) => [p.id, p]));
 const TOP = Math.max(...BOARD.mileposts.map((p) => p.y)) + 60;
 const MIN_X = Math.min(...BOARD.mileposts.map((p) => p.x)) - 60;
-const MAX_X = Math.max(...BOARD.mileposts.map((p) => p.x)) + 60;
+// Wide enough for the longest name at the east edge (names are written to the right of their city).
+const MAX_X = Math.max(...BOARD.mileposts.map((p) => p.x)) + 60 + Math.max(...BOARD.cities.map((c) => 14 * c.name.length));
 const BOTTOM = Math.min(...BOARD.mileposts.map((p) => p.y)) - 60;
 const WORDS = {
   en: { whole: "Whole map", zoom: "Zoom to choices", cash: "cash", hidden: "hidden", debt: "debt", track: "segments", hand: "Demand cards",
@@ -38,7 +43,12 @@ const WORDS = {
 let wholeMap = false; // the reader's choice, kept across redraws
 const PHONE = "(max-width: 760px)";
 let seen = { choices: "", scroll: null }; // the choices last opened on, and the reader's scrolling since
-const scale = () => (matchMedia(PHONE).matches ? 1.8 : 1);
+// The reader's zoom ("−" / "+", kept across redraws): steps around the base scale; the smallest
+// still writes the smallest words (14 units) at 12 px or more on a phone, and hides them on a
+// desktop (as the whole map does).
+const ZOOMS = [0.7, 1, 1.5, 2.2];
+let zoom = 1;
+const scale = () => (matchMedia(PHONE).matches ? 1.8 : 1) * ZOOMS[zoom];
 
 function point(id) {
   const post = POSTS.get(id);
@@ -125,14 +135,17 @@ function discAt(x1, y1, x2, y2, r) {
 }
 
 /** Clickable places for builds, train placements and train moves; returns [shapes, their points]. */
-function placeMoves(table, placed) {
+function placeMoves(table, placed, paths = false) {
   const shapes = [];
   const points = [];
   if (!table.legal) return [shapes, points];
   table.legal.moves.forEach((move, i) => {
     const kind = kindOf(move);
     const body = move[kind] || {};
-    if (kind === "build_track") {
+    if (kind === "build_track" && paths) {
+      placed.add(i); // offered by the path's layer (india_rails_path.js) instead
+      points.push(point(body.from_milepost ?? 0), point(body.to_milepost ?? 0));
+    } else if (kind === "build_track") {
       const [x1, y1] = point(body.from_milepost ?? 0);
       const [x2, y2] = point(body.to_milepost ?? 0);
       const disc = discAt(x1, y1, x2, y2, 7);
@@ -161,11 +174,26 @@ function placeMoves(table, placed) {
 
 const MAP_BOX = [MIN_X, 0, MAX_X - MIN_X, TOP - BOTTOM];
 
-/** Scroll the viewport to the middle of the choices (new choices), or back where the reader left it. */
-function place(viewport, points) {
-  const key = points.map((p) => p.join(",")).join(" ");
+/** Where the play is when nothing is offered (an end screen, another's turn): the track and the trains. */
+function playPoints(view) {
+  const players = view.players || [];
+  const track = players.flatMap((p) => (p.track || []).flatMap((s) => [point(s.a ?? 0), point(s.b ?? 0)]));
+  const trains = players.flatMap((p) => (p.trains || []).filter((t) => (t.milepost ?? -1) >= 0).map((t) => point(t.milepost ?? 0)));
+  return [...track, ...trains];
+}
+
+/** Scroll the viewport to the middle of the choices (new choices), or back where the reader left it;
+ * with no choices, to the middle of the players' track and trains (issue #42: an end screen opened
+ * on an empty corner). */
+function place(viewport, choices, view) {
+  const points = choices.length ? choices : playPoints(view);
+  // Without choices the reader's panning is kept from move to move (another's moves redraw the map);
+  // the game's end opens afresh on the end position.
+  const key = choices.length ? points.map((p) => p.join(",")).join(" ") : view.phase === "over" ? `the end of ${points.length}` : "the play";
   if (key === seen.choices && seen.scroll) {
     [viewport.scrollLeft, viewport.scrollTop] = seen.scroll;
+  } else if (points.length && !choices.length) {
+    centre(viewport, points);
   } else if (points.length) {
     const s = scale();
     const xs = points.map((p) => p[0]);
@@ -181,11 +209,43 @@ function place(viewport, points) {
   viewport.addEventListener("scroll", () => (seen.scroll = [viewport.scrollLeft, viewport.scrollTop]));
 }
 
-/** The whole map fitted: words that would read below 12 px are hidden (the smallest is 14 units). */
+/** Scroll the viewport to the middle of the box around `points`. */
+function centre(viewport, points) {
+  const s = scale();
+  const xs = points.map((p) => p[0]);
+  const ys = points.map((p) => p[1]);
+  viewport.scrollLeft = ((Math.min(...xs) + Math.max(...xs)) / 2 - MIN_X) * s - viewport.clientWidth / 2;
+  viewport.scrollTop = ((Math.min(...ys) + Math.max(...ys)) / 2) * s - viewport.clientHeight / 2;
+}
+
+/** "−" and "+": the map drawn smaller or larger, about the middle of what the viewport shows. */
+function zoomButtons(table) {
+  const words = table.words === "es" ? ["Alejar el mapa", "Acercar el mapa"] : ["Zoom out", "Zoom in"];
+  return [-1, 1].map((step, i) => {
+    const button = el("button", { type: "button", class: `ir-zoom-step ${step < 0 ? "ir-zoom-out" : "ir-zoom-in"}`, "aria-label": words[i], title: words[i], text: step < 0 ? "−" : "+" });
+    button.disabled = !ZOOMS[zoom + step];
+    button.addEventListener("click", () => {
+      const viewport = button.closest(".ir-table").querySelector(".ir-viewport");
+      const board = viewport.querySelector("svg");
+      const before = scale();
+      const middle = [(viewport.scrollLeft + viewport.clientWidth / 2) / before + MIN_X, (viewport.scrollTop + viewport.clientHeight / 2) / before];
+      zoom = Math.max(0, Math.min(ZOOMS.length - 1, zoom + step));
+      board.setAttribute("width", Math.round(MAP_BOX[2] * scale()));
+      board.setAttribute("height", Math.round(MAP_BOX[3] * scale()));
+      centre(viewport, [middle]);
+      fit(board);
+      button.parentElement.querySelectorAll(".ir-zoom-step").forEach((b, j) => (b.disabled = !ZOOMS[zoom + (j ? 1 : -1)]));
+    });
+    return button;
+  });
+}
+
+/** The whole map fitted; at any scale, words that would read below 12 px are hidden (the smallest is
+ * 14 units): the whole map, or a desktop's map zoomed out. */
 function fit(board) {
   board.classList.toggle("ir-fit", wholeMap);
   const m = board.getScreenCTM();
-  board.classList.toggle("ir-no-words", wholeMap && !!m && m.a * 14 < 12);
+  board.classList.toggle("ir-no-words", !!m && m.a * 14 < 12);
 }
 
 function demandCard(card) {
@@ -232,16 +292,29 @@ function panels(view, table) {
 
 /** Draw an India Rails table (see web/README.md for the contract). */
 export function drawTable(host, table) {
+  pathBoard(BOARD);
   const view = table.view;
   const placed = new Set();
-  const [targets, points] = placeMoves(table, placed);
+  const targets = svg("g", { class: "ir-targets" });
+  const pathSlot = el("div", { class: "ir-path-slot" });
+  let points = [];
+  // The choices: the engine's moves as markers, or with "Build a path" on, the path's offers.
+  const paint = () => {
+    const [shapes, spots] = placeMoves(table, placed, pathOn());
+    const path = pathOn() ? pathLayer(table, { point, discAt, repaint: paint }) : null;
+    targets.replaceChildren(...shapes, ...(path ? [path.drawn] : []));
+    pathSlot.replaceChildren(...(path ? [path.panel] : []));
+    points = spots;
+  };
+  paint();
   const s = scale();
   const board = svg("svg", { viewBox: MAP_BOX.join(" "), width: Math.round(MAP_BOX[2] * s), height: Math.round(MAP_BOX[3] * s),
     class: "ir-board", role: "group", "aria-label": "India Rails" },
     mapLayer(), trackLayer(view), trainLayer(view), targets, labelLayer());
   const viewport = el("div", { class: "ir-viewport", tabindex: 0, role: "group", "aria-label": "India Rails" }, board);
-  host.append(el("div", { class: "ir-table" }, zoomToggle(table), viewport, panels(view, table)));
+  const tools = el("div", { class: "ir-tools" }, zoomToggle(table), ...zoomButtons(table), pathToggle(table, paint));
+  host.append(el("div", { class: "ir-table" }, tools, pathSlot, viewport, panels(view, table)));
   fit(board);
-  place(viewport, points);
+  place(viewport, points, view);
   return { placed };
 }

@@ -27,8 +27,11 @@ export function terrainShape(p, x, y) {
   return svg("polygon", { points, stroke: "#2b2b2b", "stroke-width": 1.5, ...data });
 }
 
-/** Build price (M) of a segment into each terrain, and of crossing a river (costs.json). */
-export const PRICES = { clear: 1, mountain: 2, desert: 2, salt_flat: 3, alpine: 5, city: 3, major: 5, river: 2 };
+/** Build price (M) of a segment into each terrain, and of crossing a river or a strait (costs.json). */
+export const PRICES = { clear: 1, mountain: 2, desert: 2, salt_flat: 3, alpine: 5, city: 3, major: 5, river: 2, strait: 2 };
+/** The building limits a path's forecast needs (costs.json: turn_budget, major_segments_per_turn,
+ * city_entry_limit); tests/web/test_web_ir_path.py checks them against the content file too. */
+export const RULES = { budget: 20, majorSegmentsPerTurn: 2, entry: { small: 2, medium: 3, perPlayer: 3 } };
 const ORDER = ["clear", "mountain", "desert", "salt_flat", "alpine", "city", "major", "river"];
 const WORDS = {
   en: { title: "Building prices", clear: "Clear", mountain: "Mountain", desert: "Desert", salt_flat: "Salt flat", alpine: "Alpine",
@@ -36,6 +39,11 @@ const WORDS = {
   es: { title: "Precios de construcción", clear: "Llano", mountain: "Montaña", desert: "Desierto", salt_flat: "Salar", alpine: "Alta montaña",
     city: "Ciudad pequeña o mediana", major: "Ciudad principal", river: "Cruzar un río (extra)", into: "hacia" },
 };
+
+/** A terrain's name in the table's language ("Mountain", "Montaña"). */
+export function terrainName(language, kind) {
+  return (WORDS[language] || WORDS.en)[kind] || kind;
+}
 
 /** The map's own symbol of a terrain at a swatch's middle, without what marks a milepost of the map. */
 function symbolOf(kind) {
