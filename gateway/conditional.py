@@ -13,9 +13,9 @@ representation, and a gzip answer is another representation than the identity on
 compression layer (:mod:`gateway.compression`) appends the coding to a compressed answer's tag
 (``"<digest>-br"``), as Apache does. ``If-None-Match`` is compared weakly, as RFC 9110 (13.1.2)
 requires: ``W/`` and a coding suffix are ignored, so a client that kept the brotli copy revalidates it
-as well as one that kept the plain copy; the 304 repeats the tag the client sent, naming the copy it
-holds. A weak tag (nginx's choice when it compresses) would have done for revalidation, but would give
-up byte-range semantics for no gain here.
+as well as one that kept the plain copy; the 304 repeats the tag the client sent (as a strong tag),
+naming the copy it holds. A weak tag (nginx's choice when it compresses) would have done for
+revalidation, but would give up byte-range semantics for no gain here.
 
 **Cache-Control**, unless the route said it: ``GET /v1/game-types`` is the same for everyone and
 changes only with a deployment (``public, max-age=300``); every other ``GET`` answer of 200 may be
@@ -57,7 +57,8 @@ def _opaque(tag: str) -> str:
 
 
 def matching_tag(if_none_match: str, etag: str) -> str | None:
-    """The tag of ``If-None-Match`` that names the same answer as ``etag`` (``*`` included), else ``None``.
+    """The tag of ``If-None-Match`` (without ``W/``) that names the same answer as ``etag`` (``*``: ``etag``),
+    else ``None``.
 
     The weak comparison of RFC 9110 13.1.2, plus the content coding's suffix (see the module's words).
     """
@@ -65,7 +66,8 @@ def matching_tag(if_none_match: str, etag: str) -> str | None:
     for candidate in if_none_match.split(","):
         candidate = candidate.strip()
         if candidate == "*" or (candidate and _opaque(candidate) == wanted):
-            return etag if candidate == "*" else candidate
+            # The strong tag of the copy the client holds (its coding kept), as the 304 repeats it.
+            return etag if candidate == "*" else candidate.removeprefix("W/")
     return None
 
 

@@ -32,6 +32,8 @@ from services.filing.keys import game_keys
 from services.filing.store import VISIBILITIES
 
 WINDOW = 500
+MAX_PAGE_TOKEN = 256
+BASE64URL = "ABCDEFGHIJKLMNOPQRSTUVWXYZabcdefghijklmnopqrstuvwxyz0123456789-_"
 # A creation's hold on a quota slot outlives a killed process by at most this long.
 RESERVATION_SECONDS = 60
 META_FIELDS = ["game_type", "status", "version", "players", "lifecycle", "created_ms", "visibility", "result"]
@@ -101,6 +103,8 @@ def decode_offset(token: str) -> int:
     """The offset a page token names (0 for the first page)."""
     if not token:
         return 0
+    if len(token) > MAX_PAGE_TOKEN or token.strip(BASE64URL):
+        raise BadPageToken(token)  # only base64url, as the OpenAPI's pattern says (b64decode would skip others)
     try:
         raw = base64.urlsafe_b64decode(token + "=" * (-len(token) % 4)).decode()
     except (binascii.Error, UnicodeDecodeError, ValueError):
