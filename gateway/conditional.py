@@ -89,7 +89,9 @@ class ConditionalMiddleware:
             await self.app(scope, receive, send)
             return
         if scope["method"] != "GET":
-            await self.app(scope, receive, _with_cache_control(send, NO_STORE))
+            # A HEAD says what its GET would about caching (its empty body has no tag to give).
+            value = PUBLIC.get(path, REVALIDATE) if scope["method"] == "HEAD" else NO_STORE
+            await self.app(scope, receive, _with_cache_control(send, value))
             return
         if_none_match = next((v.decode("latin-1") for k, v in scope["headers"] if k == b"if-none-match"), "")
         held: Message | None = None
@@ -101,7 +103,8 @@ class ConditionalMiddleware:
                 if _taggable(message):
                     held = message  # sent with the whole body, once its tag is known
                     return
-                _default_cache_control(message, NO_STORE if message["status"] != 200 else REVALIDATE)
+                kept = message["status"] == 200 and not _streaming(message)  # a tagged 200 (the board)
+                _default_cache_control(message, REVALIDATE if kept else NO_STORE)
             elif message["type"] == "http.response.body" and held is not None:
                 chunks.append(message.get("body", b""))
                 if message.get("more_body", False):
@@ -117,8 +120,11 @@ def _taggable(start: Message) -> bool:
     """A 200 without a tag of its own that is not a live stream."""
     if start["status"] != 200 or _header(start, b"etag") is not None:
         return False
-    content_type = _header(start, b"content-type") or b""
-    return not content_type.startswith(b"text/event-stream")
+    return not _streaming(start)
+
+
+def _streaming(start: Message) -> bool:
+    return (_header(start, b"content-type") or b"").startswith(b"text/event-stream")
 
 
 def _default_cache_control(start: Message, value: str) -> None:
@@ -127,9 +133,11 @@ def _default_cache_control(start: Message, value: str) -> None:
 
 
 def _with_cache_control(send: Send, value: str) -> Send:
+    """``send`` with ``value`` as the default ``Cache-Control`` of a 2xx (``no-store`` for anything else)."""
+
     async def sending(message: Message) -> None:
         if message["type"] == "http.response.start":
-            _default_cache_control(message, value)
+            _default_cache_control(message, value if 200 <= message["status"] < 300 else NO_STORE)
         await send(message)
 
     return sending
