@@ -88,10 +88,8 @@ class ConditionalMiddleware:
         if scope["type"] != "http" or not path.startswith("/v1/"):
             await self.app(scope, receive, send)
             return
-        if scope["method"] != "GET":
-            # A HEAD says what its GET would about caching (its empty body has no tag to give).
-            value = PUBLIC.get(path, REVALIDATE) if scope["method"] == "HEAD" else NO_STORE
-            await self.app(scope, receive, _with_cache_control(send, value))
+        if scope["method"] != "GET":  # writes (no /v1 route takes HEAD: 405)
+            await self.app(scope, receive, _with_cache_control(send, NO_STORE))
             return
         if_none_match = next((v.decode("latin-1") for k, v in scope["headers"] if k == b"if-none-match"), "")
         held: Message | None = None
@@ -133,11 +131,11 @@ def _default_cache_control(start: Message, value: str) -> None:
 
 
 def _with_cache_control(send: Send, value: str) -> Send:
-    """``send`` with ``value`` as the default ``Cache-Control`` of a 2xx (``no-store`` for anything else)."""
+    """``send`` with ``value`` as the default ``Cache-Control`` of its answer."""
 
     async def sending(message: Message) -> None:
         if message["type"] == "http.response.start":
-            _default_cache_control(message, value if 200 <= message["status"] < 300 else NO_STORE)
+            _default_cache_control(message, value)
         await send(message)
 
     return sending
