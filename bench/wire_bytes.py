@@ -12,25 +12,33 @@ seed and the same choice of move (by index, from a seeded generator) make every 
 the same game: the script checks that the last version and state seen are the same whatever the
 coding.
 
-No timing is measured here; the lab page ``docs/lab/wire-bytes.md`` keeps a run's table.
+Last, the CPU the gateway spends per answer on it: tagging (:func:`gateway.conditional.digest_tag`)
+and each coding at the gateway's levels, on each game's last view (process time, in this process).
+The lab page ``docs/lab/wire-bytes.md`` keeps a run's tables.
 """
 
 from __future__ import annotations
 
 import argparse
 import atexit
+import gzip
 import json
 import random
 import shutil
 import tempfile
 import threading
+import time
+from collections.abc import Callable
 from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
 
+import brotli
 import httpx
+import zstandard
 
 from bench.procs import stack
+from gateway.conditional import digest_tag
 from services.common.sealing import key_file_unless_set
 from tests.support.seeds import seed_hex
 
@@ -107,7 +115,7 @@ class Listener(threading.Thread):
             return self.received
 
 
-def play(client: httpx.Client, game: str, accept: str, moves: int) -> tuple[Tally, str]:
+def play(client: httpx.Client, game: str, accept: str, moves: int) -> tuple[Tally, str, bytes]:
     """One game of ``moves`` moves as the web client plays it; its tally and its last version and state."""
     body = {"game_type": game, "players": [{"name": "Asha"}, {"name": "Bilal"}], "seed_hex": seed_hex(SEED)}
     created = client.post("/v1/games", json=body)
@@ -139,19 +147,39 @@ def play(client: httpx.Client, game: str, accept: str, moves: int) -> tuple[Tall
     # The newest version that has an event (a move may have none, and then no message on the stream).
     told = client.get(f"/v1/games/{game_id}/events", params={"after": 0}, headers=_auth(tokens[0])).json()
     tally.bytes["stream"] = listener.bytes_until(max((event["version"] for event in told), default=0))
-    return tally, json.dumps([final.json()["version"], final.json().get("state")], sort_keys=True) if view else ""
+    fingerprint = json.dumps([final.json()["version"], final.json().get("state")], sort_keys=True) if view else ""
+    return tally, fingerprint, final.content
 
 
 def _auth(token: str) -> dict[str, str]:
     return {"Authorization": f"Bearer {token}"}
 
 
-def measure(moves: int) -> dict[str, dict[str, dict[str, float]]]:
-    """Per game, per coding: bytes per move by request kind."""
+def coding_cost(body: bytes, repeats: int = 200) -> dict[str, float]:
+    """CPU microseconds to tag and to compress one answer, at the levels the gateway uses
+    (starlette-compress's defaults: 4 for each), beside its size."""
+    coders: dict[str, Callable[[bytes], object]] = {
+        "tag": lambda data: digest_tag(data),
+        "gzip": lambda data: gzip.compress(data, compresslevel=4),
+        "br": lambda data: brotli.compress(data, quality=4),
+        "zstd": lambda data: zstandard.ZstdCompressor(level=4).compress(data),
+    }
+    out = {"bytes": float(len(body))}
+    for name, code in coders.items():
+        started = time.process_time()
+        for _ in range(repeats):
+            code(body)
+        out[name] = (time.process_time() - started) / repeats * 1e6
+    return out
+
+
+def measure(moves: int) -> tuple[dict[str, dict[str, dict[str, float]]], dict[str, dict[str, float]]]:
+    """Per game, per coding: bytes per move by request kind; and per game, the CPU of coding its last view."""
     keys = Path(tempfile.mkdtemp(prefix="chaiwala-wire-keys-"))
     atexit.register(shutil.rmtree, keys, ignore_errors=True)
     key_file_unless_set(keys / "secret.keys")
     table: dict[str, dict[str, dict[str, float]]] = {}
+    costs: dict[str, dict[str, float]] = {}
     with stack() as running:
         services = {game: running.rules(game) for game in GAMES}
         gateway = running.gateway(services)
@@ -160,11 +188,12 @@ def measure(moves: int) -> dict[str, dict[str, dict[str, float]]]:
                 tags = set()
                 table[game] = {}
                 for name, accept in CODINGS.items():
-                    tally, tag = play(client, game, accept, moves)
+                    tally, tag, body = play(client, game, accept, moves)
                     tags.add(tag)
                     table[game][name] = tally.per_move()
                 assert len(tags) == 1, f"{game}: the runs were not the same game ({tags})"
-    return table
+                costs[game] = coding_cost(body)
+    return table, costs
 
 
 def markdown(table: dict[str, dict[str, dict[str, float]]], moves: int) -> str:
@@ -184,13 +213,29 @@ def markdown(table: dict[str, dict[str, dict[str, float]]], moves: int) -> str:
     return "\n".join(lines) + "\n"
 
 
+def cost_markdown(costs: dict[str, dict[str, float]]) -> str:
+    """CPU per answer of tagging and of each coding, for each game's last view."""
+    lines = [
+        "CPU microseconds per answer (the last view of each game above, in this process), to tag it and to "
+        "compress it at the gateway's levels:",
+        "",
+        "| game | view bytes | tag (BLAKE2b) | gzip | br | zstd |",
+        "|---|---:|---:|---:|---:|---:|",
+    ]
+    for game, row in costs.items():
+        cells = " | ".join(f"{row[name]:,.0f}" for name in ("bytes", "tag", "gzip", "br", "zstd"))
+        lines.append(f"| {game} | {cells} |")
+    return "\n".join(lines) + "\n"
+
+
 def main() -> None:
     """Measure and print (or write) the table."""
     parser = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
     parser.add_argument("--moves", type=int, default=40, help="moves per game (fewer when a game ends first)")
     parser.add_argument("--out", type=Path, help="write the Markdown table here as well")
     args = parser.parse_args()
-    text = markdown(measure(args.moves), args.moves)
+    table, costs = measure(args.moves)
+    text = markdown(table, args.moves) + "\n" + cost_markdown(costs)
     print(text)
     if args.out:
         args.out.write_text(text, encoding="utf-8")

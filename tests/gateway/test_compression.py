@@ -75,6 +75,10 @@ def test_if_none_match_gets_304_for_each_coding_until_a_move(client: httpx.Clien
         # A copy kept in another coding is the same answer: weak comparison (RFC 9110 13.1.2).
         other = client.get(f"/v1/games/{game_id}", headers={"If-None-Match": f"W/{first.headers['etag']}"})
         assert other.status_code == 304
+    replay_url = f"/v1/games/{game_id}/replay"  # this stack is open: anyone reads it as an operator
+    replay = client.get(replay_url, headers={"Accept-Encoding": "zstd"})
+    assert replay.status_code == 200 and replay.headers["cache-control"] == "private, no-cache"
+    assert client.get(replay_url, headers={"If-None-Match": replay.headers["etag"]}).status_code == 304
     seat, legal = turn(client, game_id, tokens)
     moves_url = f"/v1/games/{game_id}/legal-moves"
     tagged = client.get(moves_url, headers={**auth(tokens[seat]), "Accept-Encoding": "br"})
