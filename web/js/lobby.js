@@ -172,9 +172,10 @@ function Listing({ id, title, games, join, types }) {
 }
 
 /** "My games": read once, then kept live by the player stream (livegames.js), closed when the lobby goes. */
-/** An instant of the API (RFC 3339) as the page's language writes a date and time. */
+/** An instant of the API (RFC 3339) as the page's language writes a date and a 24-hour time (no "AM"). */
 function when(iso) {
-  return new Date(iso).toLocaleString(document.documentElement.lang || undefined, { dateStyle: "short", timeStyle: "short" });
+  const style = { dateStyle: "short", timeStyle: "short", hourCycle: "h23" };
+  return new Date(iso).toLocaleString(document.documentElement.lang || undefined, style);
 }
 
 function MyGames({ types, tick }) {
