@@ -16,6 +16,8 @@ from starlette.exceptions import HTTPException as StarletteHTTPException
 from starlette.routing import compile_path
 
 from gateway.backends import Backends
+from gateway.compression import CompressionMiddleware
+from gateway.conditional import ConditionalMiddleware
 from gateway.cors import install_cors, parse_origins
 from gateway.docs import install_docs
 from gateway.edge import EdgeMiddleware, Metrics
@@ -123,6 +125,12 @@ def create_app(settings: GatewaySettings | None = None) -> FastAPI:
     app.include_router(notify_router)
     app.include_router(identity_router)
     app.include_router(player_stream_router)
+    # Tags and caching on whole answers, then their compression (gateway.conditional, gateway.compression).
+    conditional: Callable[..., Any] = ConditionalMiddleware
+    app.add_middleware(conditional)
+    if settings.compress:
+        compressing: Callable[..., Any] = CompressionMiddleware
+        app.add_middleware(compressing, minimum_size=settings.compress_min_bytes)
     wrapped: Callable[..., Any] = EdgeMiddleware  # keeps mypy quiet about the middleware factory type
     app.add_middleware(wrapped, metrics=app.state.metrics)  # outside the limits, so it counts refusals too
     install_cors(app, parse_origins(settings.cors_origins))  # outermost: even a last-resort 500 is readable

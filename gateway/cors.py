@@ -21,9 +21,13 @@ from gateway.problems import Problem, problem_response
 from gateway.route_table import flat_routes
 
 # Request headers a browser app sends besides the CORS-safelisted ones.
-ALLOWED_HEADERS = ("Authorization", "Content-Type", "Idempotency-Key", "Last-Event-ID", "Accept-Language")
+# If-None-Match: an app that keeps answers itself revalidates them (gateway.conditional).
+ALLOWED_HEADERS = (
+    "Authorization", "Content-Type", "Idempotency-Key", "Last-Event-ID", "Accept-Language", "If-None-Match",
+)  # fmt: skip
 # Response headers a client reads (rate-limit headers in both the IETF draft and the X- form).
 EXPOSED_HEADERS = (
+    "ETag",
     "Location",
     "Retry-After",
     "RateLimit",

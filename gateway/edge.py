@@ -5,6 +5,7 @@ from __future__ import annotations
 import time
 
 from prometheus_client import CollectorRegistry, Counter, Histogram
+from starlette.datastructures import MutableHeaders
 from starlette.requests import ClientDisconnect
 from starlette.types import ASGIApp, Receive, Scope, Send
 from starlette.types import Message as AsgiMessage
@@ -48,6 +49,16 @@ def _route_label(scope: Scope) -> str:
     return asked or "unmatched"
 
 
+def _localized(start: AsgiMessage, language: bytes) -> None:
+    """Say the answer's language (unless the route did) and that it varies with ``Accept-Language``."""
+    headers = MutableHeaders(raw=list(start["headers"]))
+    if "content-language" not in headers:
+        headers["content-language"] = language.decode()
+    if "accept-language" not in headers.get("vary", "").lower():
+        headers.add_vary_header("Accept-Language")
+    start["headers"] = headers.raw
+
+
 class EdgeMiddleware:
     """Counts and times every request by route template, and is the last resort for crashes.
 
@@ -68,15 +79,16 @@ class EdgeMiddleware:
         started = time.perf_counter()
         status: int | None = None  # set once the response has started
         # Every /v1 answer's sentences (`text`, names, a problem's detail) are in the language the
-        # request chose; say which, unless the route said it already (the rules text, a problem).
+        # request chose; say which, unless the route said it already (the rules text, a problem), and
+        # that a cache must key it by Accept-Language (``?lang=`` is in the URL already).
         language = request_language(scope).encode() if str(scope.get("path", "")).startswith("/v1/") else b""
 
         async def remember_status(message: AsgiMessage) -> None:
             nonlocal status
             if message["type"] == "http.response.start":
                 status = message["status"]
-                if language and not any(name.lower() == b"content-language" for name, _ in message["headers"]):
-                    message["headers"] = [*message["headers"], (b"content-language", language)]
+                if language:
+                    _localized(message, language)
             await send(message)
 
         try:

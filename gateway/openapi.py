@@ -35,7 +35,7 @@ from gateway.openapi_identity import identity_paths
 from gateway.openapi_lifecycle import lifecycle_paths, listing_operation
 from gateway.openapi_matchmaking import matchmaking_paths
 from gateway.openapi_operations import HEADERS, add_headers, describe_operations
-from gateway.openapi_paths import GAME_ID, TAGS, paths_for
+from gateway.openapi_paths import GAME_ID, TAGS, constrain_parameters, paths_for
 from gateway.openapi_tables import table_paths
 from gateway.route_table import RouteInfo
 from services.common.error_catalogue import catalogue
@@ -139,6 +139,9 @@ FIELD_LIMITS: dict[tuple[str, str], dict[str, Any]] = {
     ("chaiwala.v1.CreateTicketRequest", "bots_after_seconds"): {"maximum": 3600},
     ("chaiwala.identity.v1.CreateSessionRequest", "name"): {"maxLength": MAX_PLAYER_NAME, "description": PRINTABLE},
 }
+# Answer fields' formats where the proto says only "string" (RFC 3339 instants the services print).
+FIELD_FORMATS = {("chaiwala.identity.v1.MyGame", name): {"format": "date-time"}
+                 for name in ("created_at", "last_activity_at", "deadline")}  # fmt: skip
 # Request fields whose value is one of the game types served.
 GAME_TYPE_FIELDS = {
     ("chaiwala.v1.CreateGameBody", "game_type"),
@@ -297,7 +300,7 @@ class SchemaBuilder:
         """The checked limits of one request field (the game type is one of the games served)."""
         if (owner, name) in GAME_TYPE_FIELDS and self.game_types:
             return {"enum": list(self.game_types)}
-        return dict(FIELD_LIMITS.get((owner, name), {}))
+        return dict(FIELD_LIMITS.get((owner, name), {})) or dict(FIELD_FORMATS.get((owner, name), {}))
 
     def _closed(self, owner: str, field: FieldDescriptor) -> dict[str, Any] | None:
         """A string field with a closed set of values (status, kind, bot, game type, ...) as an enum."""
@@ -450,6 +453,7 @@ def build_openapi(game_types: list[str], game_files: list[Any], routes: list[Rou
             builder.add(descriptor)
     paths = documented_paths(routes)
     _list_game_types(paths, game_types)
+    constrain_parameters(paths, game_types)
     sent = request_side(paths, builder.schemas)
     mark_required(builder.schemas, builder.present, sent)
     _list_codes(builder.schemas)

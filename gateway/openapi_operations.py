@@ -3,8 +3,8 @@
 A description is the route handler's docstring (what the route does, in the gateway's words),
 followed by the comment of the rules service's RPC it calls when it calls one (the protos are the
 source of the API's words).  Headers: ``Retry-After`` on every 429 and 503, ``RateLimit-*`` on
-429 (:mod:`gateway.limits`), ``ETag``/``Cache-Control`` on the static board
-(:mod:`gateway.table_routes`), ``Cache-Control: no-store`` on a stream ticket.
+429 (:mod:`gateway.limits`), ``Cache-Control`` on every 2xx and 304 of ``/v1``, ``ETag`` and a
+304 answer on every ``GET /v1`` read but a live stream (:mod:`gateway.conditional`).
 """
 
 from __future__ import annotations
@@ -51,11 +51,21 @@ HEADERS: dict[str, Any] = {
         "schema": {"type": "integer", "minimum": 0, "examples": [1]},
     },
     "ETag": {
-        "description": "The board's digest, quoted; send it back as If-None-Match to get a 304.",
+        "description": "A strong validator of the answer: its digest, quoted, with -gzip, -br or -zstd before the "
+        "closing quote when the answer was sent compressed. Send it back as If-None-Match to get a 304 while "
+        "the answer is unchanged (compared weakly: any coding's tag of the same answer matches).",
+        "schema": {"type": "string", "pattern": '^"([0-9a-f]{32}|[0-9a-f]{64})(-gzip|-br|-zstd)?"$'},
+    },
+    "Cache-Control": {
+        "description": "How the answer may be kept: public, max-age=N for what is the same for everyone "
+        "(game types, boards, rules); private, no-cache for other reads (keep it, revalidate with "
+        "If-None-Match each time); no-store for writes, tickets and live streams.",
         "schema": {"type": "string"},
     },
-    "Cache-Control": {"description": "How long the answer may be cached, or no-store.", "schema": {"type": "string"}},
 }
+
+
+NOT_MODIFIED = "not modified: If-None-Match named this answer's ETag (no body; the copy the client holds is current)"
 
 
 def _header(name: str) -> dict[str, str]:
@@ -81,8 +91,26 @@ def describe_operations(paths: dict[str, Any], routes: list[RouteInfo], comments
             operation.setdefault("description", re.sub(r"\s+", " ", text).strip())
 
 
+def _tagged(operation: dict[str, Any]) -> bool:
+    """A read answered with JSON or text only (gateway.conditional tags it), not a live stream."""
+    ok = operation.get("responses", {}).get("200", {})
+    return "304" in operation.get("responses", {}) and "text/event-stream" not in ok.get("content", {})
+
+
+def add_not_modified(paths: dict[str, Any]) -> None:
+    """Every ``GET /v1`` read but a live stream may answer 304 (:mod:`gateway.conditional`)."""
+    for path, item in paths.items():
+        get = item.get("get")
+        if get is None or not path.startswith("/v1/") or "200" not in get.get("responses", {}):
+            continue
+        if "text/event-stream" in get["responses"]["200"].get("content", {}):
+            continue
+        get["responses"].setdefault("304", {"description": NOT_MODIFIED})
+
+
 def add_headers(paths: dict[str, Any]) -> None:
     """Declare the headers each response carries (see the module doc)."""
+    add_not_modified(paths)
     for path, item in paths.items():
         for operation in item.values():
             for status, response in operation.get("responses", {}).items():
@@ -92,9 +120,10 @@ def add_headers(paths: dict[str, Any]) -> None:
                 if status == "429":
                     for name in ("RateLimit-Limit", "RateLimit-Remaining", "RateLimit-Reset"):
                         headers[name] = _header(name)
-                if path == "/v1/game-types/{game_type}/board" and status in ("200", "304"):
-                    headers.update({"ETag": _header("ETag"), "Cache-Control": _header("Cache-Control")})
-                if path.endswith("/stream-tickets") and status == "201":
+                if path.startswith("/v1/") and (status.startswith("2") or status == "304"):
                     headers["Cache-Control"] = _header("Cache-Control")
+                # The event lists are tagged too, but the same 200 may be a live stream, which is not.
+                if status in ("200", "304") and _tagged(operation) and not path.endswith("/events"):
+                    headers["ETag"] = _header("ETag")
                 if not headers:
                     del response["headers"]

@@ -250,3 +250,26 @@ def paths_for(routes: list[RouteInfo]) -> dict[str, Any]:
         for method in route.methods:
             paths.setdefault(route.path, {})[method.lower()] = operation(route, method)
     return paths
+
+
+# The listing of a player's games hands out base64url page tokens (services/lobby/mine.py).
+PAGE_TOKEN = {"type": "string", "maxLength": 256, "pattern": "^[A-Za-z0-9_-]*$"}
+
+
+def constrain_parameters(paths: dict[str, Any], game_types: list[str]) -> None:
+    """Path ids as the server reads them: a game id is ``<game type>-<24 hex digits>`` of a game served
+    (services.filing.keys.game_type_of; anything else is 404 game_not_found), a ``game_type`` in a path
+    is one of the games served (404 unknown_game_type otherwise), and a player's page token is base64url."""
+    if not game_types:
+        return
+    game_id = {"type": "string", "pattern": f"^({'|'.join(game_types)})-[0-9a-f]{{24}}$",
+               "description": "The game's id, `<game_type>-<24 hex digits>`."}  # fmt: skip
+    for path, item in paths.items():
+        for operation in item.values():
+            for parameter in operation.get("parameters", []):
+                if parameter.get("in") == "path" and parameter["name"] == "game_id":
+                    parameter["schema"] = dict(game_id)
+                elif parameter.get("in") == "path" and parameter["name"] == "game_type":
+                    parameter["schema"] = {"type": "string", "enum": list(game_types)}
+                elif path == "/v1/me/games" and parameter["name"] == "page_token":
+                    parameter["schema"] = dict(PAGE_TOKEN)

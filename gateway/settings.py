@@ -45,6 +45,11 @@ class GatewaySettings(RedisConnection):
     # holds the largest tournament (512 entrants, about 80 KB) many times over.
     max_body_bytes: int = 1024 * 1024
     rpc_timeout_seconds: float = 30.0
+    # Answers of at least this many bytes are sent compressed (zstd, brotli or gzip, as the request
+    # accepts) unless compression is off (say, a proxy in front compresses); never a live stream
+    # (gateway.compression).
+    compress: bool = True
+    compress_min_bytes: int = Field(default=1024, ge=0)
     # REDIS_URL (services.common.settings.RedisConnection): where rate-limit counters live (shared
     # by every gateway; empty: this process's memory); the same Redis holds the games: GET
     # legal-moves reads the answers commits store there (services.legalmoves).

@@ -2,7 +2,8 @@
 
 They forward to ``chaiwala.v1.TableService`` on the game's rules service (the gateway has no
 game logic).  A board never changes while a deployment runs, so its answer carries an
-``ETag`` (the board's digest) and may be cached for an hour; ``If-None-Match`` gets a 304.
+``ETag`` (the board's digest) and may be cached for an hour; ``If-None-Match`` gets a 304, matched
+as every tag of the gateway is (:func:`gateway.conditional.matching_tag`).
 """
 
 from __future__ import annotations
@@ -11,6 +12,7 @@ from fastapi import APIRouter, Request
 from fastapi.responses import Response
 
 from chaiwala.v1 import rules_pb2, tables_pb2, tables_pb2_grpc
+from gateway.conditional import matching_tag
 from gateway.problems import Problem
 from gateway.routes import JSON, MAX_VERSION, _backends, _call, _counter, _game_type, _language, _rpc
 from services.common import protojson
@@ -45,8 +47,9 @@ async def board(game_type: str, request: Request) -> Response:
     answer = await _rpc(stub.GetBoard(tables_pb2.GetBoardRequest(), **_call(request)))
     etag = f'"{answer.digest}"'
     headers = {"ETag": etag, "Cache-Control": BOARD_CACHE}
-    if request.headers.get("if-none-match", "") == etag:
-        return Response(status_code=304, headers=headers)
+    matched = matching_tag(request.headers.get("if-none-match", ""), etag)
+    if matched is not None:
+        return Response(status_code=304, headers={**headers, "ETag": matched})
     return Response(answer.json, media_type="application/json", headers=headers)
 
 

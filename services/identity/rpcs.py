@@ -16,6 +16,7 @@ from grpc import aio
 
 from chaiwala.identity.v1 import identity_pb2, identity_pb2_grpc
 from chaiwala.rating.v1 import rating_pb2
+from chaiwala.v1 import rules_pb2
 from services.clock import clock as clocks
 from services.common import errors
 from services.common.interceptors import BEARER
@@ -34,6 +35,8 @@ MAX_PAGE_SIZE = 100
 
 log = get_logger("identity")
 JWK_FIELDS = ("kty", "kid", "use", "alg", "crv", "x", "y", "n", "e")
+# The stored result's fields (services.games.records: {"scores", "ranking", "winners"}), as GameResult has them.
+RESULT_FIELDS = ("scores", "ranking", "winners")
 
 
 def _session(issued: IssuedToken) -> identity_pb2.Session:
@@ -138,8 +141,14 @@ class IdentityServicer(identity_pb2_grpc.IdentityServiceServicer):
 
 
 def _my_game(game: mine.MyGame) -> identity_pb2.MyGame:
-    return identity_pb2.MyGame(game_id=game.game_id, game_type=game.game_type, status=game.status,
-                               version=game.version, seat=game.seat, your_turn=game.your_turn,
-                               to_act=game.to_act if game.status == "active" else [],
-                               created_at=clocks.rfc3339(game.created_ms), visibility=game.visibility,
-                               names=[str(p.get("name") or "") for p in game.players])  # fmt: skip
+    entry = identity_pb2.MyGame(game_id=game.game_id, game_type=game.game_type, status=game.status,
+                                version=game.version, seat=game.seat, your_turn=game.your_turn,
+                                to_act=game.to_act if game.status == "active" else [],
+                                created_at=clocks.rfc3339(game.created_ms), visibility=game.visibility,
+                                names=[str(p.get("name") or "") for p in game.players],
+                                last_activity_at=clocks.rfc3339(game.last_activity_ms))  # fmt: skip
+    if game.deadline_ms is not None:
+        entry.deadline = clocks.rfc3339(game.deadline_ms)
+    if game.result is not None:
+        entry.result.CopyFrom(rules_pb2.GameResult(**{k: game.result.get(k, []) for k in RESULT_FIELDS}))
+    return entry

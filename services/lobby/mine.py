@@ -4,7 +4,9 @@
 player id (a verified identity, or an operator's assignment), scored by creation time.  It is an
 index, not the truth: it is filed right after the game's creation or the seat's join, and every
 listing reads each game's metadata for its status and whose turn it is
-(``lifecycle.to_act``, written by every commit).
+(``lifecycle.to_act``, written by every commit), the player's deadline (the lifecycle's clock), the
+last activity (``lifecycle.touched_ms``, else its start, else its creation) and the result, so a
+"my games" screen needs no request per game.
 
 Order of a listing: the games where it is the player's turn, then the other active games, then
 those waiting for players, then the ended ones, newest first within each; at most
@@ -24,14 +26,17 @@ import grpc
 import orjson
 from pydantic_settings import BaseSettings, SettingsConfigDict
 
+from services.clock.clock import deadlines
 from services.common import errors
 from services.filing.keys import game_keys
 from services.filing.store import VISIBILITIES
 
 WINDOW = 500
+MAX_PAGE_TOKEN = 256
+BASE64URL = "ABCDEFGHIJKLMNOPQRSTUVWXYZabcdefghijklmnopqrstuvwxyz0123456789-_"
 # A creation's hold on a quota slot outlives a killed process by at most this long.
 RESERVATION_SECONDS = 60
-META_FIELDS = ["game_type", "status", "version", "players", "lifecycle", "created_ms", "visibility"]
+META_FIELDS = ["game_type", "status", "version", "players", "lifecycle", "created_ms", "visibility", "result"]
 _RANK = {"waiting": 2, "finished": 3, "aborted": 3}
 
 
@@ -67,6 +72,12 @@ class MyGame:
     created_ms: int
     visibility: str
     players: list[dict[str, Any]]
+    # When the player's turn runs out (Unix ms): only while clocked and the seat is to act.
+    deadline_ms: int | None = None
+    # When the game last changed (Unix ms): its last log entry, else its start, else its creation.
+    last_activity_ms: int = 0
+    # The stored result once finished ({"scores", "ranking", "winners"}), else None.
+    result: dict[str, Any] | None = None
 
     @property
     def your_turn(self) -> bool:
@@ -92,6 +103,8 @@ def decode_offset(token: str) -> int:
     """The offset a page token names (0 for the first page)."""
     if not token:
         return 0
+    if len(token) > MAX_PAGE_TOKEN or token.strip(BASE64URL):
+        raise BadPageToken(token)  # only base64url, as the OpenAPI's pattern says (b64decode would skip others)
     try:
         raw = base64.urlsafe_b64decode(token + "=" * (-len(token) % 4)).decode()
     except (binascii.Error, UnicodeDecodeError, ValueError):
@@ -171,8 +184,14 @@ def _game(game_id: str, player_id: str, meta: dict[str, str]) -> MyGame | None:
     seats = [s for s, p in enumerate(players) if p.get("external_id") == player_id and not p.get("bot")]
     if not seats:
         return None  # the player left (or was kicked from) a waiting game
-    to_act = [int(s) for s in orjson.loads(meta["lifecycle"] or "{}").get("to_act", [])]
+    lifecycle = orjson.loads(meta["lifecycle"] or "{}")
+    to_act = [int(s) for s in lifecycle.get("to_act", [])]
+    created_ms = int(meta["created_ms"] or 0)
+    active_turn = meta["status"] == "active" and seats[0] in to_act
+    deadline = deadlines(lifecycle.get("clock")).get(seats[0]) if active_turn else None
+    last_ms = int(lifecycle.get("touched_ms") or 0) or int(lifecycle.get("started_ms") or 0) or created_ms
+    result = orjson.loads(meta["result"]) if meta["result"] and meta["status"] == "finished" else None
     return MyGame(game_id=game_id, game_type=meta["game_type"], status=meta["status"],
                   version=int(meta["version"] or 0), seat=seats[0], to_act=to_act,
-                  created_ms=int(meta["created_ms"] or 0), visibility=meta["visibility"] or VISIBILITIES[0],
-                  players=players)  # fmt: skip
+                  created_ms=created_ms, visibility=meta["visibility"] or VISIBILITIES[0],
+                  players=players, deadline_ms=deadline, last_activity_ms=last_ms, result=result)  # fmt: skip

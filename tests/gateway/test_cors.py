@@ -16,7 +16,7 @@ from tests.support.client import assert_problem, auth, create_game
 from tests.support.stack import Gateway
 
 ORIGIN = "http://app.chaiwala.test:5173"
-REQUESTED_HEADERS = "authorization, content-type, idempotency-key, last-event-id"
+REQUESTED_HEADERS = "authorization, content-type, idempotency-key, last-event-id, if-none-match"
 
 
 @pytest.fixture(scope="module")
@@ -79,7 +79,7 @@ def test_actual_responses_name_the_origin_and_expose_the_headers_a_client_reads(
     assert response.status_code == 200
     assert response.headers["access-control-allow-origin"] == ORIGIN
     exposed = {h.strip().lower() for h in response.headers["access-control-expose-headers"].split(",")}
-    assert {"location", "retry-after"} <= exposed
+    assert {"location", "retry-after", "etag"} <= exposed
     # A problem answer is readable by the page too.
     missing = client.get("/v1/games/darjeeling-000000000000000000000000", headers={"Origin": ORIGIN})
     assert_problem(missing, 404, "game_not_found")

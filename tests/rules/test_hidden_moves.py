@@ -38,8 +38,10 @@ GAME = "tea_rum"
 SEED = 3  # seat 0 reaches the exchange with $28: it can buy up to two VP
 MOVE_TYPE = "type.googleapis.com/chaiwala.tea_rum.v1.Move"
 BATCH = 200  # the most moves one submission may carry
-# Headers that differ between any two answers (or any two games) whatever was played.
-VARYING_HEADERS = {"date", "content-length", "x-request-id"}
+# Headers that differ between any two answers (or any two games) whatever was played.  The ETag is
+# the digest of the answer's bytes (gateway.conditional), which hold PER_GAME_FIELDS: it differs
+# between twins, and it is computed from what this viewer receives, so it tells nothing the body does not.
+VARYING_HEADERS = {"date", "content-length", "x-request-id", "etag"}
 PER_GAME_FIELDS = ("game_id", "created_at", "seed_commitment", "log_head")
 
 

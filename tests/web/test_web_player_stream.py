@@ -151,6 +151,10 @@ def test_my_games_shows_your_turn_in_three_games_from_one_player_stream(stack: d
     assert resigned.status_code == 200, resigned.text
     wait_for(browser, lambda: _listed(browser)[-1]["id"] == games[1], 30, "the resigned game among the ended")
     assert _listed(browser)[-1]["status"] == "finished" and not _listed(browser)[-1]["yourTurn"]
+    # The notice's result gives the place (last, having resigned), as GET /v1/me/games's entry does.
+    place = f"#my-games li[data-game-id='{games[1]}'] .place"
+    wait_for(browser, lambda: browser.find_elements("css selector", place), 30, "the resigned game's place")
+    assert browser.find_element("css selector", place).text == "your place: 2"
     assert [row["id"] for row in _listed(browser)[:2]] == [games[2], games[0]]
     assert _opened(browser) == {"events": 1, "closed": 0, "lists": lists}
 

@@ -30,6 +30,7 @@ const TEXT = {
     per_turn_text: "per turn", bank_text: "bank", increment_text: "per move", seconds_short: "s",
     "status:waiting": "Waiting for players", "status:active": "In play", "status:finished": "Finished",
     "status:aborted": "Aborted", your_turn_mark: "Your turn!", status: "Status", invited_mark: "Invited", invited_by: "Invited by {host}",
+    due_by: "move by {time}", you_won: "you won", your_place: "your place: {n}", last_activity: "last move {time}",
     other_turn: "Your turn in another game", other_turns: "Your turn in {n} other games",
     // Quick play (web/js/quickplay.js).
     play_now: "Play now", searching: "Looking for players…", waited: "Waited", in_pool: "Searching for the same game",
@@ -71,6 +72,7 @@ const TEXT = {
     per_turn_text: "por turno", bank_text: "de reserva", increment_text: "por jugada", seconds_short: "s",
     "status:waiting": "Esperando jugadores", "status:active": "En juego", "status:finished": "Terminada",
     "status:aborted": "Anulada", your_turn_mark: "¡Tu turno!", status: "Estado", invited_mark: "Invitación", invited_by: "Invitación de {host}",
+    due_by: "juega antes de {time}", you_won: "has ganado", your_place: "tu puesto: {n}", last_activity: "última jugada {time}",
     other_turn: "Tu turno en otra partida", other_turns: "Tu turno en {n} partidas más",
     play_now: "Jugar ya", searching: "Buscando jugadores…", waited: "Esperando", in_pool: "Buscan la misma partida",
     cancel: "Cancelar", rated: "Puntuable", bots_after: "Bots pueden completar la mesa tras {s} s",

@@ -179,6 +179,12 @@ function Listing({ id, title, games, join, types }) {
 }
 
 /** "My games": read once, then kept live by the player stream (livegames.js), closed when the lobby goes. */
+/** An instant of the API (RFC 3339) as the page's language writes a date and a 24-hour time (no "AM"). */
+function when(iso) {
+  const style = { dateStyle: "short", timeStyle: "short", hourCycle: "h23" };
+  return new Date(iso).toLocaleString(document.documentElement.lang || undefined, style);
+}
+
 function MyGames({ types, tick }) {
   const [games, setGames] = useState(null);
   const [reading, setReading] = useState(false);
@@ -202,6 +208,9 @@ function MyGames({ types, tick }) {
         (g) => html`<li data-game-id=${g.gameId} data-status=${g.status} data-your-turn=${String(g.yourTurn)}
           class=${g.yourTurn ? "your-turn" : ""}>
           ${g.yourTurn ? html`<strong class="your-turn-mark">${T("your_turn_mark")}</strong> ` : null}${g.invitedBy === undefined ? null : html`<strong class="invited-mark">${g.invitedBy ? T("invited_by").replace("{host}", g.invitedBy) : T("invited_mark")}</strong> `}<span class="type">${gameTitle(types, g.gameType)}</span> <span class="seats">${g.names.map((n) => n || `(${T("open_seat")})`).join(", ")}</span> <span class="status">${T(`status:${g.status}`)}</span> <a class="play" href=${`#/game/${g.gameId}`}>${T("open_table")}</a>
+          ${g.status === "active" && !g.yourTurn && g.lastActivity ? html` <span class="last-activity">${T("last_activity").replace("{time}", when(g.lastActivity))}</span>` : null}
+          ${g.yourTurn && g.deadline ? html` <span class="deadline">${T("due_by").replace("{time}", when(g.deadline))}</span>` : null}
+          ${g.status === "finished" && g.place ? html` <span class="place">${g.won ? T("you_won") : T("your_place").replace("{n}", g.place)}</span>` : null}
           ${g.status === "finished" ? html` <a class="replay" href=${`#/replay/${g.gameId}`}>${T("replay")}</a>` : null}
         </li>`,
       )}

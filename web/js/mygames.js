@@ -57,11 +57,17 @@ export function groupOf(row) {
   return row.yourTurn ? 0 : (GROUP[row.status] ?? 1);
 }
 
-/** A listed game from GET /v1/me/games: `{gameId, gameType, status, yourTurn, names, at, version}`. */
+/**
+ * A listed game from GET /v1/me/games: `{gameId, gameType, status, yourTurn, names, at, version}`, and
+ * what the entry says beside: `deadline` (clocked and the player's turn), `lastActivity`, and the
+ * player's `place` and whether they `won` once finished (one request for the whole list).
+ */
 export function fromServer(g) {
+  const result = g.result || null;
   return {
     gameId: g.game_id, gameType: g.game_type, status: g.status, yourTurn: Boolean(g.your_turn), names: g.names || [],
-    at: g.created_at || "", version: g.version ?? 0,
+    at: g.created_at || "", version: g.version ?? 0, deadline: g.deadline || "", lastActivity: g.last_activity_at || "",
+    place: result ? (result.ranking || [])[g.seat] ?? null : null, won: result ? (result.winners || []).includes(g.seat) : false,
   };
 }
 
@@ -95,7 +101,11 @@ function noticed(row, { kind, data }) {
     return { ...row, status: "active", yourTurn: true, version: data.version, deadline: data.deadline || "" };
   }
   if (kind === "game_started") return row.status === "waiting" ? { ...row, status: "active" } : null;
-  if (kind === "game_finished") return { ...row, status: data.status, yourTurn: false };
+  if (kind === "game_finished") {
+    const result = data.result || null;  // the player's place from the notice, as GET /v1/me/games gives it
+    const place = result ? (result.ranking || [])[data.seat] ?? null : null;
+    return { ...row, status: data.status, yourTurn: false, deadline: "", place, won: Boolean(result && (result.winners || []).includes(data.seat)) };
+  }
   return null; // invited: the game is listed already
 }
 
