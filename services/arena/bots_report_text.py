@@ -282,82 +282,83 @@ def _intro(entries: Sequence[dict[str, Any]], meta: dict[str, Any]) -> list[str]
     ]
 
 
+def _section(title: str, about: str, lines: Sequence[str]) -> list[str]:
+    """One section of the report: its title, what it shows, then its lines."""
+    return [f"## {title}", "", about, "", *lines]
+
+
 def _versus_section(
     entries: Sequence[dict[str, Any]], solo: Sequence[dict[str, Any]], missing: Sequence[str]
 ) -> list[str]:
     """Heuristic against random, at every count, then the solo comparisons."""
     versus = section(entries, "versus")
-    return [
-        "## Heuristic against random",
-        "",
+    return _section(
+        "Heuristic against random",
         "One heuristic seat, every other seat random (the heuristic visits every seat in turn).",
-        "",
-        *(_versus_lines(versus, "heuristic", "random") if versus else ["No runs in this copy."]),
-        "",
-        *_missing_in(missing, "versus"),
-        *_solo_lines(solo),
-    ]
+        [
+            *(_versus_lines(versus, "heuristic", "random") if versus else ["No runs in this copy."]),
+            "",
+            *_missing_in(missing, "versus"),
+            *_solo_lines(solo),
+        ],
+    )
 
 
 def _search_section(entries: Sequence[dict[str, Any]], missing: Sequence[str]) -> list[str]:
     """The search bot in one seat against the heuristic, with issue #17's targets."""
     search = section(entries, "search")
-    title = ["## Search against heuristic", ""]
     if not search:
-        return [*title, "No search runs in this copy (`make bots-report` plays `mcts` where a game offers it).", ""]
-    return [
-        *title,
+        none = "No search runs in this copy (`make bots-report` plays `mcts` where a game offers it)."
+        return _section("Search against heuristic", none, [])
+    return _section(
+        "Search against heuristic",
         "The search bot in one seat, the heuristic in every other, seats rotated. Target (issue #17): "
         "win ≥ 65 % of the head-to-head seats at 2 players, a better (lower) mean rank than the heuristic "
         "at more. CPU s per table is the whole table, every seat, on one core (the load does not change it).",
-        "",
-        *_search_lines([e for e in search if e["summary"]["players"] > 1]),
-        "",
-        *_missing_in(missing, "search"),
-    ]
+        [*_search_lines([e for e in search if e["summary"]["players"] > 1]), "", *_missing_in(missing, "search")],
+    )
 
 
 def _balance_section(entries: Sequence[dict[str, Any]], missing: Sequence[str], plots: Sequence[str]) -> list[str]:
     """Self-play: win rate by seat and by turn position, and the plots."""
-    return [
-        "## Balance: seat and turn position in self-play",
-        "",
+    return _section(
+        "Balance: seat and turn position in self-play",
         "Every seat plays the same bot, so a seat differs from the others only by its position and the "
         "content it drew. **Bold**: the 95 % interval leaves out the fair share (the mean of the seats' "
         "win rates).",
-        "",
-        *_balance_lines(section(entries, "balance")),
-        "",
-        *_missing_in(missing, "balance"),
-        *[f"![{game}](bots-report/{game}.png)" for game in plots],
-        "",
-    ]
+        [
+            *_balance_lines(section(entries, "balance")),
+            "",
+            *_missing_in(missing, "balance"),
+            *[f"![{game}](bots-report/{game}.png)" for game in plots],
+            "",
+        ],
+    )
 
 
 def _strongest_section(entries: Sequence[dict[str, Any]], missing: Sequence[str]) -> list[str]:
     """The search bot against itself, and the heuristic on the same tables."""
     strongest = section(entries, "strongest")
-    return [
-        "## Balance with the strongest bot",
-        "",
+    return _section(
+        "Balance with the strongest bot",
         "The search bot in every seat, then the heuristic in every seat on the same tables (the same "
         "derived seeds and seating), in the same run. A search table costs the seat count times a search "
         "seat, so these runs have tens of tables, not hundreds: they show whether the strongest bot's "
         "turn-position pattern differs from the heuristic's on the same deals, and a lead of about 20 "
         "points, not the few-point leads the runs above measure. **Bold**: the 95 % interval leaves out "
         "the fair share.",
-        "",
-        *(_strongest_lines(strongest) if strongest else ["No runs in this copy."]),
-        "",
-        *_missing_in(missing, "strongest"),
-    ]
+        [
+            *(_strongest_lines(strongest) if strongest else ["No runs in this copy."]),
+            "",
+            *_missing_in(missing, "strongest"),
+        ],
+    )
 
 
 def _content_section(entries: Sequence[dict[str, Any]]) -> list[str]:
     """Win rates with and without each content item, in self-play."""
-    return [
-        "## Balance: content",
-        "",
+    return _section(
+        "Balance: content",
         "Win rate of the seats that had an item (owned or used it by the end) against those that did not, "
         "in the self-play runs above. Correlation is not cause: a seat that owns more tends to win whatever "
         "it owns, so an item matters when it stands out among the items of its kind: *against peers* "
@@ -368,24 +369,20 @@ def _content_section(entries: Sequence[dict[str, Any]]) -> list[str]:
         "flagged the same way at two "
         "or more player counts. What was measured at larger counts, what was tried and what was decided is "
         "in each game's `seeds/<game>/README.md`, section *Balance*.",
-        "",
-        *_content_lines(section(entries, "balance")),
-    ]
+        _content_lines(section(entries, "balance")),
+    )
 
 
 def _provenance_section(entries: Sequence[dict[str, Any]], missing: Sequence[str]) -> list[str]:
     """How each run was produced, and the runs this copy lacks."""
-    return [
-        "## How each run was produced",
-        "",
+    return _section(
+        "How each run was produced",
         "Wall minutes and load average (1 minute, at the run's start and end) describe the shared machine the "
         "run was played on, not the bots: the results depend only on the seed, the table count and the "
         'commit. Commit "(modified)": the tree had uncommitted changes under `services/`. '
         f"{UNRECORDED} in the tables above: a run whose provenance was not recorded (its note is below).",
-        "",
-        *provenance_lines(entries),
-        *_missing_lines(missing),
-    ]
+        [*provenance_lines(entries), *_missing_lines(missing)],
+    )
 
 
 def markdown(entries: Sequence[dict[str, Any]], solo: Sequence[dict[str, Any]], meta: dict[str, Any]) -> str:
