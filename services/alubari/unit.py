@@ -27,13 +27,8 @@ SEARCH: dict[str, Any] = dict(
 # The bots report's tables (services.arena.report_runs.ReportTables): a two-seat heuristic table is
 # ~0.12 CPU s (~470 moves). Solo: the search bot (~65 s of CPU a game) on 40 seeds against the
 # heuristic's solo scores on the same seeds; a 4-player search-bot table is ~38 CPU s.
-ARENA: dict[str, Any] = dict(
-    table_seconds=0.12,
-    versus=60,
-    balance=60,
-    search={1: 40, 2: 24, 3: 24, 4: 24, 5: 25},
-    strongest={2: 24, 3: 24, 4: 24, 5: 25},
-)
+ARENA: dict[str, Any] = dict(table_seconds=0.12, versus=60, balance=60,
+                             search={1: 40, 2: 24, 3: 24, 4: 24, 5: 25}, strongest={2: 24, 3: 24, 4: 24, 5: 25})
 
 
 UNIT = GameUnit(

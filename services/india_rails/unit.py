@@ -55,14 +55,8 @@ SEARCH: dict[str, Any] = dict(
 # tables above 2 seats. Strongest: ~105 CPU s a table at 3 seats, 2.5, 6 and 8 CPU minutes at 4-6:
 # two or three rotations at 4 and 5 seats, one at 6 (a smoke test for a lead of 40 points or more,
 # not a measure).
-ARENA: dict[str, Any] = dict(
-    table_seconds=3.2,
-    versus=12,
-    balance=192,
-    balance_at={3: 48, 4: 96, 5: 100, 6: 96},
-    search={2: 24, 3: 12, 4: 12, 5: 10, 6: 12},
-    strongest={2: 12, 3: 12, 4: 12, 5: 10, 6: 6},
-)
+ARENA: dict[str, Any] = dict(table_seconds=3.2, versus=12, balance=192, balance_at={3: 48, 4: 96, 5: 100, 6: 96},
+                             search={2: 24, 3: 12, 4: 12, 5: 10, 6: 12}, strongest={2: 12, 3: 12, 4: 12, 5: 10, 6: 6})
 
 
 UNIT = GameUnit(

@@ -22,13 +22,8 @@ SEARCH: dict[str, Any] = dict(
 
 # The bots report's tables (services.arena.report_runs.ReportTables): a two-seat heuristic table is
 # ~0.10 CPU s (~180 moves).
-ARENA: dict[str, Any] = dict(
-    table_seconds=0.10,
-    versus=100,
-    balance=150,
-    search={2: 24, 3: 24, 4: 24},
-    strongest={2: 24, 3: 24, 4: 24},
-)
+ARENA: dict[str, Any] = dict(table_seconds=0.10, versus=100, balance=150,
+                             search={2: 24, 3: 24, 4: 24}, strongest={2: 24, 3: 24, 4: 24})
 
 
 UNIT = GameUnit(
