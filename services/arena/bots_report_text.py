@@ -55,6 +55,23 @@ def _tables(entry: dict[str, Any]) -> str:
     return f"{entry['summary']['games']}{'' if recorded else ' ' + UNRECORDED}"
 
 
+def _row(*cells: object) -> str:
+    """One Markdown table row."""
+    return "| " + " | ".join(str(cell) for cell in cells) + " |"
+
+
+def _run_cells(entry: dict[str, Any]) -> tuple[str, int, str]:
+    """The cells that open a run's row: game, players, tables."""
+    summary = entry["summary"]
+    return _title(summary["game"]), summary["players"], _tables(entry)
+
+
+def _rank(bot: dict[str, Any]) -> str:
+    """A bot's mean rank with its 95 % interval."""
+    low, high = bot["mean_rank_ci95"]
+    return f"{bot['mean_rank']:.2f} ({low:.2f}–{high:.2f})"
+
+
 def _copy_line(entries: Sequence[dict[str, Any]]) -> str:
     """What this copy holds: how many runs, played when and from which commits."""
     made = [e["provenance"] for e in entries if "commit" in (e.get("provenance") or {})]
@@ -86,11 +103,15 @@ def _versus_lines(entries: Sequence[dict[str, Any]], bot: str, against: str) -> 
         mine, theirs = summary["bots"].get(bot), summary["bots"].get(against)
         if mine is None or theirs is None:
             continue
-        rank_low, rank_high = mine["mean_rank_ci95"]
         rows.append(
-            f"| {_title(summary['game'])} | {summary['players']} | {_tables(entry)} | {_pct(mine['win_rate'])} "
-            f"| {_interval(mine['win_rate_ci95'])} | {mine['mean_rank']:.2f} ({rank_low:.2f}–{rank_high:.2f}) "
-            f"| {_pct(theirs['win_rate'])} | {summary['mean_moves']:.0f} |"
+            _row(
+                *_run_cells(entry),
+                _pct(mine["win_rate"]),
+                _interval(mine["win_rate_ci95"]),
+                _rank(mine),
+                _pct(theirs["win_rate"]),
+                f"{summary['mean_moves']:.0f}",
+            )
         )
     return rows
 
@@ -124,11 +145,15 @@ def _search_lines(entries: Sequence[dict[str, Any]]) -> list[str]:
         if mine is None or theirs is None:
             continue
         rows.append(
-            f"| {_title(summary['game'])} | {summary['players']} | {_tables(entry)} | `{bot}` "
-            f"| {mine['wins']} of {mine['seats']} ({_pct(mine['win_rate'])}, {_interval(mine['win_rate_ci95'])}) "
-            f"| {mine['mean_rank']:.2f} ({mine['mean_rank_ci95'][0]:.2f}–{mine['mean_rank_ci95'][1]:.2f}) "
-            f"| {theirs['mean_rank']:.2f} ({theirs['mean_rank_ci95'][0]:.2f}–{theirs['mean_rank_ci95'][1]:.2f}) "
-            f"| {_cpu(summary)} | {search_verdict(summary, bot)} |"
+            _row(
+                *_run_cells(entry),
+                f"`{bot}`",
+                f"{mine['wins']} of {mine['seats']} ({_pct(mine['win_rate'])}, {_interval(mine['win_rate_ci95'])})",
+                _rank(mine),
+                _rank(theirs),
+                _cpu(summary),
+                search_verdict(summary, bot),
+            )
         )
     return rows
 
@@ -182,11 +207,17 @@ def _balance_lines(entries: Sequence[dict[str, Any]]) -> list[str]:
     ]
     for entry in entries:
         summary = entry["summary"]
-        share = fair_share(summary)
         rows.append(
-            f"| {_title(summary['game'])} | {summary['players']} | {entry['run']['bots'][0]} | {_tables(entry)} "
-            f"| {_positions(summary, 'seat_win_rate')} | {_positions(summary, 'turn_position_win_rate')} "
-            f"| {_pct(share)} | {summary['mean_moves']:.0f} |"
+            _row(
+                _title(summary["game"]),
+                summary["players"],
+                entry["run"]["bots"][0],
+                _tables(entry),
+                _positions(summary, "seat_win_rate"),
+                _positions(summary, "turn_position_win_rate"),
+                _pct(fair_share(summary)),
+                f"{summary['mean_moves']:.0f}",
+            )
         )
     return rows
 
@@ -201,11 +232,15 @@ def _strongest_lines(entries: Sequence[dict[str, Any]]) -> list[str]:
         summary = entry["summary"]
         baseline = entry.get("same_tables") or {}
         theirs = _positions(baseline["summary"], "turn_position_win_rate") if baseline else "–"
-        share = fair_share(summary, "turn_position_win_rate")
         rows.append(
-            f"| {_title(summary['game'])} | {summary['players']} | {_tables(entry)} | `{entry['run']['bots'][0]}` "
-            f"| {_positions(summary, 'turn_position_win_rate')} | {theirs} | {_pct(share)} "
-            f"| {summary['cpu_seconds_per_game']:.0f} |"
+            _row(
+                *_run_cells(entry),
+                f"`{entry['run']['bots'][0]}`",
+                _positions(summary, "turn_position_win_rate"),
+                theirs,
+                _pct(fair_share(summary, "turn_position_win_rate")),
+                f"{summary['cpu_seconds_per_game']:.0f}",
+            )
         )
     return rows
 
