@@ -252,6 +252,7 @@ def compare_solo(better: dict[str, Any], worse: dict[str, Any]) -> dict[str, Any
     pairs = [(score, theirs[seed]) for seed, score in better["solo_scores"] if score is not None and seed in theirs]
     higher, ties = sum(a > b for a, b in pairs), sum(a == b for a, b in pairs)
     return {
+        "game": better["summary"]["game"],
         "better": better["run"]["bots"][0],
         "worse": worse["run"]["bots"][0],
         "seeds": len(pairs),

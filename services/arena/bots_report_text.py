@@ -167,7 +167,7 @@ def _solo_lines(comparisons: Sequence[dict[str, Any]]) -> list[str]:
     if not comparisons:
         return []
     lines = [
-        "### Solo Alubari (same seeds)",
+        f"### Solo {_title(comparisons[0]['game'])} (same seeds)",
         "",
         "Both bots play the same seeds alone; a seed is won by the strictly higher score, and a tie counts "
         "as not won (ties are listed).",
