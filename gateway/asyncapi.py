@@ -15,7 +15,7 @@ import copy
 from typing import Any
 
 from gateway.asyncapi_player import PLAYER_MESSAGES, PLAYER_SCHEMAS, player_channel
-from gateway.openapi_exact import closure
+from gateway.openapi_exact import closure, objects
 from gateway.openapi_paths import COUNTER
 from gateway.routes import LANGUAGES
 
@@ -32,15 +32,10 @@ def _refs_closure(schemas: dict[str, Any], roots: list[str]) -> dict[str, Any]:
 
 
 def _draft07(node: Any) -> Any:
-    if isinstance(node, dict):
-        discriminator = node.get("discriminator")
+    for found in objects(node):
+        discriminator = found.get("discriminator")
         if isinstance(discriminator, dict):
-            node["discriminator"] = discriminator["propertyName"]
-        for value in node.values():
-            _draft07(value)
-    elif isinstance(node, list):
-        for value in node:
-            _draft07(value)
+            found["discriminator"] = discriminator["propertyName"]
     return node
 
 

@@ -174,16 +174,23 @@ def packed_union(plain: dict[str, Any], extra: dict[str, Any]) -> dict[str, Any]
     return {**plain, "oneOf": variants}
 
 
-def _refs(node: Any) -> Iterator[str]:
+def objects(node: Any) -> Iterator[dict[str, Any]]:
+    """Every object (dict) of a JSON document, ``node`` first, each before what it holds (a caller may
+    change an object's values as it is handed over: the walk reads them after)."""
     if isinstance(node, dict):
-        ref = node.get("$ref")
-        if isinstance(ref, str) and ref.startswith("#/components/schemas/"):
-            yield ref.rsplit("/", 1)[-1]
+        yield node
         for value in node.values():
-            yield from _refs(value)
+            yield from objects(value)
     elif isinstance(node, list):
         for value in node:
-            yield from _refs(value)
+            yield from objects(value)
+
+
+def _refs(node: Any) -> Iterator[str]:
+    for found in objects(node):
+        ref = found.get("$ref")
+        if isinstance(ref, str) and ref.startswith("#/components/schemas/"):
+            yield ref.rsplit("/", 1)[-1]
 
 
 def request_side(paths: dict[str, Any], schemas: dict[str, Any]) -> set[str]:
@@ -233,11 +240,5 @@ def relax_integers(schemas: dict[str, Any], sent: set[str]) -> None:
 
 
 def _integer_nodes(node: Any) -> Iterator[dict[str, Any]]:
-    if isinstance(node, dict):
-        if node.get("type") == "integer" and node.get("format") in ("uint32", "int32"):
-            yield node
-        for value in node.values():
-            yield from _integer_nodes(value)
-    elif isinstance(node, list):
-        for value in node:
-            yield from _integer_nodes(value)
+    integer = ("uint32", "int32")
+    return (found for found in objects(node) if found.get("type") == "integer" and found.get("format") in integer)

@@ -33,23 +33,18 @@ RPC_OF = {
     "resign": "ResignGame",
     "list_games": "ListGames",
 }
+
+
+def _count(description: str, example: int) -> dict[str, Any]:
+    """A header whose value is a whole number of seconds or requests."""
+    return {"description": description, "schema": {"type": "integer", "minimum": 0, "examples": [example]}}
+
+
 HEADERS: dict[str, Any] = {
-    "Retry-After": {
-        "description": "Seconds to wait before trying again.",
-        "schema": {"type": "integer", "minimum": 0, "examples": [1]},
-    },
-    "RateLimit-Limit": {
-        "description": "Requests allowed in the window of the limit that was reached.",
-        "schema": {"type": "integer", "minimum": 0, "examples": [120]},
-    },
-    "RateLimit-Remaining": {
-        "description": "Requests left in that window (0 when refused).",
-        "schema": {"type": "integer", "minimum": 0, "examples": [0]},
-    },
-    "RateLimit-Reset": {
-        "description": "Seconds until the window allows a request again.",
-        "schema": {"type": "integer", "minimum": 0, "examples": [1]},
-    },
+    "Retry-After": _count("Seconds to wait before trying again.", 1),
+    "RateLimit-Limit": _count("Requests allowed in the window of the limit that was reached.", 120),
+    "RateLimit-Remaining": _count("Requests left in that window (0 when refused).", 0),
+    "RateLimit-Reset": _count("Seconds until the window allows a request again.", 1),
     "ETag": {
         "description": "A strong validator of the answer: its digest, quoted, with -gzip, -br or -zstd before the "
         "closing quote when the answer was sent compressed. Send it back as If-None-Match to get a 304 while "

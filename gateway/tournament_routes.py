@@ -17,6 +17,7 @@ from google.protobuf import json_format
 
 from chaiwala.rating.v1 import rating_pb2
 from chaiwala.tournament.v1 import tournament_pb2
+from gateway.forward import Forward, add_forwards
 from gateway.listing import page_size
 from gateway.lobby_routes import _body
 from gateway.messages import carry
@@ -69,28 +70,44 @@ async def _read(request: Request, method: str, message: Any) -> Response:
     return JSON(protojson.to_dict(answer))
 
 
-@router.get("/v1/tournaments/{tournament_id}")
-async def get_tournament(tournament_id: str, request: Request) -> Response:
-    """One tournament: format, status, entrants, rounds so far (the seed once it is over)."""
-    return await _read(request, "GetTournament", tournament_pb2.GetTournamentRequest(tournament_id=tournament_id))
-
-
-@router.get("/v1/tournaments/{tournament_id}/rounds")
-async def tournament_rounds(tournament_id: str, request: Request) -> Response:
-    """Every round: tables, their games, seats, places and points."""
-    return await _read(request, "ListRounds", tournament_pb2.ListRoundsRequest(tournament_id=tournament_id))
-
-
-@router.get("/v1/tournaments/{tournament_id}/standings")
-async def tournament_standings(tournament_id: str, request: Request) -> Response:
-    """``{"round", "standings": [{"external_id", "name", "rank", "points", ...}]}`` after the finished rounds."""
-    return await _read(request, "GetStandings", tournament_pb2.GetStandingsRequest(tournament_id=tournament_id))
-
-
-@router.get("/v1/tournaments/{tournament_id}/table")
-async def my_table(tournament_id: str, request: Request) -> Response:
-    """The bearer entrant's table in the current round: ``game_id`` and ``seat`` (or ``bye``)."""
-    return await _read(request, "GetMyTable", tournament_pb2.GetMyTableRequest(tournament_id=tournament_id))
+add_forwards(
+    router,
+    _read,
+    [
+        Forward(
+            "GET",
+            "/v1/tournaments/{tournament_id}",
+            "get_tournament",
+            "GetTournament",
+            tournament_pb2.GetTournamentRequest,
+            "One tournament: format, status, entrants, rounds so far (the seed once it is over).",
+        ),
+        Forward(
+            "GET",
+            "/v1/tournaments/{tournament_id}/rounds",
+            "tournament_rounds",
+            "ListRounds",
+            tournament_pb2.ListRoundsRequest,
+            "Every round: tables, their games, seats, places and points.",
+        ),
+        Forward(
+            "GET",
+            "/v1/tournaments/{tournament_id}/standings",
+            "tournament_standings",
+            "GetStandings",
+            tournament_pb2.GetStandingsRequest,
+            '``{"round", "standings": [{"external_id", "name", "rank", "points", ...}]}`` after the finished rounds.',
+        ),
+        Forward(
+            "GET",
+            "/v1/tournaments/{tournament_id}/table",
+            "my_table",
+            "GetMyTable",
+            tournament_pb2.GetMyTableRequest,
+            "The bearer entrant's table in the current round: ``game_id`` and ``seat`` (or ``bye``).",
+        ),
+    ],
+)
 
 
 @router.post("/v1/tournaments/{tournament_id}/withdraw")

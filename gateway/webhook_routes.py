@@ -14,6 +14,7 @@ from fastapi import APIRouter, Request
 from fastapi.responses import Response
 
 from chaiwala.v1 import webhooks_pb2, webhooks_pb2_grpc
+from gateway.forward import Forward, add_forwards
 from gateway.listing import page_size
 from gateway.routes import JSON, _backends, _metadata, _parse, _read_json, _rpc, _settings
 from services.common import protojson
@@ -44,22 +45,36 @@ async def create_webhook(request: Request) -> Response:
     return await _call(request, "CreateWebhook", body, status_code=201)
 
 
-@router.get("/v1/webhooks")
-async def list_webhooks(request: Request) -> Response:
-    """Every subscription (operators)."""
-    return await _call(request, "ListWebhooks", webhooks_pb2.ListWebhooksRequest())
-
-
-@router.get("/v1/webhooks/{webhook_id}")
-async def get_webhook(webhook_id: str, request: Request) -> Response:
-    """One subscription (operators); never its secret."""
-    return await _call(request, "GetWebhook", webhooks_pb2.GetWebhookRequest(webhook_id=webhook_id))
-
-
-@router.delete("/v1/webhooks/{webhook_id}")
-async def delete_webhook(webhook_id: str, request: Request) -> Response:
-    """Remove a subscription with its delivery log and pending deliveries (operators)."""
-    return await _call(request, "DeleteWebhook", webhooks_pb2.DeleteWebhookRequest(webhook_id=webhook_id))
+add_forwards(
+    router,
+    _call,
+    [
+        Forward(
+            "GET",
+            "/v1/webhooks",
+            "list_webhooks",
+            "ListWebhooks",
+            webhooks_pb2.ListWebhooksRequest,
+            "Every subscription (operators).",
+        ),
+        Forward(
+            "GET",
+            "/v1/webhooks/{webhook_id}",
+            "get_webhook",
+            "GetWebhook",
+            webhooks_pb2.GetWebhookRequest,
+            "One subscription (operators); never its secret.",
+        ),
+        Forward(
+            "DELETE",
+            "/v1/webhooks/{webhook_id}",
+            "delete_webhook",
+            "DeleteWebhook",
+            webhooks_pb2.DeleteWebhookRequest,
+            "Remove a subscription with its delivery log and pending deliveries (operators).",
+        ),
+    ],
+)
 
 
 @router.get("/v1/webhooks/{webhook_id}/deliveries")

@@ -1,5 +1,5 @@
 """Alubari as the platform sees it: engine, protos (``chaiwala.alubari.v1``), web table, port slot,
-search settings and score estimate."""
+search settings, score estimate and bots-report tables."""
 
 from __future__ import annotations
 
@@ -24,6 +24,13 @@ SEARCH: dict[str, Any] = dict(
 )
 
 
+# The bots report's tables (services.arena.report_runs.ReportTables): a two-seat heuristic table is
+# ~0.12 CPU s (~470 moves). Solo: the search bot (~65 s of CPU a game) on 40 seeds against the
+# heuristic's solo scores on the same seeds; a 4-player search-bot table is ~38 CPU s.
+ARENA: dict[str, Any] = dict(table_seconds=0.12, versus=60, balance=60,
+                             search={1: 40, 2: 24, 3: 24, 4: 24, 5: 25}, strongest={2: 24, 3: 24, 4: 24, 5: 25})
+
+
 UNIT = GameUnit(
     game_type="alubari",
     engine="services.alubari.engine:AlubariEngine",
@@ -31,4 +38,5 @@ UNIT = GameUnit(
     table="alubari",
     estimate="services.alubari.estimate:estimate",
     search=SEARCH,
+    arena=ARENA,
 )

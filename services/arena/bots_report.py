@@ -5,19 +5,21 @@ and rewrites ``docs/bots-report.md`` with its plots in ``docs/bots-report/`` and
 run's statistics in ``docs/bots-report/summary.json``:
 
 * **heuristic against random** — one heuristic seat, the others random, at every player
-  count of every game (solo Alubari: the heuristic's and the random bot's score on the
+  count of every game (a solo game: the heuristic's and the random bot's score on the
   same seeds, compared seed by seed);
 * **search against heuristic** — the search bot (``mcts``) in one seat, the heuristic in the
-  others, at 2 players and more (``SEARCH_TABLES``), and solo Alubari seed by seed against
-  the heuristic's solo scores;
-* **balance** — the heuristic against itself at every count on hundreds of tables (India Rails
-  above 2 seats: 48-100, ``BALANCE_TABLES_AT``), so seats differ only by position and content:
-  win rate by seat and by turn position (first-player advantage) and the content table of
-  :mod:`services.arena.content`;
+  others, at 2 players and more, and a solo game seed by seed against the heuristic's solo
+  scores;
+* **balance** — the heuristic against itself at every count on hundreds of tables (fewer where a
+  table costs more), so seats differ only by position and content: win rate by seat and by turn
+  position (first-player advantage) and the content table of :mod:`services.arena.content`;
 * **strongest** — the search bot, the strongest bot, against itself at every count of every game
-  (``STRONGEST_TABLES``: tens of tables, a table costs the seat count times a search seat), and the
-  heuristic against itself on *the same* tables (the same derived seeds and seating) in the same
-  run, so the two bots' turn-position rates are compared deal for deal.
+  (tens of tables, a table costs the seat count times a search seat), and the heuristic against
+  itself on *the same* tables (the same derived seeds and seating) in the same run, so the two
+  bots' turn-position rates are compared deal for deal.
+
+How many tables each run plays is the game's to say: its unit's ``arena``
+(:class:`~services.arena.report_runs.ReportTables`); the games are those that declare it.
 
 Every run is an *entry* of ``summary.json`` with its own provenance (seed, tables, date, commit,
 processes, wall time, load). ``--only SPEC`` / ``--skip SPEC`` (``SECTION:GAME:PLAYERS``, shell
@@ -44,74 +46,25 @@ from typing import Any
 import orjson
 
 from services.arena.bots_report_text import markdown, plot_game, section
-from services.arena.report_runs import Run
+from services.arena.report_runs import ReportTables, Run, report_games, report_tables
 from services.arena.schedule import plan, run_tables
 from services.arena.stats import summarize, wilson
 from services.arena.tables import TableResult
 from services.bots.roster import bots_for
 from services.common.registry import engine_for
 
-# India Rails first: its tables are the longest.
-GAMES = ("india_rails", "alubari", "tea_rum", "darjeeling")
+# Every game that declares its tables (``GameUnit.arena``, :class:`ReportTables`), the costliest first.
+GAMES = report_games()
 SECTIONS = ("solo", "versus", "search", "balance", "strongest")
-VERSUS_TABLES = {"india_rails": 12, "alubari": 60, "tea_rum": 100, "darjeeling": 200}
 SOLO_TABLES = 60
-# Search bot against heuristic, per (game, players), at every count of every game: 24 tables at 2
-# players (a 65 % rate is then told from a coin flip) and where a table costs under a minute; fewer,
-# a whole number of seat rotations, where it costs more (Darjeeling at 4-5, India Rails above 2,
-# whose 6-seat table is ~5,000 moves and ~2.6 CPU minutes). Solo Alubari (one seat, ~65 s of CPU a
-# game) against the heuristic's solo scores on the same seeds.
-SEARCH_TABLES: dict[tuple[str, int], int] = {
-    ("india_rails", 2): 24,
-    ("india_rails", 3): 12,
-    ("india_rails", 4): 12,
-    ("india_rails", 5): 10,
-    ("india_rails", 6): 12,
-    ("alubari", 1): 40,
-    ("alubari", 2): 24,
-    ("alubari", 3): 24,
-    ("alubari", 4): 24,
-    ("alubari", 5): 25,
-    ("tea_rum", 2): 24,
-    ("tea_rum", 3): 24,
-    ("tea_rum", 4): 24,
-    ("darjeeling", 2): 24,
-    ("darjeeling", 3): 24,
-    ("darjeeling", 4): 16,
-    ("darjeeling", 5): 15,
-}
-# India Rails: 192 two-seat tables (~4 CPU s each): its first player's lead is a few points, which
-# 48 tables cannot tell from chance (seeds/india_rails/README.md, Balance). Darjeeling: 2,000 tables,
-# because a heuristic table costs ~0.05 CPU s and its positions differ by 4-8 points at 4-5 seats,
-# which 200 tables once hid (seeds/darjeeling/README.md, Balance).
-BALANCE_TABLES = {"india_rails": 192, "alubari": 60, "tea_rum": 150, "darjeeling": 2000}
-# Fewer tables where a self-play table costs more: heuristic rail barons take ~6 CPU s a table at
-# 3 seats, ~8 at 4, ~12 at 5 and ~20 at 6 (3,000-5,500 moves); whole seat rotations.
-BALANCE_TABLES_AT = {("india_rails", 3): 48, ("india_rails", 4): 96, ("india_rails", 5): 100, ("india_rails", 6): 96}
-# The search bot in every seat (the "strongest" section): a table costs about the seat count times
-# a search seat (Alubari 4 players ~38 CPU s, Darjeeling 5 ~125 s, India Rails 3 ~105 s), so tens
-# of tables, a whole number of seat rotations; enough to show a lead of about 20 points or a
-# pattern unlike the heuristic's on the same tables, not the few-point leads the balance runs
-# measure. India Rails 4-6 cost 2.5, 6 and 8 CPU minutes a table: two or three rotations at 4 and 5
-# seats, one at 6 (a smoke test for a lead of 40 points or more, not a measure).
-STRONGEST_TABLES: dict[tuple[str, int], int] = {
-    ("india_rails", 2): 12,
-    ("india_rails", 3): 12,
-    ("india_rails", 4): 12,
-    ("india_rails", 5): 10,
-    ("india_rails", 6): 6,
-    ("alubari", 2): 24,
-    ("alubari", 3): 24,
-    ("alubari", 4): 24,
-    ("alubari", 5): 25,
-    ("tea_rum", 2): 24,
-    ("tea_rum", 3): 24,
-    ("tea_rum", 4): 24,
-    ("darjeeling", 2): 24,
-    ("darjeeling", 3): 24,
-    ("darjeeling", 4): 16,
-    ("darjeeling", 5): 15,
-}
+# How many tables a game's unit declares, per section and seat count: search against heuristic 24
+# at 2 players (a 65 % rate is then told from a coin flip) and where a table costs under a minute;
+# fewer, a whole number of seat rotations, where it costs more. Balance: hundreds of tables, fewer
+# where a self-play table costs more. Strongest (the search bot in every seat): a table costs about
+# the seat count times a search seat, so tens of tables, a whole number of seat rotations; enough
+# to show a lead of about 20 points or a pattern unlike the heuristic's on the same tables, not
+# the few-point leads the balance runs measure. Solo games: SOLO_TABLES, and the search bot against
+# the heuristic's solo scores on the same seeds.
 BASELINE_BOT = "heuristic"
 """The bot the strongest bot's self-play is compared with, on the same tables."""
 SEARCH_BOT = "mcts"
@@ -131,21 +84,22 @@ def _scaled(tables: int, scale: float, players: int) -> int:
 
 def _runs_at(game: str, players: int, scale: float, balance_bot: str, search_bot: str) -> list[Run]:
     """The runs of one game and seat count, in the report's section order."""
+    declared: ReportTables = report_tables(game)
     runs: list[Run] = []
     if players == 1:
         runs += [Run("solo", game, 1, (bot,), _scaled(SOLO_TABLES, scale, 1)) for bot in ("heuristic", "random")]
     else:
         versus = ("heuristic",) + ("random",) * (players - 1)
-        runs.append(Run("versus", game, players, versus, _scaled(VERSUS_TABLES[game], scale, players)))
-    searched = SEARCH_TABLES.get((game, players))
+        runs.append(Run("versus", game, players, versus, _scaled(declared.versus, scale, players)))
+    searched = declared.search.get(players)
     if searched and search_bot in bots_for(engine_for(game)):
         bots = (search_bot,) + ("heuristic",) * (players - 1)
         runs.append(Run("search", game, players, bots, _scaled(searched, scale, players)))
     if players > 1:
         mirror = (balance_bot,) * players
-        tables = BALANCE_TABLES_AT.get((game, players), BALANCE_TABLES[game])
+        tables = declared.balance_at.get(players, declared.balance)
         runs.append(Run("balance", game, players, mirror, _scaled(tables, scale, players)))
-    strongest = STRONGEST_TABLES.get((game, players))
+    strongest = declared.strongest.get(players)
     if strongest and search_bot in bots_for(engine_for(game)):
         runs.append(Run("strongest", game, players, (search_bot,) * players, _scaled(strongest, scale, players)))
     return runs
@@ -298,6 +252,7 @@ def compare_solo(better: dict[str, Any], worse: dict[str, Any]) -> dict[str, Any
     pairs = [(score, theirs[seed]) for seed, score in better["solo_scores"] if score is not None and seed in theirs]
     higher, ties = sum(a > b for a, b in pairs), sum(a == b for a, b in pairs)
     return {
+        "game": better["summary"]["game"],
         "better": better["run"]["bots"][0],
         "worse": worse["run"]["bots"][0],
         "seeds": len(pairs),

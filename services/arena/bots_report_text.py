@@ -55,6 +55,23 @@ def _tables(entry: dict[str, Any]) -> str:
     return f"{entry['summary']['games']}{'' if recorded else ' ' + UNRECORDED}"
 
 
+def _row(*cells: object) -> str:
+    """One Markdown table row."""
+    return "| " + " | ".join(str(cell) for cell in cells) + " |"
+
+
+def _run_cells(entry: dict[str, Any]) -> tuple[str, int, str]:
+    """The cells that open a run's row: game, players, tables."""
+    summary = entry["summary"]
+    return _title(summary["game"]), summary["players"], _tables(entry)
+
+
+def _rank(bot: dict[str, Any]) -> str:
+    """A bot's mean rank with its 95 % interval."""
+    low, high = bot["mean_rank_ci95"]
+    return f"{bot['mean_rank']:.2f} ({low:.2f}–{high:.2f})"
+
+
 def _copy_line(entries: Sequence[dict[str, Any]]) -> str:
     """What this copy holds: how many runs, played when and from which commits."""
     made = [e["provenance"] for e in entries if "commit" in (e.get("provenance") or {})]
@@ -86,11 +103,15 @@ def _versus_lines(entries: Sequence[dict[str, Any]], bot: str, against: str) -> 
         mine, theirs = summary["bots"].get(bot), summary["bots"].get(against)
         if mine is None or theirs is None:
             continue
-        rank_low, rank_high = mine["mean_rank_ci95"]
         rows.append(
-            f"| {_title(summary['game'])} | {summary['players']} | {_tables(entry)} | {_pct(mine['win_rate'])} "
-            f"| {_interval(mine['win_rate_ci95'])} | {mine['mean_rank']:.2f} ({rank_low:.2f}–{rank_high:.2f}) "
-            f"| {_pct(theirs['win_rate'])} | {summary['mean_moves']:.0f} |"
+            _row(
+                *_run_cells(entry),
+                _pct(mine["win_rate"]),
+                _interval(mine["win_rate_ci95"]),
+                _rank(mine),
+                _pct(theirs["win_rate"]),
+                f"{summary['mean_moves']:.0f}",
+            )
         )
     return rows
 
@@ -124,11 +145,15 @@ def _search_lines(entries: Sequence[dict[str, Any]]) -> list[str]:
         if mine is None or theirs is None:
             continue
         rows.append(
-            f"| {_title(summary['game'])} | {summary['players']} | {_tables(entry)} | `{bot}` "
-            f"| {mine['wins']} of {mine['seats']} ({_pct(mine['win_rate'])}, {_interval(mine['win_rate_ci95'])}) "
-            f"| {mine['mean_rank']:.2f} ({mine['mean_rank_ci95'][0]:.2f}–{mine['mean_rank_ci95'][1]:.2f}) "
-            f"| {theirs['mean_rank']:.2f} ({theirs['mean_rank_ci95'][0]:.2f}–{theirs['mean_rank_ci95'][1]:.2f}) "
-            f"| {_cpu(summary)} | {search_verdict(summary, bot)} |"
+            _row(
+                *_run_cells(entry),
+                f"`{bot}`",
+                f"{mine['wins']} of {mine['seats']} ({_pct(mine['win_rate'])}, {_interval(mine['win_rate_ci95'])})",
+                _rank(mine),
+                _rank(theirs),
+                _cpu(summary),
+                search_verdict(summary, bot),
+            )
         )
     return rows
 
@@ -142,7 +167,7 @@ def _solo_lines(comparisons: Sequence[dict[str, Any]]) -> list[str]:
     if not comparisons:
         return []
     lines = [
-        "### Solo Alubari (same seeds)",
+        f"### Solo {_title(comparisons[0]['game'])} (same seeds)",
         "",
         "Both bots play the same seeds alone; a seed is won by the strictly higher score, and a tie counts "
         "as not won (ties are listed).",
@@ -182,11 +207,17 @@ def _balance_lines(entries: Sequence[dict[str, Any]]) -> list[str]:
     ]
     for entry in entries:
         summary = entry["summary"]
-        share = fair_share(summary)
         rows.append(
-            f"| {_title(summary['game'])} | {summary['players']} | {entry['run']['bots'][0]} | {_tables(entry)} "
-            f"| {_positions(summary, 'seat_win_rate')} | {_positions(summary, 'turn_position_win_rate')} "
-            f"| {_pct(share)} | {summary['mean_moves']:.0f} |"
+            _row(
+                _title(summary["game"]),
+                summary["players"],
+                entry["run"]["bots"][0],
+                _tables(entry),
+                _positions(summary, "seat_win_rate"),
+                _positions(summary, "turn_position_win_rate"),
+                _pct(fair_share(summary)),
+                f"{summary['mean_moves']:.0f}",
+            )
         )
     return rows
 
@@ -201,11 +232,15 @@ def _strongest_lines(entries: Sequence[dict[str, Any]]) -> list[str]:
         summary = entry["summary"]
         baseline = entry.get("same_tables") or {}
         theirs = _positions(baseline["summary"], "turn_position_win_rate") if baseline else "–"
-        share = fair_share(summary, "turn_position_win_rate")
         rows.append(
-            f"| {_title(summary['game'])} | {summary['players']} | {_tables(entry)} | `{entry['run']['bots'][0]}` "
-            f"| {_positions(summary, 'turn_position_win_rate')} | {theirs} | {_pct(share)} "
-            f"| {summary['cpu_seconds_per_game']:.0f} |"
+            _row(
+                *_run_cells(entry),
+                f"`{entry['run']['bots'][0]}`",
+                _positions(summary, "turn_position_win_rate"),
+                theirs,
+                _pct(fair_share(summary, "turn_position_win_rate")),
+                f"{summary['cpu_seconds_per_game']:.0f}",
+            )
         )
     return rows
 
@@ -264,13 +299,9 @@ def _missing_lines(missing: Sequence[str]) -> list[str]:
     return ["", f"Runs of `make bots-report` not in this copy (`--only` plays them): {runs}."]
 
 
-def markdown(entries: Sequence[dict[str, Any]], solo: Sequence[dict[str, Any]], meta: dict[str, Any]) -> str:
-    """The whole committed report."""
-    search = section(entries, "search")
-    versus = section(entries, "versus")
-    strongest = section(entries, "strongest")
-    missing = meta.get("missing") or []
-    lines = [
+def _intro(entries: Sequence[dict[str, Any]], meta: dict[str, Any]) -> list[str]:
+    """The title, how the report is made and read, and what this copy holds."""
+    return [
         "# Bots and balance: the arena report",
         "",
         f"Regenerated by `make bots-report` (every run, {meta['full_tables']} tables at scale 1); "
@@ -283,55 +314,86 @@ def markdown(entries: Sequence[dict[str, Any]], solo: Sequence[dict[str, Any]], 
         "",
         _copy_line(entries),
         "",
-        "## Heuristic against random",
-        "",
-        "One heuristic seat, every other seat random (the heuristic visits every seat in turn).",
-        "",
-        *(_versus_lines(versus, "heuristic", "random") if versus else ["No runs in this copy."]),
-        "",
-        *_missing_in(missing, "versus"),
-        *_solo_lines(solo),
-        "## Search against heuristic",
-        "",
     ]
-    if search:
-        lines += [
-            "The search bot in one seat, the heuristic in every other, seats rotated. Target (issue #17): "
-            "win ≥ 65 % of the head-to-head seats at 2 players, a better (lower) mean rank than the heuristic "
-            "at more. CPU s per table is the whole table, every seat, on one core (the load does not change it).",
+
+
+def _section(title: str, about: str, lines: Sequence[str]) -> list[str]:
+    """One section of the report: its title, what it shows, then its lines."""
+    return [f"## {title}", "", about, "", *lines]
+
+
+def _versus_section(
+    entries: Sequence[dict[str, Any]], solo: Sequence[dict[str, Any]], missing: Sequence[str]
+) -> list[str]:
+    """Heuristic against random, at every count, then the solo comparisons."""
+    versus = section(entries, "versus")
+    return _section(
+        "Heuristic against random",
+        "One heuristic seat, every other seat random (the heuristic visits every seat in turn).",
+        [
+            *(_versus_lines(versus, "heuristic", "random") if versus else ["No runs in this copy."]),
             "",
-            *_search_lines([e for e in search if e["summary"]["players"] > 1]),
-            "",
-            *_missing_in(missing, "search"),
-        ]
-    else:
-        lines += ["No search runs in this copy (`make bots-report` plays `mcts` where a game offers it).", ""]
-    lines += [
-        "## Balance: seat and turn position in self-play",
-        "",
+            *_missing_in(missing, "versus"),
+            *_solo_lines(solo),
+        ],
+    )
+
+
+def _search_section(entries: Sequence[dict[str, Any]], missing: Sequence[str]) -> list[str]:
+    """The search bot in one seat against the heuristic, with issue #17's targets."""
+    search = section(entries, "search")
+    if not search:
+        none = "No search runs in this copy (`make bots-report` plays `mcts` where a game offers it)."
+        return _section("Search against heuristic", none, [])
+    return _section(
+        "Search against heuristic",
+        "The search bot in one seat, the heuristic in every other, seats rotated. Target (issue #17): "
+        "win ≥ 65 % of the head-to-head seats at 2 players, a better (lower) mean rank than the heuristic "
+        "at more. CPU s per table is the whole table, every seat, on one core (the load does not change it).",
+        [*_search_lines([e for e in search if e["summary"]["players"] > 1]), "", *_missing_in(missing, "search")],
+    )
+
+
+def _balance_section(entries: Sequence[dict[str, Any]], missing: Sequence[str], plots: Sequence[str]) -> list[str]:
+    """Self-play: win rate by seat and by turn position, and the plots."""
+    return _section(
+        "Balance: seat and turn position in self-play",
         "Every seat plays the same bot, so a seat differs from the others only by its position and the "
         "content it drew. **Bold**: the 95 % interval leaves out the fair share (the mean of the seats' "
         "win rates).",
-        "",
-        *_balance_lines(section(entries, "balance")),
-        "",
-        *_missing_in(missing, "balance"),
-        *[f"![{game}](bots-report/{game}.png)" for game in meta["plots"]],
-        "",
-        "## Balance with the strongest bot",
-        "",
+        [
+            *_balance_lines(section(entries, "balance")),
+            "",
+            *_missing_in(missing, "balance"),
+            *[f"![{game}](bots-report/{game}.png)" for game in plots],
+            "",
+        ],
+    )
+
+
+def _strongest_section(entries: Sequence[dict[str, Any]], missing: Sequence[str]) -> list[str]:
+    """The search bot against itself, and the heuristic on the same tables."""
+    strongest = section(entries, "strongest")
+    return _section(
+        "Balance with the strongest bot",
         "The search bot in every seat, then the heuristic in every seat on the same tables (the same "
         "derived seeds and seating), in the same run. A search table costs the seat count times a search "
         "seat, so these runs have tens of tables, not hundreds: they show whether the strongest bot's "
         "turn-position pattern differs from the heuristic's on the same deals, and a lead of about 20 "
         "points, not the few-point leads the runs above measure. **Bold**: the 95 % interval leaves out "
         "the fair share.",
-        "",
-        *(_strongest_lines(strongest) if strongest else ["No runs in this copy."]),
-        "",
-        *_missing_in(missing, "strongest"),
-        "## Balance: content",
-        "",
+        [
+            *(_strongest_lines(strongest) if strongest else ["No runs in this copy."]),
+            "",
+            *_missing_in(missing, "strongest"),
+        ],
+    )
+
+
+def _content_section(entries: Sequence[dict[str, Any]]) -> list[str]:
+    """Win rates with and without each content item, in self-play."""
+    return _section(
+        "Balance: content",
         "Win rate of the seats that had an item (owned or used it by the end) against those that did not, "
         "in the self-play runs above. Correlation is not cause: a seat that owns more tends to win whatever "
         "it owns, so an item matters when it stands out among the items of its kind: *against peers* "
@@ -342,17 +404,33 @@ def markdown(entries: Sequence[dict[str, Any]], solo: Sequence[dict[str, Any]], 
         "flagged the same way at two "
         "or more player counts. What was measured at larger counts, what was tried and what was decided is "
         "in each game's `seeds/<game>/README.md`, section *Balance*.",
-        "",
-        *_content_lines(section(entries, "balance")),
-        "## How each run was produced",
-        "",
+        _content_lines(section(entries, "balance")),
+    )
+
+
+def _provenance_section(entries: Sequence[dict[str, Any]], missing: Sequence[str]) -> list[str]:
+    """How each run was produced, and the runs this copy lacks."""
+    return _section(
+        "How each run was produced",
         "Wall minutes and load average (1 minute, at the run's start and end) describe the shared machine the "
         "run was played on, not the bots: the results depend only on the seed, the table count and the "
         'commit. Commit "(modified)": the tree had uncommitted changes under `services/`. '
         f"{UNRECORDED} in the tables above: a run whose provenance was not recorded (its note is below).",
-        "",
-        *provenance_lines(entries),
-        *_missing_lines(meta.get("missing") or []),
+        [*provenance_lines(entries), *_missing_lines(missing)],
+    )
+
+
+def markdown(entries: Sequence[dict[str, Any]], solo: Sequence[dict[str, Any]], meta: dict[str, Any]) -> str:
+    """The whole committed report, section by section."""
+    missing = meta.get("missing") or []
+    lines = [
+        *_intro(entries, meta),
+        *_versus_section(entries, solo, missing),
+        *_search_section(entries, missing),
+        *_balance_section(entries, missing, meta["plots"]),
+        *_strongest_section(entries, missing),
+        *_content_section(entries),
+        *_provenance_section(entries, missing),
     ]
     return "\n".join(lines).rstrip() + "\n"
 

@@ -1,4 +1,5 @@
-"""Opaque page tokens that carry an offset into a sorted set (leaderboards, tournament lists).
+"""Opaque page tokens that carry an offset into a sorted set (leaderboards, tournament lists), and
+the page size a listing call asks for.
 
 An offset cursor may skip or repeat an entry when the set changes between two pages, as any
 live listing may; the tokens are versioned by a prefix so their format can change later.
@@ -37,3 +38,12 @@ def check_page_size(page_size: int, largest: int) -> None:
     """Refuse a page size outside 1..``largest``."""
     if not 1 <= page_size <= largest:
         raise errors.invalid("bad_page_size", f"page_size is a number from 1 to {largest}")
+
+
+def requested_page_size(requested: int, default: int, largest: int) -> int:
+    """The page size a gRPC listing call asks for: ``requested``, ``default`` when it is 0 (unset);
+    above ``largest``, ``bad_page_size``."""
+    size = requested or default
+    if size > largest:
+        raise errors.invalid("bad_page_size", f"page_size is 1-{largest}")
+    return size

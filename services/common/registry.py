@@ -48,6 +48,8 @@ class GameUnit:
       (:mod:`services.bots.evaluation`); empty: the search plays to the end.
     * ``search``: the search bot's settings for the game (the fields of
       :class:`services.bots.levels.SearchProfile`); empty: the generic search.
+    * ``arena``: the game's tables in the committed bots report (the fields of
+      :class:`services.arena.report_runs.ReportTables`); empty: the report leaves the game out.
     * The bots a seat may use come from the engine (``Engine.heuristic_bot``), the options and
       content from the engine and ``seeds/<game_type>/``, its words from ``seeds/<game_type>/text``.
     """
@@ -60,6 +62,7 @@ class GameUnit:
     board: tuple[str, tuple[str, ...]] | None = None
     estimate: str = ""
     search: Mapping[str, Any] = field(default_factory=dict)
+    arena: Mapping[str, Any] = field(default_factory=dict)
 
     @property
     def proto_module(self) -> str:

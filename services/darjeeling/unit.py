@@ -1,5 +1,5 @@
 """Darjeeling as the platform sees it: engine, protos (``chaiwala.darjeeling.v1``), web table, port slot,
-search settings and score estimate."""
+search settings, score estimate and bots-report tables."""
 
 from __future__ import annotations
 
@@ -13,6 +13,15 @@ from services.common.registry import GameUnit
 SEARCH: dict[str, Any] = dict(margin_scale=10.0)
 
 
+# The bots report's tables (services.arena.report_runs.ReportTables): a two-seat heuristic table is
+# ~0.02 CPU s (~110 moves), so balance plays 2,000 tables: its positions differ by 4-8 points at 4-5
+# seats, which 200 tables once hid (seeds/darjeeling/README.md, Balance). A 5-player search-bot table
+# is ~125 CPU s: fewer search tables at 4-5 seats, whole seat rotations.
+ARENA: dict[str, Any] = dict(table_seconds=0.02, versus=200, balance=2000,
+                             search={2: 24, 3: 24, 4: 16, 5: 15}, strongest={2: 24, 3: 24, 4: 16, 5: 15})
+
+
 UNIT = GameUnit(
-    game_type="darjeeling", engine="services.darjeeling.engine:DarjeelingEngine", slot=1, table="darjeeling"
+    game_type="darjeeling", engine="services.darjeeling.engine:DarjeelingEngine", slot=1, table="darjeeling",
+    arena=ARENA,
 )

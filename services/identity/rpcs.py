@@ -21,6 +21,7 @@ from services.clock import clock as clocks
 from services.common import errors
 from services.common.interceptors import BEARER
 from services.common.logs import get_logger
+from services.common.offsets import requested_page_size
 from services.common.registry import game_types
 from services.identity.feed_rpcs import PlayerStream
 from services.identity.guest import GuestIssuer, IssuedToken
@@ -119,9 +120,7 @@ class IdentityServicer(identity_pb2_grpc.IdentityServiceServicer):
     ) -> identity_pb2.MyGames:
         """The bearer player's games, their turn first (:mod:`services.lobby.mine`)."""
         player = await self._player()
-        size = request.page_size or DEFAULT_PAGE_SIZE
-        if size > MAX_PAGE_SIZE:
-            raise errors.invalid("bad_page_size", f"page_size is 1-{MAX_PAGE_SIZE}")
+        size = requested_page_size(request.page_size, DEFAULT_PAGE_SIZE, MAX_PAGE_SIZE)
         try:
             start = mine.decode_offset(request.page_token)
         except mine.BadPageToken:

@@ -9,7 +9,7 @@ the next (see :mod:`services.india_rails.bots` for why).
 from __future__ import annotations
 
 import itertools
-from collections.abc import Sequence
+from collections.abc import Iterator, Sequence
 from dataclasses import dataclass, field
 from typing import Any
 
@@ -99,18 +99,25 @@ def _major_now(d: Decision) -> list[int]:
     return d._major
 
 
-def lasting_refusals(state: State, seat: int, route: list[int]) -> set[int]:
-    """Free segments of ``route``, next to own track, that the rules refuse for a lasting reason."""
-    owner = tracks.owners(state)
-    reach = tracks.network(state["players"][seat]["track"]) | MAJOR_MILEPOSTS
-    ctx = tracks.BuildContext(state, seat)
-    refused: set[int] = set()
+def _unbuilt_segments(owner: dict[int, int], route: list[int]) -> Iterator[tuple[int, int, int]]:
+    """The segments of ``route`` still to build, as (milepost, milepost, edge id): neither owned by
+    anybody (``owner``: :func:`tracks.owners`), nor in a red area, nor inside a major city."""
     for a, b in itertools.pairwise(route):
         if a < 0 or b < 0:
             continue
         eid = BOARD.edge_between(a, b)
         if eid in owner or eid in BOARD.red_area or eid in BOARD.inside_major:
             continue
+        yield a, b, eid
+
+
+def lasting_refusals(state: State, seat: int, route: list[int]) -> set[int]:
+    """Free segments of ``route``, next to own track, that the rules refuse for a lasting reason."""
+    owner = tracks.owners(state)
+    reach = tracks.network(state["players"][seat]["track"]) | MAJOR_MILEPOSTS
+    ctx = tracks.BuildContext(state, seat)
+    refused: set[int] = set()
+    for a, b, eid in _unbuilt_segments(owner, route):
         for start, end in ((a, b), (b, a)):
             if start in reach:
                 problem = tracks.build_problem(ctx, start, end)
@@ -146,12 +153,7 @@ def stranded(state: State, seat: int, route: list[int]) -> bool:
     owner = tracks.owners(state)
     reach = tracks.network(state["players"][seat]["track"]) | MAJOR_MILEPOSTS
     missing = False
-    for a, b in itertools.pairwise(route):
-        if a < 0 or b < 0:
-            continue
-        eid = BOARD.edge_between(a, b)
-        if eid in owner or eid in BOARD.red_area or eid in BOARD.inside_major:
-            continue
+    for a, b, _ in _unbuilt_segments(owner, route):
         if a in reach or b in reach:
             return False
         missing = True

@@ -47,6 +47,19 @@ SEARCH: dict[str, Any] = dict(
 )
 
 
+# The bots report's tables (services.arena.report_runs.ReportTables). A two-seat heuristic table is
+# ~3.2 CPU s (~2,100 moves), the costliest of the games, so it is played first. Balance: 192
+# two-seat tables, because the first player's lead is a few points, which 48 tables cannot tell
+# from chance (seeds/india_rails/README.md, Balance); fewer above 2 seats, where heuristic rail
+# barons take ~6 CPU s a table at 3 seats, ~8 at 4, ~12 at 5 and ~20 at 6 (3,000-5,500 moves), in
+# whole seat rotations. Search: a 6-seat table is ~5,000 moves and ~2.6 CPU minutes, so fewer
+# tables above 2 seats. Strongest: ~105 CPU s a table at 3 seats, 2.5, 6 and 8 CPU minutes at 4-6:
+# two or three rotations at 4 and 5 seats, one at 6 (a smoke test for a lead of 40 points or more,
+# not a measure).
+ARENA: dict[str, Any] = dict(table_seconds=3.2, versus=12, balance=192, balance_at={3: 48, 4: 96, 5: 100, 6: 96},
+                             search={2: 24, 3: 12, 4: 12, 5: 10, 6: 12}, strongest={2: 12, 3: 12, 4: 12, 5: 10, 6: 6})
+
+
 UNIT = GameUnit(
     game_type="india_rails",
     engine="services.india_rails.engine:IndiaRailsEngine",
@@ -54,6 +67,7 @@ UNIT = GameUnit(
     table="india_rails",
     estimate="services.india_rails.estimate:estimate",
     search=SEARCH,
+    arena=ARENA,
     board=(
         "india_rails/map.json",
         ("provenance", "spacing_km", "projection", "mileposts", "cities", "river_lines", "desert_areas", "edges"),

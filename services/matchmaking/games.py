@@ -19,26 +19,23 @@ as an operator the way the tournament director creates its tables.
 
 from __future__ import annotations
 
-import asyncio
 import hashlib
 import hmac
 import secrets
 from typing import Any
 
-import grpc
 import orjson
 
-from chaiwala.v1 import rules_pb2, rules_pb2_grpc
-from services.common import errors, protojson
+from chaiwala.v1 import rules_pb2
+from services.common import protojson
 from services.common.rng import SEED_BITS
 from services.filing.keys import game_keys
 from services.lobby.mine import games_key
 from services.matchmaking.model import Forming, Group, PoolSpec, Ticket, new_group_id
 from services.outbox import seating
 from services.outbox.stream import append
+from services.rules.clients import RulesClients as RulesClients  # the matcher's, one owner for both processes
 
-CHANNEL_OPTIONS = [("grpc.lb_policy_name", "round_robin"), ("grpc.enable_retries", 1)]
-RPC_TIMEOUT_SECONDS = 10.0
 _SEATS_TAG = b"chaiwala/matchmaking-seats/v1\x00"
 TAG_PREFIX = "mm:"
 
@@ -98,27 +95,3 @@ async def write_found(redis: object, forming: Forming, game_id: str, now_ms: int
     raw = await client.hget(game_keys(game_id)[0], "players")
     players = orjson.loads(raw) if raw else []
     await append(client, seating.match_found(game_id, forming.game_type, forming.pool_id, players, now_ms), game_id)
-
-
-class RulesClients:
-    """One channel per game type to its rules service, with the operator key (none in development)."""
-
-    def __init__(self, addresses: dict[str, str], api_key: str) -> None:
-        self.channels = {
-            game: grpc.aio.insecure_channel(address, options=CHANNEL_OPTIONS) for game, address in addresses.items()
-        }
-        self.stubs = {game: rules_pb2_grpc.RulesServiceStub(ch) for game, ch in self.channels.items()}
-        self.metadata = (("authorization", f"Bearer {api_key}"),) if api_key else ()
-
-    async def create(self, game_type: str, request: rules_pb2.CreateGameRequest) -> str:
-        """Create the game; its id."""
-        stub = self.stubs.get(game_type)
-        if stub is None:
-            raise errors.invalid("unknown_game_type", f"no rules service for {game_type!r}")
-        answer = await stub.CreateGame(request, metadata=self.metadata, timeout=RPC_TIMEOUT_SECONDS,
-                                       wait_for_ready=True)  # fmt: skip
-        return str(answer.game_id)
-
-    async def close(self) -> None:
-        """Close every channel."""
-        await asyncio.gather(*(channel.close() for channel in self.channels.values()))

@@ -2,24 +2,15 @@
 
 from __future__ import annotations
 
-import os
-from typing import Any
-
-from pydantic import Field, model_validator
-
-from services.common import registry
-from services.common.settings import ServiceSettings
+from services.rules.clients import RulesClientSettings
 
 
-class MatchmakingSettings(ServiceSettings):
+class MatchmakingSettings(RulesClientSettings):
     """A service's settings (Redis, gRPC host, metrics port, API keys, logs) plus the matching policy."""
 
     grpc_port: int = 50062
     metrics_port: int = 9162
-    # Where the rules services are (the matchmaker creates its games through them): game_type ->
-    # host:port, else CHAIWALA_SERVICE_<GAME_TYPE>, else the game's slot on loopback
-    # (services.common.registry.service_addresses); ``service_<game_type>=`` works as a keyword.
-    services: dict[str, str] = Field(default_factory=dict)
+    # ``services``: where the rules services are (the matchmaker creates its games through them).
     # A ticket still searching after this long expires.
     matchmaking_ticket_ttl_s: float = 600.0
     # Searching tickets one player may hold in all pools (one per pool).
@@ -44,17 +35,3 @@ class MatchmakingSettings(ServiceSettings):
     matchmaking_pool_window: int = 10_000
     # Ended tickets stay readable this long.
     matchmaking_ended_ttl_s: int = 24 * 3600
-
-    @model_validator(mode="before")
-    @classmethod
-    def _services_by_keyword(cls, data: Any) -> Any:
-        return registry.services_from_keywords(data)
-
-    def service_addresses(self) -> dict[str, str]:
-        """game_type -> host:port of its rules service, for every registered game."""
-        return registry.service_addresses(self.services, os.environ)
-
-    def operator_key(self) -> str:
-        """The key the matchmaker presents to the rules services ("" when none are configured)."""
-        keys = sorted(self.api_key_set())
-        return keys[0] if keys else ""

@@ -174,6 +174,19 @@ def _children(redis_url: str, games: list[str]) -> list[Child]:
     return children
 
 
+def _grpc_env(base: dict[str, str], redis_url: str, grpc_port: str, metrics: tuple[str, str]) -> dict[str, str]:
+    """A process with its own gRPC service under ``make run``: Redis, its loopback gRPC port, and its
+    metrics port (``metrics``: the variable that moves it, and its default)."""
+    variable, default = metrics
+    return {
+        **base,
+        "REDIS_URL": redis_url,
+        "CHAIWALA_GRPC_HOST": "127.0.0.1",
+        "CHAIWALA_GRPC_PORT": grpc_port,
+        "CHAIWALA_METRICS_PORT": os.environ.get(variable, default),
+    }
+
+
 def _director_port() -> int:
     return int(os.environ.get("CHAIWALA_RUN_TOURNAMENT_PORT", "50061"))
 
@@ -182,11 +195,7 @@ def _director_child(base: dict[str, str], redis_url: str, games: list[str], grpc
     """The tournament director (tournaments and ratings): gRPC on ``CHAIWALA_RUN_TOURNAMENT_PORT``
     (50061), metrics on ``CHAIWALA_RUN_TOURNAMENT_METRICS_PORT`` (9099)."""
     env = {
-        **base,
-        "REDIS_URL": redis_url,
-        "CHAIWALA_GRPC_HOST": "127.0.0.1",
-        "CHAIWALA_GRPC_PORT": str(_director_port()),
-        "CHAIWALA_METRICS_PORT": os.environ.get("CHAIWALA_RUN_TOURNAMENT_METRICS_PORT", "9099"),
+        **_grpc_env(base, redis_url, str(_director_port()), ("CHAIWALA_RUN_TOURNAMENT_METRICS_PORT", "9099")),
         **{f"CHAIWALA_SERVICE_{g.upper()}": f"127.0.0.1:{grpc_ports[g]}" for g in games},
     }
     return Child("tournament", [sys.executable, "-m", "services.tournament"], env)
@@ -200,11 +209,7 @@ def _matchmaker_child(base: dict[str, str], redis_url: str, games: list[str], gr
     """The matchmaker (quick play): gRPC on ``CHAIWALA_RUN_MATCHMAKING_PORT`` (50062), metrics on
     ``CHAIWALA_RUN_MATCHMAKING_METRICS_PORT`` (9162); it creates games through the rules services."""
     env = {
-        **base,
-        "REDIS_URL": redis_url,
-        "CHAIWALA_GRPC_HOST": "127.0.0.1",
-        "CHAIWALA_GRPC_PORT": str(_matchmaker_port()),
-        "CHAIWALA_METRICS_PORT": os.environ.get("CHAIWALA_RUN_MATCHMAKING_METRICS_PORT", "9162"),
+        **_grpc_env(base, redis_url, str(_matchmaker_port()), ("CHAIWALA_RUN_MATCHMAKING_METRICS_PORT", "9162")),
         **{f"CHAIWALA_SERVICE_{g.upper()}": f"127.0.0.1:{grpc_ports[g]}" for g in games},
     }
     return Child("matchmaking", [sys.executable, "-m", "services.matchmaking"], env)
@@ -218,11 +223,7 @@ def _webhook_env(base: dict[str, str], redis_url: str) -> dict[str, str]:
     """The webhook dispatcher's settings under ``make run``: loopback receivers allowed by default, so a
     developer can point a webhook at a receiver on this machine (private ranges stay refused)."""
     return {
-        **base,
-        "REDIS_URL": redis_url,
-        "CHAIWALA_GRPC_HOST": "127.0.0.1",
-        "CHAIWALA_GRPC_PORT": _webhook_grpc_port(),
-        "CHAIWALA_METRICS_PORT": os.environ.get("CHAIWALA_RUN_WEBHOOK_METRICS_PORT", "9160"),
+        **_grpc_env(base, redis_url, _webhook_grpc_port(), ("CHAIWALA_RUN_WEBHOOK_METRICS_PORT", "9160")),
         "CHAIWALA_WEBHOOK_ALLOW_LOOPBACK": base.get("CHAIWALA_WEBHOOK_ALLOW_LOOPBACK", "true"),
     }
 
@@ -235,11 +236,7 @@ def _notify_env(base: dict[str, str], redis_url: str) -> dict[str, str]:
     """The notification sender under ``make run``: loopback push endpoints allowed exactly where
     webhooks are (the same switch), so a local push service can be tried."""
     return {
-        **base,
-        "REDIS_URL": redis_url,
-        "CHAIWALA_GRPC_HOST": "127.0.0.1",
-        "CHAIWALA_GRPC_PORT": _notify_grpc_port(),
-        "CHAIWALA_METRICS_PORT": os.environ.get("CHAIWALA_RUN_NOTIFY_METRICS_PORT", "9170"),
+        **_grpc_env(base, redis_url, _notify_grpc_port(), ("CHAIWALA_RUN_NOTIFY_METRICS_PORT", "9170")),
         "CHAIWALA_WEBHOOK_ALLOW_LOOPBACK": base.get("CHAIWALA_WEBHOOK_ALLOW_LOOPBACK", "true"),
     }
 

@@ -19,6 +19,7 @@ from chaiwala.v1 import rules_pb2
 from services.clock import clock as clocks
 from services.common import errors, metrics
 from services.common.engine import BadConfig, Engine
+from services.common.offsets import requested_page_size
 from services.common.runner import Match
 from services.common.store import GameNotFound, hash_token, new_token
 from services.filing.store import STATUSES, Cursor, GameIndex
@@ -223,9 +224,7 @@ class LobbyRpcs:
         visibility = lobby_seats.visibility_of(request.visibility)
         if visibility == "private" and not self.access.is_operator():
             raise errors.forbidden("api_key_required", "listing private games needs an operator API key")
-        page_size = request.page_size or DEFAULT_PAGE_SIZE
-        if page_size > MAX_PAGE_SIZE:
-            raise errors.invalid("bad_page_size", f"page_size is 1-{MAX_PAGE_SIZE}")
+        page_size = requested_page_size(request.page_size, DEFAULT_PAGE_SIZE, MAX_PAGE_SIZE)
         try:
             cursor = listing.decode_cursor(request.page_token)
         except listing.BadPageToken:

@@ -1,5 +1,5 @@
 """Tea & Rum as the platform sees it: engine, protos (``chaiwala.tea_rum.v1``), web table, port slot,
-search settings and score estimate."""
+search settings, score estimate and bots-report tables."""
 
 from __future__ import annotations
 
@@ -20,6 +20,12 @@ SEARCH: dict[str, Any] = dict(
 )
 
 
+# The bots report's tables (services.arena.report_runs.ReportTables): a two-seat heuristic table is
+# ~0.10 CPU s (~180 moves).
+ARENA: dict[str, Any] = dict(table_seconds=0.10, versus=100, balance=150,
+                             search={2: 24, 3: 24, 4: 24}, strongest={2: 24, 3: 24, 4: 24})
+
+
 UNIT = GameUnit(
     game_type="tea_rum",
     engine="services.tea_rum.engine:TeaRumEngine",
@@ -27,4 +33,5 @@ UNIT = GameUnit(
     table="tea_rum",
     estimate="services.tea_rum.estimate:estimate",
     search=SEARCH,
+    arena=ARENA,
 )

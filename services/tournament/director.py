@@ -185,7 +185,7 @@ class Director:
         for number, table in enumerate(played.tables):
             if table.game_id:
                 continue
-            game_id = await self.rules.create(tournament, played.number, number, table)
+            game_id = await self.rules.create_table(tournament, played.number, number, table)
             metrics.GAMES_CREATED.labels(tournament.game_type).inc()
             tournament = await self.tournaments.change(tournament_id, _set_game(played.number, number, game_id))
             await self._check_game(game_id)  # it may have ended before its id was noted

@@ -5,22 +5,18 @@ from __future__ import annotations
 
 import asyncio
 import contextlib
-import os
-from typing import Any
 
 from grpc import aio
 from grpc_health.v1 import health, health_pb2, health_pb2_grpc
-from pydantic import Field, model_validator
 from pydantic_settings import SettingsConfigDict
 
 from chaiwala.rating.v1 import rating_pb2, rating_pb2_grpc
 from chaiwala.tournament.v1 import tournament_pb2, tournament_pb2_grpc
-from services.common import registry
 from services.common.interceptors import RpcInterceptor
 from services.common.reflection import enable_reflection
-from services.common.settings import ServiceSettings
 from services.games.store import GameStore
 from services.identity.verifier import verifier_for
+from services.rules.clients import RulesClientSettings
 from services.tournament.director import Director
 from services.tournament.rpcs import RatingServicer, TournamentServicer
 from services.tournament.tables import RulesClients
@@ -29,33 +25,15 @@ TOURNAMENT_SERVICE = tournament_pb2.DESCRIPTOR.services_by_name["TournamentServi
 RATING_SERVICE = rating_pb2.DESCRIPTOR.services_by_name["RatingService"].full_name
 
 
-class DirectorSettings(ServiceSettings):
+class DirectorSettings(RulesClientSettings):
     """A rules service's settings (Redis, bind, metrics, keys, logs) plus where the rules services are."""
 
     model_config = SettingsConfigDict(env_prefix="CHAIWALA_", extra="ignore")
 
     grpc_port: int = 50061
-    # game_type -> host:port of its rules service.  Every registered game has one: this mapping
-    # (``service_<game_type>=...`` as a keyword), else ``CHAIWALA_SERVICE_<GAME_TYPE>``, else
-    # its slot's loopback port (services.common.registry.service_addresses).
-    services: dict[str, str] = Field(default_factory=dict)
     # Whether leaderboards and player pages are public; off, they need an operator key or a player
     # token (a player page: that player's own), see services.tournament.rpcs.RatingServicer.
     public_ratings: bool = True
-
-    @model_validator(mode="before")
-    @classmethod
-    def _services_by_keyword(cls, data: Any) -> Any:
-        return registry.services_from_keywords(data)
-
-    def service_addresses(self) -> dict[str, str]:
-        """game_type -> host:port of its rules service, for every registered game."""
-        return registry.service_addresses(self.services, os.environ)
-
-    def operator_key(self) -> str:
-        """The key the director presents to the rules services ("" when none are configured)."""
-        keys = sorted(self.api_key_set())
-        return keys[0] if keys else ""
 
 
 async def create_server(

@@ -9,16 +9,16 @@ tournament reference.
 
 from __future__ import annotations
 
-import asyncio
+from typing import ClassVar
 
 import grpc
 
-from chaiwala.v1 import rules_pb2, rules_pb2_grpc
+from chaiwala.v1 import rules_pb2
 from services.common import errors, protojson
+from services.rules import clients
 from services.tournament import seeds
 from services.tournament.model import Table, Tournament
 
-CHANNEL_OPTIONS = [("grpc.lb_policy_name", "round_robin"), ("grpc.enable_retries", 1)]
 RPC_TIMEOUT_SECONDS = 30.0
 # Refusals of a resignation that mean "nothing left to resign".
 _ALREADY_DONE = ("already_resigned", "game_not_active", "seat_resigned")
@@ -67,34 +67,19 @@ def create_request(
     return request
 
 
-class RulesClients:
-    """One channel per game type to its rules service."""
+class RulesClients(clients.RulesClients):
+    """The rules services as the director uses them: it creates each table's game and resigns withdrawn seats."""
 
-    def __init__(self, addresses: dict[str, str], api_key: str) -> None:
-        self.channels = {
-            game: grpc.aio.insecure_channel(address, options=CHANNEL_OPTIONS) for game, address in addresses.items()
-        }
-        self.stubs = {game: rules_pb2_grpc.RulesServiceStub(ch) for game, ch in self.channels.items()}
-        self.metadata = (("authorization", f"Bearer {api_key}"),) if api_key else ()
+    timeout_seconds: ClassVar[float] = RPC_TIMEOUT_SECONDS
 
-    def _stub(self, game_type: str) -> rules_pb2_grpc.RulesServiceStub:
-        stub = self.stubs.get(game_type)
-        if stub is None:
-            raise errors.invalid("unknown_game_type", f"no rules service for {game_type!r}")
-        return stub
-
-    async def create(self, tournament: Tournament, round_number: int, table_number: int, table: Table) -> str:
+    async def create_table(self, tournament: Tournament, round_number: int, table_number: int, table: Table) -> str:
         """Create the table's game; its id."""
-        request = create_request(tournament, round_number, table_number, table)
-        answer = await self._stub(tournament.game_type).CreateGame(
-            request, metadata=self.metadata, timeout=RPC_TIMEOUT_SECONDS, wait_for_ready=True
-        )
-        return str(answer.game_id)
+        return await self.create(tournament.game_type, create_request(tournament, round_number, table_number, table))
 
     async def resign(self, game_type: str, game_id: str, token: str) -> None:
         """Resign the seat ``token`` holds (nothing happens when it cannot resign any more)."""
         try:
-            await self._stub(game_type).ResignGame(
+            await self.stub(game_type).ResignGame(
                 rules_pb2.ResignGameRequest(game_id=game_id),
                 metadata=(("authorization", f"Bearer {token}"),),
                 timeout=RPC_TIMEOUT_SECONDS,
@@ -104,7 +89,3 @@ class RulesClients:
             detail = errors.error_detail_from_metadata(error.trailing_metadata())
             if detail is None or detail.code not in _ALREADY_DONE:
                 raise
-
-    async def close(self) -> None:
-        """Close every channel."""
-        await asyncio.gather(*(channel.close() for channel in self.channels.values()))

@@ -12,6 +12,7 @@ from grpc import aio
 from chaiwala.v1 import webhooks_pb2, webhooks_pb2_grpc
 from services.clock import clock as clocks
 from services.common import errors
+from services.common.offsets import requested_page_size
 from services.common.operators import OperatorKeys
 from services.outbox.events import GAME_EVENT_TYPES, TURN_EVENT_TYPES
 from services.webhook.store import LOG_LIMIT, Delivery, Subscription, WebhookStore
@@ -103,9 +104,7 @@ def delivery_message(delivery: Delivery) -> webhooks_pb2.Delivery:
 def _page(request: webhooks_pb2.ListDeliveriesRequest) -> tuple[int, int]:
     if request.status and request.status not in DELIVERY_STATUSES:
         raise errors.invalid("bad_status", f"status is one of {', '.join(DELIVERY_STATUSES)}")
-    size = request.page_size or DEFAULT_PAGE_SIZE
-    if size > MAX_PAGE_SIZE:
-        raise errors.invalid("bad_page_size", f"page_size is 1-{MAX_PAGE_SIZE}")
+    size = requested_page_size(request.page_size, DEFAULT_PAGE_SIZE, MAX_PAGE_SIZE)
     token = request.page_token or "0"
     if not (token.isascii() and token.isdigit()) or int(token) > LOG_LIMIT:
         raise errors.invalid("bad_page_token", "that page_token was not handed out by this listing")

@@ -1,15 +1,11 @@
 // A Darjeeling game played to its result through the SDK, following the turn from events alone.
 import assert from "node:assert/strict";
 import { test } from "node:test";
-import { client, pick } from "./support.mjs";
+import { client, gameAgainstABot, pick } from "./support.mjs";
 
 test("a Darjeeling game is played to its result, each turn announced by the events", { timeout: 240_000 }, async () => {
   const api = client();
-  const created = await api.createGame({
-    game_type: "darjeeling",
-    players: [{ name: "Asha" }, { name: "Bot", bot: "random" }],
-    seed_hex: "00000000000000000000000000000005", // 5 as 32 hex digits: an integer seed is refused (weak_seed)
-  });
+  const created = await gameAgainstABot(api, 5);
   const me = created.seats.get(0);
   assert.ok(me, "seat 0 has a token");
   let moves = 0;

@@ -9,41 +9,21 @@
 //   a new ticket and follows again after the last notice shown: the next notice arrives, nothing is
 //   told twice.
 //
-// This file imports nothing from the SDK. tests/sdk runs it against the suite's stack.
+// This file imports nothing from the SDK (./proxy.mjs neither). tests/sdk runs it against the suite's stack.
 import assert from "node:assert/strict";
-import net from "node:net";
 import { test } from "node:test";
 import { EventSource } from "eventsource";
+import { cuttingProxy } from "./proxy.mjs";
 
 const BASE = process.env.CHAIWALA_URL;
 if (!BASE) throw new Error("set CHAIWALA_URL to a running gateway (tests/sdk starts one)");
 const PAST_A_MINUTE_MS = 62_000;
 
-/** A TCP proxy to the gateway: `cut()` drops every connection; while `away`, new ones are dropped too. */
+/** The proxy (./proxy.mjs, no SDK), with the player stream's requests picked out of what went through it. */
 async function network() {
-  const target = new URL(BASE);
-  const sockets = new Set();
-  const heads = [];
-  const net_ = { away: false };
-  const server = net.createServer((inbound) => {
-    if (net_.away) return inbound.destroy();
-    const outbound = net.connect(Number(target.port), target.hostname);
-    for (const socket of [inbound, outbound]) {
-      sockets.add(socket);
-      socket.on("close", () => sockets.delete(socket));
-      socket.on("error", () => undefined);
-    }
-    inbound.on("data", (chunk) => heads.push(chunk.toString("latin1")));
-    inbound.pipe(outbound).pipe(inbound);
-  });
-  await new Promise((resolve) => server.listen(0, "127.0.0.1", resolve));
-  return {
-    url: `http://127.0.0.1:${server.address().port}`,
-    heads: () => heads.filter((head) => head.startsWith("GET /v1/me/events")),
-    cut: () => sockets.forEach((socket) => socket.destroy()),
-    set away(value) { net_.away = value; },
-    close: () => new Promise((resolve) => { sockets.forEach((s) => s.destroy()); server.close(resolve); }),
-  };
+  const proxy = await cuttingProxy(BASE);
+  proxy.events = () => proxy.heads.filter((head) => head.startsWith("GET /v1/me/events"));
+  return proxy;
 }
 
 async function until(what, done, ms = 30_000) {
@@ -125,15 +105,15 @@ const told = (client, gameId) => client.seen.notices.filter((n) => n.kind === "g
 
 const droppedAfterAMinute = () => scenario("Asha", async ({ token, proxy, client, first }) => {
   await new Promise((resolve) => setTimeout(resolve, PAST_A_MINUTE_MS)); // the ticket's first minute is over
-  const opened = proxy.heads().length;
+  const opened = proxy.events().length;
   proxy.cut();
-  await until("the EventSource to reconnect by itself", () => proxy.heads().length > opened);
+  await until("the EventSource to reconnect by itself", () => proxy.events().length > opened);
   await until("the reconnected stream to open", () => client.seen.source.readyState === EventSource.OPEN);
   const second = await newGame(token);
   await until("the next game_started", () => started(client, second));
   assert.equal(client.seen.tickets, 1, "the reconnect got in with the first ticket");
-  assert.match(proxy.heads().at(-1).toLowerCase(), /\r\nlast-event-id: \d+-\d+\r\n/);
-  assert.equal(proxy.heads()[0].split(" ")[1], proxy.heads().at(-1).split(" ")[1], "the same URL");
+  assert.match(proxy.events().at(-1).toLowerCase(), /\r\nlast-event-id: \d+-\d+\r\n/);
+  assert.equal(proxy.events()[0].split(" ")[1], proxy.events().at(-1).split(" ")[1], "the same URL");
   assert.equal(told(client, first).length, 1);
 });
 

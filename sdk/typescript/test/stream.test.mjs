@@ -1,17 +1,13 @@
 // A live stream cut three times mid-game neither loses nor repeats an event.
 import assert from "node:assert/strict";
 import { test } from "node:test";
-import { client, cuttingProxy, pick } from "./support.mjs";
+import { client, cuttingProxy, gameAgainstABot, pick } from "./support.mjs";
 
 test("a stream cut three times neither loses nor repeats an event", { timeout: 120_000 }, async () => {
   const proxy = await cuttingProxy();
   try {
     const direct = client();
-    const created = await direct.createGame({
-      game_type: "darjeeling",
-      players: [{ name: "Asha" }, { name: "Bot", bot: "random" }],
-      seed_hex: "0000000000000000000000000000000b", // 11 as 32 hex digits: an integer seed is refused (weak_seed)
-    });
+    const created = await gameAgainstABot(direct, 11);
     const player = created.seats.get(0);
     // The stream goes through the proxy; moves go straight to the gateway, so a cut hits only the stream.
     const watched = client({ baseUrl: proxy.url }).game(created.gameId, player.token, 0);

@@ -1,7 +1,8 @@
 // What the SDK's tests share: the gateway under test (CHAIWALA_URL, set by tests/sdk) and a proxy
 // in front of it whose connections can be cut.
-import net from "node:net";
 import { ChaiwalaClient } from "../dist/index.js";
+
+export { cuttingProxy } from "./proxy.mjs";
 
 export const URL_UNDER_TEST = process.env.CHAIWALA_URL;
 if (!URL_UNDER_TEST) throw new Error("set CHAIWALA_URL to a running gateway (tests/sdk starts one)");
@@ -18,40 +19,14 @@ export function pick(legal) {
   return move;
 }
 
-/** A TCP proxy to the gateway: `cut()` closes every connection through it, mid-stream or not. */
-export async function cuttingProxy() {
-  const target = new URL(URL_UNDER_TEST);
-  const sockets = new Set();
-  const heads = [];
-  const server = net.createServer((inbound) => {
-    const outbound = net.connect(Number(target.port), target.hostname);
-    for (const socket of [inbound, outbound]) {
-      sockets.add(socket);
-      socket.on("close", () => sockets.delete(socket));
-      socket.on("error", () => undefined);
-    }
-    inbound.on("data", (chunk) => heads.push(chunk.toString("latin1")));
-    inbound.pipe(outbound).pipe(inbound);
+/**
+ * A Darjeeling game of Asha (seat 0) against a random bot, dealt from `seed`: a small number, sent
+ * as the 32 hex digits of `seed_hex` (an integer seed is refused as weak_seed).
+ */
+export function gameAgainstABot(api, seed) {
+  return api.createGame({
+    game_type: "darjeeling",
+    players: [{ name: "Asha" }, { name: "Bot", bot: "random" }],
+    seed_hex: seed.toString(16).padStart(32, "0"),
   });
-  await new Promise((resolve) => server.listen(0, "127.0.0.1", resolve));
-  return {
-    url: `http://127.0.0.1:${server.address().port}`,
-    heads,
-    /** The stream ticket of each events request through the proxy, in order. */
-    streamTickets() {
-      return heads
-        .map((head) => /^GET \S*\/events\?\S*ticket=([^&\s]+)/.exec(head))
-        .filter(Boolean)
-        .map((found) => found[1]);
-    },
-    cut() {
-      const open = sockets.size;
-      for (const socket of sockets) socket.destroy();
-      return open;
-    },
-    close() {
-      this.cut();
-      return new Promise((resolve) => server.close(resolve));
-    },
-  };
 }
