@@ -30,7 +30,7 @@ from starlette.types import Message, Receive, Scope, Send
 from gateway.problems import problem_response
 
 if TYPE_CHECKING:
-    from gateway.limits import Refusal
+    from gateway.limit_parts import Refusal
 
 # A 403 that means "that key is not an operator key": a guess as much as a 401.
 WRONG_KEY = b'"code":"api_key_required"'

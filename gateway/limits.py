@@ -36,7 +36,6 @@ from __future__ import annotations
 import asyncio
 import functools
 import hashlib
-import math
 import time
 from collections.abc import Callable
 from dataclasses import dataclass
@@ -47,7 +46,6 @@ import limits
 from limits.aio.storage import MemoryStorage, RedisClusterStorage, RedisStorage, Storage
 from limits.aio.storage.redis.redispy import RedispyBridge
 from limits.aio.strategies import SlidingWindowCounterRateLimiter
-from prometheus_client import CollectorRegistry, Counter, Gauge
 from redis import asyncio as aioredis
 from redis.asyncio.retry import Retry
 from redis.backoff import NoBackoff
@@ -56,6 +54,8 @@ from redis.exceptions import NoScriptError
 from starlette.types import ASGIApp, Message, Receive, Scope, Send
 
 from gateway.auth_failures import AuthFailures, AuthFailureWatch
+from gateway.limit_parts import LimitMetrics as LimitMetrics  # the app's and the tests' import
+from gateway.limit_parts import Refusal
 from gateway.problems import Problem, problem_response
 from gateway.settings import GatewaySettings
 from gateway.stream_caps import STREAM_RETRY_AFTER as STREAM_RETRY_AFTER  # fanout's, said once
@@ -83,60 +83,6 @@ class Rider:
 
 
 RiderFor = Callable[[Scope], "Rider | None"]
-
-
-@dataclass(frozen=True)
-class Refusal:
-    """Which limit refused a request, and when to come back."""
-
-    name: str
-    item: limits.RateLimitItem | None  # None: the limit could not be checked (its store failed)
-    reset_at: float
-
-    def problem(self) -> Problem:
-        """The 429 problem with ``Retry-After`` and ``RateLimit-*`` headers (503 when the store failed)."""
-        if self.item is None:  # its store failed
-            detail, headers = f"the {self.name} limit cannot be checked now; retry shortly", {"Retry-After": "1"}
-            return Problem(503, "store_unavailable", detail, headers=headers)
-        wait = max(1, math.ceil(self.reset_at - time.time()))
-        headers = {
-            "Retry-After": str(wait),
-            "RateLimit-Limit": str(self.item.amount),
-            "RateLimit-Remaining": "0",
-            "RateLimit-Reset": str(wait),
-        }
-        detail = f"{self.name} limit of {self.item} reached; retry in {wait}s"
-        return Problem(429, "rate_limited", detail, headers=headers)
-
-
-class LimitMetrics:
-    """The configured limits as gauges, and how often each refused or failed."""
-
-    def __init__(self, registry: CollectorRegistry, settings: GatewaySettings) -> None:
-        self.configured = Gauge(
-            "chaiwala_gateway_limit",
-            "Configured gateway limits (requests per window, seconds, or streams)",
-            ["limit", "window"],
-            registry=registry,
-            multiprocess_mode="max",  # the same configuration in every worker
-        )
-        self.refused = Counter(
-            "chaiwala_gateway_limited", "Requests refused by a gateway limit", ["limit"], registry=registry
-        )
-        self.errors = Counter(
-            "chaiwala_gateway_limit_errors", "Limit checks skipped because the limit store failed", registry=registry
-        )
-        self.streams = Gauge(
-            "chaiwala_gateway_sse_streams",
-            "Open SSE streams (summed over workers)",
-            registry=registry,
-            multiprocess_mode="livesum",
-        )
-        for name, text in settings.rate_limits().items():
-            for item in limits.parse_many(text):
-                self.configured.labels(name, f"{item.multiples} {item.GRANULARITY.name}").set(item.amount)
-        for name, value in settings.fixed_limits().items():
-            self.configured.labels(name, "").set(value)
 
 
 LIMIT_REPLY_TIMEOUT_SECONDS = CALL_REPLY_TIMEOUT_SECONDS  # the store's own bound (1 s failed under load)

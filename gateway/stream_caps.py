@@ -45,7 +45,7 @@ from gateway.settings import GatewaySettings
 from services.common.logs import get_logger
 
 if TYPE_CHECKING:
-    from gateway.limits import LimitMetrics
+    from gateway.limit_parts import LimitMetrics
 
 StoreFailed = Callable[[Exception, list[str]], object]  # gateway.limits.Limiter._store_failed
 
