@@ -46,6 +46,7 @@ GAMES = ("alubari", "darjeeling", "tea_rum", "india_rails")
 # Accept-Encoding sent, by column; "browser" is what Chromium and Firefox send today.
 CODINGS = {"none": "identity", "gzip": "gzip", "br": "br", "zstd": "zstd", "browser": "gzip, deflate, br, zstd"}
 KINDS = ("view", "legal", "move", "stream")
+ONE_REQUEST_CODINGS = ("none", "browser")  # the codings the one-request client is also measured with
 SEED = 41
 
 
@@ -115,8 +116,13 @@ class Listener(threading.Thread):
             return self.received
 
 
-def play(client: httpx.Client, game: str, accept: str, moves: int) -> tuple[Tally, str, bytes]:
-    """One game of ``moves`` moves as the web client plays it; its tally and its last version and state."""
+def play(client: httpx.Client, game: str, accept: str, moves: int, requests: str = "three") -> tuple[Tally, str, bytes]:
+    """One game of ``moves`` moves as the web client plays it; its tally and its last version and state.
+
+    ``requests``: ``three``, the table before issue #43 (read the view, read the legal moves, post);
+    ``one``, the table since (``POST …/moves?include=legal_moves``, its answer drawn; a seat whose
+    turn comes after another seat's move reads the game once, ``GET …?include=legal_moves``, as
+    its table does when the stream says it is to act)."""
     body = {"game_type": game, "players": [{"name": "Asha"}, {"name": "Bilal"}], "seed_hex": seed_hex(SEED)}
     created = client.post("/v1/games", json=body)
     assert created.status_code == 201, created.text
@@ -127,21 +133,31 @@ def play(client: httpx.Client, game: str, accept: str, moves: int) -> tuple[Tall
     listener = Listener(client, f"/v1/games/{game_id}/events?after=0", {**coding, **_auth(tokens[0])})
     listener.start()
     view: dict[str, Any] = {}
+    carried: tuple[int, dict[str, Any]] | None = None  # (seat, legal moves) the last answer carried
     for _ in range(moves):
         to_act = client.get(f"/v1/games/{game_id}").json()["to_act"]
         if not to_act:
             break
-        headers = {**coding, **_auth(tokens[to_act[0]])}
-        view = _get(client, f"/v1/games/{game_id}", headers, tally, "view")
-        legal = _get(client, f"/v1/games/{game_id}/legal-moves", headers, tally, "legal")
+        seat, headers = to_act[0], {**coding, **_auth(tokens[to_act[0]])}
+        if requests == "three":
+            view = _get(client, f"/v1/games/{game_id}", headers, tally, "view")
+            legal = _get(client, f"/v1/games/{game_id}/legal-moves", headers, tally, "legal")
+        elif carried is not None and carried[0] == seat:
+            legal = carried[1]  # the seat's own turn goes on: its last answer carried what it may do
+        else:
+            view = _get(client, f"/v1/games/{game_id}?include=legal_moves", headers, tally, "view")
+            legal = view["legal_moves"]
         move = legal["moves"][choose.randrange(len(legal["moves"]))]
         sent = {"move": move, "expected_version": legal["version"]}
-        with client.stream("POST", f"/v1/games/{game_id}/moves", json=sent, headers=headers) as answer:
+        path = f"/v1/games/{game_id}/moves" + ("?include=legal_moves" if requests == "one" else "")
+        with client.stream("POST", path, json=sent, headers=headers) as answer:
             answer.read()
             tally.add("move", answer)
         assert answer.status_code == 200, answer.text
         tally.moves += 1
-        if answer.json()["status"] != "active":
+        done = answer.json()
+        carried = (seat, done["legal_moves"]) if "legal_moves" in done else None
+        if done["status"] != "active":
             break
     final = client.get(f"/v1/games/{game_id}", headers={"Accept-Encoding": "identity", **_auth(tokens[0])})
     # The newest version that has an event (a move may have none, and then no message on the stream).
@@ -191,6 +207,10 @@ def measure(moves: int) -> tuple[dict[str, dict[str, dict[str, float]]], dict[st
                     tally, tag, body = play(client, game, accept, moves)
                     tags.add(tag)
                     table[game][name] = tally.per_move()
+                for name in ONE_REQUEST_CODINGS:  # the table since issue #43: one request per move
+                    tally, tag, _ = play(client, game, CODINGS[name], moves, requests="one")
+                    tags.add(tag)
+                    table[game][f"{name}, one request"] = tally.per_move()
                 assert len(tags) == 1, f"{game}: the runs were not the same game ({tags})"
                 costs[game] = coding_cost(body)
     return table, costs
@@ -200,7 +220,8 @@ def markdown(table: dict[str, dict[str, dict[str, float]]], moves: int) -> str:
     """The lab page's table: bytes per move, by game and coding, with the share saved."""
     lines = [
         f"Bytes received per move (first {moves} moves of a two-seat game; view + legal moves + move answer + "
-        "one live stream), by `Accept-Encoding`:",
+        'one live stream), by `Accept-Encoding`; rows marked "one request" play as the table does since '
+        "issue #43 (the move's answer carries the legal moves; a seat reads the game once when its turn comes):",
         "",
         "| game | coding | view | legal moves | move answer | stream | total | vs none |",
         "|---|---|---:|---:|---:|---:|---:|---:|",
