@@ -59,6 +59,9 @@ BOT = {"alubari": "heuristic", "darjeeling": "heuristic", "tea_rum": "heuristic"
 ENDING = ("end_turn", "end_action", "pass_ships", "finish_final", "skip_action", "decline_temp_worker")
 CHEAP = ("chai_boost", "maintain_equipment")
 HURRIED = ("alubari", "tea_rum")
+# What each end screen's verdict must say of why the winners won (web/tables/verdicts.js; issue #42 item 4).
+VERDICT = {"alubari": "highest final score", "darjeeling": "highest final score", "tea_rum": "Pirate King",
+           "india_rails": "round limit"}  # fmt: skip
 
 
 @pytest.fixture(params=SIZES, ids=[size.name for size in SIZES])
@@ -150,6 +153,12 @@ def test_a_table_is_legible_at_its_start_middle_and_end_while_a_seat_plays_it_by
     assert middle, f"the game ended after {played.clicks} clicks, before its middle was checked"
     assert webgames.game(url, game_id)["status"] == "finished"
     assert_legible(driver, size, f"{game} at its end")
+    # The end screen names the winners and says why they won, in the game's own terms.
+    winners = webgames.game(url, game_id)["result"]["winners"]
+    heading = driver.find_element("css selector", "#result h2").text
+    for seat in winners:
+        assert ("Asha", "Bot")[seat] in heading, heading
+    assert VERDICT[game] in driver.find_element("css selector", "#verdict").text
     # The end position is seen whole and centred (issue #42: India Rails' map opened on an empty corner).
     assert not end_position_off_centre(driver), f"{game} at its end at {size.name}: {end_position_off_centre(driver)}"
     shoot(driver, f"{game}-{size.name}-end", "#result")
