@@ -61,7 +61,7 @@ def _missing_entry(code: str, places: list[Raised]) -> str:
     if "{" in code:
         return (
             f"\n  {code!r} at {places[0].path}:{places[0].line} is computed: list what it expands to in "
-            "COMPUTED_CODES (tests/contract/test_error_catalogue.py), and add each to the catalogue"
+            "COMPUTED_CODES (tests/api_contract/test_error_catalogue.py), and add each to the catalogue"
         )
     where = ", ".join(f"{place.path}:{place.line} ({place.call})" for place in places[:3])
     helpers = [HELPER_GRPC[place.call] for place in places if place.call in HELPER_GRPC]
