@@ -182,32 +182,24 @@ def services(redis_url: str) -> Iterator[Services]:
 @pytest.fixture(scope="session")
 def conductor(redis_url: str, tmp_path_factory: pytest.TempPathFactory) -> Iterator[ConductorProcess]:
     """One real conductor process over the session's Redis: it plays every bot and clock."""
-    process = ConductorProcess(redis_url, tmp_path_factory.mktemp("conductor") / "conductor.log")
-    try:
+    with ConductorProcess(redis_url, tmp_path_factory.mktemp("conductor") / "conductor.log") as process:
         yield process
-    finally:
-        process.stop()
 
 
 @pytest.fixture(scope="session")
 def webhook_dispatcher(redis_url: str, tmp_path_factory: pytest.TempPathFactory) -> Iterator[WebhookProcess]:
     """One real webhook dispatcher over the session's Redis (its WebhookService needs WEBHOOK_OPERATOR_KEY)."""
     secrets.remember(WEBHOOK_OPERATOR_KEY)
-    process = WebhookProcess(redis_url, tmp_path_factory.mktemp("webhook") / "webhook.log", WEBHOOK_OPERATOR_KEY)
-    try:
+    log = tmp_path_factory.mktemp("webhook") / "webhook.log"
+    with WebhookProcess(redis_url, log, WEBHOOK_OPERATOR_KEY) as process:
         yield process
-    finally:
-        process.stop()
 
 
 @pytest.fixture(scope="session")
 def notify_sender(redis_url: str, tmp_path_factory: pytest.TempPathFactory) -> Iterator[NotifyProcess]:
     """One real notification sender over the session's Redis (NotifyService: player tokens)."""
-    process = NotifyProcess(redis_url, tmp_path_factory.mktemp("notify") / "notify.log")
-    try:
+    with NotifyProcess(redis_url, tmp_path_factory.mktemp("notify") / "notify.log") as process:
         yield process
-    finally:
-        process.stop()
 
 
 @pytest.fixture(scope="session")

@@ -15,11 +15,11 @@ import subprocess
 import sys
 import threading
 import time
-from collections.abc import Coroutine
+from collections.abc import Callable, Coroutine
 from concurrent.futures import Future
 from dataclasses import dataclass, field
 from pathlib import Path
-from typing import Any, TypeVar
+from typing import Any, ClassVar, Self, TypeVar
 
 import uvicorn
 from grpc import aio
@@ -171,8 +171,95 @@ class Gateway:
         self.sock.close()
 
 
-class ConductorProcess:
-    """A real conductor: ``python -m services.conductor`` in its own process, over one Redis."""
+class ServiceProcess:
+    """A real process of the platform, ``python -m <module>``, over one Redis, logging to a file.
+
+    One launcher for every process the tests start: subclasses name the module and add their
+    settings.  ``start`` (again after ``kill`` or ``stop``) reuses the same ports and environment,
+    and waits until the gRPC health check says SERVING when the process serves gRPC.  A context
+    manager: leaving the block stops it.
+    """
+
+    module: ClassVar[str]
+    serves_grpc: ClassVar[bool] = True
+
+    def __init__(
+        self,
+        redis_url: str,
+        log_path: Path,
+        settings: dict[str, str],
+        extra_env: dict[str, str] | None = None,
+        log_level: str = "info",
+        args: tuple[str, ...] = (),
+    ) -> None:
+        self.log_path = log_path
+        self.args = args
+        self.grpc_port = free_port() if self.serves_grpc else 0
+        self.metrics_port = free_port()
+        grpc = {"CHAIWALA_GRPC_PORT": str(self.grpc_port)} if self.serves_grpc else {}
+        self.env = {
+            **os.environ,
+            "REDIS_URL": redis_url,
+            "CHAIWALA_GRPC_HOST": "127.0.0.1",
+            **grpc,
+            "CHAIWALA_METRICS_PORT": str(self.metrics_port),
+            "CHAIWALA_LOG_FORMAT": "console",
+            "CHAIWALA_LOG_LEVEL": log_level,
+            **settings,
+            **(extra_env or {}),
+        }
+        self.start()
+
+    @property
+    def address(self) -> str:
+        """host:port of its gRPC server."""
+        return f"127.0.0.1:{self.grpc_port}"
+
+    @property
+    def pid(self) -> int:
+        """The process id."""
+        return self.process.pid
+
+    def start(self) -> None:
+        """Start (or restart) the process on the same ports."""
+        self.log = self.log_path.open("ab")
+        self.process = subprocess.Popen(
+            [sys.executable, "-m", self.module, *self.args], env=self.env, cwd=ROOT, stdout=self.log, stderr=self.log
+        )
+        if self.serves_grpc:
+            try:
+                wait_for_grpc(self.address, self.process)
+            except BaseException:
+                self.stop()  # nothing left running when it never came up
+                raise
+
+    def metric(self, name: str, **labels: str) -> float:
+        """The sum of one metric's samples (with these labels) on its Prometheus endpoint (0 if absent)."""
+        return metric_sum(self.metrics_port, name, **labels)
+
+    def kill(self) -> None:
+        """SIGKILL: no clean-up at all, as when a machine dies."""
+        self.process.send_signal(signal.SIGKILL)
+        self.process.wait(timeout=10)
+        self.log.close()
+
+    def stop(self) -> None:
+        """SIGTERM, then SIGKILL if it lingers (nothing if it has exited already)."""
+        stop_process(self.process)
+        self.log.close()
+
+    def __enter__(self) -> Self:
+        return self
+
+    def __exit__(self, *exc: object) -> None:
+        self.stop()
+
+
+class ConductorProcess(ServiceProcess):
+    """A real conductor: ``python -m services.conductor`` (no gRPC server of its own)."""
+
+    module = "services.conductor"
+    serves_grpc = False
 
     def __init__(
         self,
@@ -182,50 +269,19 @@ class ConductorProcess:
         lease_ms: int = 30_000,
         extra_env: dict[str, str] | None = None,
     ) -> None:
-        self.log_path = log_path
-        self.log = log_path.open("ab")
-        env = {
-            **os.environ,
-            "REDIS_URL": redis_url,
+        settings = {
             "CHAIWALA_REDIS_CLUSTER": "true" if cluster else "false",
-            "CHAIWALA_METRICS_PORT": str(free_port()),
-            "CHAIWALA_GRPC_HOST": "127.0.0.1",
-            "CHAIWALA_LOG_FORMAT": "console",
-            "CHAIWALA_LOG_LEVEL": "warning",
             "CHAIWALA_CONDUCTOR_LEASE_MS": str(lease_ms),
-            **(extra_env or {}),
         }
-        self.metrics_port = int(env["CHAIWALA_METRICS_PORT"])
-        self.process = subprocess.Popen(
-            [sys.executable, "-m", "services.conductor"], env=env, cwd=ROOT, stdout=self.log, stderr=self.log
-        )
-
-    @property
-    def pid(self) -> int:
-        """The conductor's process id."""
-        return self.process.pid
-
-    def metric(self, name: str) -> float:
-        """The sum of one metric's samples on the conductor's Prometheus endpoint (0 if absent)."""
-        return metric_sum(self.metrics_port, name)
-
-    def kill(self) -> None:
-        """SIGKILL: no clean-up at all, as when a machine dies."""
-        self.process.send_signal(signal.SIGKILL)
-        self.process.wait(timeout=10)
-        self.log.close()
-
-    def stop(self) -> None:
-        """SIGTERM, then SIGKILL if it lingers."""
-        stop_process(self.process)
-        self.log.close()
+        super().__init__(redis_url, log_path, settings, extra_env, log_level="warning")
 
 
-class DirectorProcess(ConductorProcess):
-    """A real tournament director: ``python -m services.tournament`` in its own process (killed,
-    stopped and scraped like a conductor)."""
+class DirectorProcess(ServiceProcess):
+    """A real tournament director: ``python -m services.tournament`` routing to these rules services."""
 
-    def __init__(  # the conductor's __init__ starts a conductor: not called
+    module = "services.tournament"
+
+    def __init__(
         self,
         redis_url: str,
         services: dict[str, str],
@@ -233,30 +289,13 @@ class DirectorProcess(ConductorProcess):
         api_keys: str = "",
         extra_env: dict[str, str] | None = None,
     ) -> None:
-        self.log_path = log_path
-        self.log = log_path.open("ab")
-        self.port = free_port()
-        self.metrics_port = free_port()
-        env = {
-            **os.environ,
-            "REDIS_URL": redis_url,
-            "CHAIWALA_GRPC_HOST": "127.0.0.1",
-            "CHAIWALA_GRPC_PORT": str(self.port),
-            "CHAIWALA_METRICS_PORT": str(self.metrics_port),
-            "CHAIWALA_LOG_FORMAT": "console",
-            "CHAIWALA_LOG_LEVEL": "warning",
-            "CHAIWALA_API_KEYS": api_keys,
-            **{f"CHAIWALA_SERVICE_{game.upper()}": address for game, address in services.items()},
-            **(extra_env or {}),
-        }
-        self.process = subprocess.Popen(
-            [sys.executable, "-m", "services.tournament"], env=env, cwd=ROOT, stdout=self.log, stderr=self.log
-        )
+        settings = {"CHAIWALA_API_KEYS": api_keys, **service_addresses(services)}
+        super().__init__(redis_url, log_path, settings, extra_env, log_level="warning")
 
-    @property
-    def address(self) -> str:
-        """host:port of its gRPC server."""
-        return f"127.0.0.1:{self.port}"
+
+def service_addresses(services: dict[str, str]) -> dict[str, str]:
+    """The ``CHAIWALA_SERVICE_<GAME>`` settings that route to these rules services."""
+    return {f"CHAIWALA_SERVICE_{game.upper()}": address for game, address in services.items()}
 
 
 def free_port() -> int:
@@ -271,12 +310,14 @@ def free_port() -> int:
 WEBHOOK_OPERATOR_KEY = "test-webhook-operator-key-0123456789"
 
 
-class WebhookProcess:
-    """A real webhook dispatcher: ``python -m services.webhook`` in its own process, over one Redis.
+class WebhookProcess(ServiceProcess):
+    """A real webhook dispatcher: ``python -m services.webhook``.
 
     Retries are fast and the lease short, so tests see backoff, dead letters and recovery from a
     SIGKILL in seconds; loopback targets are allowed (the receiver runs on 127.0.0.1).
     """
+
+    module = "services.webhook"
 
     def __init__(
         self,
@@ -286,18 +327,8 @@ class WebhookProcess:
         extra_env: dict[str, str] | None = None,
         **settings: str,
     ) -> None:
-        self.log_path = log_path
-        self.grpc_port = free_port()
-        self.metrics_port = free_port()
-        self.env = {
-            **os.environ,
-            "REDIS_URL": redis_url,
-            "CHAIWALA_GRPC_HOST": "127.0.0.1",
-            "CHAIWALA_GRPC_PORT": str(self.grpc_port),
-            "CHAIWALA_METRICS_PORT": str(self.metrics_port),
+        fast = {
             "CHAIWALA_API_KEYS": api_key,
-            "CHAIWALA_LOG_FORMAT": "console",
-            "CHAIWALA_LOG_LEVEL": "info",
             "CHAIWALA_WEBHOOK_ALLOW_LOOPBACK": "true",
             "CHAIWALA_WEBHOOK_RETRY_BASE_S": "0.2",
             "CHAIWALA_WEBHOOK_RETRY_CAP_S": "1",
@@ -305,31 +336,13 @@ class WebhookProcess:
             "CHAIWALA_WEBHOOK_LEASE_MS": "2000",
             "CHAIWALA_WEBHOOK_TIMEOUT_S": "10",
             "CHAIWALA_WEBHOOK_POLL_S": "0.1",
-            **{f"CHAIWALA_WEBHOOK_{name.upper()}": value for name, value in settings.items()},
-            **(extra_env or {}),
         }
-        self.start()
+        super().__init__(redis_url, log_path, {**fast, **prefixed("CHAIWALA_WEBHOOK_", settings)}, extra_env)
 
-    @property
-    def address(self) -> str:
-        """host:port of its WebhookService."""
-        return f"127.0.0.1:{self.grpc_port}"
 
-    def start(self) -> None:
-        """Start (or restart) the process on the same ports."""
-        self.log = self.log_path.open("ab")
-        self.process = subprocess.Popen(
-            [sys.executable, "-m", "services.webhook"], env=self.env, cwd=ROOT, stdout=self.log, stderr=self.log
-        )
-        wait_for_grpc(self.address, self.process)
-
-    def metric(self, name: str, **labels: str) -> float:
-        """The sum of one metric's samples (with these labels) on its Prometheus endpoint."""
-        return metric_sum(self.metrics_port, name, **labels)
-
-    # A dispatcher is killed and stopped as a conductor is.
-    kill = ConductorProcess.kill
-    stop = ConductorProcess.stop
+def prefixed(prefix: str, settings: dict[str, str]) -> dict[str, str]:
+    """``name=value`` keyword settings as environment variables: ``<prefix><NAME>``."""
+    return {f"{prefix}{name.upper()}": value for name, value in settings.items()}
 
 
 def metric_sum(port: int, name: str, **labels: str) -> float:
@@ -344,21 +357,30 @@ def wait_for_grpc(address: str, process: subprocess.Popen[bytes], seconds: float
     import grpc
     from grpc_health.v1 import health_pb2, health_pb2_grpc
 
-    deadline = time.monotonic() + seconds
     with grpc.insecure_channel(address) as channel:
         stub = health_pb2_grpc.HealthStub(channel)
-        while True:
-            if process.poll() is not None:
-                raise RuntimeError(f"the process serving {address} exited with {process.returncode}")
+
+        def serving() -> bool:
             try:
                 answer = stub.Check(health_pb2.HealthCheckRequest(), timeout=2)
-                if answer.status == health_pb2.HealthCheckResponse.SERVING:
-                    return
             except grpc.RpcError:
-                pass
-            if time.monotonic() > deadline:
-                raise RuntimeError(f"nothing serving on {address} after {seconds}s")
-            time.sleep(0.05)
+                return False
+            return bool(answer.status == health_pb2.HealthCheckResponse.SERVING)
+
+        wait_while_running(process, serving, f"gRPC health SERVING on {address}", seconds)
+
+
+def wait_while_running(
+    process: subprocess.Popen[bytes], ready: Callable[[], bool], what: str, seconds: float = 60
+) -> None:
+    """Poll ``ready()`` until true; fail naming ``what`` if the process exits or ``seconds`` pass."""
+    deadline = time.monotonic() + seconds
+    while not ready():
+        if process.poll() is not None:
+            raise RuntimeError(f"no {what}: the process exited with {process.returncode}")
+        if time.monotonic() > deadline:
+            raise RuntimeError(f"no {what} after {seconds}s")
+        time.sleep(0.05)
 
 
 # The matching policy of test matchmakers: short waits, a band that widens fast (tests stay quick).
@@ -373,9 +395,11 @@ MATCHMAKER_TEST_ENV = {
 }
 
 
-class MatchmakerProcess:
-    """A real matchmaker: ``python -m services.matchmaking`` in its own process, over one Redis, creating
-    games through the given rules services (killed, stopped and scraped like a conductor)."""
+class MatchmakerProcess(ServiceProcess):
+    """A real matchmaker: ``python -m services.matchmaking``, creating games through the given rules
+    services with the short waits of :data:`MATCHMAKER_TEST_ENV`."""
+
+    module = "services.matchmaking"
 
     def __init__(
         self,
@@ -385,40 +409,5 @@ class MatchmakerProcess:
         extra_env: dict[str, str] | None = None,
         **settings: str,
     ) -> None:
-        self.log_path = log_path
-        self.grpc_port = free_port()
-        self.metrics_port = free_port()
-        self.env = {
-            **os.environ,
-            "REDIS_URL": redis_url,
-            "CHAIWALA_GRPC_HOST": "127.0.0.1",
-            "CHAIWALA_GRPC_PORT": str(self.grpc_port),
-            "CHAIWALA_METRICS_PORT": str(self.metrics_port),
-            "CHAIWALA_LOG_FORMAT": "console",
-            "CHAIWALA_LOG_LEVEL": "info",
-            **MATCHMAKER_TEST_ENV,
-            **{f"CHAIWALA_SERVICE_{game.upper()}": address for game, address in services.items()},
-            **{f"CHAIWALA_MATCHMAKING_{name.upper()}": value for name, value in settings.items()},
-            **(extra_env or {}),
-        }
-        self.start()
-
-    @property
-    def address(self) -> str:
-        """host:port of its MatchmakingService."""
-        return f"127.0.0.1:{self.grpc_port}"
-
-    def start(self) -> None:
-        """Start (or restart) the process on the same ports."""
-        self.log = self.log_path.open("ab")
-        self.process = subprocess.Popen(
-            [sys.executable, "-m", "services.matchmaking"], env=self.env, cwd=ROOT, stdout=self.log, stderr=self.log
-        )
-        wait_for_grpc(self.address, self.process)
-
-    def metric(self, name: str, **labels: str) -> float:
-        """The sum of one metric's samples (with these labels) on its Prometheus endpoint."""
-        return metric_sum(self.metrics_port, name, **labels)
-
-    kill = ConductorProcess.kill
-    stop = ConductorProcess.stop
+        policy = {**MATCHMAKER_TEST_ENV, **service_addresses(services), **prefixed("CHAIWALA_MATCHMAKING_", settings)}
+        super().__init__(redis_url, log_path, policy, extra_env)
