@@ -30,14 +30,6 @@ STATE_REFS = {f"#/components/schemas/chaiwala.{game}.v1.State.Packed" for game i
 OPENAPI_TYPESCRIPT = Path(__file__).parents[2] / "tools/contract/node_modules/.bin/openapi-typescript"
 
 
-@pytest.fixture(scope="module")
-def spec(client: httpx.Client) -> dict[str, Any]:
-    response = client.get("/openapi.json")
-    assert response.status_code == 200
-    served: dict[str, Any] = response.json()
-    return served
-
-
 def _operations(spec: dict[str, Any]) -> list[tuple[str, str, dict[str, Any]]]:
     return [(method, path, op) for path, item in spec["paths"].items() for method, op in item.items()]
 

@@ -36,6 +36,14 @@ def auth(token: str) -> dict[str, str]:
     return {"Authorization": f"Bearer {token}"}
 
 
+def served_openapi(client: httpx.Client) -> dict[str, Any]:
+    """The OpenAPI document the gateway serves (``GET /openapi.json``, asserted 200)."""
+    response = client.get("/openapi.json")
+    assert response.status_code == 200, response.text
+    doc: dict[str, Any] = response.json()
+    return doc
+
+
 def create_game(
     client: httpx.Client,
     game_type: str,
