@@ -10,6 +10,7 @@ to assert on, with a description of each offender for the failure message:
 - :func:`small_tap_targets` — the interactive elements smaller than a size in either dimension;
 - :func:`weak_highlights` — the choices on an SVG board whose outline lacks WCAG AA's 3:1 contrast;
 - :func:`actions_apart_from_board` — whether the turn's actions leave the screen while the board is on it;
+- :func:`assert_legible` — all of these on the page now, one failure naming every problem;
 - :func:`set_viewport` / :func:`open_table_at` / :func:`open_page_at` — the page at a desktop or
   phone size (the phone emulated as a mobile viewport, so ``meta viewport`` and media queries
   apply as on a phone).
@@ -284,3 +285,29 @@ def actions_apart_from_board(driver: Any) -> str:
     """
     found: str = driver.execute_script(_ACTIONS_IN_SIGHT)
     return found
+
+
+def assert_legible(driver: Any, size: Size, where: str) -> None:
+    """The page now: text at least 12 px, no serious/critical axe violation, highlighted choices at
+    3:1, 44 px tap targets on a phone, the turn's actions beside the board.
+
+    Every check runs before any fails, so one failure tells all that is wrong with the page.
+    """
+    problems = []
+    px, what = smallest_text(driver)
+    if px < MIN_TEXT_PX:
+        problems.append(f"the smallest text is {what}")
+    violations = axe_violations(driver)
+    if violations:
+        problems.append(f"axe-core found\n{describe_violations(violations)}")
+    weak = weak_highlights(driver)
+    if weak:
+        problems.append(f"highlighted choices under 3:1 contrast: {weak[:8]} ({len(weak)} in all)")
+    small = small_tap_targets(driver) if size == PHONE else []
+    if small:
+        problems.append(f"tap targets under 44 px: {small[:8]} ({len(small)} in all)")
+    my_turn = driver.execute_script("return !!document.querySelector('#turn.mine')")
+    apart = actions_apart_from_board(driver) if my_turn else ""
+    if apart:
+        problems.append(apart)
+    assert not problems, f"{where} at {size.name}:\n" + "\n".join(problems)
