@@ -25,6 +25,7 @@ import pytest
 from tests.support import webgames
 from tests.support.browser import chromium
 from tests.support.legibility import (
+    DESKTOP,
     MIN_TEXT_PX,
     PHONE,
     SIZES,
@@ -44,11 +45,16 @@ from tests.support.webplay import (
 )
 
 GAMES = ("alubari", "darjeeling", "tea_rum", "india_rails")
-# Alubari and Tea & Rum are played by clicks to their end at both sizes by their own browser tests
-# (test_web_alubari.py, test_web_tea_rum.py), which check the same legibility (assert_legible) at
-# the start, in the middle and at the end: here they are played only when screenshots are kept
-# for the docs (make screenshots), so that no whole game is played twice in make test.
-PLAYED_ELSEWHERE = () if os.environ.get("CHAIWALA_SCREENSHOTS") else ("alubari", "tea_rum")
+# Tables another browser test plays by clicks to their end at a size while checking the same
+# legibility (assert_legible) at the start, in the middle and at the end: Alubari and Tea & Rum at
+# both sizes (test_web_alubari.py, test_web_tea_rum.py), Darjeeling and India Rails at the desktop's
+# (test_web_tables.py).  They are played here only when screenshots are kept for the docs (make
+# screenshots), so that make test plays no whole game twice.
+PLAYED_ELSEWHERE = () if os.environ.get("CHAIWALA_SCREENSHOTS") else (
+    *((size, game) for size in SIZES for game in ("alubari", "tea_rum")),
+    *((DESKTOP, game) for game in ("darjeeling", "india_rails")),
+)
+PLAYS = [(size, game) for size in SIZES for game in GAMES if (size, game) not in PLAYED_ELSEWHERE]
 MIDDLE_CLICK = 8
 PLAY_TIMEOUT = 400  # a cap for a loaded machine
 # Short games: India Rails for one round; the heuristic bots race to the end.
@@ -99,7 +105,9 @@ def chooser(game: str, seed: int) -> Any:
     return choose
 
 
-@pytest.mark.parametrize("game", [game for game in GAMES if game not in PLAYED_ELSEWHERE])
+@pytest.mark.parametrize(
+    ("sized", "game"), PLAYS, indirect=["sized"], ids=[f"{size.name}-{game}" for size, game in PLAYS]
+)
 def test_a_table_is_legible_at_its_start_middle_and_end_while_a_seat_plays_it_by_clicks(
     stack: dict[str, Any], sized: tuple[Any, Size], game: str
 ) -> None:
