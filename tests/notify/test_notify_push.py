@@ -44,20 +44,14 @@ def http(stack: NotifyStack) -> Iterator[httpx.Client]:
 
 @pytest.fixture(scope="module")
 def pushes() -> Iterator[PushService]:
-    service = PushService()
-    try:
+    with PushService() as service:
         yield service
-    finally:
-        service.stop()
 
 
 @pytest.fixture(scope="module")
 def receiver() -> Iterator[Receiver]:
-    running = Receiver()
-    try:
+    with Receiver() as running:
         yield running
-    finally:
-        running.stop()
 
 
 def _subscribe(http: httpx.Client, token: str, browser: Browser) -> str:

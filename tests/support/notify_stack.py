@@ -9,13 +9,13 @@ from __future__ import annotations
 
 import os
 from collections.abc import Iterator
-from contextlib import contextmanager
+from contextlib import ExitStack, contextmanager
 from dataclasses import dataclass
 from pathlib import Path
 
 from services.common.embedded_redis import start_redis
 from tests.support import secrets
-from tests.support.ops_stack import RulesProcess, start_rules
+from tests.support.ops_stack import PrivateStack, start_rules
 from tests.support.stack import (
     WEBHOOK_OPERATOR_KEY,
     ConductorProcess,
@@ -48,49 +48,37 @@ class NotifyProcess(ServiceProcess):
 
 
 @dataclass
-class NotifyStack:
-    """The running stack."""
+class NotifyStack(PrivateStack):
+    """The running stack: the notification sender too."""
 
-    redis_url: str
-    rules: RulesProcess
-    conductor: ConductorProcess
-    webhook: WebhookProcess
     notify: NotifyProcess
-    gateway: Gateway
-
-    @property
-    def url(self) -> str:
-        """The gateway's base URL."""
-        return self.gateway.url
 
 
 @contextmanager
 def notify_stack(tmp: Path) -> Iterator[NotifyStack]:
     """Start the stack under ``tmp`` (logs there); stop it all afterwards."""
     secrets.remember(WEBHOOK_OPERATOR_KEY)
-    server = start_redis(tmp / "redis", appendonly=False)
-    saved = {name: os.environ.get(name) for name in (*REMINDER_ENV, "CHAIWALA_API_KEYS")}
-    os.environ.update({**REMINDER_ENV, "CHAIWALA_API_KEYS": WEBHOOK_OPERATOR_KEY})
-    started: list[ServiceProcess | Gateway] = []
-    try:
-        rules = start_rules(server.url, tmp / "rules.log")
-        started.append(rules)
-        conductor = ConductorProcess(server.url, tmp / "conductor.log", extra_env=REMINDER_ENV)
-        started.append(conductor)
-        webhook = WebhookProcess(server.url, tmp / "webhook.log", WEBHOOK_OPERATOR_KEY)
-        started.append(webhook)
-        notify = NotifyProcess(server.url, tmp / "notify.log")
-        started.append(notify)
-        gateway = Gateway({GAME: rules.address}, redis_url=server.url, service_webhook=webhook.address,
-                          service_notify=notify.address, api_keys=WEBHOOK_OPERATOR_KEY)  # fmt: skip
-        started.append(gateway)
-        yield NotifyStack(server.url, rules, conductor, webhook, notify, gateway)
-    finally:
-        for item in reversed(started):
-            item.stop()
-        server.stop()
-        for name, value in saved.items():
-            if value is None:
-                os.environ.pop(name, None)
-            else:
-                os.environ[name] = value
+    with ExitStack() as running:  # what it started stops in reverse order, Redis last
+        saved = {name: os.environ.get(name) for name in (*REMINDER_ENV, "CHAIWALA_API_KEYS")}
+        os.environ.update({**REMINDER_ENV, "CHAIWALA_API_KEYS": WEBHOOK_OPERATOR_KEY})
+        running.callback(_restore, saved)
+        server = start_redis(tmp / "redis", appendonly=False)
+        running.callback(server.stop)
+        rules = running.enter_context(start_rules(server.url, tmp / "rules.log"))
+        conductor = running.enter_context(ConductorProcess(server.url, tmp / "conductor.log", extra_env=REMINDER_ENV))
+        webhook = running.enter_context(WebhookProcess(server.url, tmp / "webhook.log", WEBHOOK_OPERATOR_KEY))
+        notify = running.enter_context(NotifyProcess(server.url, tmp / "notify.log"))
+        routing = {"service_webhook": webhook.address, "service_notify": notify.address}
+        gateway = running.enter_context(
+            Gateway({GAME: rules.address}, redis_url=server.url, api_keys=WEBHOOK_OPERATOR_KEY, **routing)
+        )
+        yield NotifyStack(server.url, rules, conductor, webhook, gateway, notify=notify)
+
+
+def _restore(saved: dict[str, str | None]) -> None:
+    """Put the environment's variables back as they were."""
+    for name, value in saved.items():
+        if value is None:
+            os.environ.pop(name, None)
+        else:
+            os.environ[name] = value

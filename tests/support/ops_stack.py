@@ -12,7 +12,7 @@ from __future__ import annotations
 
 import subprocess
 from collections.abc import Iterator
-from contextlib import contextmanager
+from contextlib import ExitStack, contextmanager
 from dataclasses import dataclass
 from pathlib import Path
 
@@ -89,14 +89,13 @@ def wait_for_metrics(port: int, process: subprocess.Popen[bytes], seconds: float
 
 
 @dataclass
-class OpsStack:
-    """The running private stack."""
+class PrivateStack:
+    """A private stack's Redis and the processes every private stack runs."""
 
     redis_url: str
     rules: RulesProcess
     conductor: ConductorProcess
     webhook: WebhookProcess
-    director: DirectorProcess
     gateway: Gateway
 
     @property
@@ -105,34 +104,33 @@ class OpsStack:
         return self.gateway.url
 
 
+@dataclass
+class OpsStack(PrivateStack):
+    """The running private stack of the operator tests: a tournament director too."""
+
+    director: DirectorProcess
+
+
 @contextmanager
 def ops_stack(tmp: Path) -> Iterator[OpsStack]:
     """Start the private stack under ``tmp`` (logs there) and stop it all afterwards."""
     secrets.remember(METRICS_TOKEN)
     secrets.remember(WEBHOOK_OPERATOR_KEY)
-    server = start_redis(tmp / "redis", appendonly=False)
-    started: list[ServiceProcess | Gateway] = []
-    try:
-        rules = start_rules(server.url, tmp / "rules.log")
-        started.append(rules)
-        conductor = ConductorProcess(server.url, tmp / "conductor.log", extra_env=TOKEN_ENV)
-        started.append(conductor)
-        webhook = WebhookProcess(server.url, tmp / "webhook.log", WEBHOOK_OPERATOR_KEY, extra_env=TOKEN_ENV)
-        started.append(webhook)
-        director = DirectorProcess(server.url, {GAME: rules.address}, tmp / "director.log", extra_env=TOKEN_ENV)
-        started.append(director)
-        gateway = Gateway(
-            {GAME: rules.address},
-            redis_url=server.url,
-            service_webhook=webhook.address,
-            service_tournament=director.address,
-            metrics_token=METRICS_TOKEN,
+    with ExitStack() as running:  # what it started stops in reverse order, Redis last
+        server = start_redis(tmp / "redis", appendonly=False)
+        running.callback(server.stop)
+        rules = running.enter_context(start_rules(server.url, tmp / "rules.log"))
+        conductor = running.enter_context(ConductorProcess(server.url, tmp / "conductor.log", extra_env=TOKEN_ENV))
+        webhook = running.enter_context(
+            WebhookProcess(server.url, tmp / "webhook.log", WEBHOOK_OPERATOR_KEY, extra_env=TOKEN_ENV)
         )
-        started.append(gateway)
-        for running in (rules, conductor, webhook, director):
-            wait_for_metrics(running.metrics_port, running.process)
-        yield OpsStack(server.url, rules, conductor, webhook, director, gateway)
-    finally:
-        for item in reversed(started):
-            item.stop()
-        server.stop()
+        director = running.enter_context(
+            DirectorProcess(server.url, {GAME: rules.address}, tmp / "director.log", extra_env=TOKEN_ENV)
+        )
+        routing = {"service_webhook": webhook.address, "service_tournament": director.address}
+        gateway = running.enter_context(
+            Gateway({GAME: rules.address}, redis_url=server.url, metrics_token=METRICS_TOKEN, **routing)
+        )
+        for process in (rules, conductor, webhook, director):
+            wait_for_metrics(process.metrics_port, process.process)
+        yield OpsStack(server.url, rules, conductor, webhook, gateway, director=director)

@@ -20,6 +20,8 @@ import http_ece
 from cryptography.hazmat.primitives import serialization
 from cryptography.hazmat.primitives.asymmetric import ec
 
+from tests.support.webhook_receiver import Arrived
+
 
 def _b64(raw: bytes) -> str:
     return base64.urlsafe_b64encode(raw).rstrip(b"=").decode()
@@ -53,14 +55,8 @@ class Browser:
         return payload
 
 
-@dataclass(frozen=True)
-class Push:
-    """One request as it arrived and how it was answered."""
-
-    path: str
-    headers: dict[str, str]
-    body: bytes
-    answered: int
+# One push as it arrived and how it was answered.
+Push = Arrived
 
 
 class PushService:
@@ -154,3 +150,9 @@ class PushService:
         """Shut down."""
         self.server.shutdown()
         self.server.server_close()
+
+    def __enter__(self) -> PushService:
+        return self
+
+    def __exit__(self, *exc: object) -> None:
+        self.stop()

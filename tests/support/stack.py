@@ -170,6 +170,17 @@ class Gateway:
         self.thread.join(timeout=10)
         self.sock.close()
 
+    def __enter__(self) -> Gateway:
+        return self
+
+    def __exit__(self, *exc: object) -> None:
+        self.stop()
+
+
+def routes(stack: dict[str, Any]) -> dict[str, str]:
+    """Game type -> gRPC address of the session stack's rules services: what a gateway routes to."""
+    return {game: service.address for game, service in stack["services"].items()}
+
 
 class ServiceProcess:
     """A real process of the platform, ``python -m <module>``, over one Redis, logging to a file.

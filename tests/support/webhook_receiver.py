@@ -20,14 +20,20 @@ from standardwebhooks.webhooks import Webhook, WebhookVerificationError
 
 
 @dataclass(frozen=True)
-class Received:
-    """One request as it arrived."""
+class Arrived:
+    """One request as it arrived at a test's HTTP server, and how it was answered."""
 
     path: str
     headers: dict[str, str]
     body: bytes
-    verified: bool
     answered: int
+
+
+@dataclass(frozen=True)
+class Received(Arrived):
+    """One webhook request: whether its signature verified, too."""
+
+    verified: bool
 
 
 class Receiver:
@@ -74,6 +80,12 @@ class Receiver:
             self.server.server_close()
             self.server = None
 
+    def __enter__(self) -> Receiver:
+        return self
+
+    def __exit__(self, *exc: object) -> None:
+        self.stop()
+
     def fail_next(self, count: int, path: str) -> None:
         """Answer 500 to the next ``count`` requests on ``path``.
 
@@ -110,7 +122,7 @@ class Receiver:
             if self._hold_s:
                 time.sleep(self._hold_s)
             status = self._status(request.path)
-            record = Received(request.path, headers, body, self._verify(request.path, body, headers), status)
+            record = Received(request.path, headers, body, status, self._verify(request.path, body, headers))
             with self.lock:
                 self.received.append(record)
             request.send_response(status)

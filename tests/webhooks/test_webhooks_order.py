@@ -33,11 +33,8 @@ def ops(tmp_path_factory: pytest.TempPathFactory) -> Iterator[OpsStack]:
 
 @pytest.fixture(scope="module")
 def receiver() -> Iterator[Receiver]:
-    running = Receiver()
-    try:
+    with Receiver() as running:
         yield running
-    finally:
-        running.stop()
 
 
 @pytest.fixture(scope="module")
