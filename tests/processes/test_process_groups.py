@@ -20,11 +20,9 @@ import time
 from collections.abc import Callable
 from pathlib import Path
 
-import grpc
 import httpx
 import psutil
 import redis.asyncio as aioredis
-from grpc_health.v1 import health_pb2, health_pb2_grpc
 
 from gateway.app import create_app
 from gateway.settings import GatewaySettings
@@ -33,6 +31,7 @@ from services.common.embedded_redis import free_port
 from services.common.processes import stop_process
 from services.common.workers import METRICS_DIR_PREFIX, remove_stale_metrics_dirs
 from tests.support.fleet import ROOT
+from tests.support.stack import grpc_serving
 from tests.support.supervised import Supervised, alive, listeners, wait_until
 from tests.support.uvicorn_thread import UvicornThread
 
@@ -48,15 +47,7 @@ def _metrics_dirs(owner: int) -> list[Path]:
 
 
 def _grpc_serving(port: int) -> Callable[[], bool]:
-    def serving() -> bool:
-        with grpc.insecure_channel(f"127.0.0.1:{port}") as channel:
-            try:
-                answer = health_pb2_grpc.HealthStub(channel).Check(health_pb2.HealthCheckRequest(), timeout=1)
-            except grpc.RpcError:
-                return False
-        return bool(answer.status == health_pb2.HealthCheckResponse.SERVING)
-
-    return serving
+    return lambda: grpc_serving(f"127.0.0.1:{port}")
 
 
 def _kill_parent_and_see_the_group_replaced(

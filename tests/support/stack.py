@@ -363,22 +363,23 @@ def metric_sum(port: int, name: str, **labels: str) -> float:
     return samples_sum(scrape(f"http://127.0.0.1:{port}/metrics"), name, **labels)
 
 
-def wait_for_grpc(address: str, process: subprocess.Popen[bytes], seconds: float = 60) -> None:
-    """Wait until a gRPC server answers health checks as SERVING (fail if its process exits)."""
+def grpc_serving(address: str, service: str = "", timeout: float = 1) -> bool:
+    """Whether the gRPC server on ``address`` answers its health check (for ``service``) as SERVING."""
     import grpc
     from grpc_health.v1 import health_pb2, health_pb2_grpc
 
     with grpc.insecure_channel(address) as channel:
-        stub = health_pb2_grpc.HealthStub(channel)
+        try:
+            request = health_pb2.HealthCheckRequest(service=service)
+            answer = health_pb2_grpc.HealthStub(channel).Check(request, timeout=timeout)
+        except grpc.RpcError:
+            return False
+    return bool(answer.status == health_pb2.HealthCheckResponse.SERVING)
 
-        def serving() -> bool:
-            try:
-                answer = stub.Check(health_pb2.HealthCheckRequest(), timeout=2)
-            except grpc.RpcError:
-                return False
-            return bool(answer.status == health_pb2.HealthCheckResponse.SERVING)
 
-        wait_while_running(process, serving, f"gRPC health SERVING on {address}", seconds)
+def wait_for_grpc(address: str, process: subprocess.Popen[bytes], seconds: float = 60) -> None:
+    """Wait until a gRPC server answers health checks as SERVING (fail if its process exits)."""
+    wait_while_running(process, lambda: grpc_serving(address, timeout=2), f"gRPC health SERVING on {address}", seconds)
 
 
 def wait_while_running(
