@@ -24,15 +24,7 @@ from chaiwala.v1 import rules_pb2, rules_pb2_grpc
 from services.common.embedded_redis import EmbeddedRedis, free_port, start_redis
 from services.common.errors import error_detail_from_metadata
 from tests.support.client import assert_problem, auth, create_game
-from tests.support.stack import (
-    ConductorProcess,
-    DirectorProcess,
-    Gateway,
-    MatchmakerProcess,
-    Services,
-    WebhookProcess,
-    metric_sum,
-)
+from tests.support.stack import ConductorProcess, DirectorProcess, Gateway, MatchmakerProcess, Services, WebhookProcess
 
 GAME = "darjeeling"
 
@@ -131,7 +123,7 @@ def _wait_for_gauge(process: Any, value: float, seconds: float = 60) -> None:
     deadline = time.monotonic() + seconds
     while True:
         try:
-            if metric_sum(process.metrics_port, "chaiwala_store_available") == value:
+            if process.metric("chaiwala_store_available") == value:
                 return
         except httpx.HTTPError:
             pass  # still starting
@@ -160,7 +152,7 @@ def test_the_background_processes_log_an_outage_once_and_its_end_once(tmp_path: 
         outage.start()
         for process in processes:
             _wait_for_gauge(process, 1)
-            assert metric_sum(process.metrics_port, "chaiwala_store_outages_total") == 1
+            assert process.metric("chaiwala_store_outages_total") == 1
     finally:
         for process in processes:
             process.stop()
