@@ -24,7 +24,13 @@ from chaiwala.v1 import rules_pb2, rules_pb2_grpc
 from services.common.embedded_redis import EmbeddedRedis, free_port, start_redis
 from services.common.errors import error_detail_from_metadata
 from tests.support.client import assert_problem, auth, create_game
-from tests.support.stack import ConductorProcess, DirectorProcess, Gateway, MatchmakerProcess, Services, WebhookProcess
+from tests.support.stack import (
+    ConductorProcess,
+    DirectorProcess,
+    MatchmakerProcess,
+    WebhookProcess,
+    rules_and_gateway,
+)
 
 GAME = "darjeeling"
 
@@ -54,15 +60,10 @@ class Outage:
 @pytest.fixture()
 def outage_stack(tmp_path: Path) -> Iterator[dict[str, Any]]:
     outage = Outage(tmp_path / "redis")
-    services = Services(outage.url)
-    service = services.start(GAME)
-    gateway = Gateway({GAME: service.address}, redis_url=outage.url)
     try:
-        yield {"outage": outage, "gateway": gateway, "service": service}
+        with rules_and_gateway(outage.url, GAME, redis_url=outage.url) as (service, gateway):
+            yield {"outage": outage, "gateway": gateway, "service": service}
     finally:
-        gateway.stop()
-        services.stop(service)
-        services.close()
         outage.stop()
 
 

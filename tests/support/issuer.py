@@ -112,3 +112,9 @@ class Issuer:
         """Stop the JWKS server."""
         self.server.shutdown()
         self.server.server_close()
+
+    def __enter__(self) -> Issuer:
+        return self
+
+    def __exit__(self, *exc: object) -> None:
+        self.close()

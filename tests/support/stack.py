@@ -15,8 +15,9 @@ import subprocess
 import sys
 import threading
 import time
-from collections.abc import Callable, Coroutine
+from collections.abc import Callable, Coroutine, Iterator
 from concurrent.futures import Future
+from contextlib import contextmanager
 from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any, ClassVar, Self, TypeVar
@@ -264,6 +265,26 @@ class ServiceProcess:
 
     def __exit__(self, *exc: object) -> None:
         self.stop()
+
+
+@contextmanager
+def rules_and_gateway(
+    store_url: str, game: str, api_keys: str = "", identity: IdentitySettings | None = None, **gateway: Any
+) -> Iterator[tuple[RunningService, Gateway]]:
+    """A rules service of ``game`` (its own :class:`Services` over ``store_url``, with ``identity``)
+    and a gateway routing to it, both checking ``api_keys`` (comma-separated) when given; ``gateway``
+    are the gateway's settings.  Both stop after the block."""
+    keys = [key for key in api_keys.split(",") if key]
+    services = Services(store_url, api_keys=frozenset(keys), identity=identity)
+    try:
+        service = services.start(game)
+        try:
+            with Gateway({game: service.address}, **({"api_keys": api_keys} if keys else {}), **gateway) as front:
+                yield service, front
+        finally:
+            services.stop(service)
+    finally:
+        services.close()
 
 
 class ConductorProcess(ServiceProcess):
