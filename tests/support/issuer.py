@@ -19,6 +19,7 @@ from cryptography.hazmat.primitives.asymmetric import ec, rsa
 from jwt.algorithms import ECAlgorithm, RSAAlgorithm
 
 from tests.support import secrets
+from tests.support.stoppable import Stoppable
 
 ISSUER = "https://id.acme.test"
 AUDIENCE = "chaiwala-test"
@@ -50,7 +51,7 @@ class SigningKey:
 
 
 @dataclass
-class Issuer:
+class Issuer(Stoppable):
     """The platform: its keys, its JWKS server and its tokens."""
 
     keys: list[SigningKey]
@@ -113,8 +114,4 @@ class Issuer:
         self.server.shutdown()
         self.server.server_close()
 
-    def __enter__(self) -> Issuer:
-        return self
-
-    def __exit__(self, *exc: object) -> None:
-        self.close()
+    stop = close  # what leaving a with-block calls

@@ -20,6 +20,7 @@ import http_ece
 from cryptography.hazmat.primitives import serialization
 from cryptography.hazmat.primitives.asymmetric import ec
 
+from tests.support.stoppable import Stoppable
 from tests.support.webhook_receiver import Arrived
 
 
@@ -59,7 +60,7 @@ class Browser:
 Push = Arrived
 
 
-class PushService:
+class PushService(Stoppable):
     """The server: records every push; 201 unless the endpoint is gone (410)."""
 
     def __init__(self) -> None:
@@ -150,9 +151,3 @@ class PushService:
         """Shut down."""
         self.server.shutdown()
         self.server.server_close()
-
-    def __enter__(self) -> PushService:
-        return self
-
-    def __exit__(self, *exc: object) -> None:
-        self.stop()

@@ -20,7 +20,7 @@ from concurrent.futures import Future
 from contextlib import contextmanager
 from dataclasses import dataclass, field
 from pathlib import Path
-from typing import Any, ClassVar, Self, TypeVar
+from typing import Any, ClassVar, TypeVar
 
 import uvicorn
 from grpc import aio
@@ -35,6 +35,7 @@ from services.rules.server import create_server, shutdown
 from services.rules.service import RulesServicer
 from services.streaming.hub import HubLimits
 from tests.support import secrets
+from tests.support.stoppable import Stoppable
 
 T = TypeVar("T")
 ROOT = Path(__file__).resolve().parents[2]
@@ -117,7 +118,7 @@ class Services:
         self.loops.close()
 
 
-class Gateway:
+class Gateway(Stoppable):
     """The FastAPI gateway served by a real uvicorn on an ephemeral port."""
 
     def __init__(
@@ -171,19 +172,13 @@ class Gateway:
         self.thread.join(timeout=10)
         self.sock.close()
 
-    def __enter__(self) -> Gateway:
-        return self
-
-    def __exit__(self, *exc: object) -> None:
-        self.stop()
-
 
 def routes(stack: dict[str, Any]) -> dict[str, str]:
     """Game type -> gRPC address of the session stack's rules services: what a gateway routes to."""
     return {game: service.address for game, service in stack["services"].items()}
 
 
-class ServiceProcess:
+class ServiceProcess(Stoppable):
     """A real process of the platform, ``python -m <module>``, over one Redis, logging to a file.
 
     One launcher for every process the tests start: subclasses name the module and add their
@@ -259,12 +254,6 @@ class ServiceProcess:
         """SIGTERM, then SIGKILL if it lingers (nothing if it has exited already)."""
         stop_process(self.process)
         self.log.close()
-
-    def __enter__(self) -> Self:
-        return self
-
-    def __exit__(self, *exc: object) -> None:
-        self.stop()
 
 
 @contextmanager

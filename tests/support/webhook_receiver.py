@@ -18,6 +18,8 @@ from typing import Any
 
 from standardwebhooks.webhooks import Webhook, WebhookVerificationError
 
+from tests.support.stoppable import Stoppable
+
 
 @dataclass(frozen=True)
 class Arrived:
@@ -36,7 +38,7 @@ class Received(Arrived):
     verified: bool
 
 
-class Receiver:
+class Receiver(Stoppable):
     """The receiver; one signing secret per path (a path per subscription)."""
 
     def __init__(self) -> None:
@@ -79,12 +81,6 @@ class Receiver:
             self.server.shutdown()
             self.server.server_close()
             self.server = None
-
-    def __enter__(self) -> Receiver:
-        return self
-
-    def __exit__(self, *exc: object) -> None:
-        self.stop()
 
     def fail_next(self, count: int, path: str) -> None:
         """Answer 500 to the next ``count`` requests on ``path``.
