@@ -41,10 +41,11 @@ class RulesProcess(ServiceProcess):
     behind :data:`METRICS_TOKEN`."""
 
     module = "services.rules.server"
+    log_level = "warning"
 
     def __init__(self, redis_url: str, log_path: Path, game: str = GAME) -> None:
         settings = {**TOKEN_ENV, "CHAIWALA_GRPC_PROCESSES": "1"}
-        super().__init__(redis_url, log_path, settings, log_level="warning", args=(game,))
+        super().__init__(redis_url, log_path, settings, args=(game,))
 
 
 def start_rules(redis_url: str, log: Path, game: str = GAME) -> RulesProcess:

@@ -189,6 +189,7 @@ class ServiceProcess(Stoppable):
 
     module: ClassVar[str]
     serves_grpc: ClassVar[bool] = True
+    log_level: ClassVar[str] = "info"
 
     def __init__(
         self,
@@ -196,7 +197,6 @@ class ServiceProcess(Stoppable):
         log_path: Path,
         settings: dict[str, str],
         extra_env: dict[str, str] | None = None,
-        log_level: str = "info",
         args: tuple[str, ...] = (),
     ) -> None:
         self.log_path = log_path
@@ -211,7 +211,7 @@ class ServiceProcess(Stoppable):
             **grpc,
             "CHAIWALA_METRICS_PORT": str(self.metrics_port),
             "CHAIWALA_LOG_FORMAT": "console",
-            "CHAIWALA_LOG_LEVEL": log_level,
+            "CHAIWALA_LOG_LEVEL": self.log_level,
             **settings,
             **(extra_env or {}),
         }
@@ -281,6 +281,7 @@ class ConductorProcess(ServiceProcess):
 
     module = "services.conductor"
     serves_grpc = False
+    log_level = "warning"
 
     def __init__(
         self,
@@ -294,24 +295,38 @@ class ConductorProcess(ServiceProcess):
             "CHAIWALA_REDIS_CLUSTER": "true" if cluster else "false",
             "CHAIWALA_CONDUCTOR_LEASE_MS": str(lease_ms),
         }
-        super().__init__(redis_url, log_path, settings, extra_env, log_level="warning")
+        super().__init__(redis_url, log_path, settings, extra_env)
 
 
-class DirectorProcess(ServiceProcess):
-    """A real tournament director: ``python -m services.tournament`` routing to these rules services."""
-
-    module = "services.tournament"
+class RoutingProcess(ServiceProcess):
+    """A process that creates games through the given rules services (``CHAIWALA_SERVICE_<GAME>``);
+    its own keyword settings become environment variables by :meth:`own_settings`."""
 
     def __init__(
         self,
         redis_url: str,
         services: dict[str, str],
         log_path: Path,
-        api_keys: str = "",
         extra_env: dict[str, str] | None = None,
+        **settings: str,
     ) -> None:
-        settings = {"CHAIWALA_API_KEYS": api_keys, **service_addresses(services)}
-        super().__init__(redis_url, log_path, settings, extra_env, log_level="warning")
+        routed = {**service_addresses(services), **self.own_settings(**settings)}
+        super().__init__(redis_url, log_path, routed, extra_env)
+
+    def own_settings(self, **settings: str) -> dict[str, str]:
+        """This process's environment from its keyword settings."""
+        raise NotImplementedError
+
+
+class DirectorProcess(RoutingProcess):
+    """A real tournament director: ``python -m services.tournament`` (``api_keys`` its operator keys)."""
+
+    module = "services.tournament"
+    log_level = "warning"
+
+    def own_settings(self, api_keys: str = "") -> dict[str, str]:  # type: ignore[override]
+        """Its operator keys."""
+        return {"CHAIWALA_API_KEYS": api_keys}
 
 
 def service_addresses(services: dict[str, str]) -> dict[str, str]:
@@ -417,19 +432,12 @@ MATCHMAKER_TEST_ENV = {
 }
 
 
-class MatchmakerProcess(ServiceProcess):
-    """A real matchmaker: ``python -m services.matchmaking``, creating games through the given rules
-    services with the short waits of :data:`MATCHMAKER_TEST_ENV`."""
+class MatchmakerProcess(RoutingProcess):
+    """A real matchmaker: ``python -m services.matchmaking`` with the short waits of
+    :data:`MATCHMAKER_TEST_ENV` (keyword settings: ``CHAIWALA_MATCHMAKING_<NAME>``)."""
 
     module = "services.matchmaking"
 
-    def __init__(
-        self,
-        redis_url: str,
-        services: dict[str, str],
-        log_path: Path,
-        extra_env: dict[str, str] | None = None,
-        **settings: str,
-    ) -> None:
-        policy = {**MATCHMAKER_TEST_ENV, **service_addresses(services), **prefixed("CHAIWALA_MATCHMAKING_", settings)}
-        super().__init__(redis_url, log_path, policy, extra_env)
+    def own_settings(self, **settings: str) -> dict[str, str]:
+        """The test policy, then these settings."""
+        return {**MATCHMAKER_TEST_ENV, **prefixed("CHAIWALA_MATCHMAKING_", settings)}
