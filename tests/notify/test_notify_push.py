@@ -17,6 +17,7 @@ from services.notify.store import DUE, pending_key
 from tests.support import secrets
 from tests.support.client import assert_problem, auth, guest
 from tests.support.notify_stack import GAME, NotifyStack, notify_stack
+from tests.support.ops_stack import client_fixture, module_fixture
 from tests.support.push_service import Browser, PushService
 from tests.support.seeds import seed_hex
 from tests.support.stack import WEBHOOK_OPERATOR_KEY
@@ -30,16 +31,8 @@ PAYLOAD_FIELDS = {"type", "game_id", "game_ids", "game_type", "seat", "deadline"
 _eventually = functools.partial(eventually, seconds=WAIT_SECONDS)
 
 
-@pytest.fixture(scope="module")
-def stack(tmp_path_factory: pytest.TempPathFactory) -> Iterator[NotifyStack]:
-    with notify_stack(tmp_path_factory.mktemp("notify")) as running:
-        yield running
-
-
-@pytest.fixture(scope="module")
-def http(stack: NotifyStack) -> Iterator[httpx.Client]:
-    with httpx.Client(base_url=stack.url, timeout=60) as client:
-        yield client
+stack = module_fixture(notify_stack, "notify")
+http = client_fixture("stack")
 
 
 @pytest.fixture(scope="module")

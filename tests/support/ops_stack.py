@@ -11,12 +11,14 @@ director as subprocesses, and a gateway under uvicorn.  Every metrics endpoint w
 from __future__ import annotations
 
 import subprocess
-from collections.abc import Iterator
-from contextlib import ExitStack, contextmanager
+from collections.abc import Callable, Iterator
+from contextlib import AbstractContextManager, ExitStack, contextmanager
 from dataclasses import dataclass
 from pathlib import Path
+from typing import Any
 
 import httpx
+import pytest
 from prometheus_client.parser import text_string_to_metric_families
 
 from services.common.embedded_redis import start_redis
@@ -103,6 +105,28 @@ class PrivateStack:
     def url(self) -> str:
         """The gateway's base URL."""
         return self.gateway.url
+
+
+def module_fixture(start: Callable[[Path], AbstractContextManager[Any]], folder: str) -> Any:
+    """A module-scoped fixture: the stack ``start`` runs under a new temporary ``folder``."""
+
+    @pytest.fixture(scope="module")
+    def running(tmp_path_factory: pytest.TempPathFactory) -> Iterator[Any]:
+        with start(tmp_path_factory.mktemp(folder)) as stack:
+            yield stack
+
+    return running
+
+
+def client_fixture(stack_fixture: str) -> Any:
+    """A module-scoped fixture: an HTTP client of the gateway of the stack fixture named ``stack_fixture``."""
+
+    @pytest.fixture(scope="module")
+    def http(request: pytest.FixtureRequest) -> Iterator[httpx.Client]:
+        with httpx.Client(base_url=request.getfixturevalue(stack_fixture).url, timeout=60) as client:
+            yield client
+
+    return http
 
 
 @dataclass

@@ -16,7 +16,7 @@ import pytest
 from services.outbox.events import GAME_EVENT_TYPES
 from tests.support import secrets
 from tests.support.client import auth, wait_over
-from tests.support.ops_stack import GAME, OpsStack, ops_stack, scrape, value
+from tests.support.ops_stack import GAME, OpsStack, client_fixture, module_fixture, ops_stack, scrape, value
 from tests.support.seeds import seed_hex
 from tests.support.stack import WEBHOOK_OPERATOR_KEY
 from tests.support.waiting import eventually
@@ -25,22 +25,14 @@ from tests.support.webhook_receiver import Receiver
 WAIT_SECONDS = 90.0
 
 
-@pytest.fixture(scope="module")
-def ops(tmp_path_factory: pytest.TempPathFactory) -> Iterator[OpsStack]:
-    with ops_stack(tmp_path_factory.mktemp("ops-webhooks")) as running:
-        yield running
+ops = module_fixture(ops_stack, "ops-webhooks")
+http = client_fixture("ops")
 
 
 @pytest.fixture(scope="module")
 def receiver() -> Iterator[Receiver]:
     with Receiver() as running:
         yield running
-
-
-@pytest.fixture(scope="module")
-def http(ops: OpsStack) -> Iterator[httpx.Client]:
-    with httpx.Client(base_url=ops.url, timeout=60) as client:
-        yield client
 
 
 _eventually = functools.partial(eventually, seconds=WAIT_SECONDS)
