@@ -5,12 +5,10 @@ quiet hours, gone subscriptions, collapsed messages and a sender killed mid-batc
 from __future__ import annotations
 
 import functools
-from collections.abc import Iterator
 from datetime import UTC, datetime, timedelta
 from typing import Any
 
 import httpx
-import pytest
 from redis import Redis
 
 from services.notify.store import DUE, pending_key
@@ -21,6 +19,7 @@ from tests.support.ops_stack import client_fixture, module_fixture
 from tests.support.push_service import Browser, PushService
 from tests.support.seeds import seed_hex
 from tests.support.stack import WEBHOOK_OPERATOR_KEY
+from tests.support.stoppable import running
 from tests.support.waiting import eventually
 from tests.support.webhook_receiver import Receiver
 
@@ -35,16 +34,8 @@ stack = module_fixture(notify_stack, "notify")
 http = client_fixture("stack")
 
 
-@pytest.fixture(scope="module")
-def pushes() -> Iterator[PushService]:
-    with PushService() as service:
-        yield service
-
-
-@pytest.fixture(scope="module")
-def receiver() -> Iterator[Receiver]:
-    with Receiver() as running:
-        yield running
+pushes = running(PushService)
+receiver = running(Receiver)
 
 
 def _subscribe(http: httpx.Client, token: str, browser: Browser) -> str:

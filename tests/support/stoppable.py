@@ -2,7 +2,12 @@
 
 from __future__ import annotations
 
-from typing import Self
+from collections.abc import Callable, Iterator
+from typing import Any, Self, TypeVar
+
+import pytest
+
+S = TypeVar("S", bound="Stoppable")
 
 
 class Stoppable:
@@ -17,3 +22,14 @@ class Stoppable:
 
     def __exit__(self, *exc: object) -> None:
         self.stop()
+
+
+def running(factory: Callable[[], S]) -> Any:
+    """A module-scoped fixture of one ``factory()`` thing, stopped after the module."""
+
+    @pytest.fixture(scope="module")
+    def fixture() -> Iterator[S]:
+        with factory() as thing:
+            yield thing
+
+    return fixture

@@ -7,11 +7,9 @@ from __future__ import annotations
 import functools
 import itertools
 import time
-from collections.abc import Iterator
 from typing import Any
 
 import httpx
-import pytest
 
 from services.outbox.events import GAME_EVENT_TYPES
 from tests.support import secrets
@@ -19,6 +17,7 @@ from tests.support.client import auth, wait_over
 from tests.support.ops_stack import GAME, OpsStack, client_fixture, module_fixture, ops_stack, scrape, value
 from tests.support.seeds import seed_hex
 from tests.support.stack import WEBHOOK_OPERATOR_KEY
+from tests.support.stoppable import running
 from tests.support.waiting import eventually
 from tests.support.webhook_receiver import Receiver
 
@@ -29,10 +28,7 @@ ops = module_fixture(ops_stack, "ops-webhooks")
 http = client_fixture("ops")
 
 
-@pytest.fixture(scope="module")
-def receiver() -> Iterator[Receiver]:
-    with Receiver() as running:
-        yield running
+receiver = running(Receiver)
 
 
 _eventually = functools.partial(eventually, seconds=WAIT_SECONDS)
