@@ -81,11 +81,7 @@ def test_the_offline_players_turn_arrives_as_a_signed_webhook_and_an_encrypted_p
 ) -> None:
     asha, _ = guest(http, "Asha")
     bilal, bilal_token = guest(http, "Bilal")
-    hook = http.post("/v1/webhooks", json={"url": receiver.url("/turns"), "events": ["turn.started"]},
-                     headers=auth(WEBHOOK_OPERATOR_KEY))  # fmt: skip
-    assert hook.status_code == 201, hook.text
-    secrets.remember(hook.json()["secret"])
-    receiver.secrets["/turns"] = hook.json()["secret"]
+    receiver.subscribe(http, "/turns", ["turn.started"])
     browser = Browser.new(pushes.url("/push/bilal"))
     subscription_id = _subscribe(http, bilal_token, browser)
     listed = http.get("/v1/me/push-subscriptions", headers=auth(bilal_token)).json()["subscriptions"]
@@ -199,11 +195,7 @@ def test_quiet_hours_hold_a_notice_back(stack: NotifyStack, http: httpx.Client, 
 def test_a_reminder_comes_before_the_deadline(http: httpx.Client, pushes: PushService, receiver: Receiver) -> None:
     ines, token = guest(http, "Ines")
     jon, _ = guest(http, "Jon")
-    hook = http.post("/v1/webhooks", json={"url": receiver.url("/reminders"), "events": ["turn.reminder"]},
-                     headers=auth(WEBHOOK_OPERATOR_KEY))  # fmt: skip
-    assert hook.status_code == 201, hook.text
-    secrets.remember(hook.json()["secret"])
-    receiver.secrets["/reminders"] = hook.json()["secret"]
+    receiver.subscribe(http, "/reminders", ["turn.reminder"])
     browser = Browser.new(pushes.url("/push/ines"))
     _subscribe(http, token, browser)
     game = _game(http, [("Ines", ines), ("Jon", jon)], clock_s=10)  # a reminder 4 s before the deadline

@@ -16,8 +16,11 @@ from dataclasses import dataclass
 from http.server import BaseHTTPRequestHandler, ThreadingHTTPServer
 from typing import Any
 
+import httpx
 from standardwebhooks.webhooks import Webhook, WebhookVerificationError
 
+from tests.support import secrets
+from tests.support.stack import WEBHOOK_OPERATOR_KEY
 from tests.support.stoppable import Stoppable
 
 
@@ -81,6 +84,18 @@ class Receiver(Stoppable):
             self.server.shutdown()
             self.server.server_close()
             self.server = None
+
+    def subscribe(self, http: httpx.Client, path: str, events: list[str], secret: str = "") -> dict[str, Any]:
+        """Subscribe ``path`` here to ``events`` through the gateway ``http`` talks to (with the test
+        operator key); the webhook's secret is remembered (it must never reach a log) and kept here
+        to verify what arrives.  The created webhook."""
+        body: dict[str, Any] = {"url": self.url(path), "events": events, **({"secret": secret} if secret else {})}
+        response = http.post("/v1/webhooks", json=body, headers={"Authorization": f"Bearer {WEBHOOK_OPERATOR_KEY}"})
+        assert response.status_code == 201, response.text
+        created: dict[str, Any] = response.json()
+        secrets.remember(created["secret"])
+        self.secrets[path] = created["secret"]
+        return created
 
     def fail_next(self, count: int, path: str) -> None:
         """Answer 500 to the next ``count`` requests on ``path``.

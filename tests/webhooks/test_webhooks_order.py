@@ -12,7 +12,6 @@ from typing import Any
 import httpx
 
 from services.outbox.events import GAME_EVENT_TYPES
-from tests.support import secrets
 from tests.support.client import auth, wait_over
 from tests.support.ops_stack import GAME, OpsStack, client_fixture, module_fixture, ops_stack, scrape, value
 from tests.support.seeds import seed_hex
@@ -35,14 +34,7 @@ _eventually = functools.partial(eventually, seconds=WAIT_SECONDS)
 
 
 def _subscribe(http: httpx.Client, receiver: Receiver, path: str, events: list[str]) -> str:
-    response = http.post(
-        "/v1/webhooks", json={"url": receiver.url(path), "events": events}, headers=auth(WEBHOOK_OPERATOR_KEY)
-    )
-    assert response.status_code == 201, response.text
-    created: dict[str, Any] = response.json()
-    secrets.remember(created["secret"])
-    receiver.secrets[path] = created["secret"]
-    return str(created["webhook_id"])
+    return str(receiver.subscribe(http, path, events)["webhook_id"])
 
 
 def _game_bodies(receiver: Receiver, path: str, game_id: str) -> dict[str, dict[str, Any]]:
