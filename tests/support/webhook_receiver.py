@@ -20,6 +20,7 @@ import httpx
 from standardwebhooks.webhooks import Webhook, WebhookVerificationError
 
 from tests.support import secrets
+from tests.support.local_http import answer, serve, shut
 from tests.support.stack import WEBHOOK_OPERATOR_KEY
 from tests.support.stoppable import Stoppable
 
@@ -64,25 +65,13 @@ class Receiver(Stoppable):
 
     def start(self) -> None:
         """Listen (again, on the same port once it had one)."""
-        receiver = self
-
-        class Handler(BaseHTTPRequestHandler):
-            def do_POST(self) -> None:
-                receiver._handle(self)
-
-            def log_message(self, format: str, *args: Any) -> None:
-                return  # quiet
-
-        self.server = ThreadingHTTPServer(("127.0.0.1", self.port), Handler)
-        self.server.daemon_threads = True
+        self.server = serve({"POST": self._handle}, self.port)
         self.port = self.server.server_address[1]
-        threading.Thread(target=self.server.serve_forever, daemon=True).start()
 
     def stop(self) -> None:
         """Go down: connections are refused until :meth:`start`."""
         if self.server is not None:
-            self.server.shutdown()
-            self.server.server_close()
+            shut(self.server)
             self.server = None
 
     def subscribe(self, http: httpx.Client, path: str, events: list[str], secret: str = "") -> dict[str, Any]:
@@ -136,9 +125,7 @@ class Receiver(Stoppable):
             record = Received(request.path, headers, body, status, self._verify(request.path, body, headers))
             with self.lock:
                 self.received.append(record)
-            request.send_response(status)
-            request.send_header("content-length", "0")
-            request.end_headers()
+            answer(request, status)
         finally:
             with self.lock:
                 self.in_flight -= 1
