@@ -216,9 +216,16 @@ def stack(
     running = {game: services.start(game) for game in game_types}
     # A tournament director too, so every documented route has its backend (the fuzz tests call them all).
     addresses = {game: svc.address for game, svc in running.items()}
-    director = DirectorProcess(services.redis_url, addresses, tmp_path_factory.mktemp("director") / "director.log")
-    # And a matchmaker (quick play), with the short waits of tests (tests/support/stack.py).
-    matchmaker = MatchmakerProcess(services.redis_url, addresses, tmp_path_factory.mktemp("mm") / "matchmaker.log")
+    director = DirectorProcess(
+        services.redis_url, addresses, tmp_path_factory.mktemp("director") / "director.log", wait=False
+    )
+    # And a matchmaker (quick play), with the short waits of tests (tests/support/stack.py); both
+    # start at once, then serve.
+    matchmaker = MatchmakerProcess(
+        services.redis_url, addresses, tmp_path_factory.mktemp("mm") / "matchmaker.log", wait=False
+    )
+    director.ready()
+    matchmaker.ready()
     # Creating a game no longer waits for its bots, so the suite creates games faster than the
     # default quota of one client allows; the limit tests configure their own small limits.
     gateway = Gateway(

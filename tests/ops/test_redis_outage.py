@@ -137,11 +137,13 @@ def test_the_background_processes_log_an_outage_once_and_its_end_once(tmp_path: 
     outage = Outage(tmp_path / "redis")
     processes = [
         ConductorProcess(outage.url, tmp_path / "conductor.log", extra_env=INFO),
-        DirectorProcess(outage.url, {}, tmp_path / "director.log", extra_env=INFO),
-        WebhookProcess(outage.url, tmp_path / "webhook.log"),
-        MatchmakerProcess(outage.url, {}, tmp_path / "matchmaker.log"),
+        DirectorProcess(outage.url, {}, tmp_path / "director.log", extra_env=INFO, wait=False),
+        WebhookProcess(outage.url, tmp_path / "webhook.log", wait=False),
+        MatchmakerProcess(outage.url, {}, tmp_path / "matchmaker.log", wait=False),
     ]
     try:
+        for process in processes:  # started at once, then each serving
+            process.ready()
         for process in processes:
             _wait_for_gauge(process, 1)
         outage.stop()

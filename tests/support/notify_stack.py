@@ -36,7 +36,7 @@ class NotifyProcess(ServiceProcess):
 
     module = "services.notify"
 
-    def __init__(self, redis_url: str, log_path: Path, **settings: str) -> None:
+    def __init__(self, redis_url: str, log_path: Path, wait: bool = True, **settings: str) -> None:
         quick = {
             "CHAIWALA_WEBHOOK_ALLOW_LOOPBACK": "true",
             "CHAIWALA_NOTIFY_GATHER_MS": "1500",
@@ -44,7 +44,7 @@ class NotifyProcess(ServiceProcess):
             "CHAIWALA_NOTIFY_LEASE_MS": "3000",
             "CHAIWALA_NOTIFY_POLL_S": "0.1",
         }
-        super().__init__(redis_url, log_path, {**quick, **prefixed("CHAIWALA_NOTIFY_", settings)})
+        super().__init__(redis_url, log_path, {**quick, **prefixed("CHAIWALA_NOTIFY_", settings)}, wait=wait)
 
 
 @dataclass
@@ -66,8 +66,12 @@ def notify_stack(tmp: Path) -> Iterator[NotifyStack]:
         running.callback(server.stop)
         rules = running.enter_context(start_rules(server.url, tmp / "rules.log"))
         conductor = running.enter_context(ConductorProcess(server.url, tmp / "conductor.log", extra_env=REMINDER_ENV))
-        webhook = running.enter_context(WebhookProcess(server.url, tmp / "webhook.log", WEBHOOK_OPERATOR_KEY))
-        notify = running.enter_context(NotifyProcess(server.url, tmp / "notify.log"))
+        webhook = running.enter_context(
+            WebhookProcess(server.url, tmp / "webhook.log", WEBHOOK_OPERATOR_KEY, wait=False)
+        )
+        notify = running.enter_context(NotifyProcess(server.url, tmp / "notify.log", wait=False))
+        webhook.ready()  # the two started at once
+        notify.ready()
         routing = {"service_webhook": webhook.address, "service_notify": notify.address}
         gateway = running.enter_context(
             Gateway({GAME: rules.address}, redis_url=server.url, api_keys=WEBHOOK_OPERATOR_KEY, **routing)

@@ -147,11 +147,13 @@ def ops_stack(tmp: Path) -> Iterator[OpsStack]:
         rules = running.enter_context(start_rules(server.url, tmp / "rules.log"))
         conductor = running.enter_context(ConductorProcess(server.url, tmp / "conductor.log", extra_env=TOKEN_ENV))
         webhook = running.enter_context(
-            WebhookProcess(server.url, tmp / "webhook.log", WEBHOOK_OPERATOR_KEY, extra_env=TOKEN_ENV)
+            WebhookProcess(server.url, tmp / "webhook.log", WEBHOOK_OPERATOR_KEY, extra_env=TOKEN_ENV, wait=False)
         )
         director = running.enter_context(
-            DirectorProcess(server.url, {GAME: rules.address}, tmp / "director.log", extra_env=TOKEN_ENV)
+            DirectorProcess(server.url, {GAME: rules.address}, tmp / "director.log", extra_env=TOKEN_ENV, wait=False)
         )
+        webhook.ready()  # the two started at once
+        director.ready()
         routing = {"service_webhook": webhook.address, "service_tournament": director.address}
         gateway = running.enter_context(
             Gateway({GAME: rules.address}, redis_url=server.url, metrics_token=METRICS_TOKEN, **routing)

@@ -183,8 +183,9 @@ class ServiceProcess(Stoppable):
 
     One launcher for every process the tests start: subclasses name the module and add their
     settings.  ``start`` (again after ``kill`` or ``stop``) reuses the same ports and environment,
-    and waits until the gRPC health check says SERVING when the process serves gRPC.  A context
-    manager: leaving the block stops it.
+    and waits until the gRPC health check says SERVING when the process serves gRPC (``wait=False``
+    leaves that to :meth:`ready`, so several processes can start at once).  A context manager:
+    leaving the block stops it.
     """
 
     module: ClassVar[str]
@@ -198,6 +199,7 @@ class ServiceProcess(Stoppable):
         settings: dict[str, str],
         extra_env: dict[str, str] | None = None,
         args: tuple[str, ...] = (),
+        wait: bool = True,
     ) -> None:
         self.log_path = log_path
         self.args = args
@@ -215,7 +217,7 @@ class ServiceProcess(Stoppable):
             **settings,
             **(extra_env or {}),
         }
-        self.start()
+        self.start(wait)
 
     @property
     def address(self) -> str:
@@ -227,12 +229,17 @@ class ServiceProcess(Stoppable):
         """The process id."""
         return self.process.pid
 
-    def start(self) -> None:
-        """Start (or restart) the process on the same ports."""
+    def start(self, wait: bool = True) -> None:
+        """Start (or restart) the process on the same ports; wait until it serves unless told not to."""
         self.log = self.log_path.open("ab")
         self.process = subprocess.Popen(
             [sys.executable, "-m", self.module, *self.args], env=self.env, cwd=ROOT, stdout=self.log, stderr=self.log
         )
+        if wait:
+            self.ready()
+
+    def ready(self) -> None:
+        """Wait until its gRPC health check says SERVING (when it serves gRPC); stop it if it never does."""
         if self.serves_grpc:
             try:
                 wait_for_grpc(self.address, self.process)
@@ -308,10 +315,11 @@ class RoutingProcess(ServiceProcess):
         services: dict[str, str],
         log_path: Path,
         extra_env: dict[str, str] | None = None,
+        wait: bool = True,
         **settings: str,
     ) -> None:
         routed = {**service_addresses(services), **self.own_settings(**settings)}
-        super().__init__(redis_url, log_path, routed, extra_env)
+        super().__init__(redis_url, log_path, routed, extra_env, wait=wait)
 
     def own_settings(self, **settings: str) -> dict[str, str]:
         """This process's environment from its keyword settings."""
@@ -361,6 +369,7 @@ class WebhookProcess(ServiceProcess):
         log_path: Path,
         api_key: str = "",
         extra_env: dict[str, str] | None = None,
+        wait: bool = True,
         **settings: str,
     ) -> None:
         fast = {
@@ -373,7 +382,7 @@ class WebhookProcess(ServiceProcess):
             "CHAIWALA_WEBHOOK_TIMEOUT_S": "10",
             "CHAIWALA_WEBHOOK_POLL_S": "0.1",
         }
-        super().__init__(redis_url, log_path, {**fast, **prefixed("CHAIWALA_WEBHOOK_", settings)}, extra_env)
+        super().__init__(redis_url, log_path, {**fast, **prefixed("CHAIWALA_WEBHOOK_", settings)}, extra_env, wait=wait)
 
 
 def prefixed(prefix: str, settings: dict[str, str]) -> dict[str, str]:
