@@ -7,7 +7,7 @@ proto3 JSON *with every field without presence printed*): every field without pr
 scalars, enums, repeated fields and maps) is always there; a field with presence (``optional``,
 a member of a ``oneof``, a message) only when set, so it is required only where the server always
 sets it (:data:`ALWAYS_SET`).  Messages a client sends (reachable from a request body) get no such
-``required``: a client may leave defaults out.  ``tests/contract/test_contract_answers.py`` plays
+``required``: a client may leave defaults out.  ``tests/api_contract/test_contract_answers.py`` plays
 games through the real stack and checks every ``required`` field against every answer.
 """
 

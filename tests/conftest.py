@@ -182,32 +182,24 @@ def services(redis_url: str) -> Iterator[Services]:
 @pytest.fixture(scope="session")
 def conductor(redis_url: str, tmp_path_factory: pytest.TempPathFactory) -> Iterator[ConductorProcess]:
     """One real conductor process over the session's Redis: it plays every bot and clock."""
-    process = ConductorProcess(redis_url, tmp_path_factory.mktemp("conductor") / "conductor.log")
-    try:
+    with ConductorProcess(redis_url, tmp_path_factory.mktemp("conductor") / "conductor.log") as process:
         yield process
-    finally:
-        process.stop()
 
 
 @pytest.fixture(scope="session")
 def webhook_dispatcher(redis_url: str, tmp_path_factory: pytest.TempPathFactory) -> Iterator[WebhookProcess]:
     """One real webhook dispatcher over the session's Redis (its WebhookService needs WEBHOOK_OPERATOR_KEY)."""
     secrets.remember(WEBHOOK_OPERATOR_KEY)
-    process = WebhookProcess(redis_url, tmp_path_factory.mktemp("webhook") / "webhook.log", WEBHOOK_OPERATOR_KEY)
-    try:
+    log = tmp_path_factory.mktemp("webhook") / "webhook.log"
+    with WebhookProcess(redis_url, log, WEBHOOK_OPERATOR_KEY) as process:
         yield process
-    finally:
-        process.stop()
 
 
 @pytest.fixture(scope="session")
 def notify_sender(redis_url: str, tmp_path_factory: pytest.TempPathFactory) -> Iterator[NotifyProcess]:
     """One real notification sender over the session's Redis (NotifyService: player tokens)."""
-    process = NotifyProcess(redis_url, tmp_path_factory.mktemp("notify") / "notify.log")
-    try:
+    with NotifyProcess(redis_url, tmp_path_factory.mktemp("notify") / "notify.log") as process:
         yield process
-    finally:
-        process.stop()
 
 
 @pytest.fixture(scope="session")
@@ -224,9 +216,16 @@ def stack(
     running = {game: services.start(game) for game in game_types}
     # A tournament director too, so every documented route has its backend (the fuzz tests call them all).
     addresses = {game: svc.address for game, svc in running.items()}
-    director = DirectorProcess(services.redis_url, addresses, tmp_path_factory.mktemp("director") / "director.log")
-    # And a matchmaker (quick play), with the short waits of tests (tests/support/stack.py).
-    matchmaker = MatchmakerProcess(services.redis_url, addresses, tmp_path_factory.mktemp("mm") / "matchmaker.log")
+    director = DirectorProcess(
+        services.redis_url, addresses, tmp_path_factory.mktemp("director") / "director.log", wait=False
+    )
+    # And a matchmaker (quick play), with the short waits of tests (tests/support/stack.py); both
+    # start at once, then serve.
+    matchmaker = MatchmakerProcess(
+        services.redis_url, addresses, tmp_path_factory.mktemp("mm") / "matchmaker.log", wait=False
+    )
+    director.ready()
+    matchmaker.ready()
     # Creating a game no longer waits for its bots, so the suite creates games faster than the
     # default quota of one client allows; the limit tests configure their own small limits.
     gateway = Gateway(

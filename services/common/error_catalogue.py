@@ -8,7 +8,7 @@ do.  Readers:
   default, and the Spanish ``detail`` of an answer to a Spanish-speaking client;
 - ``gateway.openapi``: the enum of the Problem schema's ``code``;
 - ``tools/gen_openapi.py``: the docs page ``docs/reference/generated/errors.md``;
-- ``tests/contract/test_error_catalogue.py``: every code raised in the source is listed.
+- ``tests/api_contract/test_error_catalogue.py``: every code raised in the source is listed.
 
 A data file rather than Python: the entries are text (two languages), and a reader in another
 language (the SDK, a docs build) can load it too.

@@ -122,6 +122,32 @@ ENV_MATCHMAKER: frozenset[str] = ENV_DIRECTOR | {
 }  # fmt: skip
 ENV_ALL: frozenset[str] = (ENV_RULES | ENV_GATEWAY | ENV_CONDUCTOR | ENV_WEBHOOK | ENV_NOTIFY | ENV_DIRECTOR
                             | ENV_MATCHMAKER)  # fmt: skip
+# Each platform process by role: the module its command runs (``python -m <module>``; a rules
+# service adds its game) and the settings it may be given.
+ROLES: dict[str, tuple[str, frozenset[str]]] = {
+    "rules": (RULES_SERVICE_MODULE, ENV_RULES),
+    "gateway": (GATEWAY_MODULE, ENV_GATEWAY),
+    "conductor": (CONDUCTOR_MODULE, ENV_CONDUCTOR),
+    "director": (DIRECTOR_MODULE, ENV_DIRECTOR),
+    "webhook": (WEBHOOK_MODULE, ENV_WEBHOOK),
+    "matchmaker": (MATCHMAKER_MODULE, ENV_MATCHMAKER),
+    "notify": (NOTIFY_MODULE, ENV_NOTIFY),
+}
+
+
+def role_of(command: list[str]) -> tuple[str, str | None] | None:
+    """(role, game) of a container's command, the game for a rules service only; None when the
+    command runs no platform process (or a process with arguments it takes none of)."""
+    for role, (module, _) in ROLES.items():
+        if command[:3] != ["python", "-m", module]:
+            continue
+        if role == "rules":
+            assert len(command) == 4, f"expected exactly one game type argument: {command}"
+            return role, command[3]
+        return (role, None) if len(command) == 3 else None
+    return None
+
+
 DEFAULTS: dict[str, str] = {
     "CHAIWALA_GRPC_PORT": "50051",
     "CHAIWALA_METRICS_PORT": "9090",

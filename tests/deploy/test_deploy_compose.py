@@ -16,27 +16,15 @@ import yaml
 
 from services.common.registry import unit_for
 from tests.deploy.deploy_contract import (
-    CONDUCTOR_MODULE,
     DEFAULTS,
-    DIRECTOR_MODULE,
     ENV_ALL,
-    ENV_CONDUCTOR,
-    ENV_DIRECTOR,
-    ENV_GATEWAY,
-    ENV_MATCHMAKER,
-    ENV_NOTIFY,
-    ENV_RULES,
-    ENV_WEBHOOK,
     GAME_TYPES,
-    GATEWAY_MODULE,
     GATEWAY_PORT,
-    MATCHMAKER_MODULE,
-    NOTIFY_MODULE,
+    ROLES,
     ROOT,
-    RULES_SERVICE_MODULE,
     WEBHOOK_GRPC_PORT,
-    WEBHOOK_MODULE,
     WEBHOOK_SERVICE_NAME,
+    role_of,
 )
 
 COMPOSE_PATH = ROOT / "docker-compose.yml"
@@ -72,43 +60,13 @@ def environment_of(service: dict[str, Any]) -> dict[str, str]:
 
 def rules_services(services: dict[str, dict[str, Any]]) -> dict[str, str]:
     """Compose service name -> game type, for the services running a rules server."""
-    found = {}
-    for name, service in services.items():
-        argv = command_of(service)
-        if argv[:3] == ["python", "-m", RULES_SERVICE_MODULE]:
-            assert len(argv) == 4, f"{name}: expected exactly one game type argument: {argv}"
-            found[name] = argv[3]
-    return found
+    found = {name: role_of(command_of(service)) for name, service in services.items()}
+    return {name: str(role[1]) for name, role in found.items() if role and role[0] == "rules"}
 
 
-def gateway_services(services: dict[str, dict[str, Any]]) -> list[str]:
-    """Compose services running the gateway."""
-    return [name for name, service in services.items() if command_of(service) == ["python", "-m", GATEWAY_MODULE]]
-
-
-def conductor_services(services: dict[str, dict[str, Any]]) -> list[str]:
-    """Compose services running a conductor."""
-    return [name for name, service in services.items() if command_of(service) == ["python", "-m", CONDUCTOR_MODULE]]
-
-
-def director_services(services: dict[str, dict[str, Any]]) -> list[str]:
-    """Compose services running the tournament director."""
-    return [name for name, service in services.items() if command_of(service) == ["python", "-m", DIRECTOR_MODULE]]
-
-
-def webhook_services(services: dict[str, dict[str, Any]]) -> list[str]:
-    """Compose services running the webhook dispatcher."""
-    return [name for name, service in services.items() if command_of(service) == ["python", "-m", WEBHOOK_MODULE]]
-
-
-def matchmaker_services(services: dict[str, dict[str, Any]]) -> list[str]:
-    """Compose services running the matchmaker."""
-    return [name for name, service in services.items() if command_of(service) == ["python", "-m", MATCHMAKER_MODULE]]
-
-
-def notify_services(services: dict[str, dict[str, Any]]) -> list[str]:
-    """Compose services running the notification sender."""
-    return [name for name, service in services.items() if command_of(service) == ["python", "-m", NOTIFY_MODULE]]
+def running(services: dict[str, dict[str, Any]], role: str) -> list[str]:
+    """Compose services running the process of ``role`` (deploy_contract.ROLES)."""
+    return [name for name, service in services.items() if (role_of(command_of(service)) or ("",))[0] == role]
 
 
 def host_path(source: str) -> Path:
@@ -131,11 +89,11 @@ def mounts(service: dict[str, Any]) -> dict[str, str]:
 def test_compose_has_every_tier(services: dict[str, dict[str, Any]]) -> None:
     """Redis, one rules service per game, one gateway, Prometheus and Grafana."""
     assert sorted(rules_services(services).values()) == sorted(GAME_TYPES)
-    assert len(gateway_services(services)) == 1
-    assert len(conductor_services(services)) == 1
-    assert len(director_services(services)) == 1
-    assert len(webhook_services(services)) == 1
-    assert len(matchmaker_services(services)) == 1
+    assert len(running(services, "gateway")) == 1
+    assert len(running(services, "conductor")) == 1
+    assert len(running(services, "director")) == 1
+    assert len(running(services, "webhook")) == 1
+    assert len(running(services, "matchmaker")) == 1
     images = {name: str(service.get("image", "")) for name, service in services.items()}
     assert any(image.startswith("redis:") for image in images.values())
     assert any(image.startswith("prom/prometheus:") for image in images.values())
@@ -170,8 +128,8 @@ def test_depends_on_waits_for_health(services: dict[str, dict[str, Any]]) -> Non
 
 def test_chaiwala_images_build_from_the_dockerfile(services: dict[str, dict[str, Any]]) -> None:
     """The gateway and every rules service run the project image built from the root Dockerfile."""
-    for name in [*rules_services(services), *gateway_services(services), *conductor_services(services),
-                 *director_services(services)]:  # fmt: skip
+    for name in [*rules_services(services), *running(services, "gateway"), *running(services, "conductor"),
+                 *running(services, "director")]:  # fmt: skip
         build = services[name]["build"]
         context = build if isinstance(build, str) else build["context"]
         dockerfile = "Dockerfile" if isinstance(build, str) else build.get("dockerfile", "Dockerfile")
@@ -180,27 +138,17 @@ def test_chaiwala_images_build_from_the_dockerfile(services: dict[str, dict[str,
 
 def test_environment_names_follow_the_contract(services: dict[str, dict[str, Any]]) -> None:
     """No misspelt CHAIWALA_* variable anywhere; each process gets only the names it reads."""
-    rules = rules_services(services)
-    gateways = gateway_services(services)
     for name, service in services.items():
         env = environment_of(service)
         chaiwala_names = {key for key in env if key.startswith("CHAIWALA_") or key == "REDIS_URL"}
         assert chaiwala_names <= ENV_ALL, f"{name}: unknown {sorted(chaiwala_names - ENV_ALL)}"
-        if name in rules:
-            assert set(env) <= ENV_RULES, f"{name}: {sorted(set(env) - ENV_RULES)}"
+        role = role_of(command_of(service))
+        if role is None:
+            continue
+        allowed = ROLES[role[0]][1]
+        assert set(env) <= allowed, f"{name}: {sorted(set(env) - allowed)}"
+        if role[0] == "rules":
             assert {"REDIS_URL", "CHAIWALA_GRPC_PORT", "CHAIWALA_METRICS_PORT"} <= set(env)
-        if name in gateways:
-            assert set(env) <= ENV_GATEWAY, f"{name}: {sorted(set(env) - ENV_GATEWAY)}"
-        if name in conductor_services(services):
-            assert set(env) <= ENV_CONDUCTOR, f"{name}: {sorted(set(env) - ENV_CONDUCTOR)}"
-        if name in director_services(services):
-            assert set(env) <= ENV_DIRECTOR, f"{name}: {sorted(set(env) - ENV_DIRECTOR)}"
-        if name in webhook_services(services):
-            assert set(env) <= ENV_WEBHOOK, f"{name}: {sorted(set(env) - ENV_WEBHOOK)}"
-        if name in matchmaker_services(services):
-            assert set(env) <= ENV_MATCHMAKER, f"{name}: {sorted(set(env) - ENV_MATCHMAKER)}"
-        if name in notify_services(services):
-            assert set(env) <= ENV_NOTIFY, f"{name}: {sorted(set(env) - ENV_NOTIFY)}"
 
 
 def port_of(env: dict[str, str], variable: str) -> int:
@@ -241,7 +189,7 @@ def assert_waits_for_compose_redis(services: dict[str, dict[str, Any]], service:
 def test_conductor(services: dict[str, dict[str, Any]]) -> None:
     """The conductor reaches the compose Redis, waits for it, and is health-checked on its metrics port's
     /healthz (open even when the metrics need a token)."""
-    (name,) = conductor_services(services)
+    (name,) = running(services, "conductor")
     conductor = services[name]
     env = environment_of(conductor)
     assert_waits_for_compose_redis(services, conductor)
@@ -256,7 +204,7 @@ def test_director(services: dict[str, dict[str, Any]]) -> None:
     """The tournament director reaches Redis and every rules service, is health-checked on its gRPC port and
     serves only inside the compose network; the gateway routes to it."""
     rules = rules_services(services)
-    (name,) = director_services(services)
+    (name,) = running(services, "director")
     director = services[name]
     env = environment_of(director)
     url = urlparse(env["REDIS_URL"])
@@ -270,14 +218,14 @@ def test_director(services: dict[str, dict[str, Any]]) -> None:
         host, port = env[f"CHAIWALA_SERVICE_{game.upper()}"].rsplit(":", 1)
         assert rules.get(host) == game and director["depends_on"][host]["condition"] == "service_healthy"
         assert int(port) == port_of(environment_of(services[host]), "CHAIWALA_GRPC_PORT")
-    (gateway,) = gateway_services(services)
+    (gateway,) = running(services, "gateway")
     assert environment_of(services[gateway])["CHAIWALA_SERVICE_TOURNAMENT"] == f"{name}:{grpc_port}"
 
 
 def test_webhook_dispatcher(services: dict[str, dict[str, Any]]) -> None:
     """The dispatcher reaches the compose Redis, is health-checked on its gRPC service, keeps the SSRF
     guard's defaults (no private or loopback targets), and the gateway routes /v1/webhooks to it."""
-    (name,) = webhook_services(services)
+    (name,) = running(services, "webhook")
     webhook = services[name]
     env = environment_of(webhook)
     assert_waits_for_compose_redis(services, webhook)
@@ -289,7 +237,7 @@ def test_webhook_dispatcher(services: dict[str, dict[str, Any]]) -> None:
     assert env["CHAIWALA_WEBHOOK_ALLOW_PRIVATE"].endswith("false}")
     assert env["CHAIWALA_WEBHOOK_ALLOW_LOOPBACK"].endswith("false}")
     assert "ports" not in webhook, "operators reach webhooks through the gateway"
-    (gateway,) = gateway_services(services)
+    (gateway,) = running(services, "gateway")
     assert environment_of(services[gateway])["CHAIWALA_SERVICE_WEBHOOK"] == f"{name}:{grpc_port}"
 
 
@@ -311,7 +259,7 @@ def test_rules_services_publish_their_registered_slot_and_prometheus_scrapes_the
 def test_gateway(services: dict[str, dict[str, Any]]) -> None:
     """The gateway listens on 8000, probes /readyz, and reaches every rules service by name and port."""
     rules = rules_services(services)
-    (name,) = gateway_services(services)
+    (name,) = running(services, "gateway")
     gateway = services[name]
     env = environment_of(gateway)
     http_port = port_of(env, "CHAIWALA_HTTP_PORT")
@@ -333,8 +281,8 @@ def test_gateway(services: dict[str, dict[str, Any]]) -> None:
 def test_healthcheck_script_is_in_the_image(services: dict[str, dict[str, Any]]) -> None:
     """The health-check script the compose file calls exists and the Dockerfile copies it there."""
     dockerfile = (ROOT / "Dockerfile").read_text(encoding="utf-8")
-    for name in [*rules_services(services), *gateway_services(services), *conductor_services(services),
-                 *director_services(services)]:  # fmt: skip
+    for name in [*rules_services(services), *running(services, "gateway"), *running(services, "conductor"),
+                 *running(services, "director")]:  # fmt: skip
         test = services[name]["healthcheck"]["test"]
         script = next(part for part in test if part.endswith(".py"))
         assert script.startswith("/app/")
@@ -384,13 +332,13 @@ def test_prometheus_scrapes_every_metrics_port(services: dict[str, dict[str, Any
             for static in job["static_configs"]:
                 targets.update(static["targets"])
     expected = {
-        f"{gw}:{port_of(environment_of(services[gw]), 'CHAIWALA_HTTP_PORT')}" for gw in gateway_services(services)
+        f"{gw}:{port_of(environment_of(services[gw]), 'CHAIWALA_HTTP_PORT')}" for gw in running(services, "gateway")
     }
     expected |= {
         f"{svc}:{port_of(environment_of(services[svc]), 'CHAIWALA_METRICS_PORT')}"
-        for svc in [*rules_services(services), *conductor_services(services), *webhook_services(services),
-                    *notify_services(services), *director_services(services),
-                    *matchmaker_services(services)]
+        for svc in [*rules_services(services), *running(services, "conductor"), *running(services, "webhook"),
+                    *running(services, "notify"), *running(services, "director"),
+                    *running(services, "matchmaker")]
     }
     assert targets == expected
 

@@ -16,26 +16,16 @@ import pytest
 import yaml
 
 from tests.deploy.deploy_contract import (
-    CONDUCTOR_MODULE,
-    DIRECTOR_MODULE,
     ENV_ALL,
     ENV_CONDUCTOR,
-    ENV_DIRECTOR,
-    ENV_GATEWAY,
-    ENV_MATCHMAKER,
-    ENV_NOTIFY,
     ENV_RULES,
-    ENV_WEBHOOK,
     GAME_TYPES,
-    GATEWAY_MODULE,
-    MATCHMAKER_MODULE,
-    NOTIFY_MODULE,
+    ROLES,
     ROOT,
-    RULES_SERVICE_MODULE,
     RULES_SERVICE_NAME,
     WEBHOOK_GRPC_PORT,
-    WEBHOOK_MODULE,
     WEBHOOK_SERVICE_NAME,
+    role_of,
 )
 from tests.deploy.kustomize_lite import Resource, by_kind, render
 
@@ -101,24 +91,12 @@ def resolve_port(container: dict[str, Any], port: int | str) -> int:
 
 
 def role(deployment: Resource) -> tuple[str, str | None]:
-    """('rules', game), ('conductor', None), ('webhook', None) or ('gateway', None) from the container command."""
+    """(role, game) of the deployment's container command (deploy_contract.role_of); the game for a rules service."""
     (container,) = pod_spec(deployment)["containers"]
     command = [*container.get("command", []), *container.get("args", [])]
-    if command[:3] == ["python", "-m", RULES_SERVICE_MODULE]:
-        assert len(command) == 4, command
-        return "rules", command[3]
-    if command == ["python", "-m", CONDUCTOR_MODULE]:
-        return "conductor", None
-    if command == ["python", "-m", DIRECTOR_MODULE]:
-        return "director", None
-    if command == ["python", "-m", WEBHOOK_MODULE]:
-        return "webhook", None
-    if command == ["python", "-m", MATCHMAKER_MODULE]:
-        return "matchmaker", None
-    if command == ["python", "-m", NOTIFY_MODULE]:
-        return "notify", None
-    assert command == ["python", "-m", GATEWAY_MODULE], command
-    return "gateway", None
+    found = role_of(command)
+    assert found is not None, f"not a platform process: {command}"
+    return found
 
 
 def labels_match(selector: dict[str, str], labels: dict[str, str]) -> bool:
@@ -254,9 +232,7 @@ def test_env_names_follow_the_contract(rendered: tuple[str, list[Resource]]) -> 
         kind, _ = role(deployment)
         (container,) = pod_spec(deployment)["containers"]
         env = container_env(container, resources)
-        roles = {"rules": ENV_RULES, "conductor": ENV_CONDUCTOR, "webhook": ENV_WEBHOOK, "director": ENV_DIRECTOR,
-                 "matchmaker": ENV_MATCHMAKER, "notify": ENV_NOTIFY}  # fmt: skip
-        allowed = roles.get(kind, ENV_GATEWAY)
+        allowed = ROLES[kind][1]
         if kind == "conductor":
             env = {key: value for key, value in env.items() if key not in ENV_RULES - ENV_CONDUCTOR}
             assert "CHAIWALA_API_KEYS" not in env, "the conductor checks no API keys"

@@ -35,6 +35,7 @@ from tests.deploy.deploy_contract import ROOT, RULES_SERVICE_NAME
 from tests.support.client import auth, create_game, wait_over, within_rate_limit
 from tests.support.redis_cluster import ClusterInfo, start_cluster
 from tests.support.seeds import seed_hex
+from tests.support.stack import grpc_serving
 
 GAME = "darjeeling"
 START_TIMEOUT = 60.0
@@ -147,8 +148,6 @@ def start_gateway(name: str, rules: RulesInstance, log_dir: Path) -> GatewayInst
 
 def wait_ready(rules: list[RulesInstance], gateways: list[GatewayInstance]) -> None:
     """Every rules service SERVING (gRPC health, as the container check does), every gateway /readyz 200."""
-    import grpc
-    from grpc_health.v1 import health_pb2, health_pb2_grpc
 
     deadline = time.monotonic() + START_TIMEOUT
     pending_rules = list(rules)
@@ -163,14 +162,7 @@ def wait_ready(rules: list[RulesInstance], gateways: list[GatewayInstance]) -> N
             tails = "\n".join(i.process.log_tail() for i in pending)
             pytest.fail(f"not ready in time: {names}\n{tails}")
         for instance in list(pending_rules):
-            with grpc.insecure_channel(instance.address) as channel:
-                try:
-                    reply = health_pb2_grpc.HealthStub(channel).Check(
-                        health_pb2.HealthCheckRequest(service=RULES_SERVICE_NAME), timeout=1
-                    )
-                except grpc.RpcError:
-                    continue
-            if reply.status == health_pb2.HealthCheckResponse.SERVING:
+            if grpc_serving(instance.address, RULES_SERVICE_NAME):
                 pending_rules.remove(instance)
         for gateway in list(pending_gateways):
             try:

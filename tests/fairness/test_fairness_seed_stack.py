@@ -8,7 +8,6 @@ metadata names no generator) keeps PCG32 to the end and still verifies with ``ch
 
 from __future__ import annotations
 
-import time
 from pathlib import Path
 from typing import Any
 
@@ -26,21 +25,12 @@ from services.common.sealing import is_sealed
 from services.fairness import seeding
 from services.fairness.verify import verify_replay
 from services.games.sealed import open_for, open_text_for
-from tests.support.client import assert_problem, auth, create_game
+from tests.support.client import assert_problem, auth, create_game, wait_over
 
 GAME = "darjeeling"
 BOTS = [{"name": "bot0", "bot": "random"}, {"name": "bot1", "bot": "random"}]
 OPERATOR_SEED = "C0FFEE" + "0123456789abcdef" * 3 + "fedcba9876"  # 64 digits, 256 bits, mixed case
 
-
-def _finished(client: httpx.Client, game_id: str, seconds: float = 300) -> dict[str, Any]:
-    """Poll until the game is over (the conductor's bots play it)."""
-    deadline = time.monotonic() + seconds
-    while True:
-        game: dict[str, Any] = client.get(f"/v1/games/{game_id}").json()
-        if game["status"] != "active" or time.monotonic() > deadline:
-            return game
-        time.sleep(0.2)
 
 
 def _replay(client: httpx.Client, game_id: str) -> dict[str, Any]:
@@ -71,7 +61,7 @@ def test_a_drawn_seed_has_256_bits_and_is_revealed_whole_only_at_the_end(
     game_id = create_game(client, GAME, BOTS)["game_id"]
     meta = _meta(redis_url, game_id)
     assert meta["generator"] == KIND_KEYED and int(meta["seed"]) >= 2**64  # kept whole (2**-192 to fail by chance)
-    final = _finished(client, game_id)
+    final = wait_over(client, game_id, seconds=300)
     assert final["status"] == "finished"
     replay = _replay(client, game_id)
     assert replay["generator"] == KIND_KEYED and len(replay["seed_hex"]) == 64
@@ -104,7 +94,7 @@ def test_an_operator_seed_of_256_bits_round_trips_and_reproduces_the_game(client
         games.append(created.json()["game_id"])
     replays = []
     for game_id in games:
-        assert _finished(client, game_id)["status"] == "finished"
+        assert wait_over(client, game_id, seconds=300)["status"] == "finished"
         replays.append(_replay(client, game_id))
     first, second = replays
     assert first["seed_hex"] == OPERATOR_SEED.lower() and first["seed_source"] == "operator"
@@ -123,10 +113,19 @@ def test_an_operator_seed_of_256_bits_round_trips_and_reproduces_the_game(client
 
 def test_a_small_operator_seed_keys_the_keyed_generator_too(client: httpx.Client) -> None:
     game_id = create_game(client, GAME, BOTS, seed=4_000_000_000)["game_id"]
-    _finished(client, game_id)
+    wait_over(client, game_id, seconds=300)
     replay = _replay(client, game_id)
     assert replay["seed"] == "4000000000" and replay["seed_hex"] == format(4_000_000_000, "064x")
     assert replay["generator"] == KIND_KEYED and verify_replay(replay).ok
+
+
+def _created_nothing(client: httpx.Client, redis_url: str, extra: dict[str, Any]) -> httpx.Response:
+    """Ask for a game of bots with ``extra``; the answer, once no game was stored by it."""
+    with redis.Redis.from_url(redis_url) as raw:
+        before = len(list(raw.scan_iter("game:*:meta", count=1000)))
+        answer = client.post("/v1/games", json={"game_type": GAME, "players": BOTS, **extra})
+        assert len(list(raw.scan_iter("game:*:meta", count=1000))) == before
+    return answer
 
 
 @pytest.mark.parametrize(
@@ -136,11 +135,7 @@ def test_a_small_operator_seed_keys_the_keyed_generator_too(client: httpx.Client
 def test_a_bad_operator_seed_is_refused_and_creates_nothing(
     client: httpx.Client, redis_url: str, extra: dict[str, Any]
 ) -> None:
-    with redis.Redis.from_url(redis_url) as raw:
-        before = len(list(raw.scan_iter("game:*:meta", count=1000)))
-        refused = client.post("/v1/games", json={"game_type": GAME, "players": BOTS, **extra})
-        assert_problem(refused, 400, "bad_seed")
-        assert len(list(raw.scan_iter("game:*:meta", count=1000))) == before
+    assert_problem(_created_nothing(client, redis_url, extra), 400, "bad_seed")
 
 
 @pytest.mark.parametrize(
@@ -157,12 +152,9 @@ def test_a_bad_operator_seed_is_refused_and_creates_nothing(
 def test_a_guessable_operator_seed_is_refused_and_creates_nothing(
     client: httpx.Client, redis_url: str, extra: dict[str, Any]
 ) -> None:
-    with redis.Redis.from_url(redis_url) as raw:
-        before = len(list(raw.scan_iter("game:*:meta", count=1000)))
-        refused = client.post("/v1/games", json={"game_type": GAME, "players": BOTS, **extra})
-        assert_problem(refused, 400, "weak_seed")
-        assert "seed_hex" in refused.json()["detail"] and "32" in refused.json()["detail"]
-        assert len(list(raw.scan_iter("game:*:meta", count=1000))) == before
+    refused = _created_nothing(client, redis_url, extra)
+    assert_problem(refused, 400, "weak_seed")
+    assert "seed_hex" in refused.json()["detail"] and "32" in refused.json()["detail"]
 
 
 def test_a_seed_of_32_hex_digits_is_honoured_and_reproducible(client: httpx.Client, tmp_path: Path) -> None:
@@ -171,7 +163,7 @@ def test_a_seed_of_32_hex_digits_is_honoured_and_reproducible(client: httpx.Clie
     assert all(created.status_code == 201 for created in games), games[0].text
     replays = []
     for created in games:
-        assert _finished(client, created.json()["game_id"])["status"] == "finished"
+        assert wait_over(client, created.json()["game_id"], seconds=300)["status"] == "finished"
         replays.append(_replay(client, created.json()["game_id"]))
     assert all(int(r["seed_hex"], 16) == int(chosen, 16) and r["seed_source"] == "operator" for r in replays)
     first, second = ([(m["seat"], m["move"], m["state_digest"]) for m in r["moves"]] for r in replays)
@@ -198,7 +190,7 @@ def test_a_game_stored_before_the_keyed_generator_keeps_pcg32_and_verifies(
     token = joined.json()["token"]
     resigned = client.post(f"/v1/games/{game_id}/resign", headers=auth(token))
     assert resigned.status_code == 200, resigned.text
-    assert _finished(client, game_id)["status"] == "finished"
+    assert wait_over(client, game_id, seconds=300)["status"] == "finished"
     replay = _replay(client, game_id)
     assert replay["generator"] == KIND_PCG32 and int(replay["seed"]) == legacy.value
     assert replay["seed_hex"] == legacy.hex

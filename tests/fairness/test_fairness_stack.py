@@ -9,7 +9,6 @@ from __future__ import annotations
 
 import copy
 import hashlib
-import time
 from pathlib import Path
 from typing import Any
 
@@ -23,7 +22,7 @@ from services.cli.main import app
 from services.common.registry import game_types
 from services.fairness.verify import verify_replay
 from services.games.sealed import open_text_for
-from tests.support.client import auth, create_game
+from tests.support.client import auth, create_game, play_first_move, wait_over
 
 # Bots and options that end each game quickly (India Rails: the tournament time limit).
 PLANS: dict[str, dict[str, Any]] = {
@@ -34,22 +33,13 @@ PLANS: dict[str, dict[str, Any]] = {
 }
 
 
-def _finished(client: httpx.Client, game_id: str, seconds: float = 300) -> dict[str, Any]:
-    """Poll until the game is over (bots may play in the background)."""
-    deadline = time.monotonic() + seconds
-    while True:
-        game: dict[str, Any] = client.get(f"/v1/games/{game_id}").json()
-        if game["status"] != "active" or time.monotonic() > deadline:
-            return game
-        time.sleep(0.2)
-
 
 def _bot_game(client: httpx.Client, game: str) -> tuple[dict[str, Any], dict[str, Any]]:
     plan = PLANS[game]
     players = [{"name": f"bot{i}", "bot": plan["bot"]} for i in range(plan["players"])]
     created = create_game(client, game, players, options=plan.get("options"))
     at_creation = client.get(f"/v1/games/{created['game_id']}").json()
-    return at_creation, _finished(client, created["game_id"])
+    return at_creation, wait_over(client, created["game_id"], seconds=300)
 
 
 def _verify_file(tmp_path: Path, replay: dict[str, Any], name: str = "replay.json") -> Any:
@@ -161,13 +151,7 @@ def test_each_move_advances_the_log_head_that_events_carry(client: httpx.Client)
     game_id = created["game_id"]
     tokens = {s["seat"]: s["token"] for s in created["seats"]}
     before = client.get(f"/v1/games/{game_id}").json()
-    seat = before["to_act"][0]
-    legal = client.get(f"/v1/games/{game_id}/legal-moves", headers=auth(tokens[seat])).json()
-    answer = client.post(
-        f"/v1/games/{game_id}/moves",
-        json={"move": legal["moves"][0], "expected_version": legal["version"]},
-        headers=auth(tokens[seat]),
-    ).json()
+    answer = play_first_move(client, game_id, tokens).json()
     after = client.get(f"/v1/games/{game_id}").json()
     assert after["log_head"] != before["log_head"]
     assert {event["hash"] for event in answer["events"]} == {after["log_head"]}
@@ -182,7 +166,8 @@ def test_an_operator_seed_is_marked_and_client_seeds_do_not_fix_the_seed(client:
     for _ in range(2):
         body = {"game_type": "darjeeling", "players": [{"name": "a", "bot": "random"}] * 2, "client_seed": "lucky"}
         created = client.post("/v1/games", json=body).json()
-        replays.append(client.get(f"/v1/games/{_finished(client, created['game_id'])['game_id']}/replay").json())
+        finished = wait_over(client, created["game_id"], seconds=300)
+        replays.append(client.get(f"/v1/games/{finished['game_id']}/replay").json())
     assert all(r["client_seed"] == "lucky" and verify_replay(r).ok for r in replays)
     assert replays[0]["seed_hex"] != replays[1]["seed_hex"]
     too_long = client.post(

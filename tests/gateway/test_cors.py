@@ -13,7 +13,7 @@ import pytest
 
 from gateway.route_table import flat_routes
 from tests.support.client import assert_problem, auth, create_game
-from tests.support.stack import Gateway
+from tests.support.stack import Gateway, routes
 
 ORIGIN = "http://app.chaiwala.test:5173"
 REQUESTED_HEADERS = "authorization, content-type, idempotency-key, last-event-id, if-none-match"
@@ -21,12 +21,8 @@ REQUESTED_HEADERS = "authorization, content-type, idempotency-key, last-event-id
 
 @pytest.fixture(scope="module")
 def cors_gateway(stack: dict[str, Any]) -> Iterator[Gateway]:
-    addresses = {game: svc.address for game, svc in stack["services"].items()}
-    gateway = Gateway(addresses, cors_origins=f"{ORIGIN}, https://other.chaiwala.test/")
-    try:
+    with Gateway(routes(stack), cors_origins=f"{ORIGIN}, https://other.chaiwala.test/") as gateway:
         yield gateway
-    finally:
-        gateway.stop()
 
 
 @pytest.fixture(scope="module")

@@ -17,7 +17,7 @@ import pytest
 
 from tests.support.client import assert_problem, auth, create_game
 from tests.support.metrics import samples_sum, scrape
-from tests.support.stack import Gateway, free_port
+from tests.support.stack import Gateway, free_port, routes
 
 GAME = "darjeeling"
 
@@ -25,12 +25,8 @@ GAME = "darjeeling"
 @pytest.fixture(scope="module")
 def blind_gateway(stack: dict[str, Any]) -> Iterator[Gateway]:
     """A gateway whose limit store (``REDIS_URL``) refuses every connection."""
-    addresses = {game: svc.address for game, svc in stack["services"].items()}
-    gateway = Gateway(addresses, redis_url=f"redis://127.0.0.1:{free_port()}/0")
-    try:
+    with Gateway(routes(stack), redis_url=f"redis://127.0.0.1:{free_port()}/0") as gateway:
         yield gateway
-    finally:
-        gateway.stop()
 
 
 def _assert_store_refusal(response: httpx.Response, limit: str) -> None:

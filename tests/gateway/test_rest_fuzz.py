@@ -48,6 +48,7 @@ from gateway.app import create_app
 from gateway.openapi import documented_paths
 from gateway.route_table import flat_routes
 from tests.support.client import assert_problem, auth, create_game
+from tests.support.client import served_openapi as openapi_of
 from tests.support.seeds import seed_hex
 from tests.support.stack import WEBHOOK_OPERATOR_KEY
 
@@ -160,10 +161,7 @@ def http(stack: dict[str, Any]) -> Iterator[httpx.Client]:
 
 @pytest.fixture(scope="module")
 def served_openapi(http: httpx.Client) -> dict[str, Any]:
-    response = http.get("/openapi.json")
-    assert response.status_code == 200
-    doc: dict[str, Any] = response.json()
-    return doc
+    return openapi_of(http)
 
 
 # Answers to well-formed requests that the schema cannot rule out, so positive_data_acceptance

@@ -27,11 +27,8 @@ from tests.support.issuer import Issuer, SigningKey
 
 @pytest.fixture(scope="module")
 def issuer() -> Iterator[Issuer]:
-    platform = Issuer([SigningKey.rsa("r1"), SigningKey.ec("e1")])
-    try:
+    with Issuer([SigningKey.rsa("r1"), SigningKey.ec("e1")]) as platform:
         yield platform
-    finally:
-        platform.close()
 
 
 def _settings(*issuers: dict[str, Any], **overrides: Any) -> IdentitySettings:

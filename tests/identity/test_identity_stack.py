@@ -39,11 +39,8 @@ ROTATION_SECONDS = 2.0  # guest keys rotate every two seconds here, so a test ca
 
 @pytest.fixture(scope="module")
 def issuer() -> Iterator[Issuer]:
-    platform = Issuer([SigningKey.rsa("r1"), SigningKey.ec("e1")])
-    try:
+    with Issuer([SigningKey.rsa("r1"), SigningKey.ec("e1")]) as platform:
         yield platform
-    finally:
-        platform.close()
 
 
 def _identity(issuer: Issuer, **overrides: Any) -> IdentitySettings:

@@ -19,7 +19,7 @@ from services.identity.settings import IdentitySettings
 from tests.support import secrets
 from tests.support.client import assert_problem, auth, guest, play_humans_to_end, sse_events
 from tests.support.issuer import Issuer, SigningKey
-from tests.support.stack import Gateway, Services
+from tests.support.stack import rules_and_gateway
 
 GAME = "darjeeling"
 OPERATOR = "stream-trust-operator-key-0123456789abcdef"
@@ -31,29 +31,21 @@ Notice = dict[str, Any]
 
 @pytest.fixture(scope="module")
 def issuer() -> Iterator[Issuer]:
-    platform = Issuer([SigningKey.ec("s1")])
-    try:
+    with Issuer([SigningKey.ec("s1")]) as platform:
         yield platform
-    finally:
-        platform.close()
 
 
 @pytest.fixture(scope="module")
 def http(redis_url: str, issuer: Issuer) -> Iterator[httpx.Client]:
     secrets.remember(OPERATOR)
     identity = IdentitySettings(trusted_issuers=json.dumps([issuer.config()]))
-    services = Services(redis_url, api_keys=frozenset({OPERATOR}), identity=identity)
-    service = services.start(GAME)
     many = "100000/second"  # one test makes and aborts 130 games in a second or two
-    gateway = Gateway({GAME: service.address}, api_keys=OPERATOR, session_limit="1000/minute", create_limit=many,
-                      rate_limit_per_token=many)  # fmt: skip
-    try:
-        with httpx.Client(base_url=gateway.url, timeout=60) as client:
-            yield client
-    finally:
-        gateway.stop()
-        services.stop(service)
-        services.close()
+    limits = {"session_limit": "1000/minute", "create_limit": many, "rate_limit_per_token": many}
+    with (
+        rules_and_gateway(redis_url, GAME, OPERATOR, identity, **limits) as (_, gateway),
+        httpx.Client(base_url=gateway.url, timeout=60) as client,
+    ):
+        yield client
 
 
 class Tokens:

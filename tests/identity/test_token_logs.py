@@ -61,11 +61,8 @@ def _http_ready(url: str) -> Any:
 
 @pytest.fixture(scope="module")
 def issuer() -> Iterator[Issuer]:
-    platform = Issuer([SigningKey.rsa("l1")])
-    try:
+    with Issuer([SigningKey.rsa("l1")]) as platform:
         yield platform
-    finally:
-        platform.close()
 
 
 @pytest.fixture(scope="module")

@@ -16,7 +16,7 @@ import pytest
 from services.identity.settings import IdentitySettings
 from tests.support import secrets
 from tests.support.client import assert_problem, auth, guest, rated_guests, shown_as_guest, sse_events
-from tests.support.stack import Gateway, Services
+from tests.support.stack import rules_and_gateway
 
 GAME = "darjeeling"
 OPERATOR = "trust-operator-key-0123456789abcdef"
@@ -25,16 +25,11 @@ OPERATOR = "trust-operator-key-0123456789abcdef"
 @pytest.fixture(scope="module")
 def http(redis_url: str) -> Iterator[httpx.Client]:
     secrets.remember(OPERATOR)
-    services = Services(redis_url, api_keys=frozenset({OPERATOR}), identity=IdentitySettings())
-    service = services.start(GAME)
-    gateway = Gateway({GAME: service.address}, api_keys=OPERATOR, session_limit="1000/minute")
-    try:
-        with httpx.Client(base_url=gateway.url, timeout=60) as client:
-            yield client
-    finally:
-        gateway.stop()
-        services.stop(service)
-        services.close()
+    with (
+        rules_and_gateway(redis_url, GAME, OPERATOR, IdentitySettings(), session_limit="1000/minute") as (_, gateway),
+        httpx.Client(base_url=gateway.url, timeout=60) as client,
+    ):
+        yield client
 
 
 

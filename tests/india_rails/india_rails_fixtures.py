@@ -5,6 +5,7 @@ from __future__ import annotations
 import itertools
 from typing import Any
 
+from services.common.engine import BadConfig
 from services.common.runner import Match
 from services.india_rails.content import BOARD
 from services.india_rails.engine import IndiaRailsEngine, fresh_turn
@@ -16,6 +17,15 @@ ENGINE = IndiaRailsEngine()
 def new_match(players: int = 2, seed: int = 1, **options: Any) -> Match:
     """A fresh match (first building turn of the first player)."""
     return Match.start(ENGINE, players, seed=seed, options=options)
+
+
+def refused_options(players: int, options: dict[str, Any]) -> str:
+    """The code with which the engine refuses these options for ``players`` (fails if it accepts them)."""
+    try:
+        ENGINE.validate_options(players, options)
+    except BadConfig as refusal:
+        return refusal.code
+    raise AssertionError(f"options accepted: {options}")
 
 
 def set_turn(match: Match, seat: int, phase: str, trains_placed: bool = True) -> dict[str, Any]:

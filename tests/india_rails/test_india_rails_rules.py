@@ -119,8 +119,7 @@ def test_building_must_start_from_a_major_city_or_own_track() -> None:
 def test_spending_limit_is_20m_a_turn_and_there_is_no_credit() -> None:
     match = new_match(2, seed=1)
     state = set_turn(match, 0, "build")
-    delhi = BOARD.cities["Delhi"]
-    path = [delhi.mileposts[1]] + [v for v in _run_outward(delhi.mileposts[1], 30)]
+    path = _out_of_delhi(30)
     spent = 0
     for a, b in itertools.pairwise(path):
         cost = BOARD.cost_into(BOARD.edge_between(a, b), b)
@@ -146,6 +145,22 @@ def _run_outward(start: int, length: int) -> list[int]:
             break
         path.append(max(options, key=lambda v: abs(BOARD.x[v] - BOARD.x[start]) + abs(BOARD.y[v] - BOARD.y[start])))
     return path[1:]
+
+
+def _out_of_delhi(length: int) -> list[int]:
+    """A Delhi milepost and a run of up to ``length`` mileposts leading away from it."""
+    start = BOARD.cities["Delhi"].mileposts[1]
+    return [start, *_run_outward(start, length)]
+
+
+def _train_at_the_start_of_a_line(match: Match, length: int, owner: int, mover: int = 0) -> list[int]:
+    """``owner``'s track along :func:`_out_of_delhi`, ``mover``'s train on its Delhi end, in the
+    operations of ``mover``'s turn; the line's mileposts."""
+    path = _out_of_delhi(length)
+    lay(match.state, owner, path)
+    state = set_turn(match, mover, "operations")
+    place(state, mover, path[0])
+    return path
 
 
 def test_at_most_two_segments_a_turn_from_major_city_mileposts_but_any_number_into_them() -> None:
@@ -252,12 +267,8 @@ def test_a_train_starts_in_any_city_at_the_beginning_and_is_never_placed_again()
 
 def test_renting_track_costs_4m_per_opponent_per_turn_paid_before_use() -> None:
     match = new_match(2, seed=1)
-    delhi = BOARD.cities["Delhi"]
-    path = [delhi.mileposts[1], *_run_outward(delhi.mileposts[1], 4)]
+    path = _train_at_the_start_of_a_line(match, 4, owner=1)
     state = match.state
-    lay(state, 1, path)
-    set_turn(match, 0, "operations")
-    place(state, 0, delhi.mileposts[1])
     cash0, cash1 = state["players"][0]["cash"], state["players"][1]["cash"]
     match.play(0, step(path[1]))
     match.play(0, step(path[2]))
@@ -270,13 +281,8 @@ def test_renting_track_costs_4m_per_opponent_per_turn_paid_before_use() -> None:
 
 def test_late_payment_mercy_lets_a_broke_train_run_and_pay_from_the_next_payoff() -> None:
     match = new_match(2, seed=1, mercy_late_fees=True)
-    delhi = BOARD.cities["Delhi"]
-    path = [delhi.mileposts[1], *_run_outward(delhi.mileposts[1], 3)]
-    state = match.state
-    lay(state, 1, path)
-    set_turn(match, 0, "operations")
-    place(state, 0, delhi.mileposts[1])
-    state["players"][0]["cash"] = 0
+    path = _train_at_the_start_of_a_line(match, 3, owner=1)
+    match.state["players"][0]["cash"] = 0
     match.play(0, step(path[1]))
     assert match.state["players"][0]["owed"] == [[1, 4]]
 
@@ -314,12 +320,7 @@ def test_a_late_use_fee_is_paid_from_a_payoff_earned_on_the_owners_track() -> No
 
 def test_a_train_reverses_only_in_a_city() -> None:
     match = new_match(2, seed=1)
-    delhi = BOARD.cities["Delhi"]
-    path = [delhi.mileposts[1], *_run_outward(delhi.mileposts[1], 4)]
-    state = match.state
-    lay(state, 0, path)
-    set_turn(match, 0, "operations")
-    place(state, 0, path[0])
+    path = _train_at_the_start_of_a_line(match, 4, owner=0)
     match.play(0, step(path[1]))
     match.play(0, step(path[2]))
     assert check_move_is_illegal(match, 0, step(path[1])).code == "no_reverse"
@@ -331,12 +332,7 @@ def test_a_train_reverses_only_in_a_city() -> None:
 
 def test_movement_is_limited_by_the_loco_speed() -> None:
     match = new_match(2, seed=1)
-    delhi = BOARD.cities["Delhi"]
-    path = [delhi.mileposts[1], *_run_outward(delhi.mileposts[1], 12)]
-    state = match.state
-    lay(state, 0, path)
-    set_turn(match, 0, "operations")
-    place(state, 0, path[0])
+    path = _train_at_the_start_of_a_line(match, 12, owner=0)
     for to in path[1:10]:
         match.play(0, step(to))
     assert check_move_is_illegal(match, 0, step(path[10])).code == "no_movement_left"
@@ -612,12 +608,8 @@ def test_a_loan_is_offered_only_when_the_cash_is_short_for_a_move() -> None:
     # The train stands at the edge of Delhi with an opponent's track ahead and 3M: not enough
     # for the 4M use fee. With 30M nothing needs a loan, so none is offered.
     match = new_match(2, seed=1, mercy_borrowing=True)
-    delhi = BOARD.cities["Delhi"]
-    path = [delhi.mileposts[1], *_run_outward(delhi.mileposts[1], 3)]
+    path = _train_at_the_start_of_a_line(match, 3, owner=1)
     state = match.state
-    lay(state, 1, path)
-    set_turn(match, 0, "operations")
-    place(state, 0, path[0])
     state["players"][0]["cash"] = 30
     assert _loans(match, 0) == []
     assert check_move_is_illegal(match, 0, {"borrow": {"amount": 5}}).code == "loan_not_needed"
@@ -646,11 +638,7 @@ def test_a_loan_is_repaid_double_from_the_next_income_or_earlier_by_choice() -> 
     assert {"repay_loan": {}} not in ENGINE.legal_moves(match.state, 0)
     # Income that brings the cash to the debt repays it at once: here a 4M use fee received.
     player["cash"] = 18
-    state = set_turn(match, 1, "operations")
-    delhi = BOARD.cities["Delhi"]
-    path = [delhi.mileposts[1], *_run_outward(delhi.mileposts[1], 2)]
-    lay(state, 0, path)
-    place(state, 1, path[0])
+    path = _train_at_the_start_of_a_line(match, 2, owner=0, mover=1)
     events = match.play(1, step(path[1]))
     assert [e["loan_repaid"]["amount"] for e in events if "loan_repaid" in e] == [20]
     assert (match.state["players"][0]["cash"], match.state["players"][0]["debt"]) == (2, 0)

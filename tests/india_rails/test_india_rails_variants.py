@@ -4,11 +4,9 @@ from __future__ import annotations
 
 import copy
 
-import pytest
-from india_rails_fixtures import ENGINE, lay, neighbours, new_match, place, set_turn
+from india_rails_fixtures import ENGINE, lay, neighbours, new_match, place, refused_options, set_turn
 
 from services.bots.roster import bots_for
-from services.common.engine import BadConfig
 from services.common.rng import Rng
 from services.common.runner import Match, check_move_is_illegal
 from services.india_rails.cards import resolve_event
@@ -25,15 +23,9 @@ def _line_from(start: int, length: int) -> list[int]:
 
 
 def test_options_are_validated() -> None:
-    with pytest.raises(BadConfig) as bad:
-        ENGINE.validate_options(2, {"fast_trains": "yes"})
-    assert bad.value.code == "bad_option_type"
-    with pytest.raises(BadConfig) as bad:
-        ENGINE.validate_options(2, {"time_limit_rounds": -1})
-    assert bad.value.code == "bad_time_limit"
-    with pytest.raises(BadConfig) as bad:
-        ENGINE.validate_options(7, {})
-    assert bad.value.code == "bad_player_count"
+    assert refused_options(2, {"fast_trains": "yes"}) == "bad_option_type"
+    assert refused_options(2, {"time_limit_rounds": -1}) == "bad_time_limit"
+    assert refused_options(7, {}) == "bad_player_count"
     merged = ENGINE.validate_options(2, {"fast_game": True})
     assert merged["fast_game_start"] and merged["fast_game_no_tax"] and merged["fast_game_five_cards"]
 
@@ -238,14 +230,21 @@ def _offered_segments(match: Match, seat: int) -> set[tuple[int, int]]:
             if "offer_track" in m}
 
 
+def _neighbours_track(match: Match) -> list[int]:
+    """Seat 1's segment out of Delhi and seat 0's segment on from it, in seat 0's building turn;
+    the three mileposts."""
+    delhi = BOARD.cities["Delhi"]
+    path = [delhi.mileposts[1], *_line_from(delhi.mileposts[1], 3)[1:]]
+    lay(match.state, 1, path[:2])
+    lay(match.state, 0, path[1:3])
+    set_turn(match, 0, "build")
+    return path
+
+
 def test_track_may_be_traded_for_track_with_no_money() -> None:
     match = new_match(2, seed=1, track_trading=True)
     state = match.state
-    delhi = BOARD.cities["Delhi"]
-    path = [delhi.mileposts[1], *_line_from(delhi.mileposts[1], 3)[1:]]
-    lay(state, 1, path[:2])
-    lay(state, 0, path[1:3])
-    set_turn(match, 0, "build")
+    path = _neighbours_track(match)
     wanted = BOARD.edges[BOARD.edge_between(path[0], path[1])]
     given = BOARD.edges[BOARD.edge_between(path[1], path[2])]
     swap = _offer(1, wanted[0], wanted[1], 0, given)
@@ -269,12 +268,7 @@ def test_refusals_carry_stable_codes() -> None:
 
 def test_the_heuristic_bot_sells_track_for_three_times_its_cost_and_never_swaps() -> None:
     match = new_match(2, seed=1, track_trading=True)
-    state = match.state
-    delhi = BOARD.cities["Delhi"]
-    path = [delhi.mileposts[1], *_line_from(delhi.mileposts[1], 3)[1:]]
-    lay(state, 1, path[:2])
-    lay(state, 0, path[1:3])
-    set_turn(match, 0, "build")
+    path = _neighbours_track(match)
     eid = BOARD.edge_between(path[0], path[1])
     a, b = BOARD.edges[eid]
     cost = min(BOARD.build_cost[eid])

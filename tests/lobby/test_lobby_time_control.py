@@ -12,7 +12,7 @@ from typing import Any
 import httpx
 import pytest
 
-from tests.support.client import assert_problem, auth
+from tests.support.client import assert_problem, auth, play_first_move
 
 GAME = "tea_rum"
 PLAYERS = [{"name": "Asha"}, {"name": "Bilal"}]
@@ -53,14 +53,8 @@ def test_the_time_control_stays_as_chosen_while_the_bank_runs(client: httpx.Clie
     created = _create(client, clock={"bank_s": 120, "increment_s": 3})
     game_id = created["game_id"]
     tokens = {s["seat"]: s["token"] for s in created["seats"]}
-    game = client.get(f"/v1/games/{game_id}").json()
-    seat = game["to_act"][0]
-    moves = client.get(f"/v1/games/{game_id}/legal-moves", headers=auth(tokens[seat])).json()
-    moved = client.post(
-        f"/v1/games/{game_id}/moves",
-        json={"move": moves["moves"][0], "expected_version": moves["version"]},
-        headers=auth(tokens[seat]),
-    )
+    seat = client.get(f"/v1/games/{game_id}").json()["to_act"][0]
+    moved = play_first_move(client, game_id, tokens)  # the seat to act: ``seat``
     assert moved.status_code == 200, moved.text
     after = client.get(f"/v1/games/{game_id}").json()
     assert after["time_control"] == {"per_turn_s": 0, "bank_s": 120, "increment_s": 3}

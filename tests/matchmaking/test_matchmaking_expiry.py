@@ -15,16 +15,14 @@ from tests.support.waiting import eventually
 
 @pytest.fixture(scope="module")
 def short_lived(mm_stack: dict[str, Any], tmp_path_factory: pytest.TempPathFactory) -> Iterator[httpx.Client]:
-    matchmaker = MatchmakerProcess(mm_stack["redis_url"], mm_stack["services"],
-                                   tmp_path_factory.mktemp("mm2") / "matchmaker.log", ticket_ttl_s="1")  # fmt: skip
-    gateway = Gateway(mm_stack["services"], redis_url=mm_stack["redis_url"], session_limit="500/second",
-                      service_matchmaking=matchmaker.address)  # fmt: skip
-    try:
-        with httpx.Client(base_url=gateway.url, timeout=60) as http:
-            yield http
-    finally:
-        gateway.stop()
-        matchmaker.stop()
+    log = tmp_path_factory.mktemp("mm2") / "matchmaker.log"
+    with (
+        MatchmakerProcess(mm_stack["redis_url"], mm_stack["services"], log, ticket_ttl_s="1") as matchmaker,
+        Gateway(mm_stack["services"], redis_url=mm_stack["redis_url"], session_limit="500/second",
+                service_matchmaking=matchmaker.address) as gateway,  # fmt: skip
+        httpx.Client(base_url=gateway.url, timeout=60) as http,
+    ):
+        yield http
 
 
 def test_a_ticket_nobody_matches_expires(short_lived: httpx.Client, clock: dict[str, int]) -> None:

@@ -8,12 +8,10 @@ from __future__ import annotations
 import asyncio
 import functools
 import secrets as random_ids
-from collections.abc import Iterator
 from datetime import UTC, datetime, timedelta
 from typing import Any
 
 import httpx
-import pytest
 from prometheus_client import REGISTRY
 from redis import Redis
 from redis import asyncio as aioredis
@@ -27,9 +25,11 @@ from services.outbox.seating import invitations
 from tests.support import secrets
 from tests.support.client import assert_problem, auth, guest
 from tests.support.notify_stack import GAME, NotifyStack, notify_stack
+from tests.support.ops_stack import client_fixture, module_fixture
 from tests.support.push_service import Browser, PushService
 from tests.support.seeds import seed_hex
 from tests.support.stack import WEBHOOK_OPERATOR_KEY
+from tests.support.stoppable import running
 from tests.support.waiting import eventually
 from tests.support.webhook_receiver import Receiver
 
@@ -40,34 +40,12 @@ PAYLOAD_FIELDS = {"type", "game_id", "game_ids", "game_type", "seat", "deadline"
 _eventually = functools.partial(eventually, seconds=WAIT_SECONDS)
 
 
-@pytest.fixture(scope="module")
-def stack(tmp_path_factory: pytest.TempPathFactory) -> Iterator[NotifyStack]:
-    with notify_stack(tmp_path_factory.mktemp("notify")) as running:
-        yield running
+stack = module_fixture(notify_stack, "notify")
+http = client_fixture("stack")
 
 
-@pytest.fixture(scope="module")
-def http(stack: NotifyStack) -> Iterator[httpx.Client]:
-    with httpx.Client(base_url=stack.url, timeout=60) as client:
-        yield client
-
-
-@pytest.fixture(scope="module")
-def pushes() -> Iterator[PushService]:
-    service = PushService()
-    try:
-        yield service
-    finally:
-        service.stop()
-
-
-@pytest.fixture(scope="module")
-def receiver() -> Iterator[Receiver]:
-    running = Receiver()
-    try:
-        yield running
-    finally:
-        running.stop()
+pushes = running(PushService)
+receiver = running(Receiver)
 
 
 def _subscribe(http: httpx.Client, token: str, browser: Browser) -> str:
@@ -113,11 +91,7 @@ def test_the_offline_players_turn_arrives_as_a_signed_webhook_and_an_encrypted_p
 ) -> None:
     asha, _ = guest(http, "Asha")
     bilal, bilal_token = guest(http, "Bilal")
-    hook = http.post("/v1/webhooks", json={"url": receiver.url("/turns"), "events": ["turn.started"]},
-                     headers=auth(WEBHOOK_OPERATOR_KEY))  # fmt: skip
-    assert hook.status_code == 201, hook.text
-    secrets.remember(hook.json()["secret"])
-    receiver.secrets["/turns"] = hook.json()["secret"]
+    receiver.subscribe(http, "/turns", ["turn.started"])
     browser = Browser.new(pushes.url("/push/bilal"))
     subscription_id = _subscribe(http, bilal_token, browser)
     listed = http.get("/v1/me/push-subscriptions", headers=auth(bilal_token)).json()["subscriptions"]
@@ -163,9 +137,7 @@ def test_a_subscription_the_push_service_says_is_gone_is_removed(http: httpx.Cli
                 "the gone subscription removed")  # fmt: skip
 
 
-def test_a_failing_push_service_is_tried_again_until_it_takes_the_push(
-    http: httpx.Client, pushes: PushService
-) -> None:
+def test_a_failing_push_service_is_tried_again_until_it_takes_the_push(http: httpx.Client, pushes: PushService) -> None:
     quinn, token = guest(http, "Quinn")
     rosa, _ = guest(http, "Rosa")
     browser = Browser.new(pushes.url("/push/quinn"))
@@ -231,11 +203,7 @@ def test_quiet_hours_hold_a_notice_back(stack: NotifyStack, http: httpx.Client, 
 def test_a_reminder_comes_before_the_deadline(http: httpx.Client, pushes: PushService, receiver: Receiver) -> None:
     ines, token = guest(http, "Ines")
     jon, _ = guest(http, "Jon")
-    hook = http.post("/v1/webhooks", json={"url": receiver.url("/reminders"), "events": ["turn.reminder"]},
-                     headers=auth(WEBHOOK_OPERATOR_KEY))  # fmt: skip
-    assert hook.status_code == 201, hook.text
-    secrets.remember(hook.json()["secret"])
-    receiver.secrets["/reminders"] = hook.json()["secret"]
+    receiver.subscribe(http, "/reminders", ["turn.reminder"])
     browser = Browser.new(pushes.url("/push/ines"))
     _subscribe(http, token, browser)
     game = _game(http, [("Ines", ines), ("Jon", jon)], clock_s=10)  # a reminder 4 s before the deadline

@@ -6,14 +6,22 @@ from __future__ import annotations
 
 import functools
 import time
-from collections.abc import Iterator
 from typing import Any
 
 import httpx
-import pytest
 
 from tests.support.client import assert_problem, auth, turn, wait_over
-from tests.support.ops_stack import GAME, METRICS_TOKEN, OpsStack, families, ops_stack, scrape, value
+from tests.support.ops_stack import (
+    GAME,
+    METRICS_TOKEN,
+    OpsStack,
+    client_fixture,
+    families,
+    module_fixture,
+    ops_stack,
+    scrape,
+    value,
+)
 from tests.support.seeds import seed_hex
 from tests.support.stack import Gateway
 from tests.support.waiting import eventually
@@ -29,16 +37,8 @@ GAME_PREFIXES = (
 RUNTIME_PREFIXES = ("process_", "python_", "chaiwala_store_")
 
 
-@pytest.fixture(scope="module")
-def ops(tmp_path_factory: pytest.TempPathFactory) -> Iterator[OpsStack]:
-    with ops_stack(tmp_path_factory.mktemp("ops-metrics")) as running:
-        yield running
-
-
-@pytest.fixture(scope="module")
-def http(ops: OpsStack) -> Iterator[httpx.Client]:
-    with httpx.Client(base_url=ops.url, timeout=60) as client:
-        yield client
+ops = module_fixture(ops_stack, "ops-metrics")
+http = client_fixture("ops")
 
 
 _eventually = functools.partial(eventually, seconds=WAIT_SECONDS)

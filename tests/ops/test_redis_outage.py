@@ -27,11 +27,9 @@ from tests.support.client import assert_problem, auth, create_game
 from tests.support.stack import (
     ConductorProcess,
     DirectorProcess,
-    Gateway,
     MatchmakerProcess,
-    Services,
     WebhookProcess,
-    metric_sum,
+    rules_and_gateway,
 )
 
 GAME = "darjeeling"
@@ -62,15 +60,10 @@ class Outage:
 @pytest.fixture()
 def outage_stack(tmp_path: Path) -> Iterator[dict[str, Any]]:
     outage = Outage(tmp_path / "redis")
-    services = Services(outage.url)
-    service = services.start(GAME)
-    gateway = Gateway({GAME: service.address}, redis_url=outage.url)
     try:
-        yield {"outage": outage, "gateway": gateway, "service": service}
+        with rules_and_gateway(outage.url, GAME, redis_url=outage.url) as (service, gateway):
+            yield {"outage": outage, "gateway": gateway, "service": service}
     finally:
-        gateway.stop()
-        services.stop(service)
-        services.close()
         outage.stop()
 
 
@@ -131,7 +124,7 @@ def _wait_for_gauge(process: Any, value: float, seconds: float = 60) -> None:
     deadline = time.monotonic() + seconds
     while True:
         try:
-            if metric_sum(process.metrics_port, "chaiwala_store_available") == value:
+            if process.metric("chaiwala_store_available") == value:
                 return
         except httpx.HTTPError:
             pass  # still starting
@@ -144,11 +137,13 @@ def test_the_background_processes_log_an_outage_once_and_its_end_once(tmp_path: 
     outage = Outage(tmp_path / "redis")
     processes = [
         ConductorProcess(outage.url, tmp_path / "conductor.log", extra_env=INFO),
-        DirectorProcess(outage.url, {}, tmp_path / "director.log", extra_env=INFO),
-        WebhookProcess(outage.url, tmp_path / "webhook.log"),
-        MatchmakerProcess(outage.url, {}, tmp_path / "matchmaker.log"),
+        DirectorProcess(outage.url, {}, tmp_path / "director.log", extra_env=INFO, wait=False),
+        WebhookProcess(outage.url, tmp_path / "webhook.log", wait=False),
+        MatchmakerProcess(outage.url, {}, tmp_path / "matchmaker.log", wait=False),
     ]
     try:
+        for process in processes:  # started at once, then each serving
+            process.ready()
         for process in processes:
             _wait_for_gauge(process, 1)
         outage.stop()
@@ -160,7 +155,7 @@ def test_the_background_processes_log_an_outage_once_and_its_end_once(tmp_path: 
         outage.start()
         for process in processes:
             _wait_for_gauge(process, 1)
-            assert metric_sum(process.metrics_port, "chaiwala_store_outages_total") == 1
+            assert process.metric("chaiwala_store_outages_total") == 1
     finally:
         for process in processes:
             process.stop()

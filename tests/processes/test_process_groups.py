@@ -11,30 +11,22 @@ then stops the supervisor and finds nothing left: no process, no listener, no me
 from __future__ import annotations
 
 import asyncio
-import os
-import subprocess
-import sys
-import tempfile
 import threading
 import time
 from collections.abc import Callable
 from pathlib import Path
 
-import grpc
 import httpx
 import psutil
 import redis.asyncio as aioredis
-from grpc_health.v1 import health_pb2, health_pb2_grpc
 
 from gateway.app import create_app
 from gateway.settings import GatewaySettings
 from services.common.attention import AttentionQueue, shard_of
-from services.common.embedded_redis import free_port
-from services.common.processes import stop_process
-from services.common.workers import METRICS_DIR_PREFIX, remove_stale_metrics_dirs
-from tests.support.fleet import ROOT
+from tests.support.stack import grpc_serving
 from tests.support.supervised import Supervised, alive, listeners, wait_until
 from tests.support.uvicorn_thread import UvicornThread
+from tests.support.worker_groups import metrics_dirs
 
 GAME = "darjeeling"
 # Behaviour bounds, far above what each takes on a quiet machine and far below the 30 s lease.
@@ -43,20 +35,8 @@ BACK_SECONDS = 60
 MOVED_SECONDS = 12
 
 
-def _metrics_dirs(owner: int) -> list[Path]:
-    return list(Path(tempfile.gettempdir()).glob(f"{METRICS_DIR_PREFIX}{owner}-*"))
-
-
 def _grpc_serving(port: int) -> Callable[[], bool]:
-    def serving() -> bool:
-        with grpc.insecure_channel(f"127.0.0.1:{port}") as channel:
-            try:
-                answer = health_pb2_grpc.HealthStub(channel).Check(health_pb2.HealthCheckRequest(), timeout=1)
-            except grpc.RpcError:
-                return False
-        return bool(answer.status == health_pb2.HealthCheckResponse.SERVING)
-
-    return serving
+    return lambda: grpc_serving(f"127.0.0.1:{port}")
 
 
 def _kill_parent_and_see_the_group_replaced(
@@ -68,7 +48,7 @@ def _kill_parent_and_see_the_group_replaced(
     assert len(workers) == 2, marker
     # A worker may still be binding its socket when the group is first seen: wait for both.
     wait_until(lambda: listeners(port) == {w.pid for w in workers}, BACK_SECONDS, f"{marker}: the workers listen")
-    assert _metrics_dirs(parent.pid), f"{marker}: a multiprocess metrics folder per group"
+    assert metrics_dirs(parent.pid), f"{marker}: a multiprocess metrics folder per group"
     parent.kill()
     wait_until(lambda: not any(alive(w) for w in workers), WORKERS_GONE_SECONDS, f"{marker}'s orphaned workers end")
 
@@ -82,7 +62,7 @@ def _kill_parent_and_see_the_group_replaced(
 
     # Only the new group's workers listen: none of the old group is left serving beside them.
     wait_until(replaced, BACK_SECONDS, f"the supervisor restarts {marker}, its two new workers alone on the port")
-    assert not _metrics_dirs(parent.pid), f"{marker}: the killed parent's metrics folder is removed"
+    assert not metrics_dirs(parent.pid), f"{marker}: the killed parent's metrics folder is removed"
     return [parent.pid, *(w.pid for w in workers)]
 
 
@@ -146,53 +126,7 @@ def test_groups_leave_no_orphans_and_a_redis_restart_strands_no_claim(tmp_path: 
     left = [pid for pid in set(seen) if psutil.pid_exists(pid) and alive(psutil.Process(pid))]
     assert not left, f"still running after 'stopped': {left}"
     assert not listeners(grpc_port) and not listeners(stack.ports["http"])
-    assert not [d for pid in seen for d in _metrics_dirs(pid)]
-
-
-def _group(module: list[str], log: Path, **env: str) -> subprocess.Popen[bytes]:
-    settings = {"CHAIWALA_LOG_FORMAT": "console", "CHAIWALA_LOG_LEVEL": "warning", **env}
-    with log.open("ab") as out:
-        return subprocess.Popen([sys.executable, "-m", *module], cwd=ROOT, env={**os.environ, **settings},
-                                stdout=out, stderr=out)  # fmt: skip
-
-
-def test_workers_end_with_their_killed_parent_without_a_supervisor(redis_url: str, tmp_path: Path) -> None:
-    """No supervisor to clean up: a rules service's and the gateway's workers end by themselves
-    (parent-death signal) when their parent is killed, and leave the port free."""
-    grpc_port, http_port = free_port(), free_port()
-    rules = _group(["services.rules.server", GAME], tmp_path / "rules.log", REDIS_URL=redis_url,
-                   CHAIWALA_GRPC_PROCESSES="2", CHAIWALA_GRPC_PORT=str(grpc_port),
-                   CHAIWALA_METRICS_PORT=str(free_port()))  # fmt: skip
-    gateway = _group(["gateway"], tmp_path / "gateway.log", REDIS_URL=redis_url, CHAIWALA_HTTP_WORKERS="2",
-                     CHAIWALA_HTTP_PORT=str(http_port), CHAIWALA_GAMES=GAME,
-                     **{f"CHAIWALA_SERVICE_{GAME.upper()}": f"127.0.0.1:{grpc_port}"})  # fmt: skip
-    workers: list[psutil.Process] = []
-    try:
-        parents = [psutil.Process(rules.pid), psutil.Process(gateway.pid)]
-
-        def grouped() -> bool:
-            return all(len([w for w in p.children() if alive(w)]) == 2 for p in parents) and all(
-                len(listeners(port)) == 2 for port in (grpc_port, http_port)
-            )
-
-        wait_until(grouped, BACK_SECONDS, "both groups listen with two workers each")
-        workers = [w for p in parents for w in p.children()]
-        folders = [folder for p in parents for folder in _metrics_dirs(p.pid)]
-        assert len(folders) == 2
-        for process in (rules, gateway):
-            process.kill()
-            process.wait(timeout=10)
-        wait_until(lambda: not any(alive(w) for w in workers), WORKERS_GONE_SECONDS, "the orphaned workers end")
-        assert not listeners(grpc_port) and not listeners(http_port)
-        # What the next parent to start (or the supervisor) does first: the dead parents' folders go.
-        assert set(folders) <= set(remove_stale_metrics_dirs())
-        assert not any(folder.exists() for folder in folders)
-    finally:
-        for process in (rules, gateway):
-            stop_process(process)
-        for worker in workers:
-            if alive(worker):
-                worker.kill()
+    assert not [d for pid in seen for d in metrics_dirs(pid)]
 
 
 def test_a_request_cut_short_by_the_shutdown_grace_gets_a_503_not_a_500() -> None:

@@ -1,87 +1,45 @@
 """All cores: a gateway of 2 uvicorn workers and a rules service of 2 processes, each group on one port.
 
 Real processes (``python -m gateway``, ``python -m services.rules.server``) over a private
-Redis: games play correctly through them, and each group's single scrape sums every process.
+Redis (tests/support/worker_groups.py, the session's): games play correctly through them, each
+group's single scrape sums every process, and, last, killed parents take their workers with them.
 """
 
 from __future__ import annotations
 
-import os
 import subprocess
-import sys
-import time
-from collections.abc import Iterator
 from concurrent.futures import ThreadPoolExecutor
-from pathlib import Path
 
 import httpx
 import psutil
-import pytest
 
-from services.common.embedded_redis import free_port, start_redis
 from services.common.processes import stop_process
+from services.common.workers import remove_stale_metrics_dirs
 from tests.support.client import auth, two_humans
 from tests.support.metrics import samples_sum, scrape
+from tests.support.supervised import alive, listeners, wait_until
+from tests.support.worker_groups import GAME, WorkerGroups, metrics_dirs
 
-ROOT = Path(__file__).resolve().parents[2]
-GAME = "darjeeling"
-
-
-def _wait(url: str, process: subprocess.Popen[bytes], seconds: float = 90) -> None:
-    deadline = time.monotonic() + seconds
-    while time.monotonic() < deadline:
-        assert process.poll() is None, "the process group exited early"
-        try:
-            if httpx.get(url, timeout=2).status_code == 200:
-                return
-        except httpx.HTTPError:
-            pass
-        time.sleep(0.2)
-    raise AssertionError(f"{url} did not answer")
-
-
-@pytest.fixture(scope="module")
-def groups(tmp_path_factory: pytest.TempPathFactory) -> Iterator[dict[str, object]]:
-    tmp = tmp_path_factory.mktemp("workers")
-    server = start_redis(tmp / "redis", appendonly=False)
-    grpc_port, metrics_port, http_port = free_port(), free_port(), free_port()
-    base = {**os.environ, "REDIS_URL": server.url, "CHAIWALA_LOG_FORMAT": "console", "CHAIWALA_LOG_LEVEL": "warning"}
-    log = (tmp / "groups.log").open("ab")
-    service = subprocess.Popen(
-        [sys.executable, "-m", "services.rules.server", GAME], cwd=ROOT, stdout=log, stderr=log,
-        env={**base, "CHAIWALA_GRPC_PROCESSES": "2", "CHAIWALA_GRPC_PORT": str(grpc_port),
-             "CHAIWALA_METRICS_PORT": str(metrics_port)},
-    )
-    gateway = subprocess.Popen(
-        [sys.executable, "-m", "gateway"], cwd=ROOT, stdout=log, stderr=log,
-        env={**base, "CHAIWALA_HTTP_WORKERS": "2", "CHAIWALA_HTTP_PORT": str(http_port), "CHAIWALA_GAMES": GAME,
-             f"CHAIWALA_SERVICE_{GAME.upper()}": f"127.0.0.1:{grpc_port}"},
-    )
-    try:
-        _wait(f"http://127.0.0.1:{metrics_port}/metrics", service)
-        _wait(f"http://127.0.0.1:{http_port}/readyz", gateway)
-        yield {"url": f"http://127.0.0.1:{http_port}", "metrics": f"http://127.0.0.1:{metrics_port}/metrics",
-               "service": service, "gateway": gateway}
-    finally:
-        stop_process(gateway)
-        stop_process(service)
-        log.close()
-        server.stop()
+# Behaviour bounds, far above what each takes on a quiet machine.
+WORKERS_GONE_SECONDS = 10
+BACK_SECONDS = 60
+COUNTED = ("chaiwala_moves_accepted_total", "chaiwala_games_created_total")
 
 
 def _workers(process: subprocess.Popen[bytes]) -> list[psutil.Process]:
     return [child for child in psutil.Process(process.pid).children() if child.is_running()]
 
 
-def test_each_group_runs_two_processes_on_one_port(groups: dict[str, object]) -> None:
-    for name in ("service", "gateway"):
-        process = groups[name]
-        assert isinstance(process, subprocess.Popen)
+def test_each_group_runs_two_processes_on_one_port(groups: WorkerGroups) -> None:
+    for name, process in (("service", groups.service), ("gateway", groups.gateway)):
         assert len(_workers(process)) == 2, name
 
 
-def test_games_play_through_the_groups_and_one_scrape_sums_every_process(groups: dict[str, object]) -> None:
-    url, metrics = str(groups["url"]), str(groups["metrics"])
+def test_games_play_through_the_groups_and_one_scrape_sums_every_process(groups: WorkerGroups) -> None:
+    url, metrics = groups.url, groups.metrics
+    # The groups are the session's: what other tests played there is counted before.
+    accepted, created = (samples_sum(scrape(metrics), name) for name in COUNTED)
+    served = samples_sum(scrape(f"{url}/metrics"), "chaiwala_http_requests_total")
     moves = 0
     requests = 0
     for seed in (1, 2, 3):
@@ -103,9 +61,9 @@ def test_games_play_through_the_groups_and_one_scrape_sums_every_process(groups:
             requests += 1
             assert [e["version"] for e in events][-1] == 6
     # Counters are summed over both rules processes and both gateway workers.
-    assert samples_sum(scrape(metrics), "chaiwala_moves_accepted_total") == moves
-    assert samples_sum(scrape(metrics), "chaiwala_games_created_total") == 3
-    assert samples_sum(scrape(f"{url}/metrics"), "chaiwala_http_requests_total") >= requests
+    assert samples_sum(scrape(metrics), "chaiwala_moves_accepted_total") - accepted == moves
+    assert samples_sum(scrape(metrics), "chaiwala_games_created_total") - created == 3
+    assert samples_sum(scrape(f"{url}/metrics"), "chaiwala_http_requests_total") - served >= requests
 
 
 def _play_closed_loop(url: str, seed: int, moves: int) -> int:
@@ -129,10 +87,10 @@ def _play_closed_loop(url: str, seed: int, moves: int) -> int:
     return moves
 
 
-def test_concurrent_movers_through_both_workers_get_current_legal_moves(groups: dict[str, object]) -> None:
+def test_concurrent_movers_through_both_workers_get_current_legal_moves(groups: WorkerGroups) -> None:
     """Stored legal-moves answers (services.legalmoves) across processes: six games moved at once,
     each request on any gateway worker and any rules process; never a stale answer."""
-    url = str(groups["url"])
+    url = groups.url
     stored = "chaiwala_gateway_legal_moves_answers_total"
     before = _stored(url, stored)
     with ThreadPoolExecutor(6) as pool:
@@ -144,3 +102,39 @@ def test_concurrent_movers_through_both_workers_get_current_legal_moves(groups: 
 
 def _stored(url: str, name: str) -> float:
     return samples_sum(scrape(f"{url}/metrics"), name, source="stored")
+
+
+def test_workers_end_with_their_killed_parent_without_a_supervisor(groups: WorkerGroups) -> None:
+    """No supervisor to clean up: a rules service's and the gateway's workers end by themselves
+    (parent-death signal) when their parent is killed, and leave the port free.  The groups are
+    the session's (tests/support/worker_groups.py), killed after this module's other tests used
+    them (it is the module's last): the next test to want them gets new ones."""
+    grpc_port, http_port = groups.grpc_port, groups.http_port
+    rules, gateway = groups.service, groups.gateway
+    workers: list[psutil.Process] = []
+    try:
+        parents = [psutil.Process(rules.pid), psutil.Process(gateway.pid)]
+
+        def grouped() -> bool:
+            return all(len([w for w in p.children() if alive(w)]) == 2 for p in parents) and all(
+                len(listeners(port)) == 2 for port in (grpc_port, http_port)
+            )
+
+        wait_until(grouped, BACK_SECONDS, "both groups listen with two workers each")
+        workers = [w for p in parents for w in p.children()]
+        folders = [folder for p in parents for folder in metrics_dirs(p.pid)]
+        assert len(folders) == 2
+        for process in (rules, gateway):
+            process.kill()
+            process.wait(timeout=10)
+        wait_until(lambda: not any(alive(w) for w in workers), WORKERS_GONE_SECONDS, "the orphaned workers end")
+        assert not listeners(grpc_port) and not listeners(http_port)
+        # What the next parent to start (or the supervisor) does first: the dead parents' folders go.
+        assert set(folders) <= set(remove_stale_metrics_dirs())
+        assert not any(folder.exists() for folder in folders)
+    finally:
+        for process in (rules, gateway):
+            stop_process(process)
+        for worker in workers:
+            if alive(worker):
+                worker.kill()

@@ -9,14 +9,15 @@ from __future__ import annotations
 
 import shutil
 import tempfile
-import threading
 from collections.abc import Iterator
 from contextlib import contextmanager
-from http.server import BaseHTTPRequestHandler, ThreadingHTTPServer
+from http.server import BaseHTTPRequestHandler
 from pathlib import Path
 from typing import Any
 
 import pytest
+
+from tests.support.local_http import answer, serve, shut
 
 CHROMIUM = Path("/usr/bin/chromium")
 CHROMEDRIVER = Path("/usr/bin/chromedriver")
@@ -76,25 +77,15 @@ class PageServer:
     """Serves fixed pages from another origin than the gateway (a plain HTTP server on its own port)."""
 
     def __init__(self, pages: dict[str, str]) -> None:
-        class Handler(BaseHTTPRequestHandler):
-            def do_GET(self) -> None:
-                body = pages.get(self.path.split("?")[0])
-                if body is None:
-                    self.send_error(404)
-                    return
-                data = body.encode()
-                self.send_response(200)
-                self.send_header("Content-Type", "text/html; charset=utf-8")
-                self.send_header("Content-Length", str(len(data)))
-                self.end_headers()
-                self.wfile.write(data)
+        self.pages = pages
+        self.server = serve({"GET": self._page})
 
-            def log_message(self, format: str, *args: Any) -> None:
-                return
-
-        self.server = ThreadingHTTPServer(("127.0.0.1", 0), Handler)
-        self.thread = threading.Thread(target=self.server.serve_forever, daemon=True)
-        self.thread.start()
+    def _page(self, request: BaseHTTPRequestHandler) -> None:
+        body = self.pages.get(request.path.split("?")[0])
+        if body is None:
+            request.send_error(404)
+            return
+        answer(request, 200, body.encode(), "text/html; charset=utf-8")
 
     @property
     def origin(self) -> str:
@@ -103,5 +94,4 @@ class PageServer:
 
     def stop(self) -> None:
         """Stop serving."""
-        self.server.shutdown()
-        self.server.server_close()
+        shut(self.server)

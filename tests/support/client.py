@@ -36,6 +36,14 @@ def auth(token: str) -> dict[str, str]:
     return {"Authorization": f"Bearer {token}"}
 
 
+def served_openapi(client: httpx.Client) -> dict[str, Any]:
+    """The OpenAPI document the gateway serves (``GET /openapi.json``, asserted 200)."""
+    response = client.get("/openapi.json")
+    assert response.status_code == 200, response.text
+    doc: dict[str, Any] = response.json()
+    return doc
+
+
 def create_game(
     client: httpx.Client,
     game_type: str,
@@ -66,6 +74,13 @@ def turn(client: httpx.Client, game_id: str, tokens: dict[int, str]) -> tuple[in
     """The first seat to act and its legal moves."""
     seat = client.get(f"/v1/games/{game_id}").json()["to_act"][0]
     return seat, client.get(f"/v1/games/{game_id}/legal-moves", headers=auth(tokens[seat])).json()
+
+
+def play_first_move(client: httpx.Client, game_id: str, tokens: dict[int, str]) -> httpx.Response:
+    """The first seat to act plays its first legal move, pinned to the version it was listed at."""
+    seat, legal = turn(client, game_id, tokens)
+    body = {"move": legal["moves"][0], "expected_version": legal["version"]}
+    return client.post(f"/v1/games/{game_id}/moves", json=body, headers=auth(tokens[seat]))
 
 
 def assert_problem(response: httpx.Response, status: int, code: str | None = None) -> dict[str, Any]:
@@ -150,6 +165,18 @@ def wait_for_game(
 def wait_over(client: httpx.Client, game_id: str, seconds: float = WAIT_SECONDS) -> dict[str, Any]:
     """Wait until the game is finished or aborted (the conductor plays its bots)."""
     return wait_for_game(client, game_id, lambda g: g["status"] in ("finished", "aborted"), seconds=seconds)
+
+
+def wait_tournament_finished(client: httpx.Client, tournament_id: str, seconds: float = 60) -> dict[str, Any]:
+    """Poll GET /v1/tournaments/{id} until it is finished; fail with its rounds after ``seconds``."""
+    deadline = time.monotonic() + seconds
+    while time.monotonic() < deadline:
+        tournament: dict[str, Any] = client.get(f"/v1/tournaments/{tournament_id}").json()
+        if tournament["status"] == "finished":
+            return tournament
+        time.sleep(0.2)
+    rounds = client.get(f"/v1/tournaments/{tournament_id}/rounds").text
+    raise AssertionError(f"tournament {tournament_id} did not finish in {seconds}s: {rounds}")
 
 
 def wait_for_humans(client: httpx.Client, game_id: str, humans: Any) -> dict[str, Any]:

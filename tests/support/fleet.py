@@ -24,13 +24,12 @@ from collections.abc import Callable
 from dataclasses import dataclass, field
 from pathlib import Path
 
-import grpc
 import httpx
-from grpc_health.v1 import health_pb2, health_pb2_grpc
 
 from services.common.embedded_redis import free_port, loopback_url, redis_args, redis_password, wait_for_redis
 from services.common.processes import stop_group
 from tests.support import secrets
+from tests.support.stack import grpc_serving
 
 ROOT = Path(__file__).resolve().parents[2]
 START_SECONDS = 60.0
@@ -89,15 +88,7 @@ class Component:
 
 
 def _grpc_serving(port: int) -> Callable[[subprocess.Popen[bytes]], bool]:
-    def ready(process: subprocess.Popen[bytes]) -> bool:
-        with grpc.insecure_channel(f"127.0.0.1:{port}") as channel:
-            try:
-                answer = health_pb2_grpc.HealthStub(channel).Check(health_pb2.HealthCheckRequest(), timeout=1)
-            except grpc.RpcError:
-                return False
-            return bool(answer.status == health_pb2.HealthCheckResponse.SERVING)
-
-    return ready
+    return lambda process: grpc_serving(f"127.0.0.1:{port}")
 
 
 def _http_ok(url: str) -> Callable[[subprocess.Popen[bytes]], bool]:

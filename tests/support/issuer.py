@@ -11,7 +11,7 @@ import json
 import threading
 import time
 from dataclasses import dataclass, field
-from http.server import BaseHTTPRequestHandler, ThreadingHTTPServer
+from http.server import BaseHTTPRequestHandler
 from typing import Any
 
 import jwt
@@ -19,6 +19,8 @@ from cryptography.hazmat.primitives.asymmetric import ec, rsa
 from jwt.algorithms import ECAlgorithm, RSAAlgorithm
 
 from tests.support import secrets
+from tests.support.local_http import answer, serve, shut
+from tests.support.stoppable import Stoppable
 
 ISSUER = "https://id.acme.test"
 AUDIENCE = "chaiwala-test"
@@ -50,7 +52,7 @@ class SigningKey:
 
 
 @dataclass
-class Issuer:
+class Issuer(Stoppable):
     """The platform: its keys, its JWKS server and its tokens."""
 
     keys: list[SigningKey]
@@ -58,25 +60,13 @@ class Issuer:
     lock: threading.Lock = field(default_factory=threading.Lock)
 
     def __post_init__(self) -> None:
-        issuer = self
+        self.server = serve({"GET": self._jwks})
 
-        class Handler(BaseHTTPRequestHandler):
-            def do_GET(self) -> None:
-                with issuer.lock:
-                    issuer.requests += 1
-                    body = json.dumps({"keys": [key.public_jwk() for key in issuer.keys]}).encode()
-                self.send_response(200)
-                self.send_header("content-type", "application/json")
-                self.send_header("content-length", str(len(body)))
-                self.end_headers()
-                self.wfile.write(body)
-
-            def log_message(self, *args: Any) -> None:  # quiet
-                return
-
-        self.server = ThreadingHTTPServer(("127.0.0.1", 0), Handler)
-        self.thread = threading.Thread(target=self.server.serve_forever, daemon=True)
-        self.thread.start()
+    def _jwks(self, request: BaseHTTPRequestHandler) -> None:
+        with self.lock:
+            self.requests += 1
+            body = json.dumps({"keys": [key.public_jwk() for key in self.keys]}).encode()
+        answer(request, 200, body, "application/json")
 
     @property
     def jwks_url(self) -> str:
@@ -110,5 +100,6 @@ class Issuer:
 
     def close(self) -> None:
         """Stop the JWKS server."""
-        self.server.shutdown()
-        self.server.server_close()
+        shut(self.server)
+
+    stop = close  # what leaving a with-block calls

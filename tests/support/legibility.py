@@ -11,6 +11,8 @@ to assert on, with a description of each offender for the failure message:
 - :func:`weak_highlights` — the choices on an SVG board whose outline lacks WCAG AA's 3:1 contrast;
 - :func:`actions_apart_from_board` — whether the turn's actions leave the screen while the board is on it;
 - :func:`end_position_off_centre` — whether a finished game's board is seen whole and centred;
+- :func:`assert_end_explained` — the end screen centred, naming the winners and saying why they won;
+- :func:`assert_legible` — all of these on the page now, one failure naming every problem;
 - :func:`set_viewport` / :func:`open_table_at` / :func:`open_page_at` — the page at a desktop or
   phone size (the phone emulated as a mobile viewport, so ``meta viewport`` and media queries
   apply as on a phone).
@@ -19,6 +21,7 @@ to assert on, with a description of each offender for the failure message:
 from __future__ import annotations
 
 import json
+from collections.abc import Sequence
 from pathlib import Path
 from typing import Any, NamedTuple
 
@@ -325,3 +328,52 @@ def end_position_off_centre(driver: Any) -> list[str]:
     a box of the board scrolled sideways or wider than its frame, or India Rails' map frame (which
     pans) not showing the middle of the players' track and trains in its middle half."""
     return list(driver.execute_script(_END_POSITION))
+
+
+def assert_legible(driver: Any, size: Size, where: str) -> None:
+    """The page now: text at least 12 px, no serious/critical axe violation, highlighted choices at
+    3:1, 44 px tap targets on a phone, the turn's actions beside the board.
+
+    Every check runs before any fails, so one failure tells all that is wrong with the page.
+    """
+    problems = []
+    px, what = smallest_text(driver)
+    if px < MIN_TEXT_PX:
+        problems.append(f"the smallest text is {what}")
+    violations = axe_violations(driver)
+    if violations:
+        problems.append(f"axe-core found\n{describe_violations(violations)}")
+    weak = weak_highlights(driver)
+    if weak:
+        problems.append(f"highlighted choices under 3:1 contrast: {weak[:8]} ({len(weak)} in all)")
+    small = small_tap_targets(driver) if size == PHONE else []
+    if small:
+        problems.append(f"tap targets under 44 px: {small[:8]} ({len(small)} in all)")
+    my_turn = driver.execute_script("return !!document.querySelector('#turn.mine')")
+    apart = actions_apart_from_board(driver) if my_turn else ""
+    if apart:
+        problems.append(apart)
+    assert not problems, f"{where} at {size.name}:\n" + "\n".join(problems)
+
+
+# What each end screen's verdict says of why the winners won (web/tables/verdicts.js; issue #42
+# item 4): one of these phrases, in English.
+VERDICT = {
+    "alubari": ("highest final score",),
+    "darjeeling": ("highest final score",),
+    "tea_rum": ("Pirate King",),
+    "india_rails": ("round limit", "joined the major cities"),
+}
+
+
+def assert_end_explained(driver: Any, game: str, names: Sequence[str], winners: Sequence[int]) -> None:
+    """A finished table: its end position seen whole and centred, the result's heading naming every
+    winner (``names`` by seat) and the verdict saying why, in the game's own terms."""
+    off = end_position_off_centre(driver)
+    assert not off, f"{game} at its end: {off}"
+    heading = driver.find_element("css selector", "#result h2").text
+    for seat in winners:
+        assert names[seat] in heading, heading
+    verdict = driver.find_element("css selector", "#verdict").text
+    assert any(phrase in verdict for phrase in VERDICT[game]), verdict
+

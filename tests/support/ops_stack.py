@@ -10,30 +10,27 @@ director as subprocesses, and a gateway under uvicorn.  Every metrics endpoint w
 
 from __future__ import annotations
 
-import os
 import subprocess
-import sys
-import time
-from collections.abc import Iterator
-from contextlib import contextmanager
+from collections.abc import Callable, Iterator
+from contextlib import AbstractContextManager, ExitStack, contextmanager
 from dataclasses import dataclass
 from pathlib import Path
+from typing import Any
 
 import httpx
+import pytest
 from prometheus_client.parser import text_string_to_metric_families
 
 from services.common.embedded_redis import start_redis
-from services.common.processes import stop_process
 from tests.support import secrets
 from tests.support.stack import (
-    ROOT,
     WEBHOOK_OPERATOR_KEY,
     ConductorProcess,
     DirectorProcess,
     Gateway,
+    ServiceProcess,
     WebhookProcess,
-    free_port,
-    wait_for_grpc,
+    wait_while_running,
 )
 
 GAME = "darjeeling"
@@ -41,41 +38,21 @@ METRICS_TOKEN = "test-metrics-token-7f3a9c0e5b1d"
 TOKEN_ENV = {"CHAIWALA_METRICS_TOKEN": METRICS_TOKEN}
 
 
-@dataclass
-class RulesProcess:
-    """A real rules service: ``python -m services.rules.server <game>`` (one process)."""
+class RulesProcess(ServiceProcess):
+    """A real rules service: ``python -m services.rules.server <game>`` (one process), its metrics
+    behind :data:`METRICS_TOKEN`."""
 
-    process: subprocess.Popen[bytes]
-    port: int
-    metrics_port: int
+    module = "services.rules.server"
+    log_level = "warning"
 
-    @property
-    def address(self) -> str:
-        """host:port for gRPC clients."""
-        return f"127.0.0.1:{self.port}"
+    def __init__(self, redis_url: str, log_path: Path, game: str = GAME) -> None:
+        settings = {**TOKEN_ENV, "CHAIWALA_GRPC_PROCESSES": "1"}
+        super().__init__(redis_url, log_path, settings, args=(game,))
 
 
 def start_rules(redis_url: str, log: Path, game: str = GAME) -> RulesProcess:
     """Start one rules service process and wait until it serves."""
-    port, metrics_port = free_port(), free_port()
-    env = {
-        **os.environ,
-        **TOKEN_ENV,
-        "REDIS_URL": redis_url,
-        "CHAIWALA_GRPC_HOST": "127.0.0.1",
-        "CHAIWALA_GRPC_PORT": str(port),
-        "CHAIWALA_GRPC_PROCESSES": "1",
-        "CHAIWALA_METRICS_PORT": str(metrics_port),
-        "CHAIWALA_LOG_FORMAT": "console",
-        "CHAIWALA_LOG_LEVEL": "warning",
-    }
-    with log.open("ab") as out:
-        process = subprocess.Popen(
-            [sys.executable, "-m", "services.rules.server", game], env=env, cwd=ROOT, stdout=out, stderr=out
-        )
-    running = RulesProcess(process, port, metrics_port)
-    wait_for_grpc(running.address, process)
-    return running
+    return RulesProcess(redis_url, log, game)
 
 
 def scrape(port: int, token: str = METRICS_TOKEN, path: str = "/metrics") -> httpx.Response:
@@ -104,29 +81,24 @@ def value(text: str, name: str, **labels: str) -> float:
 
 def wait_for_metrics(port: int, process: subprocess.Popen[bytes], seconds: float = 60) -> None:
     """Wait until a process's metrics endpoint answers ``/healthz`` (fail if the process exits)."""
-    deadline = time.monotonic() + seconds
-    while True:
-        if process.poll() is not None:
-            raise RuntimeError(f"the process of metrics port {port} exited with {process.returncode}")
+
+    def healthy() -> bool:
         try:
-            if scrape(port, "", path="/healthz").status_code == 200:
-                return
+            return scrape(port, "", path="/healthz").status_code == 200
         except httpx.HTTPError:
-            pass
-        if time.monotonic() > deadline:
-            raise RuntimeError(f"no metrics on port {port} after {seconds}s")
-        time.sleep(0.05)
+            return False
+
+    wait_while_running(process, healthy, f"metrics on port {port}", seconds)
 
 
 @dataclass
-class OpsStack:
-    """The running private stack."""
+class PrivateStack:
+    """A private stack's Redis and the processes every private stack runs."""
 
     redis_url: str
     rules: RulesProcess
     conductor: ConductorProcess
     webhook: WebhookProcess
-    director: DirectorProcess
     gateway: Gateway
 
     @property
@@ -135,38 +107,57 @@ class OpsStack:
         return self.gateway.url
 
 
+def module_fixture(start: Callable[[Path], AbstractContextManager[Any]], folder: str) -> Any:
+    """A module-scoped fixture: the stack ``start`` runs under a new temporary ``folder``."""
+
+    @pytest.fixture(scope="module")
+    def running(tmp_path_factory: pytest.TempPathFactory) -> Iterator[Any]:
+        with start(tmp_path_factory.mktemp(folder)) as stack:
+            yield stack
+
+    return running
+
+
+def client_fixture(stack_fixture: str) -> Any:
+    """A module-scoped fixture: an HTTP client of the gateway of the stack fixture named ``stack_fixture``."""
+
+    @pytest.fixture(scope="module")
+    def http(request: pytest.FixtureRequest) -> Iterator[httpx.Client]:
+        with httpx.Client(base_url=request.getfixturevalue(stack_fixture).url, timeout=60) as client:
+            yield client
+
+    return http
+
+
+@dataclass
+class OpsStack(PrivateStack):
+    """The running private stack of the operator tests: a tournament director too."""
+
+    director: DirectorProcess
+
+
 @contextmanager
 def ops_stack(tmp: Path) -> Iterator[OpsStack]:
     """Start the private stack under ``tmp`` (logs there) and stop it all afterwards."""
     secrets.remember(METRICS_TOKEN)
     secrets.remember(WEBHOOK_OPERATOR_KEY)
-    server = start_redis(tmp / "redis", appendonly=False)
-    started: list[object] = []
-    try:
-        rules = start_rules(server.url, tmp / "rules.log")
-        started.append(rules)
-        conductor = ConductorProcess(server.url, tmp / "conductor.log", extra_env=TOKEN_ENV)
-        started.append(conductor)
-        webhook = WebhookProcess(server.url, tmp / "webhook.log", WEBHOOK_OPERATOR_KEY, extra_env=TOKEN_ENV)
-        started.append(webhook)
-        director = DirectorProcess(server.url, {GAME: rules.address}, tmp / "director.log", extra_env=TOKEN_ENV)
-        started.append(director)
-        gateway = Gateway(
-            {GAME: rules.address},
-            redis_url=server.url,
-            service_webhook=webhook.address,
-            service_tournament=director.address,
-            metrics_token=METRICS_TOKEN,
+    with ExitStack() as running:  # what it started stops in reverse order, Redis last
+        server = start_redis(tmp / "redis", appendonly=False)
+        running.callback(server.stop)
+        rules = running.enter_context(start_rules(server.url, tmp / "rules.log"))
+        conductor = running.enter_context(ConductorProcess(server.url, tmp / "conductor.log", extra_env=TOKEN_ENV))
+        webhook = running.enter_context(
+            WebhookProcess(server.url, tmp / "webhook.log", WEBHOOK_OPERATOR_KEY, extra_env=TOKEN_ENV, wait=False)
         )
-        started.append(gateway)
-        for port, process in [(rules.metrics_port, rules.process), (conductor.metrics_port, conductor.process),
-                              (webhook.metrics_port, webhook.process), (director.metrics_port, director.process)]:
-            wait_for_metrics(port, process)
-        yield OpsStack(server.url, rules, conductor, webhook, director, gateway)
-    finally:
-        for item in reversed(started):
-            if isinstance(item, RulesProcess):
-                stop_process(item.process)
-            else:
-                item.stop()  # type: ignore[attr-defined]
-        server.stop()
+        director = running.enter_context(
+            DirectorProcess(server.url, {GAME: rules.address}, tmp / "director.log", extra_env=TOKEN_ENV, wait=False)
+        )
+        webhook.ready()  # the two started at once
+        director.ready()
+        routing = {"service_webhook": webhook.address, "service_tournament": director.address}
+        gateway = running.enter_context(
+            Gateway({GAME: rules.address}, redis_url=server.url, metrics_token=METRICS_TOKEN, **routing)
+        )
+        for process in (rules, conductor, webhook, director):
+            wait_for_metrics(process.metrics_port, process.process)
+        yield OpsStack(server.url, rules, conductor, webhook, gateway, director=director)

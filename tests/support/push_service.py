@@ -9,16 +9,21 @@ that endpoint (an unsubscribed browser).
 from __future__ import annotations
 
 import base64
+import contextlib
 import json
 import os
 import threading
 from dataclasses import dataclass
-from http.server import BaseHTTPRequestHandler, ThreadingHTTPServer
+from http.server import BaseHTTPRequestHandler
 from typing import Any
 
 import http_ece
 from cryptography.hazmat.primitives import serialization
 from cryptography.hazmat.primitives.asymmetric import ec
+
+from tests.support.local_http import answer, serve, shut
+from tests.support.stoppable import Stoppable
+from tests.support.webhook_receiver import Arrived
 
 
 def _b64(raw: bytes) -> str:
@@ -53,17 +58,11 @@ class Browser:
         return payload
 
 
-@dataclass(frozen=True)
-class Push:
-    """One request as it arrived and how it was answered."""
-
-    path: str
-    headers: dict[str, str]
-    body: bytes
-    answered: int
+# One push as it arrived and how it was answered.
+Push = Arrived
 
 
-class PushService:
+class PushService(Stoppable):
     """The server: records every push; 201 unless the endpoint is gone (410)."""
 
     def __init__(self) -> None:
@@ -74,19 +73,8 @@ class PushService:
         self._hold_after: int | None = None
         self._released = threading.Event()
         self.count = 0
-        service = self
-
-        class Handler(BaseHTTPRequestHandler):
-            def do_POST(self) -> None:
-                service._handle(self)
-
-            def log_message(self, format: str, *args: Any) -> None:
-                return
-
-        self.server = ThreadingHTTPServer(("127.0.0.1", 0), Handler)
-        self.server.daemon_threads = True
+        self.server = serve({"POST": self._handle})
         self.port = self.server.server_address[1]
-        threading.Thread(target=self.server.serve_forever, daemon=True).start()
 
     def url(self, path: str) -> str:
         """An endpoint URL."""
@@ -133,12 +121,8 @@ class PushService:
                 self._fail[request.path] -= 1
                 status = 500
             self.received.append(Push(request.path, headers, body, status))
-        try:
-            request.send_response(status)
-            request.send_header("content-length", "0")
-            request.end_headers()
-        except OSError:
-            pass  # the sender is gone (killed while it waited)
+        with contextlib.suppress(OSError):  # the sender is gone (killed while it waited)
+            answer(request, status)
 
     def accepted(self, path: str) -> list[Push]:
         """Pushes on ``path`` answered 201, in arrival order."""
@@ -152,5 +136,4 @@ class PushService:
 
     def stop(self) -> None:
         """Shut down."""
-        self.server.shutdown()
-        self.server.server_close()
+        shut(self.server)

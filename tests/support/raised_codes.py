@@ -1,6 +1,6 @@
 """Every refusal code the platform's source raises, found by reading the source (``ast``).
 
-Used by the catalogue test (``tests/contract/test_error_catalogue.py``): a code raised here
+Used by the catalogue test (``tests/api_contract/test_error_catalogue.py``): a code raised here
 and missing from ``seeds/platform/errors.yaml`` fails it, naming the file and line.
 
 What counts as raising a code (a string literal in each):

@@ -15,11 +15,12 @@ import subprocess
 import sys
 import threading
 import time
-from collections.abc import Coroutine
+from collections.abc import Callable, Coroutine, Iterator
 from concurrent.futures import Future
+from contextlib import contextmanager
 from dataclasses import dataclass, field
 from pathlib import Path
-from typing import Any, TypeVar
+from typing import Any, ClassVar, TypeVar
 
 import uvicorn
 from grpc import aio
@@ -34,6 +35,7 @@ from services.rules.server import create_server, shutdown
 from services.rules.service import RulesServicer
 from services.streaming.hub import HubLimits
 from tests.support import secrets
+from tests.support.stoppable import Stoppable
 
 T = TypeVar("T")
 ROOT = Path(__file__).resolve().parents[2]
@@ -116,7 +118,7 @@ class Services:
         self.loops.close()
 
 
-class Gateway:
+class Gateway(Stoppable):
     """The FastAPI gateway served by a real uvicorn on an ephemeral port."""
 
     def __init__(
@@ -171,8 +173,122 @@ class Gateway:
         self.sock.close()
 
 
-class ConductorProcess:
-    """A real conductor: ``python -m services.conductor`` in its own process, over one Redis."""
+def routes(stack: dict[str, Any]) -> dict[str, str]:
+    """Game type -> gRPC address of the session stack's rules services: what a gateway routes to."""
+    return {game: service.address for game, service in stack["services"].items()}
+
+
+class ServiceProcess(Stoppable):
+    """A real process of the platform, ``python -m <module>``, over one Redis, logging to a file.
+
+    One launcher for every process the tests start: subclasses name the module and add their
+    settings.  ``start`` (again after ``kill`` or ``stop``) reuses the same ports and environment,
+    and waits until the gRPC health check says SERVING when the process serves gRPC (``wait=False``
+    leaves that to :meth:`ready`, so several processes can start at once).  A context manager:
+    leaving the block stops it.
+    """
+
+    module: ClassVar[str]
+    serves_grpc: ClassVar[bool] = True
+    log_level: ClassVar[str] = "info"
+
+    def __init__(
+        self,
+        redis_url: str,
+        log_path: Path,
+        settings: dict[str, str],
+        extra_env: dict[str, str] | None = None,
+        args: tuple[str, ...] = (),
+        wait: bool = True,
+    ) -> None:
+        self.log_path = log_path
+        self.args = args
+        self.grpc_port = free_port() if self.serves_grpc else 0
+        self.metrics_port = free_port()
+        grpc = {"CHAIWALA_GRPC_PORT": str(self.grpc_port)} if self.serves_grpc else {}
+        self.env = {
+            **os.environ,
+            "REDIS_URL": redis_url,
+            "CHAIWALA_GRPC_HOST": "127.0.0.1",
+            **grpc,
+            "CHAIWALA_METRICS_PORT": str(self.metrics_port),
+            "CHAIWALA_LOG_FORMAT": "console",
+            "CHAIWALA_LOG_LEVEL": self.log_level,
+            **settings,
+            **(extra_env or {}),
+        }
+        self.start(wait)
+
+    @property
+    def address(self) -> str:
+        """host:port of its gRPC server."""
+        return f"127.0.0.1:{self.grpc_port}"
+
+    @property
+    def pid(self) -> int:
+        """The process id."""
+        return self.process.pid
+
+    def start(self, wait: bool = True) -> None:
+        """Start (or restart) the process on the same ports; wait until it serves unless told not to."""
+        self.log = self.log_path.open("ab")
+        self.process = subprocess.Popen(
+            [sys.executable, "-m", self.module, *self.args], env=self.env, cwd=ROOT, stdout=self.log, stderr=self.log
+        )
+        if wait:
+            self.ready()
+
+    def ready(self) -> None:
+        """Wait until its gRPC health check says SERVING (when it serves gRPC); stop it if it never does."""
+        if self.serves_grpc:
+            try:
+                wait_for_grpc(self.address, self.process)
+            except BaseException:
+                self.stop()  # nothing left running when it never came up
+                raise
+
+    def metric(self, name: str, **labels: str) -> float:
+        """The sum of one metric's samples (with these labels) on its Prometheus endpoint (0 if absent)."""
+        return metric_sum(self.metrics_port, name, **labels)
+
+    def kill(self) -> None:
+        """SIGKILL: no clean-up at all, as when a machine dies."""
+        self.process.send_signal(signal.SIGKILL)
+        self.process.wait(timeout=10)
+        self.log.close()
+
+    def stop(self) -> None:
+        """SIGTERM, then SIGKILL if it lingers (nothing if it has exited already)."""
+        stop_process(self.process)
+        self.log.close()
+
+
+@contextmanager
+def rules_and_gateway(
+    store_url: str, game: str, api_keys: str = "", identity: IdentitySettings | None = None, **gateway: Any
+) -> Iterator[tuple[RunningService, Gateway]]:
+    """A rules service of ``game`` (its own :class:`Services` over ``store_url``, with ``identity``)
+    and a gateway routing to it, both checking ``api_keys`` (comma-separated) when given; ``gateway``
+    are the gateway's settings.  Both stop after the block."""
+    keys = [key for key in api_keys.split(",") if key]
+    services = Services(store_url, api_keys=frozenset(keys), identity=identity)
+    try:
+        service = services.start(game)
+        try:
+            with Gateway({game: service.address}, **({"api_keys": api_keys} if keys else {}), **gateway) as front:
+                yield service, front
+        finally:
+            services.stop(service)
+    finally:
+        services.close()
+
+
+class ConductorProcess(ServiceProcess):
+    """A real conductor: ``python -m services.conductor`` (no gRPC server of its own)."""
+
+    module = "services.conductor"
+    serves_grpc = False
+    log_level = "warning"
 
     def __init__(
         self,
@@ -182,81 +298,48 @@ class ConductorProcess:
         lease_ms: int = 30_000,
         extra_env: dict[str, str] | None = None,
     ) -> None:
-        self.log_path = log_path
-        self.log = log_path.open("ab")
-        env = {
-            **os.environ,
-            "REDIS_URL": redis_url,
+        settings = {
             "CHAIWALA_REDIS_CLUSTER": "true" if cluster else "false",
-            "CHAIWALA_METRICS_PORT": str(free_port()),
-            "CHAIWALA_GRPC_HOST": "127.0.0.1",
-            "CHAIWALA_LOG_FORMAT": "console",
-            "CHAIWALA_LOG_LEVEL": "warning",
             "CHAIWALA_CONDUCTOR_LEASE_MS": str(lease_ms),
-            **(extra_env or {}),
         }
-        self.metrics_port = int(env["CHAIWALA_METRICS_PORT"])
-        self.process = subprocess.Popen(
-            [sys.executable, "-m", "services.conductor"], env=env, cwd=ROOT, stdout=self.log, stderr=self.log
-        )
-
-    @property
-    def pid(self) -> int:
-        """The conductor's process id."""
-        return self.process.pid
-
-    def metric(self, name: str) -> float:
-        """The sum of one metric's samples on the conductor's Prometheus endpoint (0 if absent)."""
-        return metric_sum(self.metrics_port, name)
-
-    def kill(self) -> None:
-        """SIGKILL: no clean-up at all, as when a machine dies."""
-        self.process.send_signal(signal.SIGKILL)
-        self.process.wait(timeout=10)
-        self.log.close()
-
-    def stop(self) -> None:
-        """SIGTERM, then SIGKILL if it lingers."""
-        stop_process(self.process)
-        self.log.close()
+        super().__init__(redis_url, log_path, settings, extra_env)
 
 
-class DirectorProcess(ConductorProcess):
-    """A real tournament director: ``python -m services.tournament`` in its own process (killed,
-    stopped and scraped like a conductor)."""
+class RoutingProcess(ServiceProcess):
+    """A process that creates games through the given rules services (``CHAIWALA_SERVICE_<GAME>``);
+    its own keyword settings become environment variables by :meth:`own_settings`."""
 
-    def __init__(  # the conductor's __init__ starts a conductor: not called
+    def __init__(
         self,
         redis_url: str,
         services: dict[str, str],
         log_path: Path,
-        api_keys: str = "",
         extra_env: dict[str, str] | None = None,
+        wait: bool = True,
+        **settings: str,
     ) -> None:
-        self.log_path = log_path
-        self.log = log_path.open("ab")
-        self.port = free_port()
-        self.metrics_port = free_port()
-        env = {
-            **os.environ,
-            "REDIS_URL": redis_url,
-            "CHAIWALA_GRPC_HOST": "127.0.0.1",
-            "CHAIWALA_GRPC_PORT": str(self.port),
-            "CHAIWALA_METRICS_PORT": str(self.metrics_port),
-            "CHAIWALA_LOG_FORMAT": "console",
-            "CHAIWALA_LOG_LEVEL": "warning",
-            "CHAIWALA_API_KEYS": api_keys,
-            **{f"CHAIWALA_SERVICE_{game.upper()}": address for game, address in services.items()},
-            **(extra_env or {}),
-        }
-        self.process = subprocess.Popen(
-            [sys.executable, "-m", "services.tournament"], env=env, cwd=ROOT, stdout=self.log, stderr=self.log
-        )
+        routed = {**service_addresses(services), **self.own_settings(**settings)}
+        super().__init__(redis_url, log_path, routed, extra_env, wait=wait)
 
-    @property
-    def address(self) -> str:
-        """host:port of its gRPC server."""
-        return f"127.0.0.1:{self.port}"
+    def own_settings(self, **settings: str) -> dict[str, str]:
+        """This process's environment from its keyword settings."""
+        raise NotImplementedError
+
+
+class DirectorProcess(RoutingProcess):
+    """A real tournament director: ``python -m services.tournament`` (``api_keys`` its operator keys)."""
+
+    module = "services.tournament"
+    log_level = "warning"
+
+    def own_settings(self, api_keys: str = "") -> dict[str, str]:  # type: ignore[override]
+        """Its operator keys."""
+        return {"CHAIWALA_API_KEYS": api_keys}
+
+
+def service_addresses(services: dict[str, str]) -> dict[str, str]:
+    """The ``CHAIWALA_SERVICE_<GAME>`` settings that route to these rules services."""
+    return {f"CHAIWALA_SERVICE_{game.upper()}": address for game, address in services.items()}
 
 
 def free_port() -> int:
@@ -271,12 +354,14 @@ def free_port() -> int:
 WEBHOOK_OPERATOR_KEY = "test-webhook-operator-key-0123456789"
 
 
-class WebhookProcess:
-    """A real webhook dispatcher: ``python -m services.webhook`` in its own process, over one Redis.
+class WebhookProcess(ServiceProcess):
+    """A real webhook dispatcher: ``python -m services.webhook``.
 
     Retries are fast and the lease short, so tests see backoff, dead letters and recovery from a
     SIGKILL in seconds; loopback targets are allowed (the receiver runs on 127.0.0.1).
     """
+
+    module = "services.webhook"
 
     def __init__(
         self,
@@ -284,20 +369,11 @@ class WebhookProcess:
         log_path: Path,
         api_key: str = "",
         extra_env: dict[str, str] | None = None,
+        wait: bool = True,
         **settings: str,
     ) -> None:
-        self.log_path = log_path
-        self.grpc_port = free_port()
-        self.metrics_port = free_port()
-        self.env = {
-            **os.environ,
-            "REDIS_URL": redis_url,
-            "CHAIWALA_GRPC_HOST": "127.0.0.1",
-            "CHAIWALA_GRPC_PORT": str(self.grpc_port),
-            "CHAIWALA_METRICS_PORT": str(self.metrics_port),
+        fast = {
             "CHAIWALA_API_KEYS": api_key,
-            "CHAIWALA_LOG_FORMAT": "console",
-            "CHAIWALA_LOG_LEVEL": "info",
             "CHAIWALA_WEBHOOK_ALLOW_LOOPBACK": "true",
             "CHAIWALA_WEBHOOK_RETRY_BASE_S": "0.2",
             "CHAIWALA_WEBHOOK_RETRY_CAP_S": "1",
@@ -305,31 +381,13 @@ class WebhookProcess:
             "CHAIWALA_WEBHOOK_LEASE_MS": "2000",
             "CHAIWALA_WEBHOOK_TIMEOUT_S": "10",
             "CHAIWALA_WEBHOOK_POLL_S": "0.1",
-            **{f"CHAIWALA_WEBHOOK_{name.upper()}": value for name, value in settings.items()},
-            **(extra_env or {}),
         }
-        self.start()
+        super().__init__(redis_url, log_path, {**fast, **prefixed("CHAIWALA_WEBHOOK_", settings)}, extra_env, wait=wait)
 
-    @property
-    def address(self) -> str:
-        """host:port of its WebhookService."""
-        return f"127.0.0.1:{self.grpc_port}"
 
-    def start(self) -> None:
-        """Start (or restart) the process on the same ports."""
-        self.log = self.log_path.open("ab")
-        self.process = subprocess.Popen(
-            [sys.executable, "-m", "services.webhook"], env=self.env, cwd=ROOT, stdout=self.log, stderr=self.log
-        )
-        wait_for_grpc(self.address, self.process)
-
-    def metric(self, name: str, **labels: str) -> float:
-        """The sum of one metric's samples (with these labels) on its Prometheus endpoint."""
-        return metric_sum(self.metrics_port, name, **labels)
-
-    # A dispatcher is killed and stopped as a conductor is.
-    kill = ConductorProcess.kill
-    stop = ConductorProcess.stop
+def prefixed(prefix: str, settings: dict[str, str]) -> dict[str, str]:
+    """``name=value`` keyword settings as environment variables: ``<prefix><NAME>``."""
+    return {f"{prefix}{name.upper()}": value for name, value in settings.items()}
 
 
 def metric_sum(port: int, name: str, **labels: str) -> float:
@@ -339,26 +397,36 @@ def metric_sum(port: int, name: str, **labels: str) -> float:
     return samples_sum(scrape(f"http://127.0.0.1:{port}/metrics"), name, **labels)
 
 
-def wait_for_grpc(address: str, process: subprocess.Popen[bytes], seconds: float = 60) -> None:
-    """Wait until a gRPC server answers health checks as SERVING (fail if its process exits)."""
+def grpc_serving(address: str, service: str = "", timeout: float = 1) -> bool:
+    """Whether the gRPC server on ``address`` answers its health check (for ``service``) as SERVING."""
     import grpc
     from grpc_health.v1 import health_pb2, health_pb2_grpc
 
-    deadline = time.monotonic() + seconds
     with grpc.insecure_channel(address) as channel:
-        stub = health_pb2_grpc.HealthStub(channel)
-        while True:
-            if process.poll() is not None:
-                raise RuntimeError(f"the process serving {address} exited with {process.returncode}")
-            try:
-                answer = stub.Check(health_pb2.HealthCheckRequest(), timeout=2)
-                if answer.status == health_pb2.HealthCheckResponse.SERVING:
-                    return
-            except grpc.RpcError:
-                pass
-            if time.monotonic() > deadline:
-                raise RuntimeError(f"nothing serving on {address} after {seconds}s")
-            time.sleep(0.05)
+        try:
+            request = health_pb2.HealthCheckRequest(service=service)
+            answer = health_pb2_grpc.HealthStub(channel).Check(request, timeout=timeout)
+        except grpc.RpcError:
+            return False
+    return bool(answer.status == health_pb2.HealthCheckResponse.SERVING)
+
+
+def wait_for_grpc(address: str, process: subprocess.Popen[bytes], seconds: float = 60) -> None:
+    """Wait until a gRPC server answers health checks as SERVING (fail if its process exits)."""
+    wait_while_running(process, lambda: grpc_serving(address, timeout=2), f"gRPC health SERVING on {address}", seconds)
+
+
+def wait_while_running(
+    process: subprocess.Popen[bytes], ready: Callable[[], bool], what: str, seconds: float = 60
+) -> None:
+    """Poll ``ready()`` until true; fail naming ``what`` if the process exits or ``seconds`` pass."""
+    deadline = time.monotonic() + seconds
+    while not ready():
+        if process.poll() is not None:
+            raise RuntimeError(f"no {what}: the process exited with {process.returncode}")
+        if time.monotonic() > deadline:
+            raise RuntimeError(f"no {what} after {seconds}s")
+        time.sleep(0.05)
 
 
 # The matching policy of test matchmakers: short waits, a band that widens fast (tests stay quick).
@@ -373,52 +441,12 @@ MATCHMAKER_TEST_ENV = {
 }
 
 
-class MatchmakerProcess:
-    """A real matchmaker: ``python -m services.matchmaking`` in its own process, over one Redis, creating
-    games through the given rules services (killed, stopped and scraped like a conductor)."""
+class MatchmakerProcess(RoutingProcess):
+    """A real matchmaker: ``python -m services.matchmaking`` with the short waits of
+    :data:`MATCHMAKER_TEST_ENV` (keyword settings: ``CHAIWALA_MATCHMAKING_<NAME>``)."""
 
-    def __init__(
-        self,
-        redis_url: str,
-        services: dict[str, str],
-        log_path: Path,
-        extra_env: dict[str, str] | None = None,
-        **settings: str,
-    ) -> None:
-        self.log_path = log_path
-        self.grpc_port = free_port()
-        self.metrics_port = free_port()
-        self.env = {
-            **os.environ,
-            "REDIS_URL": redis_url,
-            "CHAIWALA_GRPC_HOST": "127.0.0.1",
-            "CHAIWALA_GRPC_PORT": str(self.grpc_port),
-            "CHAIWALA_METRICS_PORT": str(self.metrics_port),
-            "CHAIWALA_LOG_FORMAT": "console",
-            "CHAIWALA_LOG_LEVEL": "info",
-            **MATCHMAKER_TEST_ENV,
-            **{f"CHAIWALA_SERVICE_{game.upper()}": address for game, address in services.items()},
-            **{f"CHAIWALA_MATCHMAKING_{name.upper()}": value for name, value in settings.items()},
-            **(extra_env or {}),
-        }
-        self.start()
+    module = "services.matchmaking"
 
-    @property
-    def address(self) -> str:
-        """host:port of its MatchmakingService."""
-        return f"127.0.0.1:{self.grpc_port}"
-
-    def start(self) -> None:
-        """Start (or restart) the process on the same ports."""
-        self.log = self.log_path.open("ab")
-        self.process = subprocess.Popen(
-            [sys.executable, "-m", "services.matchmaking"], env=self.env, cwd=ROOT, stdout=self.log, stderr=self.log
-        )
-        wait_for_grpc(self.address, self.process)
-
-    def metric(self, name: str, **labels: str) -> float:
-        """The sum of one metric's samples (with these labels) on its Prometheus endpoint."""
-        return metric_sum(self.metrics_port, name, **labels)
-
-    kill = ConductorProcess.kill
-    stop = ConductorProcess.stop
+    def own_settings(self, **settings: str) -> dict[str, str]:
+        """The test policy, then these settings."""
+        return {**MATCHMAKER_TEST_ENV, **prefixed("CHAIWALA_MATCHMAKING_", settings)}

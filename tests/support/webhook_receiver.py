@@ -16,21 +16,33 @@ from dataclasses import dataclass
 from http.server import BaseHTTPRequestHandler, ThreadingHTTPServer
 from typing import Any
 
+import httpx
 from standardwebhooks.webhooks import Webhook, WebhookVerificationError
+
+from tests.support import secrets
+from tests.support.local_http import answer, serve, shut
+from tests.support.stack import WEBHOOK_OPERATOR_KEY
+from tests.support.stoppable import Stoppable
 
 
 @dataclass(frozen=True)
-class Received:
-    """One request as it arrived."""
+class Arrived:
+    """One request as it arrived at a test's HTTP server, and how it was answered."""
 
     path: str
     headers: dict[str, str]
     body: bytes
-    verified: bool
     answered: int
 
 
-class Receiver:
+@dataclass(frozen=True)
+class Received(Arrived):
+    """One webhook request: whether its signature verified, too."""
+
+    verified: bool
+
+
+class Receiver(Stoppable):
     """The receiver; one signing secret per path (a path per subscription)."""
 
     def __init__(self) -> None:
@@ -53,26 +65,26 @@ class Receiver:
 
     def start(self) -> None:
         """Listen (again, on the same port once it had one)."""
-        receiver = self
-
-        class Handler(BaseHTTPRequestHandler):
-            def do_POST(self) -> None:
-                receiver._handle(self)
-
-            def log_message(self, format: str, *args: Any) -> None:
-                return  # quiet
-
-        self.server = ThreadingHTTPServer(("127.0.0.1", self.port), Handler)
-        self.server.daemon_threads = True
+        self.server = serve({"POST": self._handle}, self.port)
         self.port = self.server.server_address[1]
-        threading.Thread(target=self.server.serve_forever, daemon=True).start()
 
     def stop(self) -> None:
         """Go down: connections are refused until :meth:`start`."""
         if self.server is not None:
-            self.server.shutdown()
-            self.server.server_close()
+            shut(self.server)
             self.server = None
+
+    def subscribe(self, http: httpx.Client, path: str, events: list[str], secret: str = "") -> dict[str, Any]:
+        """Subscribe ``path`` here to ``events`` through the gateway ``http`` talks to (with the test
+        operator key); the webhook's secret is remembered (it must never reach a log) and kept here
+        to verify what arrives.  The created webhook."""
+        body: dict[str, Any] = {"url": self.url(path), "events": events, **({"secret": secret} if secret else {})}
+        response = http.post("/v1/webhooks", json=body, headers={"Authorization": f"Bearer {WEBHOOK_OPERATOR_KEY}"})
+        assert response.status_code == 201, response.text
+        created: dict[str, Any] = response.json()
+        secrets.remember(created["secret"])
+        self.secrets[path] = created["secret"]
+        return created
 
     def fail_next(self, count: int, path: str) -> None:
         """Answer 500 to the next ``count`` requests on ``path``.
@@ -110,12 +122,10 @@ class Receiver:
             if self._hold_s:
                 time.sleep(self._hold_s)
             status = self._status(request.path)
-            record = Received(request.path, headers, body, self._verify(request.path, body, headers), status)
+            record = Received(request.path, headers, body, status, self._verify(request.path, body, headers))
             with self.lock:
                 self.received.append(record)
-            request.send_response(status)
-            request.send_header("content-length", "0")
-            request.end_headers()
+            answer(request, status)
         finally:
             with self.lock:
                 self.in_flight -= 1

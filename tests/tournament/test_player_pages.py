@@ -61,15 +61,14 @@ def closed(director_stack: dict[str, Any], tmp_path: Any) -> Iterator[httpx.Clie
     """A second director whose ratings are for players and operators only, with a gateway to it."""
     services = {game: svc.address for game, svc in director_stack["services"].items()}
     secrets.remember(OPERATOR)
-    director = DirectorProcess(director_stack["redis_url"], services, tmp_path / "director.log", api_keys=OPERATOR,
-                               extra_env={"CHAIWALA_PUBLIC_RATINGS": "false"})  # fmt: skip
-    gateway = Gateway(services, service_tournament=director.address)
-    try:
-        with httpx.Client(base_url=gateway.url, timeout=60) as http:
-            yield http
-    finally:
-        gateway.stop()
-        director.stop()
+    private = {"CHAIWALA_PUBLIC_RATINGS": "false"}
+    with (
+        DirectorProcess(director_stack["redis_url"], services, tmp_path / "director.log", api_keys=OPERATOR,
+                        extra_env=private) as director,  # fmt: skip
+        Gateway(services, service_tournament=director.address) as gateway,
+        httpx.Client(base_url=gateway.url, timeout=60) as http,
+    ):
+        yield http
 
 
 def test_ratings_can_be_for_players_and_operators_only(closed: httpx.Client) -> None:

@@ -8,7 +8,6 @@ stored before 256-bit seeds keep their 32-bit derivation.
 
 from __future__ import annotations
 
-import time
 from typing import Any
 
 import httpx
@@ -18,7 +17,7 @@ from services.common.rng import KIND_KEYED, SEED_BITS
 from services.common.sealing import is_sealed
 from services.tournament import seeds
 from services.tournament.model import Entrant, Tournament
-from tests.support.client import assert_problem, auth
+from tests.support.client import assert_problem, auth, wait_tournament_finished
 
 WAIT_SECONDS = 60.0
 OPERATOR_SEED = "9" * 40 + "abcdef" * 4
@@ -34,15 +33,6 @@ def _create(client: httpx.Client, body: dict[str, Any]) -> dict[str, Any]:
     created: dict[str, Any] = response.json()
     return created
 
-
-def _finished(client: httpx.Client, tournament_id: str) -> dict[str, Any]:
-    deadline = time.monotonic() + WAIT_SECONDS
-    while time.monotonic() < deadline:
-        tournament: dict[str, Any] = client.get(f"/v1/tournaments/{tournament_id}").json()
-        if tournament["status"] == "finished":
-            return tournament
-        time.sleep(0.2)
-    raise AssertionError(f"tournament {tournament_id} did not finish")
 
 
 def _check_game_seeds(client: httpx.Client, tournament_id: str, seed_hex: str) -> int:
@@ -69,7 +59,7 @@ def test_a_drawn_tournament_seed_is_hidden_while_running_and_revealed_as_64_hex_
     withdrawn = client.post(f"/v1/tournaments/{tournament_id}/withdraw", headers=auth(created["entrants"][0]["token"]))
     assert withdrawn.status_code == 200, withdrawn.text
     assert "seed" not in withdrawn.json()
-    finished = _finished(client, tournament_id)
+    finished = wait_tournament_finished(client, tournament_id)
     assert len(finished["seed"]) == 64 and int(finished["seed"], 16) >= 2**64  # 2**-192 to fail by chance
     assert _check_game_seeds(client, tournament_id, finished["seed"]) == 1
 
@@ -78,7 +68,7 @@ def test_an_operator_seed_of_256_bits_is_used_whole_and_revealed_as_given(client
     body = {"game_type": "darjeeling", "format": "swiss", "rounds": 2, "table_size": 2,
             "entrants": _bots("hex", 4), "seed_hex": OPERATOR_SEED}  # fmt: skip
     tournament_id = _create(client, body)["tournament_id"]
-    finished = _finished(client, tournament_id)
+    finished = wait_tournament_finished(client, tournament_id)
     assert finished["seed"] == OPERATOR_SEED and finished["seed_source"] == "operator"
     assert _check_game_seeds(client, tournament_id, OPERATOR_SEED) == 4
 

@@ -15,7 +15,7 @@ import orjson
 from redis import Redis
 
 from services.outbox import outbox_keys
-from tests.support.client import assert_problem, auth
+from tests.support.client import assert_problem, auth, wait_tournament_finished
 from tests.support.seeds import seed_hex
 
 WAIT_SECONDS = 60.0
@@ -29,16 +29,6 @@ def _create(client: httpx.Client, body: dict[str, Any]) -> dict[str, Any]:
     assert [e["external_id"] for e in created["entrants"]] == [e["external_id"] for e in body["entrants"]]
     return created
 
-
-def _wait_finished(client: httpx.Client, tournament_id: str) -> dict[str, Any]:
-    deadline = time.monotonic() + WAIT_SECONDS
-    while time.monotonic() < deadline:
-        tournament: dict[str, Any] = client.get(f"/v1/tournaments/{tournament_id}").json()
-        if tournament["status"] == "finished":
-            return tournament
-        time.sleep(0.2)
-    rounds = client.get(f"/v1/tournaments/{tournament_id}/rounds").text
-    raise AssertionError(f"tournament {tournament_id} did not finish: {rounds}")
 
 
 def _bots(prefix: str, count: int) -> list[dict[str, str]]:
@@ -95,8 +85,8 @@ def test_swiss_of_nine_bots_at_tables_of_three_runs_to_the_end_reproducibly(
 ) -> None:
     first = _create(client, _swiss("s"))
     second = _create(client, _swiss("r"))  # the same seed, other ids: the same tournament
-    tournament = _wait_finished(client, first["tournament_id"])
-    _wait_finished(client, second["tournament_id"])
+    tournament = wait_tournament_finished(client, first["tournament_id"])
+    wait_tournament_finished(client, second["tournament_id"])
     assert tournament["round"] == 3 and tournament["seed"] == format(20261201, "064x")
     assert tournament["seed_source"] == "operator"
     rounds = _rounds(client, first["tournament_id"])
@@ -154,7 +144,7 @@ def test_round_robin_in_pairs_meets_everyone_once(client: httpx.Client) -> None:
     body = {"game_type": "darjeeling", "format": "round_robin", "table_size": 2,
             "entrants": _bots("rr", 4), "seed_hex": seed_hex(7)}  # fmt: skip
     created = _create(client, body)
-    tournament = _wait_finished(client, created["tournament_id"])
+    tournament = wait_tournament_finished(client, created["tournament_id"])
     assert tournament["rounds_planned"] == 3 and tournament["round"] == 3
     rounds = _rounds(client, created["tournament_id"])
     met = _pairs(rounds)
@@ -188,7 +178,7 @@ def test_knockout_with_a_withdrawal_and_entrant_tokens(client: httpx.Client) -> 
     assert [e["withdrawn"] for e in withdrawn.json()["entrants"]] == [True, False, False, False]
     again = client.post(f"/v1/tournaments/{tournament_id}/withdraw", headers=auth(token))
     assert_problem(again, 409, "already_withdrawn")
-    _wait_finished(client, tournament_id)
+    wait_tournament_finished(client, tournament_id)
     rounds = _rounds(client, tournament_id)
     assert [len(r["tables"]) for r in rounds] == [2, 1]  # two semi-finals, one final
     resigned = client.get(f"/v1/games/{table['game_id']}").json()
@@ -268,7 +258,7 @@ def test_an_absent_entrant_is_resigned_by_the_game_clock(client: httpx.Client) -
             "seed_hex": seed_hex(3), "clock": {"per_turn_s": 1}, "on_timeout": "resign",
             "timeouts_to_resign": 1}  # fmt: skip
     created = _create(client, body)
-    _wait_finished(client, created["tournament_id"])
+    wait_tournament_finished(client, created["tournament_id"])
     (played,) = _rounds(client, created["tournament_id"])
     (table,) = played["tables"]
     game = client.get(f"/v1/games/{table['game_id']}").json()

@@ -24,6 +24,8 @@ from tests.support.legibility import (
     MIN_TEXT_PX,
     SIZES,
     Size,
+    assert_end_explained,
+    assert_legible,
     axe_violations,
     describe_violations,
     open_table_at,
@@ -93,8 +95,10 @@ def board_violations(driver: Any) -> list[dict[str, Any]]:
     return found
 
 
-def check_legible(driver: Any, when: str) -> None:
-    """Text of 12 px or more, offered moves of 44 px or more, no axe violation on the board, no code name."""
+def check_legible(driver: Any, size: Size, when: str) -> None:
+    """The page legible as every table must be (assert_legible), offered moves of 44 px or more at
+    either size, no axe violation on the board, no code name."""
+    assert_legible(driver, size, f"alubari {when}")
     size, what = smallest_text(driver)
     assert size >= MIN_TEXT_PX, f"{when}: {what}"
     # The offered moves (the shell's header links and its empty hover line are the shell's own tests').
@@ -133,7 +137,7 @@ def test_a_seat_plays_alubari_against_a_bot_to_the_result(stack: dict[str, Any],
         # table says where its board choices are.
         assert driver.execute_script(ACTION_BAR_ON_SCREEN), "the turn's actions are on screen"
         assert driver.find_elements("css selector", "#board .alu-where .alu-jump"), "where the choices are"
-        check_legible(driver, "start")
+        check_legible(driver, size, "start")
         screenshot(driver, f"alubari-start-{size.name}")
         middle = {"taken": False}
 
@@ -143,19 +147,20 @@ def test_a_seat_plays_alubari_against_a_bot_to_the_result(stack: dict[str, Any],
             wait_for(driver, lambda: result_visible(driver) or my_turn_drawn(driver, url, game_id), 60, "my turn")
             if not result_visible(driver):
                 middle["taken"] = True
-                check_legible(driver, "middle")
+                check_legible(driver, size, "middle")
                 screenshot(driver, f"alubari-middle-{size.name}")
 
         played = play_choosing(driver, url, game_id, token, choose, timeout=300, on_click=shoot)
         assert middle["taken"], "the middle of the game was checked"
         screenshot(driver, f"alubari-end-{size.name}")
         assert result_visible(driver)
-        check_legible(driver, "end")
+        check_legible(driver, size, "end")
         final = webgames.game(url, game_id, token)
         assert final["status"] == "finished"
         shown = result_rows(driver)
         assert shown["winners"] == ",".join(str(s) for s in final["result"]["winners"])
         assert sorted(row["seat"] for row in shown["rows"]) == [0, 1]
+        assert_end_explained(driver, "alubari", ("Asha", "Chai bot"), final["result"]["winners"])
         # Every worker went onto the board's action spaces by a click on the board itself.
         placements = [kind for kind in played.kinds if kind == "place_worker"]
         assert placements and placements == [kind for kind in played.on_board if kind == "place_worker"]

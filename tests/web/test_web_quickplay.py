@@ -29,6 +29,15 @@ def _open(driver: Any, url: str) -> str:
     return token
 
 
+def _waiting(driver: Any, url: str, per_turn_s: int) -> str:
+    """The lobby's Play now pressed with :func:`_choose`'s choices: the waiting view; the guest's token."""
+    token = _open(driver, url)
+    _choose(driver, per_turn_s)
+    driver.find_element("id", "play-now").click()
+    wait_for(driver, lambda: driver.execute_script(WAIT + "?.dataset.ticketId"), 30, "the waiting view")
+    return token
+
+
 def _choose(driver: Any, per_turn_s: int) -> None:
     """Darjeeling for two, a per-turn clock of its own (the test's own pool), no bots."""
     _set(driver, "quick-game-type", "darjeeling", SELECT)
@@ -48,10 +57,7 @@ def _tickets(url: str, token: str) -> list[dict[str, Any]]:
 
 def test_play_now_waits_then_opens_the_table_at_the_players_seat(stack: dict[str, Any], browser: Any) -> None:
     url = str(stack["url"])
-    token = _open(browser, url)
-    _choose(browser, 5401)
-    browser.find_element("id", "play-now").click()
-    wait_for(browser, lambda: browser.execute_script(WAIT + "?.dataset.ticketId"), 30, "the waiting view")
+    token = _waiting(browser, url, 5401)
     waited = "return document.querySelector('#quick-waited').textContent"
     wait_for(browser, lambda: browser.execute_script(waited) not in ("0:00", None), 10, "the time waited ticking")
     assert browser.execute_script("return document.querySelector('#quick-pool').textContent") == "1"
@@ -75,10 +81,7 @@ def test_play_now_waits_then_opens_the_table_at_the_players_seat(stack: dict[str
 
 def test_cancel_in_the_waiting_view_cancels_the_ticket(stack: dict[str, Any], browser: Any) -> None:
     url = str(stack["url"])
-    token = _open(browser, url)
-    _choose(browser, 5402)
-    browser.find_element("id", "play-now").click()
-    wait_for(browser, lambda: browser.execute_script(WAIT + "?.dataset.ticketId"), 30, "the waiting view")
+    token = _waiting(browser, url, 5402)
     browser.find_element("id", "quick-cancel").click()
     wait_for(browser, lambda: browser.find_elements("id", "play-now"), 30, "the form again")
     assert [t["status"] for t in _tickets(url, token)] == ["cancelled"]

@@ -2,7 +2,9 @@
 by clicking what the page offers, while a second browser watches as a spectator.
 
 Real stack (rules services, gateway, conductor, Redis), real headless Chromium.  Each test writes
-screenshots of its table (start, middle, end) under ``test-artifacts/web/``.
+screenshots of its table (start, middle, end) under ``test-artifacts/web/`` and checks the player's
+page at the desktop size is legible there (tests/support/legibility.py assert_legible; the
+legibility test plays these two tables at the phone's size only).
 """
 
 from __future__ import annotations
@@ -10,6 +12,7 @@ from __future__ import annotations
 from typing import Any
 
 from tests.support import webgames
+from tests.support.legibility import DESKTOP, assert_end_explained, assert_legible, set_viewport
 from tests.support.webplay import (
     log_lines,
     open_table,
@@ -56,6 +59,37 @@ def _same_logs(url: str, game_id: str, token: str, player: Any, spectator: Any) 
     assert {i for i, _ in public_lines} <= {i for i, _ in seat_lines}
 
 
+def _open_seat_and_spectator(
+    browser: Any, second_browser: Any, url: str, created: dict[str, Any], game: str, drawn: str, at_least: int
+) -> None:
+    """Seat 0's table at the desktop size and a spectator's, once ``at_least`` of ``drawn`` are on
+    the seat's board; its start shot and checked legible."""
+    set_viewport(browser, DESKTOP)
+    open_table(browser, url, created["game_id"], created["seats"][0]["token"])
+    open_table(second_browser, url, created["game_id"], None)
+    wait_for(browser, lambda: _count(browser, drawn) >= at_least, 30, f"the {game} board")
+    screenshot(browser, f"{game}-start")
+    assert_legible(browser, DESKTOP, f"{game} at its start")
+
+
+def _in_the_middle(browser: Any, second_browser: Any, game: str) -> bool:
+    """The middle's shots (the seat's and the spectator's), and the seat's page checked legible
+    unless the game has just ended (its end is checked at the result)."""
+    screenshot(browser, f"{game}-middle")
+    screenshot(second_browser, f"{game}-spectator")
+    if result_visible(browser):
+        return False
+    assert_legible(browser, DESKTOP, f"{game} in its middle")
+    return True
+
+
+def _at_the_end(browser: Any, game: str, url: str, game_id: str) -> None:
+    """The result's shot, the seat's page checked legible, the end explained (Asha against Bot)."""
+    screenshot(browser, f"{game}-end")
+    assert_legible(browser, DESKTOP, f"{game} at its end")
+    assert_end_explained(browser, game, ("Asha", "Bot"), webgames.game(url, game_id)["result"]["winners"])
+
+
 def _check_result(url: str, game_id: str, driver: Any) -> None:
     result = webgames.game(url, game_id)["result"]
     shown = result_rows(driver)
@@ -72,11 +106,8 @@ def test_darjeeling_played_by_clicks_to_the_result_with_a_spectator(
     # The heuristic bot races to the goal, which keeps the game short against random clicks.
     created = webgames.create(url, "darjeeling", [{"name": "Asha"}, {"name": "Bot", "bot": "heuristic"}], seed=11)
     game_id, token = created["game_id"], created["seats"][0]["token"]
-    open_table(browser, url, game_id, token)
-    open_table(second_browser, url, game_id, None)
-    wait_for(browser, lambda: _count(browser, "#board svg .space") > 0, 20, "the Darjeeling board")
-    screenshot(browser, "darjeeling-start")
-    seen = {"own_tiles": False}
+    _open_seat_and_spectator(browser, second_browser, url, created, "darjeeling", "#board svg .space", 1)
+    seen = {"own_tiles": False, "middle": False}
 
     def each_click(clicks: int) -> None:
         # While the game goes on, tiles behind a screen are drawn for their owner only.
@@ -84,12 +115,11 @@ def test_darjeeling_played_by_clicks_to_the_result_with_a_spectator(
         if _count_while_active(browser, ".dj-screen.mine .dj-tile") > 0:
             seen["own_tiles"] = True
         if clicks == MIDDLE_CLICK:
-            screenshot(browser, "darjeeling-middle")
-            screenshot(second_browser, "darjeeling-spectator")
+            seen["middle"] = _in_the_middle(browser, second_browser, "darjeeling")
 
     clicks = play_to_result(browser, PLAY_TIMEOUT, seed=1, on_click=each_click)
-    screenshot(browser, "darjeeling-end")
-    assert clicks > MIDDLE_CLICK and seen["own_tiles"]
+    assert clicks > MIDDLE_CLICK and seen["own_tiles"] and seen["middle"]
+    _at_the_end(browser, "darjeeling", url, game_id)
     _check_result(url, game_id, browser)
     wait_for(second_browser, lambda: result_visible(second_browser), 30, "the spectator's result")
     _same_logs(url, game_id, token, browser, second_browser)
@@ -115,11 +145,8 @@ def test_india_rails_played_by_clicks_to_the_result_with_a_spectator(
     # One round (the platform's round limit) keeps the game short; the map and every phase stay.
     created = webgames.create(url, "india_rails", players, seed=5, options={"round_limit": 1})
     game_id, token = created["game_id"], created["seats"][0]["token"]
-    open_table(browser, url, game_id, token)
-    open_table(second_browser, url, game_id, None)
-    wait_for(browser, lambda: _count(browser, "#board svg .milepost") > 2000, 30, "the milepost map")
-    screenshot(browser, "india_rails-start")
-    seen = {"placed": 0}
+    _open_seat_and_spectator(browser, second_browser, url, created, "india_rails", "#board svg .milepost", 2001)
+    seen = {"placed": 0, "middle": False}
 
     def each_click(clicks: int) -> None:
         # Cash behind the screen: the seat sees its own, the spectator sees it hidden.
@@ -134,12 +161,12 @@ def test_india_rails_played_by_clicks_to_the_result_with_a_spectator(
         )
         seen["placed"] += _count(browser, "#board [data-move-index]")
         if clicks == MIDDLE_CLICK:
-            screenshot(browser, "india_rails-middle")
-            screenshot(second_browser, "india_rails-spectator")
+            seen["middle"] = _in_the_middle(browser, second_browser, "india_rails")
 
     clicks = play_to_result(browser, PLAY_TIMEOUT, seed=2, on_click=each_click)
-    screenshot(browser, "india_rails-end")
     assert clicks > MIDDLE_CLICK and seen["placed"] > 0  # track was built by clicking the map
+    assert seen["middle"]
+    _at_the_end(browser, "india_rails", url, game_id)
     _check_result(url, game_id, browser)
     wait_for(second_browser, lambda: result_visible(second_browser), 30, "the spectator's result")
     _same_logs(url, game_id, token, browser, second_browser)

@@ -23,7 +23,17 @@ import pytest
 from services.tea_rum.content import GAIN_KINDS
 from tests.support import webgames
 from tests.support.browser import chromium, console_errors
-from tests.support.legibility import MIN_TEXT_PX, PHONE, SIZES, Size, set_viewport, small_tap_targets, smallest_text
+from tests.support.legibility import (
+    MIN_TEXT_PX,
+    PHONE,
+    SIZES,
+    Size,
+    assert_end_explained,
+    assert_legible,
+    set_viewport,
+    small_tap_targets,
+    smallest_text,
+)
 from tests.support.webplay import (
     move_kind,
     offered_element,
@@ -122,8 +132,10 @@ def board_text(driver: Any) -> str:
     return text
 
 
-def legible(driver: Any, size: Size) -> None:
-    """No text below 12 px, no code name on the table; on a phone, no offered move smaller than a fingertip."""
+def legible(driver: Any, size: Size, when: str) -> None:
+    """The page legible as every table must be (assert_legible), no code name on the table; on a
+    phone, no offered move smaller than a fingertip."""
+    assert_legible(driver, size, f"tea_rum {when}")
     px, what = smallest_text(driver)
     assert px >= MIN_TEXT_PX, what
     codes = CODE_NAME.findall(board_text(driver))
@@ -146,7 +158,7 @@ def test_a_seat_plays_tea_and_rum_while_a_spectator_sees_its_chest_hidden(
         open_table(driver, url, game_id, token)
         wait_for(driver, lambda: offered_element(driver, 0) is not None, 60, "the first move offered")
         screenshot(driver, f"tea_rum-{size.name}-start")
-        legible(driver, size)
+        legible(driver, size, "at its start")
 
         def choose(moves: list[dict[str, Any]]) -> int:
             worth = lazy if checked else eager
@@ -168,11 +180,11 @@ def test_a_seat_plays_tea_and_rum_while_a_spectator_sees_its_chest_hidden(
             checked.update(own=own["text"], seen=seen["text"], spectator_text=board_text(spectator))
             screenshot(driver, f"tea_rum-{size.name}-middle")
             screenshot(spectator, f"tea_rum-{size.name}-middle-spectator")
-            legible(driver, size)
+            legible(driver, size, "in its middle")
 
         played = play_choosing(driver, url, game_id, token, choose, timeout=300, on_click=after_click)
         screenshot(driver, f"tea_rum-{size.name}-end")
-        legible(driver, size)
+        legible(driver, size, "at its end")
         assert checked, f"seat 0's chest never closed in {played.clicks} clicks"
         # The seat sees its own chest; the spectator sees that it is closed, and nothing of what is in it.
         own_line = r"\d+ blue victory points · \d+ red victory points \(chest\)"
@@ -184,6 +196,7 @@ def test_a_seat_plays_tea_and_rum_while_a_spectator_sees_its_chest_hidden(
         final = webgames.game(url, game_id, token)
         shown = result_rows(driver)
         assert shown["winners"] == ",".join(str(s) for s in final["result"]["winners"])
+        assert_end_explained(driver, "tea_rum", ("Asha", "Rum bot"), final["result"]["winners"])
         # Workers, ships and a whole trade (a unit onto the sell side, then confirm) went by the board itself.
         assert {"worker_action", "buy_ship", "trade_sell", "trade_confirm"} <= set(played.on_board), played.kinds
         wait_for(spectator, lambda: result_visible(spectator), 60, "the spectator's result")

@@ -26,7 +26,6 @@ from services.webhook.delivery import RetryPolicy, attempt
 from services.webhook.dispatcher import new_delivery
 from services.webhook.store import Delivery, Subscription, WebhookStore
 from services.webhook.targets import TargetPolicy, TargetRefused, check_target, embedded_ipv4
-from tests.support import secrets
 from tests.support.client import assert_problem, auth, wait_over
 from tests.support.seeds import seed_hex
 from tests.support.stack import WEBHOOK_OPERATOR_KEY, Services, WebhookProcess
@@ -57,15 +56,7 @@ class WebhookStack:
 
     def subscribe(self, path: str, events: list[str], secret: str = "") -> dict[str, Any]:
         """POST /v1/webhooks for a receiver path; the receiver learns the secret."""
-        body: dict[str, Any] = {"url": self.receiver.url(path), "events": events}
-        if secret:
-            body["secret"] = secret
-        response = self.http.post("/v1/webhooks", json=body, headers=auth(OPERATOR_KEY))
-        assert response.status_code == 201, response.text
-        created: dict[str, Any] = response.json()
-        secrets.remember(created["secret"])
-        self.receiver.secrets[path] = created["secret"]
-        return created
+        return self.receiver.subscribe(self.http, path, events, secret)
 
     def bot_game(self, seed: int) -> str:
         players = [{"name": f"Bot {i}", "bot": "random"} for i in range(3)]

@@ -7,57 +7,34 @@ from __future__ import annotations
 import functools
 import itertools
 import time
-from collections.abc import Iterator
 from typing import Any
 
 import httpx
-import pytest
 
 from services.outbox.events import GAME_EVENT_TYPES
-from tests.support import secrets
 from tests.support.client import auth, wait_over
-from tests.support.ops_stack import GAME, OpsStack, ops_stack, scrape, value
+from tests.support.ops_stack import GAME, OpsStack, client_fixture, module_fixture, ops_stack, scrape, value
 from tests.support.seeds import seed_hex
 from tests.support.stack import WEBHOOK_OPERATOR_KEY
+from tests.support.stoppable import running
 from tests.support.waiting import eventually
 from tests.support.webhook_receiver import Receiver
 
 WAIT_SECONDS = 90.0
 
 
-@pytest.fixture(scope="module")
-def ops(tmp_path_factory: pytest.TempPathFactory) -> Iterator[OpsStack]:
-    with ops_stack(tmp_path_factory.mktemp("ops-webhooks")) as running:
-        yield running
+ops = module_fixture(ops_stack, "ops-webhooks")
+http = client_fixture("ops")
 
 
-@pytest.fixture(scope="module")
-def receiver() -> Iterator[Receiver]:
-    running = Receiver()
-    try:
-        yield running
-    finally:
-        running.stop()
-
-
-@pytest.fixture(scope="module")
-def http(ops: OpsStack) -> Iterator[httpx.Client]:
-    with httpx.Client(base_url=ops.url, timeout=60) as client:
-        yield client
+receiver = running(Receiver)
 
 
 _eventually = functools.partial(eventually, seconds=WAIT_SECONDS)
 
 
 def _subscribe(http: httpx.Client, receiver: Receiver, path: str, events: list[str]) -> str:
-    response = http.post(
-        "/v1/webhooks", json={"url": receiver.url(path), "events": events}, headers=auth(WEBHOOK_OPERATOR_KEY)
-    )
-    assert response.status_code == 201, response.text
-    created: dict[str, Any] = response.json()
-    secrets.remember(created["secret"])
-    receiver.secrets[path] = created["secret"]
-    return str(created["webhook_id"])
+    return str(receiver.subscribe(http, path, events)["webhook_id"])
 
 
 def _game_bodies(receiver: Receiver, path: str, game_id: str) -> dict[str, dict[str, Any]]:

@@ -5,7 +5,7 @@ stays inside.
 
 The document is the one ``GET /openapi.json`` serves, built in process by the real gateway app (as
 ``tools/contract/write_documents.py`` does); the games are played by the real engines and printed
-as the rules services print them (tests/contract/game_words.py).
+as the rules services print them (tests/api_contract/game_words.py).
 """
 
 from __future__ import annotations
@@ -22,7 +22,7 @@ from google.protobuf.descriptor import Descriptor, FieldDescriptor
 
 from chaiwala.v1 import annotations_pb2
 from gateway.app import create_app
-from tests.contract.game_words import GAMES, printed_messages
+from tests.api_contract.game_words import GAMES, printed_messages
 
 GAME_TYPES = tuple(GAMES)
 

@@ -11,20 +11,11 @@ from typing import Any
 
 import httpx
 import jsonschema_rs
-import pytest
 
 from tests.support.client import assert_problem
 
 GAME_ID = "darjeeling-" + "0" * 24
 OTHER_METHODS = ("PATCH", "PUT", "DELETE", "POST", "GET")
-
-
-@pytest.fixture(scope="module")
-def spec(client: httpx.Client) -> dict[str, Any]:
-    response = client.get("/openapi.json")
-    assert response.status_code == 200
-    served: dict[str, Any] = response.json()
-    return served
 
 
 def _validator(spec: dict[str, Any], name: str) -> Any:

@@ -8,15 +8,8 @@ import re
 from typing import Any
 
 import httpx
-import pytest
 
 from tests.support.client import assert_problem, auth, guest
-
-
-@pytest.fixture(scope="module")
-def spec(client: httpx.Client) -> dict[str, Any]:
-    served: dict[str, Any] = client.get("/openapi.json").json()
-    return served
 
 
 def _parameter(spec: dict[str, Any], path: str, name: str) -> dict[str, Any]:

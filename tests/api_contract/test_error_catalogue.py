@@ -14,7 +14,6 @@ from typing import Any
 
 import grpc
 import httpx
-import pytest
 
 from chaiwala.tea_rum.v1 import tea_rum_pb2
 from gateway.problems import CODE_STATUS, TITLES
@@ -61,7 +60,7 @@ def _missing_entry(code: str, places: list[Raised]) -> str:
     if "{" in code:
         return (
             f"\n  {code!r} at {places[0].path}:{places[0].line} is computed: list what it expands to in "
-            "COMPUTED_CODES (tests/contract/test_error_catalogue.py), and add each to the catalogue"
+            "COMPUTED_CODES (tests/api_contract/test_error_catalogue.py), and add each to the catalogue"
         )
     where = ", ".join(f"{place.path}:{place.line} ({place.call})" for place in places[:3])
     helpers = [HELPER_GRPC[place.call] for place in places if place.call in HELPER_GRPC]
@@ -112,14 +111,6 @@ def test_the_http_status_of_a_code_comes_from_the_catalogue() -> None:
     assert CODE_STATUS["precondition_required"] == 428
     assert CODE_STATUS["game_compacted"] == 410
     assert "not_your_turn" not in CODE_STATUS  # 422, its gRPC status's default
-
-
-@pytest.fixture(scope="module")
-def spec(client: httpx.Client) -> dict[str, Any]:
-    response = client.get("/openapi.json")
-    assert response.status_code == 200
-    served: dict[str, Any] = response.json()
-    return served
 
 
 def test_the_problem_schema_lists_every_code_and_every_call_takes_lang(spec: dict[str, Any]) -> None:
