@@ -48,15 +48,20 @@ async def _take_over(url: str, held: Claim) -> tuple[list[Claim], bool, bool, in
         await client.aclose()
 
 
+# Every write in the AOF before its reply: with the default `everysec` a busy disk lets Redis put
+# the write off for up to 2 s, and a kill -9 then loses the claim this test is about (seen under load).
+DURABLE = ["--appendfsync", "always"]
+
+
 def _restart(server: EmbeddedRedis) -> EmbeddedRedis:
     server.process.kill()  # kill -9: the claim is in the AOF, as after any crash
     server.process.wait(timeout=10)
-    return start_redis(server.data_dir, port=server.port)
+    return start_redis(server.data_dir, port=server.port, extra=DURABLE)
 
 
 def test_a_claim_holds_until_redis_restarts_and_is_void_after(tmp_path: Path) -> None:
     game_id = new_game_id("darjeeling")
-    server = start_redis(tmp_path / "redis", appendonly=True)
+    server = start_redis(tmp_path / "redis", appendonly=True, extra=DURABLE)
     try:
         held, while_held = asyncio.run(_hold(server.url, game_id))
         assert [claim.game_id for claim in held] == [game_id]
