@@ -61,6 +61,16 @@ class BadConfig(RulesError):
     code = "bad_config"
 
 
+def turn_refusal(over: bool, seat: int, to_act: list[int]) -> IllegalMove | None:
+    """The refusals every game checks first, with the same words and codes everywhere: the game
+    is over, or ``seat`` is not among the seats ``to_act``; ``None`` when neither applies."""
+    if over:
+        return IllegalMove("the game is over", code="game_over")
+    if seat not in to_act:
+        return IllegalMove("it is not this seat's turn", code="not_your_turn")
+    return None
+
+
 @dataclass(frozen=True)
 class GameConfig:
     """What ``setup`` needs: the number of seats and the validated options."""
@@ -237,9 +247,7 @@ class Engine(abc.ABC):
 
     def explain_illegal(self, state: State, seat: int, move: Move) -> IllegalMove:
         """Why ``move`` is not legal: engines override for specific codes and messages."""
-        if seat not in self.to_act(state):
-            return IllegalMove("it is not this seat's turn", code="not_your_turn")
-        return IllegalMove("that move is not legal now")
+        return turn_refusal(False, seat, self.to_act(state)) or IllegalMove("that move is not legal now")
 
     @abc.abstractmethod
     def view(self, state: State, seat: int | None) -> View:

@@ -4,7 +4,7 @@ from __future__ import annotations
 
 from typing import Any, ClassVar
 
-from services.common.engine import Bot, Event, GameConfig, IllegalMove, ModularEngine, Move, Result, State
+from services.common.engine import Bot, Event, GameConfig, IllegalMove, ModularEngine, Move, Result, State, turn_refusal
 from services.common.rng import Rng
 from services.tea_rum import facts as tea_rum_facts
 from services.tea_rum import hidden, views
@@ -37,10 +37,8 @@ class TeaRumEngine(ModularEngine):
 
     def explain_illegal(self, state: State, seat: int, move: Move) -> IllegalMove:
         """A specific reason for refusing ``move``."""
-        if state["phase"] == "over":
-            return IllegalMove("the game is over", code="game_over")
-        if seat not in self.to_act(state):
-            return IllegalMove("it is not this seat's turn", code="not_your_turn")
+        if (refused := turn_refusal(state["phase"] == "over", seat, self.to_act(state))) is not None:
+            return refused
         if not isinstance(move, dict) or len(move) != 1:
             return IllegalMove("a move names exactly one kind", code="malformed_move")
         kind = next(iter(move))
