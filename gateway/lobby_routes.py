@@ -13,12 +13,13 @@ from typing import Any
 
 from fastapi import APIRouter, Request
 from fastapi.responses import Response
+from google.protobuf.message import Message
 
 from chaiwala.v1 import rest_pb2, rules_pb2
 from gateway.listing import page_size
 from gateway.messages import carry
 from gateway.problems import Problem
-from gateway.routes import JSON, _backends, _call, _forward, _parse, _read_json, _rpc, _settings, _stub_for
+from gateway.routes import JSON, _backends, _body, _call, _forward, _forward_body, _rpc, _stub_for
 from services.common import protojson
 from services.lobby.listing import encode_cursor
 
@@ -64,11 +65,6 @@ async def list_games(request: Request) -> Response:
     return JSON({"games": page, "next_page_token": token})
 
 
-async def _body(request: Request, message: Any, required: bool = True) -> Any:
-    data = await _read_json(request, _settings(request).max_body_bytes, required=required)
-    return _parse(data, message)
-
-
 @router.post("/v1/games/{game_id}/join")
 async def join(game_id: str, request: Request) -> Response:
     """Take an open seat: ``{"name", "invite"?, "seat"?}`` → ``{"seat", "token", "status"}`` (the token once)."""
@@ -89,11 +85,10 @@ async def leave(game_id: str, request: Request) -> Response:
 @router.post("/v1/games/{game_id}/kick")
 async def kick(game_id: str, request: Request) -> Response:
     """Host: free a filled seat of a waiting game (``{"seat"}``)."""
-    stub = _stub_for(request, game_id)
-    options = _call(request)
-    body = await _body(request, rest_pb2.KickSeatBody())
-    answer = await _rpc(stub.KickSeat(rules_pb2.KickSeatRequest(game_id=game_id, seat=body.seat), **options))
-    return JSON(protojson.to_dict(answer))
+    def build(body: rest_pb2.KickSeatBody) -> Message:
+        return rules_pb2.KickSeatRequest(game_id=game_id, seat=body.seat)
+
+    return await _forward_body(request, game_id, "KickSeat", rest_pb2.KickSeatBody(), build)
 
 
 @router.post("/v1/games/{game_id}/start")

@@ -10,7 +10,7 @@ from __future__ import annotations
 
 import asyncio
 import re
-from collections.abc import Awaitable
+from collections.abc import Awaitable, Callable
 from typing import Any
 
 import grpc
@@ -219,6 +219,22 @@ async def _forward(request: Request, game_id: str, method: str, message: Message
     """Pass one call with no body through to the game's rules service and render its answer."""
     stub = _stub_for(request, game_id)
     answer = await _rpc(getattr(stub, method)(message, **_call(request)))
+    return JSON(protojson.to_dict(answer))
+
+
+async def _body(request: Request, message: Any, required: bool = True) -> Any:
+    """The JSON body (within the body limit) parsed into ``message``, or a problem."""
+    return _parse(await _read_json(request, _settings(request).max_body_bytes, required=required), message)
+
+
+async def _forward_body(
+    request: Request, game_id: str, method: str, body: Message, build: Callable[[Any], Message], required: bool = True
+) -> Response:
+    """Pass one call made by ``build`` from the JSON body parsed into ``body`` and render its answer;
+    the game's service and the credential are settled before the body is read."""
+    stub = _stub_for(request, game_id)
+    options = _call(request)
+    answer = await _rpc(getattr(stub, method)(build(await _body(request, body, required)), **options))
     return JSON(protojson.to_dict(answer))
 
 
@@ -474,11 +490,7 @@ async def replay(game_id: str, request: Request) -> Response:
 @router.post("/v1/games/{game_id}/abort")
 async def abort(game_id: str, request: Request) -> Response:
     """End a game without a result (operators)."""
-    stub = _stub_for(request, game_id)
-    options = _call(request)
-    body = _parse(
-        await _read_json(request, _settings(request).max_body_bytes, required=False), rest_pb2.AbortGameBody()
-    )
-    assert isinstance(body, rest_pb2.AbortGameBody)
-    answer = await _rpc(stub.AbortGame(rules_pb2.AbortGameRequest(game_id=game_id, reason=body.reason), **options))
-    return JSON(protojson.to_dict(answer))
+    def build(body: rest_pb2.AbortGameBody) -> Message:
+        return rules_pb2.AbortGameRequest(game_id=game_id, reason=body.reason)
+
+    return await _forward_body(request, game_id, "AbortGame", rest_pb2.AbortGameBody(), build, required=False)

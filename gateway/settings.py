@@ -12,6 +12,21 @@ from pydantic_settings import SettingsConfigDict
 from services.common import registry
 from services.common.settings import RedisConnection
 
+# The limits as the limits' metrics and refusals name them: the rate limits (``limits`` notation),
+# each with the setting that holds it, and every other limit, named as its setting is.
+RATE_LIMITS = {
+    "rate_per_token": "rate_limit_per_token",
+    "rate_per_address": "rate_limit_per_address",
+    "create_quota": "create_limit",
+    "session_quota": "session_limit",
+    "auth_failures": "auth_failure_limit",
+}
+FIXED_LIMITS = (
+    "max_body_bytes", "max_header_bytes", "max_header_field_bytes", "header_timeout_seconds", "body_timeout_seconds",
+    "keep_alive_timeout_seconds", "sse_streams_per_token", "sse_streams_per_address", "sse_streams_per_process",
+    "sse_stream_lease_seconds", "sse_upstreams_per_process", "sse_client_buffer",
+)
+
 
 class GatewaySettings(RedisConnection):
     """Where the rules services are, and the HTTP side's limits."""
@@ -99,13 +114,7 @@ class GatewaySettings(RedisConnection):
 
     def rate_limits(self) -> dict[str, str]:
         """Every rate limit by name, in ``limits`` notation."""
-        return {
-            "rate_per_token": self.rate_limit_per_token,
-            "rate_per_address": self.rate_limit_per_address,
-            "create_quota": self.create_limit,
-            "session_quota": self.session_limit,
-            "auth_failures": self.auth_failure_limit,
-        }
+        return {name: str(getattr(self, setting)) for name, setting in RATE_LIMITS.items()}
 
     @field_validator("trusted_proxies")
     @classmethod
@@ -119,20 +128,7 @@ class GatewaySettings(RedisConnection):
 
     def fixed_limits(self) -> dict[str, float]:
         """Every other limit by name (sizes, seconds, stream counts)."""
-        return {
-            "max_body_bytes": self.max_body_bytes,
-            "max_header_bytes": self.max_header_bytes,
-            "max_header_field_bytes": self.max_header_field_bytes,
-            "header_timeout_seconds": self.header_timeout_seconds,
-            "body_timeout_seconds": self.body_timeout_seconds,
-            "keep_alive_timeout_seconds": self.keep_alive_timeout_seconds,
-            "sse_streams_per_token": self.sse_streams_per_token,
-            "sse_streams_per_address": self.sse_streams_per_address,
-            "sse_streams_per_process": self.sse_streams_per_process,
-            "sse_stream_lease_seconds": self.sse_stream_lease_seconds,
-            "sse_upstreams_per_process": self.sse_upstreams_per_process,
-            "sse_client_buffer": self.sse_client_buffer,
-        }
+        return {name: getattr(self, name) for name in FIXED_LIMITS}
 
     # Browser origins allowed by CORS, comma-separated ("*" = any, as `make run` sets); empty = none.
     cors_origins: str = ""

@@ -13,29 +13,21 @@ from typing import Any
 from services.alubari import actions, hidden, moves, refusals, rounds, views
 from services.alubari import facts as alubari_facts
 from services.alubari.bots import HeuristicBot
-from services.common.engine import (
-    BadConfig,
-    Bot,
-    Engine,
-    Event,
-    GameConfig,
-    IllegalMove,
-    Move,
-    Result,
-    Seen,
-    State,
-    View,
-)
+from services.common.engine import BadConfig, Bot, GameConfig, ModularEngine, Move, Result, State, View
 from services.common.rng import Rng
 
 
-class AlubariEngine(Engine):
-    """Alubari for 1-5 players."""
+class AlubariEngine(ModularEngine):
+    """Alubari for 1-5 players; the deck order below its top is what a seat cannot see."""
 
     game_type = "alubari"
     name = "Alubari"
     min_players = 1
     max_players = 5
+    moves_module = moves
+    refusals_module = refusals
+    hidden_module = hidden
+    facts_module = alubari_facts
 
     def default_options(self) -> dict[str, Any]:
         """``cover_alubari``: lay a card over the printed Alubari estate (not for a first game); ``first_player``."""
@@ -55,18 +47,6 @@ class AlubariEngine(Engine):
         """Round 1 ready for the first worker placement."""
         return rounds.setup(config.players, dict(config.options), rng)
 
-    def to_act(self, state: State) -> list[int]:
-        """The one seat deciding now."""
-        return moves.to_act(state)
-
-    def legal_moves(self, state: State, seat: int) -> list[Move]:
-        """Every atomic decision open to ``seat``."""
-        return moves.legal_moves(state, seat)
-
-    def apply(self, state: State, seat: int, move: Move, rng: Rng) -> tuple[State, list[Event]]:
-        """Apply one legal move and run the game forward to the next decision."""
-        return state, moves.apply_move(state, seat, move, rng)
-
     def move_costs(self, state: State, seat: int, move: Move) -> list[dict[str, Any]]:
         """A worker placed where its action is impossible as things stand now (no steel to lay
         track, nothing to build, ...) would be lost when resolved: said before it is placed.
@@ -76,28 +56,16 @@ class AlubariEngine(Engine):
             return []
         return [{"what": "worker", "amount": 1}]
 
-    def explain_illegal(self, state: State, seat: int, move: Move) -> IllegalMove:
-        """A specific reason why ``move`` is refused."""
-        return refusals.explain_illegal(state, seat, move)
-
 
     def view(self, state: State, seat: int | None) -> View:
         """The state as ``seat`` (or a spectator) may see it."""
         return views.view(state, seat, self.to_act(state))
-
-    def determinize(self, seen: Seen, rng: Rng) -> State:
-        """A full state ``seen.seat`` cannot tell from the real one: the deck order below its top sampled."""
-        return hidden.determinize(seen, rng)
 
     def result(self, state: State) -> Result | None:
         """Final scores once the game is over; ties share the victory."""
         if state["stage"] != "OVER" or state["final"] is None:
             return None
         return Result.from_scores([row["total"] for row in state["final"]])
-
-    def content_facts(self, state: State) -> list[list[str]] | None:
-        """Per seat, the content ids the arena correlates with winning (see :mod:`services.alubari.facts`)."""
-        return alubari_facts.content_facts(state)
 
     def heuristic_bot(self) -> Bot:
         """A fresh heuristic bot (services.bots.roster adds the random bot and the search levels)."""

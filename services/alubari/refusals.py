@@ -7,7 +7,7 @@ from typing import Any
 
 from services.alubari.content import EQUIPMENT, TOWN_INDEX
 from services.alubari.moves import to_act
-from services.common.engine import IllegalMove, Move, State
+from services.common.engine import IllegalMove, Move, State, turn_refusal
 
 STAGE_MOVES = {
     "MAINTENANCE": {"maintain_equipment"},
@@ -86,10 +86,8 @@ FIXED_REFUSALS: dict[str, tuple[str, str]] = {
 
 def explain_illegal(state: State, seat: int, move: Move) -> IllegalMove:
     """A specific reason why ``move`` is refused."""
-    if state["stage"] == "OVER":
-        return IllegalMove("the game is over", code="game_over")
-    if seat not in to_act(state):
-        return IllegalMove("it is not this seat's turn", code="not_your_turn")
+    if (refused := turn_refusal(state["stage"] == "OVER", seat, to_act(state))) is not None:
+        return refused
     if not isinstance(move, dict) or len(move) != 1 or next(iter(move)) not in ALL_MOVES:
         return IllegalMove("unknown move; send exactly one move kind", code="unknown_move")
     kind = next(iter(move))

@@ -31,12 +31,4 @@ ARENA: dict[str, Any] = dict(table_seconds=0.12, versus=60, balance=60,
                              search={1: 40, 2: 24, 3: 24, 4: 24, 5: 25}, strongest={2: 24, 3: 24, 4: 24, 5: 25})
 
 
-UNIT = GameUnit(
-    game_type="alubari",
-    engine="services.alubari.engine:AlubariEngine",
-    slot=0,
-    table="alubari",
-    estimate="services.alubari.estimate:estimate",
-    search=SEARCH,
-    arena=ARENA,
-)
+UNIT = GameUnit.built_in("alubari", "AlubariEngine", slot=0, estimated=True, search=SEARCH, arena=ARENA)

@@ -7,7 +7,7 @@ them. An entry is ``{"run": {...}, "summary": <the arena's --json object>, "prov
 
 from __future__ import annotations
 
-from collections.abc import Sequence
+from collections.abc import Callable, Sequence
 from pathlib import Path
 from typing import Any
 
@@ -60,6 +60,21 @@ def _row(*cells: object) -> str:
     return "| " + " | ".join(str(cell) for cell in cells) + " |"
 
 
+Cells = tuple[object, ...] | None
+CellsOf = Callable[[dict[str, Any]], Cells]
+
+
+def _table(head: str, align: str, entries: Sequence[dict[str, Any]], cells: CellsOf) -> list[str]:
+    """A Markdown table of ``entries``: the header row ``head``, its alignment row ``align``, then a
+    row of ``cells(entry)`` per entry (``None`` leaves an entry out: a run without the bots compared)."""
+    rows = [head, align]
+    for entry in entries:
+        found = cells(entry)
+        if found is not None:
+            rows.append(_row(*found))
+    return rows
+
+
 def _run_cells(entry: dict[str, Any]) -> tuple[str, int, str]:
     """The cells that open a run's row: game, players, tables."""
     summary = entry["summary"]
@@ -93,27 +108,19 @@ def _missing_in(missing: Sequence[str], name: str) -> list[str]:
 
 
 def _versus_lines(entries: Sequence[dict[str, Any]], bot: str, against: str) -> list[str]:
-    rows = [
-        f"| game | players | tables | {bot} win rate | 95 % interval | {bot} mean rank (95 %) "
-        f"| {against} win rate (per seat) | mean moves |",
-        "|---|---:|---:|---:|---:|---:|---:|---:|",
-    ]
-    for entry in entries:
+    def cells(entry: dict[str, Any]) -> Cells:
         summary = entry["summary"]
         mine, theirs = summary["bots"].get(bot), summary["bots"].get(against)
         if mine is None or theirs is None:
-            continue
-        rows.append(
-            _row(
-                *_run_cells(entry),
-                _pct(mine["win_rate"]),
-                _interval(mine["win_rate_ci95"]),
-                _rank(mine),
-                _pct(theirs["win_rate"]),
-                f"{summary['mean_moves']:.0f}",
-            )
-        )
-    return rows
+            return None
+        return (*_run_cells(entry), _pct(mine["win_rate"]), _interval(mine["win_rate_ci95"]), _rank(mine),
+                _pct(theirs["win_rate"]), f"{summary['mean_moves']:.0f}")
+
+    return _table(
+        f"| game | players | tables | {bot} win rate | 95 % interval | {bot} mean rank (95 %) "
+        f"| {against} win rate (per seat) | mean moves |",
+        "|---|---:|---:|---:|---:|---:|---:|---:|", entries, cells,
+    )
 
 
 def search_verdict(summary: dict[str, Any], bot: str) -> str:
@@ -133,29 +140,22 @@ def search_verdict(summary: dict[str, Any], bot: str) -> str:
     return f"better mean rank: **{'met' if met else 'not met'}**{sure if met else ''}"
 
 
+def _search_cells(entry: dict[str, Any]) -> Cells:
+    summary, bot = entry["summary"], entry["run"]["bots"][0]
+    mine, theirs = summary["bots"].get(bot), summary["bots"].get("heuristic")
+    if mine is None or theirs is None:
+        return None
+    wins = f"{mine['wins']} of {mine['seats']} ({_pct(mine['win_rate'])}, {_interval(mine['win_rate_ci95'])})"
+    return (*_run_cells(entry), f"`{bot}`", wins, _rank(mine), _rank(theirs), _cpu(summary),
+            search_verdict(summary, bot))
+
+
 def _search_lines(entries: Sequence[dict[str, Any]]) -> list[str]:
-    rows = [
+    return _table(
         "| game | players | tables | search bot | wins (rate, 95 %) | mean rank (95 %) | heuristic mean rank (95 %) "
         "| CPU s per table | target |",
-        "|---|---:|---:|---|---|---|---|---:|---|",
-    ]
-    for entry in entries:
-        summary, bot = entry["summary"], entry["run"]["bots"][0]
-        mine, theirs = summary["bots"].get(bot), summary["bots"].get("heuristic")
-        if mine is None or theirs is None:
-            continue
-        rows.append(
-            _row(
-                *_run_cells(entry),
-                f"`{bot}`",
-                f"{mine['wins']} of {mine['seats']} ({_pct(mine['win_rate'])}, {_interval(mine['win_rate_ci95'])})",
-                _rank(mine),
-                _rank(theirs),
-                _cpu(summary),
-                search_verdict(summary, bot),
-            )
-        )
-    return rows
+        "|---|---:|---:|---|---|---|---|---:|---|", entries, _search_cells,
+    )
 
 
 def _cpu(summary: dict[str, Any]) -> str:
@@ -199,50 +199,35 @@ def _positions(summary: dict[str, Any], key: str) -> str:
     return " / ".join(cells) if cells else "–"
 
 
+def _balance_cells(entry: dict[str, Any]) -> Cells:
+    summary = entry["summary"]
+    return (_title(summary["game"]), summary["players"], entry["run"]["bots"][0], _tables(entry),
+            _positions(summary, "seat_win_rate"), _positions(summary, "turn_position_win_rate"),
+            _pct(fair_share(summary)), f"{summary['mean_moves']:.0f}")
+
+
 def _balance_lines(entries: Sequence[dict[str, Any]]) -> list[str]:
-    rows = [
+    return _table(
         "| game | players | bot | tables | win rate by seat (95 %) | by turn position, 1 = start player (95 %) "
         "| fair share | mean moves |",
-        "|---|---:|---|---:|---|---|---:|---:|",
-    ]
-    for entry in entries:
-        summary = entry["summary"]
-        rows.append(
-            _row(
-                _title(summary["game"]),
-                summary["players"],
-                entry["run"]["bots"][0],
-                _tables(entry),
-                _positions(summary, "seat_win_rate"),
-                _positions(summary, "turn_position_win_rate"),
-                _pct(fair_share(summary)),
-                f"{summary['mean_moves']:.0f}",
-            )
-        )
-    return rows
+        "|---|---:|---|---:|---|---|---:|---:|", entries, _balance_cells,
+    )
+
+
+def _strongest_cells(entry: dict[str, Any]) -> Cells:
+    summary = entry["summary"]
+    baseline = entry.get("same_tables") or {}
+    theirs = _positions(baseline["summary"], "turn_position_win_rate") if baseline else "–"
+    return (*_run_cells(entry), f"`{entry['run']['bots'][0]}`", _positions(summary, "turn_position_win_rate"),
+            theirs, _pct(fair_share(summary, "turn_position_win_rate")), f"{summary['cpu_seconds_per_game']:.0f}")
 
 
 def _strongest_lines(entries: Sequence[dict[str, Any]]) -> list[str]:
-    rows = [
+    return _table(
         "| game | players | tables | search bot | its win rate by turn position (95 %) "
         "| the heuristic on the same tables (95 %) | fair share | CPU s per table |",
-        "|---|---:|---:|---|---|---|---:|---:|",
-    ]
-    for entry in entries:
-        summary = entry["summary"]
-        baseline = entry.get("same_tables") or {}
-        theirs = _positions(baseline["summary"], "turn_position_win_rate") if baseline else "–"
-        rows.append(
-            _row(
-                *_run_cells(entry),
-                f"`{entry['run']['bots'][0]}`",
-                _positions(summary, "turn_position_win_rate"),
-                theirs,
-                _pct(fair_share(summary, "turn_position_win_rate")),
-                f"{summary['cpu_seconds_per_game']:.0f}",
-            )
-        )
-    return rows
+        "|---|---:|---:|---|---|---|---:|---:|", entries, _strongest_cells,
+    )
 
 
 def _content_lines(entries: Sequence[dict[str, Any]]) -> list[str]:

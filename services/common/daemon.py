@@ -10,8 +10,10 @@ from __future__ import annotations
 
 import asyncio
 import signal
-from collections.abc import Callable, Coroutine
+from collections.abc import Awaitable, Callable, Coroutine, Iterable
 from typing import Any, TypeVar
+
+from grpc import aio
 
 from services.common.logs import configure_logging
 from services.common.loops import run_loop
@@ -45,6 +47,29 @@ def serve_metrics(settings: ServiceSettings, log: Any, event: str, keep: Keep, *
     for sig in (signal.SIGTERM, signal.SIGINT):
         loop.add_signal_handler(sig, stop.set)
     return stop
+
+
+async def work_until_stopped(
+    settings: ServiceSettings,
+    log: Any,
+    event: str,
+    keep: Keep,
+    work: Callable[[asyncio.Event], Awaitable[object]],
+    *,
+    server: aio.Server | None,
+    closers: Iterable[Callable[[], Awaitable[object]]],
+    **fields: Any,
+) -> None:
+    """The life of a process that serves gRPC beside its loops: :func:`serve_metrics` (logging
+    ``event`` with ``fields``), ``work(stop)`` until SIGTERM/SIGINT ends it, then log ``stopping``,
+    drain ``server``'s calls (5 s grace) and run ``closers`` in order (the loops' own, Redis last)."""
+    stop = serve_metrics(settings, log, event, keep, **fields)
+    await work(stop)
+    log.info("stopping")
+    if server is not None:
+        await server.stop(grace=5)
+    for close in closers:
+        await close()
 
 
 def run_daemon(settings: SettingsT, serve: Callable[[SettingsT], Coroutine[Any, Any, None]]) -> None:

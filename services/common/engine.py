@@ -61,6 +61,16 @@ class BadConfig(RulesError):
     code = "bad_config"
 
 
+def turn_refusal(over: bool, seat: int, to_act: list[int]) -> IllegalMove | None:
+    """The refusals every game checks first, with the same words and codes everywhere: the game
+    is over, or ``seat`` is not among the seats ``to_act``; ``None`` when neither applies."""
+    if over:
+        return IllegalMove("the game is over", code="game_over")
+    if seat not in to_act:
+        return IllegalMove("it is not this seat's turn", code="not_your_turn")
+    return None
+
+
 @dataclass(frozen=True)
 class GameConfig:
     """What ``setup`` needs: the number of seats and the validated options."""
@@ -128,6 +138,34 @@ class RememberingBot(Protocol):
     def choose_remembering(self, engine: Engine, seen: Seen, rng: Rng, memory: BotMemory) -> tuple[Move, BotMemory]:
         """Pick one of ``seen.legal`` from ``memory`` (``None``: nothing remembered); answer the memory after it."""
         ...
+
+
+class MovesRules(Protocol):
+    """What a game's moves module offers :class:`ModularEngine` (functions, so a module satisfies it)."""
+
+    def to_act(self, state: State) -> list[int]: ...  # the game's module documents it
+
+    def legal_moves(self, state: State, seat: int) -> list[Move]: ...
+
+    def apply_move(self, state: State, seat: int, move: Move, rng: Rng) -> list[Event]: ...
+
+
+class HiddenRules(Protocol):
+    """A game's module that samples what a seat cannot see (``determinize``)."""
+
+    def determinize(self, seen: Seen, rng: Rng) -> State: ...
+
+
+class FactsRules(Protocol):
+    """A game's module that lists the content ids the arena correlates with winning."""
+
+    def content_facts(self, state: State) -> list[list[str]]: ...
+
+
+class RefusalRules(Protocol):
+    """A game's module that says why a move is refused."""
+
+    def explain_illegal(self, state: State, seat: int, move: Move) -> IllegalMove: ...
 
 
 class RandomBot:
@@ -209,9 +247,7 @@ class Engine(abc.ABC):
 
     def explain_illegal(self, state: State, seat: int, move: Move) -> IllegalMove:
         """Why ``move`` is not legal: engines override for specific codes and messages."""
-        if seat not in self.to_act(state):
-            return IllegalMove("it is not this seat's turn", code="not_your_turn")
-        return IllegalMove("that move is not legal now")
+        return turn_refusal(False, seat, self.to_act(state)) or IllegalMove("that move is not legal now")
 
     @abc.abstractmethod
     def view(self, state: State, seat: int | None) -> View:
@@ -255,3 +291,47 @@ class Engine(abc.ABC):
         engines override this; it is read only, and only of a finished state.
         """
         return None
+
+
+class ModularEngine(Engine):
+    """An engine that is a facade over its game's modules, as every shipped game is.
+
+    Whose decision it is, the legal moves and applying one come from :attr:`moves_module`; why a
+    move is refused from :attr:`refusals_module` (when the game has one); sampling what a seat
+    cannot see from :attr:`hidden_module`; the arena's facts from :attr:`facts_module`.  The
+    game's modules document what its versions do; the subclass keeps setup, options, view and
+    result, which differ in shape from game to game.
+    """
+
+    # Plain annotations, not ClassVar: mypy will not let a subclass's module assignment
+    # override a ClassVar; the subclasses set them in the class body all the same.
+    moves_module: MovesRules
+    hidden_module: HiddenRules
+    facts_module: FactsRules
+    refusals_module: RefusalRules | None = None
+
+    def to_act(self, state: State) -> list[int]:
+        """Seats that must decide now: the moves module's ``to_act``."""
+        return self.moves_module.to_act(state)
+
+    def legal_moves(self, state: State, seat: int) -> list[Move]:
+        """Every atomic decision open to ``seat``: the moves module's ``legal_moves``."""
+        return self.moves_module.legal_moves(state, seat)
+
+    def apply(self, state: State, seat: int, move: Move, rng: Rng) -> tuple[State, list[Event]]:
+        """Apply one legal move and what follows automatically; the module mutates ``state`` in place."""
+        return state, self.moves_module.apply_move(state, seat, move, rng)
+
+    def explain_illegal(self, state: State, seat: int, move: Move) -> IllegalMove:
+        """The refusals module's specific reason, or the generic one for a game without one."""
+        if self.refusals_module is None:
+            return super().explain_illegal(state, seat, move)
+        return self.refusals_module.explain_illegal(state, seat, move)
+
+    def determinize(self, seen: Seen, rng: Rng) -> State:
+        """A state ``seen.seat`` cannot tell from the real one: the hidden module's sampling."""
+        return self.hidden_module.determinize(seen, rng)
+
+    def content_facts(self, state: State) -> list[list[str]] | None:
+        """Per seat, the content ids the arena correlates with winning: the facts module's."""
+        return self.facts_module.content_facts(state)

@@ -69,6 +69,15 @@ class GameUnit:
         """The generated module to import for this game's messages."""
         return self.protos or f"chaiwala.{self.game_type}.v1.{self.game_type}_pb2"
 
+    @classmethod
+    def built_in(cls, game_type: str, engine_class: str, slot: int, *, estimated: bool, **fields: Any) -> GameUnit:
+        """A unit laid out as the platform's own games are: ``services/<game_type>/engine.py`` holds
+        ``engine_class``, ``web/tables/<game_type>.js`` is its table and, when ``estimated``,
+        ``services/<game_type>/estimate.py`` its ``estimate``; ``fields`` are the other fields."""
+        estimate = f"services.{game_type}.estimate:estimate" if estimated else ""
+        return cls(game_type=game_type, engine=f"services.{game_type}.engine:{engine_class}", slot=slot,
+                   table=game_type, estimate=estimate, **fields)
+
 
 class UnknownGameType(KeyError):
     """No engine is registered under that name."""

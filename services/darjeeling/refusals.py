@@ -5,7 +5,7 @@ from __future__ import annotations
 from collections.abc import Callable
 from typing import Any
 
-from services.common.engine import IllegalMove, Move, State
+from services.common.engine import IllegalMove, Move, State, turn_refusal
 from services.darjeeling import loading, movement
 from services.darjeeling.board import REGIONS, TURNS
 from services.darjeeling.content import ACTIONS, COSTS, VARIETIES
@@ -17,10 +17,8 @@ Explainer = Callable[[State, int, dict[str, Any]], IllegalMove]
 
 def explain_illegal(state: State, seat: int, move: Move) -> IllegalMove:
     """A specific code and message for a refused move."""
-    if state["phase"] == "GAME_OVER":
-        return IllegalMove("the game is over", code="game_over")
-    if seat not in to_act(state):
-        return IllegalMove("it is not this seat's turn", code="not_your_turn")
+    if (refused := turn_refusal(state["phase"] == "GAME_OVER", seat, to_act(state))) is not None:
+        return refused
     if not isinstance(move, dict) or len(move) != 1 or next(iter(move)) not in MOVE_KINDS:
         return IllegalMove(f"a move is one of: {', '.join(MOVE_KINDS)}", code="unknown_move")
     kind, body = next(iter(move.items()))

@@ -21,7 +21,4 @@ ARENA: dict[str, Any] = dict(table_seconds=0.02, versus=200, balance=2000,
                              search={2: 24, 3: 24, 4: 16, 5: 15}, strongest={2: 24, 3: 24, 4: 16, 5: 15})
 
 
-UNIT = GameUnit(
-    game_type="darjeeling", engine="services.darjeeling.engine:DarjeelingEngine", slot=1, table="darjeeling",
-    arena=ARENA,
-)
+UNIT = GameUnit.built_in("darjeeling", "DarjeelingEngine", slot=1, estimated=False, arena=ARENA)

@@ -6,12 +6,7 @@ from typing import Any
 
 from services.common.engine import Event, Move, State
 from services.india_rails import operations as ops
-from services.india_rails.content import (
-    BOARD,
-    COSTS,
-    LOCO_CARDS,
-    LOCOS,
-)
+from services.india_rails.content import BOARD, COSTS, LOCO_CARDS, LOCOS
 
 UPGRADE_COST = int(LOCOS["upgrade_cost"])
 CROSSGRADE_COST = int(LOCOS["crossgrade_cost"])

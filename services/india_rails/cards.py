@@ -4,7 +4,7 @@ from __future__ import annotations
 
 from typing import Any
 
-from services.common.engine import Event
+from services.common.engine import Event, State
 from services.common.rng import Rng
 from services.india_rails.content import (
     BOARD,
@@ -16,7 +16,6 @@ from services.india_rails.content import (
     sandstorm_mileposts,
 )
 
-State = dict[str, Any]
 DERAILMENT_RADIUS = int(COSTS["derailment_radius"])
 
 

@@ -69,6 +69,11 @@ class Board:
         _a, b = self.edges[eid]
         return self.build_cost[eid][0] if target == b else self.build_cost[eid][1]
 
+    def city_of(self, milepost: int) -> City | None:
+        """The city ``milepost`` belongs to, or ``None`` for open country."""
+        name = self.city_at[milepost]
+        return self.cities[name] if name else None
+
     def other(self, eid: int, milepost: int) -> int:
         """The far end of edge ``eid`` seen from ``milepost``."""
         a, b = self.edges[eid]

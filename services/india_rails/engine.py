@@ -11,7 +11,7 @@ from __future__ import annotations
 from collections.abc import Mapping
 from typing import Any, ClassVar
 
-from services.common.engine import Bot, Engine, Event, GameConfig, IllegalMove, Move, Result, Seen, State, View
+from services.common.engine import Bot, GameConfig, ModularEngine, Move, Result, State, View
 from services.common.rng import Rng
 from services.india_rails import facts as india_rails_facts
 from services.india_rails import hidden, moves, prices, refusals, views
@@ -22,13 +22,18 @@ from services.india_rails.options import OPTION_DEFAULTS
 __all__ = ["OPTION_DEFAULTS", "IndiaRailsEngine", "State", "fresh_turn", "loan_room", "loco_cards_left"]
 
 
-class IndiaRailsEngine(Engine):
-    """The complete India Rails game (Empire Builder rules on a generated map of the subcontinent)."""
+class IndiaRailsEngine(ModularEngine):
+    """The complete India Rails game (Empire Builder rules on a generated map of the subcontinent);
+    other seats' cash (until a tax card) and the unseen card order are what a seat cannot see."""
 
     game_type: ClassVar[str] = "india_rails"
     name: ClassVar[str] = "India Rails"
     min_players: ClassVar[int] = 2
     max_players: ClassVar[int] = 6
+    moves_module = moves
+    refusals_module = refusals
+    hidden_module = hidden
+    facts_module = india_rails_facts
     # Who starts: a class attribute, so a measurement (tests/india_rails/turn_order_trial.py) can move it.
     _first_player = staticmethod(game_options.first_player)
 
@@ -50,29 +55,9 @@ class IndiaRailsEngine(Engine):
         """Shuffle the deck, deal demand cards (setting events aside) and pick the first player."""
         return game_options.setup_state(config, rng, self._first_player)
 
-    def to_act(self, state: State) -> list[int]:
-        """The current player, or the seat owing a choice (lost load, track offer)."""
-        return moves.to_act(state)
-
-    def legal_moves(self, state: State, seat: int) -> list[Move]:
-        """Every atomic decision ``seat`` may take now."""
-        return moves.legal_moves(state, seat)
-
-    def apply(self, state: State, seat: int, move: Move, rng: Rng) -> tuple[State, list[Event]]:
-        """Apply one legal atomic move."""
-        return state, moves.apply_move(state, seat, move, rng)
-
-    def explain_illegal(self, state: State, seat: int, move: Move) -> IllegalMove:
-        """A specific, stable reason for refusing ``move``."""
-        return refusals.explain_illegal(state, seat, move)
-
     def view(self, state: State, seat: int | None) -> View:
         """The public board plus the viewer's own cash (others' cash only after a tax card)."""
         return views.view(state, seat)
-
-    def determinize(self, seen: Seen, rng: Rng) -> State:
-        """A state the seat cannot tell from the real one: hidden cash and unseen card order sampled."""
-        return hidden.determinize(seen, rng)
 
     def result(self, state: State) -> Result | None:
         """Cash as the score; the ranking follows the ending's precedence (victory or time limit)."""
@@ -80,10 +65,6 @@ class IndiaRailsEngine(Engine):
             return None
         return Result(scores=[float(p["cash"]) for p in state["players"]], ranking=list(state["ranking"]),
                       winners=list(state["winners"]))
-
-    def content_facts(self, state: State) -> list[list[str]] | None:
-        """Per seat, the content ids the arena correlates with winning (see :mod:`services.india_rails.facts`)."""
-        return india_rails_facts.content_facts(state)
 
     def move_costs(self, state: State, seat: int, move: Move) -> list[dict[str, Any]]:
         """The price of a legal move (see :mod:`services.india_rails.prices`)."""

@@ -4,7 +4,7 @@ from __future__ import annotations
 
 from typing import Any
 
-from services.common.engine import Move
+from services.common.engine import Move, State
 from services.india_rails.cards import active_cards
 from services.india_rails.content import (
     BOARD,
@@ -17,7 +17,6 @@ from services.india_rails.content import (
 )
 from services.india_rails.track import flooded_rivers, owners, storm_blocked
 
-State = dict[str, Any]
 TRACK_FEE = int(COSTS["track_fee"])
 MOVE_FEE = int(COSTS["move_fee_own_track"])
 

@@ -5,7 +5,7 @@ from __future__ import annotations
 from collections.abc import Callable
 from typing import Any
 
-from services.common.engine import IllegalMove, Move, State
+from services.common.engine import IllegalMove, Move, State, turn_refusal
 from services.india_rails import basics, moves
 from services.india_rails import operations as ops
 from services.india_rails import track as tracks
@@ -129,10 +129,8 @@ _RULE_REFUSALS: dict[str, Callable[[State, int, dict[str, Any]], IllegalMove | N
 
 def explain_illegal(state: State, seat: int, move: Move) -> IllegalMove:
     """A specific, stable reason for refusing ``move``."""
-    if state["over"]:
-        return IllegalMove("the game is over", code="game_over")
-    if seat not in moves.to_act(state):
-        return IllegalMove("it is not this seat's turn", code="not_your_turn")
+    if (refused := turn_refusal(state["over"], seat, moves.to_act(state))) is not None:
+        return refused
     kind = basics.move_kind(move)
     body = move.get(kind) if kind else None
     if not kind or not isinstance(body, dict):

@@ -11,6 +11,7 @@ from collections import deque
 from collections.abc import Iterable
 from typing import Any
 
+from services.common.engine import State
 from services.india_rails.cards import active_cards
 from services.india_rails.content import (
     BOARD,
@@ -21,7 +22,6 @@ from services.india_rails.content import (
     sandstorm_mileposts,
 )
 
-State = dict[str, Any]
 BUDGET = int(COSTS["turn_budget"])
 ENTRY_LIMITS = {size: int(COSTS["city_entry_limit"][size]) for size in ("small", "medium")}
 PER_PLAYER_ENTRY = int(COSTS["city_entry_limit"]["per_player"])
@@ -215,11 +215,8 @@ def _blocking_problem(ctx: BuildContext, eid: int) -> tuple[str, str] | None:
 
 def _entry_problem(ctx: BuildContext, eid: int, milepost: int) -> tuple[str, str] | None:
     """City entry limits: players per small or medium city, segments per player, and room left for others."""
-    name = BOARD.city_at[milepost]
-    if not name:
-        return None
-    city = BOARD.cities[name]
-    if city.size == "major":
+    city = BOARD.city_of(milepost)
+    if city is None or city.size == "major":
         return None
     cap = ENTRY_LIMITS[city.size]
     seats = entrants(ctx.owner, milepost)
@@ -227,13 +224,13 @@ def _entry_problem(ctx: BuildContext, eid: int, milepost: int) -> tuple[str, str
     mine = seats.count(ctx.seat)
     free = sum(1 for _, e in BOARD.adjacency[milepost] if e not in ctx.owner and e != eid)
     if ctx.seat not in present and len(present) >= cap:
-        return "city_full", f"{name} already has track from {cap} players"
+        return "city_full", f"{city.name} already has track from {cap} players"
     if mine >= PER_PLAYER_ENTRY:
-        return "city_entry_limit", f"you already have {PER_PLAYER_ENTRY} segments into {name}"
+        return "city_entry_limit", f"you already have {PER_PLAYER_ENTRY} segments into {city.name}"
     after = len(present | {ctx.seat})
     wanted = min(cap, ctx.players) - after
     if wanted > free:
-        return "blocking", f"that segment would leave no way into {name} for another player"
+        return "blocking", f"that segment would leave no way into {city.name} for another player"
     return None
 
 
@@ -288,10 +285,9 @@ def _pocket(ctx: BuildContext, p: int, cut: int, u: int, v: int) -> set[int] | N
 
 def _protected(ctx: BuildContext, p: int, milepost: int, eid: int) -> bool:
     """Whether ``p`` keeps a right to reach this city milepost after ``eid`` is built."""
-    name = BOARD.city_at[milepost]
-    if not name:
+    city = BOARD.city_of(milepost)
+    if city is None:
         return False
-    city = BOARD.cities[name]
     if city.size == "major":
         return True
     present = set(entrants(ctx.owner, milepost))

@@ -60,14 +60,8 @@ ARENA: dict[str, Any] = dict(table_seconds=3.2, versus=12, balance=192, balance_
                              search={2: 24, 3: 12, 4: 12, 5: 10, 6: 12}, strongest={2: 12, 3: 12, 4: 12, 5: 10, 6: 6})
 
 
-UNIT = GameUnit(
-    game_type="india_rails",
-    engine="services.india_rails.engine:IndiaRailsEngine",
-    slot=3,
-    table="india_rails",
-    estimate="services.india_rails.estimate:estimate",
-    search=SEARCH,
-    arena=ARENA,
+UNIT = GameUnit.built_in(
+    "india_rails", "IndiaRailsEngine", slot=3, estimated=True, search=SEARCH, arena=ARENA,
     board=(
         "india_rails/map.json",
         ("provenance", "spacing_km", "projection", "mileposts", "cities", "river_lines", "desert_areas", "edges"),

@@ -6,7 +6,7 @@ from __future__ import annotations
 from grpc import aio
 
 from chaiwala.v1 import matchmaking_pb2, matchmaking_pb2_grpc
-from services.common.daemon import require_redis, run_daemon, serve_metrics
+from services.common.daemon import require_redis, run_daemon, work_until_stopped
 from services.common.interceptors import RpcInterceptor
 from services.common.logs import get_logger
 from services.common.metrics_http import keep_prefixes
@@ -41,12 +41,8 @@ async def serve(settings: MatchmakingSettings) -> None:
     matchmaker = Matchmaker(store, rules, settings)
     server, port = await start_server(store, settings)
     families = keep_prefixes("chaiwala_matchmaking_", "chaiwala_rpc_")
-    stop = serve_metrics(settings, log, "matching", families, port=port, owner=matchmaker.owner)
-    await matchmaker.run(stop)
-    log.info("stopping")
-    await server.stop(grace=5)
-    await rules.close()
-    await redis.aclose()
+    await work_until_stopped(settings, log, "matching", families, matchmaker.run, server=server,
+                             closers=(rules.close, redis.aclose), port=port, owner=matchmaker.owner)
 
 
 def main() -> None:

@@ -8,7 +8,7 @@ from __future__ import annotations
 from grpc import aio
 
 from chaiwala.v1 import notify_pb2, notify_pb2_grpc
-from services.common.daemon import require_redis, run_daemon, serve_metrics
+from services.common.daemon import require_redis, run_daemon, work_until_stopped
 from services.common.exposure import check_exposure
 from services.common.interceptors import RpcInterceptor
 from services.common.logs import get_logger
@@ -43,20 +43,10 @@ async def serve(settings: NotifySettings) -> None:
     sender = Sender(redis, settings)
     await sender.start()
     server, port = await start_server(sender, settings)
-    stop = serve_metrics(
-        settings,
-        log,
-        "sending",
-        keep_prefixes("chaiwala_notify_", "chaiwala_rpc_"),
-        port=port,
-        consumer=sender.consumer,
-        allow_loopback=settings.webhook_allow_loopback,
-    )
-    await sender.run(stop)
-    log.info("stopping")
-    await server.stop(grace=5)
-    await sender.close()
-    await redis.aclose()
+    families = keep_prefixes("chaiwala_notify_", "chaiwala_rpc_")
+    await work_until_stopped(settings, log, "sending", families, sender.run, server=server,
+                             closers=(sender.close, redis.aclose), port=port, consumer=sender.consumer,
+                             allow_loopback=settings.webhook_allow_loopback)
 
 
 def main() -> None:

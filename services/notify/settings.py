@@ -2,17 +2,15 @@
 
 from __future__ import annotations
 
-from services.common.settings import ServiceSettings
+from services.webhook.settings import TargetSettings
 
 
-class NotifySettings(ServiceSettings):
-    """A service's settings (Redis, gRPC host, metrics port, API keys, logs) plus the push policy."""
+class NotifySettings(TargetSettings):
+    """A service's settings (Redis, gRPC host, metrics port, API keys, logs), the webhooks' target checks
+    (push endpoints pass them, under the same variables) and the push policy."""
 
     grpc_port: int = 50070
     metrics_port: int = 9170
-    # Push endpoints pass the webhooks' target checks, under the same switches (same variables).
-    webhook_allow_private: bool = False
-    webhook_allow_loopback: bool = False
     # A notice waits this long before it goes, so turns due at nearly the same time collapse into one.
     notify_gather_ms: int = 3000
     # Failed pushes: exponential backoff from the base, doubled per attempt up to the cap, until a

@@ -4,17 +4,7 @@ from __future__ import annotations
 
 from typing import Any, ClassVar
 
-from services.common.engine import (
-    Bot,
-    Engine,
-    Event,
-    GameConfig,
-    IllegalMove,
-    Move,
-    Result,
-    Seen,
-    State,
-)
+from services.common.engine import Bot, Event, GameConfig, IllegalMove, ModularEngine, Move, Result, State, turn_refusal
 from services.common.rng import Rng
 from services.tea_rum import facts as tea_rum_facts
 from services.tea_rum import hidden, views
@@ -23,13 +13,17 @@ from services.tea_rum.bots import HeuristicBot
 from services.tea_rum.rounds import advance, setup_state
 
 
-class TeaRumEngine(Engine):
-    """Tea & Rum for 2-4 players; with 2 players the automa moves inside ``apply``."""
+class TeaRumEngine(ModularEngine):
+    """Tea & Rum for 2-4 players; with 2 players the automa moves inside ``apply``.  Chests, decks,
+    the automa bag and the secret exchanges are what a seat cannot see."""
 
     game_type: ClassVar[str] = "tea_rum"
     name: ClassVar[str] = "Tea & Rum"
     min_players: ClassVar[int] = 2
     max_players: ClassVar[int] = 4
+    moves_module = rules
+    hidden_module = hidden
+    facts_module = tea_rum_facts
 
     def default_options(self) -> dict[str, Any]:
         """Tea & Rum has no variants; the options message is empty."""
@@ -41,25 +35,10 @@ class TeaRumEngine(Engine):
         advance(state, rng, [])
         return state
 
-    def to_act(self, state: State) -> list[int]:
-        """The seat to decide, or every seat still exchanging coins for VP at the end."""
-        return rules.to_act(state)
-
-    def legal_moves(self, state: State, seat: int) -> list[Move]:
-        """Every atomic decision open to ``seat``."""
-        return rules.legal_moves(state, seat)
-
-    def apply(self, state: State, seat: int, move: Move, rng: Rng) -> tuple[State, list[Event]]:
-        """Apply a legal move, then everything automatic up to the next decision."""
-        events = rules.apply_move(state, seat, move, rng)
-        return state, events
-
     def explain_illegal(self, state: State, seat: int, move: Move) -> IllegalMove:
         """A specific reason for refusing ``move``."""
-        if state["phase"] == "over":
-            return IllegalMove("the game is over", code="game_over")
-        if seat not in self.to_act(state):
-            return IllegalMove("it is not this seat's turn", code="not_your_turn")
+        if (refused := turn_refusal(state["phase"] == "over", seat, self.to_act(state))) is not None:
+            return refused
         if not isinstance(move, dict) or len(move) != 1:
             return IllegalMove("a move names exactly one kind", code="malformed_move")
         kind = next(iter(move))
@@ -74,10 +53,6 @@ class TeaRumEngine(Engine):
         """The state as ``seat`` may see it."""
         return views.view(state, seat, self.to_act(state))
 
-    def determinize(self, seen: Seen, rng: Rng) -> State:
-        """A state the seat cannot tell from the real one: chests, decks, automa bag and secret exchanges sampled."""
-        return hidden.determinize(seen, rng)
-
     def event_view(self, event: Event, seat: int | None) -> Event | None:
         """Redact secret VP and the secret exchange for other seats."""
         return views.event_view(event, seat)
@@ -91,10 +66,6 @@ class TeaRumEngine(Engine):
         winners = list(final["winners"])
         ranking = [1 if s in winners else 2 for s in range(state["n"])]
         return Result(scores=scores, ranking=ranking, winners=winners)
-
-    def content_facts(self, state: State) -> list[list[str]] | None:
-        """Per seat, the content ids the arena correlates with winning (see :mod:`services.tea_rum.facts`)."""
-        return tea_rum_facts.content_facts(state)
 
     def heuristic_bot(self) -> Bot:
         """A fresh heuristic bot (services.bots.roster adds the random bot and the search levels)."""

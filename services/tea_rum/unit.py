@@ -26,12 +26,4 @@ ARENA: dict[str, Any] = dict(table_seconds=0.10, versus=100, balance=150,
                              search={2: 24, 3: 24, 4: 24}, strongest={2: 24, 3: 24, 4: 24})
 
 
-UNIT = GameUnit(
-    game_type="tea_rum",
-    engine="services.tea_rum.engine:TeaRumEngine",
-    slot=2,
-    table="tea_rum",
-    estimate="services.tea_rum.estimate:estimate",
-    search=SEARCH,
-    arena=ARENA,
-)
+UNIT = GameUnit.built_in("tea_rum", "TeaRumEngine", slot=2, estimated=True, search=SEARCH, arena=ARENA)

@@ -2,7 +2,9 @@
 
 from __future__ import annotations
 
-from services.common.daemon import require_redis, run_daemon, serve_metrics
+import asyncio
+
+from services.common.daemon import require_redis, run_daemon, work_until_stopped
 from services.common.exposure import check_exposure
 from services.common.logs import get_logger
 from services.common.metrics_http import keep_prefixes
@@ -20,10 +22,9 @@ async def serve(settings: DirectorSettings) -> None:
     await running.start()
     # Tournaments, ratings and its own RPCs: no game series (the rules services and conductor export those).
     families = keep_prefixes("chaiwala_tournament", "chaiwala_ratings_", "chaiwala_rpc_")
-    stop = serve_metrics(settings, log, "directing", families, port=running.port)
-    await stop.wait()
-    log.info("stopping")
-    await running.stop()
+    # Its loops run inside ``running``; the process waits for the signal, then stops them (and its server).
+    await work_until_stopped(settings, log, "directing", families, asyncio.Event.wait, server=None,
+                             closers=(running.stop,), port=running.port)
 
 
 def main() -> None:

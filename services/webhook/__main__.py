@@ -3,11 +3,12 @@
 from __future__ import annotations
 
 import asyncio
+from collections.abc import Awaitable
 
 from grpc import aio
 
 from chaiwala.v1 import webhooks_pb2, webhooks_pb2_grpc
-from services.common.daemon import require_redis, run_daemon, serve_metrics
+from services.common.daemon import require_redis, run_daemon, work_until_stopped
 from services.common.exposure import check_exposure
 from services.common.interceptors import RpcInterceptor
 from services.common.logs import get_logger
@@ -38,22 +39,16 @@ async def serve(settings: WebhookSettings) -> None:
     redis = GameStore.from_url(settings.redis_url, cluster=settings.redis_cluster).redis
     dispatcher = Dispatcher(redis, settings)
     server, port = await start_server(dispatcher, settings)
-    stop = serve_metrics(
-        settings,
-        log,
-        "dispatching",
-        # Its deliveries, the outbox lag it watches and its own RPCs: no game series.
-        keep_prefixes("chaiwala_webhook_", "chaiwala_outbox_", "chaiwala_rpc_"),
-        port=port,
-        consumer=dispatcher.consumer,
-        allow_loopback=settings.webhook_allow_loopback,
-        allow_private=settings.webhook_allow_private,
-    )
-    await asyncio.gather(dispatcher.run(stop), dispatcher.report(stop))
-    log.info("stopping")
-    await server.stop(grace=5)
-    await dispatcher.close()
-    await redis.aclose()
+    # Its deliveries, the outbox lag it watches and its own RPCs: no game series.
+    families = keep_prefixes("chaiwala_webhook_", "chaiwala_outbox_", "chaiwala_rpc_")
+
+    def dispatch(stop: asyncio.Event) -> Awaitable[object]:
+        return asyncio.gather(dispatcher.run(stop), dispatcher.report(stop))
+
+    await work_until_stopped(settings, log, "dispatching", families, dispatch, server=server,
+                             closers=(dispatcher.close, redis.aclose), port=port, consumer=dispatcher.consumer,
+                             allow_loopback=settings.webhook_allow_loopback,
+                             allow_private=settings.webhook_allow_private)
 
 
 def main() -> None:

@@ -5,15 +5,21 @@ from __future__ import annotations
 from services.common.settings import ServiceSettings
 
 
-class WebhookSettings(ServiceSettings):
-    """A service's settings (Redis, gRPC host, metrics port, API keys, logs) plus delivery policy."""
+class TargetSettings(ServiceSettings):
+    """A service's settings plus the target checks (services.webhook.targets.TargetPolicy), the same
+    variables in every process that calls addresses outsiders named (webhooks, push endpoints)."""
 
-    grpc_port: int = 50060
-    metrics_port: int = 9160
     # SSRF guard: targets resolving to private, link-local or otherwise non-public addresses are
     # refused unless allowed here; loopback has its own switch (`make run` turns it on).
     webhook_allow_private: bool = False
     webhook_allow_loopback: bool = False
+
+
+class WebhookSettings(TargetSettings):
+    """A service's settings (Redis, gRPC host, metrics port, API keys, logs) plus delivery policy."""
+
+    grpc_port: int = 50060
+    metrics_port: int = 9160
     # Retries: exponential backoff from the base delay, doubled per attempt up to the cap, each
     # delay jittered (50-100 % of it), until the first attempt is this old; then the dead-letter list.
     webhook_retry_base_s: float = 5.0

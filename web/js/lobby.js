@@ -8,6 +8,7 @@ import { LiveGames } from "./livegames.js";
 import { remember } from "./mygames.js";
 import { showRules } from "./rules.js";
 import { QuickPlay } from "./quickplay.js";
+import { GameTypeField } from "./gametypefield.js";
 import { ensurePlayer } from "./player.js";
 import { T, readable } from "./i18n.js";
 import { TimeControlFields, defaultTimeControl, timeControlBody, timeControlText } from "./timecontrol.js";
@@ -136,11 +137,7 @@ function CreateForm({ types }) {
   const optionKeys = optionKeysOf(type);
   return html`<form id="create" onSubmit=${submit}>
     <h2>${T("new_game")}</h2>
-    <label>${T("game_type")}
-      <select id="game-type" value=${typeId} onChange=${(e) => pick(e.target.value)}>
-        ${types.map((t) => html`<option value=${t.id}>${t.title || t.name}</option>`)}
-      </select>
-    </label>
+    <${GameTypeField} id="game-type" types=${types} value=${typeId} onPick=${pick} />
     <button type="button" id="lobby-rules" aria-label=${`${T("rules")}: ${type.title || type.name}`} onClick=${() => showRules(typeId)}>${T("rules")}</button>
     <label>${T("your_name")} <input id="player-name" value=${name} maxlength="64" onInput=${(e) => setName(e.target.value)} /></label>
     <${SeatFields} type=${type} seats=${seats} setSeats=${setSeats} />

@@ -9,6 +9,7 @@ import { quickPlay } from "../sdk/index.js";
 import { client } from "./api.js";
 import { remember } from "./mygames.js";
 import { ensurePlayer } from "./player.js";
+import { GameTypeField } from "./gametypefield.js";
 import { T } from "./i18n.js";
 import { TimeControlFields, defaultTimeControl, timeControlBody } from "./timecontrol.js";
 
@@ -96,11 +97,7 @@ export function QuickPlay({ types }) {
     <${Waiting} ticket=${wait.ticket} since=${wait.since} onCancel=${() => stop.current && stop.current.abort()} /></section>`;
   return html`<form id="quick-play" onSubmit=${play}>
     <h2>${T("play_now")}</h2>
-    <label>${T("game_type")}
-      <select id="quick-game-type" value=${typeId} onChange=${(e) => pick(e.target.value)}>
-        ${types.map((t) => html`<option value=${t.id}>${t.title || t.name}</option>`)}
-      </select>
-    </label>
+    <${GameTypeField} id="quick-game-type" types=${types} value=${typeId} onPick=${pick} />
     <fieldset id="quick-counts"><legend>${T("players")}</legend>
       ${sizes.map((n) => html`<label class="count"><input type="checkbox" name="count" value=${n}
         checked=${counts.includes(n)} onChange=${() => toggle(n)} /> ${n}</label>`)}
