@@ -75,11 +75,13 @@ async def create_server(
             ("grpc.http2.bdp_probe", 0),
         ],
     )
-    servicer = RulesServicer(engine, store, api_keys, live=EventHub.for_store(store, game_type, live_limits))
+    # One stream mux per process reads every live game and every connected player's feed.
+    live = EventHub.for_store(store, game_type, live_limits)
+    servicer = RulesServicer(engine, store, api_keys, live=live)
     rules_pb2_grpc.add_RulesServiceServicer_to_server(servicer, server)
     tables_pb2_grpc.add_TableServiceServicer_to_server(TableServicer(servicer), server)
     rendered_pb2_grpc.add_RenderedRulesServicer_to_server(RenderedRulesServicer(servicer), server)
-    identity_servicer = IdentityServicer(verifier, Ledger(store.redis), store.blocking_client(200))
+    identity_servicer = IdentityServicer(verifier, Ledger(store.redis), live.mux)
     identity_pb2_grpc.add_IdentityServiceServicer_to_server(identity_servicer, server)
     health_servicer = health.aio.HealthServicer()
     health_pb2_grpc.add_HealthServicer_to_server(health_servicer, server)
@@ -122,7 +124,7 @@ async def serve(game_type: str, settings: ServiceSettings) -> None:
         store,
         f"{settings.grpc_host}:{settings.grpc_port}",
         settings.api_key_set(),
-        HubLimits(readers=settings.stream_readers, buffer=settings.stream_buffer),
+        HubLimits(games=settings.stream_games, buffer=settings.stream_buffer, connections=settings.stream_connections),
     )
     if not workers.is_worker():  # a group's parent serves the sum
         serve_metrics_http(settings.metrics_port, settings.grpc_host, rules_registry(REGISTRY), settings.metrics_token)
