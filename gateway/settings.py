@@ -73,6 +73,9 @@ class GatewaySettings(RedisConnection):
     # counts the connection's peer. Set it to the proxy or ingress in front of the gateway only.
     trusted_proxies: str = ""
     keep_alive_timeout_seconds: int = 5
+    # Connections the kernel queues for accepting (per listening socket: one per worker); the
+    # kernel caps it at net.core.somaxconn.  A burst of clients past it waits for SYN retries.
+    listen_backlog: int = 4096
     # Open SSE streams, per gateway process.
     sse_streams_per_token: int = 8
     sse_streams_per_address: int = 200

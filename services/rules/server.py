@@ -19,6 +19,7 @@ from chaiwala.v1 import rendered_pb2_grpc, rules_pb2, rules_pb2_grpc, tables_pb2
 from services.common import metrics, protojson, workers
 from services.common.daemon import require_redis
 from services.common.exposure import check_exposure
+from services.common.fdlimit import raise_open_files
 from services.common.interceptors import RpcInterceptor
 from services.common.logs import configure_logging, get_logger
 from services.common.loops import run_loop
@@ -155,6 +156,7 @@ def main(argv: list[str]) -> None:
         raise SystemExit("usage: python -m services.rules.server <game_type>")
     settings = ServiceSettings()
     configure_logging(settings.log_format, settings.log_level)
+    raise_open_files()  # watches are gRPC streams on few connections, but calls' clients are files too
     count = workers.process_count(settings.grpc_processes)
     if count > 1 and not workers.is_worker():
         raise SystemExit(serve_group(argv[0], settings, count))
