@@ -23,6 +23,10 @@ listener never holds the reader up; :mod:`services.streaming.mailbox`).
   again meanwhile (a new follow, a later cursor) are filtered by id, so nothing is handed twice.
 * **Bounded blocks.**  Every ``BLOCK`` is asked through :func:`services.common.store.bounded_block_ms`
   on the readers' own client (whose reply timeout is longer than any block).
+* **Why partitions, not one read for everything.**  One ``XREAD`` over ``N`` keys costs Redis and
+  the client ``O(N)`` per call, and a busy reader calls again after every batch; ``K`` partitions
+  divide that work by ``K`` for ``K`` connections.  A reader per game (the design before) made
+  ``N`` connections; one per process would make every move's read walk every followed key.
 * **Failures.**  When a read fails (Redis gone), every follow of that group is told
   (:attr:`Follow.fail`) and dropped; callers end their listeners with the error, and listeners
   resume from their last event.  A group with no key left stops its reader after its block.
