@@ -113,3 +113,33 @@ def test_many_listeners_on_many_games_and_feeds_use_a_bounded_number_of_connecti
         gateway.stop()
         services.stop(service)
         services.close()
+
+
+def test_a_player_stream_outlives_the_gateways_call_deadline(redis_url: str) -> None:
+    # The live stream once carried the unary calls' deadline: every player stream ended with
+    # upstream_error (DEADLINE_EXCEEDED) after CHAIWALA_RPC_TIMEOUT_SECONDS.
+    services = Services(redis_url)
+    service = services.start(GAME)
+    gateway = Gateway({GAME: service.address}, session_limit="1000/minute", rpc_timeout_seconds=1)
+    try:
+        with httpx.Client(base_url=gateway.url, timeout=60) as client:
+            player_id, token = guest(client, "Patient")
+
+            async def listen() -> dict[str, str]:
+                opened: asyncio.Queue[int] = asyncio.Queue()
+                async with httpx.AsyncClient(base_url=gateway.url, timeout=WAIT_SECONDS) as http:
+                    listener = asyncio.create_task(_until(http, "/v1/me/events", auth(token), opened, _invited))
+                    await asyncio.wait_for(opened.get(), WAIT_SECONDS)
+                    await asyncio.sleep(3)  # three deadlines pass with the stream open
+                    redis = aioredis.Redis.from_url(redis_url)
+                    try:
+                        await Feed(redis).notify(player_id, "invited", {"game_id": "g", "game_type": GAME})
+                    finally:
+                        await redis.aclose()
+                    return await asyncio.wait_for(listener, WAIT_SECONDS)
+
+            assert asyncio.run(listen())["event"] == "invited"
+    finally:
+        gateway.stop()
+        services.stop(service)
+        services.close()
