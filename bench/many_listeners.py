@@ -57,10 +57,12 @@ async def _play(players: Players, games: int, config: Config, listeners_of: dict
         choice = await players.choose(index)
         at = time.perf_counter()
         await players.submit(index, choice)
+        answered = time.perf_counter()
         version = players.games[index].version
         sent.order.append((at, f"/events/{index}", version))
         for listener in (listeners_of or {}).get(index, []):
             sent.expected[(listener, version)] = at
+            sent.answered[(listener, version)] = answered
 
     tally = await many.drive(move, config.seconds, config.warmup, rate)
     return {"rate": tally.rate, **tally.summary()}
@@ -133,6 +135,10 @@ def _rows(case: dict[str, Any], bare: dict[str, Any], quiet: dict[str, Any], loa
                      "move_errors": loaded["errors"], "quiet_errors": quiet["errors"]}),
         Row(SUITE, f"delivery_p99_{count}_listeners_vs_floor", "ms", case["p99_ms"], "bare_server_p99",
             max(bare["p99_ms"], 0.01), better="lower", goal=2.0, details={**case, "floor": bare, **failed}),
+        Row(SUITE, f"delivery_after_answer_p99_{count}_listeners_vs_floor", "ms", case.get("after_answer_p99_ms", 0.0),
+            "bare_server_p99", max(bare["p99_ms"], 0.01), better="lower",
+            details={"what": "event at the listener after the mover had its POST answer (the move's own time left out)",
+                     "after_answer_p50_ms": case.get("after_answer_p50_ms", 0.0), "floor_p50_ms": bare["p50_ms"]}),
         Row(SUITE, f"memory_per_connection_{count}_listeners", "KiB", case["gateway_kib_per_connection"],
             "bare_server_kib_per_connection", max(bare["kib_per_connection"], 0.1), better="lower",
             details={"open": case["open"], "floor_open": bare["open"]}),

@@ -74,6 +74,7 @@ async def _play(players: Players, config: Config, sent: many.Sent | None, rate: 
         before = list(choice.game.to_act)
         at = time.perf_counter()
         await players.submit(index, choice)
+        answered = time.perf_counter()
         game = players.games[index]
         if sent is None:
             return
@@ -81,6 +82,7 @@ async def _play(players: Players, config: Config, sent: many.Sent | None, rate: 
             if seat not in before:  # became due: its player is told (services.lobby.feed.becoming_due)
                 player = (index + seat) % count
                 sent.expected[(player, game.version)] = at
+                sent.answered[(player, game.version)] = answered
                 sent.order.append((at, f"/events/{player}", game.version))
 
     tally = await many.drive(move, config.seconds, config.warmup, rate)
@@ -154,6 +156,10 @@ def _rows(case: dict[str, Any], bare: dict[str, Any], quiet: dict[str, Any], loa
                      "move_errors": loaded["errors"], "quiet_errors": quiet["errors"]}),
         Row(SUITE, f"notice_p99_{count}_players_vs_floor", "ms", case["p99_ms"], "bare_server_p99",
             max(bare["p99_ms"], 0.01), better="lower", goal=2.0, details={**case, "floor": bare, **failed}),
+        Row(SUITE, f"notice_after_answer_p99_{count}_players_vs_floor", "ms", case.get("after_answer_p99_ms", 0.0),
+            "bare_server_p99", max(bare["p99_ms"], 0.01), better="lower",
+            details={"what": "notice at the player after the mover had its POST answer (the move's own time left out)",
+                     "after_answer_p50_ms": case.get("after_answer_p50_ms", 0.0), "floor_p50_ms": bare["p50_ms"]}),
         Row(SUITE, f"memory_per_connection_{count}_players", "KiB", case["gateway_kib_per_connection"],
             "bare_server_kib_per_connection", max(bare["kib_per_connection"], 0.1), better="lower",
             details={"open": case["open"], "floor_open": bare["open"]}),

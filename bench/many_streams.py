@@ -72,25 +72,32 @@ class Sent:
     """What the driver sent: each awaited number (a version) per listener, with its send time."""
 
     expected: dict[tuple[int, int], float] = field(default_factory=dict)  # (listener, number) -> sent at
+    answered: dict[tuple[int, int], float] = field(default_factory=dict)  # (listener, number) -> POST answered at
     order: list[tuple[float, str, int]] = field(default_factory=list)  # (sent at, topic, number) per event
 
 
 def deliveries(sent: Sent, first: dict[tuple[int, int], float]) -> dict[str, Any]:
     """Latency of every expected arrival (the first at or after its send), and how many never came."""
-    latencies = []
+    latencies, after_answer = [], []
     missed = 0
     for key, at in sent.expected.items():
         arrived = first.get(key)
         if arrived is None or arrived < at:
             missed += 1
-        else:
-            latencies.append(arrived - at)
-    return {
+            continue
+        latencies.append(arrived - at)
+        if key in sent.answered:  # how long after the mover had its answer (0 when the event came first)
+            after_answer.append(max(0.0, arrived - sent.answered[key]))
+    found = {
         "p50_ms": round(percentile(latencies, 0.5) * 1000, 2) if latencies else 0.0,
         "p99_ms": round(percentile(latencies, 0.99) * 1000, 2) if latencies else 0.0,
         "deliveries": len(latencies),
         "missed": missed,
     }
+    if after_answer:  # the fan-out's own share: the move's processing (in p99_ms) left out
+        found["after_answer_p50_ms"] = round(percentile(after_answer, 0.5) * 1000, 2)
+        found["after_answer_p99_ms"] = round(percentile(after_answer, 0.99) * 1000, 2)
+    return found
 
 
 async def drive(move: Callable[[int, int], Awaitable[None]], seconds: float, warmup: float, rate: float = 0.0) -> Tally:
