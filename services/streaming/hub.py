@@ -92,10 +92,10 @@ class _Feed(Broadcast[LogEntry]):
 
 
 def stream_mux(store: GameStore, connections: int, block_ms: int) -> StreamMux:
-    """The process's mux: readers on a client of their own beside ``store`` (a reader per group, and
-    one spare; a cluster needs a connection per slot read from a node)."""
+    """The process's mux: readers on a client of their own beside ``store`` (a connection per group;
+    on a cluster a group is a slot, so a node may need as many as it has slots in use)."""
     calls = store.redis
-    size = 16384 if isinstance(calls, RedisCluster) else connections + 1
+    size = 16384 if isinstance(calls, RedisCluster) else connections
     owner = uuid.uuid4().hex[:12]
     reader = store.blocking_client(size, name=f"{READER_NAME}:{owner}")
     return StreamMux(reader, calls, connections, block_ms, owner=owner)
