@@ -7,8 +7,9 @@ renews it while it is open (each wait), never past the token's expiry, so the ti
 for a minute after its stream closed and an ``EventSource`` reconnecting with the same URL gets in
 (as a game's ticket, :mod:`services.rules.tickets`).  A watch reads the player's feed
 (:mod:`services.lobby.feed`) after the client's cursor, sends a keep-alive (it is open), then waits
-for more, at most :data:`WAIT_SECONDS` at a time, sending a keep-alive after each empty wait; it
-ends when the player's token expires, so a client renews its token (and ticket) before then.
+for more, at most :data:`WAIT_SECONDS` at a time, sending a keep-alive after
+:data:`KEEP_ALIVE_SECONDS` of quiet; it ends when the player's token expires, so a client renews
+its token (and ticket) before then.
 
 A watch holds no Redis connection and polls nothing: it subscribes to the player's feed key on the
 process's :class:`~services.streaming.keyed.KeyedStreams` (one follow per connected player, all of
@@ -36,9 +37,13 @@ from services.streaming.keyed import KeyedStreams
 from services.streaming.mailbox import Mailbox, SlowConsumer
 from services.streaming.mux import Entry, ShuttingDown, id_after
 
-# One blocking read (on the reader's client, whose reply timeout is longer: services.common.store);
-# a keep-alive follows an empty one.
+# One wait for the next notice (in the process: the stream mux reads the feed); after an empty one
+# the watch renews its ticket and looks at the token's expiry.
 WAIT_SECONDS = 10.0
+# Quiet this long, the watch sends a keep-alive (an empty PlayerEvent) so a gRPC client knows it is
+# alive; the gateway ignores them (its own pings keep the SSE stream alive).  Every 10 s, as before,
+# 10,000 connected players cost 1,000 messages a second through gRPC (docs/lab/many-listeners.md).
+KEEP_ALIVE_SECONDS = 60.0
 # As a game's stream tickets (services.rules.tickets): a minute, and 43 characters when ours.
 TICKET_TTL_SECONDS = 60
 MAX_TICKET_LENGTH = 128
@@ -114,7 +119,9 @@ class PlayerStream:
     async def _live(
         self, mailbox: Mailbox[Entry], after: str, until: int, ticket: str
     ) -> AsyncIterator[identity_pb2.PlayerEvent]:
-        """Notices newer than ``after`` as they come, a keep-alive after each quiet wait, until ``until``."""
+        """Notices newer than ``after`` as they come, a keep-alive after :data:`KEEP_ALIVE_SECONDS` of
+        quiet, until ``until``."""
+        quiet_since = time.monotonic()
         while time.time() < until:
             if ticket:
                 await self._renew(ticket, until)
@@ -123,8 +130,10 @@ class PlayerStream:
             for item in fresh:
                 after = item.id
                 yield _event(item.id, item.kind, item.data)
-            if not fresh:
-                yield identity_pb2.PlayerEvent()  # keep-alive: the gateway sends a ping comment
+            if fresh or time.monotonic() - quiet_since >= KEEP_ALIVE_SECONDS:
+                if not fresh:
+                    yield identity_pb2.PlayerEvent()  # keep-alive (the gateway's own pings reach the client)
+                quiet_since = time.monotonic()
 
     async def _history(self, player_id: str, after: str) -> AsyncIterator[identity_pb2.PlayerEvent]:
         """Everything already in the feed after ``after``, a page at a time (a JSON answer is all of it)."""

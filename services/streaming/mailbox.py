@@ -60,7 +60,8 @@ class Mailbox(Generic[T]):
         if not self._items and not self._closed:
             self._ready.clear()
             with contextlib.suppress(TimeoutError):
-                await asyncio.wait_for(self._ready.wait(), timeout)
+                async with asyncio.timeout(timeout):  # no task of its own (wait_for makes one per wait)
+                    await self._ready.wait()
         items = list(self._items)
         self._items.clear()
         if not items and self._closed and self._error is not None:
