@@ -186,10 +186,14 @@ class EventHub:
         if self.feeds.get(feed.game_id) is not feed:
             return  # left (or closed) while the last entry was read
         cursor = f"{feed.last_version}-1" if feed.last_version >= 0 else "0-0"
-        feed.follow = self.mux.follow(
-            events_key(feed.game_id), cursor, lambda entries: self._offer(feed, entries),
-            lambda error: self._failed(feed, error),
-        )  # fmt: skip
+        try:
+            feed.follow = self.mux.follow(
+                events_key(feed.game_id), cursor, lambda entries: self._offer(feed, entries),
+                lambda error: self._failed(feed, error),
+            )  # fmt: skip
+        except ShuttingDown as stopping:  # the mux closed while the last entry was read
+            self._stop(feed, stopping)
+            return
         if not feed.opened.done():
             feed.opened.set_result(None)
 

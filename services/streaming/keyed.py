@@ -82,7 +82,11 @@ class KeyedStreams:
         if self.topics.get(topic.key) is not topic:
             return
         cursor = as_text(last[0][0]) if last else "0-0"
-        topic.follow = self.mux.follow(topic.key, cursor, topic.offer_all, lambda error: self._failed(topic, error))
+        try:
+            topic.follow = self.mux.follow(topic.key, cursor, topic.offer_all, lambda error: self._failed(topic, error))
+        except ShuttingDown as stopping:  # the mux closed while the last entry was read
+            self._stop(topic, stopping)
+            return
         if not topic.opened.done():
             topic.opened.set_result(None)
 

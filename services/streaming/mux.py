@@ -137,7 +137,7 @@ class StreamMux:
                fail: Callable[[BaseException], None]) -> Follow:  # fmt: skip
         """Hand every entry of ``key`` after ``cursor`` to ``deliver`` (one follow per key at a time)."""
         if self.closing:
-            raise RuntimeError("the stream mux is closed")
+            raise ShuttingDown("the service is stopping")
         group = self.group_of(key)
         reader = self.readers.get(group)
         if reader is None:
