@@ -49,9 +49,13 @@ def _cursor(request: Request) -> str:
     return cursor
 
 
-def _stub(request: Request) -> identity_pb2_grpc.IdentityServiceStub:
-    """One rules service's IdentityService, in turn (every rules service serves the feeds)."""
-    channels = [channel for _, channel in sorted(_backends(request).channels.items())]
+def _stub(request: Request, live: bool = False) -> identity_pb2_grpc.IdentityServiceStub:
+    """One rules service's IdentityService, in turn (every rules service serves the feeds).  A live
+    stream goes on the watch channels, apart from ordinary calls, as a game's upstream does: with
+    10,000 player streams on the calls' connection, moves ran at a fraction of their rate
+    (docs/lab/many-listeners.md)."""
+    backends = _backends(request)
+    channels = [channel for _, channel in sorted((backends.watch_channels if live else backends.channels).items())]
     if not channels:
         raise Problem(503, "service_unavailable", "no rules service is configured", headers={"Retry-After": "1"})
     return identity_pb2_grpc.IdentityServiceStub(channels[next(_turns) % len(channels)])
@@ -80,7 +84,7 @@ async def my_events(request: Request) -> Response:
     # as a game's upstream (gateway.fanout).  With the call's deadline every stream ended after
     # CHAIWALA_RPC_TIMEOUT_SECONDS with upstream_error (DEADLINE_EXCEEDED).
     opening = options.pop("timeout") if live else None
-    call = _stub(request).WatchMyEvents(watch, **options)
+    call = _stub(request, live).WatchMyEvents(watch, **options)
     try:
         async with asyncio.timeout(opening):
             first = await call.read()  # a refusal arrives here, before any answer is committed to
