@@ -39,6 +39,7 @@ from bench.sse_listeners import ListenerGroup, Target
 DRIVERS = 8  # concurrent move loops, as the sse suite's throughput run
 PER_PROCESS = 5000  # listeners per child process (each child is one epoll loop)
 PROBE_MAX_RATE = 100.0  # moves a second of the latency phase, at most
+IDLE_SECONDS = 5.0  # the gateway's CPU with every listener connected and nothing played
 MANY = "1000000"
 # One gateway worker, open to every stream of the run (bench.procs.UNLIMITED covers the rest).
 GATEWAY = {
@@ -135,12 +136,16 @@ async def connect(target: Target, count: int, gateway: Child) -> tuple[ListenerG
     took = time.monotonic() - started
     await asyncio.sleep(2.0)  # upstream watches settle (their history reads) before memory is read
     gained = rss_bytes(gateway.pid) - before
+    cpu, idle_from = gateway.cpu(), time.monotonic()
+    await asyncio.sleep(IDLE_SECONDS)  # what holding them costs with nothing happening (pings)
+    idle = (gateway.cpu() - cpu) / (time.monotonic() - idle_from)
     return listeners, {
         "open": listeners.opened,
         "connect_errors": sum(listeners.connect_errors.values()),
         **({"connect_error_kinds": dict(listeners.connect_errors.most_common(4))} if listeners.connect_errors else {}),
         "connect_seconds": round(took, 1),
         "gateway_kib_per_connection": round(gained / 1024 / max(1, listeners.opened), 1),
+        "gateway_idle_cpu_percent": round(100 * idle, 1),
     }
 
 
