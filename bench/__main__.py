@@ -8,7 +8,10 @@ FastAPI + Redis endpoint), ``grpc`` (SubmitMoves vs a bare echo), ``sse`` (deliv
 bare Redis XADD→XREAD), ``memory`` (Redis bytes per game and per move), ``micro`` (each game
 module's own cases, vs a Darjeeling engine step), ``idle`` (``make run``'s whole stack at rest, CPU
 per process), ``matchmaking`` (the matchmaker's CPU per ticket matched vs a trivial request; time to
-match at 1, 10 and 100 tickets a second, simulated).  A suite that fails is reported as a row
+match at 1, 10 and 100 tickets a second, simulated), ``listeners`` (2,000 games × 10 SSE listeners
+on one gateway worker: moves/s vs none, delivery vs a bare SSE server, memory per connection),
+``players`` (10,000 player streams while their games are played: the same, and Redis reads per
+player).  A suite that fails is reported as a row
 with its error, and the others still run.
 """
 
@@ -36,10 +39,11 @@ from services.common import workers
 from services.common.sealing import key_file_unless_set
 
 Suite = Callable[[Config], list[Row]]
-SUITES = ("engines", "render", "rest", "grpc", "sse", "memory", "micro", "idle", "matchmaking")
+SUITES = ("engines", "render", "rest", "grpc", "sse", "memory", "micro", "idle", "matchmaking", "listeners",
+          "players")
 MODULES = {"engines": "engines", "render": "rendering", "rest": "rest_path", "grpc": "grpc_path",
            "sse": "sse_delivery", "memory": "redis_memory", "micro": "micro", "idle": "idle",
-           "matchmaking": "matchmaking"}  # fmt: skip
+           "matchmaking": "matchmaking", "listeners": "many_listeners", "players": "many_players"}  # fmt: skip
 
 
 def bench_modules() -> list[str]:
@@ -67,7 +71,9 @@ def parse(argv: list[str]) -> argparse.Namespace:
                         " the quick slice: 1)")  # fmt: skip
     parser.add_argument("--compare", type=Path, help="an earlier results JSON to compare ratios with")
     parser.add_argument("--out", type=Path, default=RESULTS_DIR, help="where the JSON and Markdown go")
-    parser.add_argument("--listeners", type=_counts, help="SSE listener counts, e.g. 10,1000 (default: 10,1000,5000)")
+    parser.add_argument("--listeners", type=_counts, help="SSE listener counts, e.g. 10,1000 (default: 10,1000,5000;"
+                        " the listeners suite takes the largest, default 20000)")
+    parser.add_argument("--players", type=int, help="connected players of the players suite (default: 10000)")
     parser.add_argument("--games", type=_counts, help="REST concurrent game counts, e.g. 32 (default: 32,256)")
     parser.add_argument("--game", help="the game type the move suites play (default: darjeeling)")
     return parser.parse_args(argv)
@@ -83,7 +89,9 @@ def configure(args: argparse.Namespace) -> Config:
     if args.workers is not None:
         config = replace(config, workers=workers.process_count(args.workers))
     if args.listeners:
-        config = replace(config, sse_listeners=args.listeners)
+        config = replace(config, sse_listeners=args.listeners, many_listeners=max(args.listeners))
+    if args.players:
+        config = replace(config, many_players=args.players)
     if args.games:
         config = replace(config, rest_games=args.games)
     if args.game:

@@ -25,6 +25,11 @@ class Config:
     sse_listeners: tuple[int, ...] = (10, 1000, 5000)
     sse_moves: int = 30
     sse_deadline: float = 90.0
+    # The many-streams suites (bench.many_listeners, bench.many_players): listeners on one gateway
+    # worker (10 per game), and connected players (each seated in ``player_games`` games).
+    many_listeners: int = 20000
+    many_players: int = 10000
+    player_games: int = 2
     memory_moves: int = 400
     engine_seconds: float = 2.0
     quick: bool = False
@@ -40,6 +45,8 @@ QUICK = replace(
     sse_listeners=(3,),
     sse_moves=3,
     sse_deadline=15.0,
+    many_listeners=40,
+    many_players=20,
     memory_moves=12,
     engine_seconds=0.05,
     quick=True,

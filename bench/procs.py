@@ -62,6 +62,17 @@ def process_tree(pid: int) -> list[int]:
     return tree
 
 
+def rss_bytes(pid: int) -> int:
+    """Resident memory of ``pid`` and its living descendants."""
+    total = 0
+    for member in process_tree(pid):
+        with contextlib.suppress(OSError, ValueError, IndexError):
+            for line in Path(f"/proc/{member}/status").read_text().splitlines():
+                if line.startswith("VmRSS:"):
+                    total += int(line.split()[1]) * 1024
+    return total
+
+
 def cpu_seconds(pid: int) -> float:
     """User + system CPU seconds of ``pid`` and its living descendants."""
     total = 0.0
@@ -207,17 +218,17 @@ class Stack:
     def prestart(self, game_type: str) -> None:
         """Start what the suites use up front (a process stack starts each when first asked)."""
 
-    def rules(self, game_type: str) -> Child:
+    def rules(self, game_type: str, extra: dict[str, str] | None = None) -> Child:
         """A rules service process for ``game_type`` (``python -m services.rules.server``)."""
         port = free_port()
-        env = {"CHAIWALA_GRPC_PORT": str(port), "CHAIWALA_METRICS_PORT": str(free_port())}
+        env = {"CHAIWALA_GRPC_PORT": str(port), "CHAIWALA_METRICS_PORT": str(free_port()), **(extra or {})}
         return self._serve(f"rules-{game_type}", ["services.rules.server", game_type], env, port,
                            lambda: _grpc_ready(port))  # fmt: skip
 
-    def gateway(self, services: dict[str, Child]) -> Child:
-        """The gateway process (``python -m gateway``) routing to ``services``."""
+    def gateway(self, services: dict[str, Child], extra: dict[str, str] | None = None) -> Child:
+        """The gateway process (``python -m gateway``) routing to ``services`` (``extra``: more settings)."""
         port = free_port()
-        env = {**UNLIMITED, "CHAIWALA_HTTP_PORT": str(port), "CHAIWALA_GAMES": ",".join(services)}
+        env = {**UNLIMITED, "CHAIWALA_HTTP_PORT": str(port), "CHAIWALA_GAMES": ",".join(services), **(extra or {})}
         env.update({f"CHAIWALA_SERVICE_{game.upper()}": f"127.0.0.1:{c.port}" for game, c in services.items()})
         return self._serve("gateway", ["gateway"], env, port, lambda: _http_ready(port, "/healthz"))
 

@@ -18,6 +18,7 @@ import asyncio
 import contextlib
 import multiprocessing
 import os
+import resource
 import socket
 import struct
 from multiprocessing.connection import Connection
@@ -35,10 +36,12 @@ START_SECONDS = 30.0
 
 
 class _Stream(asyncio.Protocol):
-    """One listener: its request head, then the stream's chunks."""
+    """One listener: its request head, then the stream's chunks (of every topic, or of its path's)."""
 
-    def __init__(self, listeners: set[Any]) -> None:
+    def __init__(self, listeners: set[Any], topics: dict[bytes, set[Any]]) -> None:
         self.listeners = listeners
+        self.topics = topics
+        self.topic = b""
         self.head = b""
         self.transport: Any = None  # uvloop's transports are no asyncio.Transport subclass
 
@@ -55,22 +58,28 @@ class _Stream(asyncio.Protocol):
         if b"\r\n\r\n" in self.head:
             self.transport.write(HEAD)
             self.listeners.add(self.transport)
+            self.topic = self.head.split(b" ", 2)[1]
+            self.topics.setdefault(self.topic, set()).add(self.transport)
 
     def connection_lost(self, exc: Exception | None) -> None:
         if self.transport is not None:
             self.listeners.discard(self.transport)
+            self.topics.get(self.topic, set()).discard(self.transport)
 
 
-async def _control(reader: asyncio.StreamReader, writer: asyncio.StreamWriter, listeners: set[Any]) -> None:
-    """Each message: 4-byte length, the SSE bytes; written to every listener, then one byte back."""
+async def _control(reader: asyncio.StreamReader, writer: asyncio.StreamWriter, listeners: set[Any],
+                   topics: dict[bytes, set[Any]]) -> None:  # fmt: skip
+    """Each message: 4-byte length, 2-byte topic length, the topic (a request path; empty: every
+    listener), the SSE bytes; written to the topic's listeners, then one byte back."""
     while True:
         try:
-            size = struct.unpack("!I", await reader.readexactly(4))[0]
+            size, length = struct.unpack("!IH", await reader.readexactly(6))
+            topic = await reader.readexactly(length)
             data = await reader.readexactly(size)
         except asyncio.IncompleteReadError:
             return
         framed = frame(data)
-        for transport in list(listeners):
+        for transport in list(topics.get(topic, ()) if topic else listeners):
             if not transport.is_closing():
                 transport.write(framed)
         writer.write(b"k")
@@ -79,13 +88,14 @@ async def _control(reader: asyncio.StreamReader, writer: asyncio.StreamWriter, l
 async def _worker(port: int, report: Connection) -> None:
     loop = asyncio.get_running_loop()
     listeners: set[Any] = set()
+    topics: dict[bytes, set[Any]] = {}
     shared = socket.socket()
     shared.setsockopt(socket.SOL_SOCKET, socket.SO_REUSEPORT, 1)
     shared.bind(("127.0.0.1", port))
-    server = await loop.create_server(lambda: _Stream(listeners), sock=shared, backlog=4096)
+    server = await loop.create_server(lambda: _Stream(listeners, topics), sock=shared, backlog=4096)
 
     async def control(reader: asyncio.StreamReader, writer: asyncio.StreamWriter) -> None:
-        await _control(reader, writer, listeners)
+        await _control(reader, writer, listeners, topics)
         done.set()
 
     done = asyncio.Event()
@@ -97,6 +107,9 @@ async def _worker(port: int, report: Connection) -> None:
 
 
 def _worker_main(port: int, report: Connection) -> None:
+    with contextlib.suppress(ValueError, OSError):  # as the gateway: the hard open-file limit
+        hard = resource.getrlimit(resource.RLIMIT_NOFILE)[1]
+        resource.setrlimit(resource.RLIMIT_NOFILE, (hard, hard))
     with contextlib.suppress(ImportError):
         import uvloop
 
@@ -125,9 +138,11 @@ class FloorServer:
                 raise RuntimeError("the floor server did not start")
             self.controls.append(await asyncio.open_connection("127.0.0.1", ours.recv()))
 
-    async def publish(self, data: bytes) -> None:
-        """Every worker writes ``data`` to each of its listeners (sent to all workers first)."""
-        message = struct.pack("!I", len(data)) + data
+    async def publish(self, data: bytes, topic: str = "") -> None:
+        """Every worker writes ``data`` to each of its listeners of ``topic`` (a request path; "":
+        all of them), sent to all workers first."""
+        path = topic.encode()
+        message = struct.pack("!IH", len(data), len(path)) + path + data
         for _, writer in self.controls:
             writer.write(message)
         for reader, _ in self.controls:

@@ -17,8 +17,10 @@ lowest version every open socket of the child has seen) and gets the stamps at t
 
 from __future__ import annotations
 
+import contextlib
 import multiprocessing
 import re
+import resource
 import select
 import socket
 import time
@@ -45,11 +47,17 @@ class Target:
     path: str = ""  # SSE: the events path; empty in redis mode
     stream: str = ""  # redis mode: the stream key to follow
     password: str = field(default="", repr=False)  # redis mode: Redis's password (AUTH first)
+    # Many streams (bench.many_streams): listener n asks for paths[n] with the header line
+    # headers[n] ("" for none), and each arrival is stamped once per (n, number found by pattern).
+    paths: tuple[str, ...] = ()
+    headers: tuple[str, ...] = field(default=(), repr=False)
+    pattern: bytes = rb"\nid: (\d+):"
 
 
 @dataclass
 class _Socket:
     sock: socket.socket
+    index: int = 0
     seen: int = -1
     tail: bytes = b""
     head: bytes = b""
@@ -65,30 +73,35 @@ class _Child:
     epoll: select.epoll = field(default_factory=select.epoll)
     sockets: dict[int, _Socket] = field(default_factory=dict)
     arrivals: dict[int, list[float]] = field(default_factory=dict)
+    first: dict[tuple[int, int], float] = field(default_factory=dict)  # many-streams mode
     errors: Counter[str] = field(default_factory=Counter)
     opened: int = 0
     ended: int = 0
 
     # ---- connecting ---------------------------------------------------------------------------
 
-    def request(self) -> bytes:
+    def request(self, index: int = 0) -> bytes:
         if self.target.stream:  # AUTH's +OK comes before the reply, which carries no id line
             auth = _resp(b"AUTH", self.target.password.encode()) if self.target.password else b""
             return auth + _xread(self.target.stream, "0-0")
-        return f"GET {self.target.path} HTTP/1.1\r\nHost: bench\r\nAccept: text/event-stream\r\n\r\n".encode()
+        path, extra = self.target.path, ""
+        if self.target.paths:
+            path = self.target.paths[index]
+            extra = self.target.headers[index] + "\r\n" if self.target.headers and self.target.headers[index] else ""
+        return f"GET {path} HTTP/1.1\r\nHost: bench\r\nAccept: text/event-stream\r\n{extra}\r\n".encode()
 
-    def connect(self, count: int) -> None:
+    def connect(self, count: int, offset: int = 0) -> None:
         for first in range(0, count, BATCH):
             batch = []
-            for _ in range(min(BATCH, count - first)):
+            for n in range(first, min(first + BATCH, count)):
                 try:
                     sock = socket.create_connection(("127.0.0.1", self.target.port), timeout=CONNECT_SECONDS)
-                    sock.sendall(self.request())
+                    sock.sendall(self.request(offset + n))
                 except OSError as error:
                     self.errors[type(error).__name__] += 1
                     continue
                 sock.setblocking(False)
-                self.sockets[sock.fileno()] = _Socket(sock, open=bool(self.target.stream))
+                self.sockets[sock.fileno()] = _Socket(sock, offset + n, open=bool(self.target.stream))
                 self.epoll.register(sock.fileno(), select.EPOLLIN)
                 batch.append(sock.fileno())
             self._await_heads(batch)
@@ -146,7 +159,13 @@ class _Child:
     def _record(self, entry: _Socket, text: bytes, now: float) -> None:
         entry.tail = text[-TAIL:]
         if b"event: error" in text:
-            self.errors["error_event"] += 1
+            code = re.search(rb'"code": ?"([a-z_]+)".*?"detail": ?"([^"]{0,40})', text.partition(b"event: error")[2])
+            said = f":{code.group(1).decode()}:{code.group(2).decode()}" if code and self.target.paths else ""
+            self.errors["error_event" + said] += 1
+        if self.target.paths:  # many streams: the first arrival of each number at each listener
+            for match in re.findall(self.target.pattern, text):
+                self.first.setdefault((entry.index, int(match)), now)
+            return
         newest = entry.seen
         for match in ID_LINE.findall(text):
             version = int(match)
@@ -178,7 +197,8 @@ class _Child:
                 self._receive(fd, now)
             self.report_progress()
         commands.recv()
-        commands.send({"arrivals": self.arrivals, "ended": self.ended, "errors": dict(self.errors)})
+        commands.send({"arrivals": self.arrivals, "first": self.first, "ended": self.ended,
+                       "errors": dict(self.errors)})  # fmt: skip
         for fd in list(self.sockets):
             self._drop(fd)
 
@@ -192,9 +212,12 @@ def _resp(*parts: bytes) -> bytes:
     return b"*%d\r\n" % len(parts) + b"".join(b"$%d\r\n%s\r\n" % (len(p), p) for p in parts)
 
 
-def _child_main(target: Target, count: int, progress: Any, commands: Connection) -> None:
+def _child_main(target: Target, count: int, progress: Any, commands: Connection, offset: int = 0) -> None:
+    with contextlib.suppress(ValueError, OSError):  # thousands of sockets: the hard limit, not the soft one
+        hard = resource.getrlimit(resource.RLIMIT_NOFILE)[1]
+        resource.setrlimit(resource.RLIMIT_NOFILE, (hard, hard))
     child = _Child(target, progress)
-    child.connect(count)
+    child.connect(count, offset)
     child.report_progress()
     commands.send({"opened": child.opened, "errors": dict(child.errors)})
     child.serve(commands)
@@ -210,6 +233,7 @@ class ListenerGroup:
     opened: int = 0
     connect_errors: Counter[str] = field(default_factory=Counter)
     arrivals: dict[int, list[float]] = field(default_factory=dict)
+    first: dict[tuple[int, int], float] = field(default_factory=dict)
     ended: int = 0
     errors: Counter[str] = field(default_factory=Counter)
     _children: list[tuple[Any, Connection, Any]] = field(default_factory=list)
@@ -218,10 +242,12 @@ class ListenerGroup:
         """Start the children and wait until each has opened (or failed) its share."""
         context = multiprocessing.get_context("spawn")
         shares = [self.count // self.processes + (i < self.count % self.processes) for i in range(self.processes)]
-        for share in shares:
+        offsets = [sum(shares[:i]) for i in range(len(shares))]
+        for share, offset in zip(shares, offsets, strict=True):
             ours, theirs = context.Pipe()
             progress = context.RawValue("q", -1)
-            process = context.Process(target=_child_main, args=(self.target, share, progress, theirs), daemon=True)
+            args = (self.target, share, progress, theirs, offset)
+            process = context.Process(target=_child_main, args=args, daemon=True)
             process.start()
             self._children.append((process, ours, progress))
         for _, pipe, _ in self._children:
@@ -249,6 +275,7 @@ class ListenerGroup:
                     result = pipe.recv()
                     for version, stamps in result["arrivals"].items():
                         self.arrivals.setdefault(version, []).extend(stamps)
+                    self.first.update(result["first"])
                     self.ended += result["ended"]
                     self.errors.update(result["errors"])
             except (OSError, EOFError):

@@ -9,6 +9,7 @@ from gateway.server import QuietServer, uvicorn_config
 from gateway.settings import GatewaySettings
 from services.common import workers
 from services.common.exposure import check_exposure, host_of, is_loopback
+from services.common.fdlimit import raise_open_files
 from services.common.logs import configure_logging, get_logger
 
 log = get_logger("gateway")
@@ -19,6 +20,8 @@ def main() -> None:
     workers.join_group()  # a worker ends with its parent (services.common.workers)
     settings = GatewaySettings()
     configure_logging(settings.log_format, settings.log_level)
+    soft, hard = raise_open_files()  # every SSE stream is a socket: the hard limit, not the soft 1024
+    log.info("open_files", soft=soft, hard=hard)
     refusal = settings.redis_auth_refusal()  # a Redis that asks no password (services.common.settings)
     if refusal:
         raise SystemExit(refusal)
@@ -34,19 +37,19 @@ def main() -> None:
     grace = settings.shutdown_grace_seconds  # open SSE streams are closed after this, never wait forever
     server = QuietServer(uvicorn_config(create_app(settings), settings, timeout_graceful_shutdown=grace))
     if workers.is_worker():
-        server.run(sockets=[shared_socket(settings.http_host, settings.http_port)])
+        server.run(sockets=[shared_socket(settings.http_host, settings.http_port, settings.listen_backlog)])
     else:
         server.run()
 
 
-def shared_socket(host: str, port: int) -> socket.socket:
+def shared_socket(host: str, port: int, backlog: int = 4096) -> socket.socket:
     """A listening socket on ``host:port`` that the group's other workers bind too (SO_REUSEPORT)."""
     family = socket.AF_INET6 if ":" in host else socket.AF_INET
     sock = socket.socket(family, socket.SOCK_STREAM)
     sock.setsockopt(socket.SOL_SOCKET, socket.SO_REUSEADDR, 1)
     sock.setsockopt(socket.SOL_SOCKET, socket.SO_REUSEPORT, 1)
     sock.bind((host, port))
-    sock.listen(2048)
+    sock.listen(backlog)
     sock.set_inheritable(True)
     return sock
 

@@ -49,9 +49,13 @@ def _cursor(request: Request) -> str:
     return cursor
 
 
-def _stub(request: Request) -> identity_pb2_grpc.IdentityServiceStub:
-    """One rules service's IdentityService, in turn (every rules service serves the feeds)."""
-    channels = [channel for _, channel in sorted(_backends(request).channels.items())]
+def _stub(request: Request, live: bool = False) -> identity_pb2_grpc.IdentityServiceStub:
+    """One rules service's IdentityService, in turn (every rules service serves the feeds).  A live
+    stream goes on the watch channels, apart from ordinary calls, as a game's upstream does: with
+    10,000 player streams on the calls' connection, moves ran at a fraction of their rate
+    (docs/lab/many-listeners.md)."""
+    backends = _backends(request)
+    channels = [channel for _, channel in sorted((backends.watch_channels if live else backends.channels).items())]
     if not channels:
         raise Problem(503, "service_unavailable", "no rules service is configured", headers={"Retry-After": "1"})
     return identity_pb2_grpc.IdentityServiceStub(channels[next(_turns) % len(channels)])
@@ -75,11 +79,20 @@ async def my_events(request: Request) -> Response:
     watch = identity_pb2.WatchMyEventsRequest(after=cursor, ticket=ticket_param(request))
     live = "text/event-stream" in request.headers.get("accept", "")
     watch.once = not live
-    call = _stub(request).WatchMyEvents(watch, **_call(request))
+    options = _call(request)
+    # A live stream has no deadline (it lasts as long as the token): only its opening is bounded,
+    # as a game's upstream (gateway.fanout).  With the call's deadline every stream ended after
+    # CHAIWALA_RPC_TIMEOUT_SECONDS with upstream_error (DEADLINE_EXCEEDED).
+    opening = options.pop("timeout") if live else None
+    call = _stub(request, live).WatchMyEvents(watch, **options)
     try:
-        first = await call.read()  # a refusal arrives here, before any answer is committed to
+        async with asyncio.timeout(opening):
+            first = await call.read()  # a refusal arrives here, before any answer is committed to
     except grpc.aio.AioRpcError as error:
         raise problem_from_rpc(error) from None
+    except TimeoutError:
+        call.cancel()
+        raise Problem(504, "timeout", "the rules service did not open the player stream in time") from None
     if not live:
         events = []
         while first is not grpc.aio.EOF:  # read() only: a call may not mix read() and iteration

@@ -4,7 +4,10 @@ uvicorn bounds idle keep-alive connections but not a client that connects and ne
 or sends its headers a byte at a time.  :func:`guarded_protocol` adds that bound: the request
 line and headers must be complete within ``header_timeout_seconds`` of connecting (or of the
 first byte of a later request on the same connection); otherwise the server answers 408 and
-closes.  The body has its own deadline in :mod:`gateway.limits`.
+closes.  Under a burst of connections the loop may come to a socket after its deadline although
+the client sent its head in time (uvloop runs due timers before it polls): a deadline that finds
+bytes waiting unread in the kernel (``FIONREAD``) is put off briefly so they are read first, at
+most :data:`LATE_READS` times per request.  The body has its own deadline in :mod:`gateway.limits`.
 
 Neither uvicorn's httptools protocol nor the parser under it bounds the size of a request's
 head: an 8 MB header was buffered and served.  The same protocol therefore counts it
@@ -22,7 +25,10 @@ from __future__ import annotations
 
 import asyncio
 import contextlib
+import fcntl
 import json
+import struct
+import termios
 from dataclasses import dataclass
 from types import FrameType
 from typing import Any
@@ -37,6 +43,11 @@ from gateway.sse_socket import UvicornSend
 
 # How long a refused connection keeps draining what its client still sends before it closes.
 REFUSAL_LINGER_SECONDS = 2.0
+# A head that reached the socket in time but was not read yet (the loop busy with a burst of
+# connections) is read before the deadline is enforced: the deadline is put off this long, at
+# most this many times per request (a client trickling bytes gains a few seconds at most).
+LATE_READ_SECONDS = 0.5
+LATE_READS = 4
 
 
 def _closing_problem(status: bytes, code: str, title: str, detail: str) -> bytes:
@@ -47,6 +58,18 @@ def _closing_problem(status: bytes, code: str, title: str, detail: str) -> bytes
     ).encode()
     head = b"HTTP/1.1 " + status + b"\r\ncontent-type: application/problem+json\r\nconnection: close\r\n"
     return head + b"content-length: " + str(len(body)).encode() + b"\r\n\r\n" + body
+
+
+def _unread_bytes(transport: asyncio.BaseTransport) -> int:
+    """Bytes the kernel holds for this connection that the server has not read yet (0 if unknown)."""
+    sock = transport.get_extra_info("socket")
+    if sock is None:
+        return 0
+    try:
+        waiting = fcntl.ioctl(sock.fileno(), termios.FIONREAD, b"\0\0\0\0")
+    except OSError:
+        return 0
+    return int(struct.unpack("i", waiting)[0])
 
 
 def _timeout_response() -> bytes:
@@ -106,10 +129,12 @@ class _HeaderDeadlineProtocol(HttpToolsProtocol):
     max_header_field_bytes: int = 8 * 1024
     _header_timer: asyncio.TimerHandle | None = None
     _head: HeadSize
+    _late_reads = 0  # deadlines put off because the head was waiting unread (see _expire)
 
     def connection_made(self, transport: asyncio.Transport) -> None:  # type: ignore[override]
         """Start the clock as soon as the client connects (it may never send a byte)."""
         self._head = HeadSize(self.max_header_bytes, self.max_header_field_bytes)
+        self._late_reads = 0
         super().connection_made(transport)
         self._arm()
 
@@ -127,6 +152,7 @@ class _HeaderDeadlineProtocol(HttpToolsProtocol):
         """A new request on a kept-alive connection gets a fresh deadline and a fresh count."""
         super().on_message_begin()
         self._head.begin()
+        self._late_reads = 0
         self._arm()
 
     def on_url(self, url: bytes) -> None:
@@ -191,6 +217,12 @@ class _HeaderDeadlineProtocol(HttpToolsProtocol):
         self._header_timer = None
         if self.transport.is_closing():
             return
+        if self._late_reads < LATE_READS and _unread_bytes(self.transport) > 0:
+            # The client sent in time; this process has not read it yet (a burst of connections
+            # keeps the loop busy, and uvloop runs due timers before it polls sockets): read first.
+            self._late_reads += 1
+            self._header_timer = self.loop.call_later(LATE_READ_SECONDS, self._expire)
+            return
         self.transport.write(_timeout_response())
         self.transport.close()
 
@@ -219,6 +251,7 @@ def uvicorn_config(app: Any, settings: GatewaySettings, **overrides: Any) -> uvi
             settings.header_timeout_seconds, settings.max_header_bytes, settings.max_header_field_bytes
         ),
         "timeout_keep_alive": settings.keep_alive_timeout_seconds,
+        "backlog": settings.listen_backlog,
         # X-Forwarded-For only from the configured proxies (none by default: uvicorn's own default
         # believes it from loopback, so anyone on the host, or a proxy left unconfigured, could
         # choose the address every per-address limit counts).

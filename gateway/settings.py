@@ -93,6 +93,9 @@ class GatewaySettings(RedisConnection):
     # counts the connection's peer. Set it to the proxy or ingress in front of the gateway only.
     trusted_proxies: str = ""
     keep_alive_timeout_seconds: int = 5
+    # Connections the kernel queues for accepting (per listening socket: one per worker); the
+    # kernel caps it at net.core.somaxconn.  A burst of clients past it waits for SYN retries.
+    listen_backlog: int = 4096
     # Open SSE streams: per credential and per client address across every gateway process (each
     # stream holds a lease in Redis, renewed every third of the lease time by one task per process;
     # a killed process's leases run out after sse_stream_lease_seconds: gateway.stream_caps), and

@@ -119,9 +119,14 @@ class ServiceSettings(RedisConnection):
     # one before it fails as unavailable (503 store_unavailable, Retry-After).
     redis_max_connections: int = 100
     redis_pool_timeout_seconds: float = 2.0
-    # Live events (services.streaming): games one process follows at once (one Redis connection
-    # each, apart from the calls' pool), and how many log entries a watcher may fall behind.
-    stream_readers: int = 1000
+    # Live events (services.streaming): games one process follows at once, the Redis connections
+    # (blocking readers, apart from the calls' pool) that read all of them and the players' feeds
+    # (services.streaming.mux), and how many log entries a watcher may fall behind.
+    # CHAIWALA_STREAM_READERS, the old name of the games' bound (one connection each then), is read too.
+    stream_games: int = Field(
+        default=20000, validation_alias=AliasChoices("CHAIWALA_STREAM_GAMES", "CHAIWALA_STREAM_READERS")
+    )
+    stream_connections: int = 8
     stream_buffer: int = 1024
     # SIGTERM: open watches end at once (UNAVAILABLE shutting_down), in-flight calls get this long.
     shutdown_grace_seconds: float = 5.0

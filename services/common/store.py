@@ -95,16 +95,18 @@ def new_token() -> str:
 
 
 def redis_client(
-    url: str, cluster: bool, max_connections: int, pool_timeout: float | None, blocking: bool = False
+    url: str, cluster: bool, max_connections: int, pool_timeout: float | None, blocking: bool = False, name: str = ""
 ) -> aioredis.Redis | RedisCluster:
     """A Redis (or Redis Cluster) client with a bounded pool; ``pool_timeout=None`` waits as long as needed.
 
     A cluster client bounds its calls (:mod:`services.common.cluster_client`); ``blocking`` marks a
     client of blocking reads, whose replies may take as long as their block (its reply timeout is
     :data:`~services.common.cluster_client.BLOCKING_REPLY_TIMEOUT_SECONDS`, on a cluster or not).
+    ``name`` is the connections' ``CLIENT SETNAME`` (what ``CLIENT LIST`` shows an operator).
     """
+    named = {"client_name": name} if name else {}
     if cluster:
-        return FailoverCluster.from_url(url, max_connections=max_connections, **cluster_options(blocking))
+        return FailoverCluster.from_url(url, max_connections=max_connections, **cluster_options(blocking), **named)
     retry = Retry(NoBackoff(), STORE_RETRIES)
     pool = aioredis.BlockingConnectionPool.from_url(
         url,
@@ -114,6 +116,7 @@ def redis_client(
         socket_timeout=BLOCKING_REPLY_TIMEOUT_SECONDS if blocking else CALL_REPLY_TIMEOUT_SECONDS,
         retry=retry,
         retry_on_error=[redis_errors.ConnectionError, redis_errors.TimeoutError],
+        **named,
     )
     return aioredis.Redis(connection_pool=pool)
 

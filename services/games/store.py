@@ -121,13 +121,14 @@ class GameStore:
         store._source = (url, cluster)
         return store
 
-    def blocking_client(self, max_connections: int) -> aioredis.Redis | RedisCluster:
+    def blocking_client(self, max_connections: int, name: str = "") -> aioredis.Redis | RedisCluster:
         """A client of its own for blocking reads (live-event readers), so they never hold the
-        connections calls need; this store's own client when it was not made from a URL."""
+        connections calls need; this store's own client when it was not made from a URL.
+        ``name``: its connections' name in ``CLIENT LIST``."""
         if self._source is None:
             return self.redis
         url, cluster = self._source
-        return redis_client(url, cluster, max_connections, pool_timeout=None, blocking=True)
+        return redis_client(url, cluster, max_connections, pool_timeout=None, blocking=True, name=name)
 
     async def close(self) -> None:
         """Release connections."""
@@ -388,6 +389,26 @@ async def read_log(
     answer: Any = await client.xread({_keys(game_id)[2]: last_id}, block=block, count=count)
     game_type = game_type_of(game_id)
     return [_entry(game_type, fields, entry_id) for _stream, items in answer or [] for entry_id, fields in items]
+
+
+def events_key(game_id: str) -> str:
+    """The game's log stream (what a live reader follows)."""
+    return _keys(game_id)[2]
+
+
+def log_entries(game_id: str, items: Sequence[tuple[str, dict[Any, Any]]]) -> list[LogEntry]:
+    """Stream entries of the game's log (id and fields, as ``XREAD`` hands them) as log entries."""
+    game_type = game_type_of(game_id)
+    return [_entry(game_type, fields, entry_id) for entry_id, fields in items]
+
+
+async def progresses(client: aioredis.Redis | RedisCluster, game_ids: Sequence[str]) -> list[tuple[str, int]]:
+    """:func:`progress` of many games in one round trip (per node)."""
+    async with client.pipeline(transaction=False) as pipe:
+        for game_id in game_ids:
+            pipe.hmget(_keys(game_id)[0], ["status", "version"])
+        answers: Any = await pipe.execute()
+    return [(_decode(status), int(_decode(version) or -1)) for status, version in answers]
 
 
 async def progress(client: aioredis.Redis | RedisCluster, game_id: str) -> tuple[str, int]:

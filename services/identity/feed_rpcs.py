@@ -7,8 +7,14 @@ renews it while it is open (each wait), never past the token's expiry, so the ti
 for a minute after its stream closed and an ``EventSource`` reconnecting with the same URL gets in
 (as a game's ticket, :mod:`services.rules.tickets`).  A watch reads the player's feed
 (:mod:`services.lobby.feed`) after the client's cursor, sends a keep-alive (it is open), then waits
-for more, at most :data:`WAIT_SECONDS` at a time, sending a keep-alive after each empty wait; it
-ends when the player's token expires, so a client renews its token (and ticket) before then.
+for more, at most :data:`WAIT_SECONDS` at a time, sending a keep-alive after
+:data:`KEEP_ALIVE_SECONDS` of quiet; it ends when the player's token expires, so a client renews
+its token (and ticket) before then.
+
+A watch holds no Redis connection and polls nothing: it subscribes to the player's feed key on the
+process's :class:`~services.streaming.keyed.KeyedStreams` (one follow per connected player, all of
+them read by the few blocking reads of the process's stream mux, :mod:`services.streaming.mux`)
+*before* reading what is already there, and passes on live notices newer than the last it sent.
 """
 
 from __future__ import annotations
@@ -26,11 +32,18 @@ from services.common import errors
 from services.common.interceptors import BEARER
 from services.common.store import hash_token
 from services.identity.player import Player
-from services.lobby.feed import Feed, is_cursor
+from services.lobby.feed import Feed, feed_key, is_cursor, notice
+from services.streaming.keyed import KeyedStreams
+from services.streaming.mailbox import Mailbox, SlowConsumer
+from services.streaming.mux import Entry, ShuttingDown, id_after
 
-# One blocking read (on the reader's client, whose reply timeout is longer: services.common.store);
-# a keep-alive follows an empty one.
+# One wait for the next notice (in the process: the stream mux reads the feed); after an empty one
+# the watch renews its ticket and looks at the token's expiry.
 WAIT_SECONDS = 10.0
+# Quiet this long, the watch sends a keep-alive (an empty PlayerEvent) so a gRPC client knows it is
+# alive; the gateway ignores them (its own pings keep the SSE stream alive).  Every 10 s, as before,
+# 10,000 connected players cost 1,000 messages a second through gRPC (docs/lab/many-listeners.md).
+KEEP_ALIVE_SECONDS = 60.0
 # As a game's stream tickets (services.rules.tickets): a minute, and 43 characters when ours.
 TICKET_TTL_SECONDS = 60
 MAX_TICKET_LENGTH = 128
@@ -51,9 +64,9 @@ def ticket_key(ticket: str) -> str:
 class PlayerStream:
     """Tickets and watches of the players' feeds."""
 
-    def __init__(self, redis: Any, reader: Any, player: Callable[[], Awaitable[Player]]) -> None:
+    def __init__(self, redis: Any, feeds: KeyedStreams, player: Callable[[], Awaitable[Player]]) -> None:
         self.redis = redis  # the calls' client
-        self.reader = reader  # a client of its own for the blocking reads
+        self.feeds = feeds  # the live feeds, read by the process's stream mux
         self._player = player  # the bearer player, or the refusal
 
     async def ticket(self) -> identity_pb2.MyStreamTicket:
@@ -85,27 +98,53 @@ class PlayerStream:
         player_id, until = await self._watcher(request.ticket)
         if request.after not in ("", "0") and not is_cursor(request.after):
             raise errors.invalid("bad_after", "resume from an id this stream sent (or '' from the start)")
-        feed, after = Feed(self.redis), request.after or "0"
-        while True:  # everything already there, a page at a time (a JSON answer is all of it)
-            notices = await feed.read(self.redis, player_id, after, None, count=PAGE)
-            for notice in notices:
-                after = notice.id
-                yield _event(notice.id, notice.kind, notice.data)
-            if len(notices) < PAGE:
-                break
-        if not request.once:
-            yield identity_pb2.PlayerEvent()  # open: the gateway answers 200 now, not at the first notice
-        while not request.once and time.time() < until:
-            if request.ticket:
-                await self._renew(request.ticket, until)
-            wait = min(WAIT_SECONDS, max(0.001, until - time.time()))
-            notices = await feed.read(self.reader, player_id, after, wait, count=PAGE)
-            for notice in notices:
-                after = notice.id
-                yield _event(notice.id, notice.kind, notice.data)
-            if not notices:
-                yield identity_pb2.PlayerEvent()  # keep-alive: the gateway sends a ping comment
+        if request.once:
+            async for event in self._history(player_id, request.after or "0"):
+                yield event
+            return
+        try:
+            async with self.feeds.subscribe(feed_key(player_id)) as mailbox:  # before the history: see above
+                after = request.after or "0"
+                async for event in self._history(player_id, after):
+                    after = event.id
+                    yield event
+                yield identity_pb2.PlayerEvent()  # open: the gateway answers 200 now, not at the first notice
+                async for event in self._live(mailbox, after, until, request.ticket):
+                    yield event
+        except SlowConsumer as dropped:
+            raise errors.ServiceError(grpc.StatusCode.RESOURCE_EXHAUSTED, "slow_consumer", str(dropped)) from None
+        except ShuttingDown as stopping:
+            raise errors.ServiceError(grpc.StatusCode.UNAVAILABLE, "shutting_down", str(stopping)) from None
 
+    async def _live(
+        self, mailbox: Mailbox[Entry], after: str, until: int, ticket: str
+    ) -> AsyncIterator[identity_pb2.PlayerEvent]:
+        """Notices newer than ``after`` as they come, a keep-alive after :data:`KEEP_ALIVE_SECONDS` of
+        quiet, until ``until``."""
+        quiet_since = time.monotonic()
+        while time.time() < until:
+            if ticket:
+                await self._renew(ticket, until)
+            entries = await mailbox.take(min(WAIT_SECONDS, max(0.001, until - time.time())))
+            fresh = [notice(entry_id, fields) for entry_id, fields in entries if id_after(entry_id, after)]
+            for item in fresh:
+                after = item.id
+                yield _event(item.id, item.kind, item.data)
+            if fresh or time.monotonic() - quiet_since >= KEEP_ALIVE_SECONDS:
+                if not fresh:
+                    yield identity_pb2.PlayerEvent()  # keep-alive (the gateway's own pings reach the client)
+                quiet_since = time.monotonic()
+
+    async def _history(self, player_id: str, after: str) -> AsyncIterator[identity_pb2.PlayerEvent]:
+        """Everything already in the feed after ``after``, a page at a time (a JSON answer is all of it)."""
+        feed = Feed(self.redis)
+        while True:
+            notices = await feed.read(self.redis, player_id, after, None, count=PAGE)
+            for item in notices:
+                after = item.id
+                yield _event(item.id, item.kind, item.data)
+            if len(notices) < PAGE:
+                return
 
     async def _renew(self, ticket: str, until: int) -> None:
         """Keep the ticket of an open stream good for :data:`TICKET_TTL_SECONDS` more (not past ``until``)."""

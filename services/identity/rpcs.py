@@ -9,7 +9,6 @@ from __future__ import annotations
 
 import time
 from collections.abc import AsyncIterator
-from typing import Any
 
 from google.protobuf.timestamp_pb2 import Timestamp
 from grpc import aio
@@ -30,6 +29,8 @@ from services.identity.quota import SessionQuota, peer_address
 from services.identity.verifier import Verifier
 from services.lobby import mine
 from services.rating.ledger import Ledger, rating_dict
+from services.streaming.keyed import KeyedStreams
+from services.streaming.mux import StreamMux
 
 DEFAULT_PAGE_SIZE = 20
 MAX_PAGE_SIZE = 100
@@ -48,14 +49,15 @@ def _session(issued: IssuedToken) -> identity_pb2.Session:
 class IdentityServicer(identity_pb2_grpc.IdentityServiceServicer):
     """IdentityService over one verifier (and the ratings in the same Redis)."""
 
-    def __init__(self, verifier: Verifier, ledger: Ledger, reader: Any = None) -> None:
+    def __init__(self, verifier: Verifier, ledger: Ledger, mux: StreamMux) -> None:
         self.verifier = verifier
         self.ledger = ledger
         settings = verifier.settings
         self.quota = SessionQuota(ledger.redis, settings.session_limit, settings.trusted_gateways)
-        # The player stream reads with a client of its own (``reader``), so its waits never hold
-        # the connections calls need; without one (tests) it shares the ledger's.
-        self.stream = PlayerStream(ledger.redis, reader if reader is not None else ledger.redis, self._player)
+        # The players' live feeds are read by the process's stream mux (a few blocking reads for
+        # every connected player), never by a connection per watch.
+        self.feeds = KeyedStreams(mux, ledger.redis)
+        self.stream = PlayerStream(ledger.redis, self.feeds, self._player)
 
     async def WatchMyEvents(
         self, request: identity_pb2.WatchMyEventsRequest, context: aio.ServicerContext

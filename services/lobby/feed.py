@@ -161,5 +161,9 @@ class Feed:
         a quiet feed answers ``[]`` rather than a timeout on any client."""
         block = None if block_seconds is None else bounded_block_ms(client, block_seconds)
         answer: Any = await client.xread({feed_key(player_id): after or "0"}, count=count, block=block)
-        return [Notice(_text(entry_id), _text(fields[b"kind"]), orjson.loads(fields[b"data"]))
-                for _stream, entries in answer or [] for entry_id, fields in entries]  # fmt: skip
+        return [notice(entry_id, fields) for _stream, entries in answer or [] for entry_id, fields in entries]
+
+
+def notice(entry_id: bytes | str, fields: dict[bytes, bytes]) -> Notice:
+    """A feed entry (its id and fields, as Redis hands them) as a notice."""
+    return Notice(_text(entry_id), _text(fields[b"kind"]), orjson.loads(fields[b"data"]))

@@ -39,6 +39,7 @@ from services.common.embedded_redis import (
     redis_password,
     wait_for_redis,
 )
+from services.common.fdlimit import raise_open_files
 from services.common.processes import group_alive, kill_group, start_group, stop_group
 from services.common.registry import available_game_types, units
 from services.common.sealing import key_file_unless_set
@@ -303,6 +304,8 @@ def main() -> None:
     # The master key ring that seals secrets in Redis (services.common.sealing): generated once
     # into var/keys/ (0600), outside Redis's folder, unless the environment names one.
     key_file_unless_set(_var_dir() / "keys" / "secret.keys")
+    soft, hard = raise_open_files()  # every child inherits it: SSE streams and Redis clients are files
+    print(f"[supervisor] open files: {soft} (hard limit {hard})", flush=True)
     redis_url = os.environ.get("REDIS_URL", "")
     supervised: list[Child] = []
     if not redis_url:

@@ -19,6 +19,7 @@ from chaiwala.v1 import rendered_pb2_grpc, rules_pb2, rules_pb2_grpc, tables_pb2
 from services.common import metrics, protojson, workers
 from services.common.daemon import require_redis
 from services.common.exposure import check_exposure
+from services.common.fdlimit import raise_open_files
 from services.common.interceptors import RpcInterceptor
 from services.common.logs import configure_logging, get_logger
 from services.common.loops import run_loop
@@ -75,11 +76,13 @@ async def create_server(
             ("grpc.http2.bdp_probe", 0),
         ],
     )
-    servicer = RulesServicer(engine, store, api_keys, live=EventHub.for_store(store, game_type, live_limits))
+    # One stream mux per process reads every live game and every connected player's feed.
+    live = EventHub.for_store(store, game_type, live_limits)
+    servicer = RulesServicer(engine, store, api_keys, live=live)
     rules_pb2_grpc.add_RulesServiceServicer_to_server(servicer, server)
     tables_pb2_grpc.add_TableServiceServicer_to_server(TableServicer(servicer), server)
     rendered_pb2_grpc.add_RenderedRulesServicer_to_server(RenderedRulesServicer(servicer), server)
-    identity_servicer = IdentityServicer(verifier, Ledger(store.redis), store.blocking_client(200))
+    identity_servicer = IdentityServicer(verifier, Ledger(store.redis), live.mux)
     identity_pb2_grpc.add_IdentityServiceServicer_to_server(identity_servicer, server)
     health_servicer = health.aio.HealthServicer()
     health_pb2_grpc.add_HealthServicer_to_server(health_servicer, server)
@@ -122,7 +125,7 @@ async def serve(game_type: str, settings: ServiceSettings) -> None:
         store,
         f"{settings.grpc_host}:{settings.grpc_port}",
         settings.api_key_set(),
-        HubLimits(readers=settings.stream_readers, buffer=settings.stream_buffer),
+        HubLimits(games=settings.stream_games, buffer=settings.stream_buffer, connections=settings.stream_connections),
     )
     if not workers.is_worker():  # a group's parent serves the sum
         serve_metrics_http(settings.metrics_port, settings.grpc_host, rules_registry(REGISTRY), settings.metrics_token)
@@ -153,6 +156,7 @@ def main(argv: list[str]) -> None:
         raise SystemExit("usage: python -m services.rules.server <game_type>")
     settings = ServiceSettings()
     configure_logging(settings.log_format, settings.log_level)
+    raise_open_files()  # watches are gRPC streams on few connections, but calls' clients are files too
     count = workers.process_count(settings.grpc_processes)
     if count > 1 and not workers.is_worker():
         raise SystemExit(serve_group(argv[0], settings, count))

@@ -10,6 +10,7 @@ delivered before the error, so the listener's last item is a valid point to resu
 from __future__ import annotations
 
 import asyncio
+import contextlib
 from collections import deque
 from collections.abc import AsyncIterator
 from typing import Generic, Protocol, TypeVar
@@ -52,6 +53,20 @@ class Mailbox(Generic[T]):
         self._closed = True
         self._error = error
         self._ready.set()
+
+    async def take(self, timeout: float) -> list[T]:
+        """Everything buffered, waiting up to ``timeout`` seconds for something ([] if nothing came,
+        or if closed with nothing left; raises the close's error once everything was taken)."""
+        if not self._items and not self._closed:
+            self._ready.clear()
+            with contextlib.suppress(TimeoutError):
+                async with asyncio.timeout(timeout):  # no task of its own (wait_for makes one per wait)
+                    await self._ready.wait()
+        items = list(self._items)
+        self._items.clear()
+        if not items and self._closed and self._error is not None:
+            raise self._error
+        return items
 
     def __aiter__(self) -> AsyncIterator[T]:
         return self._drain()
@@ -104,6 +119,11 @@ class Broadcast(Generic[T]):
                 mailbox.close(SlowConsumer(f"more than {mailbox.capacity} items behind"))
                 dropped += 1
         return dropped
+
+    def offer_all(self, items: list[T]) -> None:
+        """:meth:`offer` each of ``items`` in order (a listener dropped on the way misses the rest)."""
+        for item in items:
+            self.offer(item)
 
     def fail_opening(self, error: BaseException) -> None:
         """Tell listeners still waiting for the source why it will not open."""

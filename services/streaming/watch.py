@@ -17,8 +17,9 @@ from chaiwala.v1 import rules_pb2
 from services.common.errors import ServiceError
 from services.games.records import LogEntry
 from services.games.store import GameStore
-from services.streaming.hub import EventHub, ShuttingDown, TooManyWatchedGames
+from services.streaming.hub import EventHub, TooManyWatchedGames
 from services.streaming.mailbox import SlowConsumer
+from services.streaming.mux import ShuttingDown
 
 # Initial metadata of a watch that is subscribed (sent before its first event).
 OPEN_MARKER = ("chaiwala-watch", "open")

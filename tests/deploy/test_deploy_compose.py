@@ -367,7 +367,7 @@ def test_grafana_is_provisioned(services: dict[str, dict[str, Any]]) -> None:
 COMPOSE_SERVICE_KEYS = {
     "image", "build", "command", "entrypoint", "environment", "env_file", "ports", "expose", "volumes", "tmpfs",
     "depends_on", "healthcheck", "restart", "read_only", "security_opt", "cap_drop", "cap_add", "user",
-    "deploy", "labels", "networks", "logging", "stop_grace_period", "init", "secrets",
+    "deploy", "labels", "networks", "logging", "stop_grace_period", "init", "secrets", "ulimits",
 }
 HEALTHCHECK_KEYS = {"test", "interval", "timeout", "retries", "start_period", "start_interval", "disable"}
 

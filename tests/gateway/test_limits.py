@@ -11,6 +11,7 @@ import os
 import socket
 import subprocess
 import sys
+import time
 from collections.abc import Iterator
 from pathlib import Path
 from typing import Any
@@ -116,6 +117,34 @@ def test_headers_that_never_finish_get_408_and_the_connection_closes(small_gatew
     assert httpx.get(f"{small_gateway.url}/healthz", timeout=10).status_code == 200
 
 
+@pytest.mark.limits(header_timeout_seconds=1.0)
+def test_headers_sent_in_time_but_read_late_by_a_busy_gateway_are_answered(small_gateway: Gateway) -> None:
+    # A burst of connections can keep the gateway's loop reading other sockets past a deadline
+    # while a client's whole request waits in its socket (uvloop runs due timers before it polls
+    # again): that client is not slow, and gets its answer, not a 408.  The burst here is one
+    # callback of the loop's polling phase (a pipe's reader) that holds it past the deadline.
+    busy, wake = os.pipe()
+    loop = small_gateway.server.servers[0].get_loop()
+
+    def burst() -> None:
+        loop.remove_reader(busy)
+        time.sleep(2.5)
+
+    try:
+        with _raw(small_gateway.url) as sock:
+            assert httpx.get(f"{small_gateway.url}/healthz", timeout=10).status_code == 200  # ``sock`` was accepted
+            loop.call_soon_threadsafe(loop.add_reader, busy, burst)
+            time.sleep(0.2)  # the reader is in place
+            os.write(wake, b"x")
+            time.sleep(0.2)  # the loop is in the burst...
+            sock.sendall(b"GET /healthz HTTP/1.1\r\nHost: x\r\nConnection: close\r\n\r\n")  # ...as this arrives
+            answer = _read_all(sock)
+    finally:
+        os.close(busy)
+        os.close(wake)
+    assert answer.startswith(b"HTTP/1.1 200 "), answer[:80]
+
+
 @pytest.mark.limits(body_timeout_seconds=1.0)
 def test_a_body_that_never_finishes_gets_408_and_changes_nothing(small_gateway: Gateway) -> None:
     with httpx.Client(base_url=small_gateway.url, timeout=30) as client:
@@ -124,7 +153,7 @@ def test_a_body_that_never_finishes_gets_408_and_changes_nothing(small_gateway: 
         with _raw(small_gateway.url) as sock:
             sock.sendall(
                 f"POST /v1/games/{game_id}/moves HTTP/1.1\r\nHost: x\r\nAuthorization: Bearer {token}\r\n"
-                "Content-Type: application/json\r\nContent-Length: 500\r\n\r\n{\"move\": ".encode()
+                'Content-Type: application/json\r\nContent-Length: 500\r\n\r\n{"move": '.encode()
             )
             answer = _read_all(sock)
         assert answer.startswith(b"HTTP/1.1 408 "), answer[:80]

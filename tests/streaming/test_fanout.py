@@ -294,7 +294,7 @@ def _watch(address: str, game_id: str) -> grpc.StatusCode:
 
 
 def test_reaching_a_pool_limit_answers_503_with_retry_after(services: Services) -> None:
-    service = services.start(GAME, live_limits=HubLimits(readers=1), max_connections=4, pool_timeout=0.3)
+    service = services.start(GAME, live_limits=HubLimits(games=1), max_connections=4, pool_timeout=0.3)
     gateway = Gateway({GAME: service.address}, sse_upstreams_per_process=2)
     try:
         with httpx.Client(base_url=gateway.url, timeout=60) as client, contextlib.ExitStack() as streams:

@@ -133,10 +133,10 @@ class Gateway(Stoppable):
         # session (all from 127.0.0.1, many tests refusing bad tokens on purpose): generous here;
         # the test of that bucket gives its own gateway a small one.
         overrides.setdefault("auth_failure_limit", "1000000/minute")
+        overrides.setdefault("rpc_timeout_seconds", 600)
         settings = GatewaySettings(
             games=",".join(addresses),
             log_format="console",
-            rpc_timeout_seconds=600,
             redis_url=redis_url,
             **{f"service_{game}": address for game, address in addresses.items()},
             **overrides,

@@ -1,0 +1,175 @@
+"""The ``players`` suite: 10,000 connected players' streams while their games are played (issue 47, item 3).
+
+``python -m bench players --players 10000``: as many guest players (``POST /v1/sessions``), each
+seated in two two-seat games (game ``j`` seats players ``j`` and ``j + 1``), every player holding
+``GET /v1/me/events`` open on one gateway worker with their bearer.  Movers play the games as in
+the ``listeners`` suite (:mod:`bench.many_streams`); a move that makes a seat due sends its player a
+``your_turn`` notice, whose ``"version"`` the player's listener stamps.  Rows: moves/s with the
+players connected against none (goal ≥ 0.8), ``your_turn`` delivery p99 against the bare server
+(goal ≤ 2×), memory per connection, and **Redis reads per connected player**: Redis's own command
+counts (``INFO commandstats``) over a quiet window with every player connected, per player and
+second (the feeds are read by the rules services' stream mux: no read per player), beside the
+same window with no player connected.
+"""
+
+from __future__ import annotations
+
+import asyncio
+import time
+from typing import Any
+
+import httpx
+from redis import asyncio as aioredis
+
+from bench import many_streams as many
+from bench.config import Config
+from bench.procs import stack
+from bench.rest_path import Players, Seat
+from bench.results import Row
+from bench.sse_listeners import Target
+from tests.support.seeds import seed_hex
+
+SUITE = "players"
+QUIET_SECONDS = 10.0
+VERSION = rb'"version":(\d+)'  # a your_turn notice's data carries the version that made the seat due
+
+
+async def _guests(client: httpx.AsyncClient, count: int) -> list[tuple[str, str]]:
+    """``count`` guest players: (id, token)."""
+    gate = asyncio.Semaphore(32)
+
+    async def one(n: int) -> tuple[str, str]:
+        async with gate:
+            answer = await client.post("/v1/sessions", json={"name": f"P{n}"})
+            body = answer.json()
+            return str(body["player_id"]), str(body["token"])
+
+    return list(await asyncio.gather(*(one(n) for n in range(count))))
+
+
+async def _games(client: httpx.AsyncClient, players: Players, game: str, guests: list[tuple[str, str]]) -> None:
+    """Game ``j`` seats guests ``j`` and ``j + 1`` (an operator's creation: the stack is open)."""
+    gate = asyncio.Semaphore(32)
+    count = len(guests)
+
+    async def one(j: int) -> None:
+        seated = [{"name": f"P{n}", "external_id": guests[n][0]} for n in (j, (j + 1) % count)]
+        body = {"game_type": game, "players": seated, "seed_hex": seed_hex(j + 1)}
+        async with gate:
+            created = (await client.post("/v1/games", json=body)).json()
+            tokens = [seat["token"] for seat in created["seats"]]
+            state = (await client.get(f"/v1/games/{created['game_id']}")).json()
+        players.games[j] = Seat(created["game_id"], tokens, state["version"], state["to_act"])
+
+    await asyncio.gather(*(one(j) for j in range(count)))
+
+
+async def _play(players: Players, config: Config, sent: many.Sent | None, rate: float = 0.0) -> dict[str, Any]:
+    """The movers over the players' games; each notice a move causes is expected at its player."""
+    count = len(players.games)
+
+    async def move(loop: int, k: int) -> None:
+        index = many.game_of(loop, k, count)
+        choice = await players.choose(index)
+        before = list(choice.game.to_act)
+        at = time.perf_counter()
+        await players.submit(index, choice)
+        answered = time.perf_counter()
+        game = players.games[index]
+        if sent is None:
+            return
+        for seat in game.to_act:
+            if seat not in before:  # became due: its player is told (services.lobby.feed.becoming_due)
+                player = (index + seat) % count
+                sent.expected[(player, game.version)] = at
+                sent.answered[(player, game.version)] = answered
+                sent.order.append((at, f"/events/{player}", game.version))
+
+    tally = await many.drive(move, config.seconds, config.warmup, rate)
+    return {"rate": tally.rate, **tally.summary()}
+
+
+async def _redis_commands(redis_url: str, seconds: float) -> dict[str, float]:
+    """Redis's commands a second over ``seconds``: all of them and the stream reads (XREAD)."""
+    redis = aioredis.Redis.from_url(redis_url)
+
+    async def counts() -> tuple[int, int]:
+        stats: dict[str, Any] = await redis.info("commandstats")
+        total = sum(int(value["calls"]) for value in stats.values())
+        return total, int(stats.get("cmdstat_xread", {}).get("calls", 0))
+
+    try:
+        before = await counts()
+        await asyncio.sleep(seconds)
+        after = await counts()
+    finally:
+        await redis.aclose()
+    return {"commands_per_s": (after[0] - before[0]) / seconds, "xread_per_s": (after[1] - before[1]) / seconds}
+
+
+def _frame(version: int) -> bytes:
+    data = b'{"game_id":"darjeeling-0123456789abcdef01234567","game_type":"darjeeling","seat":1,"version":%d}'
+    return b"id: 1796640000000-0\nevent: your_turn\ndata: " + data % version + b"\n\n"
+
+
+async def _measure(config: Config) -> list[Row]:
+    count = max(config.many_players, 4)
+    limits = many.raise_open_files(count * 2 + 4096)
+    with stack(config.workers) as running:
+        rules = running.rules(config.game, many.RULES)
+        gateway = running.gateway({config.game: rules}, many.GATEWAY)
+        http = httpx.Limits(max_connections=64, max_keepalive_connections=64)
+        async with httpx.AsyncClient(base_url=f"http://127.0.0.1:{gateway.port}", timeout=60, limits=http) as client:
+            players = Players(client, config.game, seed=13)
+            guests = await _guests(client, count)
+            await _games(client, players, config.game, guests)
+            quiet = await _play(players, config, None)
+            idle_none = await _redis_commands(running.redis_url, QUIET_SECONDS)
+            target = Target(gateway.port, paths=("/v1/me/events",) * count, pattern=VERSION,
+                            headers=tuple(f"Authorization: Bearer {token}" for _, token in guests))  # fmt: skip
+            listeners, opened = await many.connect(target, count, gateway)
+            try:
+                idle = await _redis_commands(running.redis_url, QUIET_SECONDS)
+                loaded = await _play(players, config, None)
+                sent = many.Sent()
+                paced = await _play(players, config, sent, many.probe_rate(quiet["rate"]))
+                await asyncio.sleep(3.0)
+            finally:
+                await asyncio.to_thread(listeners.stop)
+    case = {**many.deliveries(sent, listeners.first), **opened, **many.stream_errors(listeners),
+            "paced_moves_per_s": round(paced["rate"], 2), "paced_move_p99_ms": paced["p99_ms"]}  # fmt: skip
+    bare = await many.floor(tuple(f"/events/{n}" for n in range(count)), sent, _frame, VERSION)
+    details = {"players": count, "games": len(players.games), "games_per_player": 2, "gateway_workers": 1,
+               "rules_workers": config.workers, **limits}  # fmt: skip
+    return _rows(case, bare, quiet, loaded, details, idle, idle_none)
+
+
+def _rows(case: dict[str, Any], bare: dict[str, Any], quiet: dict[str, Any], loaded: dict[str, Any],
+          details: dict[str, Any], idle: dict[str, float], idle_none: dict[str, float]) -> list[Row]:  # fmt: skip
+    count = details["players"]
+    failed = {"failed": "no notice delivered"} if not case["deliveries"] or not bare["deliveries"] else {}
+    extra = idle["commands_per_s"] - idle_none["commands_per_s"]
+    return [
+        Row(SUITE, f"moves_with_{count}_players", "moves/s", round(loaded["rate"], 2), "moves_without_players",
+            round(quiet["rate"], 2), goal=0.8,
+            details={**details, "move_p99_ms": loaded["p99_ms"], "quiet_move_p99_ms": quiet["p99_ms"],
+                     "move_errors": loaded["errors"], "quiet_errors": quiet["errors"]}),
+        Row(SUITE, f"notice_p99_{count}_players_vs_floor", "ms", case["p99_ms"], "bare_server_p99",
+            max(bare["p99_ms"], 0.01), better="lower", goal=2.0, details={**case, "floor": bare, **failed}),
+        Row(SUITE, f"notice_after_answer_p99_{count}_players_vs_floor", "ms", case.get("after_answer_p99_ms", 0.0),
+            "bare_server_p99", max(bare["p99_ms"], 0.01), better="lower",
+            details={"what": "notice at the player after the mover had its POST answer (the move's own time left out)",
+                     "after_answer_p50_ms": case.get("after_answer_p50_ms", 0.0), "floor_p50_ms": bare["p50_ms"]}),
+        Row(SUITE, f"memory_per_connection_{count}_players", "KiB", case["gateway_kib_per_connection"],
+            "bare_server_kib_per_connection", max(bare["kib_per_connection"], 0.1), better="lower",
+            details={"open": case["open"], "floor_open": bare["open"]}),
+        Row(SUITE, f"redis_commands_per_player_per_minute_{count}_players", "commands", round(extra * 60 / count, 4),
+            "none", 0.0, better="lower",
+            details={"idle_window_s": QUIET_SECONDS, "connected": idle, "none_connected": idle_none,
+                     "xread_per_s_connected": round(idle["xread_per_s"], 2)}),
+    ]  # fmt: skip
+
+
+def run(config: Config) -> list[Row]:
+    """10,000 connected players (or ``--players``), each in two games being played."""
+    return asyncio.run(_measure(config))

@@ -1,0 +1,188 @@
+"""What the ``listeners`` and ``players`` suites share: many streams on one gateway worker.
+
+Both suites hold thousands of SSE streams open on **one gateway worker** (the issue's unit: "one
+gateway process") with the rules services as deployed (``--workers``), play moves meanwhile in a
+closed loop of :data:`DRIVERS` concurrent players spread over the watched games, and report:
+
+* **moves/s with the streams open** against the same loop with none (goal ≥ 0.8);
+* **delivery p99** (the move's ``POST`` sent → the listener's ``epoll`` returned with its event), in a
+  second phase paced at half the quiet rate (:func:`probe_rate`: below saturation, so the figure is
+  the fan-out's and not the queue of a saturated move loop), against a **bare SSE server**
+  (:mod:`bench.sse_floor`) holding the same number of listeners on the same topic layout, sent the
+  same events at the same pace (goal ≤ 2×);
+* **memory per connection**: the gateway's resident memory (whole process tree) gained while the
+  listeners connected, divided by them, beside the bare server's.
+
+Listeners are :mod:`bench.sse_listeners` child processes (raw sockets, one ``epoll`` loop each):
+listener ``n`` asks for its own path and header, and stamps the first arrival of each number its
+pattern finds.  The machine's open-file limit bounds the count: each listener is a socket on both
+sides, so the benchmark raises its own limit (children inherit it) and says in the row's details
+what it had.
+"""
+
+from __future__ import annotations
+
+import asyncio
+import contextlib
+import resource
+import time
+from collections import Counter
+from collections.abc import Awaitable, Callable
+from dataclasses import dataclass, field
+from typing import Any
+
+from bench.load import Tally, closed_loop, percentile
+from bench.procs import Child, rss_bytes
+from bench.sse_floor import FloorServer
+from bench.sse_listeners import ListenerGroup, Target
+
+DRIVERS = 8  # concurrent move loops, as the sse suite's throughput run
+PER_PROCESS = 5000  # listeners per child process (each child is one epoll loop)
+PROBE_MAX_RATE = 100.0  # moves a second of the latency phase, at most
+IDLE_SECONDS = 5.0  # the gateway's CPU with every listener connected and nothing played
+MANY = "1000000"
+# One gateway worker, open to every stream of the run (bench.procs.UNLIMITED covers the rest).
+GATEWAY = {
+    "CHAIWALA_HTTP_WORKERS": "1",
+    "CHAIWALA_SSE_UPSTREAMS_PER_PROCESS": MANY,
+    "CHAIWALA_SSE_STREAMS_PER_TOKEN": MANY,
+    "CHAIWALA_SESSION_LIMIT": f"{MANY}/second",
+}
+RULES = {"CHAIWALA_SESSION_LIMIT": f"{MANY}/second"}
+
+
+def raise_open_files(wanted: int) -> dict[str, int]:
+    """Raise this process's open-file limit (soft and, as root, hard) towards ``wanted``; children inherit it."""
+    soft, hard = resource.getrlimit(resource.RLIMIT_NOFILE)
+    with contextlib.suppress(ValueError, OSError):
+        target = max(hard, wanted)
+        resource.setrlimit(resource.RLIMIT_NOFILE, (target, target))
+    with contextlib.suppress(ValueError, OSError):
+        resource.setrlimit(resource.RLIMIT_NOFILE, (resource.getrlimit(resource.RLIMIT_NOFILE)[1],) * 2)
+    now = resource.getrlimit(resource.RLIMIT_NOFILE)
+    return {"nofile_before": soft, "nofile_hard_before": hard, "nofile": now[0]}
+
+
+def processes_for(count: int) -> int:
+    """Listener child processes for ``count`` listeners."""
+    return max(1, min(8, -(-count // PER_PROCESS)))
+
+
+@dataclass
+class Sent:
+    """What the driver sent: each awaited number (a version) per listener, with its send time."""
+
+    expected: dict[tuple[int, int], float] = field(default_factory=dict)  # (listener, number) -> sent at
+    answered: dict[tuple[int, int], float] = field(default_factory=dict)  # (listener, number) -> POST answered at
+    order: list[tuple[float, str, int]] = field(default_factory=list)  # (sent at, topic, number) per event
+
+
+def deliveries(sent: Sent, first: dict[tuple[int, int], float]) -> dict[str, Any]:
+    """Latency of every expected arrival (the first at or after its send), and how many never came."""
+    latencies, after_answer = [], []
+    missed = 0
+    for key, at in sent.expected.items():
+        arrived = first.get(key)
+        if arrived is None or arrived < at:
+            missed += 1
+            continue
+        latencies.append(arrived - at)
+        if key in sent.answered:  # how long after the mover had its answer (0 when the event came first)
+            after_answer.append(max(0.0, arrived - sent.answered[key]))
+    found = {
+        "p50_ms": round(percentile(latencies, 0.5) * 1000, 2) if latencies else 0.0,
+        "p99_ms": round(percentile(latencies, 0.99) * 1000, 2) if latencies else 0.0,
+        "deliveries": len(latencies),
+        "missed": missed,
+    }
+    if after_answer:  # the fan-out's own share: the move's processing (in p99_ms) left out
+        found["after_answer_p50_ms"] = round(percentile(after_answer, 0.5) * 1000, 2)
+        found["after_answer_p99_ms"] = round(percentile(after_answer, 0.99) * 1000, 2)
+    return found
+
+
+async def drive(move: Callable[[int, int], Awaitable[None]], seconds: float, warmup: float, rate: float = 0.0) -> Tally:
+    """:data:`DRIVERS` movers; ``move(loop, k)`` plays its ``k``-th move.  A closed loop (as fast as
+    the stack answers: the throughput), or paced at ``rate`` moves a second in all."""
+    counts = [0] * DRIVERS
+
+    async def body(loop: int) -> None:
+        counts[loop] += 1
+        await move(loop, counts[loop] - 1)
+
+    return await closed_loop(body, DRIVERS, seconds, warmup, pace=DRIVERS / rate if rate else 0.0)
+
+
+def game_of(loop: int, k: int, games: int) -> int:
+    """The game of mover ``loop``'s ``k``-th move: each mover has its own games (``g % DRIVERS == loop``),
+    played in turn, so two movers never race for one game (a version conflict)."""
+    own = max(1, (games - loop + DRIVERS - 1) // DRIVERS)
+    return (loop + DRIVERS * (k % own)) % games
+
+
+def probe_rate(quiet_rate: float) -> float:
+    """The pace of the latency phase: half what the stack played with no listener, at most
+    :data:`PROBE_MAX_RATE` a second.  Delivery is measured below saturation: a closed loop at full
+    speed would time the moves' own queue, not the fan-out."""
+    return max(1.0, min(PROBE_MAX_RATE, quiet_rate / 2))
+
+
+async def connect(target: Target, count: int, gateway: Child) -> tuple[ListenerGroup, dict[str, Any]]:
+    """Open ``count`` listeners; how many opened, what failed, how fast, and the memory they cost."""
+    listeners = ListenerGroup(target, count, processes_for(count))
+    before = rss_bytes(gateway.pid)
+    started = time.monotonic()
+    await asyncio.to_thread(listeners.start)
+    took = time.monotonic() - started
+    await asyncio.sleep(2.0)  # upstream watches settle (their history reads) before memory is read
+    gained = rss_bytes(gateway.pid) - before
+    cpu, idle_from = gateway.cpu(), time.monotonic()
+    await asyncio.sleep(IDLE_SECONDS)  # what holding them costs with nothing happening (pings)
+    idle = (gateway.cpu() - cpu) / (time.monotonic() - idle_from)
+    return listeners, {
+        "open": listeners.opened,
+        "connect_errors": sum(listeners.connect_errors.values()),
+        **({"connect_error_kinds": dict(listeners.connect_errors.most_common(4))} if listeners.connect_errors else {}),
+        "connect_seconds": round(took, 1),
+        "gateway_kib_per_connection": round(gained / 1024 / max(1, listeners.opened), 1),
+        "gateway_idle_cpu_percent": round(100 * idle, 1),
+    }
+
+
+async def floor(paths: tuple[str, ...], sent: Sent, frame: Callable[[int], bytes],
+                pattern: bytes = Target.pattern) -> dict[str, Any]:  # fmt: skip
+    """The bare server with the same listeners (one topic per path) sent the same events at the same pace."""
+    server = FloorServer(1)  # one process, as the gateway worker measured
+    target = Target(server.port, paths=paths, pattern=pattern)
+    listeners = ListenerGroup(target, len(paths), processes_for(len(paths)))
+    replay = Sent()
+    topics: dict[str, list[int]] = {}
+    for index, path in enumerate(paths):
+        topics.setdefault(path, []).append(index)
+    try:
+        await server.start()
+        before = sum(rss_bytes(process.pid) for process in server.processes)
+        await asyncio.to_thread(listeners.start)
+        gained = sum(rss_bytes(process.pid) for process in server.processes) - before
+        order = sorted(sent.order)
+        began, first_at = time.perf_counter(), order[0][0] if order else 0.0
+        for at, topic, number in order:
+            delay = (at - first_at) - (time.perf_counter() - began)
+            if delay > 0:
+                await asyncio.sleep(delay)
+            now = time.perf_counter()
+            await server.publish(frame(number), topic)
+            for index in topics.get(topic, []):
+                replay.expected[(index, number)] = now
+        await asyncio.sleep(2.0)
+    finally:
+        await asyncio.to_thread(listeners.stop)
+        await server.stop()
+    return {**deliveries(replay, listeners.first), "open": listeners.opened,
+            "kib_per_connection": round(gained / 1024 / max(1, listeners.opened), 1)}  # fmt: skip
+
+
+def stream_errors(listeners: ListenerGroup) -> dict[str, Any]:
+    """What went wrong on open streams (ended early, error events, socket errors)."""
+    errors = Counter(listeners.errors)
+    return {"closed_early": listeners.ended, **({"stream_error_kinds": dict(errors.most_common(4))} if errors else {})}
