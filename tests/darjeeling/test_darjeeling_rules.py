@@ -377,6 +377,16 @@ def loading_state(hand: list[int], row: int = 4, col: int = 1) -> dict:
     return state
 
 
+def by_a_city_with_ships(hand: list[int], ships: list[list[int]]) -> dict:
+    """Seat 0 in phase III next to a city at (4, 5) holding ``hand``, the ships holding ``ships``
+    (crates per seat) and each seat's supply the rest of its shipping crates."""
+    state = loading_state(hand, row=4, col=5)
+    state["ships"] = ships
+    for seat, player in enumerate(state["seats"]):
+        player["supply"] = SHIPPING_CRATES - sum(ship[seat] for ship in ships)
+    return state
+
+
 def test_half_crates_combine_across_tiles_of_one_variety() -> None:
     # One three-halves tile and three one-half tiles of a variety make three whole crates.
     hand = kinds("BLACK", [3, 1, 1, 1]) + kinds("GREEN", [1])
@@ -429,10 +439,7 @@ def test_a_single_crate_away_from_a_city_cannot_ship_without_no_rotting() -> Non
 
 
 def test_lowest_ship_leaves_crates_go_home_ships_move_down() -> None:
-    state = loading_state(kinds("BLACK", [2, 2]), row=4, col=5)
-    state["ships"] = [[2, 1], [0, 1], [1, 0]]
-    state["seats"][0]["supply"] = SHIPPING_CRATES - 3
-    state["seats"][1]["supply"] = SHIPPING_CRATES - 2
+    state = by_a_city_with_ships(kinds("BLACK", [2, 2]), [[2, 1], [0, 1], [1, 0]])
     play(state, lay_out("BLACK", two=2))
     events = play(state, {"load": {"crates": 2}})
     assert events[0]["ship_loaded"]["returned"] == [2, 1]
@@ -446,10 +453,7 @@ def test_crates_are_borrowed_from_own_ships_when_the_supply_runs_short() -> None
     # screen: it has 3 on the x1 ship and 5 on the x2 ship once the lowest ship has left. It
     # chooses where the five missing crates come from: three from the x2 ship, then two from x1.
     hand = kinds("GREEN", [3, 3, 2, 2, 2, 2])  # 14 halves: 7 crates
-    state = loading_state(hand, row=4, col=5)
-    state["ships"] = [[0, 1], [3, 0], [5, 0]]
-    state["seats"][0]["supply"] = SHIPPING_CRATES - 8
-    state["seats"][1]["supply"] = SHIPPING_CRATES - 1
+    state = by_a_city_with_ships(hand, [[0, 1], [3, 0], [5, 0]])
     play(state, lay_out("GREEN", two=4, three=2))
     assert {"load": {"crates": 7}} in ENGINE.legal_moves(state, 0)
     events = play(state, {"load": {"crates": 7}})
@@ -473,20 +477,14 @@ def test_crates_are_borrowed_from_own_ships_when_the_supply_runs_short() -> None
 
 def test_borrowing_from_a_single_ship_needs_no_choice() -> None:
     # First the leaving ship brings seat 0's two crates home: with them the supply covers all four.
-    state = loading_state(kinds("RED", [2, 2, 2, 2]), row=4, col=5)
-    state["ships"] = [[2, 0], [0, 1], [6, 0]]
-    state["seats"][0]["supply"] = SHIPPING_CRATES - 8
-    state["seats"][1]["supply"] = SHIPPING_CRATES - 1
+    state = by_a_city_with_ships(kinds("RED", [2, 2, 2, 2]), [[2, 0], [0, 1], [6, 0]])
     play(state, lay_out("RED", two=4))
     events = play(state, {"load": {"crates": 4}})
     assert events[0]["ship_loaded"]["loaded"] == 4 and events[0]["ship_loaded"]["borrowed"] == 0
     assert state["ships"] == [[0, 1], [6, 0], [4, 0]]
     # With one crate in front of the screen, the other three can only come from the one ship
     # holding seat 0's crates: no question is asked.
-    state = loading_state(kinds("RED", [2, 2, 2, 2]), row=4, col=5)
-    state["ships"] = [[0, 0], [0, 1], [9, 0]]
-    state["seats"][0]["supply"] = SHIPPING_CRATES - 9
-    state["seats"][1]["supply"] = SHIPPING_CRATES - 1
+    state = by_a_city_with_ships(kinds("RED", [2, 2, 2, 2]), [[0, 0], [0, 1], [9, 0]])
     play(state, lay_out("RED", two=4))
     events = play(state, {"load": {"crates": 4}})
     assert events[0]["ship_loaded"]["borrowed"] == 3 and state["ships"] == [[0, 1], [6, 0], [4, 0]]
@@ -496,10 +494,7 @@ def test_borrowing_from_a_single_ship_needs_no_choice() -> None:
 def test_a_player_may_load_fewer_crates_than_laid_out() -> None:
     # Next to a city, four black crates are laid out. Loading all four would mean moving crates over
     # from the x3 ship, so the player loads only the two in front of the screen.
-    state = loading_state(kinds("BLACK", [2, 2, 2, 2]), row=4, col=5)
-    state["ships"] = [[0, 1], [0, 0], [8, 0]]
-    state["seats"][0]["supply"] = SHIPPING_CRATES - 8
-    state["seats"][1]["supply"] = SHIPPING_CRATES - 1
+    state = by_a_city_with_ships(kinds("BLACK", [2, 2, 2, 2]), [[0, 1], [0, 0], [8, 0]])
     play(state, lay_out("BLACK", two=4))
     loads = [m["load"]["crates"] for m in ENGINE.legal_moves(state, 0) if "load" in m]
     assert loads == [1, 2, 3, 4]
