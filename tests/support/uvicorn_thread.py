@@ -5,6 +5,7 @@ from __future__ import annotations
 import socket
 import threading
 import time
+from types import TracebackType
 from typing import Any
 
 import uvicorn
@@ -35,3 +36,29 @@ class UvicornThread:
         self.server.should_exit = True
         self.thread.join(10)
         self.sock.close()
+
+
+class ServedApp:
+    """A test's own ASGI app (the subclass's :meth:`app`) served by a :class:`UvicornThread` on
+    :attr:`port`; used as a context manager, it is stopped on the way out. A subclass sets what its
+    app reads before calling ``super().__init__``: the server answers as soon as it is made."""
+
+    def __init__(self, send_buffer: int | None = None, **config: Any) -> None:
+        self.served = UvicornThread(self.app, send_buffer, **config)
+        self.port = self.served.port
+
+    async def app(self, scope: dict[str, Any], receive: Any, send: Any) -> None:
+        """The ASGI app served."""
+        raise NotImplementedError
+
+    def stop(self) -> None:
+        """Stop the server (see :meth:`UvicornThread.stop`)."""
+        self.served.stop()
+
+    def __enter__(self) -> ServedApp:
+        return self
+
+    def __exit__(
+        self, kind: type[BaseException] | None, error: BaseException | None, trace: TracebackType | None
+    ) -> None:
+        self.stop()
