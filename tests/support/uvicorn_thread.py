@@ -5,13 +5,13 @@ from __future__ import annotations
 import socket
 import threading
 import time
-from types import TracebackType
 from typing import Any
 
 import uvicorn
 
 from gateway.server import uvicorn_config
 from gateway.settings import GatewaySettings
+from tests.support.stoppable import Stoppable
 
 
 class UvicornThread:
@@ -38,9 +38,9 @@ class UvicornThread:
         self.sock.close()
 
 
-class ServedApp:
+class ServedApp(Stoppable):
     """A test's own ASGI app (the subclass's :meth:`app`) served by a :class:`UvicornThread` on
-    :attr:`port`; used as a context manager, it is stopped on the way out. A subclass sets what its
+    :attr:`port` (a :class:`Stoppable`: ``with`` stops it). A subclass sets what its
     app reads before calling ``super().__init__``: the server answers as soon as it is made."""
 
     def __init__(self, send_buffer: int | None = None, **config: Any) -> None:
@@ -54,11 +54,3 @@ class ServedApp:
     def stop(self) -> None:
         """Stop the server (see :meth:`UvicornThread.stop`)."""
         self.served.stop()
-
-    def __enter__(self) -> ServedApp:
-        return self
-
-    def __exit__(
-        self, kind: type[BaseException] | None, error: BaseException | None, trace: TracebackType | None
-    ) -> None:
-        self.stop()
