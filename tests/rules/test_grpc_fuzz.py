@@ -15,7 +15,7 @@ would mean a crash in the service.
 from __future__ import annotations
 
 import random
-from collections.abc import Callable
+from collections.abc import Callable, Iterator
 from typing import Any
 
 import grpc
@@ -81,6 +81,14 @@ def channels(stack: dict[str, Any]) -> Any:
         channel.close()
 
 
+def _services(
+    channels: dict[str, grpc.Channel],
+) -> Iterator[tuple[str, grpc.Channel, rules_pb2_grpc.RulesServiceStub]]:
+    """Every game's rules service, in game order: its game, channel and stub."""
+    for game, channel in sorted(channels.items()):
+        yield game, channel, rules_pb2_grpc.RulesServiceStub(channel)
+
+
 def _legal_moves(stub: rules_pb2_grpc.RulesServiceStub, game_id: str, token: str) -> Any:
     """The legal moves of ``game_id`` as the seat of ``token`` sees them (a ``LegalMoves``)."""
     return stub.ListLegalMoves(rules_pb2.ListLegalMovesRequest(game_id=game_id), metadata=_bearer(token))
@@ -96,8 +104,7 @@ def _human_game(stub: rules_pb2_grpc.RulesServiceStub) -> tuple[str, str]:
 def test_corrupt_moves_and_options_are_refused_never_crash(channels: dict[str, grpc.Channel]) -> None:
     rng = random.Random(13)
     outcomes: dict[str, int] = {}
-    for game, channel in sorted(channels.items()):
-        stub = rules_pb2_grpc.RulesServiceStub(channel)
+    for game, _, stub in _services(channels):
         game_id, token = _human_game(stub)
         legal = _legal_moves(stub, game_id, token)
         move_url = f"type.googleapis.com/chaiwala.{game}.v1.Move"
@@ -207,8 +214,7 @@ def test_bit_flipped_requests_that_still_decode_are_refused_never_crash(channels
     """Every RPC of every game's service (lobby, resign and stream tickets included), bit-flipped."""
     rng = random.Random(29)
     sent: dict[str, int] = {}
-    for game, channel in sorted(channels.items()):
-        stub = rules_pb2_grpc.RulesServiceStub(channel)
+    for game, channel, stub in _services(channels):
         waiting_id, host = _waiting_game(stub)
         game_id, token = _human_game_one_move_in(stub)
         legal = _legal_moves(stub, game_id, token)
