@@ -112,15 +112,6 @@ def test_blast_furnace_makes_steel_from_two_iron_ore() -> None:
     assert state["players"][0]["steel"] == 1 and state["players"][0]["iron_ore"] == 0
 
 
-def test_withering_shed_adds_a_leaf_at_the_chaiwala() -> None:
-    state = new_state(1)
-    state["players"][0]["equipment"] = [12]
-    state["rates"]["crop"] = 1
-    resolve_with(state, {"G": [0]})
-    play(state, 0, {"chaiwala_take_leaves": {}})
-    assert state["players"][0]["tea_leaves"] == 2
-
-
 def test_east_india_company_warehouse_at_scoring() -> None:
     state = new_state(2)
     state["players"][0].update({"equipment": [4], "tea_leaves": 3, "contracts": [{"id": 19, "used": False}]})

@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import pytest
 from alubari_helpers import ENGINE, new_state, owned_estate_spaces, play, resolve_with
 
 from services.alubari import contracts, railway, rounds, tracks
@@ -312,12 +313,18 @@ def test_chaiwala_cannot_take_leaves_on_the_leftmost_space() -> None:
     assert state["players"][0]["chai"] == 2 and state["players"][0]["tea_leaves"] == 0
 
 
-def test_chaiwala_takes_leaves_at_the_crop_rate() -> None:
+# The Withering Shed (equipment card 12) adds a leaf to what the crop rate gives.
+@pytest.mark.parametrize(
+    ("equipment", "crop", "leaves"),
+    [pytest.param([], 3, 2, id="crop-rate"), pytest.param([12], 1, 2, id="withering-shed-adds-a-leaf")],
+)
+def test_chaiwala_takes_leaves_at_the_crop_rate(equipment: list[int], crop: int, leaves: int) -> None:
     state = new_state(1)
-    state["rates"]["crop"] = 3
+    state["players"][0]["equipment"] = equipment
+    state["rates"]["crop"] = crop
     resolve_with(state, {"G": [0]})
     play(state, 0, {"chaiwala_take_leaves": {}})
-    assert state["players"][0]["tea_leaves"] == 2
+    assert state["players"][0]["tea_leaves"] == leaves
 
 
 # ---- workers, equipment and events -------------------------------------------------------------------

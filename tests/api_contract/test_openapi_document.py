@@ -12,12 +12,12 @@ import importlib
 import json
 import re
 import subprocess
-from collections.abc import Iterator
 from pathlib import Path
 from typing import Any
 
 import httpx
 
+from gateway.openapi_exact import objects
 from gateway.openapi_paths import TAGS
 from tests.support.client import assert_problem
 from tests.support.seeds import seed_hex
@@ -30,16 +30,6 @@ OPENAPI_TYPESCRIPT = Path(__file__).parents[2] / "tools/contract/node_modules/.b
 
 def _operations(spec: dict[str, Any]) -> list[tuple[str, str, dict[str, Any]]]:
     return [(method, path, op) for path, item in spec["paths"].items() for method, op in item.items()]
-
-
-def _walk(node: Any) -> Iterator[dict[str, Any]]:
-    if isinstance(node, dict):
-        yield node
-        for value in node.values():
-            yield from _walk(value)
-    elif isinstance(node, list):
-        for value in node:
-            yield from _walk(value)
 
 
 def test_every_operation_has_a_unique_stable_operation_id_and_a_known_tag(spec: dict[str, Any]) -> None:
@@ -66,12 +56,12 @@ def test_integers_carry_the_bounds_of_their_proto_types(spec: dict[str, Any], cl
     assert {key: seed[key] for key in bounds} == bounds and seed["description"]
     sent = {name for name in schemas if "Body" in name or name in ("chaiwala.v1.PlayerSpec", "chaiwala.v1.ClockSpec")}
     for name in sent:
-        integers = [node for node in _walk(schemas[name]) if node.get("type") == "integer"]
+        integers = [node for node in objects(schemas[name]) if node.get("type") == "integer"]
         assert all("minimum" in node and "maximum" in node for node in integers), name
     min_players = schemas["chaiwala.v1.GameType"]["properties"]["min_players"]
     assert min_players["format"] == "uint32" and min_players["minimum"] == 0 and "maximum" not in min_players
-    assert not [node for node in _walk(schemas) if node.get("maximum") == 2**32 - 1 and "examples" not in node]
-    assert not [node for node in _walk(schemas) if node.get("format") == "int32" and node.get("minimum") == 0]
+    assert not [node for node in objects(schemas) if node.get("maximum") == 2**32 - 1 and "examples" not in node]
+    assert not [node for node in objects(schemas) if node.get("format") == "int32" and node.get("minimum") == 0]
     players = [{"name": "Asha"}, {"name": "Bilal"}]
     # In bounds, the integer seed passes the schema and is refused as guessable (seed_hex replaces it).
     in_bounds = client.post("/v1/games", json={"game_type": GAME, "players": players, "seed": 4_000_000_000})

@@ -32,29 +32,28 @@ CASES = [
     for players in range(engine_for(game_type).min_players, engine_for(game_type).max_players + 1)
 ]
 IDS = [f"{game_type}-{players}p" for game_type, players in CASES]
+EVERY_GAME = pytest.mark.parametrize(("game_type", "players"), CASES, ids=IDS)
 
 
-@pytest.mark.parametrize(("game_type", "players"), CASES, ids=IDS)
+@EVERY_GAME
 @SETTINGS
 @given(seed=st.integers(0, 2**31), steps=st.integers(0, 250))
 def test_seed_and_log_reproduce_the_game(game_type: str, players: int, seed: int, steps: int) -> None:
-    engine = engine_for(game_type)
-    match, log = random_walk(engine, players, seed, steps)
-    again = Match.start(engine, players, seed)
+    match, log = random_walk(engine_for(game_type), players, seed, steps)
+    again = Match.start(match.engine, players, seed)
     for seat, move in log:
         again.play(seat, move)
     assert again.snapshot.to_json() == match.snapshot.to_json()
 
 
-@pytest.mark.parametrize(("game_type", "players"), CASES, ids=IDS)
+@EVERY_GAME
 @SETTINGS
 @given(seed=st.integers(0, 2**31), steps=st.integers(0, 150), junk=st.sampled_from([{}, {"no_such_move": {}}, []]))
 def test_a_refused_move_has_a_stable_code_and_changes_nothing(
     game_type: str, players: int, seed: int, steps: int, junk: Any
 ) -> None:
-    engine = engine_for(game_type)
-    match, _ = random_walk(engine, players, seed, steps)
-    if engine.is_over(match.state):
+    match, _ = random_walk(engine_for(game_type), players, seed, steps)
+    if match.engine.is_over(match.state):
         return
     before = match.snapshot.to_json()
     acting = match.to_act()
@@ -69,12 +68,12 @@ def test_a_refused_move_has_a_stable_code_and_changes_nothing(
         assert match.snapshot.to_json() == before
 
 
-@pytest.mark.parametrize(("game_type", "players"), CASES, ids=IDS)
+@EVERY_GAME
 @SETTINGS
 @given(seed=st.integers(0, 2**31), steps=st.integers(0, 200))
 def test_a_view_is_plain_json_and_a_function_of_the_state(game_type: str, players: int, seed: int, steps: int) -> None:
-    engine = engine_for(game_type)
-    match, _ = random_walk(engine, players, seed, steps)
+    match, _ = random_walk(engine_for(game_type), players, seed, steps)
+    engine = match.engine
     copied = orjson.loads(orjson.dumps(match.state))
     for viewer in [None, *range(players)]:
         view = engine.view(match.state, viewer)
@@ -83,7 +82,7 @@ def test_a_view_is_plain_json_and_a_function_of_the_state(game_type: str, player
         assert engine.view(match.state, viewer) == view
 
 
-@pytest.mark.parametrize(("game_type", "players"), CASES, ids=IDS)
+@EVERY_GAME
 def test_random_play_ends_with_a_result_for_every_seat(game_type: str, players: int) -> None:
     engine = engine_for(game_type)
     match = Match.start(engine, players, seed=players * 101)

@@ -377,6 +377,22 @@ def loading_state(hand: list[int], row: int = 4, col: int = 1) -> dict:
     return state
 
 
+def lay_out_and_load(state: dict, laid: dict, crates: int) -> list[dict]:
+    """Seat 0 lays out ``laid`` (a :func:`lay_out` move) and loads ``crates`` of it: the load's events."""
+    play(state, laid)
+    return play(state, {"load": {"crates": crates}})
+
+
+def by_a_city_with_ships(hand: list[int], ships: list[list[int]]) -> dict:
+    """Seat 0 in phase III next to a city at (4, 5) holding ``hand``, the ships holding ``ships``
+    (crates per seat) and each seat's supply the rest of its shipping crates."""
+    state = loading_state(hand, row=4, col=5)
+    state["ships"] = ships
+    for seat, player in enumerate(state["seats"]):
+        player["supply"] = SHIPPING_CRATES - sum(ship[seat] for ship in ships)
+    return state
+
+
 def test_half_crates_combine_across_tiles_of_one_variety() -> None:
     # One three-halves tile and three one-half tiles of a variety make three whole crates.
     hand = kinds("BLACK", [3, 1, 1, 1]) + kinds("GREEN", [1])
@@ -396,8 +412,7 @@ def test_half_crates_combine_across_tiles_of_one_variety() -> None:
 def test_away_from_a_city_one_crate_fewer_is_loaded() -> None:
     state = loading_state(kinds("RED", [2, 2, 2]), row=4, col=1)
     assert not INDIA.next_to_city(INDIA.index(4, 1))
-    play(state, lay_out("RED", two=3))
-    events = play(state, {"load": {"crates": 2}})
+    events = lay_out_and_load(state, lay_out("RED", two=3), 2)
     assert events[0]["ship_loaded"]["loaded"] == 2
     assert state["ships"][-1][0] == 2
 
@@ -405,8 +420,7 @@ def test_away_from_a_city_one_crate_fewer_is_loaded() -> None:
 def test_next_to_a_city_diagonally_all_crates_are_loaded() -> None:
     state = loading_state(kinds("RED", [2, 2, 2]), row=4, col=5)  # city (5,4) is diagonal
     assert INDIA.next_to_city(INDIA.index(4, 5))
-    play(state, lay_out("RED", two=3))
-    events = play(state, {"load": {"crates": 3}})
+    events = lay_out_and_load(state, lay_out("RED", two=3), 3)
     assert events[0]["ship_loaded"]["loaded"] == 3
 
 
@@ -429,12 +443,8 @@ def test_a_single_crate_away_from_a_city_cannot_ship_without_no_rotting() -> Non
 
 
 def test_lowest_ship_leaves_crates_go_home_ships_move_down() -> None:
-    state = loading_state(kinds("BLACK", [2, 2]), row=4, col=5)
-    state["ships"] = [[2, 1], [0, 1], [1, 0]]
-    state["seats"][0]["supply"] = SHIPPING_CRATES - 3
-    state["seats"][1]["supply"] = SHIPPING_CRATES - 2
-    play(state, lay_out("BLACK", two=2))
-    events = play(state, {"load": {"crates": 2}})
+    state = by_a_city_with_ships(kinds("BLACK", [2, 2]), [[2, 1], [0, 1], [1, 0]])
+    events = lay_out_and_load(state, lay_out("BLACK", two=2), 2)
     assert events[0]["ship_loaded"]["returned"] == [2, 1]
     assert state["ships"] == [[0, 1], [1, 0], [2, 0]]
     assert state["seats"][0]["supply"] == SHIPPING_CRATES - 3
@@ -446,10 +456,7 @@ def test_crates_are_borrowed_from_own_ships_when_the_supply_runs_short() -> None
     # screen: it has 3 on the x1 ship and 5 on the x2 ship once the lowest ship has left. It
     # chooses where the five missing crates come from: three from the x2 ship, then two from x1.
     hand = kinds("GREEN", [3, 3, 2, 2, 2, 2])  # 14 halves: 7 crates
-    state = loading_state(hand, row=4, col=5)
-    state["ships"] = [[0, 1], [3, 0], [5, 0]]
-    state["seats"][0]["supply"] = SHIPPING_CRATES - 8
-    state["seats"][1]["supply"] = SHIPPING_CRATES - 1
+    state = by_a_city_with_ships(hand, [[0, 1], [3, 0], [5, 0]])
     play(state, lay_out("GREEN", two=4, three=2))
     assert {"load": {"crates": 7}} in ENGINE.legal_moves(state, 0)
     events = play(state, {"load": {"crates": 7}})
@@ -473,22 +480,14 @@ def test_crates_are_borrowed_from_own_ships_when_the_supply_runs_short() -> None
 
 def test_borrowing_from_a_single_ship_needs_no_choice() -> None:
     # First the leaving ship brings seat 0's two crates home: with them the supply covers all four.
-    state = loading_state(kinds("RED", [2, 2, 2, 2]), row=4, col=5)
-    state["ships"] = [[2, 0], [0, 1], [6, 0]]
-    state["seats"][0]["supply"] = SHIPPING_CRATES - 8
-    state["seats"][1]["supply"] = SHIPPING_CRATES - 1
-    play(state, lay_out("RED", two=4))
-    events = play(state, {"load": {"crates": 4}})
+    state = by_a_city_with_ships(kinds("RED", [2, 2, 2, 2]), [[2, 0], [0, 1], [6, 0]])
+    events = lay_out_and_load(state, lay_out("RED", two=4), 4)
     assert events[0]["ship_loaded"]["loaded"] == 4 and events[0]["ship_loaded"]["borrowed"] == 0
     assert state["ships"] == [[0, 1], [6, 0], [4, 0]]
     # With one crate in front of the screen, the other three can only come from the one ship
     # holding seat 0's crates: no question is asked.
-    state = loading_state(kinds("RED", [2, 2, 2, 2]), row=4, col=5)
-    state["ships"] = [[0, 0], [0, 1], [9, 0]]
-    state["seats"][0]["supply"] = SHIPPING_CRATES - 9
-    state["seats"][1]["supply"] = SHIPPING_CRATES - 1
-    play(state, lay_out("RED", two=4))
-    events = play(state, {"load": {"crates": 4}})
+    state = by_a_city_with_ships(kinds("RED", [2, 2, 2, 2]), [[0, 0], [0, 1], [9, 0]])
+    events = lay_out_and_load(state, lay_out("RED", two=4), 4)
     assert events[0]["ship_loaded"]["borrowed"] == 3 and state["ships"] == [[0, 1], [6, 0], [4, 0]]
     check_conservation(state)
 
@@ -496,10 +495,7 @@ def test_borrowing_from_a_single_ship_needs_no_choice() -> None:
 def test_a_player_may_load_fewer_crates_than_laid_out() -> None:
     # Next to a city, four black crates are laid out. Loading all four would mean moving crates over
     # from the x3 ship, so the player loads only the two in front of the screen.
-    state = loading_state(kinds("BLACK", [2, 2, 2, 2]), row=4, col=5)
-    state["ships"] = [[0, 1], [0, 0], [8, 0]]
-    state["seats"][0]["supply"] = SHIPPING_CRATES - 8
-    state["seats"][1]["supply"] = SHIPPING_CRATES - 1
+    state = by_a_city_with_ships(kinds("BLACK", [2, 2, 2, 2]), [[0, 1], [0, 0], [8, 0]])
     play(state, lay_out("BLACK", two=4))
     loads = [m["load"]["crates"] for m in ENGINE.legal_moves(state, 0) if "load" in m]
     assert loads == [1, 2, 3, 4]
@@ -518,8 +514,7 @@ def test_laid_out_tiles_go_to_the_warehouse_and_the_older_stack_to_the_bag() -> 
     old_stack = [state["bag"].pop(), state["bag"].pop()]
     state["warehouse"] = list(old_stack)
     bag_before = len(state["bag"])
-    play(state, lay_out("RED", one=2))
-    events = play(state, {"load": {"crates": 1}})
+    events = lay_out_and_load(state, lay_out("RED", one=2), 1)
     assert state["warehouse"] == kinds("RED", [1, 1])
     assert len(state["bag"]) == bag_before + 2 and set(old_stack) <= set(state["bag"])
     assert events[0]["ship_loaded"]["returned_to_bag"] == 2
@@ -540,16 +535,14 @@ def test_demand_bonus_counts_markers_between_after_moving_the_lower_one_up() -> 
 def test_demand_bonus_of_a_variety_just_shipped_is_zero() -> None:
     state = loading_state(kinds("WHITE", [2]), row=4, col=5)
     state["chute"] = ["WHITE", "BLACK", "GREEN", "WHITE", "RED", "GREEN", "RED", "BLACK"]
-    play(state, lay_out("WHITE", two=1))
-    events = play(state, {"load": {"crates": 1}})
+    events = lay_out_and_load(state, lay_out("WHITE", two=1), 1)
     assert events[0]["ship_loaded"]["demand_points"] == 0
 
 
 def test_quantity_bonus_from_four_crates_loaded() -> None:
     state = loading_state(kinds("BLACK", [2, 2, 2, 2]), row=4, col=5)
     state["chute"] = ["BLACK", "BLACK", "GREEN", "WHITE", "RED", "GREEN", "RED", "WHITE"]
-    play(state, lay_out("BLACK", two=4))
-    events = play(state, {"load": {"crates": 4}})
+    events = lay_out_and_load(state, lay_out("BLACK", two=4), 4)
     assert events[0]["ship_loaded"]["quantity_points"] == 4
     assert events[0]["ship_loaded"]["demand_points"] == 0
 
@@ -557,8 +550,7 @@ def test_quantity_bonus_from_four_crates_loaded() -> None:
 def test_quantity_bonus_counts_loaded_crates_not_laid_out_ones() -> None:
     # Four crates laid out away from a city: three loaded, so no quantity bonus.
     state = loading_state(kinds("BLACK", [2, 2, 2, 2]), row=4, col=1)
-    play(state, lay_out("BLACK", two=4))
-    events = play(state, {"load": {"crates": 3}})
+    events = lay_out_and_load(state, lay_out("BLACK", two=4), 3)
     assert events[0]["ship_loaded"]["loaded"] == 3
     assert events[0]["ship_loaded"]["quantity_points"] == 0
 
@@ -636,8 +628,7 @@ def test_reaching_100_by_shipping_ends_the_game_with_penalties() -> None:
     state = loading_state(kinds("BLACK", [2, 2, 2, 2]) + kinds("RED", [1]), row=4, col=5)
     state["seats"][0]["score"] = 95
     state["chute"] = ["GREEN", "BLACK", "WHITE", "BLACK", "RED", "GREEN", "RED", "WHITE"]
-    play(state, lay_out("BLACK", two=4))
-    events = play(state, {"load": {"crates": 4}})
+    events = lay_out_and_load(state, lay_out("BLACK", two=4), 4)
     assert state["phase"] == "GAME_OVER"
     ended = events[-1]["game_ended"]
     assert ended["ended_by"] == 0

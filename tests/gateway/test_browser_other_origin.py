@@ -80,21 +80,15 @@ window.result = run().then((value) => ({ok: true, value}), (error) => ({ok: fals
 
 @pytest.fixture(scope="module")
 def page_server() -> Iterator[PageServer]:
-    server = PageServer({"/app.html": APP_PAGE})
-    try:
+    with PageServer({"/app.html": APP_PAGE}) as server:
         yield server
-    finally:
-        server.stop()
 
 
 @pytest.fixture(scope="module")
 def gateway(stack: dict[str, Any], page_server: PageServer) -> Iterator[Gateway]:
     addresses = {game: svc.address for game, svc in stack["services"].items()}
-    started = Gateway(addresses, cors_origins=page_server.origin)
-    try:
+    with Gateway(addresses, cors_origins=page_server.origin) as started:
         yield started
-    finally:
-        started.stop()
 
 
 @pytest.fixture(scope="module")

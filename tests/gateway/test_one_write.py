@@ -18,7 +18,7 @@ import pytest
 from starlette.responses import JSONResponse
 
 from gateway.sse_socket import RAW_SEND
-from tests.support.uvicorn_thread import UvicornThread
+from tests.support.uvicorn_thread import ServedApp
 
 
 class Recorder:
@@ -36,14 +36,13 @@ class Recorder:
         return getattr(self.transport, name)
 
 
-class Server:
+class Server(ServedApp):
     """A real uvicorn (the gateway's config) serving three routes whose writes are recorded."""
 
     def __init__(self) -> None:
         self.writes: list[list[bytes]] = []
         self.stream_may_go_on = threading.Event()
-        self.served = UvicornThread(self.app)
-        self.port = self.served.port
+        super().__init__()
 
     async def app(self, scope: dict[str, Any], receive: Any, send: Any) -> None:
         if scope["type"] != "http":
@@ -64,15 +63,11 @@ class Server:
                 await asyncio.sleep(0.01)
             await send({"type": "http.response.body", "body": b"chunk"})
 
-    def stop(self) -> None:
-        self.served.stop()
-
 
 @pytest.fixture
 def server() -> Iterator[Server]:
-    running = Server()
-    yield running
-    running.stop()
+    with Server() as running:
+        yield running
 
 
 def _request(client: socket.socket, path: str, close: bool = False) -> None:

@@ -15,7 +15,7 @@ import pytest
 
 from services.identity.settings import IdentitySettings
 from tests.support import secrets
-from tests.support.client import assert_problem, auth, guest, rated_guests, shown_as_guest, sse_events
+from tests.support.client import assert_problem, auth, guest, rated_guest_pair, rated_guests, shown_as_guest, sse_events
 from tests.support.stack import rules_and_gateway
 
 GAME = "darjeeling"
@@ -46,9 +46,7 @@ def _game(http: httpx.Client, game_id: str) -> dict[str, Any]:
 def test_a_stranger_cannot_take_a_rated_seat_as_someone_else(
     http: httpx.Client, monkeypatch: pytest.MonkeyPatch
 ) -> None:
-    rated_guests(monkeypatch)
-    victim, _ = guest(http, "Victim")
-    attacker, attacker_token = guest(http, "Attacker")
+    (victim, _), (attacker, attacker_token) = rated_guest_pair(monkeypatch, http, "Victim", "Attacker")
     created = _create(http, OPERATOR, [{"name": "Victim", "external_id": victim}, {"open": True}], rated=True)
     assert created.status_code == 201, created.text
     game_id = created.json()["game_id"]
@@ -92,9 +90,7 @@ def test_a_bot_never_carries_a_players_id_and_never_gets_a_token(http: httpx.Cli
 def test_a_player_creates_joins_and_plays_with_their_own_token(
     http: httpx.Client, monkeypatch: pytest.MonkeyPatch
 ) -> None:
-    rated_guests(monkeypatch)
-    asha, asha_token = guest(http, "Asha")
-    bilal, bilal_token = guest(http, "Bilal")
+    (asha, asha_token), (bilal, bilal_token) = rated_guest_pair(monkeypatch, http, "Asha", "Bilal")
     assert_problem(_create(http, "", [{"name": "A"}, {"name": "B"}]), 401)
     assert_problem(_create(http, asha_token, [{"me": True}, {"name": "B", "external_id": bilal}]), 403,
                    "external_id_not_yours")  # fmt: skip

@@ -10,7 +10,7 @@ from hypothesis import strategies as st
 from india_rails_fixtures import ENGINE, new_match
 
 from services.bots.roster import bots_for
-from services.common.engine import RandomBot
+from services.common.engine import Bot, RandomBot
 from services.common.protojson import to_message
 from services.common.rng import Rng
 from services.common.runner import Match, play_out
@@ -26,6 +26,11 @@ def _check_protos(match: Match, seat: int, move: dict, events: list[dict]) -> No
             shown = ENGINE.event_view(event, viewer)
             if shown is not None:
                 to_message(GAME, "Event", shown)
+
+
+def _fast_heuristic_game(players: int, seed: int) -> tuple[Match, Bot]:
+    """A new fast game (``fast_game``) and a heuristic bot to play its seats."""
+    return new_match(players, seed=seed, fast_game=True), bots_for(ENGINE)["heuristic"]
 
 
 @pytest.mark.parametrize("players", [2, 6])
@@ -99,8 +104,7 @@ def test_every_variant_together_plays_to_the_time_limit_by_random_bots() -> None
 
 
 def test_every_legal_move_of_a_heuristic_game_parses_as_a_proto_move() -> None:
-    match = new_match(2, seed=3, fast_game=True)
-    bot = bots_for(ENGINE)["heuristic"]
+    match, bot = _fast_heuristic_game(2, seed=3)
     for i in range(300):
         seat = match.to_act()[0]
         if i % 10 == 0:
@@ -152,8 +156,7 @@ def test_building_listing_is_exact_near_the_network(seed: int, steps: int) -> No
     from services.india_rails.content import BOARD, MAJOR_MILEPOSTS
     from services.india_rails.track import network
 
-    match = new_match(3, seed=seed, fast_game=True)
-    bot = bots_for(ENGINE)["heuristic"]
+    match, bot = _fast_heuristic_game(3, seed=seed)
     for i in range(steps):
         if ENGINE.is_over(match.state):
             break
@@ -177,8 +180,7 @@ def test_building_listing_is_exact_near_the_network(seed: int, steps: int) -> No
 def test_the_heuristic_bot_decides_only_from_what_its_seat_may_see() -> None:
     from services.india_rails.bots import HeuristicBot
 
-    match = new_match(3, seed=8, fast_game=True)
-    bot = bots_for(ENGINE)["heuristic"]
+    match, bot = _fast_heuristic_game(3, seed=8)
     for i in range(400):
         seat = match.to_act()[0]
         if i % 25 == 0:

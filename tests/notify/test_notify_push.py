@@ -54,6 +54,13 @@ def _subscribe(http: httpx.Client, token: str, browser: Browser) -> str:
     return str(answer.json()["subscription_id"])
 
 
+def _subscribed(http: httpx.Client, token: str, endpoint: str) -> Browser:
+    """A new browser pushed to at ``endpoint``, subscribed for the player of ``token``."""
+    browser = Browser.new(endpoint)
+    _subscribe(http, token, browser)
+    return browser
+
+
 def _game(http: httpx.Client, people: list[tuple[str, str]], clock_s: int = 3600) -> dict[str, Any]:
     """A game of people (name, player id) with a per-turn clock, created by the operator."""
     body = {"game_type": GAME, "players": [{"name": name, "external_id": pid} for name, pid in people],
@@ -130,7 +137,7 @@ def test_a_subscription_the_push_service_says_is_gone_is_removed(http: httpx.Cli
     chandra, token = guest(http, "Chandra")
     dev, _ = guest(http, "Dev")
     pushes.gone("/push/chandra")
-    _subscribe(http, token, Browser.new(pushes.url("/push/chandra")))
+    _subscribed(http, token, pushes.url("/push/chandra"))
     _play_until_turn_of(http, _game(http, [("Chandra", chandra), ("Dev", dev)]), 0)
     _eventually(lambda: bool(pushes.seen("/push/chandra")), "a push to the gone endpoint")
     _eventually(lambda: not http.get("/v1/me/push-subscriptions", headers=auth(token)).json()["subscriptions"],
@@ -140,8 +147,7 @@ def test_a_subscription_the_push_service_says_is_gone_is_removed(http: httpx.Cli
 def test_a_failing_push_service_is_tried_again_until_it_takes_the_push(http: httpx.Client, pushes: PushService) -> None:
     quinn, token = guest(http, "Quinn")
     rosa, _ = guest(http, "Rosa")
-    browser = Browser.new(pushes.url("/push/quinn"))
-    _subscribe(http, token, browser)
+    browser = _subscribed(http, token, pushes.url("/push/quinn"))
     pushes.fail_next("/push/quinn", 2)
     game = _game(http, [("Quinn", quinn), ("Rosa", rosa)])
     _play_until_turn_of(http, game, 0)
@@ -155,8 +161,7 @@ def test_turns_due_at_once_collapse_into_one_message(stack: NotifyStack, http: h
                                                       pushes: PushService) -> None:  # fmt: skip
     esi, token = guest(http, "Esi")
     farid, _ = guest(http, "Farid")
-    browser = Browser.new(pushes.url("/push/esi"))
-    _subscribe(http, token, browser)
+    browser = _subscribed(http, token, pushes.url("/push/esi"))
     stack.notify.stop()  # the three turns become due while no sender runs: they are read together
     games = []
     for _ in range(3):
@@ -180,9 +185,8 @@ def test_quiet_hours_hold_a_notice_back(stack: NotifyStack, http: httpx.Client, 
     answer = http.put("/v1/me/preferences", json=prefs, headers=auth(gita_token))
     assert answer.status_code == 200, answer.text
     assert http.get("/v1/me/preferences", headers=auth(gita_token)).json()["quiet_hours"] == prefs["quiet_hours"]
-    _subscribe(http, gita_token, Browser.new(pushes.url("/push/gita")))
-    hana_browser = Browser.new(pushes.url("/push/hana"))
-    _subscribe(http, hana_token, hana_browser)
+    _subscribed(http, gita_token, pushes.url("/push/gita"))
+    hana_browser = _subscribed(http, hana_token, pushes.url("/push/hana"))
     held = _game(http, [("Gita", gita), ("Hana", hana)])
     _play_until_turn_of(http, held, 0)  # Gita's turn, in her quiet hours
     told = _game(http, [("Hana", hana), ("Gita", gita)])
@@ -204,8 +208,7 @@ def test_a_reminder_comes_before_the_deadline(http: httpx.Client, pushes: PushSe
     ines, token = guest(http, "Ines")
     jon, _ = guest(http, "Jon")
     receiver.subscribe(http, "/reminders", ["turn.reminder"])
-    browser = Browser.new(pushes.url("/push/ines"))
-    _subscribe(http, token, browser)
+    browser = _subscribed(http, token, pushes.url("/push/ines"))
     game = _game(http, [("Ines", ines), ("Jon", jon)], clock_s=10)  # a reminder 4 s before the deadline
     _play_until_turn_of(http, game, 0)
 
@@ -272,9 +275,8 @@ def test_a_host_seating_invitees_pushes_invited_to_those_who_want_it(stack: Noti
                                                                      pushes: PushService) -> None:  # fmt: skip
     vera, vera_token = guest(http, "Vera")
     wen, wen_token = guest(http, "Wen")
-    vera_browser = Browser.new(pushes.url("/push/vera"))
-    _subscribe(http, vera_token, vera_browser)
-    _subscribe(http, wen_token, Browser.new(pushes.url("/push/wen")))
+    vera_browser = _subscribed(http, vera_token, pushes.url("/push/vera"))
+    _subscribed(http, wen_token, pushes.url("/push/wen"))
     off = {"notices": ["your_turn", "deadline_near", "match_found", "game_finished"]}  # Wen wants no invitations
     assert http.put("/v1/me/preferences", json=off, headers=auth(wen_token)).status_code == 200
     # The platform (an operator: only it may seat another player's identity) seats both; one seat stays open.

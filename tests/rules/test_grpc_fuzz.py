@@ -15,7 +15,7 @@ would mean a crash in the service.
 from __future__ import annotations
 
 import random
-from collections.abc import Callable
+from collections.abc import Callable, Iterator
 from typing import Any
 
 import grpc
@@ -51,8 +51,13 @@ def _corruptions(rng: random.Random, good: bytes) -> list[bytes]:
     ]
 
 
+def _bearer(token: str) -> tuple[tuple[str, str], ...]:
+    """The call metadata that presents ``token``."""
+    return (("authorization", f"Bearer {token}"),)
+
+
 def _call(method: Callable[..., Any], request: Any, token: str = "") -> grpc.StatusCode:
-    metadata = (("authorization", f"Bearer {token}"),) if token else ()
+    metadata = _bearer(token) if token else ()
     try:
         method(request, metadata=metadata, timeout=30)
     except grpc.RpcError as error:
@@ -76,6 +81,19 @@ def channels(stack: dict[str, Any]) -> Any:
         channel.close()
 
 
+def _services(
+    channels: dict[str, grpc.Channel],
+) -> Iterator[tuple[str, grpc.Channel, rules_pb2_grpc.RulesServiceStub]]:
+    """Every game's rules service, in game order: its game, channel and stub."""
+    for game, channel in sorted(channels.items()):
+        yield game, channel, rules_pb2_grpc.RulesServiceStub(channel)
+
+
+def _legal_moves(stub: rules_pb2_grpc.RulesServiceStub, game_id: str, token: str) -> Any:
+    """The legal moves of ``game_id`` as the seat of ``token`` sees them (a ``LegalMoves``)."""
+    return stub.ListLegalMoves(rules_pb2.ListLegalMovesRequest(game_id=game_id), metadata=_bearer(token))
+
+
 def _human_game(stub: rules_pb2_grpc.RulesServiceStub) -> tuple[str, str]:
     players = [rules_pb2.PlayerSpec(name="a"), rules_pb2.PlayerSpec(name="b")]
     created = stub.CreateGame(rules_pb2.CreateGameRequest(players=players, seed_hex=seed_hex(3)), timeout=60)
@@ -86,12 +104,9 @@ def _human_game(stub: rules_pb2_grpc.RulesServiceStub) -> tuple[str, str]:
 def test_corrupt_moves_and_options_are_refused_never_crash(channels: dict[str, grpc.Channel]) -> None:
     rng = random.Random(13)
     outcomes: dict[str, int] = {}
-    for game, channel in sorted(channels.items()):
-        stub = rules_pb2_grpc.RulesServiceStub(channel)
+    for game, _, stub in _services(channels):
         game_id, token = _human_game(stub)
-        legal = stub.ListLegalMoves(
-            rules_pb2.ListLegalMovesRequest(game_id=game_id), metadata=(("authorization", f"Bearer {token}"),)
-        )
+        legal = _legal_moves(stub, game_id, token)
         move_url = f"type.googleapis.com/chaiwala.{game}.v1.Move"
         options = protojson.pack(game, "Options", {})
         for _ in range(ROUNDS):
@@ -105,10 +120,7 @@ def test_corrupt_moves_and_options_are_refused_never_crash(channels: dict[str, g
                 assert code not in CRASHES, (game, "move", value.hex())
                 if code == grpc.StatusCode.OK:  # a corruption that is a legal move: carry on from there
                     game_id, token = _human_game(stub)
-                    legal = stub.ListLegalMoves(
-                        rules_pb2.ListLegalMovesRequest(game_id=game_id),
-                        metadata=(("authorization", f"Bearer {token}"),),
-                    )
+                    legal = _legal_moves(stub, game_id, token)
             for value in _corruptions(rng, options.value):
                 packed = any_pb2.Any(type_url=options.type_url, value=value)
                 players = [rules_pb2.PlayerSpec(name="a"), rules_pb2.PlayerSpec(name="b")]
@@ -138,11 +150,11 @@ def _human_game_one_move_in(stub: rules_pb2_grpc.RulesServiceStub) -> tuple[str,
     created = stub.CreateGame(rules_pb2.CreateGameRequest(players=players, seed_hex=seed_hex(3)), timeout=60)
     tokens = {seat.seat: seat.token for seat in created.seats}
     game = stub.GetGame(rules_pb2.GetGameRequest(game_id=created.game_id), timeout=30)
-    seat_auth = (("authorization", f"Bearer {tokens[game.to_act[0]]}"),)
-    legal = stub.ListLegalMoves(rules_pb2.ListLegalMovesRequest(game_id=created.game_id), metadata=seat_auth)
+    seat_token = tokens[game.to_act[0]]
+    legal = _legal_moves(stub, created.game_id, seat_token)
     first = [legal.moves[0]]
     request = rules_pb2.SubmitMovesRequest(game_id=created.game_id, moves=first, expected_version=legal.version)
-    after = stub.SubmitMoves(request, metadata=seat_auth, timeout=30)
+    after = stub.SubmitMoves(request, metadata=_bearer(seat_token), timeout=30)
     return created.game_id, tokens[after.to_act[0]]
 
 
@@ -178,7 +190,7 @@ def _requests(game: str, game_id: str, waiting_id: str, legal: Any) -> dict[str,
 def _call_raw(channel: grpc.Channel, method: Any, raw: bytes, token: str) -> grpc.StatusCode:
     """Send raw request bytes to ``method``; a server stream is read for its first message only."""
     path = f"/{RULES_SERVICE.full_name}/{method.name}"
-    metadata = (("authorization", f"Bearer {token}"),) if token else ()
+    metadata = _bearer(token) if token else ()
     try:
         if method.server_streaming:
             stream = channel.unary_stream(path)(raw, metadata=metadata, timeout=1)
@@ -202,13 +214,10 @@ def test_bit_flipped_requests_that_still_decode_are_refused_never_crash(channels
     """Every RPC of every game's service (lobby, resign and stream tickets included), bit-flipped."""
     rng = random.Random(29)
     sent: dict[str, int] = {}
-    for game, channel in sorted(channels.items()):
-        stub = rules_pb2_grpc.RulesServiceStub(channel)
+    for game, channel, stub in _services(channels):
         waiting_id, host = _waiting_game(stub)
         game_id, token = _human_game_one_move_in(stub)
-        legal = stub.ListLegalMoves(
-            rules_pb2.ListLegalMovesRequest(game_id=game_id), metadata=(("authorization", f"Bearer {token}"),)
-        )
+        legal = _legal_moves(stub, game_id, token)
         originals = _requests(game, game_id, waiting_id, legal)
         for method in RULES_SERVICE.methods:
             # An empty request gets an unknown field, so that its flips have bytes to work on.

@@ -23,7 +23,7 @@ from gateway.sse_listener import Listener, LiveStream, Relayed
 from gateway.sse_socket import frame
 from services.streaming.mailbox import SlowConsumer
 from tests.support.client import unchunk
-from tests.support.uvicorn_thread import UvicornThread
+from tests.support.uvicorn_thread import ServedApp
 
 PADDING = 2000  # bytes per event, so a client that stops reading fills its socket soon
 
@@ -33,14 +33,13 @@ def _event(version: int, padding: int = 0) -> Relayed:
     return (version, 0), f"id: {version}:0\r\nevent: game_event\r\ndata: {data}\r\n\r\n".encode()
 
 
-class Streams:
+class Streams(ServedApp):
     """A real uvicorn serving one SSE route whose listeners the test drives from its own thread."""
 
     def __init__(self) -> None:
         self.listeners: list[Listener] = []
         self.loop: asyncio.AbstractEventLoop | None = None
-        self.served = UvicornThread(self.app, send_buffer=4096)  # accepted sockets fill soon
-        self.port = self.served.port
+        super().__init__(send_buffer=4096)  # accepted sockets fill soon
 
     async def app(self, scope: dict[str, Any], receive: Any, send: Any) -> None:
         if scope["type"] != "http":
@@ -59,15 +58,11 @@ class Streams:
 
         return asyncio.run_coroutine_threadsafe(run(), self.loop).result(10)
 
-    def stop(self) -> None:
-        self.served.stop()
-
 
 @pytest.fixture
 def streams() -> Iterator[Streams]:
-    running = Streams()
-    yield running
-    running.stop()
+    with Streams() as running:
+        yield running
 
 
 def _open(port: int) -> tuple[socket.socket, bytes]:

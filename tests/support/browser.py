@@ -18,6 +18,7 @@ from typing import Any
 import pytest
 
 from tests.support.local_http import answer, serve, shut
+from tests.support.stoppable import Stoppable
 
 CHROMIUM = Path("/usr/bin/chromium")
 CHROMEDRIVER = Path("/usr/bin/chromedriver")
@@ -73,7 +74,7 @@ def console_errors(driver: Any) -> list[str]:
     return [entry["message"] for entry in driver.get_log("browser") if entry["level"] == "SEVERE"]
 
 
-class PageServer:
+class PageServer(Stoppable):
     """Serves fixed pages from another origin than the gateway (a plain HTTP server on its own port)."""
 
     def __init__(self, pages: dict[str, str]) -> None:

@@ -242,3 +242,12 @@ def rated_guests(monkeypatch: Any) -> None:
     """Let guests take rated seats in this test (``CHAIWALA_RATED_GUESTS``, read per seating): for
     tests of rated seats' mechanics, not of who may be rated."""
     monkeypatch.setenv("CHAIWALA_RATED_GUESTS", "true")
+
+
+def rated_guest_pair(
+    monkeypatch: Any, client: httpx.Client, first: str, second: str
+) -> tuple[tuple[str, str], tuple[str, str]]:
+    """Two new guests (id and token each, as :func:`guest`) in a test that lets guests take rated
+    seats (:func:`rated_guests`): the start of most tests of rated seats between two players."""
+    rated_guests(monkeypatch)
+    return guest(client, first), guest(client, second)

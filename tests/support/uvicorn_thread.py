@@ -11,6 +11,7 @@ import uvicorn
 
 from gateway.server import uvicorn_config
 from gateway.settings import GatewaySettings
+from tests.support.stoppable import Stoppable
 
 
 class UvicornThread:
@@ -35,3 +36,21 @@ class UvicornThread:
         self.server.should_exit = True
         self.thread.join(10)
         self.sock.close()
+
+
+class ServedApp(Stoppable):
+    """A test's own ASGI app (the subclass's :meth:`app`) served by a :class:`UvicornThread` on
+    :attr:`port` (a :class:`Stoppable`: ``with`` stops it). A subclass sets what its
+    app reads before calling ``super().__init__``: the server answers as soon as it is made."""
+
+    def __init__(self, send_buffer: int | None = None, **config: Any) -> None:
+        self.served = UvicornThread(self.app, send_buffer, **config)
+        self.port = self.served.port
+
+    async def app(self, scope: dict[str, Any], receive: Any, send: Any) -> None:
+        """The ASGI app served."""
+        raise NotImplementedError
+
+    def stop(self) -> None:
+        """Stop the server (see :meth:`UvicornThread.stop`)."""
+        self.served.stop()

@@ -22,6 +22,14 @@ def create(
     return created
 
 
+def create_for_first_seat(
+    base_url: str, game_type: str, players: list[dict[str, Any]], seed: int | None = None, **extra: Any
+) -> tuple[str, str]:
+    """:func:`create`; the new game's id and the first seat's token (the seat a test plays)."""
+    created = create(base_url, game_type, players, seed, **extra)
+    return str(created["game_id"]), str(created["seats"][0]["token"])
+
+
 def game(base_url: str, game_id: str, token: str | None = None) -> dict[str, Any]:
     """GET /v1/games/{id} as a seat or a spectator."""
     headers = {"Authorization": f"Bearer {token}"} if token else {}

@@ -11,7 +11,7 @@ import httpx
 import pytest
 
 from tests.support import secrets
-from tests.support.client import assert_problem, auth, guest, rated_guests
+from tests.support.client import assert_problem, auth, guest, rated_guest_pair
 from tests.support.stack import DirectorProcess, Gateway
 
 WAIT_SECONDS = 60
@@ -38,9 +38,7 @@ def _page(client: httpx.Client, player_id: str, token: str = "") -> httpx.Respon
 def test_a_private_game_shows_on_a_player_page_only_to_that_player_and_operators(
     client: httpx.Client, monkeypatch: pytest.MonkeyPatch
 ) -> None:
-    rated_guests(monkeypatch)
-    asha_id, asha = guest(client, "Asha")
-    _, bilal = guest(client, "Bilal")
+    (asha_id, asha), (_, bilal) = rated_guest_pair(monkeypatch, client, "Asha", "Bilal")
     game_id = _private_rated_game(client, asha, bilal)
     deadline = time.monotonic() + WAIT_SECONDS
     while _page(client, asha_id).status_code != 200:

@@ -25,6 +25,8 @@ from typing import Any
 
 from redis.crc import key_slot
 
+from tests.twohosts.trace.sitecustomize import timed_call
+
 TASKS = 4
 CUT_AFTER = 3.0
 DOWN_FOR = 20.0
@@ -47,23 +49,13 @@ def _instrument(events: list[dict[str, Any]], clock: Callable[[], float]) -> Non
     from redis.asyncio import cluster
 
     def timed(name: str, original: Callable[..., Awaitable[Any]], always: bool) -> Callable[..., Awaitable[Any]]:
-        async def wrapper(self: Any, *args: Any, **kwargs: Any) -> Any:
-            began = clock()
-            outcome = "ok"
-            try:
-                return await original(self, *args, **kwargs)
-            except BaseException as error:
-                outcome = type(error).__name__
-                raise
-            finally:
-                took = clock() - began
-                if always or took > SLOW or outcome != "ok":
-                    node = getattr(self, "name", "")
-                    command = str(args[0]) if args and name == "node" else ""
-                    events.append({"what": name, "node": node, "command": command, "at": round(began, 3),
-                                   "took": round(took, 3), "outcome": outcome})  # fmt: skip
+        def report(node: Any, args: tuple[Any, ...], began: float, took: float, outcome: str) -> None:
+            if always or took > SLOW or outcome != "ok":
+                command = str(args[0]) if args and name == "node" else ""
+                events.append({"what": name, "node": getattr(node, "name", ""), "command": command,
+                               "at": round(began, 3), "took": round(took, 3), "outcome": outcome})  # fmt: skip
 
-        return wrapper
+        return timed_call(original, report, clock)
 
     cluster.NodesManager.initialize = timed("refresh", cluster.NodesManager.initialize, True)  # type: ignore[method-assign]
     cluster.ClusterNode.execute_command = timed("node", cluster.ClusterNode.execute_command, False)  # type: ignore[method-assign]

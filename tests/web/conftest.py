@@ -20,6 +20,12 @@ def built_sdk() -> None:
 
 
 @pytest.fixture
+def url(stack: dict[str, Any]) -> str:
+    """The suite's gateway, as the pages and :mod:`tests.support.webgames` are given it."""
+    return str(stack["url"])
+
+
+@pytest.fixture
 def browser() -> Iterator[Any]:
     """A fresh headless Chromium at a desktop size."""
     with chromium() as driver:

@@ -31,8 +31,7 @@ def _legend(driver: Any) -> list[dict[str, Any]]:
     return list(driver.execute_script(script))
 
 
-def test_the_india_rails_table_has_a_legend_of_every_terrain_and_its_price(stack: dict[str, Any], browser: Any) -> None:
-    url = str(stack["url"])
+def test_the_india_rails_table_has_a_legend_of_every_terrain_and_its_price(url: str, browser: Any) -> None:
     created = webgames.create(url, "india_rails", [{"name": "Asha"}, {"name": "Bot", "bot": "random"}], seed=42)
     for language, (title, mountain) in WORDS.items():
         browser.get(page_url(url, ""))
@@ -73,8 +72,7 @@ return {markers: markers.length, names: names.length, covered,
 """
 
 
-def test_choice_markers_leave_city_names_readable_and_clickable_below(stack: dict[str, Any], browser: Any) -> None:
-    url = str(stack["url"])
+def test_choice_markers_leave_city_names_readable_and_clickable_below(url: str, browser: Any) -> None:
     created = webgames.create(url, "india_rails", [{"name": "Asha"}, {"name": "Bot", "bot": "random"}], seed=43)
     open_table(browser, url, created["game_id"], created["seats"][0]["token"])
     wait_for(browser, lambda: browser.execute_script("return document.querySelectorAll('.ir-board .legal').length"), 30)

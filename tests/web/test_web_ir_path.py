@@ -97,8 +97,7 @@ def test_a_path_of_segments_is_priced_then_built_with_one_confirm(
     stack: dict[str, Any], browser: Any, size: Size
 ) -> None:
     url = str(stack["url"])
-    created = webgames.create(url, "india_rails", [{"name": "Asha"}, BOT], seed=21)
-    game_id, token = created["game_id"], created["seats"][0]["token"]
+    game_id, token = webgames.create_for_first_seat(url, "india_rails", [{"name": "Asha"}, BOT], seed=21)
     browser.execute_cdp_cmd("Page.addScriptToEvaluateOnNewDocument", {"source": FETCHES})
     set_viewport(browser, size)
     open_table(browser, url, game_id, token)

@@ -57,11 +57,8 @@ FIXED = (
 @pytest.fixture(scope="module")
 def pages() -> Iterator[PageServer]:
     """The two pages on their own origin."""
-    server = PageServer({"/faulty": FAULTY, "/fixed": FIXED})
-    try:
+    with PageServer({"/faulty": FAULTY, "/fixed": FIXED}) as server:
         yield server
-    finally:
-        server.stop()
 
 
 @pytest.fixture(scope="module")

@@ -58,9 +58,8 @@ def _named_player(driver: Any, url: str, name: str) -> str:
 
 
 def test_a_bank_and_increment_chosen_in_the_lobby_reach_the_api_and_the_table(
-    stack: dict[str, Any], browser: Any
+    url: str, browser: Any
 ) -> None:
-    url = str(stack["url"])
     for language, words in (("es", "Una reserva de tiempo con incremento"), ("en", "A time bank with an increment")):
         _open_lobby(browser, url, language)
         _set(browser, "clock-kind", "bank", SELECT)
@@ -127,8 +126,7 @@ def _shown_names(driver: Any) -> str:
     return str(driver.execute_script(script))
 
 
-def test_my_games_lists_your_turn_first_marked_with_statuses_in_words(stack: dict[str, Any], browser: Any) -> None:
-    url = str(stack["url"])
+def test_my_games_lists_your_turn_first_marked_with_statuses_in_words(url: str, browser: Any) -> None:
     token = _named_player(browser, url, "Asha")
     me, other = {"me": True}, {"name": "Bilal"}
     yours = _create_as(url, token, [me, other], options={"start_player": 0})  # the oldest: listed first all the same
@@ -183,8 +181,7 @@ import(new URL('tables/generic.js', location.href).href).then((module) => {
 """
 
 
-def test_the_generic_table_shows_a_real_view_in_words(stack: dict[str, Any], browser: Any) -> None:
-    url = str(stack["url"])
+def test_the_generic_table_shows_a_real_view_in_words(url: str, browser: Any) -> None:
     browser.get(page_url(url, ""))
     wait_for(browser, lambda: browser.find_elements("css selector", "#game-type option"), 30, "the page")
     described = httpx.get(f"{url}/v1/game-types", timeout=30).json()

@@ -67,8 +67,7 @@ def test_a_dropped_stream_resumes_without_losing_or_repeating_a_line(
     stack: dict[str, Any], browser: Any, proxy: CutProxy
 ) -> None:
     url = str(stack["url"])
-    created = webgames.create(url, "darjeeling", [{"name": "Asha"}, RANDOM_BOT], seed=23)
-    game_id, token = created["game_id"], created["seats"][0]["token"]
+    game_id, token = webgames.create_for_first_seat(url, "darjeeling", [{"name": "Asha"}, RANDOM_BOT], seed=23)
     open_table(browser, proxy.origin, game_id, token)
     for _ in range(3):
         for _ in range(3):
