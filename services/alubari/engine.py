@@ -13,25 +13,19 @@ from typing import Any
 from services.alubari import actions, hidden, moves, refusals, rounds, views
 from services.alubari import facts as alubari_facts
 from services.alubari.bots import HeuristicBot
-from services.common.engine import BadConfig, Bot, GameConfig, ModularEngine, Move, Result, State, View
+from services.common.engine import BadConfig, Bot, GameConfig, GameParts, ModularEngine, Move, Result, State, View
 from services.common.rng import Rng
+
+
+def default_options() -> dict[str, Any]:
+    """``cover_alubari``: lay a card over the printed Alubari estate (not for a first game); ``first_player``."""
+    return {"cover_alubari": False, "first_player": 0}
 
 
 class AlubariEngine(ModularEngine):
     """Alubari for 1-5 players; the deck order below its top is what a seat cannot see."""
 
-    game_type = "alubari"
-    name = "Alubari"
-    min_players = 1
-    max_players = 5
-    moves_module = moves
-    refusals_module = refusals
-    hidden_module = hidden
-    facts_module = alubari_facts
-
-    def default_options(self) -> dict[str, Any]:
-        """``cover_alubari``: lay a card over the printed Alubari estate (not for a first game); ``first_player``."""
-        return {"cover_alubari": False, "first_player": 0}
+    parts = GameParts("alubari", "Alubari", (1, 5), moves, hidden, alubari_facts, refusals, default_options)
 
     def validate_options(self, players: int, options: Mapping[str, Any]) -> dict[str, Any]:
         """Check the option types and that the first player is a seat."""

@@ -7,7 +7,7 @@ from typing import Any
 
 from services.alubari import actions, contracts, rondel, rounds
 from services.alubari.content import AREAS
-from services.common.engine import Event, Move, State
+from services.common.engine import Event, Move, State, current_seat
 from services.common.rng import Rng
 
 Handler = Callable[[State, int, dict[str, Any], Move, Rng, list[Event]], None]
@@ -15,9 +15,7 @@ Handler = Callable[[State, int, dict[str, Any], Move, Rng, list[Event]], None]
 
 def to_act(state: State) -> list[int]:
     """The one seat deciding now."""
-    if state["stage"] == "OVER":
-        return []
-    return [state["current"]]
+    return current_seat(state, over=state["stage"] == "OVER")
 
 
 def legal_moves(state: State, seat: int) -> list[Move]:

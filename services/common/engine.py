@@ -25,7 +25,7 @@ the proto so an explicit zero survives.
 from __future__ import annotations
 
 import abc
-from collections.abc import Mapping
+from collections.abc import Callable, Mapping
 from dataclasses import dataclass, field
 from typing import Any, ClassVar, Protocol
 
@@ -293,22 +293,55 @@ class Engine(abc.ABC):
         return None
 
 
+@dataclass(frozen=True)
+class GameParts:
+    """What a :class:`ModularEngine` declares in one place: its game's identity (``game_type``,
+    ``name``), the seat range ``players`` (fewest, most), its modules, and ``defaults``, which makes
+    a fresh dict of every option at its default (the engine's ``default_options``)."""
+
+    game_type: str
+    name: str
+    players: tuple[int, int]
+    moves: MovesRules
+    hidden: HiddenRules
+    facts: FactsRules
+    refusals: RefusalRules | None = None
+    defaults: Callable[[], dict[str, Any]] = dict
+
+
 class ModularEngine(Engine):
     """An engine that is a facade over its game's modules, as every shipped game is.
 
-    Whose decision it is, the legal moves and applying one come from :attr:`moves_module`; why a
-    move is refused from :attr:`refusals_module` (when the game has one); sampling what a seat
+    A subclass declares its game with one :class:`GameParts` in :attr:`parts`; the identity
+    (``game_type``, ``name``, seat range) and the modules below are taken from it when the class is
+    made.  Whose decision it is, the legal moves and applying one come from :attr:`moves_module`;
+    why a move is refused from :attr:`refusals_module` (when the game has one); sampling what a seat
     cannot see from :attr:`hidden_module`; the arena's facts from :attr:`facts_module`.  The
-    game's modules document what its versions do; the subclass keeps setup, options, view and
-    result, which differ in shape from game to game.
+    game's modules document what its versions do; the subclass keeps setup, options checks, view
+    and result, which differ in shape from game to game.
     """
 
+    parts: ClassVar[GameParts]
     # Plain annotations, not ClassVar: mypy will not let a subclass's module assignment
-    # override a ClassVar; the subclasses set them in the class body all the same.
+    # override a ClassVar; they are set from ``parts`` when a subclass is made.
     moves_module: MovesRules
     hidden_module: HiddenRules
     facts_module: FactsRules
     refusals_module: RefusalRules | None = None
+
+    def __init_subclass__(cls, **kwargs: Any) -> None:
+        super().__init_subclass__(**kwargs)
+        parts = cls.__dict__.get("parts")
+        if parts is None:  # a subclass of a declared engine inherits its parent's
+            return
+        cls.game_type, cls.name = parts.game_type, parts.name
+        cls.min_players, cls.max_players = parts.players
+        cls.moves_module, cls.hidden_module, cls.facts_module = parts.moves, parts.hidden, parts.facts
+        cls.refusals_module = parts.refusals
+
+    def default_options(self) -> dict[str, Any]:
+        """Every option with its default value: a fresh dict from ``parts.defaults``."""
+        return self.parts.defaults()
 
     def to_act(self, state: State) -> list[int]:
         """Seats that must decide now: the moves module's ``to_act``."""
@@ -335,3 +368,9 @@ class ModularEngine(Engine):
     def content_facts(self, state: State) -> list[list[str]] | None:
         """Per seat, the content ids the arena correlates with winning: the facts module's."""
         return self.facts_module.content_facts(state)
+
+
+def current_seat(state: State, over: bool) -> list[int]:
+    """``to_act`` of a game where one seat decides at a time: the seat in ``state["current"]``, and
+    nobody once the game is ``over``."""
+    return [] if over else [state["current"]]

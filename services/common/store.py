@@ -143,3 +143,9 @@ def bounded_block_ms(client: Any, seconds: float) -> int:
     if timeout is not None:
         seconds = min(seconds, timeout / 2)
     return max(1, int(seconds * 1000))
+
+
+def register_scripts(client: Any, *sources: str) -> tuple[Any, ...]:
+    """One registered Lua script per source, in order (each sent by digest, loaded on a miss), so a
+    store unpacks its scripts in one line rather than registering them one by one."""
+    return tuple(client.register_script(source) for source in sources)

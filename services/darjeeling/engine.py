@@ -9,9 +9,9 @@ automatically, the end), :mod:`.refusals` (why a move is refused), :mod:`.view` 
 from __future__ import annotations
 
 from collections.abc import Mapping
-from typing import Any, ClassVar
+from typing import Any
 
-from services.common.engine import Bot, Event, GameConfig, ModularEngine, Move, Result, State, View
+from services.common.engine import Bot, Event, GameConfig, GameParts, ModularEngine, Move, Result, State, View
 from services.common.rng import Rng
 from services.darjeeling import facts as darjeeling_facts
 from services.darjeeling import hidden, movement, moves, refusals, turns
@@ -24,18 +24,10 @@ class DarjeelingEngine(ModularEngine):
     """Darjeeling for 2-5 players on the India, China or Sri Lanka region; other seats' screens, the
     bag and the supply are what a seat cannot see."""
 
-    game_type: ClassVar[str] = "darjeeling"
-    name: ClassVar[str] = "Darjeeling"
-    min_players: ClassVar[int] = 2
-    max_players: ClassVar[int] = 5
-    moves_module = moves
-    refusals_module = refusals
-    hidden_module = hidden
-    facts_module = darjeeling_facts
-
-    def default_options(self) -> dict[str, Any]:
-        """``region`` empty: the rulebook's region for the player count; ``start_player`` -1: drawn at random."""
-        return game_options.default_options()
+    # Options (game_options.default_options): the rulebook's region for the player count, a random start player.
+    parts = GameParts(
+        "darjeeling", "Darjeeling", (2, 5), moves, hidden, darjeeling_facts, refusals, game_options.default_options
+    )
 
     def validate_options(self, players: int, options: Mapping[str, Any]) -> dict[str, Any]:
         """Check the region name and that the start player is a seat (or -1 for a random one)."""

@@ -2,7 +2,7 @@
 
 from __future__ import annotations
 
-from services.common.engine import Event, Move, State
+from services.common.engine import Event, Move, State, current_seat
 from services.common.rng import Rng
 from services.darjeeling import loading, movement
 from services.darjeeling.board import REGIONS
@@ -24,9 +24,7 @@ PHASE_MOVES: dict[str, tuple[str, ...]] = {
 
 def to_act(state: State) -> list[int]:
     """The single seat whose turn (or starting position) it is."""
-    if state["phase"] == "GAME_OVER":
-        return []
-    return [state["current"]]
+    return current_seat(state, over=state["phase"] == "GAME_OVER")
 
 
 def legal_moves(state: State, seat: int) -> list[Move]:

@@ -9,9 +9,10 @@ a seat may see, and sampling what it may not); :mod:`.basics` holds the small ru
 from __future__ import annotations
 
 from collections.abc import Mapping
-from typing import Any, ClassVar
+from functools import partial
+from typing import Any
 
-from services.common.engine import Bot, GameConfig, ModularEngine, Move, Result, State, View
+from services.common.engine import Bot, GameConfig, GameParts, ModularEngine, Move, Result, State, View
 from services.common.rng import Rng
 from services.india_rails import facts as india_rails_facts
 from services.india_rails import hidden, moves, prices, refusals, views
@@ -26,20 +27,12 @@ class IndiaRailsEngine(ModularEngine):
     """The complete India Rails game (Empire Builder rules on a generated map of the subcontinent);
     other seats' cash (until a tax card) and the unseen card order are what a seat cannot see."""
 
-    game_type: ClassVar[str] = "india_rails"
-    name: ClassVar[str] = "India Rails"
-    min_players: ClassVar[int] = 2
-    max_players: ClassVar[int] = 6
-    moves_module = moves
-    refusals_module = refusals
-    hidden_module = hidden
-    facts_module = india_rails_facts
+    # Options: every variant off, no time limit.
+    parts = GameParts(
+        "india_rails", "India Rails", (2, 6), moves, hidden, india_rails_facts, refusals, partial(dict, OPTION_DEFAULTS)
+    )
     # Who starts: a class attribute, so a measurement (tests/india_rails/turn_order_trial.py) can move it.
     _first_player = staticmethod(game_options.first_player)
-
-    def default_options(self) -> dict[str, Any]:
-        """Every variant off, no time limit."""
-        return dict(OPTION_DEFAULTS)
 
     def validate_options(self, players: int, options: Mapping[str, Any]) -> dict[str, Any]:
         """Check types and ranges; ``fast_game`` switches on its four parts."""

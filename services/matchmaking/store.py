@@ -23,6 +23,7 @@ from __future__ import annotations
 from collections.abc import Sequence
 from typing import Any
 
+from services.common.store import register_scripts
 from services.matchmaking.model import Forming, PoolSpec, Ticket
 
 PREFIX = "chaiwala:mm:{mm}:"
@@ -181,13 +182,9 @@ class TicketStore:
         self.redis = redis
         self.ended_ttl_s = ended_ttl_s
         self.recent_ttl_s = recent_ttl_s
-        self._create = redis.register_script(CREATE)
-        self._end = redis.register_script(END)
-        self._take = redis.register_script(TAKE)
-        self._seat = redis.register_script(SEAT)
-        self._reclaim = redis.register_script(RECLAIM)
-        self._release = redis.register_script(RELEASE)
-        self._drop = redis.register_script(DROP)
+        self._create, self._end, self._take, self._seat, self._reclaim, self._release, self._drop = register_scripts(
+            redis, CREATE, END, TAKE, SEAT, RECLAIM, RELEASE, DROP
+        )
 
     async def create(self, ticket: Ticket, cap: int) -> tuple[str, str]:
         """Store a searching ticket: ``("ok", id)``, or the refusal and the ticket already held."""

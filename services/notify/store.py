@@ -25,6 +25,7 @@ from typing import Any
 
 import orjson
 
+from services.common.store import register_scripts
 from services.identity.preferences import Preferences, read_preferences, write_preferences
 from services.notify.model import Notice, Subscription
 
@@ -112,10 +113,7 @@ class NotifyStore:
 
     def __init__(self, redis: Any) -> None:
         self.redis = redis
-        self._queue = redis.register_script(_QUEUE)
-        self._claim = redis.register_script(_CLAIM)
-        self._release = redis.register_script(_RELEASE)
-        self._vapid = redis.register_script(_VAPID)
+        self._queue, self._claim, self._release, self._vapid = register_scripts(redis, _QUEUE, _CLAIM, _RELEASE, _VAPID)
 
     # ---- subscriptions and preferences -------------------------------------------------------
 

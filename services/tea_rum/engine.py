@@ -2,9 +2,20 @@
 
 from __future__ import annotations
 
-from typing import Any, ClassVar
+from typing import Any
 
-from services.common.engine import Bot, Event, GameConfig, IllegalMove, ModularEngine, Move, Result, State, turn_refusal
+from services.common.engine import (
+    Bot,
+    Event,
+    GameConfig,
+    GameParts,
+    IllegalMove,
+    ModularEngine,
+    Move,
+    Result,
+    State,
+    turn_refusal,
+)
 from services.common.rng import Rng
 from services.tea_rum import facts as tea_rum_facts
 from services.tea_rum import hidden, views
@@ -17,17 +28,8 @@ class TeaRumEngine(ModularEngine):
     """Tea & Rum for 2-4 players; with 2 players the automa moves inside ``apply``.  Chests, decks,
     the automa bag and the secret exchanges are what a seat cannot see."""
 
-    game_type: ClassVar[str] = "tea_rum"
-    name: ClassVar[str] = "Tea & Rum"
-    min_players: ClassVar[int] = 2
-    max_players: ClassVar[int] = 4
-    moves_module = rules
-    hidden_module = hidden
-    facts_module = tea_rum_facts
-
-    def default_options(self) -> dict[str, Any]:
-        """Tea & Rum has no variants; the options message is empty."""
-        return {}
+    # No refusals module (explain_illegal below says why) and no variants: the options message is empty.
+    parts = GameParts("tea_rum", "Tea & Rum", (2, 4), rules, hidden, tea_rum_facts)
 
     def setup(self, config: GameConfig, rng: Rng) -> State:
         """Deal the game and run it on to the first decision (round I income and ships)."""

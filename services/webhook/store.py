@@ -27,6 +27,7 @@ from typing import Any
 import orjson
 
 from services.common.sealing import keyring, replace_if_unchanged
+from services.common.store import register_scripts
 
 TAG = "{webhooks}"
 PREFIX = f"chaiwala:webhooks:{TAG}:"
@@ -251,11 +252,9 @@ class WebhookStore:
 
     def __init__(self, redis: Any) -> None:
         self.redis = redis
-        self._enqueue = redis.register_script(_ENQUEUE)
-        self._claim = redis.register_script(_CLAIM)
-        self._save = redis.register_script(_SAVE)
-        self._delete = redis.register_script(_DELETE)
-        self._redeliver = redis.register_script(_REDELIVER)
+        self._enqueue, self._claim, self._save, self._delete, self._redeliver = register_scripts(
+            redis, _ENQUEUE, _CLAIM, _SAVE, _DELETE, _REDELIVER
+        )
 
     async def add_subscription(self, subscription: Subscription) -> None:
         """Store a new subscription."""
