@@ -196,6 +196,9 @@ class EventHub:
             return
         if not feed.opened.done():
             feed.opened.set_result(None)
+        # A game that ended before anyone watched logs nothing more: ask now, not at the next sweep
+        # (a watch of a finished game would otherwise stay open up to sweep_seconds).
+        self._check_soon([feed])
 
     def _offer(self, feed: _Feed, items: list[Entry]) -> None:
         """New entries of the game (in the mux's reader): to every watcher; an end is checked."""
