@@ -29,7 +29,7 @@ client and event; a client whose socket is full queues in a bounded backlog inst
   same way (:meth:`LiveEvents.keep`), so every SSE stream of the gateway pings alike.
 * **Restarts are ridden out.**  An upstream failing with UNAVAILABLE (its rules service restarting
   or stopping, a connection recycled) is reopened after the last event it relayed, up to
-  :data:`RESUMES` times in a row; its clients see no gap and no repeat.
+  for up to :data:`RESUME_WINDOW_SECONDS` of pauses in a row; its clients see no gap and no repeat.
 * **Nothing lingers.**  A departed client leaves at once; the last one leaving cancels the
   upstream; an upstream that ends (game over, service restart) ends every client's stream, with an
   ``error`` event when it failed.  At most ``sse_upstreams_per_process`` upstreams run (503
@@ -41,8 +41,10 @@ client and event; a client whose socket is full queues in a bounded backlog inst
 from __future__ import annotations
 
 import asyncio
+import contextlib
 import hashlib
-from collections.abc import Callable
+import itertools
+from collections.abc import Callable, Iterator
 from dataclasses import dataclass
 from typing import Any
 
@@ -70,9 +72,11 @@ log = get_logger("gateway")
 # is set (one message per log entry), else ``WatchEvents`` (one per event).
 OpenCall = Callable[[Position | None, bool], Any]
 # An upstream that fails with UNAVAILABLE (a rules service restarting, shutting down, a recycled
-# connection) is reopened after its last event this many times in a row, so clients see nothing.
-RESUMES = 3
-RESUME_PAUSE_SECONDS = 0.25
+# connection) is reopened after its last event, after each of these pauses (the last repeats) until
+# RESUME_WINDOW_SECONDS of pauses are spent without an event between failures: a rules process
+# restarting on a busy machine takes seconds to listen again, and its clients should see nothing.
+RESUME_PAUSES = (0.25, 0.5, 1.0)
+RESUME_WINDOW_SECONDS = 15.0
 END = ServerSentEvent(event="end", data="{}").encode()
 PING_SECONDS = 15
 EXIT_POLL_SECONDS = 0.5  # how often the keep-alive task looks whether uvicorn is exiting
@@ -84,6 +88,17 @@ EXIT_POLL_SECONDS = 0.5  # how often the keep-alive task looks whether uvicorn i
 # move's events in one message and never waits.
 COALESCE_SECONDS = 0.002
 COALESCE_CLIENTS = 100
+
+
+def resume_pauses() -> Iterator[float]:
+    """The pauses before each reopening of a failed upstream: :data:`RESUME_PAUSES`, the last one
+    repeated, until :data:`RESUME_WINDOW_SECONDS` of them are spent."""
+    spent = 0.0
+    for pause in itertools.chain(RESUME_PAUSES, itertools.repeat(RESUME_PAUSES[-1])):
+        if spent + pause > RESUME_WINDOW_SECONDS:
+            return
+        spent += pause
+        yield pause
 
 
 class ShuttingDown(Exception):
@@ -275,17 +290,7 @@ class LiveEvents:
         try:
             batched = await self._open_first(open_call, calls)
             upstream.opened.set_result(None)
-            last: list[Position] = []  # the last event relayed, if any
-            for attempt in range(RESUMES + 1):
-                try:
-                    await self._pump(upstream, calls[-1], last, batched)
-                    break
-                except grpc.aio.AioRpcError as error:
-                    if error.code() != grpc.StatusCode.UNAVAILABLE or attempt == RESUMES:
-                        raise
-                await asyncio.sleep(RESUME_PAUSE_SECONDS * (attempt + 1))
-                calls.append(open_call(last[-1] if last else None, batched))
-                await self._opened(calls[-1])
+            await self._relay_resuming(upstream, open_call, calls, batched)
             upstream.end()
         except grpc.aio.AioRpcError as error:
             self._fail(upstream, problem_from_rpc(error))
@@ -301,6 +306,29 @@ class LiveEvents:
             if self.upstreams.get(upstream.key) is upstream:
                 del self.upstreams[upstream.key]
             upstream.fail_opening(Problem(503, "service_unavailable", "the event stream closed"))
+
+    async def _relay_resuming(self, upstream: _Upstream, open_call: OpenCall, calls: list[Any], batched: bool) -> None:
+        """Relay the opened call, reopening it after its last event while it fails with UNAVAILABLE
+        (see :data:`RESUME_PAUSES`); the pauses start over once an event came through between failures."""
+        last: list[Position] = []  # the last event relayed, if any
+        pauses, progress = resume_pauses(), None
+        while True:
+            try:
+                await self._pump(upstream, calls[-1], last, batched)
+                return
+            except grpc.aio.AioRpcError as error:
+                if error.code() != grpc.StatusCode.UNAVAILABLE:
+                    raise
+                if last and last[-1] != progress:
+                    pauses, progress = resume_pauses(), last[-1]
+                pause = next(pauses, None)
+                if pause is None:
+                    raise
+            await asyncio.sleep(pause)
+            calls.append(open_call(last[-1] if last else None, batched))
+            # A service still down fails the call; its first read (in _pump) raises that again.
+            with contextlib.suppress(grpc.aio.AioRpcError):
+                await self._opened(calls[-1])
 
     async def _open_first(self, open_call: OpenCall, calls: list[Any]) -> bool:
         """Open the upstream as ``WatchEventBatches``, or as ``WatchEvents`` when the rules service
