@@ -82,6 +82,8 @@ def parse(argv: list[str]) -> argparse.Namespace:
     parser.add_argument("--players", type=int, help="connected players of the players suite (default: 10000)")
     parser.add_argument("--games", type=_counts, help="REST concurrent game counts, e.g. 32 (default: 32,256)")
     parser.add_argument("--game", help="the game type the move suites play (default: darjeeling)")
+    parser.add_argument("--blocks", type=_counts, help="capacity: hold these mixes (blocks of 40 players), every one"
+                        " measured, instead of the ramp (default: 1,2,4,... up to the first that breaks)")  # fmt: skip
     return parser.parse_args(argv)
 
 
@@ -102,6 +104,8 @@ def configure(args: argparse.Namespace) -> Config:
         config = replace(config, rest_games=args.games)
     if args.game:
         config = replace(config, game=args.game)
+    if args.blocks:
+        config = replace(config, capacity_blocks=args.blocks)
     return config
 
 

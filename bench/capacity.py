@@ -29,7 +29,7 @@ import subprocess
 import sys
 import tempfile
 import time
-from dataclasses import dataclass
+from dataclasses import dataclass, replace
 from pathlib import Path
 from typing import Any
 
@@ -62,6 +62,7 @@ class Plan:
     think: tuple[float, float]
     narrow: int  # halvings between the last good and the first bad step
     budget: float  # seconds for the ramp; no new step starts after it
+    every: bool = False  # hold every level (``--blocks``), not only up to the first that breaks
 
 
 FULL = Plan(
@@ -324,7 +325,7 @@ async def ramp(shared: Shared, sink: Sink, stack: Stack, plan: Plan) -> list[dic
             break
         steps.append(await running.step(level))
         print(f"[bench capacity] {_line(steps[-1])}", file=sys.stderr, flush=True)
-        if not steps[-1]["held"]:
+        if not steps[-1]["held"] and not plan.every:
             bad = level
             break
         good = level
@@ -446,6 +447,8 @@ def _mix_of(step: dict[str, Any] | None) -> dict[str, Any]:
 def run(config: Config) -> list[Row]:
     """The ramp (or the quick slice's one step) on ``make run``'s stack; its rows."""
     plan = QUICK if config.quick else FULL
+    if config.capacity_blocks:
+        plan = replace(plan, levels=config.capacity_blocks, narrow=0, every=True, budget=3600.0)
     per_block = {"players": PLAYERS, "spectators": SPECTATED * SPECTATORS}
     print(
         f"[bench capacity] blocks of {per_block}; think {plan.think} s; {config.workers} processes per service",
