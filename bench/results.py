@@ -130,7 +130,7 @@ def _goal(row: dict[str, Any]) -> str:
 
 def _verdict(row: dict[str, Any]) -> str:
     if row.get("met") is None:
-        return "not measured" if row.get("goal") is not None else ""
+        return "NO (not measured)" if row.get("goal") is not None else ""  # e.g. nothing delivered, no step held
     return "yes" if row["met"] else "NO"
 
 

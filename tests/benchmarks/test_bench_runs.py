@@ -105,7 +105,7 @@ def test_the_capacity_slice_plays_the_whole_mix_on_make_runs_stack(capacity_run:
     summary = rows["largest_steady_mix_move_p99"]
     assert summary["baseline_value"] == 50 and summary["details"]["first_bad"] == ({} if step["held"] else {
         name: step[name] for name in summary["details"]["first_bad"]})  # fmt: skip
-    assert (summary["goal"] is None) == (not step["held"]) and summary["met"] in (None, True)
+    assert summary["goal"] == 1.0 and (summary["met"] is None) == (not step["held"]) and summary["met"] in (None, True)
     for row in rows.values():
         assert row["value"] >= 0 and row["baseline_value"] > 0, row
 
@@ -120,7 +120,7 @@ def test_compare_adds_the_earlier_ratio_and_the_change() -> None:
     assert "earlier_ratio" not in current["rows"][1]
     assert current["rows"][0]["met"] is True and current["rows"][1]["met"] is None
     assert "| rest | a | 50 |" in markdown(current)
-    assert "| ≥ 0.35 | yes |" in markdown(current) and "| ≤ 2 | not measured |" in markdown(
+    assert "| ≥ 0.35 | yes |" in markdown(current) and "| ≤ 2 | NO (not measured) |" in markdown(
         {**current, "rows": [Row("sse", "c", "ms", 1, "redis", 0, "lower", goal=2.0).to_json()]}
     )
 
