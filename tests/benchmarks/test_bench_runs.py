@@ -84,6 +84,7 @@ def capacity_run(tmp_path_factory: pytest.TempPathFactory) -> dict[str, Any]:
     return main(["--quick", "--out", str(tmp_path_factory.mktemp("capacity")), "capacity"])
 
 
+@pytest.mark.slow  # make run's whole supervised stack (about 30 s): make test runs it, make test-fast not
 def test_the_capacity_slice_plays_the_whole_mix_on_make_runs_stack(capacity_run: dict[str, Any]) -> None:
     rows = _rows(capacity_run, "capacity")
     assert "suite_failed" not in rows, rows.get("suite_failed")
