@@ -11,7 +11,9 @@ per process), ``matchmaking`` (the matchmaker's CPU per ticket matched vs a triv
 match at 1, 10 and 100 tickets a second, simulated), ``listeners`` (2,000 games × 10 SSE listeners
 on one gateway worker: moves/s vs none, delivery vs a bare SSE server, memory per connection),
 ``players`` (10,000 player streams while their games are played: the same, and Redis reads per
-player).  A suite that fails is reported as a row
+player), ``capacity`` (``make run``'s whole stack under a realistic mix of players on their streams,
+bots, spectators and webhooks, ramped up to the largest steady mix with move p99 ≤ 50 ms and no
+error; see :mod:`bench.capacity`).  A suite that fails is reported as a row
 with its error, and the others still run.
 """
 
@@ -40,10 +42,14 @@ from services.common.sealing import key_file_unless_set
 
 Suite = Callable[[Config], list[Row]]
 SUITES = ("engines", "render", "rest", "grpc", "sse", "memory", "micro", "idle", "matchmaking", "listeners",
-          "players")
+          "players", "capacity")
 MODULES = {"engines": "engines", "render": "rendering", "rest": "rest_path", "grpc": "grpc_path",
            "sse": "sse_delivery", "memory": "redis_memory", "micro": "micro", "idle": "idle",
-           "matchmaking": "matchmaking", "listeners": "many_listeners", "players": "many_players"}  # fmt: skip
+           "matchmaking": "matchmaking", "listeners": "many_listeners", "players": "many_players",
+           "capacity": "capacity"}  # fmt: skip
+# Suites that start a whole stack of their own (make run's supervisor): the quick slice's shared
+# in-process servers are not started for them alone.
+OWN_STACK = {"capacity"}
 
 
 def bench_modules() -> list[str]:
@@ -76,6 +82,8 @@ def parse(argv: list[str]) -> argparse.Namespace:
     parser.add_argument("--players", type=int, help="connected players of the players suite (default: 10000)")
     parser.add_argument("--games", type=_counts, help="REST concurrent game counts, e.g. 32 (default: 32,256)")
     parser.add_argument("--game", help="the game type the move suites play (default: darjeeling)")
+    parser.add_argument("--blocks", type=_counts, help="capacity: hold these mixes (blocks of 40 players), every one"
+                        " measured, instead of the ramp (default: 1,2,4,... up to the first that breaks)")  # fmt: skip
     return parser.parse_args(argv)
 
 
@@ -96,6 +104,8 @@ def configure(args: argparse.Namespace) -> Config:
         config = replace(config, rest_games=args.games)
     if args.game:
         config = replace(config, game=args.game)
+    if args.blocks:
+        config = replace(config, capacity_blocks=args.blocks)
     return config
 
 
@@ -110,7 +120,8 @@ def main(argv: list[str]) -> dict[str, object]:
     key_file_unless_set(keys / "secret.keys")
     rows: list[Row] = []
     quick_stack = None
-    if config.quick:  # the quick slice: every server once, in threads (bench.inprocess)
+    # the quick slice: every server once, in threads (bench.inprocess)
+    if config.quick and set(args.suites or SUITES) - OWN_STACK:
         from bench.inprocess import InProcessStack
 
         quick_stack = InProcessStack(workers=config.workers)

@@ -30,6 +30,9 @@ class Config:
     many_listeners: int = 20000
     many_players: int = 10000
     player_games: int = 2
+    # The capacity suite (bench.capacity): block counts to hold one after another, every one measured
+    # (``--blocks``); empty: the ramp, which stops at the first step that breaks and narrows.
+    capacity_blocks: tuple[int, ...] = ()
     memory_moves: int = 400
     engine_seconds: float = 2.0
     quick: bool = False

@@ -121,18 +121,24 @@ def _fmt(value: Any) -> str:
     return str(value)
 
 
+def _goal(row: dict[str, Any]) -> str:
+    """The row's goal for its ratio (``≥ 0.8``, ``≤ 2``), printed whether or not the run measured a ratio."""
+    if row.get("goal") is None:
+        return ""
+    return f"{'≥' if row['better'] == 'higher' else '≤'} {row['goal']:g}"
+
+
 def _verdict(row: dict[str, Any]) -> str:
     if row.get("met") is None:
-        return ""
-    sign = "≥" if row["better"] == "higher" else "≤"
-    return f"{'yes' if row['met'] else 'NO'} ({sign} {row['goal']})"
+        return "NO (not measured)" if row.get("goal") is not None else ""  # e.g. nothing delivered, no step held
+    return "yes" if row["met"] else "NO"
 
 
 def _notes(row: dict[str, Any]) -> str:
     return ", ".join(f"{k}={_fmt(v)}" for k, v in row.get("details", {}).items())
 
 
-COLUMNS = ("suite", "case", "value", "unit", "baseline", "baseline value", "ratio", "goal met", "earlier", "notes")
+COLUMNS = ("suite", "case", "value", "unit", "baseline", "baseline value", "ratio", "goal", "met", "earlier", "notes")
 
 
 def _cells(row: dict[str, Any]) -> list[str]:
@@ -144,6 +150,7 @@ def _cells(row: dict[str, Any]) -> list[str]:
         row["baseline"],
         _fmt(row["baseline_value"]),
         _fmt(row["ratio"]),
+        _goal(row),
         _verdict(row),
         _fmt(row.get("earlier_ratio")),
         _notes(row),

@@ -79,6 +79,38 @@ def test_the_load_was_real_and_nothing_failed(quick_run: tuple[dict[str, Any], P
     assert max(row["ratio"] for row in fastest) == pytest.approx(1.0)  # the fastest game is its own baseline
 
 
+@pytest.fixture(scope="module")
+def capacity_run(tmp_path_factory: pytest.TempPathFactory) -> dict[str, Any]:
+    return main(["--quick", "--out", str(tmp_path_factory.mktemp("capacity")), "capacity"])
+
+
+@pytest.mark.slow  # make run's whole supervised stack (about 30 s): make test runs it, make test-fast not
+def test_the_capacity_slice_plays_the_whole_mix_on_make_runs_stack(capacity_run: dict[str, Any]) -> None:
+    rows = _rows(capacity_run, "capacity")
+    assert "suite_failed" not in rows, rows.get("suite_failed")
+    steps = [row["details"] for case, row in rows.items() if case.startswith("step")]
+    assert len(steps) == 1
+    step = steps[0]
+    # Every part of the mix was there: players on their streams, bot games, spectators, webhooks.
+    mix = (step["players"], step["games"], step["bot_games"], step["spectators"], step["webhooks"])
+    assert mix == (40, 50, 10, 10, 2)
+    # And did real work: players moved on their notices, the conductor's bot answered, webhooks arrived
+    # signed, nothing was refused (a slow step may break the p99 goal; that is a figure, not checked here).
+    assert step["moves"] > 0 and step["bot_moves_per_s"] > 0 and step["webhooks_per_s"] > 0
+    assert step["notice_p99_ms"] > 0 and step["webhook_p99_ms"] > 0
+    refused = ("move_", "webhook_unverified", "player_stream")
+    assert not [kind for kind in step["error_kinds"] if kind.startswith(refused)]
+    assert step["held"] == (not step["broke"])
+    # The stack measured is make run's: every process of it used the CPU the row reports.
+    assert {"gateway", "conductor", "webhook", "rules-darjeeling"} <= set(step["cpu_percent_by_process"])
+    summary = rows["largest_steady_mix_move_p99"]
+    assert summary["baseline_value"] == 50 and summary["details"]["first_bad"] == ({} if step["held"] else {
+        name: step[name] for name in summary["details"]["first_bad"]})  # fmt: skip
+    assert summary["goal"] == 1.0 and (summary["met"] is None) == (not step["held"]) and summary["met"] in (None, True)
+    for row in rows.values():
+        assert row["value"] >= 0 and row["baseline_value"] > 0, row
+
+
 def test_compare_adds_the_earlier_ratio_and_the_change() -> None:
     rows = [Row("rest", "a", "moves/s", 50, "trivial", 100, goal=0.35), Row("sse", "b", "ms", 10, "redis", 2, "lower")]
     earlier = {"date": "then", "rows": [{**rows[0].to_json(), "ratio": 0.25}]}
@@ -89,6 +121,9 @@ def test_compare_adds_the_earlier_ratio_and_the_change() -> None:
     assert "earlier_ratio" not in current["rows"][1]
     assert current["rows"][0]["met"] is True and current["rows"][1]["met"] is None
     assert "| rest | a | 50 |" in markdown(current)
+    assert "| ≥ 0.35 | yes |" in markdown(current) and "| ≤ 2 | NO (not measured) |" in markdown(
+        {**current, "rows": [Row("sse", "c", "ms", 1, "redis", 0, "lower", goal=2.0).to_json()]}
+    )
 
 
 def test_a_lower_is_better_goal_is_met_at_or_under_it() -> None:
