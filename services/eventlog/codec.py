@@ -36,12 +36,6 @@ from services.eventlog.dictionaries import dictionary, latest
 CODEC_PLAIN = 0  # no dictionary; codec n > 0 = version n of the game type's dictionary
 _LEVEL = 6
 _RAW = -15  # raw DEFLATE: no zlib header or checksum (the stream is the store of truth, Redis keeps it whole)
-# The compressor's memory (zlib's memLevel; 8 is its default): a fresh deflate state of the default
-# size cost ~50 µs per entry here, most of it allocating and clearing hash tables sized for
-# megabytes, where an entry is under 2 KB.  At 5 the state is an eighth the size and an entry
-# costs ~10 µs; the output was byte for byte the default's on 1,800 entries of the four games
-# (docs/lab/move-path.md, 2026-12-07).  Readers never depend on it: inflate reads any deflate stream.
-_MEMORY = 5
 _HEX = frozenset("0123456789abcdef")
 
 
@@ -87,9 +81,9 @@ def encode(
     codec = latest(game_type)
     primer = dictionary(game_type, codec) if codec else b""
     if primer:
-        compressor = zlib.compressobj(_LEVEL, zlib.DEFLATED, _RAW, _MEMORY, zdict=primer)
+        compressor = zlib.compressobj(_LEVEL, zlib.DEFLATED, _RAW, zdict=primer)
     else:
-        compressor = zlib.compressobj(_LEVEL, zlib.DEFLATED, _RAW, _MEMORY)
+        compressor = zlib.compressobj(_LEVEL, zlib.DEFLATED, _RAW)
     packed = bytes((codec,)) + compressor.compress(body) + compressor.flush()
     return {"h": _binary(chain_hash), "d": _binary(state_digest), "z": packed}
 

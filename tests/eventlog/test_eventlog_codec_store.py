@@ -115,10 +115,6 @@ def test_every_codec_round_trips_and_unknown_ones_are_refused() -> None:
         body = codec.decode(game_type, fields)
         assert (body.seat, body.bot, body.move, body.events, body.hash, body.state_digest) == (
             1, "bot", {"m": 1}, events, digest, "")  # fmt: skip
-    # An entry far past the compressor's small buffers (several deflate blocks) reads back whole too.
-    many = [{"tile_taken": {"seat": i % 4, "row": i, "tile": {"id": i * 7919 % 100003}}} for i in range(3000)]
-    fields = {k.encode(): v for k, v in codec.encode("darjeeling", 0, "", "", None, many, digest, digest).items()}
-    assert codec.decode("darjeeling", fields).events == many
     with pytest.raises(ValueError):
         codec.encode("darjeeling", 0, "", "", None, [], "not-a-digest", "")
     unknown = {b"h": b"", b"d": b"", b"z": bytes((99,)) + b"\x03\x00"}
