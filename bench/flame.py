@@ -18,6 +18,7 @@ import asyncio
 import shutil
 import subprocess
 import sys
+import tempfile
 from pathlib import Path
 
 from grpc import aio
@@ -28,6 +29,7 @@ from bench.load import closed_loop
 from bench.procs import Child, stack
 from bench.rest_path import Players
 from chaiwala.v1 import rules_pb2_grpc
+from services.common.sealing import key_file_unless_set
 
 
 def _record(child: Child, out: Path, name: str, seconds: float, raw: bool) -> list[subprocess.Popen[bytes]]:
@@ -67,7 +69,9 @@ def main(argv: list[str]) -> None:
     parser.add_argument("--raw", action="store_true", help="also write py-spy's collapsed stacks (.txt)")
     args = parser.parse_args(argv)
     args.out.mkdir(parents=True, exist_ok=True)
-    with stack(args.workers) as running:
+    # The servers seal secrets in Redis and refuse to start without a key ring (as bench/__main__.py).
+    with tempfile.TemporaryDirectory(prefix="chaiwala-flame-keys-") as keys, stack(args.workers) as running:
+        key_file_unless_set(Path(keys) / "secret.keys")
         rules = running.rules("darjeeling")
         if args.grpc:
             spies = _record(rules, args.out, f"{args.prefix}rules-grpc", args.seconds, args.raw)

@@ -37,8 +37,9 @@ def seal_text_for(game_id: str, what: str, value: str) -> str:
 
 
 def open_text_for(game_id: str, what: str, value: str) -> str:
-    """The plaintext of a sealed text field of ``game_id`` (``seed``, ``secret``; unsealed: as it is)."""
-    return keyring().open_text(value, _context(game_id, what))
+    """The plaintext of a sealed text field of ``game_id`` (``seed``, ``secret``; unsealed: as it is),
+    kept opened by the ring (:meth:`~services.common.sealing.KeyRing.open_text_kept`)."""
+    return keyring().open_text_kept(value, _context(game_id, what))
 
 
 async def reseal_games(redis: Any) -> int:

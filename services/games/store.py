@@ -31,6 +31,7 @@ domain event to the game's outbox shard in the same atomic step.
 
 from __future__ import annotations
 
+import functools
 import zlib
 from collections.abc import Sequence
 from typing import Any
@@ -350,23 +351,32 @@ def _commit_args(step: Step) -> list[Any]:
 
 def _commit_keys(step: Step) -> list[str]:
     """The commit script's keys, by name (all in the game's slot)."""
-    game_id = step.game_id
-    meta_key, state_key, events_key = _keys(game_id)
     # Without an idempotency key a placeholder of the same slot keeps the script single-slot.
-    idem = step.idempotency_key or f"game:{{{game_id}}}:idem:-"
-    return COMMIT.keys(
-        {
-            "meta": meta_key,
-            "state": state_key,
-            "events": events_key,
-            "idem": idem,
-            "outbox": outbox_stream.outbox_key_for(game_id),
-            "legal": legal_fingerprint.legal_key(game_id),
-            "bot_memory": bot_memory_key(game_id),
-            **attention_script_keys(game_id),
-            **filing_keys(game_id, step.visibility),
-        }
-    )
+    idem = step.idempotency_key or f"game:{{{step.game_id}}}:idem:-"
+    keys = list(_game_keys(step.game_id, step.visibility))
+    keys[_IDEM_AT] = idem
+    return keys
+
+
+_IDEM_AT = list(COMMIT.key_names).index("idem")
+
+
+@functools.lru_cache(maxsize=4096)
+def _game_keys(game_id: str, visibility: str) -> tuple[str, ...]:
+    """The commit's keys, the idempotency key's place left empty: the same for every commit of a
+    game (its shard's keys are CRC slot lookups; ~15 µs a commit to name them again)."""
+    meta_key, state_key, events_key = _keys(game_id)
+    return tuple(COMMIT.keys({
+        "idem": "",
+        "meta": meta_key,
+        "state": state_key,
+        "events": events_key,
+        "outbox": outbox_stream.outbox_key_for(game_id),
+        "legal": legal_fingerprint.legal_key(game_id),
+        "bot_memory": bot_memory_key(game_id),
+        **attention_script_keys(game_id),
+        **filing_keys(game_id, visibility),
+    }))  # fmt: skip
 
 
 # ---- live readers (services.streaming) ------------------------------------------------------

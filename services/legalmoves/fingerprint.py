@@ -7,6 +7,7 @@ which a commit does not write) is computed by the rules service from the raw fie
 
 from __future__ import annotations
 
+import functools
 import hashlib
 from dataclasses import dataclass
 
@@ -45,6 +46,7 @@ def _framed(values: list[bytes]) -> bytes:
     return b"|".join(str(len(value)).encode() + b":" + value for value in values)
 
 
+@functools.lru_cache(maxsize=4096)  # read with every load of a game, and the same until a seat changes
 def identity(players: str, token_hashes: str) -> str:
     """SHA-1 of the raw players and token hashes, as Lua's ``legal_identity`` (:data:`LUA_FUNCTIONS`) does."""
     return hashlib.sha1(_framed([players.encode(), token_hashes.encode()])).hexdigest()  # a digest, not a secret

@@ -63,6 +63,10 @@ def test_the_load_was_real_and_nothing_failed(quick_run: tuple[dict[str, Any], P
     assert lean["done"] > 0 and lean["errors"] == 0
     for case in ("floor_submit_cpu_per_call", "floor_commit_only_cpu_per_call"):
         assert _rows(doc, "grpc")[case]["details"]["done"] > 0 and _rows(doc, "grpc")[case]["details"]["errors"] == 0
+    # SubmitMoves over its floor: both sides of the ratio measured in this run, the goal beside it.
+    over = _rows(doc, "grpc")["submit_moves_cpu_over_floor"]
+    assert over["baseline_value"] == _rows(doc, "grpc")["floor_submit_cpu_per_call"]["value"] > 0
+    assert over["value"] == _rows(doc, "grpc")["submit_moves_cpu_per_call"]["value"] and over["goal"] == 2.0
     delivery = _rows(doc, "sse")["delivery_p99_3_listeners"]["details"]
     # Every open listener got every measured move's event, none failed to connect.
     assert delivery["open"] == 3 and delivery["connect_errors"] == 0

@@ -14,6 +14,7 @@
 from __future__ import annotations
 
 import asyncio
+import base64
 import json
 import os
 import stat
@@ -302,6 +303,14 @@ def test_a_sealed_value_does_not_open_in_another_place() -> None:
     assert ring.open_text(sealed, "game-seed:g-one") == "0123"
     with pytest.raises(SealingError):
         ring.open_text(sealed, "game-seed:g-two")
+    # Kept opened (every load of a game opens its seed): still only in its own place, and a ring
+    # read anew without the key opens nothing it kept before.
+    assert ring.open_text_kept(sealed, "game-seed:g-one") == ring.open_text_kept(sealed, "game-seed:g-one") == "0123"
+    with pytest.raises(SealingError):
+        ring.open_text_kept(sealed, "game-seed:g-two")
+    other = KeyRing.parse(f"other {base64.b64encode(bytes(32)).decode()}")
+    with pytest.raises(SealingError):
+        other.open_text_kept(sealed, "game-seed:g-one")
 
 
 def test_make_runs_key_ring_is_generated_once_and_private(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
