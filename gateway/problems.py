@@ -107,7 +107,7 @@ def request_language(scope: Scope | None) -> str:
     for name, value in scope.get("headers") or ():
         if name == b"accept-language":
             header = value  # the last one counts, as it always has
-    return _preferred(header) if header else pick_language("")
+    return _preferred(header)
 
 
 @functools.lru_cache(maxsize=256)
