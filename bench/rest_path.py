@@ -11,7 +11,10 @@ servers take at rest (``idle_move_servers_cpu``) — and the move path's latency
 saturation rate (paced loops), through :mod:`bench.lean_http` so that the client's own CPU (most
 of a move's on two cores with httpx) stays out of a latency figure: see :func:`_half_saturation`.
 Last, the shape's floor (:mod:`bench.floor`: the same requests, gRPC hop and Redis round trips
-doing nothing else) against the trivial request, and the move against that floor.
+doing nothing else) against the trivial request, and the move against that floor; then, for
+information only, the move in the one-request form the web client uses (``POST
+/moves?include=legal_moves``, a ``GET legal-moves`` only when another seat is to act) against the
+same floor (``stack_cpu_per_move_one_request_over_floor_<N>_games``; the floor stays two requests).
 """
 
 from __future__ import annotations
@@ -47,6 +50,9 @@ class Seat:
     version: int
     to_act: list[int]
     active: bool = True
+    # The legal moves the last POST carried (``?include=legal_moves``): the mover's, at ``version``.
+    carried: dict[str, Any] | None = None
+    mover: int = -1
 
 
 class Reply(Protocol):
@@ -78,9 +84,13 @@ def _checked(answer: Reply) -> Any:
 class Players:
     """Clients that each play one game of ``game_type`` through the gateway."""
 
-    def __init__(self, client: Client, game_type: str, seed: int = 1) -> None:
+    def __init__(self, client: Client, game_type: str, seed: int = 1, include: bool = False) -> None:
         self.client = client
         self.game_type = game_type
+        # The one-request form the web client uses: each POST asks for the mover's next legal moves
+        # (``?include=legal_moves``), and a GET legal-moves is made only when another seat is to act.
+        self.include = include
+        self.reads = 0  # GET legal-moves made
         self.games: dict[int, Seat] = {}
         self.random = random.Random(seed)
         self.created = 0
@@ -124,8 +134,12 @@ class Players:
         if game is None or not game.active or not game.to_act:
             await self.new_game(index)
             game = self.games[index]
-        headers = _bearer(game.tokens[game.to_act[0]])
-        listing = _checked(await self.client.get(f"/v1/games/{game.game_id}/legal-moves", headers=headers))
+        seat = game.to_act[0]
+        headers = _bearer(game.tokens[seat])
+        listing = game.carried if game.mover == seat else None
+        if listing is None or listing.get("version") != game.version:
+            self.reads += 1
+            listing = _checked(await self.client.get(f"/v1/games/{game.game_id}/legal-moves", headers=headers))
         if not listing["moves"]:
             raise Refused(0, "no legal move for the seat to act")
         body = {"move": self.random.choice(listing["moves"]), "expected_version": listing["version"]}
@@ -134,9 +148,11 @@ class Players:
     async def submit(self, index: int, choice: Choice) -> None:
         """The second half: ``POST /moves`` with the chosen move; the game learns its new version."""
         game = choice.game
-        path = f"/v1/games/{game.game_id}/moves"
+        path = f"/v1/games/{game.game_id}/moves" + ("?include=legal_moves" if self.include else "")
         answer = _checked(await self.client.post(path, json=choice.body, headers=choice.headers))
+        game.mover = game.to_act[0] if game.to_act else -1
         game.version, game.to_act, game.active = answer["version"], answer["to_act"], answer["status"] == "active"
+        game.carried = answer.get("legal_moves")
 
 
 @dataclass
@@ -233,8 +249,34 @@ async def _measure(running: Stack, config: Config, gateway: Child, rules: Child,
             if games == min(config.rest_games) and moves.rate > 0:
                 rows.append(await _half_saturation(gateway.port, games, players, moves, config))
                 rows.append(await _lean_comparison(gateway.port, trivial.port, games, config))
-                rows += await _floor(floor, redis, games, config, base_whole, whole)
+                floor_rows = await _floor(floor, redis, games, config, base_whole, whole)
+                rows += [*floor_rows, await _one_request(gateway, rules, redis, games, config, floor_rows[0].value)]
     return rows
+
+
+async def _one_request(gateway: Child, rules: Child, redis: Metered, games: int, config: Config, floor: float) -> Row:
+    """Informational, no goal: the stack's CPU per move in the one-request form the web client uses
+    (``POST /moves?include=legal_moves``; a ``GET legal-moves`` only when another seat is to act),
+    against the same floor as the two-request move (``floor``: its CPU ms, measured just before).  Not the
+    issue's measure: the floor's shape stays two requests per move."""
+    async with _client(gateway.port, games) as client:
+        players = Players(client, config.game, seed=9, include=True)
+        await players.start(games)
+        moves, (gateway_cpu, rules_cpu, redis_cpu, _) = await metered_loop(
+            [gateway, rules, redis], players.move, games, config.seconds, config.warmup
+        )
+    whole = _cpu_ms(gateway_cpu + rules_cpu + redis_cpu, moves.done)
+    details = {
+        **moves.summary(),
+        "informational": "one-request form (POST ?include=legal_moves); the goal row is the two-request move",
+        "gets_per_move": round(players.reads / moves.done, 3) if moves.done else None,
+        "gateway_cpu_ms_per_move": _cpu_ms(gateway_cpu, moves.done),
+        "rules_cpu_ms_per_move": _cpu_ms(rules_cpu, moves.done),
+        "redis_cpu_ms_per_move": _cpu_ms(redis_cpu, moves.done),
+        "load_average": os.getloadavg()[0],
+    }
+    return Row(SUITE, f"stack_cpu_per_move_one_request_over_floor_{games}_games", "CPU ms", whole,
+               "floor_stack_cpu_per_move", floor, better="lower", details=details)  # fmt: skip
 
 
 async def _floor(floor: Floor, redis: Metered, games: int, config: Config, trivial: float, move: float) -> list[Row]:

@@ -16,6 +16,7 @@ from fastapi import FastAPI
 from starlette.datastructures import Headers
 from starlette.middleware.cors import CORSMiddleware
 from starlette.responses import Response
+from starlette.types import Message, Send
 
 from gateway.problems import Problem, problem_response
 from gateway.route_table import flat_routes
@@ -54,7 +55,30 @@ def route_methods(app: FastAPI) -> list[str]:
 
 
 class ProblemCORSMiddleware(CORSMiddleware):
-    """Starlette's CORS middleware whose refused preflights are problem+json."""
+    """Starlette's CORS middleware whose refused preflights are problem+json.
+
+    An answer to a request without ``Origin`` (every request but a browser's cross-origin one) only
+    gets ``Origin`` added to its ``Vary``; that is done on the raw header list here, exactly as
+    Starlette's ``MutableHeaders`` does it (the ``vary`` values joined into the first, the others
+    dropped), without building it for each answer.
+    """
+
+    async def send(self, message: Message, send: Send, request_headers: Headers) -> None:
+        """Starlette's ``send``; for a request without ``Origin``, its ``Vary`` step on the raw list."""
+        if message["type"] != "http.response.start" or "origin" in request_headers:
+            await super().send(message, send, request_headers)
+            return
+        headers = list(message.get("headers", ()))
+        varies = [index for index, (name, _value) in enumerate(headers) if name == b"vary"]
+        joined = b", ".join([*(headers[index][1] for index in varies), b"Origin"])
+        for index in reversed(varies[1:]):
+            del headers[index]
+        if varies:
+            headers[varies[0]] = (b"vary", joined)
+        else:
+            headers.append((b"vary", joined))
+        message["headers"] = headers
+        await send(message)
 
     def preflight_response(self, request_headers: Headers) -> Response:
         """Starlette's preflight answer; a refusal (400) rendered as problem+json."""

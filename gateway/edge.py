@@ -5,7 +5,6 @@ from __future__ import annotations
 import time
 
 from prometheus_client import CollectorRegistry, Counter, Histogram
-from starlette.datastructures import MutableHeaders
 from starlette.requests import ClientDisconnect
 from starlette.types import ASGIApp, Receive, Scope, Send
 from starlette.types import Message as AsgiMessage
@@ -13,6 +12,7 @@ from starlette.types import Message as AsgiMessage
 from gateway.problems import Problem, bad_lang, problem_response, request_language
 from gateway.route_table import route_template
 from services.common.logs import get_logger
+from services.common.metrics import Children
 
 log = get_logger("gateway")
 # Recorded as the status of a request whose client went away before it was answered (as nginx does).
@@ -50,13 +50,30 @@ def _route_label(scope: Scope) -> str:
 
 
 def _localized(start: AsgiMessage, language: bytes) -> None:
-    """Say the answer's language (unless the route did) and that it varies with ``Accept-Language``."""
-    headers = MutableHeaders(raw=list(start["headers"]))
-    if "content-language" not in headers:
-        headers["content-language"] = language.decode()
-    if "accept-language" not in headers.get("vary", "").lower():
-        headers.add_vary_header("Accept-Language")
-    start["headers"] = headers.raw
+    """Say the answer's language (unless the route did) and that it varies with ``Accept-Language``.
+
+    On the raw list, with what ``MutableHeaders`` would do (``content-language`` appended when
+    absent; the ``vary`` values joined into the first one with ``Accept-Language`` added, the others
+    dropped), without building it for every answer."""
+    headers = list(start["headers"])
+    varies: list[int] = []
+    spoken = False
+    for index, (name, _value) in enumerate(headers):
+        if name == b"vary":
+            varies.append(index)
+        elif name == b"content-language":
+            spoken = True
+    if not spoken:
+        headers.append((b"content-language", language))
+    if not varies or b"accept-language" not in headers[varies[0]][1].lower():
+        joined = b", ".join([*(headers[index][1] for index in varies), b"Accept-Language"])
+        for index in reversed(varies[1:]):
+            del headers[index]
+        if varies:
+            headers[varies[0]] = (b"vary", joined)
+        else:
+            headers.append((b"vary", joined))
+    start["headers"] = headers
 
 
 class EdgeMiddleware:
@@ -70,6 +87,9 @@ class EdgeMiddleware:
     def __init__(self, app: ASGIApp, metrics: Metrics) -> None:
         self.app = app
         self.metrics = metrics
+        # Each (method, route, status) child bound once: ``labels`` on every request is a lock and a lookup.
+        self.requests = Children(metrics.requests)
+        self.duration = Children(metrics.duration)
 
     async def __call__(self, scope: Scope, receive: Receive, send: Send) -> None:
         """Time and count one HTTP request; turn anything that escaped into a problem+json 500."""
@@ -108,5 +128,5 @@ class EdgeMiddleware:
             await response(scope, receive, remember_status)
         finally:
             route = _route_label(scope)
-            self.metrics.requests.labels(scope["method"], route, str(status or 500)).inc()
-            self.metrics.duration.labels(scope["method"], route).observe(time.perf_counter() - started)
+            self.requests(scope["method"], route, str(status or 500)).inc()
+            self.duration(scope["method"], route).observe(time.perf_counter() - started)

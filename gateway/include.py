@@ -48,6 +48,8 @@ def game_read(scope: Scope) -> re.Match[str] | None:
 
 def included(request: Request) -> frozenset[str]:
     """The parts ``?include=`` asks for (one name a value; repeatable); anything else is 400 ``bad_include``."""
+    if not request.scope.get("query_string"):
+        return frozenset()  # most requests have no query: nothing to parse
     values = request.query_params.getlist("include")
     if sum(len(v) for v in values) > _MAX_INCLUDE:
         raise Problem(400, "bad_include", f"include names at most {_MAX_INCLUDE} characters")

@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import functools
 from typing import Any
 from urllib.parse import parse_qs
 
@@ -97,12 +98,22 @@ def request_language(scope: Scope | None) -> str:
     """The language a request asks for: ``?lang=en|es``, else ``Accept-Language``; English by default."""
     if scope is None:
         return "en"
-    query = parse_qs(scope.get("query_string", b"").decode("latin-1"))
-    chosen = (query.get("lang") or [""])[0]
-    if chosen in ("en", "es"):
-        return chosen
-    headers = dict(scope.get("headers") or ())
-    return pick_language(headers.get(b"accept-language", b"").decode("latin-1"))
+    raw = scope.get("query_string", b"")
+    if raw:  # most requests have no query at all: nothing to parse
+        chosen = (parse_qs(raw.decode("latin-1")).get("lang") or [""])[0]
+        if chosen in ("en", "es"):
+            return chosen
+    header = b""
+    for name, value in scope.get("headers") or ():
+        if name == b"accept-language":
+            header = value  # the last one counts, as it always has
+    return _preferred(header)
+
+
+@functools.lru_cache(maxsize=256)
+def _preferred(header: bytes) -> str:
+    """:func:`pick_language` of an ``Accept-Language`` value; a client sends the same one every time."""
+    return pick_language(header.decode("latin-1"))
 
 
 def bad_lang(scope: Scope) -> Problem | None:

@@ -24,7 +24,7 @@ from prometheus_client import CONTENT_TYPE_LATEST, generate_latest
 from starlette.types import Scope
 
 from chaiwala.v1 import rendered_pb2, rest_pb2, rules_pb2
-from gateway import jsonbody
+from gateway import jsonbody, posted
 from gateway.backends import Backends
 from gateway.edge import Metrics
 from gateway.fanout import LiveEvents, ViewerKey, live_stream
@@ -65,7 +65,8 @@ def _language(request: Request) -> tuple[tuple[str, str], ...]:
     ``lang`` is for ``EventSource``, which cannot set headers (the browser sends its own
     ``Accept-Language``, which may not be the language the page was switched to).
     """
-    chosen = request.query_params.get("lang", "")
+    # Most requests have no query: nothing to parse then.
+    chosen = request.query_params.get("lang", "") if request.scope.get("query_string") else ""
     header = (chosen if chosen in LANGUAGES else request.headers.get("accept-language", ""))[:256]
     if not header or not (header.isascii() and header.isprintable()):
         return ()
@@ -139,7 +140,7 @@ def _pack_game_message(game_type: str, name: str, data: dict[str, Any], code: st
     if type_url is not None and type_url != f"type.googleapis.com/chaiwala.{game_type}.v1.{name}":
         raise Problem(400, code, f"expected a chaiwala.{game_type}.v1.{name}, got {type_url}")
     try:
-        return protojson.pack(game_type, name, data)
+        return posted.pack(game_type, name, data)
     except protojson.BadMessage as error:
         raise Problem(400, code, str(error)) from None
 

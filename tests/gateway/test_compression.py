@@ -11,7 +11,9 @@ from typing import Any
 
 import brotli
 import httpx
+import zstandard
 
+from gateway.compression import ZSTD_LEVEL
 from gateway.conditional import digest_tag
 from tests.support.client import auth, create_game, sse_events, turn
 
@@ -122,3 +124,19 @@ def test_a_live_stream_is_neither_compressed_nor_held_back(client: httpx.Client)
         assert client.post(f"/v1/games/{game_id}/moves", json=body, headers=auth(tokens[seat])).status_code == 200
         event = next(sse_events(stream))
         assert int(event["id"].split(":")[0]) > legal["version"]  # ids are "<version>:<index>"
+
+
+def test_kept_zstd_compressor_sends_the_bytes_of_a_new_one(client: httpx.Client) -> None:
+    """The gateway's one kept zstd compressor (gateway.compression) sends, answer after answer, the
+    very bytes a compressor made for each answer would: the same answer twice is the same frame, and
+    two different answers in turn (a spectator's view, a seat's) each are their own."""
+    game_id, tokens = _game(client)
+    asked = [{}, auth(tokens[0]), {}]
+    frames = []
+    for headers in asked:
+        response, raw = _raw(client, f"/v1/games/{game_id}", {"Accept-Encoding": "zstd", **headers})
+        assert response.headers["content-encoding"] == "zstd"
+        plain = client.get(f"/v1/games/{game_id}", headers=headers).content
+        assert raw == zstandard.ZstdCompressor(level=ZSTD_LEVEL).compress(plain)
+        frames.append(raw)
+    assert frames[0] == frames[2] and frames[0] != frames[1]
