@@ -20,8 +20,10 @@ own; then each watched game had a reader (and a connection) of its own.  Now:
   ``slow_consumer`` after what it had sent, so the client resumes from its last event id.  The
   mux only offers (never waits), so one slow watcher never holds up another game or watcher.
 * **Nothing lingers.**  A feed stops when the game is over and everything up to its final
-  version was offered (checked when an entry says the game ended, and for every feed every
-  ``sweep_seconds`` in one pipelined read, which also notices an abort: an abort logs no entry),
+  version was offered: one check (:meth:`EventHub._end_finished`), run when the feed opens (a
+  game over before anyone watched ends its watches at once), when an entry says the game ended,
+  and for every feed every ``sweep_seconds`` in one pipelined read (which also notices an abort:
+  an abort logs no entry);
   when Redis fails (watchers get UNAVAILABLE ``store_unavailable``), or when its last watcher
   leaves (the mux stops following it).  :meth:`EventHub.close` (SIGTERM) stops every feed and ends
   every watch with UNAVAILABLE ``shutting_down``.
@@ -180,29 +182,33 @@ class EventHub(Followers[LogEntry, _Feed]):
         super()._broken(topic, error)
 
     def _check_soon(self, feeds: list[_Feed]) -> None:
+        """:meth:`_end_finished` for ``feeds`` in a task of its own (the mux's reader must not wait)."""
         task = asyncio.create_task(self._end_finished(feeds))
         self._checks.add(task)
         task.add_done_callback(self._checks.discard)
 
     async def _end_finished(self, feeds: list[_Feed]) -> None:
-        """End the feeds whose game can change no more and got every entry up to its final version."""
-        try:
-            answers = await progresses(self.calls, [feed.name for feed in feeds])
-        except Exception as error:
-            log.warning("event_progress_failed", game_type=self.game_type, error=type(error).__name__)
-            return  # asked again at the next sweep
-        for feed, (status, version) in zip(feeds, answers, strict=True):
-            if is_ended(status) and feed.last_version >= version and self.topics.get(feed.name) is feed:
-                self._stop(feed)
+        """The one end check: end the feeds whose game can change no more and got every entry up to
+        its final version.  Run when a feed opens (a game over before anyone watched logs nothing
+        more), when an entry says the game ended, and by the sweep (an abort logs no entry); a
+        pipelined read per :data:`SWEEP_BATCH` games."""
+        followed = [feed for feed in feeds if feed.follow is not None and self.topics.get(feed.name) is feed]
+        for first in range(0, len(followed), SWEEP_BATCH):
+            batch = followed[first : first + SWEEP_BATCH]
+            try:
+                answers = await progresses(self.calls, [feed.name for feed in batch])
+            except Exception as error:
+                log.warning("event_progress_failed", game_type=self.game_type, error=type(error).__name__)
+                return  # asked again at the next sweep
+            for feed, (status, version) in zip(batch, answers, strict=True):
+                if is_ended(status) and feed.last_version >= version and self.topics.get(feed.name) is feed:
+                    self._stop(feed)
 
     async def _sweep(self) -> None:
-        """Every ``sweep_seconds`` while games are followed: end the ones that ended (an abort logs
-        no entry), a pipelined read per :data:`SWEEP_BATCH` games."""
+        """Every ``sweep_seconds`` while games are followed: :meth:`_end_finished` over every feed."""
         while self.topics and not self.closing:
             await asyncio.sleep(self.limits.sweep_seconds)
-            opened = [feed for feed in self.topics.values() if feed.follow is not None]
-            for first in range(0, len(opened), SWEEP_BATCH):
-                await self._end_finished(opened[first : first + SWEEP_BATCH])
+            await self._end_finished(list(self.topics.values()))
 
     async def close(self) -> None:
         """Stop every feed; watchers end with :class:`ShuttingDown` (SIGTERM), and so do the other
