@@ -62,7 +62,10 @@ async def one_gateway(config: Config) -> AsyncIterator[tuple[Stack, Child, httpx
     with stack(config.workers) as running:
         rules = running.rules(config.game, RULES)
         gateway = running.gateway({config.game: rules}, GATEWAY)
-        http = httpx.Limits(max_connections=64, max_keepalive_connections=64)
+        # Idle connections are let go well before the gateway's keep-alive timeout (5 s): at 5 s on both
+        # sides, a request sent on a connection the gateway was closing was reset (httpx ReadError),
+        # which ended two runs under a load of 15-19 while guests and games were being created.
+        http = httpx.Limits(max_connections=64, max_keepalive_connections=64, keepalive_expiry=2.0)
         async with httpx.AsyncClient(base_url=f"http://127.0.0.1:{gateway.port}", timeout=60, limits=http) as client:
             yield running, gateway, client
 
