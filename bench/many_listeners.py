@@ -16,17 +16,16 @@ import asyncio
 import time
 from typing import Any
 
-import httpx
 from redis import asyncio as aioredis
 
 from bench import many_streams as many
 from bench.config import Config
-from bench.procs import stack
 from bench.rest_path import Players
 from bench.results import Row
 from bench.sse_listeners import Target
 
 SUITE = "listeners"
+NOUNS = many.Nouns(SUITE, "listener", "event", "delivery")
 SEATS, SPECTATORS = 2, 8  # listeners per game: its two seats and eight spectators
 
 
@@ -89,31 +88,27 @@ async def _measure(config: Config) -> list[Row]:
     count = max(config.many_listeners, SEATS + SPECTATORS)
     games = count // (SEATS + SPECTATORS)
     limits = many.raise_open_files(count * 2 + 4096)
-    with stack(config.workers) as running:
-        rules = running.rules(config.game, many.RULES)
-        gateway = running.gateway({config.game: rules}, many.GATEWAY)
-        http = httpx.Limits(max_connections=64, max_keepalive_connections=64)
-        async with httpx.AsyncClient(base_url=f"http://127.0.0.1:{gateway.port}", timeout=60, limits=http) as client:
-            players = Players(client, config.game, seed=11)
-            await players.start(games, at_once=32)
-            quiet = await _play(players, games, config, None, many.Sent())
-            paths, headers, game_of = _layout(players, games)
-            listeners_of: dict[int, list[int]] = {}
-            for listener, index in enumerate(game_of):
-                listeners_of.setdefault(index, []).append(listener)
-            target = Target(gateway.port, paths=paths, headers=headers)
-            listeners, opened = await many.connect(target, len(paths), gateway)
-            try:
-                loaded = await _play(players, games, config, None, many.Sent())
-                sent, rate = many.Sent(), many.probe_rate(quiet["rate"])
-                cpu = gateway.cpu()
-                paced = await _play(players, games, config, listeners_of, sent, rate)
-                cpu = gateway.cpu() - cpu
-                await asyncio.sleep(3.0)  # the last moves reach every listener
-                connections = await _mux_connections(running.redis_url)
-            finally:
-                await asyncio.to_thread(listeners.stop)
-            sample = (await client.get(f"/v1/games/{players.games[0].game_id}/events")).content
+    async with many.one_gateway(config) as (running, gateway, client):
+        players = Players(client, config.game, seed=11)
+        await players.start(games, at_once=32)
+        quiet = await _play(players, games, config, None, many.Sent())
+        paths, headers, game_of = _layout(players, games)
+        listeners_of: dict[int, list[int]] = {}
+        for listener, index in enumerate(game_of):
+            listeners_of.setdefault(index, []).append(listener)
+        target = Target(gateway.port, paths=paths, headers=headers)
+        listeners, opened = await many.connect(target, len(paths), gateway)
+        try:
+            loaded = await _play(players, games, config, None, many.Sent())
+            sent, rate = many.Sent(), many.probe_rate(quiet["rate"])
+            cpu = gateway.cpu()
+            paced = await _play(players, games, config, listeners_of, sent, rate)
+            cpu = gateway.cpu() - cpu
+            await asyncio.sleep(3.0)  # the last moves reach every listener
+            connections = await _mux_connections(running.redis_url)
+        finally:
+            await asyncio.to_thread(listeners.stop)
+        sample = (await client.get(f"/v1/games/{players.games[0].game_id}/events")).content
     case = {**many.deliveries(sent, listeners.first), **opened, **many.stream_errors(listeners),
             "paced_moves_per_s": round(paced["rate"], 2), "paced_move_p99_ms": paced["p99_ms"]}  # fmt: skip
     size = max(64, len(sample) // max(1, players.games[0].version + 1))
@@ -121,28 +116,7 @@ async def _measure(config: Config) -> list[Row]:
     details = {"listeners": count, "games": games, "per_game": f"{SEATS} seats + {SPECTATORS} spectators",
                "gateway_workers": 1, "rules_workers": config.workers, "rules_redis_connections": connections,
                "gateway_cpu_ms_per_move": round(cpu * 1000 / max(1, len(sent.order)), 2), **limits}  # fmt: skip
-    return _rows(case, bare, quiet, loaded, details)
-
-
-def _rows(case: dict[str, Any], bare: dict[str, Any], quiet: dict[str, Any], loaded: dict[str, Any],
-          details: dict[str, Any]) -> list[Row]:  # fmt: skip
-    count = details["listeners"]
-    failed = {"failed": "no event delivered"} if not case["deliveries"] or not bare["deliveries"] else {}
-    return [
-        Row(SUITE, f"moves_with_{count}_listeners", "moves/s", round(loaded["rate"], 2), "moves_without_listeners",
-            round(quiet["rate"], 2), goal=0.8,
-            details={**details, "move_p99_ms": loaded["p99_ms"], "quiet_move_p99_ms": quiet["p99_ms"],
-                     "move_errors": loaded["errors"], "quiet_errors": quiet["errors"]}),
-        Row(SUITE, f"delivery_p99_{count}_listeners_vs_floor", "ms", case["p99_ms"], "bare_server_p99",
-            max(bare["p99_ms"], 0.01), better="lower", goal=2.0, details={**case, "floor": bare, **failed}),
-        Row(SUITE, f"delivery_after_answer_p99_{count}_listeners_vs_floor", "ms", case.get("after_answer_p99_ms", 0.0),
-            "bare_server_p99", max(bare["p99_ms"], 0.01), better="lower",
-            details={"what": "event at the listener after the mover had its POST answer (the move's own time left out)",
-                     "after_answer_p50_ms": case.get("after_answer_p50_ms", 0.0), "floor_p50_ms": bare["p50_ms"]}),
-        Row(SUITE, f"memory_per_connection_{count}_listeners", "KiB", case["gateway_kib_per_connection"],
-            "bare_server_kib_per_connection", max(bare["kib_per_connection"], 0.1), better="lower",
-            details={"open": case["open"], "floor_open": bare["open"]}),
-    ]  # fmt: skip
+    return many.rows(NOUNS, case, bare, quiet, loaded, details)
 
 
 def run(config: Config) -> list[Row]:

@@ -23,13 +23,13 @@ from redis import asyncio as aioredis
 
 from bench import many_streams as many
 from bench.config import Config
-from bench.procs import stack
 from bench.rest_path import Players, Seat
 from bench.results import Row
 from bench.sse_listeners import Target
 from tests.support.seeds import seed_hex
 
 SUITE = "players"
+NOUNS = many.Nouns(SUITE, "player", "notice", "notice")
 QUIET_SECONDS = 10.0
 VERSION = rb'"version":(\d+)'  # a your_turn notice's data carries the version that made the seat due
 
@@ -115,27 +115,23 @@ def _frame(version: int) -> bytes:
 async def _measure(config: Config) -> list[Row]:
     count = max(config.many_players, 4)
     limits = many.raise_open_files(count * 2 + 4096)
-    with stack(config.workers) as running:
-        rules = running.rules(config.game, many.RULES)
-        gateway = running.gateway({config.game: rules}, many.GATEWAY)
-        http = httpx.Limits(max_connections=64, max_keepalive_connections=64)
-        async with httpx.AsyncClient(base_url=f"http://127.0.0.1:{gateway.port}", timeout=60, limits=http) as client:
-            players = Players(client, config.game, seed=13)
-            guests = await _guests(client, count)
-            await _games(client, players, config.game, guests)
-            quiet = await _play(players, config, None)
-            idle_none = await _redis_commands(running.redis_url, QUIET_SECONDS)
-            target = Target(gateway.port, paths=("/v1/me/events",) * count, pattern=VERSION,
-                            headers=tuple(f"Authorization: Bearer {token}" for _, token in guests))  # fmt: skip
-            listeners, opened = await many.connect(target, count, gateway)
-            try:
-                idle = await _redis_commands(running.redis_url, QUIET_SECONDS)
-                loaded = await _play(players, config, None)
-                sent = many.Sent()
-                paced = await _play(players, config, sent, many.probe_rate(quiet["rate"]))
-                await asyncio.sleep(3.0)
-            finally:
-                await asyncio.to_thread(listeners.stop)
+    async with many.one_gateway(config) as (running, gateway, client):
+        players = Players(client, config.game, seed=13)
+        guests = await _guests(client, count)
+        await _games(client, players, config.game, guests)
+        quiet = await _play(players, config, None)
+        idle_none = await _redis_commands(running.redis_url, QUIET_SECONDS)
+        target = Target(gateway.port, paths=("/v1/me/events",) * count, pattern=VERSION,
+                        headers=tuple(f"Authorization: Bearer {token}" for _, token in guests))  # fmt: skip
+        listeners, opened = await many.connect(target, count, gateway)
+        try:
+            idle = await _redis_commands(running.redis_url, QUIET_SECONDS)
+            loaded = await _play(players, config, None)
+            sent = many.Sent()
+            paced = await _play(players, config, sent, many.probe_rate(quiet["rate"]))
+            await asyncio.sleep(3.0)
+        finally:
+            await asyncio.to_thread(listeners.stop)
     case = {**many.deliveries(sent, listeners.first), **opened, **many.stream_errors(listeners),
             "paced_moves_per_s": round(paced["rate"], 2), "paced_move_p99_ms": paced["p99_ms"]}  # fmt: skip
     bare = await many.floor(tuple(f"/events/{n}" for n in range(count)), sent, _frame, VERSION)
@@ -147,22 +143,9 @@ async def _measure(config: Config) -> list[Row]:
 def _rows(case: dict[str, Any], bare: dict[str, Any], quiet: dict[str, Any], loaded: dict[str, Any],
           details: dict[str, Any], idle: dict[str, float], idle_none: dict[str, float]) -> list[Row]:  # fmt: skip
     count = details["players"]
-    failed = {"failed": "no notice delivered"} if not case["deliveries"] or not bare["deliveries"] else {}
     extra = idle["commands_per_s"] - idle_none["commands_per_s"]
     return [
-        Row(SUITE, f"moves_with_{count}_players", "moves/s", round(loaded["rate"], 2), "moves_without_players",
-            round(quiet["rate"], 2), goal=0.8,
-            details={**details, "move_p99_ms": loaded["p99_ms"], "quiet_move_p99_ms": quiet["p99_ms"],
-                     "move_errors": loaded["errors"], "quiet_errors": quiet["errors"]}),
-        Row(SUITE, f"notice_p99_{count}_players_vs_floor", "ms", case["p99_ms"], "bare_server_p99",
-            max(bare["p99_ms"], 0.01), better="lower", goal=2.0, details={**case, "floor": bare, **failed}),
-        Row(SUITE, f"notice_after_answer_p99_{count}_players_vs_floor", "ms", case.get("after_answer_p99_ms", 0.0),
-            "bare_server_p99", max(bare["p99_ms"], 0.01), better="lower",
-            details={"what": "notice at the player after the mover had its POST answer (the move's own time left out)",
-                     "after_answer_p50_ms": case.get("after_answer_p50_ms", 0.0), "floor_p50_ms": bare["p50_ms"]}),
-        Row(SUITE, f"memory_per_connection_{count}_players", "KiB", case["gateway_kib_per_connection"],
-            "bare_server_kib_per_connection", max(bare["kib_per_connection"], 0.1), better="lower",
-            details={"open": case["open"], "floor_open": bare["open"]}),
+        *many.rows(NOUNS, case, bare, quiet, loaded, details),
         Row(SUITE, f"redis_commands_per_player_per_minute_{count}_players", "commands", round(extra * 60 / count, 4),
             "none", 0.0, better="lower",
             details={"idle_window_s": QUIET_SECONDS, "connected": idle, "none_connected": idle_none,

@@ -27,12 +27,16 @@ import contextlib
 import resource
 import time
 from collections import Counter
-from collections.abc import Awaitable, Callable
+from collections.abc import AsyncIterator, Awaitable, Callable
 from dataclasses import dataclass, field
 from typing import Any
 
+import httpx
+
+from bench.config import Config
 from bench.load import Tally, closed_loop, percentile
-from bench.procs import Child, rss_bytes
+from bench.procs import Child, Stack, rss_bytes, stack
+from bench.results import Row
 from bench.sse_floor import FloorServer
 from bench.sse_listeners import ListenerGroup, Target
 
@@ -49,6 +53,21 @@ GATEWAY = {
     "CHAIWALA_SESSION_LIMIT": f"{MANY}/second",
 }
 RULES = {"CHAIWALA_SESSION_LIMIT": f"{MANY}/second"}
+
+
+@contextlib.asynccontextmanager
+async def one_gateway(config: Config) -> AsyncIterator[tuple[Stack, Child, httpx.AsyncClient]]:
+    """What both suites measure: ``config.game``'s rules service as deployed, one gateway worker open
+    to every stream of the run (:data:`GATEWAY`), and an HTTP client of it for the movers."""
+    with stack(config.workers) as running:
+        rules = running.rules(config.game, RULES)
+        gateway = running.gateway({config.game: rules}, GATEWAY)
+        # Idle connections are let go well before the gateway's keep-alive timeout (5 s): at 5 s on both
+        # sides, a request sent on a connection the gateway was closing was reset (httpx ReadError),
+        # which ended two runs under a load of 15-19 while guests and games were being created.
+        http = httpx.Limits(max_connections=64, max_keepalive_connections=64, keepalive_expiry=2.0)
+        async with httpx.AsyncClient(base_url=f"http://127.0.0.1:{gateway.port}", timeout=60, limits=http) as client:
+            yield running, gateway, client
 
 
 def raise_open_files(wanted: int) -> dict[str, int]:
@@ -186,3 +205,40 @@ def stream_errors(listeners: ListenerGroup) -> dict[str, Any]:
     """What went wrong on open streams (ended early, error events, socket errors)."""
     errors = Counter(listeners.errors)
     return {"closed_early": listeners.ended, **({"stream_error_kinds": dict(errors.most_common(4))} if errors else {})}
+
+
+@dataclass(frozen=True)
+class Nouns:
+    """How a suite names its streams in its rows: ``listeners`` hold game streams and get events
+    (``delivery_…``); ``players`` hold their own streams and get notices (``notice_…``)."""
+
+    suite: str  # the suite, and the plural of who holds a stream ("listeners", "players")
+    holder: str  # one of them ("listener", "player")
+    item: str  # what reaches them ("event", "notice")
+    latency: str  # the latency rows' first word ("delivery", "notice")
+
+
+def rows(nouns: Nouns, case: dict[str, Any], bare: dict[str, Any], quiet: dict[str, Any], loaded: dict[str, Any],
+         details: dict[str, Any]) -> list[Row]:  # fmt: skip
+    """The rows both suites report: moves/s with the streams open against none (goal ≥ 0.8), delivery
+    p99 against the bare server (goal ≤ 2×), the same after the mover's answer, and memory per
+    connection (``details[nouns.suite]``: how many streams)."""
+    suite, count = nouns.suite, details[nouns.suite]
+    failed = {"failed": f"no {nouns.item} delivered"} if not case["deliveries"] or not bare["deliveries"] else {}
+    after_answer = f"{nouns.item} at the {nouns.holder} after the mover had its POST answer"
+    after_answer += " (the move's own time left out)"
+    return [
+        Row(suite, f"moves_with_{count}_{suite}", "moves/s", round(loaded["rate"], 2), f"moves_without_{suite}",
+            round(quiet["rate"], 2), goal=0.8,
+            details={**details, "move_p99_ms": loaded["p99_ms"], "quiet_move_p99_ms": quiet["p99_ms"],
+                     "move_errors": loaded["errors"], "quiet_errors": quiet["errors"]}),
+        Row(suite, f"{nouns.latency}_p99_{count}_{suite}_vs_floor", "ms", case["p99_ms"], "bare_server_p99",
+            max(bare["p99_ms"], 0.01), better="lower", goal=2.0, details={**case, "floor": bare, **failed}),
+        Row(suite, f"{nouns.latency}_after_answer_p99_{count}_{suite}_vs_floor", "ms",
+            case.get("after_answer_p99_ms", 0.0), "bare_server_p99", max(bare["p99_ms"], 0.01), better="lower",
+            details={"what": after_answer, "after_answer_p50_ms": case.get("after_answer_p50_ms", 0.0),
+                     "floor_p50_ms": bare["p50_ms"]}),
+        Row(suite, f"memory_per_connection_{count}_{suite}", "KiB", case["gateway_kib_per_connection"],
+            "bare_server_kib_per_connection", max(bare["kib_per_connection"], 0.1), better="lower",
+            details={"open": case["open"], "floor_open": bare["open"]}),
+    ]  # fmt: skip

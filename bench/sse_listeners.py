@@ -32,6 +32,7 @@ from typing import Any
 from bench.procs import cpu_seconds
 
 ID_LINE = re.compile(rb"\nid: (\d+):")
+PROBLEM_CODE = re.compile(rb'"code":\s*"([a-z_]+)"')  # a refusal's problem+json code
 BATCH = 100  # connections opened at a time by one child, each waiting for its headers
 CONNECT_SECONDS = 30.0
 TAIL = 32  # bytes kept per socket, so an id line split over two reads is still found
@@ -148,8 +149,9 @@ class _Child:
         if not found:
             return b""
         status = head.split(b" ", 2)[1].decode() if b" " in head else "?"
-        if status != "200":
-            self.errors[f"http_{status}"] += 1
+        if status != "200":  # with the problem's code when it came in the same read (which limit said no)
+            code = PROBLEM_CODE.search(body)
+            self.errors[f"http_{status}" + (f"_{code.group(1).decode()}" if code else "")] += 1
             self._drop(fd)
             return b""
         entry.open, entry.head = True, b""

@@ -50,11 +50,12 @@ from typing import Any
 
 import grpc
 import orjson
-from prometheus_client import CollectorRegistry, Counter, Gauge
+from prometheus_client import CollectorRegistry, Counter
 from sse_starlette import ServerSentEvent
 from sse_starlette.sse import AppStatus
 
 from chaiwala.v1 import rules_pb2
+from gateway.limit_parts import stream_gauge
 from gateway.limits import STREAM_RETRY_AFTER
 from gateway.problems import Problem, problem_from_rpc
 from gateway.settings import GatewaySettings
@@ -178,12 +179,10 @@ class FanoutMetrics:
     """Upstreams open, clients attached, slow clients dropped."""
 
     def __init__(self, registry: CollectorRegistry) -> None:
-        self.upstreams = Gauge(
-            "chaiwala_gateway_sse_upstreams", "Upstream WatchEvents calls shared by SSE clients", registry=registry
+        self.upstreams = stream_gauge(
+            "chaiwala_gateway_sse_upstreams", "Upstream WatchEvents calls shared by SSE clients", registry
         )
-        self.clients = Gauge(
-            "chaiwala_gateway_sse_subscribers", "SSE clients attached to an upstream", registry=registry
-        )
+        self.clients = stream_gauge("chaiwala_gateway_sse_subscribers", "SSE clients attached to an upstream", registry)
         self.dropped = Counter(
             "chaiwala_gateway_sse_dropped_slow_consumers",
             "SSE clients dropped for falling a whole buffer behind",

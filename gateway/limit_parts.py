@@ -1,6 +1,7 @@
 """What the rate limits (gateway.limits), the failed-login watch (gateway.auth_failures) and the
-stream caps (gateway.stream_caps) share: a refusal and the limits' metrics.  Kept apart so those
-three import it, not each other (no circle inside the gateway)."""
+stream caps (gateway.stream_caps) share: a refusal and the limits' metrics, and how every gauge of
+open event streams is declared (:func:`stream_gauge`, also the fan-out's, gateway.fanout).  Kept
+apart so they import it, not each other (no circle inside the gateway)."""
 
 from __future__ import annotations
 
@@ -13,6 +14,12 @@ from prometheus_client import CollectorRegistry, Counter, Gauge
 
 from gateway.problems import Problem
 from gateway.settings import GatewaySettings
+
+
+def stream_gauge(name: str, documentation: str, registry: CollectorRegistry) -> Gauge:
+    """A gauge of open event streams (streams, their shared upstreams, the clients on them): summed
+    over the gateway's workers (``livesum``: a worker that stopped takes its count with it)."""
+    return Gauge(name, documentation, registry=registry, multiprocess_mode="livesum")
 
 
 @dataclass(frozen=True)
@@ -56,12 +63,7 @@ class LimitMetrics:
         self.errors = Counter(
             "chaiwala_gateway_limit_errors", "Limit checks skipped because the limit store failed", registry=registry
         )
-        self.streams = Gauge(
-            "chaiwala_gateway_sse_streams",
-            "Open SSE streams (summed over workers)",
-            registry=registry,
-            multiprocess_mode="livesum",
-        )
+        self.streams = stream_gauge("chaiwala_gateway_sse_streams", "Open SSE streams (summed over workers)", registry)
         for name, text in settings.rate_limits().items():
             for item in limits.parse_many(text):
                 self.configured.labels(name, f"{item.multiples} {item.GRANULARITY.name}").set(item.amount)

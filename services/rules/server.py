@@ -44,6 +44,17 @@ IDENTITY_SERVICE_NAME = identity_pb2.DESCRIPTOR.services_by_name["IdentityServic
 log = get_logger("server")
 
 
+# How long a call may wait for this process's loop to take it up before gRPC itself cancels it
+# (``grpc.server_max_unrequested_time_in_server``; gRPC's default is 30 s).  A burst of thousands of
+# streams opening at once (every player reconnecting) can keep a loop that busy: at 30 s the
+# cancellation raced the gateway's own deadline for opening a stream or answering a call
+# (``CHAIWALA_RPC_TIMEOUT_SECONDS``, 30 s), and the calls it won came back as a bare CANCELLED, which
+# the gateway answered 503 ``service_unavailable`` (55 of 10,000 player streams in one run,
+# docs/lab/many-listeners.md).  Above the gateway's deadline, the gateway decides: 504 ``timeout``,
+# named and retried; a call taken up late but in time is served.  Keep it above the gateway's deadline.
+UNREQUESTED_SECONDS = 120
+
+
 async def create_server(
     game_type: str,
     store: GameStore,
@@ -74,6 +85,9 @@ async def create_server(
             ("grpc.so_reuseport", 1),
             # No BDP probe PINGs from this side either (see gateway.backends.CHANNEL_OPTIONS).
             ("grpc.http2.bdp_probe", 0),
+            # gRPC cancels a call this process has not taken up within this time (a bare CANCELLED,
+            # which the gateway can only answer 503 service_unavailable): see UNREQUESTED_SECONDS.
+            ("grpc.server_max_unrequested_time_in_server", UNREQUESTED_SECONDS),
         ],
     )
     # One stream mux per process reads every live game and every connected player's feed.

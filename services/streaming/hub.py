@@ -3,8 +3,9 @@
 Before, every ``WatchEvents`` call held a pooled Redis connection in a blocking ``XREAD`` of its
 own; then each watched game had a reader (and a connection) of its own.  Now:
 
-* **One follow per live game** in each process (:class:`_Feed`).  The first watcher of a game
-  starts it: it notes the last entry already logged, then asks the process's
+* **One follow per live game** in each process (:class:`_Feed`), kept as every stream of the
+  process is (:class:`services.streaming.keyed.Followers`).  The first watcher of a game starts
+  it: it notes the last entry already logged, then asks the process's
   :class:`~services.streaming.mux.StreamMux` to follow the game's stream from there, and offers
   each new entry to every watcher's :class:`~services.streaming.mailbox.Mailbox`.  The mux reads
   many games' streams with one ``XREAD BLOCK`` per reader, so live games cost no Redis connection
@@ -19,8 +20,10 @@ own; then each watched game had a reader (and a connection) of its own.  Now:
   ``slow_consumer`` after what it had sent, so the client resumes from its last event id.  The
   mux only offers (never waits), so one slow watcher never holds up another game or watcher.
 * **Nothing lingers.**  A feed stops when the game is over and everything up to its final
-  version was offered (checked when an entry says the game ended, and for every feed every
-  ``sweep_seconds`` in one pipelined read, which also notices an abort: an abort logs no entry),
+  version was offered: one check (:meth:`EventHub._end_finished`), run when the feed opens (a
+  game over before anyone watched ends its watches at once), when an entry says the game ended,
+  and for every feed every ``sweep_seconds`` in one pipelined read (which also notices an abort:
+  an abort logs no entry);
   when Redis fails (watchers get UNAVAILABLE ``store_unavailable``), or when its last watcher
   leaves (the mux stops following it).  :meth:`EventHub.close` (SIGTERM) stops every feed and ends
   every watch with UNAVAILABLE ``shutting_down``.
@@ -47,8 +50,9 @@ from services.common.logs import get_logger
 from services.filing.store import is_ended
 from services.games.records import LogEntry
 from services.games.store import GameStore, events_key, last_logged_version, log_entries, progresses
-from services.streaming.mailbox import Broadcast, Mailbox
-from services.streaming.mux import Entry, Follow, ShuttingDown, StreamMux
+from services.streaming.keyed import Followers, Topic
+from services.streaming.mailbox import Mailbox
+from services.streaming.mux import Entry, ShuttingDown, StreamMux
 
 log = get_logger("streaming")
 
@@ -81,14 +85,12 @@ class HubLimits:
     sweep_seconds: float = 5.0
 
 
-class _Feed(Broadcast[LogEntry]):
+class _Feed(Topic[LogEntry]):
     """One game's follow and the mailboxes of its watchers."""
 
     def __init__(self, game_id: str) -> None:
-        super().__init__()
-        self.game_id = game_id
+        super().__init__(game_id, events_key(game_id))
         self.last_version = -1
-        self.follow: Follow | None = None
 
 
 def stream_mux(store: GameStore, connections: int, block_ms: int) -> StreamMux:
@@ -101,17 +103,16 @@ def stream_mux(store: GameStore, connections: int, block_ms: int) -> StreamMux:
     return StreamMux(reader, calls, connections, block_ms, owner=owner)
 
 
-class EventHub:
-    """Every live game followed by one rules-service process (one game type)."""
+class EventHub(Followers[LogEntry, _Feed]):
+    """Every live game followed by one rules-service process (one game type): a
+    :class:`~services.streaming.keyed.Followers` whose follows start at the game's last logged
+    version, hand on log entries, and end once the game is over."""
 
     def __init__(self, mux: StreamMux, calls: aioredis.Redis | RedisCluster, game_type: str,
                  limits: HubLimits | None = None) -> None:  # fmt: skip
-        self.mux = mux
-        self.calls = calls  # the calls' client: where a game's last entry and progress are read
-        self.game_type = game_type
         self.limits = limits or HubLimits()
-        self.feeds: dict[str, _Feed] = {}
-        self.closing = False
+        super().__init__(mux, calls, self.limits.buffer)  # calls: where a game's last entry and progress are read
+        self.game_type = game_type
         self.owns_mux = False
         self._sweeper: asyncio.Task[None] | None = None
         self._checks: set[asyncio.Task[None]] = set()
@@ -124,129 +125,95 @@ class EventHub:
         hub.owns_mux = True
         return hub
 
+    @property
+    def feeds(self) -> dict[str, _Feed]:
+        """The games followed now, by id."""
+        return self.topics
+
     @contextlib.asynccontextmanager
-    async def subscribe(self, game_id: str) -> AsyncIterator[Mailbox[LogEntry]]:
-        """A mailbox of the game's entries logged from now on; the feed is started if needed.
+    async def subscribe(self, name: str) -> AsyncIterator[Mailbox[LogEntry]]:
+        """A mailbox of game ``name``'s entries logged from now on; the feed is started if needed.
 
         Raises :class:`TooManyWatchedGames`, :class:`ShuttingDown`, or the store's error when the
         feed cannot start.  Leaving the block unsubscribes (the last watcher stops the feed).
         """
-        if self.closing:
-            raise ShuttingDown("the service is stopping")
-        feed = self.feeds.get(game_id) or self._start(game_id)
-        mailbox: Mailbox[LogEntry] = Mailbox(self.limits.buffer)
-        feed.mailboxes.add(mailbox)
         WATCHERS.labels(self.game_type).inc()
         try:
-            await asyncio.shield(feed.opened)
-            yield mailbox
+            async with super().subscribe(name) as mailbox:
+                yield mailbox
         finally:
             WATCHERS.labels(self.game_type).dec()
-            feed.mailboxes.discard(mailbox)
-            mailbox.close()
-            if not feed.mailboxes and self.feeds.get(game_id) is feed:
-                # Nobody listens: stop following now; a watcher arriving meanwhile starts a fresh
-                # feed rather than join a stopping one.
-                self._stop(feed)
 
-    def _start(self, game_id: str) -> _Feed:
-        if len(self.feeds) >= self.limits.games:
+    def _topic(self, name: str) -> _Feed:
+        if len(self.topics) >= self.limits.games:
             REFUSED.labels(self.game_type).inc()
             raise TooManyWatchedGames(f"this service follows {self.limits.games} games already")
-        feed = _Feed(game_id)
-        self.feeds[game_id] = feed
         GAMES.labels(self.game_type).inc()
-        feed.task = asyncio.create_task(self._open(feed), name=f"events:{game_id}")
         if self._sweeper is None or self._sweeper.done():
             self._sweeper = asyncio.create_task(self._sweep(), name=f"events-sweep:{self.game_type}")
-        return feed
+        return _Feed(name)
 
-    def _stop(self, feed: _Feed, error: BaseException | None = None) -> None:
-        """Stop following ``feed``'s game and close its watchers' mailboxes (``error``: why)."""
-        if self.feeds.get(feed.game_id) is feed:
-            del self.feeds[feed.game_id]
-            GAMES.labels(self.game_type).dec()
-        if feed.follow is not None:
-            self.mux.unfollow(feed.follow)
-            feed.follow = None
-        if feed.task is not None and not feed.task.done():
-            feed.task.cancel()
-        feed.fail_opening(error or ShuttingDown("the feed stopped before it started"))
-        feed.end(error)
+    def _dropped(self, topic: _Feed) -> None:
+        GAMES.labels(self.game_type).dec()
 
-    async def _open(self, feed: _Feed) -> None:
-        """Note the game's last logged entry and follow its stream from there."""
-        try:
-            feed.last_version = await last_logged_version(self.calls, feed.game_id)
-        except Exception as error:  # the store failed: every watcher learns why, and may resume
-            log.warning("event_reader_failed", game_type=self.game_type, game_id=feed.game_id,
-                        error=type(error).__name__)  # fmt: skip
-            self._stop(feed, error)
-            return
-        if self.feeds.get(feed.game_id) is not feed:
-            return  # left (or closed) while the last entry was read
-        cursor = f"{feed.last_version}-1" if feed.last_version >= 0 else "0-0"
-        try:
-            feed.follow = self.mux.follow(
-                events_key(feed.game_id), cursor, lambda entries: self._offer(feed, entries),
-                lambda error: self._failed(feed, error),
-            )  # fmt: skip
-        except ShuttingDown as stopping:  # the mux closed while the last entry was read
-            self._stop(feed, stopping)
-            return
-        if not feed.opened.done():
-            feed.opened.set_result(None)
+    async def _cursor(self, topic: _Feed) -> str:
+        """The game's last logged version: the follow hands on every entry after it."""
+        topic.last_version = await last_logged_version(self.calls, topic.name)
+        return f"{topic.last_version}-1" if topic.last_version >= 0 else "0-0"
+
+    def _opened(self, topic: _Feed) -> None:
         # A game that ended before anyone watched logs nothing more: ask now, not at the next sweep
         # (a watch of a finished game would otherwise stay open up to sweep_seconds).
-        self._check_soon([feed])
+        self._check_soon([topic])
 
-    def _offer(self, feed: _Feed, items: list[Entry]) -> None:
+    def _deliver(self, topic: _Feed, entries: list[Entry]) -> None:
         """New entries of the game (in the mux's reader): to every watcher; an end is checked."""
-        entries = log_entries(feed.game_id, items)
-        for entry in entries:
-            feed.last_version = entry.version
-            DROPPED.labels(self.game_type).inc(feed.offer(entry))
+        logged = log_entries(topic.name, entries)
+        for entry in logged:
+            topic.last_version = entry.version
+            DROPPED.labels(self.game_type).inc(topic.offer(entry))
         # "" is an entry stored before entries said their status: ask the game itself.
-        if entries and (is_ended(entries[-1].status) or entries[-1].status == ""):
-            self._check_soon([feed])
+        if logged and (is_ended(logged[-1].status) or logged[-1].status == ""):
+            self._check_soon([topic])
 
-    def _failed(self, feed: _Feed, error: BaseException) -> None:
-        log.warning("event_reader_failed", game_type=self.game_type, game_id=feed.game_id,
+    def _broken(self, topic: _Feed, error: BaseException) -> None:
+        log.warning("event_reader_failed", game_type=self.game_type, game_id=topic.name,
                     error=type(error).__name__)  # fmt: skip
-        feed.follow = None  # the mux dropped it
-        self._stop(feed, error)
+        super()._broken(topic, error)
 
     def _check_soon(self, feeds: list[_Feed]) -> None:
+        """:meth:`_end_finished` for ``feeds`` in a task of its own (the mux's reader must not wait)."""
         task = asyncio.create_task(self._end_finished(feeds))
         self._checks.add(task)
         task.add_done_callback(self._checks.discard)
 
     async def _end_finished(self, feeds: list[_Feed]) -> None:
-        """End the feeds whose game can change no more and got every entry up to its final version."""
-        try:
-            answers = await progresses(self.calls, [feed.game_id for feed in feeds])
-        except Exception as error:
-            log.warning("event_progress_failed", game_type=self.game_type, error=type(error).__name__)
-            return  # asked again at the next sweep
-        for feed, (status, version) in zip(feeds, answers, strict=True):
-            if is_ended(status) and feed.last_version >= version and self.feeds.get(feed.game_id) is feed:
-                self._stop(feed)
+        """The one end check: end the feeds whose game can change no more and got every entry up to
+        its final version.  Run when a feed opens (a game over before anyone watched logs nothing
+        more), when an entry says the game ended, and by the sweep (an abort logs no entry); a
+        pipelined read per :data:`SWEEP_BATCH` games."""
+        followed = [feed for feed in feeds if feed.follow is not None and self.topics.get(feed.name) is feed]
+        for first in range(0, len(followed), SWEEP_BATCH):
+            batch = followed[first : first + SWEEP_BATCH]
+            try:
+                answers = await progresses(self.calls, [feed.name for feed in batch])
+            except Exception as error:
+                log.warning("event_progress_failed", game_type=self.game_type, error=type(error).__name__)
+                return  # asked again at the next sweep
+            for feed, (status, version) in zip(batch, answers, strict=True):
+                if is_ended(status) and feed.last_version >= version and self.topics.get(feed.name) is feed:
+                    self._stop(feed)
 
     async def _sweep(self) -> None:
-        """Every ``sweep_seconds`` while games are followed: end the ones that ended (an abort logs
-        no entry), a pipelined read per :data:`SWEEP_BATCH` games."""
-        while self.feeds and not self.closing:
+        """Every ``sweep_seconds`` while games are followed: :meth:`_end_finished` over every feed."""
+        while self.topics and not self.closing:
             await asyncio.sleep(self.limits.sweep_seconds)
-            opened = [feed for feed in self.feeds.values() if feed.follow is not None]
-            for first in range(0, len(opened), SWEEP_BATCH):
-                await self._end_finished(opened[first : first + SWEEP_BATCH])
+            await self._end_finished(list(self.topics.values()))
 
     async def close(self) -> None:
         """Stop every feed; watchers end with :class:`ShuttingDown` (SIGTERM), and so do the other
         users of the mux when the hub owns it (the players' feeds)."""
-        self.closing = True
-        for feed in list(self.feeds.values()):
-            self._stop(feed, ShuttingDown("the service is stopping"))
+        self.stop_all(ShuttingDown("the service is stopping"))
         for task in [self._sweeper, *self._checks]:
             if task is not None:
                 task.cancel()
