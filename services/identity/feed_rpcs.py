@@ -2,8 +2,9 @@
 handlers call it).
 
 A player's ticket stands for the player (not a seat): ``chaiwala:player-ticket:<sha256>`` holds
-the player id and the token's expiry for :data:`TICKET_TTL_SECONDS`.  A watch opened with a ticket
-renews it while it is open (each wait), never past the token's expiry, so the ticket stays good
+the player id and the token's expiry for :data:`TICKET_TTL_SECONDS` (the setting
+``CHAIWALA_STREAM_TICKET_SECONDS``).  A watch opened with a ticket renews it while it is open (each
+wait, and a wait is at most a quarter of the ticket's life), never past the token's expiry, so the ticket stays good
 for a minute after its stream closed and an ``EventSource`` reconnecting with the same URL gets in
 (as a game's ticket, :mod:`services.rules.tickets`).  A watch reads the player's feed
 (:mod:`services.lobby.feed`) after the client's cursor, sends a keep-alive (it is open), then waits
@@ -64,8 +65,15 @@ def ticket_key(ticket: str) -> str:
 class PlayerStream:
     """Tickets and watches of the players' feeds."""
 
-    def __init__(self, redis: Any, feeds: KeyedStreams, player: Callable[[], Awaitable[Player]]) -> None:
+    def __init__(
+        self,
+        redis: Any,
+        feeds: KeyedStreams,
+        player: Callable[[], Awaitable[Player]],
+        ticket_seconds: int = TICKET_TTL_SECONDS,
+    ) -> None:
         self.redis = redis  # the calls' client
+        self.ticket_seconds = ticket_seconds
         self.feeds = feeds  # the live feeds, read by the process's stream mux
         self._player = player  # the bearer player, or the refusal
 
@@ -73,7 +81,7 @@ class PlayerStream:
         """A ticket standing for the bearer player, valid a minute (never past the token's own expiry)."""
         player = await self._player()
         ticket = secrets.token_urlsafe(32)
-        ttl = max(1, min(TICKET_TTL_SECONDS, player.expires_at - int(time.time())))
+        ttl = max(1, min(self.ticket_seconds, player.expires_at - int(time.time())))
         value = orjson.dumps({"player_id": player.player_id, "expires_at": player.expires_at})
         await self.redis.set(ticket_key(ticket), value, ex=ttl)
         answer = identity_pb2.MyStreamTicket(ticket=ticket)
@@ -122,10 +130,12 @@ class PlayerStream:
         """Notices newer than ``after`` as they come, a keep-alive after :data:`KEEP_ALIVE_SECONDS` of
         quiet, until ``until``."""
         quiet_since = time.monotonic()
+        # A ticket's stream renews it at least four times a life (a short life: the tests' stacks).
+        wait = min(WAIT_SECONDS, self.ticket_seconds / 4) if ticket else WAIT_SECONDS
         while time.time() < until:
             if ticket:
                 await self._renew(ticket, until)
-            entries = await mailbox.take(min(WAIT_SECONDS, max(0.001, until - time.time())))
+            entries = await mailbox.take(min(wait, max(0.001, until - time.time())))
             fresh = [notice(entry_id, fields) for entry_id, fields in entries if id_after(entry_id, after)]
             for item in fresh:
                 after = item.id
@@ -147,8 +157,8 @@ class PlayerStream:
                 return
 
     async def _renew(self, ticket: str, until: int) -> None:
-        """Keep the ticket of an open stream good for :data:`TICKET_TTL_SECONDS` more (not past ``until``)."""
-        await self.redis.expire(ticket_key(ticket), max(1, min(TICKET_TTL_SECONDS, until - int(time.time()))))
+        """Keep the ticket of an open stream good for its whole life again (not past ``until``)."""
+        await self.redis.expire(ticket_key(ticket), max(1, min(self.ticket_seconds, until - int(time.time()))))
 
 
 def _event(event_id: str, kind: str, data: dict[str, Any]) -> identity_pb2.PlayerEvent:

@@ -57,7 +57,7 @@ class IdentityServicer(identity_pb2_grpc.IdentityServiceServicer):
         # The players' live feeds are read by the process's stream mux (a few blocking reads for
         # every connected player), never by a connection per watch.
         self.feeds = KeyedStreams(mux, ledger.redis)
-        self.stream = PlayerStream(ledger.redis, self.feeds, self._player)
+        self.stream = PlayerStream(ledger.redis, self.feeds, self._player, settings.stream_ticket_seconds)
 
     async def WatchMyEvents(
         self, request: identity_pb2.WatchMyEventsRequest, context: aio.ServicerContext

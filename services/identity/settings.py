@@ -20,7 +20,7 @@ import re
 from typing import Any
 from urllib.parse import urlsplit
 
-from pydantic import BaseModel, ConfigDict, ValidationError, field_validator, model_validator
+from pydantic import BaseModel, ConfigDict, Field, ValidationError, field_validator, model_validator
 from pydantic_settings import BaseSettings, SettingsConfigDict
 
 GUEST_ALIAS = "guest"
@@ -155,6 +155,11 @@ class IdentitySettings(BaseSettings):
     # Peers whose CreateSession calls come from a gateway that counted them already (addresses or
     # CIDRs): `make run`'s gateway is on loopback; Compose and Kubernetes set their network.
     trusted_gateways: str = "127.0.0.1,::1"
+    # How long a stream ticket (a game's, services.rules.tickets, or a player's,
+    # services.identity.feed_rpcs) opens a stream: from when it is issued, and again from when the
+    # last stream it opened closed (an open stream renews it).  The tests' stacks shorten it to
+    # prove the expiry in seconds instead of a minute.
+    stream_ticket_seconds: int = Field(default=60, ge=2, le=3600)
 
     def issuers(self) -> tuple[IssuerConfig, ...]:
         """The trusted platform issuers, checked (:class:`IdentityConfigError` on a bad entry)."""

@@ -92,7 +92,7 @@ async def create_server(
     )
     # One stream mux per process reads every live game and every connected player's feed.
     live = EventHub.for_store(store, game_type, live_limits)
-    servicer = RulesServicer(engine, store, api_keys, live=live)
+    servicer = RulesServicer(engine, store, api_keys, live=live, ticket_seconds=verifier.settings.stream_ticket_seconds)
     rules_pb2_grpc.add_RulesServiceServicer_to_server(servicer, server)
     tables_pb2_grpc.add_TableServiceServicer_to_server(TableServicer(servicer), server)
     rendered_pb2_grpc.add_RenderedRulesServicer_to_server(RenderedRulesServicer(servicer), server)

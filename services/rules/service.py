@@ -32,7 +32,7 @@ from services.rules.creation import create_game
 from services.rules.gameplay import GamePlay
 from services.rules.lobby_rpcs import LobbyRpcs
 from services.rules.resignation import ResignRpcs
-from services.rules.tickets import StreamTickets
+from services.rules.tickets import TICKET_TTL_SECONDS, StreamTickets
 from services.streaming.hub import EventHub
 from services.streaming.watch import watch_entries
 
@@ -45,14 +45,19 @@ class RulesServicer(LobbyRpcs, ResignRpcs, rules_pb2_grpc.RulesServiceServicer):
     """
 
     def __init__(
-        self, engine: Engine, store: GameStore, api_keys: frozenset[str], live: EventHub | None = None
+        self,
+        engine: Engine,
+        store: GameStore,
+        api_keys: frozenset[str],
+        live: EventHub | None = None,
+        ticket_seconds: int = TICKET_TTL_SECONDS,
     ) -> None:
         self.engine = engine
         self.store = store
         self.game_type = engine.game_type
         # Live events: one reader per watched game, shared by every WatchEvents call (services.streaming).
         self.live = live or EventHub.for_store(store, engine.game_type)
-        self.tickets = StreamTickets(store.redis)
+        self.tickets = StreamTickets(store.redis, ticket_seconds)
         self.access = Access(api_keys, self.tickets)
         self.play = GamePlay(engine, store)
         self.narrator = self.play.narrator

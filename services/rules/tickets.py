@@ -8,13 +8,14 @@ Decisions:
 
 * A ticket is random (256 bits), returned once, and stored only as its SHA-256 under
   ``game:{G}:ticket:<hash>`` — the game's own hash tag, so it lives on the game's Redis
-  Cluster slot — with the seat as value and a TTL of :data:`TICKET_TTL_SECONDS`.  Redis
-  forgets it when it expires.
+  Cluster slot — with the seat as value and a TTL of :data:`TICKET_TTL_SECONDS` (the setting
+  ``CHAIWALA_STREAM_TICKET_SECONDS``, :class:`~services.identity.settings.IdentitySettings`).
+  Redis forgets it when it expires.
 * It names one game (its key includes the game id) and is read-only: only ``ListEvents``
   and ``WatchEvents`` accept it, and never as a bearer.
 * It is **reusable until it expires**, and **a stream it opened keeps it alive**: while the
   stream is open the ticket is renewed (:meth:`StreamTickets.kept`, every
-  :data:`RENEW_EVERY_SECONDS`), so it expires a minute after the last stream it opened
+  :data:`RENEW_EVERY_SECONDS`, or a quarter of a shorter life), so it expires a minute after the last stream it opened
   closed, not a minute after it was issued.  A plain ``EventSource`` reconnects with the same
   URL (and ``Last-Event-ID``) after any drop and gets in again, however long its stream was
   open; only a client away for longer than a minute asks for a new ticket (docs: "Tickets").
@@ -41,6 +42,11 @@ TICKET_TTL_SECONDS = 60
 RENEW_EVERY_SECONDS = 15.0
 # Tickets we issue are 43 characters; anything much longer is not one of ours.
 MAX_TICKET_LENGTH = 128
+
+
+def renew_every(ttl_seconds: float) -> float:
+    """How often an open stream renews a ticket that lives ``ttl_seconds``: four times a life at least."""
+    return min(RENEW_EVERY_SECONDS, ttl_seconds / 4)
 
 
 def ticket_key(game_id: str, ticket: str) -> str:
@@ -87,7 +93,7 @@ class StreamTickets:
         while True:
             with contextlib.suppress(Exception):  # the store is away: the next round tries again
                 await self.redis.expire(key, self.ttl_seconds)
-            await asyncio.sleep(RENEW_EVERY_SECONDS)
+            await asyncio.sleep(renew_every(self.ttl_seconds))
 
     async def viewer(self, game_id: str, ticket: str, has_bearer: bool) -> int:
         """The seat a ticket presented to an event RPC stands for, or the refusal to send back."""

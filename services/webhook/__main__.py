@@ -26,7 +26,7 @@ log = get_logger("webhook")
 async def start_server(dispatcher: Dispatcher, settings: WebhookSettings) -> tuple[aio.Server, int]:
     """The WebhookService (with health and reflection) on the configured address."""
     server = aio.server(interceptors=[RpcInterceptor("webhook")])
-    servicer = WebhookServicer(dispatcher.store, settings.api_key_set(), dispatcher.targets)
+    servicer = WebhookServicer(dispatcher.store, settings.api_key_set(), dispatcher.targets, dispatcher.nudge)
     webhooks_pb2_grpc.add_WebhookServiceServicer_to_server(servicer, server)
     return server, await serve_grpc(server, SERVICE_NAME, settings.grpc_host, settings.grpc_port)
 

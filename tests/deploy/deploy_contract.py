@@ -51,6 +51,8 @@ ENV_RULES: frozenset[str] = frozenset(
         "CHAIWALA_METRICS_TOKEN",
         # Gateways whose relayed guest sessions are counted already (services.identity.quota).
         "CHAIWALA_TRUSTED_GATEWAYS",
+        # How long a stream ticket opens its stream (services.identity.settings).
+        "CHAIWALA_STREAM_TICKET_SECONDS",
         # Redis's password from a mounted secret, and the master key ring (services.common.settings,
         # services.common.sealing).
         "CHAIWALA_REDIS_PASSWORD_FILE",

@@ -15,11 +15,15 @@ import pytest
 from redis import Redis
 
 from chaiwala.v1 import rules_pb2, rules_pb2_grpc
+from services.identity.feed_rpcs import ticket_key as player_ticket_key
+from services.identity.settings import IdentitySettings
 from services.rules.tickets import TICKET_TTL_SECONDS, ticket_key
-from tests.support.client import assert_problem, auth, create_game, sse_events
+from tests.support.client import assert_problem, auth, create_game, guest, sse_events
 from tests.support.seeds import seed_hex
+from tests.support.stack import rules_and_gateway
 
 GAME = "darjeeling"
+SSE = {"Accept": "text/event-stream"}
 
 
 @pytest.fixture(scope="module")
@@ -183,3 +187,40 @@ def test_grpc_event_rpcs_take_a_ticket_in_the_request(stack: dict[str, Any]) -> 
             assert spectator.value.code() == grpc.StatusCode.UNAUTHENTICATED
 
     asyncio.run(scenario())
+
+
+SHORT_TICKETS = 4  # seconds: CHAIWALA_STREAM_TICKET_SECONDS of the stack below
+
+
+def test_the_tickets_lifetime_is_a_setting_and_an_open_stream_outlives_it(redis_url: str, redis: Redis) -> None:
+    """A service whose tickets live 4 s issues game and player tickets for 4 s; a game stream open
+    longer keeps its ticket (renewed every quarter of its life); the player ticket, with no stream,
+    expires."""
+    identity = IdentitySettings(stream_ticket_seconds=SHORT_TICKETS)
+    open_limits = {"create_limit": "500/second", "session_limit": "500/second"}
+    with (
+        rules_and_gateway(redis_url, GAME, identity=identity, **open_limits) as (_, gateway),
+        httpx.Client(base_url=gateway.url, timeout=60) as client,
+    ):
+        game_id, tokens = _game(client, seed=37)
+        game_ticket = _ticket(client, game_id, tokens[0])
+        _, player_token = guest(client, "Tara")
+        answer = client.post("/v1/me/stream-tickets", headers=auth(player_token))
+        assert answer.status_code == 201, answer.text
+        player_ticket = answer.json()
+        for issued, key in ((game_ticket, ticket_key(game_id, game_ticket["ticket"])),
+                            (player_ticket, player_ticket_key(player_ticket["ticket"]))):  # fmt: skip
+            expires = datetime.fromisoformat(issued["expires_at"].replace("Z", "+00:00")).timestamp()
+            assert 0 < expires - time.time() <= SHORT_TICKETS
+            assert 0 < redis.ttl(key) <= SHORT_TICKETS
+        params = {"ticket": game_ticket["ticket"]}
+        with client.stream("GET", f"/v1/games/{game_id}/events", params=params, headers=SSE) as stream:
+            assert stream.status_code == 200
+            past = time.monotonic() + SHORT_TICKETS + 2
+            while time.monotonic() < past:  # open past the ticket's life: it is renewed all along
+                assert redis.exists(ticket_key(game_id, game_ticket["ticket"]))
+                time.sleep(0.2)
+        assert not redis.exists(player_ticket_key(player_ticket["ticket"]))  # nothing kept this one
+        refused = client.get("/v1/me/events", params={"ticket": player_ticket["ticket"]}, headers=SSE)
+        assert_problem(refused, 401, "invalid_ticket")
+        assert client.get(f"/v1/games/{game_id}/events", params=params).status_code == 200  # still good

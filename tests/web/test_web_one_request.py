@@ -6,7 +6,9 @@ when the stream tells of a version the answer did not draw (the bot's reply), or
 something.  Measured here from Chrome's performance log (every request the page sends, not what
 the page says it sends): in each of the four games, against a random bot, a few moves clicked as
 a player would, and the requests to the API between one settled page and the next counted per
-move — the stream's own (its connection and ticket) apart.
+move — the stream's own (its connection and ticket) apart.  Both kinds of move are measured: one
+after which the bot moved (the stream told of its version: one GET), and one after which the seat
+plays on (its answer was all it took).
 """
 
 from __future__ import annotations
@@ -129,6 +131,7 @@ def test_every_game_plays_a_move_in_at_most_two_requests(stack: dict[str, Any], 
     measured.execute_cdp_cmd("Page.addScriptToEvaluateOnNewDocument", {"source": FETCHES})
     measured.get(page_url(url, ""))
     report = {}
+    kinds: set[bool] = set()  # whether the bot moved before the seat's next turn, per move played
     for kind in GAMES:
         moves = _play_game(measured, url, kind, chooser)
         assert moves, f"no move played in {kind}"
@@ -136,12 +139,14 @@ def test_every_game_plays_a_move_in_at_most_two_requests(stack: dict[str, Any], 
         moves[-1][0].extend(_requests(measured))
         played = [[r for r in requests if not _is_stream(r)] for requests, _ in moves]
         report[kind] = played
+        kinds.update(others_moved for _, others_moved in moves)
         for requests, (_, others_moved) in zip(played, moves, strict=True):
             assert sum(r.startswith("POST ") and "/moves" in r for r in requests) == 1, json.dumps(report, indent=1)
             assert len(requests) <= 2, json.dumps(report, indent=1)
             assert not any("/legal-moves" in r for r in requests), requests  # they came inside the answers
             if not others_moved:  # the seat plays on: its own move's events on the stream read nothing
                 assert len(requests) == 1, json.dumps(report, indent=1)
+    assert kinds == {True, False}, f"both kinds of move measured: {kinds}"
     total = sum(len(requests) for played in report.values() for requests in played)
     moves_played = sum(len(played) for played in report.values())
     print(f"requests per move played: {total / moves_played:.2f} ({total} for {moves_played} moves)")

@@ -71,12 +71,26 @@ export function followPlayer(token, onNotice, { after = undefined, onState = () 
   return drain(notices, onNotice, { onState, what: "the player stream" });
 }
 
+// The streams this page holds open.  A page left for another (a link, a new address, the back
+// button) may be kept whole in the browser's back/forward cache, its streams still open; each holds
+// one of the six connections a browser opens to one host over HTTP/1.1, so after a few tables the
+// next page's requests waited, about a minute, for one to be let go.  So a page put in that cache
+// closes its streams, and one shown from it again is read afresh (its streams with it).
+const streams = new Set();
+addEventListener("pagehide", (event) => {
+  if (event.persisted) for (const stop of streams) stop.abort();
+});
+addEventListener("pageshow", (event) => {
+  if (event.persisted) location.reload();
+});
+
 /**
  * Hand each item of the SDK stream `open(signal)` makes to `onItem` until it ends (then `onEnd()`)
  * or `close()` is called; a refusal is reported to `onState` as `failed`.
  */
 function drain(open, onItem, { onEnd = () => {}, onState, what }) {
   const stop = new AbortController();
+  streams.add(stop);
   (async () => {
     try {
       for await (const item of open(stop.signal)) onItem(item);
@@ -85,6 +99,8 @@ function drain(open, onItem, { onEnd = () => {}, onState, what }) {
       if (stop.signal.aborted) return;
       onState("failed");
       console.warn(`${what} stopped:`, error.message);
+    } finally {
+      streams.delete(stop);
     }
   })();
   return {
