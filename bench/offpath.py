@@ -27,8 +27,7 @@ import time
 from pathlib import Path
 from typing import Any
 
-from bench.capacity import OPERATOR_KEY, Sink, Stack, _named, stack_cpu
-from bench.procs import process_tree
+from bench.capacity import OPERATOR_KEY, Sink, Stack, stack_cpu
 from bench.capacity_mix import Shared
 from tests.support.seeds import seed_hex
 
@@ -101,8 +100,7 @@ class Loop:
 
 def _spy(stack: Stack, name: str, out: Path) -> subprocess.Popen[bytes]:
     """``py-spy record`` (collapsed stacks) of the supervisor's child ``name`` until stopped."""
-    assert stack.process is not None
-    pid = next(child for child in process_tree(stack.process.pid)[1:] if _named(child) == name)
+    pid = stack.child(f"services.{name}").pid
     spy = shutil.which("py-spy", path=str(Path(sys.executable).parent)) or "py-spy"
     return subprocess.Popen([spy, "record", "--pid", str(pid), "--rate", "200", "--format", "raw", "-o", str(out)],
                             stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL)  # fmt: skip

@@ -66,18 +66,18 @@ class Sender:
     async def fan_out(self) -> int:
         """Queue the notices of the outbox facts waiting now; how many facts were read."""
         events = await self.reader.read(self._stop)
-        await self._take_all(events)
+        await self.take_batch(events)
+        await self.reader.ack(events)  # only once every notice is queued: a crash before reads them again
         return len(events)
 
-    async def _take_all(self, events: list[OutboxEvent]) -> int | None:
-        """Queue a batch's notices; when the first of them is due (``None``: nothing was queued)."""
+    async def take_batch(self, events: list[OutboxEvent]) -> int | None:
+        """Queue a batch's notices (the caller acknowledges the batch after); when the first of them
+        is due (``None``: nothing was queued)."""
         # Only players with a push subscription get notices (one round trip for the batch): a
         # notice for anyone else would be dropped when it fell due, after costing its queueing.
         players = {player for event in events for player, _ in notices.notices_for(event)}
         subscribed = await self.store.subscribed(players) if players else set()
         due = [when for event in events if (when := await self.take(event, subscribed)) is not None]
-        # Acknowledged only once every notice is queued: a crash before reads them again.
-        await self.reader.ack(events)
         return min(due, default=None)
 
     async def take(self, event: OutboxEvent, only: set[str] | None = None) -> int | None:
@@ -172,7 +172,9 @@ class Sender:
                     attended = await self.deliver()
                     metrics.DUE.set(await self.store.due_count(clocks.now_ms()))
                     check_at = time.monotonic() + (0.0 if attended else await self._idle_seconds())
-                due_ms = await self._take_all(await self.reader.read(stop, max(0.0, check_at - time.monotonic())))
+                events = await self.reader.read(stop, max(0.0, check_at - time.monotonic()))
+                due_ms = await self.take_batch(events)
+                await self.reader.ack(events)  # only once every notice is queued
                 if due_ms is not None:
                     check_at = min(check_at, time.monotonic() + max(0, due_ms - clocks.now_ms()) / 1000)
                 continue
