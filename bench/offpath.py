@@ -68,6 +68,7 @@ class Loop:
     def __init__(self, shared: Shared, moves: int) -> None:
         self.shared, self.wanted, self.moves = shared, moves, 0
         self.random = random.Random(7)
+        self.sent: dict[tuple[str, int], float] = {}  # (game, version) -> when the move that made it was sent
 
     async def guest(self, n: int) -> tuple[str, str]:
         """A guest player's id and name."""
@@ -94,8 +95,19 @@ class Loop:
             bearer = {"Authorization": f"Bearer {tokens[seat]}"}
             listing = await self.shared.call("GET", f"/v1/games/{game_id}/legal-moves", headers=bearer)
             body = {"move": self.random.choice(listing["moves"]), "expected_version": listing["version"]}
-            await self.shared.call("POST", f"/v1/games/{game_id}/moves", body, bearer)
+            sent = time.perf_counter()
+            answer = await self.shared.call("POST", f"/v1/games/{game_id}/moves", body, bearer)
+            self.sent[(game_id, int(answer["version"]))] = sent
             self.moves += 1
+
+    def webhook_ms(self, turns: list[list[Any]]) -> dict[str, float]:
+        """p50 and p99 of a ``turn.started`` webhook's arrival after the move that caused it was sent."""
+        sent = self.sent
+        late = sorted(arrived - sent[(game, version)] for game, version, arrived in turns if (game, version) in sent)
+        if not late:
+            return {}
+        return {"p50": round(late[len(late) // 2] * 1000, 1), "p99": round(late[int(len(late) * 0.99)] * 1000, 1),
+                "count": len(late)}  # fmt: skip
 
 
 def _spy(stack: Stack, name: str, out: Path) -> subprocess.Popen[bytes]:
@@ -137,7 +149,7 @@ async def measure(stack: Stack, games: int, moves: int, spy: str = "") -> dict[s
         idle = (rest.get(name, 0.0) - before.get(name, 0.0)) / rest_seconds
         per_move[name] = round((used - rest.get(name, 0.0) - idle * seconds) * 1000 / loop.moves, 3)
     return {"moves": loop.moves, "moves_per_s": round(loop.moves / played, 1), "webhooks": hooks["counts"],
-            "cpu_ms_per_move": per_move}  # fmt: skip
+            "turn_webhook_ms": loop.webhook_ms(hooks["turns"]), "cpu_ms_per_move": per_move}  # fmt: skip
 
 
 def main() -> None:

@@ -53,7 +53,9 @@ class Sender:
         self.targets = TargetPolicy(settings.webhook_allow_private, settings.webhook_allow_loopback)
         self.http = httpx.AsyncClient(timeout=settings.notify_timeout_s, follow_redirects=False)
         self.keys: VapidKeys | None = None
-        self.reader = OutboxReader(redis, GROUP, self.consumer, notices.KINDS, settings.notify_poll_s)
+        # Facts may gather for a poll interval before they are read: a notice waits seconds anyway.
+        self.reader = OutboxReader(redis, GROUP, self.consumer, notices.KINDS, settings.notify_poll_s,
+                                   linger_seconds=settings.notify_poll_s)  # fmt: skip
         self._stop = asyncio.Event()  # run's, once it runs
 
     async def start(self) -> VapidKeys:

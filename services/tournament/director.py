@@ -239,7 +239,8 @@ class Director:
     async def consume(self, stop: asyncio.Event) -> None:
         """Handle outbox events until ``stop``; acknowledge each batch once handled.  Only game ends
         are read as events (a move's facts are acknowledged unread, :mod:`services.outbox.reader`)."""
-        reader = OutboxReader(self.redis, GROUP, self.name, ENDS, POLL_SECONDS)
+        # A game's end may wait a fifth of a second to be read with others (OutboxReader's linger).
+        reader = OutboxReader(self.redis, GROUP, self.name, ENDS, POLL_SECONDS, linger_seconds=POLL_SECONDS)
         while not stop.is_set():
             try:
                 batch = await reader.read(stop, IDLE_SECONDS)

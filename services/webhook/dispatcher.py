@@ -18,8 +18,6 @@ import socket
 from dataclasses import replace
 from typing import Any
 
-import httpx
-
 from services.clock import clock as clocks
 from services.common.logs import get_logger
 from services.common.outage import StoreWatch
@@ -29,13 +27,15 @@ from services.outbox.events import TURN_EVENT_TYPES, sequence_of
 from services.outbox.reader import OutboxReader
 from services.outbox.wait import IDLE_SECONDS
 from services.webhook import metrics
-from services.webhook.delivery import RetryPolicy, attempt
+from services.webhook.delivery import RetryPolicy, attempt, new_session
 from services.webhook.settings import WebhookSettings
 from services.webhook.store import Delivery, Subscription, WebhookStore, delivery_id
 from services.webhook.targets import TargetPolicy
 
 GROUP = "webhooks"
 REPORT_SECONDS = 5.0
+# A busy outbox is read at most this often (services.outbox.reader): a few events per read, not one.
+LINGER_SECONDS = 0.05
 log = get_logger("webhook")
 
 
@@ -80,10 +80,10 @@ class Dispatcher:
             settings.webhook_retry_base_s, settings.webhook_retry_cap_s, settings.webhook_retry_window_s
         )
         self.rng = random.Random()
-        self.http = httpx.AsyncClient(timeout=settings.webhook_timeout_s, follow_redirects=False)
+        self.http = new_session(settings.webhook_timeout_s, settings.webhook_concurrency)
         self.in_flight: set[asyncio.Task[None]] = set()
         self.reader = OutboxReader(redis, GROUP, self.consumer, poll_seconds=settings.webhook_poll_s,
-                                   claim_idle_ms=settings.webhook_lease_ms)  # fmt: skip
+                                   claim_idle_ms=settings.webhook_lease_ms, linger_seconds=LINGER_SECONDS)  # fmt: skip
         self._stop = asyncio.Event()  # run's, once it runs
         self._wake = asyncio.Event()  # set when deliveries may have become due (or room freed)
         self.watch = StoreWatch(log)  # Redis away: one warning, not a traceback per poll
@@ -92,7 +92,7 @@ class Dispatcher:
         """Wait for attempts in flight, then release the HTTP client."""
         if self.in_flight:
             await asyncio.wait(self.in_flight, timeout=self.settings.webhook_timeout_s + 1)
-        await self.http.aclose()
+        await self.http.close()
 
     async def fan_out(self) -> int:
         """Turn the outbox events waiting now into deliveries; return how many events were read."""
