@@ -66,8 +66,8 @@ class OutboxReader:
         """The next wanted events (oldest first per shard), waiting up to ``wait_seconds`` (or until
         ``stop``) for the first when there are none; acknowledge them with :meth:`ack`."""
         deadline = time.monotonic() + wait_seconds
-        await self._linger(stop, deadline)
         while True:
+            await self._linger(stop, deadline)  # also after a batch of skipped types only
             if self._cluster or time.monotonic() >= self._full_at:
                 found = await self._full_read()
             else:
