@@ -110,6 +110,14 @@ async def read_preferences(redis: Any, player: str) -> Preferences:
     return Preferences.from_dict(orjson.loads(raw)) if raw else Preferences()
 
 
+async def read_many_preferences(redis: Any, players: set[str]) -> dict[str, Preferences]:
+    """Several players' preferences in one round trip (the defaults for those who set none)."""
+    order = sorted(players)
+    raw = await redis.mget([prefs_key(player) for player in order]) if order else []
+    return {player: Preferences.from_dict(orjson.loads(item)) if item else Preferences()
+            for player, item in zip(order, raw, strict=True)}  # fmt: skip
+
+
 async def write_preferences(redis: Any, player: str, preferences: Preferences) -> None:
     """Replace a player's preferences."""
     await redis.set(prefs_key(player), orjson.dumps(preferences.to_dict()))

@@ -32,8 +32,9 @@ from services.notify.push import push
 from services.notify.settings import NotifySettings
 from services.notify.store import NotifyStore
 from services.notify.vapid import VapidKeys, load_keys
-from services.outbox import OutboxEvent, ack, read_outbox
-from services.outbox.wait import IDLE_SECONDS, wait_outbox
+from services.outbox import OutboxEvent
+from services.outbox.reader import OutboxReader
+from services.outbox.wait import IDLE_SECONDS
 from services.webhook.targets import TargetPolicy
 
 GROUP = "notify"
@@ -52,7 +53,10 @@ class Sender:
         self.targets = TargetPolicy(settings.webhook_allow_private, settings.webhook_allow_loopback)
         self.http = httpx.AsyncClient(timeout=settings.notify_timeout_s, follow_redirects=False)
         self.keys: VapidKeys | None = None
-        self._recover = True
+        # Facts may gather for a poll interval before they are read: a notice waits seconds anyway.
+        self.reader = OutboxReader(redis, GROUP, self.consumer, notices.KINDS, settings.notify_poll_s,
+                                   linger_seconds=settings.notify_poll_s)  # fmt: skip
+        self._stop = asyncio.Event()  # run's, once it runs
 
     async def start(self) -> VapidKeys:
         """Load (or make, on the very first start) the VAPID key pair."""
@@ -62,28 +66,37 @@ class Sender:
     # ---- fan-out ----------------------------------------------------------------------------
 
     async def fan_out(self) -> int:
-        """Queue the notices of the next outbox facts; how many facts were read."""
-        events = await read_outbox(self.redis, GROUP, self.consumer, recover=self._recover)
-        self._recover = False
-        await self._take_all(events)
+        """Queue the notices of the outbox facts waiting now; how many facts were read."""
+        events = await self.reader.read(self._stop)
+        await self.take_batch(events)
+        await self.reader.ack(events)  # only once every notice is queued: a crash before reads them again
         return len(events)
 
-    async def _take_all(self, events: list[OutboxEvent]) -> None:
-        for event in events:
-            await self.take(event)
-        if events:  # acknowledged only once every notice is queued: a crash before reads them again
-            await ack(self.redis, GROUP, events)
+    async def take_batch(self, events: list[OutboxEvent]) -> int | None:
+        """Queue a batch's notices (the caller acknowledges the batch after); when the first of them
+        is due (``None``: nothing was queued)."""
+        # Only players with a push subscription get notices (one round trip for the batch): a
+        # notice for anyone else would be dropped when it fell due, after costing its queueing.
+        players = {player for event in events for player, _ in notices.notices_for(event)}
+        subscribed = await self.store.subscribed(players) if players else set()
+        due = [when for event in events if (when := await self.take(event, subscribed)) is not None]
+        return min(due, default=None)
 
-    async def take(self, event: OutboxEvent) -> None:
-        """Queue one fact's notices, as each player's preferences allow."""
-        now = clocks.now_ms()
+    async def take(self, event: OutboxEvent, only: set[str] | None = None) -> int | None:
+        """Queue one fact's notices (for the players in ``only``, when given), as each player's
+        preferences allow; when the first of them is due (``None``: nothing was queued)."""
+        now, first = clocks.now_ms(), None
         for player, notice in notices.notices_for(event):
+            if only is not None and player not in only:
+                continue
             preferences = await self.store.preferences(player)
             if notice.type not in preferences.notices:
                 continue
             due = max(now + self.settings.notify_gather_ms, preferences.held_until(now))
             if await self.store.queue(player, event.id, notice, due):
                 metrics.QUEUED.labels(notice.type).inc()
+                first = due if first is None else min(first, due)
+        return first
 
     # ---- delivery ---------------------------------------------------------------------------
 
@@ -149,20 +162,28 @@ class Sender:
     # ---- the loop ---------------------------------------------------------------------------
 
     async def run(self, stop: asyncio.Event) -> None:
-        """Fan out and deliver until ``stop`` is set; a Redis outage is waited out, not fatal."""
-        poll = self.settings.notify_poll_s
+        """Fan out and deliver until ``stop`` is set; a Redis outage is waited out, not fatal.
+
+        The outbox is read as facts come (one blocking read); due players are looked for when the
+        first may be due (the earliest queued, or :meth:`_idle_seconds`), not after every fact."""
+        self._stop = stop
+        check_at = 0.0  # monotonic time of the next look for due players
         while not stop.is_set():
             try:
-                busy = await self.fan_out() + await self.deliver()
-                metrics.DUE.set(await self.store.due_count(clocks.now_ms()))
-                if not busy:  # idle: wait for a fact (one blocking read) or the next due player
-                    await self._take_all(await wait_outbox(self.redis, GROUP, self.consumer, stop, poll,
-                                                           await self._idle_seconds()))  # fmt: skip
+                if time.monotonic() >= check_at:
+                    attended = await self.deliver()
+                    metrics.DUE.set(await self.store.due_count(clocks.now_ms()))
+                    check_at = time.monotonic() + (0.0 if attended else await self._idle_seconds())
+                events = await self.reader.read(stop, max(0.0, check_at - time.monotonic()))
+                due_ms = await self.take_batch(events)
+                await self.reader.ack(events)  # only once every notice is queued
+                if due_ms is not None:
+                    check_at = min(check_at, time.monotonic() + max(0, due_ms - clocks.now_ms()) / 1000)
                 continue
             except Exception:  # Redis away or a bad record: say so and try again after a pause
                 log.exception("notify_loop_failed")
             with contextlib.suppress(TimeoutError):
-                await asyncio.wait_for(stop.wait(), poll)
+                await asyncio.wait_for(stop.wait(), self.settings.notify_poll_s)
 
     async def _idle_seconds(self) -> float:
         """Until the next player is due (at most :data:`IDLE_SECONDS`, at least the poll interval)."""

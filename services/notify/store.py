@@ -132,6 +132,14 @@ class NotifyStore:
         found = [_subscription(raw) for raw in (await self.redis.hgetall(subs_key(player))).values()]
         return sorted(found, key=lambda item: (item.created_ms, item.subscription_id))
 
+    async def subscribed(self, players: set[str]) -> set[str]:
+        """Those of ``players`` with at least one subscription (one round trip for them all)."""
+        order = sorted(players)
+        pipe = self.redis.pipeline(transaction=False)
+        for player in order:
+            pipe.exists(subs_key(player))
+        return {player for player, found in zip(order, await pipe.execute(), strict=True) if found}
+
     async def remove_subscription(self, player: str, subscription_id: str) -> bool:
         """Forget one subscription; whether it existed."""
         return bool(await self.redis.hdel(subs_key(player), subscription_id))

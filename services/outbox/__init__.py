@@ -19,7 +19,9 @@ script, the abort script, the creation transaction), so a crash between "commit"
   ratings): :func:`read_outbox` reads new entries of every shard, recovers the caller's
   own unacknowledged ones after a restart and claims entries another consumer left pending
   for too long; :func:`ack` acknowledges.  Delivery is at least once: consumers dedupe on
-  the event ``id``.
+  the event ``id``.  A process that follows the outbox reads through
+  :class:`services.outbox.reader.OutboxReader` (one command per batch, the claim now and then,
+  the types it does not handle acknowledged unread).
 * **Trim policy.**  Each ``XADD`` trims its shard approximately to ``MAXLEN``
   (:data:`OUTBOX_MAXLEN` = 100 000 entries per shard, 1.6 million in all: days of events at
   the platform's rate).  The bound is deliberately generous rather than tied to

@@ -240,8 +240,14 @@ async def ack(redis: Any, group: str, events: Iterable[OutboxEvent]) -> None:
     by_shard: dict[int, list[str]] = {}
     for event in events:
         by_shard.setdefault(event.shard, []).append(event.entry_id)
-    for shard, entry_ids in by_shard.items():
+    if len(by_shard) == 1:
+        [(shard, entry_ids)] = by_shard.items()
         await redis.xack(outbox_key(shard), group, *entry_ids)
+    elif by_shard:  # one round trip for the batch (a cluster pipeline sends each shard's to its node)
+        pipe = redis.pipeline(transaction=False)
+        for shard, entry_ids in by_shard.items():
+            pipe.xack(outbox_key(shard), group, *entry_ids)
+        await pipe.execute()
 
 
 def _ms_of(entry_id: str) -> int:

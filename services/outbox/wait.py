@@ -71,26 +71,34 @@ async def wait_outbox(
         block = min(BLOCK_SECONDS, deadline - time.monotonic())
         if block < 0.001:  # BLOCK 0 would wait for ever
             break
-        events = await _blocking_read(redis, group, consumer, stop, block, count)
+        events = await read_new(redis, group, consumer, stop, block, count)
+        if events is None:  # the group is gone: the caller's full read recreates it
+            return []
         if events:
             return events
     return []
 
 
-async def _blocking_read(
-    redis: Any, group: str, consumer: str, stop: asyncio.Event, block: float, count: int
-) -> list[OutboxEvent]:
+async def read_new(
+    redis: Any, group: str, consumer: str, stop: asyncio.Event, block: float | None, count: int = DEFAULT_BATCH
+) -> list[OutboxEvent] | None:
+    """One ``XREADGROUP`` of the group's new entries over every shard (a single Redis only): at once
+    with ``block`` ``None``, else waiting up to ``block`` seconds (or until ``stop``) for the first;
+    ``None`` when a shard's stream or group is gone (e.g. flushed)."""
     streams = dict.fromkeys(_SHARD_OF_KEY, ">")
-    wait_ms = bounded_block_ms(redis, block)
-    read = asyncio.ensure_future(redis.xreadgroup(group, consumer, streams, count=count, block=wait_ms))
     try:
-        if not await _until_stopped(stop, read, wait_ms / 1000 + 5):
-            return []
-        answer = read.result()
+        if block is None:
+            answer = await redis.xreadgroup(group, consumer, streams, count=count)
+        else:
+            wait_ms = bounded_block_ms(redis, block)
+            read = asyncio.ensure_future(redis.xreadgroup(group, consumer, streams, count=count, block=wait_ms))
+            if not await _until_stopped(stop, read, wait_ms / 1000 + 5):
+                return []
+            answer = read.result()
     except redis_errors.ResponseError as error:
         if "NOGROUP" not in str(error):
             raise
-        return []  # a stream was deleted (e.g. flushed): the caller's full read recreates the group
+        return None
     events: list[OutboxEvent] = []
     for key, items in answer or []:
         shard = _SHARD_OF_KEY[key.decode() if isinstance(key, bytes) else key]

@@ -41,7 +41,8 @@ from services.filing.store import is_ended
 from services.games.records import GameMeta
 from services.games.store import GameStore
 from services.outbox import events as game_events
-from services.outbox.wait import wait_outbox
+from services.outbox.reader import OutboxReader
+from services.outbox.wait import IDLE_SECONDS
 from services.rating.ledger import FinishedGame, Ledger
 from services.tournament import metrics, seeds
 from services.tournament.creation import new_tournament
@@ -55,6 +56,7 @@ ROUND_STARTED = "tournament.round_started"
 FINISHED = "tournament.finished"
 POLL_SECONDS = 0.2  # the outbox poll on Redis Cluster; a single Redis wakes the director at once
 SWEEP_SECONDS = 3.0
+ENDS = (game_events.GAME_FINISHED, game_events.GAME_ABORTED)  # the only events it reads
 
 
 def standings_data(tournament: Tournament) -> list[dict[str, Any]]:
@@ -198,7 +200,7 @@ class Director:
 
     async def handle(self, event: outbox.OutboxEvent) -> None:
         """One outbox event (anything but a finished or aborted game is ignored)."""
-        if event.type not in (game_events.GAME_FINISHED, game_events.GAME_ABORTED):
+        if event.type not in ENDS:
             return
         await self._check_game(str(event.data.get("game_id", "")))
 
@@ -235,19 +237,17 @@ class Director:
     # ---- loops ----
 
     async def consume(self, stop: asyncio.Event) -> None:
-        """Handle outbox events until ``stop``; acknowledge each batch once handled."""
-        recover = True
+        """Handle outbox events until ``stop``; acknowledge each batch once handled.  Only game ends
+        are read as events (a move's facts are acknowledged unread, :mod:`services.outbox.reader`)."""
+        # A game's end may wait a fifth of a second to be read with others (OutboxReader's linger).
+        reader = OutboxReader(self.redis, GROUP, self.name, ENDS, POLL_SECONDS, linger_seconds=POLL_SECONDS)
         while not stop.is_set():
             try:
-                batch = await outbox.read_outbox(self.redis, GROUP, self.name, recover=recover)
-                recover = False
+                batch = await reader.read(stop, IDLE_SECONDS)
                 self.watch.answered()
-                if not batch:  # idle: one blocking read until an event comes (services.outbox.wait)
-                    batch = await wait_outbox(self.redis, GROUP, self.name, stop, POLL_SECONDS)
                 for event in batch:
                     await self.handle(event)
-                if batch:
-                    await outbox.ack(self.redis, GROUP, batch)
+                await reader.ack(batch)
                 continue
             except Exception as error:  # a dependency down: keep the loop alive, retry shortly
                 if not self.watch.failed(error, "outbox_read"):

@@ -23,23 +23,24 @@ import socket
 from dataclasses import replace
 from typing import Any
 
-import httpx
-
 from services.clock import clock as clocks
 from services.common.logs import get_logger
 from services.common.outage import StoreWatch
-from services.identity.preferences import read_preferences
-from services.outbox import OutboxEvent, ack, group_lag, read_outbox
+from services.identity.preferences import read_many_preferences
+from services.outbox import OutboxEvent, group_lag
 from services.outbox.events import TURN_EVENT_TYPES, sequence_of
-from services.outbox.wait import IDLE_SECONDS, wait_outbox
+from services.outbox.reader import OutboxReader
+from services.outbox.wait import IDLE_SECONDS
 from services.webhook import metrics
-from services.webhook.delivery import RetryPolicy, attempt
+from services.webhook.delivery import RetryPolicy, attempt, new_session
 from services.webhook.settings import WebhookSettings
 from services.webhook.store import Delivery, Subscription, WebhookStore, delivery_id
 from services.webhook.targets import TargetPolicy
 
 GROUP = "webhooks"
 REPORT_SECONDS = 5.0
+# A busy outbox is read at most this often (services.outbox.reader): a few events per read, not one.
+LINGER_SECONDS = 0.05
 log = get_logger("webhook")
 
 
@@ -84,60 +85,55 @@ class Dispatcher:
             settings.webhook_retry_base_s, settings.webhook_retry_cap_s, settings.webhook_retry_window_s
         )
         self.rng = random.Random()
-        self.http = httpx.AsyncClient(timeout=settings.webhook_timeout_s, follow_redirects=False)
+        self.http = new_session(settings.webhook_timeout_s, settings.webhook_concurrency)
         self.in_flight: set[asyncio.Task[None]] = set()
-        self.last_claim_ms = 0
+        self.reader = OutboxReader(redis, GROUP, self.consumer, poll_seconds=settings.webhook_poll_s,
+                                   claim_idle_ms=settings.webhook_lease_ms, linger_seconds=LINGER_SECONDS)  # fmt: skip
+        self._stop = asyncio.Event()  # run's, once it runs
+        self._wake = asyncio.Event()  # set when deliveries may have become due (or room freed)
         self.watch = StoreWatch(log)  # Redis away: one warning, not a traceback per poll
-        self.nudged = asyncio.Event()  # set by nudge() and when stopping: an idle wait ends
 
     def nudge(self) -> None:
-        """Something became due now (a redelivery): end an idle wait and look at the due deliveries."""
-        self.nudged.set()
+        """Something became due now (a redelivery): end the deliveries' idle wait and look at what is due."""
+        self._wake.set()
 
     async def close(self) -> None:
         """Wait for attempts in flight, then release the HTTP client."""
         if self.in_flight:
             await asyncio.wait(self.in_flight, timeout=self.settings.webhook_timeout_s + 1)
-        await self.http.aclose()
+        await self.http.close()
 
-    def _claim_idle_ms(self) -> int | None:
-        """The outbox claim threshold, but only every quarter lease (a claim scans every shard's
-        pending entries; looking more often would find nothing sooner)."""
-        now = clocks.now_ms()
-        if now - self.last_claim_ms < self.settings.webhook_lease_ms // 4:
-            return None
-        self.last_claim_ms = now
-        return self.settings.webhook_lease_ms
-
-    async def fan_out(self, recover: bool = False) -> int:
-        """Turn one batch of outbox events into deliveries; return how many events were read."""
-        events = await read_outbox(
-            self.redis, GROUP, self.consumer, claim_idle_ms=self._claim_idle_ms(), recover=recover
-        )
-        return await self._fan_out(events)
+    async def fan_out(self) -> int:
+        """Turn the outbox events waiting now into deliveries; return how many events were read."""
+        return await self._fan_out(await self.reader.read(self._stop))
 
     async def _fan_out(self, events: list[OutboxEvent]) -> int:
         if not events:
             return 0
-        events = [await self._carry_preferences(event) for event in events]
         subscriptions = await self.store.subscriptions()
+        # Events no subscription wants are acknowledged as they are: no preferences read for them.
+        wanted = [e for e in events if any(matches(s, e) for s in subscriptions)]
+        wanted = await self._carry_preferences(wanted)
         now = clocks.now_ms()
         for subscription in subscriptions:
-            wanted = [new_delivery(subscription, e, now) for e in events if matches(subscription, e)]
-            if wanted:
-                for item in await self.store.enqueue(subscription.webhook_id, wanted, now):
+            deliveries = [new_delivery(subscription, e, now) for e in wanted if matches(subscription, e)]
+            if deliveries:
+                for item in await self.store.enqueue(subscription.webhook_id, deliveries, now):
                     metrics.FANNED_OUT.labels(item.event["type"]).inc()
-        await ack(self.redis, GROUP, events)
+                self._wake.set()  # new deliveries may be due now
+        await self.reader.ack(events)
         return len(events)
 
-    async def _carry_preferences(self, event: OutboxEvent) -> OutboxEvent:
-        """A turn event with its player's notification preferences (``preferences``), so a platform
-        pushing to its own apps can honour quiet hours and language as Web Push does."""
-        player = event.data.get("external_id")
-        if event.type not in TURN_EVENT_TYPES or not player:
-            return event
-        preferences = await read_preferences(self.redis, str(player))
-        return replace(event, data={**event.data, "preferences": preferences.to_dict()})
+    async def _carry_preferences(self, events: list[OutboxEvent]) -> list[OutboxEvent]:
+        """Turn events with their player's notification preferences (``preferences``), so a platform
+        pushing to its own apps can honour quiet hours and language as Web Push does (one round
+        trip for the batch)."""
+        players = {_turn_player(e) for e in events} - {""}
+        if not players:
+            return events
+        found = await read_many_preferences(self.redis, players)
+        return [replace(e, data={**e.data, "preferences": found[p].to_dict()}) if (p := _turn_player(e)) else e
+                for e in events]  # fmt: skip
 
     async def deliver_due(self) -> int:
         """Claim due deliveries up to the concurrency limit and start their attempts."""
@@ -145,21 +141,27 @@ class Dispatcher:
         if room <= 0:
             return 0
         claimed = await self.store.claim(clocks.now_ms(), self.settings.webhook_lease_ms, room)
+        # Their subscriptions in one read (a subscription deleted meanwhile took its deliveries with it).
+        subscriptions = await self.store.subscriptions_of({d.webhook_id for d in claimed}) if claimed else {}
         for delivery in claimed:
-            task = asyncio.create_task(self._deliver(delivery))
+            task = asyncio.create_task(self._deliver(delivery, subscriptions.get(delivery.webhook_id)))
             self.in_flight.add(task)
-            task.add_done_callback(self.in_flight.discard)
+            task.add_done_callback(self._attempted)
         return len(claimed)
 
-    async def _deliver(self, delivery: Delivery) -> None:
+    def _attempted(self, task: asyncio.Task[None]) -> None:
+        """An attempt ended: its room is free, and the next delivery of its game may be due now."""
+        self.in_flight.discard(task)
+        self._wake.set()
+
+    async def _deliver(self, delivery: Delivery, subscription: Subscription | None) -> None:
         try:
-            await self._attempt(delivery)
+            await self._attempt(delivery, subscription)
         except Exception as error:  # a Redis hiccup: the lease runs out and the delivery is claimed again
             if not self.watch.failed(error, "delivery"):
                 log.exception("delivery_failed", delivery_id=delivery.delivery_id)
 
-    async def _attempt(self, delivery: Delivery) -> None:
-        subscription = await self.store.subscription(delivery.webhook_id)
+    async def _attempt(self, delivery: Delivery, subscription: Subscription | None) -> None:
         if subscription is None:
             return  # deleted meanwhile: its deliveries went with it
         if not delivery.attempts:
@@ -186,50 +188,45 @@ class Dispatcher:
         await self.store.save(delivery, due, now)
 
     async def run(self, stop: asyncio.Event) -> None:
-        """Fan out and deliver until ``stop`` is set."""
-        recover = True
-        stopping = asyncio.create_task(self._nudge_on(stop), name="webhook:stop-nudges")
-        try:
-            while not stop.is_set():
-                if await self._round(recover):
-                    recover = False
-                    continue
-                with contextlib.suppress(TimeoutError):
-                    await asyncio.wait_for(stop.wait(), self.settings.webhook_poll_s)
-        finally:
-            stopping.cancel()
+        """Fan out and deliver until ``stop`` is set: two loops, so neither waits for the other — the
+        fan-out waits in one blocking read of the outbox, the deliveries wake when an attempt ends
+        (room for the next, and its game's next delivery due) or new deliveries were queued."""
+        self._stop = stop
+        await asyncio.gather(self._fan_out_loop(stop), self._delivery_loop(stop))
 
-    async def _round(self, recover: bool) -> bool:
-        """Fan out, start the due deliveries, and when there was nothing wait for the outbox or a
-        nudge; ``False`` when Redis failed (said once)."""
-        self.nudged.clear()  # before looking: a nudge from here on ends the wait below
-        try:
-            busy = await self.fan_out(recover) + await self.deliver_due()
-            self.watch.answered()
-            if not busy:  # idle: wait for an event (one blocking read), a nudge or the next due delivery
-                events = await wait_outbox(self.redis, GROUP, self.consumer, self.nudged,
-                                           self.settings.webhook_poll_s, await self._idle_seconds())  # fmt: skip
-                await self._fan_out(events)
-            return True
-        except Exception as error:  # Redis away: say so (once) and try again after a pause
-            if not self.watch.failed(error, "dispatch"):
-                log.exception("dispatch_failed")
-            return False
+    async def _fan_out_loop(self, stop: asyncio.Event) -> None:
+        while not stop.is_set():
+            try:
+                await self._fan_out(await self.reader.read(stop, IDLE_SECONDS))
+                self.watch.answered()
+                continue
+            except Exception as error:  # Redis away: say so (once) and try again after a pause
+                if not self.watch.failed(error, "dispatch"):
+                    log.exception("dispatch_failed")
+            await _pause(stop, self.settings.webhook_poll_s)
 
-    async def _nudge_on(self, stop: asyncio.Event) -> None:
-        await stop.wait()
-        self.nudged.set()  # the idle wait ends at once when stopping, as before
+    async def _delivery_loop(self, stop: asyncio.Event) -> None:
+        while not stop.is_set():
+            self._wake.clear()
+            try:
+                room = self.settings.webhook_concurrency - len(self.in_flight)
+                claimed = await self.deliver_due()
+                self.watch.answered()
+                if claimed and claimed == room:
+                    continue  # more may be due: look again once an attempt frees room
+                wait = self.settings.webhook_poll_s if self.in_flight or claimed else await self._idle_seconds()
+            except Exception as error:
+                if not self.watch.failed(error, "dispatch"):
+                    log.exception("dispatch_failed")
+                wait = self.settings.webhook_poll_s
+            await _pause(self._wake, wait, stop)
 
     async def _idle_seconds(self) -> float:
-        """How long an idle dispatcher may wait for the outbox: until the next delivery is due (at most
-        :data:`services.outbox.wait.IDLE_SECONDS`), or the poll interval while attempts are in flight
-        (one ending frees room for a due delivery)."""
-        poll = self.settings.webhook_poll_s
-        if self.in_flight:
-            return poll
+        """How long idle deliveries may sleep: until the next delivery is due (at most
+        :data:`services.outbox.wait.IDLE_SECONDS`); new deliveries wake them sooner."""
         due_ms = await self.store.next_due()
         until = IDLE_SECONDS if due_ms is None else (due_ms - clocks.now_ms()) / 1000
-        return max(poll, min(IDLE_SECONDS, until))
+        return max(self.settings.webhook_poll_s, min(IDLE_SECONDS, until))
 
     async def report(self, stop: asyncio.Event) -> None:
         """Keep the gauges (outbox lag, pending, dead letters) in line with Redis."""
@@ -243,3 +240,20 @@ class Dispatcher:
                 metrics.DEAD_LETTERS.set(dead)
             with contextlib.suppress(TimeoutError):
                 await asyncio.wait_for(stop.wait(), REPORT_SECONDS)
+
+
+def _turn_player(event: OutboxEvent) -> str:
+    """The player a turn event is for ("" for any other event, or a seat without one)."""
+    return str(event.data.get("external_id") or "") if event.type in TURN_EVENT_TYPES else ""
+
+
+async def _pause(event: asyncio.Event, seconds: float, stop: asyncio.Event | None = None) -> None:
+    """Wait until ``event`` (or ``stop``) is set, at most ``seconds``."""
+    waits = [asyncio.ensure_future(event.wait())]
+    if stop is not None:
+        waits.append(asyncio.ensure_future(stop.wait()))
+    try:
+        await asyncio.wait(waits, timeout=seconds, return_when=asyncio.FIRST_COMPLETED)
+    finally:
+        for waiting in waits:
+            waiting.cancel()

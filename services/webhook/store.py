@@ -40,6 +40,7 @@ DEAD = f"{PREFIX}dead-letters"
 LOG_LIMIT = 1000
 DEAD_LIMIT = 10_000
 RECENT_ATTEMPTS = 10
+OPENED_LIMIT = 1000  # subscriptions whose opened secret a store keeps
 
 
 def log_key(webhook_id: str) -> str:
@@ -82,8 +83,8 @@ class Delivery:
     lane: str = ""
 
     def to_json(self) -> bytes:
-        """The stored record."""
-        return orjson.dumps(asdict(self))
+        """The stored record (orjson writes a dataclass as ``asdict`` would, some 60 times faster)."""
+        return orjson.dumps(self)
 
     @classmethod
     def from_json(cls, raw: bytes | str) -> Delivery:
@@ -255,6 +256,18 @@ class WebhookStore:
         self._enqueue, self._claim, self._save, self._delete, self._redeliver = register_scripts(
             redis, _ENQUEUE, _CLAIM, _SAVE, _DELETE, _REDELIVER
         )
+        self._opened: dict[bytes, Subscription] = {}  # stored record -> subscription (secret opened)
+
+    def _open(self, raw: bytes | str) -> Subscription:
+        """A stored subscription, its secret opened once per record rather than once per read (the
+        dispatcher reads every subscription for every batch of events and delivery)."""
+        key = raw if isinstance(raw, bytes) else raw.encode()
+        found = self._opened.get(key)
+        if found is None:
+            if len(self._opened) >= OPENED_LIMIT:
+                self._opened.clear()
+            found = self._opened[key] = _subscription(raw)
+        return found
 
     async def add_subscription(self, subscription: Subscription) -> None:
         """Store a new subscription."""
@@ -263,12 +276,18 @@ class WebhookStore:
     async def subscriptions(self) -> list[Subscription]:
         """Every subscription, oldest first."""
         raw = await self.redis.hgetall(SUBS)
-        return sorted((_subscription(v) for v in raw.values()), key=lambda s: (s.created_ms, s.webhook_id))
+        return sorted((self._open(v) for v in raw.values()), key=lambda s: (s.created_ms, s.webhook_id))
 
     async def subscription(self, webhook_id: str) -> Subscription | None:
         """One subscription, if it exists."""
         raw = await self.redis.hget(SUBS, webhook_id)
-        return None if raw is None else _subscription(raw)
+        return None if raw is None else self._open(raw)
+
+    async def subscriptions_of(self, webhook_ids: set[str]) -> dict[str, Subscription]:
+        """The subscriptions of ``webhook_ids`` that still exist, by id (one round trip)."""
+        order = sorted(webhook_ids)
+        raw = await self.redis.hmget(SUBS, order) if order else []
+        return {webhook_id: self._open(item) for webhook_id, item in zip(order, raw, strict=True) if item is not None}
 
     async def delete_subscription(self, webhook_id: str) -> bool:
         """Remove a subscription with its log and pending deliveries; ``False`` if there was none."""

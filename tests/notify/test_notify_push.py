@@ -18,10 +18,11 @@ from redis import asyncio as aioredis
 
 from services.clock import clock as clocks
 from services.identity.preferences import Preferences
+from services.notify.model import check_subscription
 from services.notify.sender import Sender
 from services.notify.settings import NotifySettings
-from services.notify.store import DUE, pending_key
-from services.outbox.seating import invitations
+from services.notify.store import DUE, pending_key, subs_key
+from services.outbox.seating import invitations, match_found
 from tests.support import secrets
 from tests.support.client import assert_problem, auth, guest
 from tests.support.notify_stack import GAME, NotifyStack, notify_stack
@@ -357,3 +358,36 @@ def test_an_invitation_read_twice_is_queued_once_and_waits_out_quiet_hours(stack
     due, pending = asyncio.run(read_twice())
     assert queued() - before == 1 and pending == 1
     assert due == quiet.held_until(clocks.now_ms())  # held until the player's quiet hours end, as turns are
+
+
+def test_only_players_with_a_push_subscription_get_notices_queued(stack: NotifyStack) -> None:
+    """A batch of facts queues notices for the players who have a subscription and for nobody else (a
+    notice nobody can receive would be dropped when due, after costing its queueing); the sender's own
+    code over the stack's Redis."""
+    tag = random_ids.token_hex(4)
+    subscribed, bare = f"guest:sub-{tag}", f"guest:bare-{tag}"
+    people = [{"name": "Yan", "bot": "", "external_id": subscribed}, {"name": "Zoe", "bot": "", "external_id": bare}]
+    fact = match_found(f"{GAME}-match-{tag}", GAME, "pool", people, clocks.now_ms())
+    browser = Browser.new(f"http://127.0.0.1:9/push/{tag}")
+
+    async def fan_out() -> tuple[int | None, int, int, bool]:
+        redis = aioredis.from_url(stack.redis_url)
+        sender = Sender(redis, NotifySettings())
+        try:
+            keys = browser.to_json()["keys"]
+            record = check_subscription(subscribed, browser.endpoint, keys["p256dh"], keys["auth"], None, 0)
+            await sender.store.add_subscription(record)
+            due = await sender.take_batch([fact])
+            found = len(await sender.store.pending(subscribed)), len(await sender.store.pending(bare))
+            waiting = await sender.store.due_at(bare) is not None
+            for player in (subscribed, bare):
+                await redis.delete(pending_key(player), subs_key(player))
+                await redis.zrem(DUE, player)
+            return due, *found, waiting
+        finally:
+            await sender.close()
+            await redis.aclose()
+
+    due, queued, not_queued, bare_waiting = asyncio.run(fan_out())
+    assert queued == 1 and due is not None
+    assert not_queued == 0 and not bare_waiting

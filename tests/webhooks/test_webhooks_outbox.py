@@ -6,6 +6,7 @@ end exists in the outbox exactly when the commit that ended it does.
 
 from __future__ import annotations
 
+import asyncio
 from typing import Any
 
 import httpx
@@ -21,6 +22,7 @@ from services.games.records import Commit, Step
 from services.games.store import GameStore
 from services.outbox import ack, emit, outbox_key_for, outbox_keys, read_outbox
 from services.outbox import events as outbox_events
+from services.outbox.reader import OutboxReader
 from tests.support.client import assert_problem, auth, wait_for_game, wait_over
 from tests.support.seeds import seed_hex
 from tests.support.stack import Services
@@ -203,6 +205,37 @@ def test_consumer_groups_ack_recover_and_claim(services: Services) -> None:
             assert ours(claimed) == ids
             await ack(redis, group, claimed)
             assert ours(await read_outbox(redis, group, "c", claim_idle_ms=0, recover=True)) == []
+        finally:
+            await redis.aclose()
+
+    services.loops.run(scenario())
+
+
+def test_a_reader_hands_over_only_its_types_and_acknowledges_the_rest_with_them(services: Services) -> None:
+    """OutboxReader: the types it was not asked for are never handed over but acknowledged with the
+    batch; entries another consumer left unacknowledged are taken over by its first (full) read."""
+
+    async def scenario() -> None:
+        redis = aioredis.Redis.from_url(services.redis_url)
+        stop = asyncio.Event()
+        try:
+            group = f"test-{new_game_id('g')}"
+            while history := await read_outbox(redis, group, "a", count=10_000):  # start after the history
+                await ack(redis, group, history)
+            keys = [new_game_id(GAME) for _ in range(4)]
+            wanted = sorted([await emit(redis, "test.wanted", {"n": n}, key) for n, key in enumerate(keys[:2])])
+            others = sorted([await emit(redis, "test.other", {"n": n}, key) for n, key in enumerate(keys[2:])])
+            ours = set(wanted + others)
+            left = await read_outbox(redis, group, "a")  # "a" reads them all, then dies unacknowledged
+            assert ours <= {e.id for e in left}
+
+            reader = OutboxReader(redis, group, "b", types={"test.wanted"}, claim_idle_ms=0)
+            batch = await reader.read(stop)
+            assert sorted(e.id for e in batch if e.id in ours) == wanted and {e.type for e in batch} == {"test.wanted"}
+            await reader.ack(batch)
+            # Nothing of ours is pending any more, the skipped types included: no consumer gets them again.
+            again = await read_outbox(redis, group, "c", claim_idle_ms=0, recover=True)
+            assert not ours & {e.id for e in again}
         finally:
             await redis.aclose()
 
