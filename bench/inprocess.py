@@ -69,11 +69,14 @@ class InProcessStack(Stack):
     def _found(self, name: str) -> Child | None:
         return next((child for child in self.children if child.name == name), None)
 
-    def rules(self, game_type: str) -> Child:
-        """The rules service on the shared background loop."""
+    def rules(self, game_type: str, extra: dict[str, str] | None = None) -> Child:
+        """The rules service on the shared background loop; ``extra`` settings (environment names, as
+        :meth:`bench.procs.Stack.rules` takes them) go to this process's environment, which the
+        in-process services read their settings from: a slice lifts limits only, so they may stay."""
         found = self._found(f"rules-{game_type}")
         if found is not None:
             return found
+        os.environ.update(extra or {})
         services = self._loop()
         running = services.start(game_type)
         child = ThreadServer(f"rules-{game_type}", None, running.port, self.work / "none",  # type: ignore[arg-type]
@@ -81,13 +84,13 @@ class InProcessStack(Stack):
         self.children.append(child)
         return child
 
-    def gateway(self, services: dict[str, Child]) -> Child:
-        """The gateway under uvicorn in a thread."""
+    def gateway(self, services: dict[str, Child], extra: dict[str, str] | None = None) -> Child:
+        """The gateway under uvicorn in a thread (``extra``: more settings, by environment name)."""
         found = self._found("gateway")
         if found is not None:
             return found
         addresses = {game: f"127.0.0.1:{child.port}" for game, child in services.items()}
-        gateway = Gateway(addresses, **_settings_of(UNLIMITED))
+        gateway = Gateway(addresses, **_settings_of({**UNLIMITED, **(extra or {})}))
         child = ThreadServer("gateway", None, gateway.port, self.work / "none", halt=gateway.stop)  # type: ignore[arg-type]
         self.children.append(child)
         return child
