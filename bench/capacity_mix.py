@@ -249,28 +249,48 @@ class Block:
         self._spawn(self._act(game, seat, self.shared.think(first)))
 
     async def _listen(self, player: Player, ready: asyncio.Event) -> None:
-        """The player's stream: each ``your_turn`` notice starts a turn."""
+        """The player's stream: each ``your_turn`` notice starts a turn.  A stream the server ends is
+        counted, with the code of its ``error`` event when it sent one (``player_stream_ended_<code>``),
+        and reopened after its last event as an EventSource would, so that the steps after it are not
+        measured with dead streams."""
         shared = self.shared
-        writer = None
+        last_id = ""
         try:
-            reader, writer, chunked = await _open_stream(
-                shared.port, "/v1/me/events", {"Authorization": f"Bearer {player.token}"}
-            )
-            self.streams_open += 1
-            ready.set()
-            async for event in events(reader, chunked):
-                if _field(event, b"event") == b"your_turn":
-                    self._notice(player, orjson.loads(_field(event, b"data")))
-            if self.running:
-                shared.tally.errors["player_stream_ended"] += 1
+            while self.running:
+                ended, last_id = await self._follow(player, ready, last_id)
+                if not self.running:
+                    return
+                shared.tally.errors[f"player_stream_ended{ended}"] += 1
+                await asyncio.sleep(1.0)  # an EventSource's retry
         except asyncio.CancelledError:
             raise
         except Exception as error:
             shared.tally.errors[f"player_stream_{_kind(error)}"] += 1
         finally:
             ready.set()
-            if writer is not None:
-                writer.close()
+
+    async def _follow(self, player: Player, ready: asyncio.Event, last_id: str) -> tuple[str, str]:
+        """One opening of the player's stream until the server ends it: ``_<code>`` of its ``error``
+        event (or ``""``), and the id of the last event read."""
+        headers = {"Authorization": f"Bearer {player.token}"}
+        if last_id:
+            headers["Last-Event-ID"] = last_id
+        reader, writer, chunked = await _open_stream(self.shared.port, "/v1/me/events", headers)
+        ended = ""
+        try:
+            if not ready.is_set():
+                self.streams_open += 1
+                ready.set()
+            async for event in events(reader, chunked):
+                last_id = _field(event, b"id").decode() or last_id
+                kind = _field(event, b"event")
+                if kind == b"your_turn":
+                    self._notice(player, orjson.loads(_field(event, b"data")))
+                elif kind == b"error":
+                    ended = "_" + str(orjson.loads(_field(event, b"data")).get("code", ""))
+        finally:
+            writer.close()
+        return ended, last_id
 
     def _notice(self, player: Player, data: dict[str, Any]) -> None:
         now = time.perf_counter()
