@@ -18,7 +18,9 @@ from __future__ import annotations
 
 import asyncio
 import itertools
+from collections.abc import Callable, Coroutine
 from functools import partial
+from typing import Any
 
 import grpc
 import orjson
@@ -27,7 +29,7 @@ from fastapi.responses import Response
 from sse_starlette import ServerSentEvent
 
 from chaiwala.identity.v1 import identity_pb2, identity_pb2_grpc
-from gateway.fanout import LiveEvents, final_bytes
+from gateway.fanout import LiveEvents, final_bytes, resume_pauses
 from gateway.problems import Problem, problem_from_rpc
 from gateway.routes import JSON, _backends, _call, _settings
 from gateway.sse_listener import Listener, LiveStream, Position, Relayed
@@ -99,10 +101,18 @@ async def my_events(request: Request) -> Response:
             events.append(first)
             first = await call.read()
         return JSON([{"id": e.id, "kind": e.kind, "data": orjson.loads(e.data_json)} for e in events])
-    return _stream(request, call, first, _position(cursor) if cursor else (-1, -1))
+
+    def reopen(after: str) -> grpc.aio.UnaryStreamCall:
+        resumed = identity_pb2.WatchMyEventsRequest(after=after, ticket=watch.ticket)
+        return _stub(request, live).WatchMyEvents(resumed, **options)
+
+    after = first.id if isinstance(first, identity_pb2.PlayerEvent) and first.id else cursor
+    relay_with = partial(_relay, reopen=reopen, after=after)
+    return _stream(request, [call], first, _position(cursor) if cursor else (-1, -1), relay_with)
 
 
-def _stream(request: Request, call: grpc.aio.UnaryStreamCall, first: object, last: Position) -> LiveStream:
+def _stream(request: Request, calls: list[grpc.aio.UnaryStreamCall], first: object, last: Position,
+            relay_with: Callable[..., Coroutine[Any, Any, None]]) -> LiveStream:  # fmt: skip
     """The SSE response: ``first`` (if a notice), then the call relayed once the response is live."""
     live: LiveEvents = request.app.state.live_events
     listener = Listener(_settings(request).sse_client_buffer, last, partial(final_bytes, separator="-"))
@@ -111,7 +121,7 @@ def _stream(request: Request, call: grpc.aio.UnaryStreamCall, first: object, las
 
     def leave() -> None:
         forget()
-        call.cancel()
+        calls[0].cancel()
         for task in relay:
             task.cancel()
 
@@ -121,26 +131,46 @@ def _stream(request: Request, call: grpc.aio.UnaryStreamCall, first: object, las
         return LiveStream(listener, [])
 
     def started() -> None:
-        relay.append(asyncio.create_task(_relay(call, listener), name="sse:me"))
+        relay.append(asyncio.create_task(relay_with(calls, listener), name="sse:me"))
 
     return LiveStream(listener, [_relayed(first)] if first.kind else [], on_live=started)
 
 
-async def _relay(call: grpc.aio.UnaryStreamCall, listener: Listener) -> None:
-    """Offer each notice of ``call`` to ``listener``, waiting while its socket is full; then close it."""
+async def _relay(calls: list[grpc.aio.UnaryStreamCall], listener: Listener,
+                 reopen: Callable[[str], grpc.aio.UnaryStreamCall], after: str) -> None:  # fmt: skip
+    """Offer each notice of ``calls[0]`` to ``listener``, waiting while its socket is full; then close it.
+
+    A call cut with UNAVAILABLE (a rules service recycling its connection, every
+    ``grpc.max_connection_age_ms``, or restarting) is reopened after the last notice relayed, with the
+    game streams' pauses (:func:`gateway.fanout.resume_pauses`): before, every player stream ended
+    with ``upstream_error`` about five minutes after it opened."""
+    pauses, progress = resume_pauses(), after
     try:
         while not listener.ended:
-            event = await call.read()  # read() only: a call may not mix read() and iteration
+            try:
+                event = await calls[0].read()  # read() only: a call may not mix read() and iteration
+            except grpc.aio.AioRpcError as error:
+                if error.code() != grpc.StatusCode.UNAVAILABLE:
+                    raise
+                if after != progress:
+                    pauses, progress = resume_pauses(), after
+                pause = next(pauses, None)
+                if pause is None:
+                    raise
+                await asyncio.sleep(pause)
+                calls[0] = reopen(after)
+                continue
             if not isinstance(event, identity_pb2.PlayerEvent):
                 listener.close()
                 return
+            after = event.id or after
             if event.kind:  # an empty one is the rules service's keep-alive: the keeper pings
                 listener.offer(_relayed(event))
                 await listener.drained()
     except grpc.aio.AioRpcError as error:
         listener.close(Problem(502, "upstream_error", error.code().name))
     finally:
-        call.cancel()
+        calls[0].cancel()
 
 
 @router.post("/v1/me/stream-tickets", status_code=201)
