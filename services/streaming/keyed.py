@@ -22,6 +22,7 @@ topic was let go).
 
 from __future__ import annotations
 
+import abc
 import asyncio
 import contextlib
 from collections.abc import AsyncIterator
@@ -46,7 +47,7 @@ class Topic(Broadcast[T]):
 TopicT = TypeVar("TopicT", bound=Topic[Any])
 
 
-class Followers(Generic[T, TopicT]):
+class Followers(abc.ABC, Generic[T, TopicT]):
     """Every followed key of one process and the mailboxes of its watches (see the module)."""
 
     def __init__(self, mux: StreamMux, calls: Any, buffer: int) -> None:
@@ -77,9 +78,9 @@ class Followers(Generic[T, TopicT]):
             if not topic.mailboxes and self.topics.get(name) is topic:
                 self._stop(topic)
 
+    @abc.abstractmethod
     def _topic(self, name: str) -> TopicT:
         """A new topic for ``name`` (may refuse, raising)."""
-        raise NotImplementedError
 
     def _start(self, name: str) -> TopicT:
         topic = self.topics[name] = self._topic(name)
@@ -125,9 +126,9 @@ class Followers(Generic[T, TopicT]):
         last: Any = await self.calls.xrevrange(topic.key, max="+", min="-", count=1)
         return as_text(last[0][0]) if last else "0-0"
 
+    @abc.abstractmethod
     def _deliver(self, topic: TopicT, entries: list[Entry]) -> None:
         """New entries of ``topic``'s key (in the mux's reader: must not wait)."""
-        raise NotImplementedError
 
     def _opened(self, topic: TopicT) -> None:
         """The follow of ``topic`` started (nothing by default)."""
