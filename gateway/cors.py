@@ -18,6 +18,7 @@ from starlette.middleware.cors import CORSMiddleware
 from starlette.responses import Response
 from starlette.types import Message, Send
 
+from gateway.edge import add_vary
 from gateway.problems import Problem, problem_response
 from gateway.route_table import flat_routes
 
@@ -70,13 +71,7 @@ class ProblemCORSMiddleware(CORSMiddleware):
             return
         headers = list(message.get("headers", ()))
         varies = [index for index, (name, _value) in enumerate(headers) if name == b"vary"]
-        joined = b", ".join([*(headers[index][1] for index in varies), b"Origin"])
-        for index in reversed(varies[1:]):
-            del headers[index]
-        if varies:
-            headers[varies[0]] = (b"vary", joined)
-        else:
-            headers.append((b"vary", joined))
+        add_vary(headers, varies, b"Origin")
         message["headers"] = headers
         await send(message)
 

@@ -49,6 +49,17 @@ def _route_label(scope: Scope) -> str:
     return asked or "unmatched"
 
 
+def add_vary(headers: list[tuple[bytes, bytes]], varies: list[int], name: bytes) -> None:
+    """Add ``name`` to a raw header list's ``Vary``, joining its ``vary`` lines (at ``varies``) into one."""
+    joined = b", ".join([*(headers[index][1] for index in varies), name])
+    for index in reversed(varies[1:]):
+        del headers[index]
+    if varies:
+        headers[varies[0]] = (b"vary", joined)
+    else:
+        headers.append((b"vary", joined))
+
+
 def _localized(start: AsgiMessage, language: bytes) -> None:
     """Say the answer's language (unless the route did) and that it varies with ``Accept-Language``.
 
@@ -66,13 +77,7 @@ def _localized(start: AsgiMessage, language: bytes) -> None:
     if not spoken:
         headers.append((b"content-language", language))
     if not varies or b"accept-language" not in headers[varies[0]][1].lower():
-        joined = b", ".join([*(headers[index][1] for index in varies), b"Accept-Language"])
-        for index in reversed(varies[1:]):
-            del headers[index]
-        if varies:
-            headers[varies[0]] = (b"vary", joined)
-        else:
-            headers.append((b"vary", joined))
+        add_vary(headers, varies, b"Accept-Language")
     start["headers"] = headers
 
 
