@@ -116,10 +116,12 @@ def main(argv: list[str]) -> None:
         _worker(root, game_type, url, int(rounds), int(seed))
         return
     from services.common.embedded_redis import start_redis
+    from services.common.sealing import key_file_unless_set
 
     roots = {"before": args.before, "after": HERE} if args.before else {"this": HERE}
     figures: dict[str, dict[str, list[float]]] = {side: {"plain": [], "rendered": []} for side in roots}
     with tempfile.TemporaryDirectory() as folder:
+        key_file_unless_set(Path(folder) / "secret.keys")  # the workers seal seeds with it (inherited)
         redis = start_redis(Path(folder), appendonly=False)
         try:
             for repeat in range(args.repeats):
