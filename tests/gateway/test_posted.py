@@ -2,9 +2,11 @@
 
 from __future__ import annotations
 
+from collections.abc import Callable
 from typing import Any
 
 import pytest
+from google.protobuf import any_pb2
 
 from gateway import posted
 from services.common import protojson
@@ -26,20 +28,24 @@ MOVES: list[dict[str, Any]] = [
 ]
 
 
-def _afresh(data: dict[str, Any]) -> tuple[str, bytes] | str:
+Packer = Callable[[str, str, dict[str, Any]], any_pb2.Any]
+
+
+def _answer(pack: Packer, data: dict[str, Any]) -> tuple[str, bytes] | str:
+    """What ``pack`` makes of ``data`` as a Darjeeling move: its type and bytes, or the refusal's words."""
     try:
-        packed = protojson.pack("darjeeling", "Move", data)
+        packed = pack("darjeeling", "Move", data)
     except protojson.BadMessage as error:
         return str(error)
     return packed.type_url, packed.value
+
+
+def _afresh(data: dict[str, Any]) -> tuple[str, bytes] | str:
+    return _answer(protojson.pack, data)
 
 
 def _remembered(data: dict[str, Any]) -> tuple[str, bytes] | str:
-    try:
-        packed = posted.pack("darjeeling", "Move", data)
-    except protojson.BadMessage as error:
-        return str(error)
-    return packed.type_url, packed.value
+    return _answer(posted.pack, data)
 
 
 @pytest.mark.parametrize("data", MOVES, ids=[repr(move)[:60] for move in MOVES])
