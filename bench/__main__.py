@@ -105,7 +105,7 @@ def configure(args: argparse.Namespace) -> Config:
     if args.game:
         config = replace(config, game=args.game)
     if args.blocks:
-        config = replace(config, capacity_blocks=args.blocks)
+        config = replace(config, capacity=config.capacity.holding(args.blocks))
     return config
 
 

@@ -29,15 +29,14 @@ import subprocess
 import sys
 import tempfile
 import time
-from dataclasses import dataclass, replace
 from pathlib import Path
 from typing import Any
 
 import orjson
 
 from bench import many_streams as many
-from bench.capacity_mix import PLAYERS, SPECTATED, SPECTATORS, THINK, Block, Shared, Tally
-from bench.config import Config
+from bench.capacity_mix import PLAYERS, SPECTATED, SPECTATORS, Block, Shared, Tally
+from bench.config import Config, Plan
 from bench.load import percentile
 from bench.procs import UNLIMITED, cpu_seconds, process_tree, rss_bytes
 from bench.results import Row
@@ -49,36 +48,6 @@ OPERATOR_KEY = "bench-capacity-operator-key-0123456789abcdef"  # this run's own 
 WEBHOOKS = {"/turns": ["turn.started"], "/games": ["game.started", "game.finished"]}
 
 
-@dataclass(frozen=True)
-class Plan:
-    """How the ramp goes: blocks per step, how long each settles and is held, the think times."""
-
-    levels: tuple[int, ...]
-    settle: float
-    hold: float
-    min_moves: int  # a step is held on (5 s at a time, up to ``max_hold``) until this many moves were timed
-    max_hold: float
-    grace: float  # how long a notice or webhook may take before it counts as missing
-    think: tuple[float, float]
-    narrow: int  # halvings between the last good and the first bad step
-    budget: float  # seconds for the ramp; no new step starts after it
-    every: bool = False  # hold every level (``--blocks``), not only up to the first that breaks
-
-
-FULL = Plan(
-    levels=(1, 2, 4, 8, 16, 32, 64, 128),
-    settle=8.0,
-    hold=30.0,
-    min_moves=300,
-    max_hold=75.0,
-    grace=8.0,
-    think=THINK,
-    narrow=2,
-    budget=480.0,
-)
-QUICK = Plan(
-    levels=(1,), settle=1.0, hold=3.0, min_moves=0, max_hold=3.0, grace=5.0, think=(0.2, 1.0), narrow=0, budget=60.0
-)
 IDLE_SECONDS = 10.0  # the stack's CPU at rest, before the ramp (subtracted for the CPU per move)
 
 
@@ -424,9 +393,7 @@ def _mix_of(step: dict[str, Any] | None) -> dict[str, Any]:
 
 def run(config: Config) -> list[Row]:
     """The ramp (or the quick slice's one step) on ``make run``'s stack; its rows."""
-    plan = QUICK if config.quick else FULL
-    if config.capacity_blocks:
-        plan = replace(plan, levels=config.capacity_blocks, narrow=0, every=True, budget=3600.0)
+    plan = config.capacity
     per_block = {"players": PLAYERS, "spectators": SPECTATED * SPECTATORS}
     print(
         f"[bench capacity] blocks of {per_block}; think {plan.think} s; {config.workers} processes per service",

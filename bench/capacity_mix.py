@@ -1,15 +1,15 @@
 """The ``capacity`` suite's load: blocks of players, games, bots and spectators that act like people.
 
-A :class:`Block` is the unit the suite ramps by.  With ``PLAYERS`` guest players (``POST
+A :class:`Block` is the unit the suite ramps by. With ``PLAYERS`` guest players (``POST
 /v1/sessions``) it holds ``PLAYERS`` two-seat games between them (game ``j`` seats players ``j`` and
 ``j + 1``: everyone sits in two), one game against the conductor's heuristic bot for every fourth
-player, and ``SPECTATORS`` anonymous watchers of a few of the human games.  Every player keeps
-``GET /v1/me/events`` open and acts only when told: on a ``your_turn`` notice it thinks for a time
-drawn log-uniformly between :data:`THINK` seconds ("every few seconds to minutes"), reads its legal
-moves, and posts one of them (when the answer says the same turn goes on, as a turn of several
-steps does, it thinks and acts again: no second notice comes for one turn).  Nothing is scripted
-across players: a move reaches the next player through the server (its notice), a bot's reply
-through the conductor, a spectator's event through the game's stream.
+player, and ``SPECTATORS`` anonymous watchers of a few of the human games. Every player keeps ``GET
+/v1/me/events`` open and acts only when told: on a ``your_turn`` notice it thinks for a time drawn
+log-uniformly between the plan's two think times (:attr:`bench.config.Plan.think`: "every few
+seconds to minutes"), reads its legal moves, and posts one of them (when the answer says the same
+turn goes on, as a turn of several steps does, it thinks and acts again: no second notice comes for
+one turn). Nothing is scripted across players: a move reaches the next player through the server
+(its notice), a bot's reply through the conductor, a spectator's event through the game's stream.
 
 What one block measures into the step's :class:`Tally`: the read and the move (``POST /moves``)
 latencies; the notice's time from the move that caused it to the next player's stream (human
@@ -39,7 +39,6 @@ PLAYERS = 40  # guest players per block
 BOT_EVERY = 4  # every fourth player also plays the conductor's bot
 SPECTATED = 5  # human games of a block with spectators
 SPECTATORS = 2  # per spectated game
-THINK = (2.0, 120.0)  # a turn's think time, log-uniform between these (seconds)
 BOT = "heuristic"
 EVENT_ID = re.compile(rb"^id: (\d+):", re.M)
 

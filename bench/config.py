@@ -1,12 +1,34 @@
 """How long and how wide a benchmark run is: the full run (``make bench``) or the quick slice.
 
 The quick slice (``--quick``; what ``tests/benchmarks/test_bench_runs.py`` runs) only checks that
-every case runs and reports well-formed numbers; its figures mean little.
+every case runs and reports well-formed numbers; its figures mean little.  This module is the one
+place both sizes are written down, the capacity suite's ramp (:class:`Plan`) included.
 """
 
 from __future__ import annotations
 
 from dataclasses import dataclass, replace
+
+
+@dataclass(frozen=True)
+class Plan:
+    """How the capacity suite's ramp goes (:mod:`bench.capacity`): blocks per step, how long each
+    settles and is held, the think times.  The defaults are the full run's."""
+
+    levels: tuple[int, ...] = (1, 2, 4, 8, 16, 32, 64, 128)
+    settle: float = 8.0
+    hold: float = 30.0
+    min_moves: int = 300  # a step is held on (5 s at a time, up to ``max_hold``) until this many moves were timed
+    max_hold: float = 75.0
+    grace: float = 8.0  # how long a notice or webhook may take before it counts as missing
+    think: tuple[float, float] = (2.0, 120.0)  # a turn's think time, log-uniform between these (seconds)
+    narrow: int = 2  # halvings between the last good and the first bad step
+    budget: float = 480.0  # seconds for the ramp; no new step starts after it
+    every: bool = False  # hold every level (``--blocks``), not only up to the first that breaks
+
+    def holding(self, blocks: tuple[int, ...]) -> Plan:
+        """``--blocks``: these mixes held one after another, every one measured, instead of the ramp."""
+        return replace(self, levels=blocks, narrow=0, every=True, budget=3600.0)
 
 
 @dataclass(frozen=True)
@@ -30,9 +52,8 @@ class Config:
     many_listeners: int = 20000
     many_players: int = 10000
     player_games: int = 2
-    # The capacity suite (bench.capacity): block counts to hold one after another, every one measured
-    # (``--blocks``); empty: the ramp, which stops at the first step that breaks and narrows.
-    capacity_blocks: tuple[int, ...] = ()
+    # The capacity suite's ramp (bench.capacity), or with ``--blocks`` the mixes it holds (Plan.holding).
+    capacity: Plan = Plan()
     memory_moves: int = 400
     engine_seconds: float = 2.0
     quick: bool = False
@@ -52,5 +73,9 @@ QUICK = replace(
     many_players=20,
     memory_moves=12,
     engine_seconds=0.05,
+    # One small step with short think times, held for seconds: the suite runs and reports, no figure.
+    capacity=Plan(
+        levels=(1,), settle=1.0, hold=3.0, min_moves=0, max_hold=3.0, grace=5.0, think=(0.2, 1.0), narrow=0, budget=60.0
+    ),
     quick=True,
 )
