@@ -1,11 +1,12 @@
 """The whole stack at rest: CPU per process while nothing happens (``python -m bench idle``).
 
-Starts the stack as ``make run`` does — the real ``python -m services.processes`` with every
-game, its embedded Redis, the conductor, the tournament director, the webhook dispatcher and the
-gateway, ``--workers`` processes per server, every port free — waits until the gateway is ready,
-lets start-up settle, then reads every process's CPU time from ``/proc`` at the start and the end of
-a quiet window.  One row: the share of one core the whole tree used (goal: ≤ 1 %); the details
-give each process's share, named by what it runs, so a process that polls shows itself.
+Starts the stack as ``make run`` does — the real ``python -m services.processes`` with every game,
+its embedded Redis, the conductor, the tournament director, the webhook dispatcher and the gateway,
+``--workers`` processes per server, every port free (the tests' and the capacity suite's
+:class:`tests.support.supervised.Supervised`) — waits until the gateway is ready, lets start-up
+settle, then reads every process's CPU time from ``/proc`` at the start and the end of a quiet
+window. One row: the share of one core the whole tree used (goal: ≤ 1 %); the details give each
+process's share, named by what it runs, so a process that polls shows itself.
 The REST suite reports the same figure for its own (smaller) stack beside the move path.
 """
 
@@ -13,67 +14,17 @@ from __future__ import annotations
 
 import contextlib
 import os
-import subprocess
-import sys
 import tempfile
 import time
 from pathlib import Path
 
-import httpx
-
 from bench.config import Config
-from bench.procs import CLOCK_TICKS, ROOT, process_tree
+from bench.procs import CLOCK_TICKS, process_tree
 from bench.results import Row
-from services.common.embedded_redis import free_port
-from services.common.processes import stop_process
+from tests.support.supervised import Supervised
 
 SUITE = "idle"
 SETTLE_SECONDS = 10.0  # start-up work (imports, first sweeps, Redis loading) is not idling
-
-
-def _ports(count: int) -> list[int]:
-    ports: list[int] = []
-    while len(ports) < count:
-        port = free_port()
-        if port not in ports:
-            ports.append(port)
-    return ports
-
-
-def supervisor_env(directory: Path, workers: int) -> tuple[dict[str, str], int]:
-    """The supervisor's environment with every port free (as ``make run``'s, moved off the defaults)."""
-    from services.processes.supervisor import game_order
-
-    games = len(game_order())
-    ports = _ports(10 + 2 * games)
-    http, redis, conductor, tournament, tournament_metrics, webhook, webhook_metrics, notify, notify_metrics = ports[:9]
-    env = {
-        **os.environ,
-        "PYTHONPATH": f"{ROOT}:{ROOT / 'gen'}",
-        "CHAIWALA_HTTP_PORT": str(http),
-        "CHAIWALA_RUN_GRPC_PORTS": ",".join(map(str, ports[10 : 10 + games])),
-        "CHAIWALA_RUN_METRICS_PORTS": ",".join(map(str, ports[10 + games :])),
-        "CHAIWALA_RUN_CONDUCTOR_METRICS_PORT": str(conductor),
-        "CHAIWALA_RUN_TOURNAMENT_PORT": str(tournament),
-        "CHAIWALA_RUN_TOURNAMENT_METRICS_PORT": str(tournament_metrics),
-        "CHAIWALA_RUN_WEBHOOK_GRPC_PORT": str(webhook),
-        "CHAIWALA_RUN_WEBHOOK_METRICS_PORT": str(webhook_metrics),
-        "CHAIWALA_RUN_NOTIFY_GRPC_PORT": str(notify),
-        "CHAIWALA_RUN_NOTIFY_METRICS_PORT": str(notify_metrics),
-        "CHAIWALA_REDIS_PORT": str(redis),
-        "CHAIWALA_VAR_DIR": str(directory),
-        "CHAIWALA_LOG_LEVEL": "warning",
-        "CHAIWALA_GRPC_PROCESSES": str(workers),
-        "CHAIWALA_HTTP_WORKERS": str(workers),
-    }
-    env.pop("REDIS_URL", None)
-    return env, http
-
-
-def _ready(port: int) -> bool:
-    with contextlib.suppress(httpx.HTTPError):
-        return httpx.get(f"http://127.0.0.1:{port}/readyz", timeout=2).status_code == 200
-    return False
 
 
 def _name(pid: int) -> str:
@@ -116,24 +67,19 @@ def run(config: Config) -> list[Row]:
     # CPU time is counted in 10 ms ticks per process: over 20 s one tick is 0.05 % of a core, and
     # 21 processes' rounding moved the total by a few tenths of a percent between runs of the same
     # tree; a minute's window divides that by three.
+    from services.processes.supervisor import game_order
+
     window = 3.0 if config.quick else max(60.0, 2 * config.seconds)
     with tempfile.TemporaryDirectory(prefix="chaiwala-idle-") as work:
-        env, port = supervisor_env(Path(work), config.workers)
-        with (Path(work) / "supervisor.log").open("wb") as log:
-            process = subprocess.Popen([sys.executable, "-m", "services.processes"], cwd=ROOT, env=env,
-                                       stdout=log, stderr=log)  # fmt: skip
+        stack = Supervised(Path(work), games=tuple(game_order()), processes=config.workers)
         try:
-            deadline = time.monotonic() + 120
-            while not _ready(port):
-                if process.poll() is not None or time.monotonic() > deadline:
-                    log_text = (Path(work) / "supervisor.log").read_text()[-2000:]
-                    raise RuntimeError(f"the stack did not start:\n{log_text}")
-                time.sleep(0.3)
+            stack.start(seconds=120)
+            assert stack.process is not None
             time.sleep(1.0 if config.quick else SETTLE_SECONDS)
-            total, shares = measure_tree(process.pid, window)
-            processes = len(process_tree(process.pid))
+            total, shares = measure_tree(stack.process.pid, window)
+            processes = len(process_tree(stack.process.pid))
         finally:
-            stop_process(process, timeout=30)
+            stack.stop()
     details = {"window_s": window, "processes": processes, "load_average": os.getloadavg()[0], **shares}
     return [Row(SUITE, "idle_stack_cpu", "% of a core", round(total, 3), "goal_percent", 1.0, better="lower",
                 goal=1.0, details=details)]  # fmt: skip
