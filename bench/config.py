@@ -52,6 +52,10 @@ class Config:
     many_listeners: int = 20000
     many_players: int = 10000
     player_games: int = 2
+    # Their quiet windows: the gateway's CPU with every stream open and nothing played, and (players)
+    # Redis's commands with and without the players connected.
+    idle_seconds: float = 5.0
+    redis_window: float = 10.0
     # The capacity suite's ramp (bench.capacity), or with ``--blocks`` the mixes it holds (Plan.holding).
     capacity: Plan = Plan()
     memory_moves: int = 400
@@ -71,6 +75,8 @@ QUICK = replace(
     sse_deadline=15.0,
     many_listeners=40,
     many_players=20,
+    idle_seconds=1.0,
+    redis_window=2.0,
     memory_moves=12,
     engine_seconds=0.05,
     # One small step with short think times, held for seconds: the suite runs and reports, no figure.

@@ -4,14 +4,19 @@ Booting four Python servers on a busy two-core machine takes longer than the who
 slice; threads start in a moment.  The figures of such a run mean nothing (client and servers
 share one interpreter, and "CPU per move" counts them all) — the quick slice only proves that
 every case runs end to end and reports well-formed rows.  Redis is still a real server.
+
+A suite that asks for settings of its own (``extra``: the many-streams suites lift their stream and
+session limits) gets servers of its own, started with them: the shared ones were started without,
+and a running server takes no new settings (before, the suite silently got the shared ones).
 """
 
 from __future__ import annotations
 
+import contextlib
 import os
 import threading
 import time
-from collections.abc import Callable
+from collections.abc import Callable, Iterator
 from dataclasses import dataclass, field
 from typing import Any
 
@@ -29,6 +34,7 @@ class ThreadServer(Child):
     """A server running in a thread of this process."""
 
     halt: Callable[[], None] = field(default=lambda: None)
+    settings: dict[str, str] = field(default_factory=dict)  # what it was started with, by environment name
 
     @property
     def pid(self) -> int:
@@ -52,6 +58,22 @@ def _settings_of(env: dict[str, str]) -> dict[str, Any]:
     return {name.removeprefix("CHAIWALA_").lower(): value for name, value in env.items()}
 
 
+@contextlib.contextmanager
+def _environment(extra: dict[str, str]) -> Iterator[None]:
+    """``extra`` in this process's environment while a service boots (it reads its settings then), and
+    put back after: the process may be a test run, whose other servers must not inherit them."""
+    saved = {name: os.environ.get(name) for name in extra}
+    os.environ.update(extra)
+    try:
+        yield
+    finally:
+        for name, value in saved.items():
+            if value is None:
+                os.environ.pop(name, None)
+            else:
+                os.environ[name] = value
+
+
 @dataclass
 class InProcessStack(Stack):
     """:class:`~bench.procs.Stack` with every server in a thread (Redis stays a process)."""
@@ -66,32 +88,36 @@ class InProcessStack(Stack):
             self.services = Services(self.redis_url)
         return self.services
 
-    def _found(self, name: str) -> Child | None:
-        return next((child for child in self.children if child.name == name), None)
+    def _found(self, name: str, settings: dict[str, str] | None = None) -> Child | None:
+        """The server ``name`` already running with exactly these settings."""
+        wanted = settings or {}
+        running = (child for child in self.children if isinstance(child, ThreadServer) and child.name == name)
+        return next((child for child in running if child.settings == wanted), None)
 
     def rules(self, game_type: str, extra: dict[str, str] | None = None) -> Child:
         """The rules service on the shared background loop; ``extra`` settings (environment names, as
-        :meth:`bench.procs.Stack.rules` takes them) go to this process's environment, which the
-        in-process services read their settings from: a slice lifts limits only, so they may stay."""
-        found = self._found(f"rules-{game_type}")
+        :meth:`bench.procs.Stack.rules` takes them) are in this process's environment while it boots."""
+        found = self._found(f"rules-{game_type}", extra)
         if found is not None:
             return found
-        os.environ.update(extra or {})
         services = self._loop()
-        running = services.start(game_type)
+        with _environment(extra or {}):
+            running = services.start(game_type)
         child = ThreadServer(f"rules-{game_type}", None, running.port, self.work / "none",  # type: ignore[arg-type]
-                             halt=lambda: services.stop(running))  # fmt: skip
+                             halt=lambda: services.stop(running), settings=dict(extra or {}))  # fmt: skip
         self.children.append(child)
         return child
 
     def gateway(self, services: dict[str, Child], extra: dict[str, str] | None = None) -> Child:
         """The gateway under uvicorn in a thread (``extra``: more settings, by environment name)."""
-        found = self._found("gateway")
+        addresses = {game: f"127.0.0.1:{child.port}" for game, child in services.items()}
+        settings = {**(extra or {}), **{f"CHAIWALA_SERVICE_{game.upper()}": at for game, at in addresses.items()}}
+        found = self._found("gateway", settings)
         if found is not None:
             return found
-        addresses = {game: f"127.0.0.1:{child.port}" for game, child in services.items()}
         gateway = Gateway(addresses, **_settings_of({**UNLIMITED, **(extra or {})}))
-        child = ThreadServer("gateway", None, gateway.port, self.work / "none", halt=gateway.stop)  # type: ignore[arg-type]
+        child = ThreadServer("gateway", None, gateway.port, self.work / "none",  # type: ignore[arg-type]
+                             halt=gateway.stop, settings=settings)  # fmt: skip
         self.children.append(child)
         return child
 

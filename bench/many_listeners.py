@@ -48,11 +48,9 @@ def _layout(players: Players, games: int) -> tuple[tuple[str, ...], tuple[str, .
 
 async def _play(players: Players, games: int, config: Config, listeners_of: dict[int, list[int]] | None,
                 sent: many.Sent, rate: float = 0.0) -> dict[str, Any]:  # fmt: skip
-    """The movers (closed loop, or paced at ``rate``): loop ``i`` plays games ``i``, ``i + DRIVERS``, …
-    in turn; each send is noted."""
+    """The movers (closed loop, or paced at ``rate``; :func:`bench.many_streams.drive`); each send is noted."""
 
-    async def move(loop: int, k: int) -> None:
-        index = many.game_of(loop, k, games)
+    async def move(index: int) -> None:
         choice = await players.choose(index)
         at = time.perf_counter()
         await players.submit(index, choice)
@@ -63,7 +61,7 @@ async def _play(players: Players, games: int, config: Config, listeners_of: dict
             sent.expected[(listener, version)] = at
             sent.answered[(listener, version)] = answered
 
-    tally = await many.drive(move, config.seconds, config.warmup, rate)
+    tally = await many.drive(move, games, config.seconds, config.warmup, rate)
     return {"rate": tally.rate, **tally.summary()}
 
 
@@ -97,7 +95,7 @@ async def _measure(config: Config) -> list[Row]:
         for listener, index in enumerate(game_of):
             listeners_of.setdefault(index, []).append(listener)
         target = Target(gateway.port, paths=paths, headers=headers)
-        listeners, opened = await many.connect(target, len(paths), gateway)
+        listeners, opened = await many.connect(target, len(paths), gateway, config.idle_seconds)
         try:
             loaded = await _play(players, games, config, None, many.Sent())
             sent, rate = many.Sent(), many.probe_rate(quiet["rate"])

@@ -4,8 +4,8 @@
 seated in two two-seat games (game ``j`` seats players ``j`` and ``j + 1``), every player holding
 ``GET /v1/me/events`` open on one gateway worker with their bearer.  Movers play the games as in
 the ``listeners`` suite (:mod:`bench.many_streams`); a move that makes a seat due sends its player a
-``your_turn`` notice, whose ``"version"`` the player's listener stamps.  Rows: moves/s with the
-players connected against none (goal ≥ 0.8), ``your_turn`` delivery p99 against the bare server
+``your_turn`` notice, whose ``"seat"`` and ``"version"`` the player's listener stamps.  Rows: moves/s
+with the players connected against none (goal ≥ 0.8), ``your_turn`` delivery p99 against the bare server
 (goal ≤ 2×), memory per connection, and **Redis reads per connected player**: Redis's own command
 counts (``INFO commandstats``) over a quiet window with every player connected, per player and
 second (the feeds are read by the rules services' stream mux: no read per player), beside the
@@ -25,13 +25,14 @@ from bench import many_streams as many
 from bench.config import Config
 from bench.rest_path import Players, Seat
 from bench.results import Row
-from bench.sse_listeners import Target
+from bench.sse_listeners import SPAN, Target
 from tests.support.seeds import seed_hex
 
 SUITE = "players"
 NOUNS = many.Nouns(SUITE, "player", "notice", "notice")
-QUIET_SECONDS = 10.0
-VERSION = rb'"version":(\d+)'  # a your_turn notice's data carries the version that made the seat due
+# A your_turn notice's data carries the seat told and the version that made it due: stamped as
+# seat * SPAN + version (bench.sse_listeners.numbered), since a player's two games reach the same versions.
+NOTICE = rb'"seat":(\d+),"version":(\d+)'
 
 
 async def _guests(client: httpx.AsyncClient, count: int) -> list[tuple[str, str]]:
@@ -68,8 +69,7 @@ async def _play(players: Players, config: Config, sent: many.Sent | None, rate: 
     """The movers over the players' games; each notice a move causes is expected at its player."""
     count = len(players.games)
 
-    async def move(loop: int, k: int) -> None:
-        index = many.game_of(loop, k, count)
+    async def move(index: int) -> None:
         choice = await players.choose(index)
         before = list(choice.game.to_act)
         at = time.perf_counter()
@@ -80,12 +80,12 @@ async def _play(players: Players, config: Config, sent: many.Sent | None, rate: 
             return
         for seat in game.to_act:
             if seat not in before:  # became due: its player is told (services.lobby.feed.becoming_due)
-                player = (index + seat) % count
-                sent.expected[(player, game.version)] = at
-                sent.answered[(player, game.version)] = answered
-                sent.order.append((at, f"/events/{player}", game.version))
+                player, number = (index + seat) % count, seat * SPAN + game.version
+                sent.expected[(player, number)] = at
+                sent.answered[(player, number)] = answered
+                sent.order.append((at, f"/events/{player}", number))
 
-    tally = await many.drive(move, config.seconds, config.warmup, rate)
+    tally = await many.drive(move, count, config.seconds, config.warmup, rate)
     return {"rate": tally.rate, **tally.summary()}
 
 
@@ -107,9 +107,9 @@ async def _redis_commands(redis_url: str, seconds: float) -> dict[str, float]:
     return {"commands_per_s": (after[0] - before[0]) / seconds, "xread_per_s": (after[1] - before[1]) / seconds}
 
 
-def _frame(version: int) -> bytes:
-    data = b'{"game_id":"darjeeling-0123456789abcdef01234567","game_type":"darjeeling","seat":1,"version":%d}'
-    return b"id: 1796640000000-0\nevent: your_turn\ndata: " + data % version + b"\n\n"
+def _frame(number: int) -> bytes:
+    data = b'{"game_id":"darjeeling-0123456789abcdef01234567","game_type":"darjeeling","seat":%d,"version":%d}'
+    return b"id: 1796640000000-0\nevent: your_turn\ndata: " + data % divmod(number, SPAN) + b"\n\n"
 
 
 async def _measure(config: Config) -> list[Row]:
@@ -120,12 +120,12 @@ async def _measure(config: Config) -> list[Row]:
         guests = await _guests(client, count)
         await _games(client, players, config.game, guests)
         quiet = await _play(players, config, None)
-        idle_none = await _redis_commands(running.redis_url, QUIET_SECONDS)
-        target = Target(gateway.port, paths=("/v1/me/events",) * count, pattern=VERSION,
+        idle_none = await _redis_commands(running.redis_url, config.redis_window)
+        target = Target(gateway.port, paths=("/v1/me/events",) * count, pattern=NOTICE,
                         headers=tuple(f"Authorization: Bearer {token}" for _, token in guests))  # fmt: skip
-        listeners, opened = await many.connect(target, count, gateway)
+        listeners, opened = await many.connect(target, count, gateway, config.idle_seconds)
         try:
-            idle = await _redis_commands(running.redis_url, QUIET_SECONDS)
+            idle = await _redis_commands(running.redis_url, config.redis_window)
             loaded = await _play(players, config, None)
             sent = many.Sent()
             paced = await _play(players, config, sent, many.probe_rate(quiet["rate"]))
@@ -134,10 +134,10 @@ async def _measure(config: Config) -> list[Row]:
             await asyncio.to_thread(listeners.stop)
     case = {**many.deliveries(sent, listeners.first), **opened, **many.stream_errors(listeners),
             "paced_moves_per_s": round(paced["rate"], 2), "paced_move_p99_ms": paced["p99_ms"]}  # fmt: skip
-    bare = await many.floor(tuple(f"/events/{n}" for n in range(count)), sent, _frame, VERSION)
+    bare = await many.floor(tuple(f"/events/{n}" for n in range(count)), sent, _frame, NOTICE)
     details = {"players": count, "games": len(players.games), "games_per_player": 2, "gateway_workers": 1,
                "rules_workers": config.workers, **limits}  # fmt: skip
-    return _rows(case, bare, quiet, loaded, details, idle, idle_none)
+    return _rows(case, bare, quiet, loaded, {**details, "idle_window_s": config.redis_window}, idle, idle_none)
 
 
 def _rows(case: dict[str, Any], bare: dict[str, Any], quiet: dict[str, Any], loaded: dict[str, Any],
@@ -148,7 +148,7 @@ def _rows(case: dict[str, Any], bare: dict[str, Any], quiet: dict[str, Any], loa
         *many.rows(NOUNS, case, bare, quiet, loaded, details),
         Row(SUITE, f"redis_commands_per_player_per_minute_{count}_players", "commands", round(extra * 60 / count, 4),
             "none", 0.0, better="lower",
-            details={"idle_window_s": QUIET_SECONDS, "connected": idle, "none_connected": idle_none,
+            details={"idle_window_s": details["idle_window_s"], "connected": idle, "none_connected": idle_none,
                      "xread_per_s_connected": round(idle["xread_per_s"], 2)}),
     ]  # fmt: skip
 

@@ -43,7 +43,9 @@ from bench.sse_listeners import ListenerGroup, Target
 DRIVERS = 8  # concurrent move loops, as the sse suite's throughput run
 PER_PROCESS = 5000  # listeners per child process (each child is one epoll loop)
 PROBE_MAX_RATE = 100.0  # moves a second of the latency phase, at most
-IDLE_SECONDS = 5.0  # the gateway's CPU with every listener connected and nothing played
+# The latency phase lasts at least this many moves at its pace (the quick slice's half second at a
+# few moves a second made one or two notices, or none, for the players suite's p99 and its test).
+PROBE_MOVES = 16
 MANY = "1000000"
 # One gateway worker, open to every stream of the run (bench.procs.UNLIMITED covers the rest).
 GATEWAY = {
@@ -120,23 +122,29 @@ def deliveries(sent: Sent, first: dict[tuple[int, int], float]) -> dict[str, Any
     return found
 
 
-async def drive(move: Callable[[int, int], Awaitable[None]], seconds: float, warmup: float, rate: float = 0.0) -> Tally:
-    """:data:`DRIVERS` movers; ``move(loop, k)`` plays its ``k``-th move.  A closed loop (as fast as
-    the stack answers: the throughput), or paced at ``rate`` moves a second in all."""
-    counts = [0] * DRIVERS
+async def drive(move: Callable[[int], Awaitable[None]], games: int, seconds: float, warmup: float,
+                rate: float = 0.0) -> Tally:  # fmt: skip
+    """:data:`DRIVERS` movers (fewer when there are fewer ``games``); ``move(index)`` plays one move of
+    game ``index``.  Each mover has its own games, played in turn (:func:`game_of`), so two movers never
+    race for one game (a version conflict, counted as an error).  A closed loop (as fast as the stack
+    answers: the throughput), or paced at ``rate`` moves a second in all, for :data:`PROBE_MOVES` moves
+    at least."""
+    movers = max(1, min(DRIVERS, games))
+    seconds = max(seconds, PROBE_MOVES / rate) if rate else seconds
+    counts = [0] * movers
 
     async def body(loop: int) -> None:
         counts[loop] += 1
-        await move(loop, counts[loop] - 1)
+        await move(game_of(loop, counts[loop] - 1, games, movers))
 
-    return await closed_loop(body, DRIVERS, seconds, warmup, pace=DRIVERS / rate if rate else 0.0)
+    return await closed_loop(body, movers, seconds, warmup, pace=movers / rate if rate else 0.0)
 
 
-def game_of(loop: int, k: int, games: int) -> int:
-    """The game of mover ``loop``'s ``k``-th move: each mover has its own games (``g % DRIVERS == loop``),
-    played in turn, so two movers never race for one game (a version conflict)."""
-    own = max(1, (games - loop + DRIVERS - 1) // DRIVERS)
-    return (loop + DRIVERS * (k % own)) % games
+def game_of(loop: int, k: int, games: int, movers: int) -> int:
+    """The game of mover ``loop``'s ``k``-th move: mover ``loop`` of ``movers`` (at most ``games``) plays
+    the games ``g`` with ``g % movers == loop`` in turn."""
+    own = (games - loop + movers - 1) // movers
+    return loop + movers * (k % own)
 
 
 def probe_rate(quiet_rate: float) -> float:
@@ -146,8 +154,11 @@ def probe_rate(quiet_rate: float) -> float:
     return max(1.0, min(PROBE_MAX_RATE, quiet_rate / 2))
 
 
-async def connect(target: Target, count: int, gateway: Child) -> tuple[ListenerGroup, dict[str, Any]]:
-    """Open ``count`` listeners; how many opened, what failed, how fast, and the memory they cost."""
+async def connect(
+    target: Target, count: int, gateway: Child, idle_seconds: float
+) -> tuple[ListenerGroup, dict[str, Any]]:
+    """Open ``count`` listeners; how many opened, what failed, how fast, the memory they cost, and the
+    gateway's CPU holding them for ``idle_seconds`` with nothing happening."""
     listeners = ListenerGroup(target, count, processes_for(count))
     before = rss_bytes(gateway.pid)
     started = time.monotonic()
@@ -156,7 +167,7 @@ async def connect(target: Target, count: int, gateway: Child) -> tuple[ListenerG
     await asyncio.sleep(2.0)  # upstream watches settle (their history reads) before memory is read
     gained = rss_bytes(gateway.pid) - before
     cpu, idle_from = gateway.cpu(), time.monotonic()
-    await asyncio.sleep(IDLE_SECONDS)  # what holding them costs with nothing happening (pings)
+    await asyncio.sleep(idle_seconds)  # what holding them costs with nothing happening (pings)
     idle = (gateway.cpu() - cpu) / (time.monotonic() - idle_from)
     return listeners, {
         "open": listeners.opened,

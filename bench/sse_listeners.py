@@ -38,6 +38,7 @@ CONNECT_SECONDS = 30.0
 TAIL = 32  # bytes kept per socket, so an id line split over two reads is still found
 POLL_SECONDS = 0.05
 NOBODY = 2**62  # the progress of a child with no open socket: it holds nobody up
+SPAN = 2**32  # a pattern's two groups number an arrival as first * SPAN + second (see numbered)
 
 
 @dataclass(frozen=True)
@@ -49,7 +50,8 @@ class Target:
     stream: str = ""  # redis mode: the stream key to follow
     password: str = field(default="", repr=False)  # redis mode: Redis's password (AUTH first)
     # Many streams (bench.many_streams): listener n asks for paths[n] with the header line
-    # headers[n] ("" for none), and each arrival is stamped once per (n, number found by pattern).
+    # headers[n] ("" for none), and each arrival is stamped once per (n, number found by pattern:
+    # see numbered).
     paths: tuple[str, ...] = ()
     headers: tuple[str, ...] = field(default=(), repr=False)
     pattern: bytes = rb"\nid: (\d+):"
@@ -166,7 +168,7 @@ class _Child:
             self.errors["error_event" + said] += 1
         if self.target.paths:  # many streams: the first arrival of each number at each listener
             for match in re.findall(self.target.pattern, text):
-                self.first.setdefault((entry.index, int(match)), now)
+                self.first.setdefault((entry.index, numbered(match)), now)
             return
         newest = entry.seen
         for match in ID_LINE.findall(text):
@@ -203,6 +205,15 @@ class _Child:
                        "errors": dict(self.errors)})  # fmt: skip
         for fd in list(self.sockets):
             self._drop(fd)
+
+
+def numbered(match: bytes | tuple[bytes, bytes]) -> int:
+    """The number a :attr:`Target.pattern` match stamps: its group, or with two groups ``first * SPAN +
+    second`` (a player's notices name a seat and a version: two games of one player reach the same
+    versions, and only the seat tells their notices apart)."""
+    if isinstance(match, tuple):
+        return int(match[0]) * SPAN + int(match[1])
+    return int(match)
 
 
 def _xread(stream: str, after: str) -> bytes:

@@ -115,6 +115,45 @@ def test_the_capacity_slice_plays_the_whole_mix_on_make_runs_stack(capacity_run:
         assert row["value"] >= 0 and row["baseline_value"] > 0, row
 
 
+def _many_streams_run(tmp_path_factory: pytest.TempPathFactory, suite: str) -> dict[str, dict[str, Any]]:
+    """One many-streams suite's quick slice (its own run: one test each, so xdist runs it once), its rows
+    well-formed and every stream holder's load real: each connected, none ended early, every event or
+    notice expected arrived at the gateway's listeners and at the bare server's, no move refused."""
+    doc = main(["--quick", "--out", str(tmp_path_factory.mktemp(suite)), suite])
+    rows = _rows(doc, suite)  # type: ignore[arg-type]
+    assert "suite_failed" not in rows, rows.get("suite_failed")
+    for row in rows.values():  # the players' Redis commands are counted against none ("none", 0)
+        assert row["value"] >= 0 and (row["baseline_value"] > 0 or row["baseline"] == "none"), row
+    count = 40 if suite == "listeners" else 20  # bench.config.QUICK's many_listeners and many_players
+    moves = rows[f"moves_with_{count}_{suite}"]
+    assert moves["goal"] == 0.8 and moves["details"]["move_errors"] == moves["details"]["quiet_errors"] == 0
+    latency = "delivery" if suite == "listeners" else "notice"
+    streams = rows[f"{latency}_p99_{count}_{suite}_vs_floor"]
+    assert streams["goal"] == 2.0 and "failed" not in streams["details"], streams["details"]
+    case, floor = streams["details"], streams["details"]["floor"]
+    assert case["open"] == floor["open"] == count and case["connect_errors"] == 0, case
+    assert case["closed_early"] == 0 and "stream_error_kinds" not in case, case
+    assert case["missed"] == floor["missed"] == 0 and case["deliveries"] == floor["deliveries"] > 0, case
+    assert rows[f"memory_per_connection_{count}_{suite}"]["details"] == {"open": count, "floor_open": count}
+    return rows
+
+
+@pytest.mark.slow  # about 20 s: make test runs it, make test-fast not
+def test_the_listeners_slice_reaches_every_listener_of_every_game(tmp_path_factory: pytest.TempPathFactory) -> None:
+    rows = _many_streams_run(tmp_path_factory, "listeners")
+    details = rows["moves_with_40_listeners"]["details"]
+    assert (details["games"], details["per_game"]) == (4, "2 seats + 8 spectators")
+    assert details["rules_redis_connections"] > 0  # the rules services' stream muxes, counted in Redis
+
+
+@pytest.mark.slow  # about 25 s: make test runs it, make test-fast not
+def test_the_players_slice_tells_every_player_whose_turn_came(tmp_path_factory: pytest.TempPathFactory) -> None:
+    rows = _many_streams_run(tmp_path_factory, "players")
+    assert rows["moves_with_20_players"]["details"]["games"] == 20
+    redis = rows["redis_commands_per_player_per_minute_20_players"]["details"]
+    assert redis["idle_window_s"] > 0 and redis["connected"]["commands_per_s"] >= 0
+
+
 def test_compare_adds_the_earlier_ratio_and_the_change() -> None:
     rows = [Row("rest", "a", "moves/s", 50, "trivial", 100, goal=0.35), Row("sse", "b", "ms", 10, "redis", 2, "lower")]
     earlier = {"date": "then", "rows": [{**rows[0].to_json(), "ratio": 0.25}]}
