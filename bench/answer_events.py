@@ -25,12 +25,12 @@ import orjson
 
 from chaiwala.v1 import rendered_pb2, rules_pb2
 from gateway.routes import _submit_answer
-from services.bots.roster import bots_for
 from services.common import protorender
 from services.common.registry import engine_for
 from services.common.runner import Match
 from services.games.records import LogEntry
 from services.rules.narrator import Narrator
+from tests.support.walks import random_steps
 
 GAMES = 32
 STATE = b'{"@type":"type.googleapis.com/x.State"}'  # the state is passed through alike on both paths
@@ -39,16 +39,10 @@ STATE = b'{"@type":"type.googleapis.com/x.State"}'  # the state is passed throug
 def _entries(game_type: str, moves: int) -> list[tuple[LogEntry, int]]:
     """Each move of 32 random games as a log entry, with the seat that played it."""
     engine = engine_for(game_type)
-    bot = bots_for(engine)["random"]
     out = []
     for seed in range(GAMES):
         match = Match.start(engine, engine.min_players, seed)
-        for step in range(moves):
-            if engine.is_over(match.state):
-                break
-            seat = match.to_act()[0]
-            move = match.bot_move(bot, seat, step)
-            events = match.play(seat, move)
+        for step, seat, move, events in random_steps(match, moves):
             entry = LogEntry(seat, "", move, events, hash=f"{seed:032x}{step:032x}", status="active",
                              to_act=match.to_act(), version=step + 1)  # fmt: skip
             out.append((entry, seat))

@@ -21,7 +21,6 @@ import pytest
 
 from bench.engine_cases import random_position
 from chaiwala.v1 import rendered_pb2_grpc, rules_pb2
-from services.bots.roster import bots_for
 from services.common import protojson
 from services.common.callmeta import PRINT_EVENTS
 from services.common.registry import available_game_types, engine_for
@@ -29,6 +28,7 @@ from services.common.runner import Match
 from services.games.records import LogEntry
 from services.rules.narrator import Narrator
 from tests.support.client import auth, create_game
+from tests.support.walks import random_steps
 
 GAMES = available_game_types()
 
@@ -37,14 +37,8 @@ def _entries(game: str, players: int, seed: int, moves: int) -> list[LogEntry]:
     """The log entries of a random game's first ``moves`` moves, and lifecycle entries."""
     engine = engine_for(game)
     match = Match.start(engine, players, seed)
-    bot = bots_for(engine)["random"]
     entries = []
-    for step in range(moves):
-        if engine.is_over(match.state):
-            break
-        seat = match.to_act()[0]
-        move = match.bot_move(bot, seat, step)
-        events = match.play(seat, move)
+    for step, seat, move, events in random_steps(match, moves):
         # Every other entry as stored before entries carried the turn (no status, no seats to act).
         turn: dict[str, Any] = {"status": "active", "to_act": match.to_act()} if step % 2 else {}
         entries.append(LogEntry(seat, "", move, events, hash=f"{step:064x}", version=step + 1, **turn))
