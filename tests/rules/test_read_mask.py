@@ -14,10 +14,11 @@ from typing import Any
 
 import grpc
 import pytest
-from google.protobuf import field_mask_pb2
+from google.protobuf import any_pb2, field_mask_pb2
 
 from chaiwala.v1 import rules_pb2, rules_pb2_grpc
 from services.common.errors import error_detail_from_metadata
+from services.rules import idempotency, readmask
 from tests.support.seeds import seed_hex
 from tests.support.stack import RunningService, Services
 
@@ -165,3 +166,16 @@ def test_a_whole_answer_kept_for_a_key_is_answered_to_a_retry_reading_everything
     retry.read_mask.paths[:] = ["*"]
     assert _bytes(stub.SubmitMoves(retry, metadata=metadata)) == _bytes(first)
     assert table.version() == 1
+
+
+def test_a_whole_answer_fingerprints_as_before_read_masks_and_a_masked_one_apart() -> None:
+    """Answers kept by a rules service before read masks (minutes-lived, during a rolling deploy)
+    stay answered: an unmasked submission's fingerprint is the one that service computed (its
+    value taken from the checkout before the field, 3ed74a3)."""
+    moves = [any_pb2.Any(type_url="type.googleapis.com/chaiwala.darjeeling.v1.Move", value=b"\x0a\x02\x08\x01")]
+    before = b"d62b2ac9b53010b2e8d61a554b5f85eee7619b014b516f2540e2b0b5702d3095"
+    for paths in ([], ["*"], ["state", "events"], ["events", "to_act", "state"]):
+        assert idempotency.fingerprint(moves, 7, readmask.reads(paths).fingerprint()) == before
+    masked = {idempotency.fingerprint(moves, 7, readmask.reads(paths).fingerprint())
+              for paths in (["to_act"], ["state"], ["events"], ["state", "version"])}  # fmt: skip
+    assert before not in masked and len(masked) == 3  # ["state"] and ["state", "version"] read alike
