@@ -11,9 +11,9 @@ service against the echo server's (the issue measured 0.74 ms against 0.23 ms). 
 issue #35's goal against the echo was retired for the floor's, so this row has none).  Last,
 the floor of a ``SubmitMoves`` (:mod:`bench.floor`: the bare method with the move's load and
 commit in Redis and nothing else) against the same echo, and ``SubmitMoves`` against that floor
-(``submit_moves_cpu_over_floor``, issue #47's goal ≤ 2×): the whole answer, as the players of
-the first run read none of it but are sent it all.  Beside it, the same players again with a
-``read_mask`` naming only what they read (``to_act``: they list their moves with
+(``submit_moves_cpu_over_floor``, issue #47's goal ≤ 2×): the whole answer, though the players
+read only who acts next (and the status, always sent).  Beside it, the same players again with
+a ``read_mask`` naming only what they read (``to_act``: they list their moves with
 ``ListLegalMoves``): ``submit_moves_masked_cpu_over_floor``, the masked call against the same
 floor and goal.
 """
@@ -39,8 +39,8 @@ from chaiwala.v1 import rules_pb2, rules_pb2_grpc
 from tests.support.seeds import seed_hex
 
 SUITE = "grpc"
-# What these players read of a move's answer (the version comes from ListLegalMoves): the
-# masked row's read_mask (services.rules.readmask).
+# What these players read of a move's answer (the version comes from ListLegalMoves; the status
+# is always sent): the masked row's read_mask (services.rules.readmask).
 MINIMAL_MASK = ("to_act",)
 
 
