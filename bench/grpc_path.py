@@ -8,9 +8,14 @@ service against the echo server's (the issue measured 0.74 ms against 0.23 ms). 
 #35), each against the bare echo's CPU per call: the protobuf work of a call (``Proto`` of
 :mod:`bench.echo`), protobuf plus the rules services' interceptor (an echo server running it),
 ``ListLegalMoves`` alone, and ``SubmitMoves`` alone (a move's CPU less one ``ListLegalMoves``;
-goal ≤ 2×).  Last, the floor of a ``SubmitMoves`` (:mod:`bench.floor`: the bare method with the
-move's load and commit in Redis and nothing else) against the same echo, and ``SubmitMoves``
-against that floor (``submit_moves_cpu_over_floor``, issue #47's goal ≤ 2×).
+issue #35's goal against the echo was retired for the floor's, so this row has none).  Last,
+the floor of a ``SubmitMoves`` (:mod:`bench.floor`: the bare method with the move's load and
+commit in Redis and nothing else) against the same echo, and ``SubmitMoves`` against that floor
+(``submit_moves_cpu_over_floor``, issue #47's goal ≤ 2×): the whole answer, though the players
+read only who acts next (and the status, always sent).  Beside it, the same players again with
+a ``read_mask`` naming only what they read (``to_act``: they list their moves with
+``ListLegalMoves``): ``submit_moves_masked_cpu_over_floor``, the masked call against the same
+floor and goal.
 """
 
 from __future__ import annotations
@@ -34,13 +39,17 @@ from chaiwala.v1 import rules_pb2, rules_pb2_grpc
 from tests.support.seeds import seed_hex
 
 SUITE = "grpc"
+# What these players read of a move's answer (the version comes from ListLegalMoves; the status
+# is always sent): the masked row's read_mask (services.rules.readmask).
+MINIMAL_MASK = ("to_act",)
 
 
 class GrpcPlayers:
     """Clients that each play one game against the rules service over gRPC."""
 
-    def __init__(self, stub: rules_pb2_grpc.RulesServiceStub, seed: int = 1) -> None:
+    def __init__(self, stub: rules_pb2_grpc.RulesServiceStub, seed: int = 1, read_mask: tuple[str, ...] = ()) -> None:
         self.stub = stub
+        self.read_mask = read_mask  # empty: the whole answer
         self.games: dict[int, tuple[str, list[str], list[int]]] = {}
         self.random = random.Random(seed)
         self.submit_latencies: list[float] = []
@@ -67,6 +76,7 @@ class GrpcPlayers:
         listing = await self.stub.ListLegalMoves(rules_pb2.ListLegalMovesRequest(game_id=game_id), metadata=metadata)
         request = rules_pb2.SubmitMovesRequest(game_id=game_id, moves=[self.random.choice(listing.moves)])
         request.expected_version = listing.version
+        request.read_mask.paths.extend(self.read_mask)
         self.last_request = request.SerializeToString()
         started = time.perf_counter()
         answer = await self.stub.SubmitMoves(request, metadata=metadata)
@@ -126,14 +136,29 @@ async def _listing_cpu(rules: Child, players: GrpcPlayers, config: Config) -> fl
     return (rules.cpu() - before) * 1000 / max(1, calls)
 
 
+async def _played(
+    rules: Child, stub: rules_pb2_grpc.RulesServiceStub, config: Config, read_mask: tuple[str, ...] = ()
+) -> tuple[GrpcPlayers, Tally, float]:
+    """Players of fresh games moving in a closed loop, their answers masked by ``read_mask``; with
+    the rules service's CPU seconds spent meanwhile (warm-up included, as the moves counted are)."""
+    players = GrpcPlayers(stub, read_mask=read_mask)
+    await asyncio.gather(*(players.new_game(i) for i in range(config.grpc_games)))
+    before = rules.cpu()
+    moves = await closed_loop(players.move, config.grpc_games, config.seconds, config.warmup)
+    return players, moves, rules.cpu() - before
+
+
+def _submit_ms(rules_cpu: float, players: GrpcPlayers, listing_ms: float) -> float:
+    """SubmitMoves' own CPU ms: a move's (both calls') less one ListLegalMoves measured alone."""
+    return round(max(0.0, rules_cpu * 1000 / max(1, len(players.submit_latencies)) - listing_ms), 3)
+
+
 async def _measure(rules: Child, echo: Child, intercepted: Child, floor: Child, config: Config) -> list[Row]:
     async with aio.insecure_channel(f"127.0.0.1:{rules.port}") as channel:
-        players = GrpcPlayers(rules_pb2_grpc.RulesServiceStub(channel))
-        await asyncio.gather(*(players.new_game(i) for i in range(config.grpc_games)))
-        rules_before = rules.cpu()
-        moves = await closed_loop(players.move, config.grpc_games, config.seconds, config.warmup)
-        rules_cpu = rules.cpu() - rules_before
+        stub = rules_pb2_grpc.RulesServiceStub(channel)
+        players, moves, rules_cpu = await _played(rules, stub, config)
         listing_ms = await _listing_cpu(rules, players, config)
+        masked_players, masked_moves, masked_cpu = await _played(rules, stub, config, MINIMAL_MASK)
     token = (("authorization", "Bearer " + "t" * 43),)  # a seat token's length
     protobuf_ms = await _cpu_per_call(echo, players.last_request, config, PROTO_METHOD, token)
     interceptor_ms = await _cpu_per_call(intercepted, players.last_request, config, PROTO_METHOD, token)
@@ -152,9 +177,8 @@ async def _measure(rules: Child, echo: Child, intercepted: Child, floor: Child, 
         "rules_cpu_ms_per_call": round(rules_cpu * 1000 / max(1, 2 * len(players.submit_latencies)), 3),
         "echo_cpu_ms_per_call": round(echo_cpu * 1000 / max(1, 2 * len(echo_latencies)), 3),
     }
-    # SubmitMoves' own CPU: a move's (both calls') less one ListLegalMoves measured alone.
-    moves_done = max(1, len(players.submit_latencies))
-    submit_ms = round(max(0.0, rules_cpu * 1000 / moves_done - listing_ms), 3)
+    submit_ms = _submit_ms(rules_cpu, players, listing_ms)
+    masked_ms = _submit_ms(masked_cpu, masked_players, listing_ms)
     echo_ms = details["echo_cpu_ms_per_call"]
     layers = {"echo": echo_ms, "protobuf": protobuf_ms, "interceptor": interceptor_ms,
               "list_legal_moves": round(listing_ms, 3), "submit_moves": submit_ms,
@@ -166,10 +190,15 @@ async def _measure(rules: Child, echo: Child, intercepted: Child, floor: Child, 
         Row(SUITE, "rules_cpu_per_call", "CPU ms", details["rules_cpu_ms_per_call"], "echo_cpu_per_call",
             echo_ms, better="lower"),
         Row(SUITE, "submit_moves_cpu_per_call", "CPU ms", submit_ms, "echo_cpu_per_call", echo_ms,
-            better="lower", goal=2.0, details=layers),
+            better="lower", details=layers),
         # Issue #47: SubmitMoves against the floor of its shape (its load and commit, nothing else).
         Row(SUITE, "submit_moves_cpu_over_floor", "CPU ms", submit_ms, "floor_submit_cpu_per_call", floor_ms,
             better="lower", goal=2.0, details={"floor": floor_tally.summary(), **layers}),
+        # The same against the same floor, the answer masked to what the players read.
+        Row(SUITE, "submit_moves_masked_cpu_over_floor", "CPU ms", masked_ms, "floor_submit_cpu_per_call",
+            floor_ms, better="lower", goal=2.0,
+            details={"call": "SubmitMoves with read_mask", "read_mask": ",".join(MINIMAL_MASK),
+                     **masked_moves.summary(), "unmasked_submit_moves": submit_ms}),
         Row(SUITE, "layer_protobuf_cpu_per_call", "CPU ms", protobuf_ms, "echo_cpu_per_call", echo_ms,
             better="lower"),
         Row(SUITE, "layer_protobuf_interceptor_cpu_per_call", "CPU ms", interceptor_ms, "echo_cpu_per_call",

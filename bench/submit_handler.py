@@ -3,7 +3,9 @@
 ``bench grpc`` measures a whole rules service under load (gRPC's own machinery included) and
 derives the handler's share by subtracting a ``ListLegalMoves`` measured apart: on a shared
 two-core machine that figure moves by ±20 % between runs, more than a cut of a tenth of the
-handler.  This calls ``RulesServicer.SubmitMoves`` (plain gRPC's) and
+handler.  This calls ``RulesServicer.SubmitMoves`` (plain gRPC's), the same with a minimal
+``read_mask`` (``masked``: only ``to_act`` read, as a bot listing its moves with
+``ListLegalMoves`` reads; only in a checkout that has the field) and
 ``RenderedRulesServicer.SubmitMoves`` (the gateway's) as coroutines, with no server, against a
 real Redis, and counts only the process CPU spent inside them: 32 two-seat games (Darjeeling, or
 ``--game``), a random legal move each per round.  Each checkout runs in its own interpreter, and the checkouts
@@ -34,6 +36,8 @@ from tests.support.seeds import seed_hex
 HERE = Path(__file__).resolve().parents[1]
 GAME = "darjeeling"
 GAMES = 32
+# What a bot that lists its moves with ListLegalMoves reads of a move's answer: who acts next.
+MINIMAL_MASK = ["to_act"]
 
 
 class _Context:
@@ -55,6 +59,9 @@ async def _measure(game_type: str, url: str, rounds: int, seed: int) -> dict[str
     store = GameStore.from_url(url)
     rules = RulesServicer(engine_for(game_type), store, frozenset({"bench"}))
     calls: dict[str, Any] = {"plain": rules.SubmitMoves, "rendered": RenderedRulesServicer(rules).SubmitMoves}
+    masks: dict[str, list[str]] = {}
+    if "read_mask" in rules_pb2.SubmitMovesRequest.DESCRIPTOR.fields_by_name:  # a checkout before it: no row
+        calls["masked"], masks["masked"] = rules.SubmitMoves, MINIMAL_MASK
     rng, context, out = random.Random(seed), _Context(), {}
     players = [rules_pb2.PlayerSpec(name="a"), rules_pb2.PlayerSpec(name="b")]
     for kind, call in calls.items():
@@ -75,6 +82,8 @@ async def _measure(game_type: str, url: str, rounds: int, seed: int) -> dict[str
                 listed = await rules.ListLegalMoves(rules_pb2.ListLegalMovesRequest(game_id=game_id), context)  # type: ignore[arg-type]
                 move = rng.choice(list(listed.moves))
                 submit = rules_pb2.SubmitMovesRequest(game_id=game_id, moves=[move], expected_version=listed.version)
+                if kind in masks:
+                    submit.read_mask.paths.extend(masks[kind])
                 start = time.process_time()
                 await call(submit, context)
                 spent += time.process_time() - start
@@ -119,7 +128,7 @@ def main(argv: list[str]) -> None:
     from services.common.sealing import key_file_unless_set
 
     roots = {"before": args.before, "after": HERE} if args.before else {"this": HERE}
-    figures: dict[str, dict[str, list[float]]] = {side: {"plain": [], "rendered": []} for side in roots}
+    figures: dict[str, dict[str, list[float]]] = {side: {} for side in roots}
     with tempfile.TemporaryDirectory() as folder:
         key_file_unless_set(Path(folder) / "secret.keys")  # the workers seal seeds with it (inherited)
         redis = start_redis(Path(folder), appendonly=False)
@@ -127,7 +136,7 @@ def main(argv: list[str]) -> None:
             for repeat in range(args.repeats):
                 for side, root in roots.items():
                     for kind, value in _run(root, args.game, redis.url, args.rounds, repeat).items():
-                        figures[side][kind].append(value)
+                        figures[side].setdefault(kind, []).append(value)
         finally:
             redis.stop()
     for side, kinds in figures.items():

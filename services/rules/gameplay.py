@@ -30,7 +30,7 @@ from services.legalmoves.entries import after_commit
 from services.lobby.creation import waiting_snapshot
 from services.lobby.feed import becoming_due
 from services.outbox import turns as outbox_turns
-from services.rules import answers, idempotency
+from services.rules import answers, idempotency, readmask
 from services.rules.finisher import Finisher, Outcome
 from services.rules.followups import FollowUps
 from services.rules.narrator import Narrator
@@ -104,12 +104,14 @@ class GamePlay:
         with ``printed``, the seat's state and the events are printed
         into it as JSON instead of packed into the answer (:mod:`services.rules.rendered`).
         ``store_legal``: whether the commit stores every seat's next ``GET legal-moves`` answer
-        (see :meth:`commit`)."""
+        (see :meth:`commit`).  The request's ``read_mask`` says which parts of the answer are
+        built at all (:mod:`services.rules.readmask`)."""
         key = request.idempotency_key
         if len(key) > MAX_IDEMPOTENCY_KEY:
             raise errors.invalid(
                 "bad_idempotency_key", f"idempotency keys are at most {MAX_IDEMPOTENCY_KEY} characters"
             )
+        reads = readmask.reads(request.read_mask.paths)
         # A keyed retry is answered before anything else; its first answer is read with the game
         # (one round trip): the seat is not known yet, so the key of every possible seat is read.
         seats = range(self.engine.max_players) if key else range(0)
@@ -118,7 +120,7 @@ class GamePlay:
         self.check_type(meta)
         seat = seat_of(meta)
         expected = request.expected_version if request.HasField("expected_version") else None
-        print_ = idempotency.fingerprint(request.moves, expected) if key else b""
+        print_ = idempotency.fingerprint(request.moves, expected, reads.fingerprint()) if key else b""
         earlier = answers_by_seat[seat] if seat < len(answers_by_seat) else None
         if earlier is not None:
             return idempotency.first_answer(earlier, print_)
@@ -128,7 +130,7 @@ class GamePlay:
         while True:
             try:
                 return await self.play(meta, snapshot, seat, moves, expected, key, language, printed, store_legal,
-                                       fingerprint=print_)  # fmt: skip
+                                       fingerprint=print_, reads=reads)  # fmt: skip
             except VersionConflict as error:
                 # Keyed but unpinned: re-check on the new state.  Safe, because the commit script
                 # answers a key it has already seen with its first answer instead of applying again.
@@ -159,9 +161,11 @@ class GamePlay:
         printed: answers.PrintedAnswer | None = None,
         store_legal: bool = True,
         fingerprint: bytes = b"",
+        reads: readmask.Reads = readmask.EVERYTHING,
     ) -> rules_pb2.SubmitMovesResponse:
         """Play ``moves`` for ``seat`` on the stored position and commit them (one atomic step);
-        a keyed answer is kept behind the request's ``fingerprint`` (:mod:`services.rules.idempotency`)."""
+        a keyed answer is kept behind the request's ``fingerprint`` (:mod:`services.rules.idempotency`);
+        its answer holds what ``reads`` asks for."""
         if meta.status != "active":
             raise errors.illegal("game_not_active", f"the game is {meta.status}")
         lifecycle = Lifecycle.from_dict(meta.lifecycle)
@@ -176,7 +180,7 @@ class GamePlay:
             if self.finisher.is_over(meta, match, lifecycle) and len(commits) < len(moves):
                 raise errors.illegal("game_over", "the game ended before the last moves of the batch")
         response, _ = await self.commit(meta, match, commits, seat, key, language=language, printed=printed,
-                                        store_legal=store_legal, fingerprint=fingerprint)  # fmt: skip
+                                        store_legal=store_legal, fingerprint=fingerprint, reads=reads)  # fmt: skip
         return response
 
     def _play_one(self, match: Match, seat: int, move: Move) -> Commit:
@@ -206,12 +210,14 @@ class GamePlay:
         bot_memory: bytes = b"",
         store_legal: bool = True,
         fingerprint: bytes = b"",
+        reads: readmask.Reads = readmask.EVERYTHING,
     ) -> tuple[rules_pb2.SubmitMovesResponse, GameMeta | None]:
         """Seal and commit ``commits`` against ``meta.version``: snapshot, status, result, clock and
         the game's next attention (bot due now, or a clock deadline), all in one atomic step.
 
         ``meta.status == "aborted"`` asks for an abort (a timeout policy); ``seat`` is the
-        submitting seat (``None`` for the conductor), whose answer carries its view and events.
+        submitting seat (``None`` for the conductor), whose answer carries its view and events
+        (those of them ``reads`` asks for: a read mask's, :mod:`services.rules.readmask`).
 
         Answers the submitting seat's response and the game's metadata after the commit, so a
         caller that shows the game next needs no reload (``None`` when a keyed retry got its
@@ -236,7 +242,7 @@ class GamePlay:
         new_version = meta.version + len(commits)
         response = rules_pb2.SubmitMovesResponse(version=new_version, status=status, to_act=to_act)
         if seat is not None:
-            self._fill_answer(response, meta, match, commits, seat, language, printed, bool(key))
+            self._fill_answer(response, meta, match, commits, seat, language, printed, bool(key), reads)
         idem_key = self.store.idempotency_key(meta.game_id, seat, key) if seat is not None else ""
         # Every seat's next GET legal-moves, stored with the commit (services.legalmoves).
         legal = (after_commit(self.narrator, meta, lifecycle.resigned, match, new_version, language)
@@ -293,10 +299,15 @@ class GamePlay:
         language: str,
         printed: answers.PrintedAnswer | None,
         kept: bool,
+        reads: readmask.Reads,
     ) -> None:
         """The submitting seat's view and the events of its entries (bots' moves skip the work):
-        packed into ``response``, or printed into ``printed`` (both when the answer is ``kept``)."""
-        answers.fill_state(response, self.game_type, self.engine.view(match.state, seat), printed, kept)
+        packed into ``response``, or printed into ``printed`` (both when the answer is ``kept``);
+        only those ``reads`` asks for are built (the view, its packing, the redaction, the words)."""
+        if reads.state:
+            answers.fill_state(response, self.game_type, self.engine.view(match.state, seat), printed, kept)
+        if not reads.events:
+            return
         words = (meta.names(), language)
         fields = []
         for offset, item in enumerate(commits):

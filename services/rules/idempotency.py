@@ -4,7 +4,9 @@ A keyed submission's first answer is kept (``game:{G}:idem:<seat>:<key>``) and a
 back.  A client that reuses a key for a *different* move would silently get the first move's
 answer and believe its new move was played; instead it gets 422 ``idempotency_key_reused``, as
 Stripe answers.  So the first answer is kept behind a fingerprint of its request, the SHA-256 of
-its moves (each packed move's type and bytes) and its ``expected_version``::
+its moves (each packed move's type and bytes), its ``expected_version`` and, when it masks its
+answer, the parts its ``read_mask`` reads (:mod:`services.rules.readmask`: the answer is kept as
+built, so a retry reading other parts is another request)::
 
     b"fp1:" + <64 hex digits> + b":" + <the SubmitMovesResponse bytes>
 
@@ -27,12 +29,16 @@ DIGEST_HEX = 64
 IDEMPOTENCY_KEY_REUSED = "idempotency_key_reused"
 
 
-def fingerprint(moves: Sequence[any_pb2.Any], expected: int | None) -> bytes:
-    """The fingerprint of a submission's body: its moves, in order, and its expected version."""
+def fingerprint(moves: Sequence[any_pb2.Any], expected: int | None, reads: bytes = b"") -> bytes:
+    """The fingerprint of a submission's body: its moves, in order, its expected version and what
+    its answer reads (``Reads.fingerprint``: empty for a whole answer, which so fingerprints as
+    it did before read masks)."""
     digest = hashlib.sha256(b"expected:" + (b"-" if expected is None else str(expected).encode()))
     for move in moves:
         for part in (move.type_url.encode(), move.value):
             digest.update(len(part).to_bytes(8, "big") + part)
+    if reads:
+        digest.update(b"\0" + reads)  # read as a move part, its length prefix would exceed the rest
     return digest.hexdigest().encode()
 
 

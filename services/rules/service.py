@@ -109,7 +109,8 @@ class RulesServicer(LobbyRpcs, ResignRpcs, rules_pb2_grpc.RulesServiceServicer):
         """Apply the caller's moves atomically; the conductor lets bots answer.
 
         A gRPC caller reads legal moves with ``ListLegalMoves``: the commit stores no REST
-        ``GET legal-moves`` answers (the gateway's ``RenderedRules.SubmitMoves`` does)."""
+        ``GET legal-moves`` answers (the gateway's ``RenderedRules.SubmitMoves`` does).  Its
+        ``read_mask`` spares the parts of the answer it does not read (:mod:`services.rules.readmask`)."""
         return await self.play.submit(request, self.access.seat, answers.language(context), store_legal=False)
 
     async def ListEvents(

@@ -67,6 +67,13 @@ def test_the_load_was_real_and_nothing_failed(quick_run: tuple[dict[str, Any], P
     over = _rows(doc, "grpc")["submit_moves_cpu_over_floor"]
     assert over["baseline_value"] == _rows(doc, "grpc")["floor_submit_cpu_per_call"]["value"] > 0
     assert over["value"] == _rows(doc, "grpc")["submit_moves_cpu_per_call"]["value"] and over["goal"] == 2.0
+    # Its goal is set against the floor, once: the row against the echo carries none.
+    assert _rows(doc, "grpc")["submit_moves_cpu_per_call"]["goal"] is None
+    # Beside it, the masked call: players reading only to_act, against the same floor and goal.
+    masked = _rows(doc, "grpc")["submit_moves_masked_cpu_over_floor"]
+    assert masked["baseline_value"] == over["baseline_value"] and masked["goal"] == 2.0
+    assert masked["details"]["read_mask"] == "to_act" and masked["details"]["call"] == "SubmitMoves with read_mask"
+    assert masked["details"]["done"] > 0 and masked["details"]["errors"] == 0
     delivery = _rows(doc, "sse")["delivery_p99_3_listeners"]["details"]
     # Every open listener got every measured move's event, none failed to connect.
     assert delivery["open"] == 3 and delivery["connect_errors"] == 0
