@@ -68,6 +68,8 @@ WELL_KNOWN: dict[str, dict[str, Any]] = {
     "google.protobuf.Value": {},
     "google.protobuf.ListValue": {"type": "array", "items": {}},
     "google.protobuf.Timestamp": {"type": "string", "format": "date-time"},
+    # proto3 JSON prints a FieldMask as one string of comma-separated lowerCamelCase paths.
+    "google.protobuf.FieldMask": {"type": "string"},
     "google.protobuf.Any": {
         "type": "object",
         "properties": {"@type": {"type": "string"}},
