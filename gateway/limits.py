@@ -54,6 +54,7 @@ from redis.exceptions import NoScriptError
 from starlette.types import ASGIApp, Message, Receive, Scope, Send
 
 from gateway.auth_failures import AuthFailures, AuthFailureWatch
+from gateway.limit_call import LeanCall, packed
 from gateway.limit_parts import LimitMetrics as LimitMetrics  # the app's and the tests' import
 from gateway.limit_parts import Refusal
 from gateway.problems import Problem, problem_response
@@ -154,6 +155,8 @@ class Limiter:
         self.rider = rider
         self.storage = _storage(settings)
         self.strategy = SlidingWindowCounterRateLimiter(self.storage)
+        # The request's one script call on a single Redis, past redis-py's command path (gateway.limit_call).
+        self.lean = _lean_call(self.storage)
         self.rates = {name: limits.parse_many(text) for name, text in settings.rate_limits().items()}
         # The gateway's own Redis client (leases of SSE streams, the guest-session quota); the rate
         # windows run on the limits package's.
@@ -237,6 +240,8 @@ class Limiter:
     async def close(self) -> None:
         """Stop renewing stream leases and close the gateway's Redis client (the gateway is stopping)."""
         await self.streams.stop()
+        if self.lean is not None:
+            await self.lean.close()
         if self.redis is not None:
             await self.redis.aclose()
 
@@ -280,7 +285,7 @@ class Limiter:
                 keys += ride.keys
                 args += ride.args
             source = windows_script(window_source, ride.source if ride else "")
-            refused, ridden = await _evalsha(connection, source, keys, args)
+            refused, ridden = await _evalsha(connection, self.lean, source, keys, args)
             if refused >= 0:
                 return await self._refused(*windows[first + refused])
             if ride is not None:
@@ -359,16 +364,33 @@ return {-1, rider(rest_keys, rest_args)}
     return source, hashlib.sha1(source.encode()).hexdigest()  # a script's name, not a secret
 
 
-async def _evalsha(connection: aioredis.Redis, script: tuple[str, str], keys: list[str], args: list[object]) -> Any:
-    """Run ``script`` (source, SHA-1) by its SHA, loading it once when Redis does not know it
-    (a Redis that restarted or was flushed)."""
+async def _evalsha(connection: aioredis.Redis, lean: LeanCall | None, script: tuple[str, str], keys: list[str],
+                   args: list[object]) -> Any:  # fmt: skip
+    """Run ``script`` (source, SHA-1) by its SHA (through ``lean`` when there is one), loading it once when
+    Redis does not know it (a Redis that restarted or was flushed)."""
     source, sha = script
+    if lean is None:  # a cluster: its client finds each slot's node
+        try:
+            answer = await connection.evalsha(sha, len(keys), *keys, *args)  # type: ignore[arg-type]
+        except NoScriptError:
+            await connection.script_load(source)
+            answer = await connection.evalsha(sha, len(keys), *keys, *args)  # type: ignore[arg-type]
+        return int(answer[0]), answer[1]
+    command = packed("EVALSHA", sha, len(keys), *keys, *args)  # type: ignore[arg-type]
     try:
-        answer = await connection.evalsha(sha, len(keys), *keys, *args)  # type: ignore[arg-type]
+        answer = await lean(command)
     except NoScriptError:
         await connection.script_load(source)
-        answer = await connection.evalsha(sha, len(keys), *keys, *args)  # type: ignore[arg-type]
+        answer = await lean(command)
     return int(answer[0]), answer[1]
+
+
+def _lean_call(storage: Storage) -> LeanCall | None:
+    """The lean call of the limits on a single Redis (none on a cluster or in memory)."""
+    if not isinstance(storage, RedisStorage) or isinstance(storage, RedisClusterStorage):
+        return None
+    client = cast(aioredis.Redis, cast(RedispyBridge, storage.bridge).get_connection())
+    return LeanCall(client.connection_pool)
 
 
 def _window_keys(storage: RedisStorage, name: str, key: str, item: limits.RateLimitItem) -> tuple[str, str]:
