@@ -197,7 +197,7 @@ class Limiter:
 
     def watch_failures(self, scope: Scope, receive: Receive, send: Send) -> Send:
         """``send`` that charges a failed authentication of this request (:mod:`gateway.auth_failures`)."""
-        return AuthFailureWatch(self.auth_failures, _client_address(scope), _credential(scope), scope, receive, send)
+        return AuthFailureWatch(self.auth_failed, scope, receive, send)
 
     async def check(self, scope: Scope) -> Refusal | None:
         """The first limit this request exceeds, if any (each limit it passes is charged)."""
