@@ -25,8 +25,10 @@ against a real Redis: 52-55 µs per request, of which this module's path takes a
 from __future__ import annotations
 
 import asyncio
+from collections.abc import Callable
 from typing import Any
 
+from limits import RateLimitItem
 from redis.asyncio.connection import AbstractConnection, ConnectionPool
 from redis.exceptions import ConnectionError as RedisConnectionError
 from redis.exceptions import ResponseError
@@ -34,15 +36,58 @@ from redis.exceptions import TimeoutError as RedisTimeoutError
 
 RETRIES = 1  # as the limits' client (gateway.limits._storage: Retry(NoBackoff(), 1))
 MAX_IDLE = 64  # idle connections kept beyond that are closed (a burst's extra ones)
+MAX_KEPT_WINDOWS = 8192  # packed windows kept (two or three per credential and address seen); then forgotten
+Window = tuple[str, str, RateLimitItem]  # limit name, key, one of its rate items (gateway.limits.Window)
 
 
 def packed(*args: str | int | bytes) -> bytes:
     """One command in the Redis protocol (RESP): an array of bulk strings."""
-    parts = [b"*%d\r\n" % len(args)]
+    return b"*%d\r\n%b" % (len(args), _bulks(*args))
+
+
+def _bulks(*args: str | int | bytes) -> bytes:
+    parts = []
     for arg in args:
         data = arg if isinstance(arg, bytes) else str(arg).encode()
         parts.append(b"$%d\r\n%b\r\n" % (len(data), data))
     return b"".join(parts)
+
+
+class WindowsCommand:
+    """The limits' ``EVALSHA`` of a request packed from pieces kept per window.
+
+    A window's two keys (``keys_of``: the library's names for them, with their prefix) and its three
+    arguments are the same on every request of one credential or address, so each window is packed
+    once and kept (up to :data:`MAX_KEPT_WINDOWS`, then all are forgotten and packed again as they
+    come).  The command is the bytes :func:`packed` gives for ``EVALSHA sha numkeys keys... count
+    args...`` (gateway.limits.windows_script says what they are).
+    """
+
+    def __init__(self, keys_of: Callable[[str, str, RateLimitItem], tuple[str, str]]) -> None:
+        self.keys_of = keys_of
+        self.kept: dict[Window, tuple[bytes, bytes]] = {}
+
+    def __call__(self, sha: str, windows: list[Window], rider_keys: list[str], rider_args: list[str]) -> bytes:
+        """The packed command charging ``windows`` in order, then the rider's read (none: empty lists)."""
+        keys, args = [], []
+        for window in windows:
+            pieces = self.kept.get(window)
+            if pieces is None:
+                pieces = self._pack(window)
+            keys.append(pieces[0])
+            args.append(pieces[1])
+        count = len(windows)
+        head = b"*%d\r\n%b" % (3 + 5 * count + len(rider_keys) + 1 + len(rider_args),
+                                _bulks("EVALSHA", sha, 2 * count + len(rider_keys)))  # fmt: skip
+        return b"".join((head, *keys, _bulks(*rider_keys), _bulks(count), *args, _bulks(*rider_args)))
+
+    def _pack(self, window: Window) -> tuple[bytes, bytes]:
+        if len(self.kept) >= MAX_KEPT_WINDOWS:
+            self.kept.clear()
+        name, key, item = window
+        pieces = _bulks(*self.keys_of(name, key, item)), _bulks(item.amount, item.get_expiry(), 1)
+        self.kept[window] = pieces
+        return pieces
 
 
 class LeanCall:

@@ -9,13 +9,14 @@ from collections.abc import Awaitable, Callable
 from secrets import token_hex
 from typing import Any
 
+import limits
 import pytest
 from prometheus_client import CollectorRegistry
 from redis import asyncio as aioredis
 from redis.asyncio.connection import Connection
 from redis.exceptions import NoScriptError, ResponseError
 
-from gateway.limit_call import LeanCall, packed
+from gateway.limit_call import LeanCall, WindowsCommand, packed
 from gateway.limits import Limiter, LimitMetrics
 from gateway.settings import GatewaySettings
 
@@ -115,3 +116,21 @@ def test_the_limits_refuse_on_time_through_it_and_outlive_a_script_flush(redis_u
             await limiter.close()
 
     asyncio.run(main())
+
+
+def test_a_request_command_packed_from_kept_windows_is_the_whole_command() -> None:
+    items = limits.parse_many("5/second;100/minute")
+    windows = [("rate_per_address", "addr:10.0.0.1", items[0]), ("rate_per_address", "addr:10.0.0.1", items[1]),
+               ("rate_per_token", "cred:ab12", items[0])]  # fmt: skip
+
+    def keys_of(name: str, key: str, item: limits.RateLimitItem) -> tuple[str, str]:
+        return f"p:{{{item.key_for(name, key)}}}/-1", f"p:{{{item.key_for(name, key)}}}"
+
+    command = WindowsCommand(keys_of)
+    for rider_keys, rider_args in (([], []), (["g:{1}:moves", "g:{1}:meta"], ["field-é"])):
+        for _ in range(2):  # packed afresh, then from what was kept
+            keys = [key for name, key_, item in windows for key in keys_of(name, key_, item)] + rider_keys
+            args = [len(windows)] + [n for _, _, item in windows for n in (item.amount, item.get_expiry(), 1)]
+            whole = packed("EVALSHA", "f" * 40, len(keys), *keys, *args, *rider_args)
+            assert command("f" * 40, windows, rider_keys, rider_args) == whole
+    assert len(command.kept) == 3
