@@ -12,6 +12,7 @@ from typing import Any
 from fastapi import FastAPI, Request
 from fastapi.exceptions import RequestValidationError
 from fastapi.responses import Response
+from fastapi.telemetry import TelemetryConfig
 from starlette.exceptions import HTTPException as StarletteHTTPException
 from starlette.routing import compile_path
 
@@ -39,6 +40,9 @@ from gateway.tournament_routes import router as tournament_router
 from gateway.webclient import install_web_client
 from gateway.webhook_routes import router as webhook_router
 from services.legalmoves.reader import LegalMovesReader
+
+# FastAPI's native telemetry (spans, request metrics, exception logs, OTLP set-up from the environment), all off.
+NO_TELEMETRY: TelemetryConfig = {"tracing": False, "metrics": False, "logs": False, "auto_configure": False}
 
 
 async def _on_problem(request: Request, problem: Exception) -> Response:
@@ -89,7 +93,11 @@ def create_app(settings: GatewaySettings | None = None) -> FastAPI:
         await app.state.limiter.close()
         await app.state.backends.close()
 
-    app = FastAPI(title="Chaiwala", lifespan=lifespan, openapi_url=None, docs_url=None, redoc_url=None)
+    # FastAPI's own OpenTelemetry layer off: the gateway's metrics and logs are its own (gateway.edge,
+    # services.common.logs), and with it on every request asked the three global providers whether
+    # anything was configured (each reads os.environ) before doing nothing.
+    app = FastAPI(title="Chaiwala", lifespan=lifespan, openapi_url=None, docs_url=None, redoc_url=None,
+                  telemetry=NO_TELEMETRY)  # fmt: skip
     app.state.settings = settings
     app.state.metrics = Metrics()
     app.state.fanout_metrics = FanoutMetrics(app.state.metrics.registry)

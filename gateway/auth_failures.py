@@ -86,12 +86,15 @@ class AuthFailures:
 
 
 class AuthFailureWatch:
-    """The ``send`` of a request that charges a failed authentication to its address and credential,
-    and answers 429 instead of a failure past either bucket."""
+    """The ``send`` of a request that charges a failed authentication of it (``charge``: the limiter's
+    :meth:`~gateway.limits.Limiter.auth_failed`), and answers 429 instead of a failure past either bucket.
 
-    def __init__(self, failures: AuthFailures, address: str, credential: str, scope: Scope, receive: Receive,
+    The address and the credential are worked out by ``charge`` only when a failure comes (the SHA-256
+    of the bearer, a scan of the headers): almost every request is answered without one."""
+
+    def __init__(self, charge: Callable[[Scope], Awaitable[Refusal | None]], scope: Scope, receive: Receive,
                  send: Send) -> None:  # fmt: skip
-        self.failures, self.address, self.credential = failures, address, credential
+        self.charge = charge
         self.scope, self.receive, self.send = scope, receive, send
         self.held: Message | None = None  # a 401/403 start, until its body says what it is
         self.replaced = False
@@ -106,7 +109,7 @@ class AuthFailureWatch:
         if self.held is not None and message["type"] == "http.response.body":
             held, self.held = self.held, None
             if held["status"] == 401 or WRONG_KEY in message.get("body", b""):
-                refusal = await self.failures.failed(self.address, self.credential)
+                refusal = await self.charge(self.scope)
                 if refusal is not None:
                     self.replaced = True
                     answer = problem_response(refusal.problem(), self.scope["path"], self.scope)

@@ -66,6 +66,11 @@ class CompressionMiddleware:
 
 
 def _tag_coding(start: Message) -> None:
+    """Append the coding to a compressed answer's strong tag; most answers are not compressed, so the
+    first ``content-encoding`` (what ``MutableHeaders.get`` would read) is found on the raw list first."""
+    coding = next((value for name, value in start["headers"] if name == b"content-encoding"), None)
+    if coding is None or coding.decode("latin-1") not in CODINGS:
+        return
     headers = MutableHeaders(raw=start["headers"])
     coding = headers.get("content-encoding", "")
     etag = headers.get("etag", "")

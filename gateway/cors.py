@@ -16,7 +16,7 @@ from fastapi import FastAPI
 from starlette.datastructures import Headers
 from starlette.middleware.cors import CORSMiddleware
 from starlette.responses import Response
-from starlette.types import Message, Send
+from starlette.types import Message, Receive, Scope, Send
 
 from gateway.edge import add_vary
 from gateway.problems import Problem, problem_response
@@ -61,19 +61,22 @@ class ProblemCORSMiddleware(CORSMiddleware):
     An answer to a request without ``Origin`` (every request but a browser's cross-origin one) only
     gets ``Origin`` added to its ``Vary``; that is done on the raw header list here, exactly as
     Starlette's ``MutableHeaders`` does it (the ``vary`` values joined into the first, the others
-    dropped), without building it for each answer.
+    dropped), without building it for each answer, nor the request's ``Headers`` (Starlette's
+    ``Headers.get`` compares the raw names as they are, as the scan here does).
     """
 
-    async def send(self, message: Message, send: Send, request_headers: Headers) -> None:
-        """Starlette's ``send``; for a request without ``Origin``, its ``Vary`` step on the raw list."""
-        if message["type"] != "http.response.start" or "origin" in request_headers:
-            await super().send(message, send, request_headers)
+    async def __call__(self, scope: Scope, receive: Receive, send: Send) -> None:
+        """Starlette's CORS; a request without ``Origin`` (it can be no preflight) straight to the ``Vary`` step."""
+        if scope["type"] != "http" or any(name == b"origin" for name, _value in scope["headers"]):
+            await super().__call__(scope, receive, send)
             return
-        headers = list(message.get("headers", ()))
-        varies = [index for index, (name, _value) in enumerate(headers) if name == b"vary"]
-        add_vary(headers, varies, b"Origin")
-        message["headers"] = headers
-        await send(message)
+
+        async def varying(message: Message) -> None:
+            if message["type"] == "http.response.start":
+                _vary_origin(message)
+            await send(message)
+
+        await self.app(scope, receive, varying)
 
     def preflight_response(self, request_headers: Headers) -> Response:
         """Starlette's preflight answer; a refusal (400) rendered as problem+json."""
@@ -83,6 +86,14 @@ class ProblemCORSMiddleware(CORSMiddleware):
         refused = bytes(response.body).decode().removeprefix("Disallowed CORS ")
         problem = Problem(400, "cors_refused", f"CORS preflight refused: {refused} not allowed")
         return problem_response(problem)
+
+
+def _vary_origin(start: Message) -> None:
+    """What Starlette's CORS does to the answer of a request without ``Origin``, on the raw list."""
+    headers = list(start.get("headers", ()))
+    varies = [index for index, (name, _value) in enumerate(headers) if name == b"vary"]
+    add_vary(headers, varies, b"Origin")
+    start["headers"] = headers
 
 
 def install_cors(app: FastAPI, origins: list[str]) -> None:

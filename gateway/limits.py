@@ -54,6 +54,7 @@ from redis.exceptions import NoScriptError
 from starlette.types import ASGIApp, Message, Receive, Scope, Send
 
 from gateway.auth_failures import AuthFailures, AuthFailureWatch
+from gateway.limit_call import LeanCall, WindowsCommand
 from gateway.limit_parts import LimitMetrics as LimitMetrics  # the app's and the tests' import
 from gateway.limit_parts import Refusal
 from gateway.problems import Problem, problem_response
@@ -154,6 +155,11 @@ class Limiter:
         self.rider = rider
         self.storage = _storage(settings)
         self.strategy = SlidingWindowCounterRateLimiter(self.storage)
+        # The request's one script call on a single Redis, past redis-py's command path (gateway.limit_call),
+        # packed from pieces kept per window; its scripts by rider source ("": none).
+        self.lean = _lean_call(self.storage)
+        self.command = WindowsCommand(functools.partial(_window_keys, cast(RedisStorage, self.storage)))
+        self.scripts: dict[str, tuple[str, str]] = {}
         self.rates = {name: limits.parse_many(text) for name, text in settings.rate_limits().items()}
         # The gateway's own Redis client (leases of SSE streams, the guest-session quota); the rate
         # windows run on the limits package's.
@@ -194,7 +200,7 @@ class Limiter:
 
     def watch_failures(self, scope: Scope, receive: Receive, send: Send) -> Send:
         """``send`` that charges a failed authentication of this request (:mod:`gateway.auth_failures`)."""
-        return AuthFailureWatch(self.auth_failures, _client_address(scope), _credential(scope), scope, receive, send)
+        return AuthFailureWatch(self.auth_failed, scope, receive, send)
 
     async def check(self, scope: Scope) -> Refusal | None:
         """The first limit this request exceeds, if any (each limit it passes is charged)."""
@@ -237,6 +243,8 @@ class Limiter:
     async def close(self) -> None:
         """Stop renewing stream leases and close the gateway's Redis client (the gateway is stopping)."""
         await self.streams.stop()
+        if self.lean is not None:
+            await self.lean.close()
         if self.redis is not None:
             await self.redis.aclose()
 
@@ -260,9 +268,9 @@ class Limiter:
         assert isinstance(self.storage, RedisStorage)
         bridge = cast(RedispyBridge, self.storage.bridge)  # implementation="redispy" (see _storage)
         connection = cast(aioredis.Redis, bridge.get_connection())
-        window_source = bridge.lua_acquire_sliding_window.script  # redis-py keeps it as str or bytes
-        if isinstance(window_source, bytes):
-            window_source = window_source.decode()
+        if self.lean is not None:
+            return await self._hit_single(windows, rider, scope, connection)
+        window_source = _window_source(self.storage)
         keyed = [(_window_keys(self.storage, name, key, item), item) for name, key, item in windows]
         groups = (
             _slot_runs([keys for keys, _ in keyed]) if isinstance(self.storage, RedisClusterStorage) else [len(keyed)]
@@ -286,6 +294,31 @@ class Limiter:
             if ride is not None:
                 scope[ride.scope_key] = (ride.tag, ridden)
             first += count
+        return None
+
+    async def _hit_single(
+        self, windows: list[Window], rider: Rider | None, scope: Scope, connection: aioredis.Redis
+    ) -> Refusal | None:
+        """:meth:`_hit_batch` on a single Redis: one call, through the lean path (:mod:`gateway.limit_call`)."""
+        assert self.lean is not None
+        ride_source = rider.source if rider is not None else ""
+        script = self.scripts.get(ride_source)
+        if script is None:
+            script = self.scripts[ride_source] = windows_script(
+                _window_source(cast(RedisStorage, self.storage)), ride_source
+            )
+        source, sha = script
+        command = self.command(sha, windows, rider.keys if rider else [], rider.args if rider else [])
+        try:
+            answer = await self.lean(command)
+        except NoScriptError:  # a Redis that restarted or was flushed: load it, once
+            await connection.script_load(source)
+            answer = await self.lean(command)
+        refused = int(answer[0])
+        if refused >= 0:
+            return await self._refused(*windows[refused])
+        if rider is not None:
+            scope[rider.scope_key] = (rider.tag, answer[1])
         return None
 
     def stream_keys(self, scope: Scope) -> dict[str, str]:
@@ -369,6 +402,20 @@ async def _evalsha(connection: aioredis.Redis, script: tuple[str, str], keys: li
         await connection.script_load(source)
         answer = await connection.evalsha(sha, len(keys), *keys, *args)  # type: ignore[arg-type]
     return int(answer[0]), answer[1]
+
+
+def _window_source(storage: RedisStorage) -> str:
+    """The library's sliding-window script (redis-py keeps it as str or bytes)."""
+    source = cast(RedispyBridge, storage.bridge).lua_acquire_sliding_window.script
+    return source.decode() if isinstance(source, bytes) else str(source)
+
+
+def _lean_call(storage: Storage) -> LeanCall | None:
+    """The lean call of the limits on a single Redis (none on a cluster or in memory)."""
+    if not isinstance(storage, RedisStorage) or isinstance(storage, RedisClusterStorage):
+        return None
+    client = cast(aioredis.Redis, cast(RedispyBridge, storage.bridge).get_connection())
+    return LeanCall(client.connection_pool)
 
 
 def _window_keys(storage: RedisStorage, name: str, key: str, item: limits.RateLimitItem) -> tuple[str, str]:

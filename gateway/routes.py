@@ -48,6 +48,7 @@ from services.legalmoves.render import listing_json
 log = get_logger("gateway")
 LANGUAGES = ("en", "es")  # the values ?lang= may take
 router = APIRouter()
+METADATA = "chaiwala.metadata"  # the request's gRPC metadata, in its scope (_metadata)
 LEGAL_MOVES_PATH = re.compile(r"/v1/games/(?P<game_id>[^/]+)/legal-moves")
 
 
@@ -74,6 +75,15 @@ def _language(request: Request) -> tuple[tuple[str, str], ...]:
 
 
 def _metadata(request: Request) -> tuple[tuple[str, str], ...]:
+    """The bearer and the language as gRPC metadata; worked out once per request (a GET legal-moves
+    needs it in the limits' rider, then in the route), a refusal each time it is asked."""
+    kept: tuple[tuple[str, str], ...] | None = request.scope.get(METADATA)
+    if kept is None:
+        kept = request.scope[METADATA] = _metadata_of(request)
+    return kept
+
+
+def _metadata_of(request: Request) -> tuple[tuple[str, str], ...]:
     header = request.headers.get("authorization", "")
     if not header:
         return _language(request)

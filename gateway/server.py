@@ -130,6 +130,7 @@ class _HeaderDeadlineProtocol(HttpToolsProtocol):
     _header_timer: asyncio.TimerHandle | None = None
     _head: HeadSize
     _late_reads = 0  # deadlines put off because the head was waiting unread (see _expire)
+    _head_pending = False  # a request began in the read being parsed and its head is not complete
 
     def connection_made(self, transport: asyncio.Transport) -> None:  # type: ignore[override]
         """Start the clock as soon as the client connects (it may never send a byte)."""
@@ -144,6 +145,9 @@ class _HeaderDeadlineProtocol(HttpToolsProtocol):
             return  # refused: the connection is closing, nothing more is parsed
         self._head.feed(len(data))
         super().data_received(data)
+        if self._head_pending:  # a request began in this read and its head is not complete yet
+            self._head_pending = False
+            self._arm()
         self._head.check_total()
         if self._head.too_large and not self.transport.is_closing():
             self._refuse_head()
@@ -153,7 +157,11 @@ class _HeaderDeadlineProtocol(HttpToolsProtocol):
         super().on_message_begin()
         self._head.begin()
         self._late_reads = 0
-        self._arm()
+        # The clock is started when the read that began the request is parsed, and only if the head
+        # is still incomplete then: almost every head arrives whole in one read, which then costs no
+        # timer (a timer made and cancelled per request was ~1.4 µs).
+        self._disarm()
+        self._head_pending = True
 
     def on_url(self, url: bytes) -> None:
         """Count the request target (it may arrive in pieces)."""
@@ -171,6 +179,7 @@ class _HeaderDeadlineProtocol(HttpToolsProtocol):
         The head is measured by its own lines now: the read that completed it may carry body
         bytes too (a 70 KB body sent with its headers in one write), which are not the head's."""
         self._disarm()
+        self._head_pending = False
         self._head.counting = False
         self._head.check_total()
         if self._head.too_large:
