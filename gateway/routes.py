@@ -294,8 +294,21 @@ async def game_types(request: Request) -> Response:
         except grpc.aio.AioRpcError:
             log.warning("game_type_unavailable", game_type=game_type)
             continue
-        found.append(protojson.to_dict(answer))
+        found.append(_stable_terms(protojson.to_dict(answer)))
     return JSON(found)
+
+
+def _stable_terms(printed: dict[str, Any]) -> dict[str, Any]:
+    """``terms`` and each group's ``words`` in key order.  A proto map prints in the order of its hash
+    table, which is seeded per process, so two gateway workers (or a restart) gave this public,
+    cached answer different bytes and ETags; sorted, every process prints the same."""
+    terms = printed.get("terms")
+    if isinstance(terms, dict):
+        printed["terms"] = {
+            group: {**words, "words": dict(sorted(words["words"].items()))} if "words" in words else words
+            for group, words in sorted(terms.items())
+        }
+    return printed
 
 
 @router.post("/v1/games", status_code=201)

@@ -46,6 +46,15 @@ def test_game_types_lists_the_game_with_its_options_and_bots(client: httpx.Clien
     assert "options" in darjeeling
 
 
+def test_game_types_print_their_terms_in_one_order_in_every_process(client: httpx.Client) -> None:
+    """Proto maps print in a per-process hash order; this public, cached answer must not depend on it."""
+    for game_type in client.get("/v1/game-types").json():
+        terms = game_type["terms"]
+        assert list(terms) == sorted(terms), game_type["id"]
+        for group, words in terms.items():
+            assert list(words["words"]) == sorted(words["words"]), (game_type["id"], group)
+
+
 def test_two_bots_two_humans_play_to_the_end_with_sse_replay_and_result(client: httpx.Client) -> None:
     created = create_game(
         client,
