@@ -55,15 +55,19 @@ class LeanScript:
         """The script's reply for ``keys`` and ``args`` (str, bytes, int or float each, as redis-py takes them)."""
         if self._pool is None:
             return await self._script(keys=keys, args=args)
-        try:
-            packed = hiredis.pack_command((*self._head, len(keys), *keys, *args))
-        except TypeError as error:  # redis-py says DataError for a value it cannot send
-            raise DataError(str(error)) from error
+        packed = self.command(keys, args)
         try:
             return await self._call(self._pool, packed)
         except NoScriptError:
             await self._client.script_load(self._script.script)
             return await self._call(self._pool, packed)
+
+    def command(self, keys: Sequence[str], args: Sequence[Any]) -> bytes:
+        """The EVALSHA command as it goes on the wire."""
+        try:
+            return hiredis.pack_command((*self._head, len(keys), *keys, *args))
+        except TypeError as error:  # redis-py says DataError for a value it cannot send
+            raise DataError(str(error)) from error
 
     @staticmethod
     async def _call(pool: aioredis.ConnectionPool, packed: bytes) -> Any:

@@ -7,6 +7,7 @@ Each test gets a Redis of its own (restarted, flushed or held busy by the test).
 from __future__ import annotations
 
 import asyncio
+import hashlib
 from collections.abc import Iterator
 from pathlib import Path
 from typing import Any
@@ -59,6 +60,16 @@ def test_answers_as_redis_pys_script_does(own_redis: EmbeddedRedis) -> None:
             await client.aclose()
 
     asyncio.run(scenario())
+
+
+def test_the_command_sent_is_redis_pys_byte_for_byte() -> None:
+    """What LeanScript packs (hiredis, in one piece) is what redis-py's Script would have sent."""
+    client: Any = redis_client("redis://127.0.0.1:1", False, 1, 1.0)
+    lean, connection = LeanScript(client, ECHO), client.connection_pool.make_connection()
+    keys = [f"game:{{g}}:{index}" for index in range(14)]
+    args = ["1", 5, 86400, -2, 0.25, "é", b"\x00\r\n" * 3000, b"", "x" * 70, *range(20)]
+    sha = hashlib.sha1(ECHO.encode()).hexdigest()
+    assert lean.command(keys, args) == b"".join(connection.pack_command("EVALSHA", sha, len(keys), *keys, *args))
 
 
 def test_a_script_the_server_lost_is_loaded_again(own_redis: EmbeddedRedis) -> None:
