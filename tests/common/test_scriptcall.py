@@ -161,6 +161,23 @@ def test_the_pool_still_bounds_and_waits(own_redis: EmbeddedRedis) -> None:
     asyncio.run(scenario())
 
 
+def test_concurrent_calls_on_few_connections_each_get_their_own_reply(own_redis: EmbeddedRedis) -> None:
+    async def scenario() -> None:
+        client: Any = redis_client(own_redis.url, False, 3, 2.0)
+        try:
+            lean, busy = LeanScript(client, ECHO), LeanScript(client, BUSY)
+            slow = range(0, 60, 7)  # every seventh call holds its connection ~2 ms
+            calls = [busy([], [2, f"call {n}"]) if n in slow else lean(["k"], [f"call {n}"]) for n in range(60)]
+            replies = await asyncio.gather(*calls)
+            expected = [f"call {n}".encode() if n in slow else [1, b"k", f"call {n}".encode()] for n in range(60)]
+            assert [reply if n in slow else reply[:3] for n, reply in enumerate(replies)] == expected
+            assert len(client.connection_pool._in_use_connections) == 0
+        finally:
+            await client.aclose()
+
+    asyncio.run(scenario())
+
+
 def test_a_cluster_client_takes_redis_pys_path() -> None:
     client: Any = redis_client("redis://127.0.0.1:1", True, 2, 2.0)
     assert not LeanScript(client, ECHO).lean
