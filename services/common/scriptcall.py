@@ -22,6 +22,11 @@ keeps what matters and drops the rest:
 A Redis Cluster client, a single-connection client, RESP3 and connections with a health-check
 interval take redis-py's path (``Script``) unchanged: the cluster routes by slot and follows
 redirections, which this path does not do.
+
+The exchange uses three of redis-py's connection internals (``_writer``, ``_parser``,
+``_host_error``), the ones its own ``send_packed_command`` and ``read_response`` use; redis is
+pinned in constraints.txt, and tests/common/test_scriptcall.py exercises each (a new redis-py
+that moved them fails there, not in production).
 """
 
 from __future__ import annotations

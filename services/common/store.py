@@ -103,7 +103,9 @@ class QuickPool(aioredis.BlockingConnectionPool):
     checked, ``ensure_connection``).  Otherwise, or during a maintenance notification, the call
     queues through redis-py's own path (its wait, bounded by ``timeout``, its "No connection
     available"), and so do the calls that come while one is queued: a waiting call competes with
-    them as redis-py's pool has it compete, not with calls that skipped the queue.
+    them as redis-py's pool has it compete, not with calls that skipped the queue.  It reads one
+    attribute of redis-py's pool (``_in_maintenance``; redis is pinned in constraints.txt, and
+    tests/common/test_scriptcall.py runs this pool).
     """
 
     def __init__(self, *args: Any, **kwargs: Any) -> None:
