@@ -42,6 +42,7 @@ from redis.asyncio.cluster import RedisCluster
 
 from services.common.attention import SHARD_COUNT, attention_script_keys, keys_for_game, score_arg
 from services.common.rng import KIND_PCG32, Seed
+from services.common.scriptcall import LeanScript
 from services.common.store import (
     DEFAULT_MAX_CONNECTIONS,
     DEFAULT_POOL_TIMEOUT_SECONDS,
@@ -100,9 +101,10 @@ class GameStore:
     def __init__(self, client: aioredis.Redis | RedisCluster) -> None:
         self.redis = client
         self._source: tuple[str, bool] | None = None
-        self._commit = client.register_script(COMMIT.source)
-        self._set_status = client.register_script(SET_STATUS.source)
-        self._load = client.register_script(LOAD)
+        # The move's two calls (and the status change) skip redis-py's per-call work on a single server.
+        self._commit = LeanScript(client, COMMIT.source)
+        self._set_status = LeanScript(client, SET_STATUS.source)
+        self._load = LeanScript(client, LOAD)
 
     @classmethod
     def from_url(

@@ -18,6 +18,7 @@ from prometheus_client import CollectorRegistry
 
 from gateway.limits import Limiter, LimitMetrics
 from gateway.settings import GatewaySettings
+from services.common.scriptcall import LeanScript
 from services.common.settings import RedisConnection
 from services.common.store import redis_client
 from tests.support import secrets
@@ -39,6 +40,9 @@ async def _round_trip(url: str, cluster: bool = False, blocking: bool = False) -
     try:
         await client.set("tls:probe", b"over TLS")
         answer: bytes | None = await client.get("tls:probe")
+        # The store's scripts take their own path to the connection (services.common.scriptcall).
+        script = LeanScript(client, "return redis.call('GET', KEYS[1])")
+        assert script.lean and await script(["tls:probe"]) == answer
         return answer
     finally:
         await client.aclose()
