@@ -46,6 +46,8 @@ from jinja2 import StrictUndefined, Template, TemplateError
 from jinja2.sandbox import SandboxedEnvironment
 from jinja2.utils import concat
 
+from services.common import sentence_code
+
 SEEDS = Path(__file__).resolve().parents[2] / "seeds"
 LANGUAGES = ("en", "es")
 DEFAULT_LANGUAGE = "en"
@@ -155,6 +157,8 @@ class Pack:
     costs: dict[str, str] = field(default_factory=dict)
     notes: dict[str, str] = field(default_factory=dict)
     compiled: dict[tuple[str, str], Template] = field(default_factory=dict)
+    # Each template also as a Python function (services.common.sentence_code), None where it stays on Jinja.
+    functions: dict[tuple[str, str], sentence_code.Sentence | None] = field(default_factory=dict)
 
     def template(self, section: str, kind: str) -> Template | None:
         """The compiled template of ``kind`` in ``section`` ("events" or "moves"), if any."""
@@ -168,6 +172,20 @@ class Pack:
             found = self.compiled[(section, kind)] = _ENV.from_string(source)
         except TemplateError as error:
             raise TextError(f"{self.language}/{section}/{kind}: template does not compile: {error}") from None
+        return found
+
+    def function(self, section: str, kind: str) -> sentence_code.Sentence | None:
+        """The template of ``kind`` (compiled by :meth:`template` first) as a Python function,
+        or None when it stays on Jinja."""
+        key = (section, kind)
+        if key in self.functions:
+            return self.functions[key]
+        source = (self.events if section == "events" else self.moves)[kind]
+        try:
+            found = sentence_code.compile_sentence(_ENV, source, HELPERS)
+        except sentence_code.Unsupported:
+            found = None
+        self.functions[key] = found
         return found
 
 
@@ -298,6 +316,9 @@ class Speaker:
         }
 
 
+HELPERS = frozenset(Speaker(Pack(DEFAULT_LANGUAGE, {}, {}, {}, {}), None, []).helpers())
+
+
 def _kind(message: Mapping[str, Any]) -> tuple[str, Any]:
     if len(message) != 1:
         raise TextError(f"expected one oneof kind, got {sorted(message)}")
@@ -310,6 +331,22 @@ def _globals_of(template: Template) -> dict[str, Any]:
     """A template's globals as one dict, made once (``Template.render`` merges their chain again on
     every call: ~10 % of a sentence)."""
     return dict(template.globals)
+
+
+def _render_fast(
+    function: sentence_code.Sentence,
+    template: Template,
+    speaker: Speaker,
+    payload: Mapping[str, Any],
+    actor: int | None,
+) -> str:
+    """The sentence from the template's Python function; Jinja's when the function fails (Jinja
+    then says the sentence or the error in its own words: the function is trusted only to print)."""
+    try:
+        text = function(payload, actor, speaker.viewer, speaker)
+    except Exception:  # any failure: Jinja decides
+        return _render(template, speaker, payload, actor)
+    return " ".join(text.split())
 
 
 def _render(template: Template, speaker: Speaker, payload: Mapping[str, Any], actor: int | None) -> str:
@@ -353,7 +390,13 @@ class Sentences:
         template = pack.template(section, kind)
         if template is None:
             raise TextError(f"{self.game_type}/{pack.language}: no template for {section[:-1]} {kind!r}")
-        said = self._said[key] = _render(template, Speaker(pack, viewer, players), payload, actor)
+        function = pack.function(section, kind)
+        speaker = Speaker(pack, viewer, players)
+        if function is None:
+            said = _render(template, speaker, payload, actor)
+        else:
+            said = _render_fast(function, template, speaker, payload, actor)
+        self._said[key] = said
         if len(self._said) > SAID_CAPACITY:
             self._said.popitem(last=False)
         return said
