@@ -261,4 +261,4 @@ def test_a_function_that_fails_hands_the_sentence_to_jinja() -> None:
     def broken(*_: Any) -> str:
         raise RuntimeError("a compiler gap")
 
-    assert _render_fast(broken, template, speaker, {"seat": 0}, 0) == "You moved."
+    assert _render_fast(broken, lambda: template, speaker, {"seat": 0}, 0) == "You moved."
