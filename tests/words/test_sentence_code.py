@@ -25,6 +25,7 @@ from services.common.registry import available_game_types, engine_for
 from services.common.rng import Rng
 from services.common.runner import Match
 from services.common.sentences import _ENV, HELPERS, LANGUAGES, Pack, Speaker, _kind, _render, sentences_for
+from services.rules.narrator import Narrator
 from tests.words.test_sentences import COVERAGE_PLANS, PLAYER_NAMES, SAMPLE_EVENTS, SAMPLE_MOVES
 
 # (section, message, viewer, actor): one sentence to render.
@@ -262,3 +263,32 @@ def test_a_function_that_fails_hands_the_sentence_to_jinja() -> None:
         raise RuntimeError("a compiler gap")
 
     assert _render_fast(broken, lambda: template, speaker, {"seat": 0}, 0) == "You moved."
+
+
+# ---- words kept per process -------------------------------------------------------------------
+
+
+def test_kept_prices_tell_one_from_true_as_the_words_do() -> None:
+    sentences = sentences_for("darjeeling")
+    one = sentences.cost_text([{"what": "points", "amount": 1}], "en")
+    assert one == "Costs 1 point."
+    assert sentences.cost_text([{"what": "points", "amount": True}], "en") == "Costs True point."
+    assert sentences.cost_text([{"what": "points", "amount": 1}], "es") != one
+    assert sentences.cost_text([{"what": "points", "amount": 1}], "en") == one
+
+
+def test_a_kept_priced_move_reads_as_the_move_and_its_price_in_each_language() -> None:
+    narrator = Narrator(engine_for("darjeeling"))
+    move = {"move_collector": {"turn": "LEFT", "distance": 2}}
+    costs = [{"what": "points", "amount": 2}]
+    for language in LANGUAGES:
+        expected = f"{narrator.move_text(move, 0, ['Asha', 'Bikram'], language)} "
+        expected += narrator.sentences.cost_text(costs, language)
+        for _ in range(2):  # worked out, then kept
+            assert narrator.costed_text(move, 0, costs, ["Asha", "Bikram"], language) == expected
+    assert narrator.costed_text(move, 0, [], ["Asha", "Bikram"], "en") == narrator.move_text(
+        move, 0, ["Asha", "Bikram"], "en"
+    )
+    assert narrator.costed_text(move, 0, [{"what": "points", "amount": True}], ["Asha", "Bikram"], "en").endswith(
+        "Costs True point."
+    )
