@@ -45,6 +45,7 @@ _LOOP = {
     "revindex": "({n} - {i})",
     "revindex0": "({n} - {i} - 1)",
 }
+_COUNTED = {"last", "length", "revindex", "revindex0"}  # loop attributes that need the list's length
 _BINARY = {"Add": "+", "Sub": "-", "Mul": "*", "Div": "/", "FloorDiv": "//", "Mod": "%", "Pow": "**"}
 _UNARY = {"Neg": "-", "Pos": "+", "Not": "not "}
 _COMPARE = {"eq": "==", "ne": "!=", "gt": ">", "gteq": ">=", "lt": "<", "lteq": "<=", "in": "in", "notin": "not in"}
@@ -109,6 +110,21 @@ def _calls(env: SandboxedEnvironment) -> dict[str, Any]:
         return "".join(map(str, items))
 
     return {"_call": call, "_join": str_join}
+
+
+def _loop_attributes(body: list[nodes.Node]) -> set[str]:
+    """The ``loop.<attribute>`` names a loop body reads of its own loop (not of loops nested in it)."""
+    found: set[str] = set()
+    pending: list[nodes.Node] = list(body)
+    while pending:
+        node = pending.pop()
+        if isinstance(node, nodes.Getattr) and isinstance(node.node, nodes.Name) and node.node.name == "loop":
+            found.add(node.attr)
+        if isinstance(node, nodes.For):
+            pending.append(node.iter)  # the nested loop's own body has its own ``loop``
+            continue
+        pending.extend(node.iter_child_nodes())
+    return found
 
 
 class _Compiler:
@@ -192,14 +208,24 @@ class _Compiler:
         scope: dict[str, Any] = {t.name: self.new("l") for t in targets}
         bound = ", ".join(scope[t.name] for t in targets) + ("," if len(targets) > 1 else "")
         iterable = self.expr(node.iter)
-        index, items, length = self.new("i"), self.new("s"), self.new("n")
-        self.emit(f"{items} = list({iterable})")
-        self.emit(f"{length} = len({items})")
-        self.emit(f"for {index}, ({bound}) in enumerate({items}):")
+        index, length = self.new("i"), self.new("n")
+        if _loop_attributes(node.body) & _COUNTED:
+            # Jinja counts the list when asked, live; the copy counts the same unless the body
+            # may change the list (a call that is not one of the speaker's helpers).
+            if any(not self._helper_call(call) for child in node.body for call in child.find_all(nodes.Call)):
+                raise Unsupported("a loop's length while its body calls something that may change the list")
+            items = self.new("s")
+            self.emit(f"{items} = list({iterable})")
+            self.emit(f"{length} = len({items})")
+            iterable = items
+        self.emit(f"for {index}, ({bound}) in enumerate({iterable}):")
         scope["loop"] = _Loop(index, length)
         self.scopes.append(scope)
         self.block(node.body)
         self.scopes.pop()
+
+    def _helper_call(self, call: nodes.Call) -> bool:
+        return isinstance(call.node, nodes.Name) and call.node.name in self.helpers
 
     def _reserved(self, name: str) -> bool:
         return name in CONTEXT_NAMES or name in self.helpers or name in self.env.globals or name == "loop"

@@ -195,6 +195,8 @@ CONSTRUCTS = [
     " {{ e.list | length }} {{ e | length }}",
     "{{ term('variety', e.v) }} {{ qty('halves', e.h, e.a) }} {{ join(tally('halves', {'one': e.a, 'two': e.b})) }}",
     "{{ join(terms('variety', e.list)) }} {{ name('ships', e.a, 'a ship') }} {{ e.text | capital }}",
+    "{% set acc = [] %}{% for x in e.list %}{% set _ = acc.append(x) %}{{ loop.index }}{% endfor %}{{ acc }}",
+    "{{ '{} and {}'.format(e.a, e.b) }} {{ 'abc'.upper() }} {{ e.text.split() | length }} {{ e.list | default(3) }}",
     "line one\n   {% if e.flag %}\n  kept  {{ e.a }}\n{% endif %}\n  {{- e.b -}}  end\n",
 ]
 NUMBERS = st.one_of(st.integers(-2, 5), st.integers(-2, 5), LEAVES)  # mostly numbers: the sums print
@@ -245,6 +247,7 @@ def test_every_construct_prints_what_jinja_prints(
         "{{ loop }}{% for y in e.list %}{{ loop.cycle('a', 'b') }}{% endfor %}",
         "{% set e = 1 %}{{ e }}",
         "{{ 'yes' if e.a }}",
+        "{% set acc = [1] %}{% for x in acc %}{% if loop.last %}{% set _ = acc.append(x) %}{% endif %}{% endfor %}",
     ],
 )
 def test_what_the_compiler_does_not_know_stays_on_jinja(source: str) -> None:
