@@ -35,6 +35,8 @@ from jinja2.utils import _PassArg
 
 # Names the renderer puts into every template's context besides the speaker's helpers.
 CONTEXT_NAMES = ("e", "actor", "viewer")
+# Names Jinja itself gives a meaning (``self`` is the template): such templates stay on Jinja.
+_SPECIAL = frozenset({"self", "loop", "caller", "varargs", "kwargs"})
 # ``loop.<attribute>`` inside a for loop, as Python over the loop's index, list and length.
 _LOOP = {
     "index0": "{i}",
@@ -228,7 +230,7 @@ class _Compiler:
         return isinstance(call.node, nodes.Name) and call.node.name in self.helpers
 
     def _reserved(self, name: str) -> bool:
-        return name in CONTEXT_NAMES or name in self.helpers or name in self.env.globals or name == "loop"
+        return name in CONTEXT_NAMES or name in self.helpers or name in self.env.globals or name in _SPECIAL
 
     # ---- expressions -----------------------------------------------------------------
 
@@ -261,8 +263,8 @@ class _Compiler:
             return node.name
         if node.name in self.helpers:
             return f"s.{node.name}"
-        if node.name in self.env.globals:
-            raise Unsupported(f"the global {node.name!r}")
+        if node.name in self.env.globals or (node.name in _SPECIAL and node.name != "loop"):
+            raise Unsupported(f"the global or special name {node.name!r}")
         if node.name in self.set_names:
             raise Unsupported(f"{node.name!r} read where it is not set")
         return f"_undefined(name={node.name!r})"

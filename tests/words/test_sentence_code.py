@@ -247,6 +247,7 @@ def test_every_construct_prints_what_jinja_prints(
         "{{ loop }}{% for y in e.list %}{{ loop.cycle('a', 'b') }}{% endfor %}",
         "{% set e = 1 %}{{ e }}",
         "{{ 'yes' if e.a }}",
+        "{{ self is defined }}",
         "{% set acc = [1] %}{% for x in acc %}{% if loop.last %}{% set _ = acc.append(x) %}{% endif %}{% endfor %}",
     ],
 )
