@@ -28,6 +28,7 @@ does.  Templates see:
 A missing template or a template that reads something absent raises :class:`TextError`;
 the property tests play every game and make that a test failure.  The rules service does
 not fail a request over a sentence: it logs ``text_missing`` and sends an empty ``text``.
+Templates run as Python functions compiled from them where :mod:`services.common.sentence_code` can.
 """
 
 from __future__ import annotations
@@ -53,9 +54,7 @@ LANGUAGES = ("en", "es")
 DEFAULT_LANGUAGE = "en"
 # Sentences kept per game (see Sentences._text): a few thousand short strings.
 SAID_CAPACITY = 8192
-# Prices and speakers kept per game (see Sentences.cost_text and Sentences._speaker): few distinct ones.
-PRICED_CAPACITY = 1024
-SPEAKERS_CAPACITY = 256
+PRICED_CAPACITY, SPEAKERS_CAPACITY = 1024, 256  # prices and speakers kept per game: few distinct ones
 
 _ENV = SandboxedEnvironment(undefined=StrictUndefined, autoescape=False, trim_blocks=True, lstrip_blocks=True)
 _ENV.filters["capital"] = lambda text: str(text)[:1].upper() + str(text)[1:]
