@@ -28,6 +28,7 @@ does.  Templates see:
 A missing template or a template that reads something absent raises :class:`TextError`;
 the property tests play every game and make that a test failure.  The rules service does
 not fail a request over a sentence: it logs ``text_missing`` and sends an empty ``text``.
+Templates run as Python functions compiled from them where :mod:`services.common.sentence_code` can.
 """
 
 from __future__ import annotations
@@ -46,11 +47,14 @@ from jinja2 import StrictUndefined, Template, TemplateError
 from jinja2.sandbox import SandboxedEnvironment
 from jinja2.utils import concat
 
+from services.common import sentence_code
+
 SEEDS = Path(__file__).resolve().parents[2] / "seeds"
 LANGUAGES = ("en", "es")
 DEFAULT_LANGUAGE = "en"
 # Sentences kept per game (see Sentences._text): a few thousand short strings.
 SAID_CAPACITY = 8192
+PRICED_CAPACITY, SPEAKERS_CAPACITY = 1024, 256  # prices and speakers kept per game: few distinct ones
 
 _ENV = SandboxedEnvironment(undefined=StrictUndefined, autoescape=False, trim_blocks=True, lstrip_blocks=True)
 _ENV.filters["capital"] = lambda text: str(text)[:1].upper() + str(text)[1:]
@@ -155,6 +159,8 @@ class Pack:
     costs: dict[str, str] = field(default_factory=dict)
     notes: dict[str, str] = field(default_factory=dict)
     compiled: dict[tuple[str, str], Template] = field(default_factory=dict)
+    # Each template also as a Python function (services.common.sentence_code), None where it stays on Jinja.
+    functions: dict[tuple[str, str], sentence_code.Sentence | None] = field(default_factory=dict)
 
     def template(self, section: str, kind: str) -> Template | None:
         """The compiled template of ``kind`` in ``section`` ("events" or "moves"), if any."""
@@ -168,6 +174,20 @@ class Pack:
             found = self.compiled[(section, kind)] = _ENV.from_string(source)
         except TemplateError as error:
             raise TextError(f"{self.language}/{section}/{kind}: template does not compile: {error}") from None
+        return found
+
+    def function(self, section: str, kind: str) -> sentence_code.Sentence | None:
+        """The template of ``kind`` (which must exist) as a Python function, or None when it stays
+        on Jinja (then Jinja compiles it: :meth:`template`)."""
+        key = (section, kind)
+        if key in self.functions:
+            return self.functions[key]
+        source = (self.events if section == "events" else self.moves)[kind]
+        try:
+            found = sentence_code.compile_sentence(_ENV, source, HELPERS)
+        except (sentence_code.Unsupported, TemplateError):  # Jinja's compile says what is wrong
+            found = None
+        self.functions[key] = found
         return found
 
 
@@ -298,6 +318,9 @@ class Speaker:
         }
 
 
+HELPERS = frozenset(Speaker(Pack(DEFAULT_LANGUAGE, {}, {}, {}, {}), None, []).helpers())
+
+
 def _kind(message: Mapping[str, Any]) -> tuple[str, Any]:
     if len(message) != 1:
         raise TextError(f"expected one oneof kind, got {sorted(message)}")
@@ -310,6 +333,31 @@ def _globals_of(template: Template) -> dict[str, Any]:
     """A template's globals as one dict, made once (``Template.render`` merges their chain again on
     every call: ~10 % of a sentence)."""
     return dict(template.globals)
+
+
+def _jinja(pack: Pack, section: str, kind: str) -> Template:
+    """The Jinja template of a kind the pack has (compiled on first use)."""
+    template = pack.template(section, kind)
+    if template is None:  # not reached: the caller looked the kind up
+        raise TextError(f"{pack.language}: no template for {section[:-1]} {kind!r}")
+    return template
+
+
+def _render_fast(
+    function: sentence_code.Sentence,
+    template: Callable[[], Template],
+    speaker: Speaker,
+    payload: Mapping[str, Any],
+    actor: int | None,
+) -> str:
+    """The sentence from the template's Python function; Jinja's when the function fails (Jinja,
+    compiled only then, says the sentence or the error in its own words: the function is trusted
+    only to print what it prints)."""
+    try:
+        text = function(payload, actor, speaker.viewer, speaker)
+    except Exception:  # any failure: Jinja decides
+        return _render(template(), speaker, payload, actor)
+    return " ".join(text.split())
 
 
 def _render(template: Template, speaker: Speaker, payload: Mapping[str, Any], actor: int | None) -> str:
@@ -331,9 +379,22 @@ class Sentences:
         # A sentence depends only on what it is rendered from, and a template takes a millisecond
         # or two: the same legal moves and events are listed again and again, so keep the words.
         self._said: OrderedDict[tuple[Any, ...], str] = OrderedDict()
+        # Every legal move of every seat is priced again after each commit, from a handful of prices.
+        self._priced: dict[tuple[str, bytes], str] = {}
+        self._speakers: dict[tuple[str, int | None, tuple[str, ...]], Speaker] = {}
 
     def _pack(self, language: str) -> Pack:
         return self.packs.get(language) or self.packs[DEFAULT_LANGUAGE]
+
+    def _speaker(self, language: str, viewer: int | None, players: tuple[str, ...]) -> Speaker:
+        """The (frozen) speaker for one viewer and one game's players, made once."""
+        key = (language, viewer, players)
+        speaker = self._speakers.get(key)
+        if speaker is None:
+            if len(self._speakers) >= SPEAKERS_CAPACITY:
+                self._speakers.clear()
+            speaker = self._speakers[key] = Speaker(self._pack(language), viewer, players)
+        return speaker
 
     def _text(
         self,
@@ -344,16 +405,22 @@ class Sentences:
         actor: int | None,
         language: str,
     ) -> str:
-        key = (section, orjson.dumps(message, option=orjson.OPT_SORT_KEYS), viewer, tuple(players), actor, language)
+        seated = tuple(players)
+        key = (section, orjson.dumps(message, option=orjson.OPT_SORT_KEYS), viewer, seated, actor, language)
         said = self._said.get(key)
         if said is not None:
             return said
-        pack = self._pack(language)
+        speaker = self._speaker(language, viewer, seated)
+        pack = speaker.pack
         kind, payload = _kind(message)
-        template = pack.template(section, kind)
-        if template is None:
+        if kind not in (pack.events if section == "events" else pack.moves):
             raise TextError(f"{self.game_type}/{pack.language}: no template for {section[:-1]} {kind!r}")
-        said = self._said[key] = _render(template, Speaker(pack, viewer, players), payload, actor)
+        function = pack.function(section, kind)
+        if function is None:
+            said = _render(_jinja(pack, section, kind), speaker, payload, actor)
+        else:
+            said = _render_fast(function, lambda: _jinja(pack, section, kind), speaker, payload, actor)
+        self._said[key] = said
         if len(self._said) > SAID_CAPACITY:
             self._said.popitem(last=False)
         return said
@@ -380,6 +447,18 @@ class Sentences:
         worker that could not act), or "" for a free move."""
         if not costs:
             return ""
+        try:  # the JSON tells 1 from True and 1.0, as the words do
+            key = (language, orjson.dumps(costs))
+        except TypeError:
+            return self._price(costs, language)
+        price = self._priced.get(key)
+        if price is None:
+            if len(self._priced) >= PRICED_CAPACITY:
+                self._priced.clear()
+            price = self._priced[key] = self._price(costs, language)
+        return price
+
+    def _price(self, costs: Sequence[Mapping[str, Any]], language: str) -> str:
         pack = self._pack(language)
         phrases, notes = [], []
         for cost in costs:

@@ -11,6 +11,7 @@ from __future__ import annotations
 from collections.abc import Callable, Sequence
 from typing import Any
 
+import orjson
 from google.protobuf import any_pb2
 
 from chaiwala.v1 import rules_pb2
@@ -28,6 +29,8 @@ log = get_logger("service")
 # (players' names by seat, language): what a sentence needs besides the event.
 Words = tuple[list[str], str]
 NO_WORDS: Words = ([], sentences.DEFAULT_LANGUAGE)
+# Priced legal-move sentences kept per narrator (every seat's moves are worded again after each commit).
+COSTED_CAPACITY = 4096
 
 
 class Narrator:
@@ -38,6 +41,7 @@ class Narrator:
         self.game_type = engine.game_type
         self.sentences = sentences.sentences_for(engine.game_type)
         self.text_errors: set[str] = set()
+        self._costed: dict[tuple[Any, ...], str] = {}
 
     def pack(self, name: str, data: dict[str, Any]) -> any_pb2.Any:
         """An engine dict as the game's proto message ``name`` (``Move``, ``State``, ``Event``, ``Options``)."""
@@ -58,7 +62,20 @@ class Narrator:
         return self.say(self.sentences.move_text, move, seat, names, language)
 
     def costed_text(self, move: Move, seat: int, costs: list[dict[str, Any]], names: list[str], language: str) -> str:
-        """The sentence of a legal move followed by what it costs, so the price is read before the click."""
+        """The sentence of a legal move followed by what it costs, so the price is read before the click
+        (kept: the same moves are priced for the same seats position after position)."""
+        try:  # the JSON tells 1 from True, as the words do
+            key = (orjson.dumps(move, option=orjson.OPT_SORT_KEYS), orjson.dumps(costs), seat, tuple(names), language)
+        except TypeError:
+            return self._costed_text(move, seat, costs, names, language)
+        text = self._costed.get(key)
+        if text is None:
+            if len(self._costed) >= COSTED_CAPACITY:
+                self._costed.clear()
+            text = self._costed[key] = self._costed_text(move, seat, costs, names, language)
+        return text
+
+    def _costed_text(self, move: Move, seat: int, costs: list[dict[str, Any]], names: list[str], language: str) -> str:
         text = self.move_text(move, seat, names, language)
         price = self.say(self.sentences.cost_text, costs, language)
         return f"{text} {price}".strip() if price else text
