@@ -1,7 +1,7 @@
 """The plans of :mod:`services.common.dictrender`, compiled: one generated Python function per message type.
 
 A plan made of one closure per field (a type check, a zero check and a renderer, each a call) cost
-more than the engine's view it printed: a Darjeeling state is some 200 fields in 40 messages.  This
+more than the engine's view it printed: a game state holds hundreds of fields in tens of messages.  This
 module writes one function per message type from its descriptor, with every field's steps inlined
 (the dict's keys checked once, each value fetched once, the common types tested and printed in
 place, lists of plain scalars copied whole) and ``exec``'s it once per type.
