@@ -17,7 +17,7 @@ name bound to :func:`Kit.plan`'s answer on first use, so types that contain them
 from __future__ import annotations
 
 import math
-from collections.abc import Callable, Mapping
+from collections.abc import Callable, Mapping, Sequence
 from dataclasses import dataclass
 from typing import Any
 
@@ -78,13 +78,16 @@ def source(message_type: Descriptor, kit: Kit, head: Mapping[str, Any] | None = 
     writer.emit(1, "if not KNOWN.issuperset(data):")
     writer.emit(2, "raise Unplanned(WHAT)")
     writer.emit(1, "get = data.get")
-    for oneof in message_type.oneofs:
-        if len(oneof.fields) > 1:
-            present = " + ".join(f"(get({f.name!r}) is not None)" for f in oneof.fields)
-            writer.emit(1, f"if {present} > 1:")
-            writer.emit(2, "raise Unplanned(WHAT)")
+    groups = _oneof_checks(writer, message_type)
     writer.emit(1, f"out = {writer.name(dict(head), 'HEAD')}.copy()" if head else "out = {}")
+    done: set[str] = set()
     for field in sorted(message_type.fields, key=lambda item: item.number):
+        oneof = field.containing_oneof
+        if oneof is not None and oneof.name in groups:
+            if oneof.name not in done:
+                done.add(oneof.name)
+                _oneof_group(writer, groups[oneof.name], oneof.fields)
+            continue
         writer.emit(1, f"v = get({field.name!r})")
         _field(writer, field)
     for field in message_type.fields:
@@ -95,6 +98,42 @@ def source(message_type: Descriptor, kit: Kit, head: Mapping[str, Any] | None = 
             writer.emit(2, f"out[{field.name!r}] = {value}")
     writer.emit(1, "return out")
     return "\n".join(writer.lines) + "\n", writer.names
+
+
+def _oneof_checks(w: _Writer, message_type: Descriptor) -> dict[str, str]:
+    """The check that each oneof has at most one member given (not ``None``), and the oneofs whose
+    members print together (see :func:`_oneof_group`), each to the local name of its given members."""
+    order = [field.name for field in sorted(message_type.fields, key=lambda item: item.number)]
+    groups: dict[str, str] = {}
+    for oneof in message_type.oneofs:
+        if len(oneof.fields) < 2:
+            continue  # a proto3 optional's own oneof
+        members = w.name(frozenset(field.name for field in oneof.fields), "O")
+        given = f"g{len(groups)}"
+        w.emit(1, f"{given} = {members}.intersection(data)")
+        w.emit(1, f"if len({given}) > 1 and sum(get(k) is not None for k in {given}) > 1:")
+        w.emit(2, "raise Unplanned(WHAT)")
+        first = order.index(oneof.fields[0].name)
+        if sorted(order.index(field.name) for field in oneof.fields) == list(range(first, first + len(oneof.fields))):
+            groups[oneof.name] = given  # its members are next to each other in field-number order
+    return groups
+
+
+def _oneof_group(w: _Writer, given: str, members: Sequence[FieldDescriptor]) -> None:
+    """A oneof's members printed together: at most one of them is given (checked), so only the
+    given keys are looked at (an engine's ``Move`` sets one of tens of members)."""
+    steps: dict[str, Render] = {}
+    for field in members:
+        nested = field.message_type
+        if nested is not None and nested.full_name != "google.protobuf.Any":
+            steps[field.name] = _lazy(w.kit, nested, steps, field.name)
+        else:
+            steps[field.name] = w.kit.element(field)  # a presence field prints whenever given
+    table = w.name(steps, "S")
+    w.emit(1, f"for k in {given}:")
+    w.emit(2, "v = get(k)")
+    w.emit(2, "if v is not None:")
+    w.emit(3, f"out[k] = {table}[k](v)")
 
 
 def compile_plan(message_type: Descriptor, kit: Kit, head: Mapping[str, Any] | None = None) -> Render:
@@ -138,16 +177,19 @@ def _present(w: _Writer, field: FieldDescriptor, key: str) -> None:
 
 def _nested(w: _Writer, message_type: Descriptor) -> str:
     """A global name that calls the nested type's plan, planned on its first call (types may recurse)."""
-    plan = w.kit.plan
-    names = w.names
-    key = f"P{len(names)}"
+    key = f"P{len(w.names)}"
+    w.names[key] = _lazy(w.kit, message_type, w.names, key)
+    return key
+
+
+def _lazy(kit: Kit, message_type: Descriptor, table: dict[str, Any], key: str) -> Render:
+    """A renderer that plans ``message_type`` on its first call and puts the plan in its own place."""
 
     def first(value: Any) -> Any:
-        names[key] = planned = plan(message_type)
+        table[key] = planned = kit.plan(message_type)
         return planned(value)
 
-    names[key] = first
-    return key
+    return first
 
 
 def _scalar(w: _Writer, field: FieldDescriptor, key: str) -> None:
