@@ -252,7 +252,7 @@ def _repeated(w: _Writer, field: FieldDescriptor, key: str) -> None:
         # Any element of another type is one the element's renderer refuses: check them all at once.
         w.emit(2, f"if set(map(type, v)) != {w.name({plain}, 'T')}:")
         w.fail(3, field)
-        w.emit(2, f"out[{key}] = {'[str(x) for x in v]' if cpp in _WIDE else 'list(v)'}")
+        w.emit(2, f"out[{key}] = {'list(map(str, v))' if cpp in _WIDE else 'list(v)'}")
         return
     if cpp == _F.CPPTYPE_ENUM:
         named, element = w.name(_by_name(field), "N"), w.name(w.kit.element(field), "E")
@@ -261,6 +261,6 @@ def _repeated(w: _Writer, field: FieldDescriptor, key: str) -> None:
     if cpp == _F.CPPTYPE_MESSAGE:
         assert field.message_type is not None
         if field.message_type.full_name != "google.protobuf.Any":
-            w.emit(2, f"out[{key}] = [{_nested(w, field.message_type)}(x) for x in v]")
+            w.emit(2, f"out[{key}] = list(map({_nested(w, field.message_type)}, v))")
             return
-    w.emit(2, f"out[{key}] = [{w.name(w.kit.element(field), 'E')}(x) for x in v]")
+    w.emit(2, f"out[{key}] = list(map({w.name(w.kit.element(field), 'E')}, v))")
