@@ -3,13 +3,16 @@
 A game state has hundreds of fields.  Building its message from the engine's dict (``pack_engine``)
 and walking it again to print JSON (:mod:`services.common.protorender`) cost the rules service and
 the gateway more than a millisecond per move together; the engine's dict already holds every value.
-:func:`payload` prints it straight from the dict with a plan compiled once per message type, and
-gives exactly what ``protorender.to_dict(protojson.pack_engine(game, name, data))`` gives — same
-keys, same order (set fields by field number, then the defaults of unset fields in declaration
-order), same values (enum names, 64-bit integers as strings, floats as the message stores them).
-``tests/gateway/test_lean_path.py`` checks that byte for byte on every game's states
-for every viewer, events, legal moves and options.  :func:`message` prints an envelope of such
-payloads (a ``GameEvent`` with its event already printed) the same way.
+:func:`payload` prints it straight from the dict with a plan compiled once per message type (one
+generated function each, :mod:`services.common.dictcompile`; the closures here print the rarer
+kinds of field for it), and gives exactly what
+``protorender.to_dict(protojson.pack_engine(game, name, data))`` gives — same keys, same order
+(set fields by field number, then the defaults of unset fields in declaration order), same values
+(enum names, 64-bit integers as strings, floats as the message stores them).
+``tests/gateway/test_lean_path.py`` checks that byte for byte on every game's states for every
+viewer, events, legal moves and options, ``tests/common/test_dictcompile.py`` on dicts drawn from
+the descriptors and on real views with one value changed.  :func:`message` prints an envelope of
+such payloads (a ``GameEvent`` with its event already printed) the same way.
 
 Anything the plan is not sure to print as the message would (a value of another type than the
 field's, an unknown key, two members of one oneof, -0.0, a map with message values or non-string
