@@ -113,7 +113,8 @@ class Fragments:
             items = _cost_items(costs)
             if items is None:
                 return None
-            name = (game_type, key, seat, words, language, tuple((item["what"], item["amount"]) for item in items))
+            price = tuple([(item["what"], item["amount"]) for item in items]) if items else ()
+            name = (game_type, key, seat, words, language, price)
             known = self._kept.get(name)
             if known is None:
                 fields = {**dictrender.payload(game_type, "Move", move), "text": text(move, costs), "costs": items}
