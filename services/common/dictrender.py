@@ -3,13 +3,16 @@
 A game state has hundreds of fields.  Building its message from the engine's dict (``pack_engine``)
 and walking it again to print JSON (:mod:`services.common.protorender`) cost the rules service and
 the gateway more than a millisecond per move together; the engine's dict already holds every value.
-:func:`payload` prints it straight from the dict with a plan compiled once per message type, and
-gives exactly what ``protorender.to_dict(protojson.pack_engine(game, name, data))`` gives — same
-keys, same order (set fields by field number, then the defaults of unset fields in declaration
-order), same values (enum names, 64-bit integers as strings, floats as the message stores them).
-``tests/gateway/test_lean_path.py`` checks that byte for byte on every game's states
-for every viewer, events, legal moves and options.  :func:`message` prints an envelope of such
-payloads (a ``GameEvent`` with its event already printed) the same way.
+:func:`payload` prints it straight from the dict with a plan compiled once per message type (one
+generated function each, :mod:`services.common.dictcompile`; the closures here print the rarer
+kinds of field for it), and gives exactly what
+``protorender.to_dict(protojson.pack_engine(game, name, data))`` gives — same keys, same order
+(set fields by field number, then the defaults of unset fields in declaration order), same values
+(enum names, 64-bit integers as strings, floats as the message stores them).
+``tests/gateway/test_lean_path.py`` checks that byte for byte on every game's states for every
+viewer, events, legal moves and options, ``tests/common/test_dictcompile.py`` on dicts drawn from
+the descriptors and on real views with one value changed.  :func:`message` prints an envelope of
+such payloads (a ``GameEvent`` with its event already printed) the same way.
 
 Anything the plan is not sure to print as the message would (a value of another type than the
 field's, an unknown key, two members of one oneof, -0.0, a map with message values or non-string
@@ -32,12 +35,12 @@ from __future__ import annotations
 import math
 from collections.abc import Callable, Mapping
 from functools import cache, lru_cache
-from typing import Any
+from typing import Any, cast
 
 from google.protobuf import message_factory
 from google.protobuf.descriptor import Descriptor, FieldDescriptor
 
-from services.common import protojson, protorender
+from services.common import dictcompile, protojson, protorender
 
 Render = Callable[[Any], Any]
 _INTEGERS = {
@@ -54,12 +57,10 @@ class Unplanned(Exception):
 
 def payload(game_type: str, name: str, data: Mapping[str, Any]) -> dict[str, Any]:
     """The game's message ``name`` built from ``data``, as ``protorender`` prints it inside an ``Any``."""
-    descriptor = protojson.message_class(game_type, name).DESCRIPTOR
     try:
-        body = _plan(descriptor)(data)
+        return _payload_plan(game_type, name)(data)
     except Unplanned:
         return protorender.to_dict(protojson.pack_engine(game_type, name, dict(data)))
-    return {"@type": f"type.googleapis.com/{descriptor.full_name}", **body}
 
 
 class Printed:
@@ -181,23 +182,6 @@ def _unplanned(what: str) -> Render:
     return render
 
 
-def _repeated(field: FieldDescriptor, element: Render) -> Render:
-    # Lists of plain ints, strings or booleans (most repeated fields) print as they are: one type check.
-    plain = {FieldDescriptor.CPPTYPE_INT32: int, FieldDescriptor.CPPTYPE_UINT32: int,
-             FieldDescriptor.CPPTYPE_BOOL: bool, FieldDescriptor.CPPTYPE_STRING: str}.get(field.cpp_type)  # fmt: skip
-    if field.type == FieldDescriptor.TYPE_BYTES:
-        plain = None
-
-    def render(value: Any) -> Any:
-        if type(value) not in (list, tuple):
-            raise Unplanned(field.full_name)
-        if plain is not None and all(type(item) is plain for item in value):
-            return list(value)
-        return [element(item) for item in value]
-
-    return render
-
-
 def _map(field: FieldDescriptor) -> Render:
     """A ``map<string, scalar>`` field: its entries in the message's own order (see the module's docstring)."""
     entry = field.message_type
@@ -254,48 +238,19 @@ def _real_zero(field: FieldDescriptor) -> Callable[[Any], bool]:
 
 @cache
 def _plan(message_type: Descriptor) -> Callable[[Any], dict[str, Any]]:
-    """The renderer of one message type from a dict."""
+    """The renderer of one message type from a dict, compiled (:mod:`services.common.dictcompile`)."""
     if message_type.full_name.startswith("google.protobuf."):
         return _unplanned(message_type.full_name)  # well-known types have JSON forms of their own
-    steps: list[tuple[str, Render, Callable[[Any], bool] | None, bool]] = []
-    for field in sorted(message_type.fields, key=lambda item: item.number):
-        if protorender.is_map(field):
-            steps.append((field.name, _map(field), None, True))
-            continue
-        element = _element(field)
-        if field.is_repeated:
-            steps.append((field.name, _repeated(field, element), None, True))
-        else:
-            steps.append((field.name, element, None if field.has_presence else _zero(field), False))
-    defaults = [(field.name, *protorender.default(field)) for field in message_type.fields if not field.has_presence]
-    check = _shape(message_type)
-
-    def render(data: Any) -> dict[str, Any]:
-        check(data)
-        out: dict[str, Any] = {}
-        for name, step, is_zero, repeated in steps:
-            value = data.get(name)
-            if value is None or (repeated and not value) or (is_zero is not None and is_zero(value)):
-                continue
-            out[name] = step(value)
-        for name, default, fresh in defaults:
-            if name not in out:
-                out[name] = default.copy() if fresh else default
-        return out
-
-    return render
+    return dictcompile.compile_plan(message_type, _KIT)
 
 
-def _shape(message_type: Descriptor) -> Callable[[Any], None]:
-    """A check that a dict is one the message's constructor takes as it is: known keys, one member per oneof."""
-    known = frozenset(message_type.fields_by_name)
-    oneofs = [frozenset(field.name for field in oneof.fields) for oneof in message_type.oneofs]
+@lru_cache(maxsize=1024)
+def _payload_plan(game_type: str, name: str) -> Callable[[Any], dict[str, Any]]:
+    """The renderer of the game's message ``name`` whose answer starts with the ``Any``'s ``@type``."""
+    descriptor = cast(Descriptor, protojson.message_class(game_type, name).DESCRIPTOR)  # upb's is the same type
+    if descriptor.full_name.startswith("google.protobuf."):
+        return _unplanned(descriptor.full_name)
+    return dictcompile.compile_plan(descriptor, _KIT, {"@type": f"type.googleapis.com/{descriptor.full_name}"})
 
-    def check(data: Any) -> None:
-        if not isinstance(data, Mapping) or not known.issuperset(data):
-            raise Unplanned(message_type.full_name)
-        for members in oneofs:
-            if len(members.intersection(data)) > 1 and sum(data.get(m) is not None for m in members) > 1:
-                raise Unplanned(message_type.full_name)
 
-    return check
+_KIT = dictcompile.Kit(unplanned=Unplanned, printed=Printed, plan=_plan, element=_element, map_field=_map, zero=_zero)

@@ -109,6 +109,11 @@ class Match:
         """The engine's legal moves of ``seat`` in this position, computed once per position."""
         return list(self._legal_by_key(seat).values())
 
+    def keyed_legal_moves(self, seat: int) -> Mapping[bytes, Move]:
+        """:meth:`legal_moves` by their identity (:func:`json_key`), as computed once per position:
+        callers keeping something per move (the commit's listings) reuse the key, and change nothing."""
+        return self._legal_by_key(seat)
+
     def _legal_by_key(self, seat: int) -> dict[bytes, Move]:
         if not self.trusted:
             return {json_key(move): move for move in self.engine.legal_moves(self.state, seat)}

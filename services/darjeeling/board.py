@@ -61,14 +61,23 @@ class Region:
             return None
         return self.index(row + d_row, col + d_col)
 
-    def ray(self, index: int, direction: str) -> list[int]:
-        """Spaces straight ahead from ``index`` up to the region's edge."""
+    def ray(self, index: int, direction: str) -> tuple[int, ...]:
+        """Spaces straight ahead from ``index`` up to the region's edge (walked once per region:
+        legal collector moves and their prices walk them on every move)."""
+        known = self._rays.get((index, direction))
+        return known if known is not None else self._walk(index, direction)
+
+    @cached_property
+    def _rays(self) -> dict[tuple[int, str], tuple[int, ...]]:
+        return {(index, way): self._walk(index, way) for index in range(len(self.cells)) for way in DIRECTIONS}
+
+    def _walk(self, index: int, direction: str) -> tuple[int, ...]:
         spaces: list[int] = []
         current: int | None = self.neighbour(index, direction)
         while current is not None:
             spaces.append(current)
             current = self.neighbour(current, direction)
-        return spaces
+        return tuple(spaces)
 
     @cached_property
     def tile_spaces(self) -> tuple[int, ...]:
@@ -79,6 +88,16 @@ class Region:
     def cities(self) -> tuple[int, ...]:
         """City squares."""
         return tuple(i for i, cell in enumerate(self.cells) if cell == CITY)
+
+    @cached_property
+    def drawn(self) -> tuple[tuple[int, int, int, str], ...]:
+        """Each space of the region (tile space or city) as a view draws it: index, row, column and
+        its kind when no tile lies there, in reading order (computed once; views draw it every move)."""
+        return tuple(
+            (index, *self.coords(index), "EMPTY" if cell == TILE else "CITY")
+            for index, cell in enumerate(self.cells)
+            if cell != OUTSIDE
+        )
 
     def next_to_city(self, index: int) -> bool:
         """Whether a city is among the eight surrounding cells."""

@@ -50,8 +50,7 @@ class DarjeelingEngine(ModularEngine):
         body = move.get("move_collector")
         if body is None:
             return []
-        steps = movement.collector_steps(state, REGIONS[state["region"]], seat, (body["turn"],))
-        cost = next((s.cost for s in steps if s.distance == body["distance"]), 0)
+        cost = movement.step_cost(state, REGIONS[state["region"]], seat, body["turn"], body["distance"])
         return [{"what": "points", "amount": cost}] if cost else []
 
     def view(self, state: State, seat: int | None) -> View:

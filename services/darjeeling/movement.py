@@ -55,6 +55,19 @@ def collector_steps(state: State, region: Region, seat: int, turns: tuple[str, .
     return steps
 
 
+def step_cost(state: State, region: Region, seat: int, turn: str, distance: Any) -> int:
+    """What :func:`collector_steps`' step of ``turn`` and ``distance`` costs, 0 when there is no such
+    step; walks the ray only up to it (the legal moves' prices ask it once per collector move)."""
+    player = state["seats"][seat]
+    collectors = collector_spaces(state)
+    cost = COSTS.turn_back if turn == "BACK" else 0
+    for step, space in enumerate(region.ray(player["pos"], turned(player["facing"], turn)), start=1):
+        if step == distance:  # compared as the steps' distances are (the first that equals it)
+            return cost if state["spaces"][space] != NO_TILE and space not in collectors else 0
+        cost += passing_cost(state, region, space, collectors)
+    return 0
+
+
 def gain_tile(state: State, seat: int, tile: int) -> bool:
     """Put ``tile`` behind the screen; return whether an action tile is now offered.
 

@@ -9,7 +9,7 @@ from __future__ import annotations
 from typing import Any
 
 from services.common.engine import Event, State
-from services.darjeeling.board import REGIONS, TILE
+from services.darjeeling.board import REGIONS
 from services.darjeeling.content import ACTION_TILES, GOAL
 from services.darjeeling.loading import loadable
 from services.darjeeling.movement import NO_TILE, collector_spaces, tile_json
@@ -17,21 +17,16 @@ from services.darjeeling.wharf import multipliers, water_tiles
 
 
 def _spaces(state: State) -> list[dict[str, Any]]:
-    region = REGIONS[state["region"]]
     collectors = collector_spaces(state)
+    tiles = state["spaces"]
     spaces = []
-    for index, cell in enumerate(region.cells):
-        if cell == ".":
-            continue
-        row, col = region.coords(index)
-        space: dict[str, Any] = {"row": row, "col": col, "collector": collectors.get(index, -1)}
-        tile = state["spaces"][index]
+    for index, row, col, empty in REGIONS[state["region"]].drawn:
+        tile = tiles[index]
         if tile != NO_TILE:
-            space["kind"] = "TILE"
-            space["tile"] = tile_json(tile)
+            spaces.append({"row": row, "col": col, "collector": collectors.get(index, -1), "kind": "TILE",
+                           "tile": tile_json(tile)})  # fmt: skip
         else:
-            space["kind"] = "EMPTY" if cell == TILE else "CITY"
-        spaces.append(space)
+            spaces.append({"row": row, "col": col, "collector": collectors.get(index, -1), "kind": empty})
     return spaces
 
 

@@ -11,10 +11,12 @@ from typing import Any, Protocol
 from chaiwala.v1 import rules_pb2
 from services.common.runner import Match
 from services.legalmoves.fingerprint import LegalEntries, entry_field
-from services.legalmoves.render import engine_listing_json
+from services.legalmoves.render import Fragments, engine_listing_json
 
 # Redis memory per game stays small (measured 1.4-7 KB a game on average, README "Speed", 2026-12-02).
 MAX_STORED_BYTES = 16 * 1024
+# The moves printed for the commits' listings, per process (see Fragments).
+FRAGMENTS = Fragments()
 
 
 class Seated(Protocol):
@@ -63,12 +65,21 @@ def legal_listing(
     service: Speaker, version: int, match: Match | None, seat: int, names: list[str], language: str
 ) -> bytes:
     """:func:`legal_answer` as REST prints it (``listing_json`` of it, byte for byte), printed
-    from the engine's dicts without building the message."""
+    from the engine's dicts without building the message, each move printed once per process
+    (:class:`~services.legalmoves.render.Fragments`)."""
     if match is None:
         return engine_listing_json(service.game_type, version, [], [], [])
-    moves = match.legal_moves(seat)
-    costs = [match.engine.move_costs(match.state, seat, m) for m in moves]
-    texts = [service.costed_text(m, seat, c, names, language) for m, c in zip(moves, costs, strict=True)]
+    keyed = match.keyed_legal_moves(seat)
+    priced = [(key, move, match.engine.move_costs(match.state, seat, move)) for key, move in keyed.items()]
+
+    def text(move: dict[str, Any], costs: list[dict[str, Any]]) -> str:
+        return service.costed_text(move, seat, costs, names, language)
+
+    printed = FRAGMENTS.listing(service.game_type, version, priced, seat, names, language, text)
+    if printed is not None:
+        return printed
+    moves, costs = [move for _, move, _ in priced], [costs for _, _, costs in priced]
+    texts = [text(move, price) for _, move, price in priced]
     return engine_listing_json(service.game_type, version, moves, texts, costs)
 
 

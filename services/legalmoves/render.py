@@ -2,7 +2,8 @@
 
 from __future__ import annotations
 
-from collections.abc import Sequence
+from collections import OrderedDict
+from collections.abc import Callable, Sequence
 from typing import Any
 
 import orjson
@@ -12,6 +13,8 @@ from services.common import dictrender, protojson
 
 # A Cost's amount is an int32: outside it the message would refuse the value, so the plan does not guess.
 _INT32 = range(-(2**31), 2**31)
+# A printed move is some 100-300 bytes: 8,192 of them stay within a few MB per process.
+FRAGMENTS_KEPT = 8192
 
 
 def listing_json(answer: rules_pb2.LegalMoves) -> bytes:
@@ -70,3 +73,55 @@ def _cost_items(costs: Sequence[dict[str, Any]]) -> list[dict[str, Any]] | None:
             return None
         out.append({"what": what, "amount": amount})
     return out
+
+
+Fragment = tuple[str, bytes, int, tuple[str, ...], str, tuple[tuple[str, int], ...]]
+
+
+class Fragments:
+    """Printed moves of listings (a move's fields, ``text`` and ``costs``), kept per process.
+
+    A seat's legal moves come back move after move (a rail route's track, a region's collector
+    spaces): a move printed for a seat with the same price, players' names and language prints the
+    same bytes whatever the position (its sentence depends on nothing else, as
+    ``services.common.sentences`` keeps them), so the commit's listings reuse them.  Named by the
+    game, the move's identity (``runner.json_key``), the seat, the names, the language and the price;
+    the least recently used go past :data:`FRAGMENTS_KEPT`.
+    """
+
+    def __init__(self, capacity: int = FRAGMENTS_KEPT) -> None:
+        self.capacity = capacity
+        self._kept: OrderedDict[Fragment, bytes] = OrderedDict()
+
+    def listing(
+        self,
+        game_type: str,
+        version: int,
+        moves: Sequence[tuple[bytes, dict[str, Any], list[dict[str, Any]]]],
+        seat: int,
+        names: Sequence[str],
+        language: str,
+        text: Callable[[dict[str, Any], list[dict[str, Any]]], str],
+    ) -> bytes | None:
+        """What :func:`engine_listing_json` prints for ``moves`` (each with its identity and price;
+        ``text`` words a move), or ``None`` where that takes the message's way (see there)."""
+        if type(version) is not int or version <= 0:
+            return None
+        words = tuple(names)
+        printed = []
+        for key, move, costs in moves:
+            items = _cost_items(costs)
+            if items is None:
+                return None
+            price = tuple([(item["what"], item["amount"]) for item in items]) if items else ()
+            name = (game_type, key, seat, words, language, price)
+            known = self._kept.get(name)
+            if known is None:
+                fields = {**dictrender.payload(game_type, "Move", move), "text": text(move, costs), "costs": items}
+                known = self._kept[name] = orjson.dumps(fields)
+                if len(self._kept) > self.capacity:
+                    self._kept.popitem(last=False)
+            else:
+                self._kept.move_to_end(name)
+            printed.append(known)
+        return b'{"version":%d,"moves":[%b]}' % (version, b",".join(printed))

@@ -11,6 +11,8 @@ from hypothesis import strategies as st
 from services.common.engine import RandomBot
 from services.common.rng import Rng
 from services.common.runner import Match
+from services.darjeeling.board import REGIONS, TURNS
+from services.darjeeling.movement import collector_steps
 
 REGION = st.sampled_from(["india", "china", "sri_lanka"])
 FAST = settings(max_examples=25, deadline=None, suppress_health_check=[HealthCheck.too_slow])
@@ -118,3 +120,23 @@ def test_every_legal_move_applies_cleanly(players: int, seed: int, steps: int) -
             state = copy.deepcopy(match.state)
             ENGINE.apply(state, seat, move, Rng(seed))
             check_conservation(state)
+
+
+@FAST
+@given(players=st.integers(2, 5), region=REGION, seed=st.integers(0, 10_000), steps=st.integers(1, 200))
+def test_a_collector_moves_price_is_its_steps_cost(players: int, region: str, seed: int, steps: int) -> None:
+    """``move_costs`` (walking one ray up to the move) prices every collector move, legal or not, as
+    the legal steps of its turn do (``collector_steps``), and a distance no step has costs nothing."""
+    match, _ = advance(players, region, seed, steps)
+    state, board = match.state, REGIONS[region]
+    for seat in range(players):
+        if state["seats"][seat]["pos"] < 0:
+            continue
+        for turn in TURNS:
+            costs = {step.distance: step.cost for step in collector_steps(state, board, seat, (turn,))}
+            for distance in range(0, 12):
+                move = {"move_collector": {"turn": turn, "distance": distance}}
+                priced = ENGINE.move_costs(state, seat, move)
+                expected = costs.get(distance, 0)
+                assert priced == ([{"what": "points", "amount": expected}] if expected else []), (turn, distance)
+            assert len(costs) <= 11  # no step beyond the distances tried

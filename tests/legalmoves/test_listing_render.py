@@ -6,13 +6,15 @@ plan leaves to the message."""
 
 from __future__ import annotations
 
+from typing import Any
+
 import pytest
 
 from bench.engine_cases import random_position
 from chaiwala.v1 import rules_pb2
 from services.common.registry import available_game_types, engine_for
 from services.legalmoves.entries import legal_answer, legal_listing
-from services.legalmoves.render import engine_listing_json, listing_json
+from services.legalmoves.render import Fragments, engine_listing_json, listing_json
 from services.rules.narrator import Narrator
 
 NAMES = ["Asha", "Bilal", "Chen", "Dara"]
@@ -68,3 +70,30 @@ def test_prices_print_as_the_message_prints_them(costs: list[list[dict[str, obje
             engine_listing_json(game, 5, [move], ["go"], costs)  # type: ignore[arg-type]
         return
     assert engine_listing_json(game, 5, [move], ["go"], costs) == listing_json(answer)  # type: ignore[arg-type]
+
+
+@pytest.mark.parametrize("game", available_game_types())
+def test_moves_printed_before_are_reused_only_for_the_same_words(game: str) -> None:
+    """A move printed once (kept in ``FRAGMENTS``) is printed again for another seat, other names,
+    another language or another price exactly as it would be printed afresh, along a whole play."""
+    engine = engine_for(game)
+    narrator = Narrator(engine)
+    kept, small = Fragments(), Fragments(capacity=16)  # small: the oldest go while the play goes on
+    reused = 0
+    for moves in range(0, 60, 3):
+        match = random_position(engine, 3 if game != "tea_rum" else 2, moves, 7)[0]
+        for seat in match.to_act():
+            for names, language in ((NAMES, "en"), (NAMES[::-1], "en"), (NAMES, "es")):
+                keyed = match.keyed_legal_moves(seat)
+                priced = [(key, move, engine.move_costs(match.state, seat, move)) for key, move in keyed.items()]
+
+                def text(move: dict[str, Any], costs: list[dict[str, Any]]) -> str:
+                    return narrator.costed_text(move, seat, costs, names, language)  # noqa: B023 (used at once)
+
+                before = len(kept._kept)
+                printed = kept.listing(game, 12, priced, seat, names, language, text)
+                reused += len(priced) - (len(kept._kept) - before)
+                expected = listing_json(legal_answer(narrator, 12, match, seat, names, language))
+                assert printed == expected
+                assert small.listing(game, 12, priced, seat, names, language, text) == expected
+    assert reused > 0  # some moves came back and were printed from what was kept
