@@ -22,14 +22,14 @@ from __future__ import annotations
 import argparse
 import json
 import statistics
-import subprocess
 import sys
 import time
 from collections.abc import Callable
 from pathlib import Path
 from typing import Any
 
-HERE = Path(__file__).resolve().parents[1]
+from bench import checkouts
+
 SEATS = {"darjeeling": 2, "alubari": 3, "tea_rum": 2, "india_rails": 3}
 
 
@@ -131,20 +131,8 @@ def _plays(engine: Any, seats: int, bot: Any) -> list[Any]:
 
 
 def _worker(root: str, game_type: str) -> None:
-    sys.path[:0] = [root, str(Path(root) / "gen")]
-    import services
-    from services.common.logs import configure_logging
-
-    # The checkout's own code, not this one's (the before/after comparison depends on it).
-    assert str(Path(services.__file__).resolve()).startswith(str(Path(root).resolve())), services.__file__
-    configure_logging(level="warning")
+    checkouts.enter(root)
     print(json.dumps(_measure(game_type)))
-
-
-def _run(root: Path, game_type: str) -> dict[str, float]:
-    command = [sys.executable, "-m", "bench.move_render", "--worker", str(root), game_type]
-    done = subprocess.run(command, cwd=HERE, capture_output=True, text=True, check=True)
-    return dict(json.loads(done.stdout.strip().splitlines()[-1]))
 
 
 def main(argv: list[str]) -> None:
@@ -158,13 +146,8 @@ def main(argv: list[str]) -> None:
     if args.worker:
         _worker(*args.worker)
         return
-    roots = {"before": args.before, "after": HERE} if args.before else {"this": HERE}
-    figures: dict[str, dict[str, list[float]]] = {side: {} for side in roots}
-    for _ in range(args.repeats):
-        for side, root in roots.items():
-            for piece, value in _run(root, args.game).items():
-                figures[side].setdefault(piece, []).append(value)
-    for piece in figures[next(iter(roots))]:
+    figures = checkouts.compare("bench.move_render", args.before, args.repeats, args.game)
+    for piece in figures[next(iter(figures))]:
         for side, pieces in figures.items():
             values = pieces[piece]
             print(f"{args.game} {side:6s} {piece:8s} CPU µs per call: min {min(values):8.1f}, "

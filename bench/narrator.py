@@ -20,13 +20,13 @@ import argparse
 import json
 import random
 import statistics
-import subprocess
 import sys
 import time
 from pathlib import Path
 from typing import Any
 
-HERE = Path(__file__).resolve().parents[1]
+from bench import checkouts
+
 NAMES = ["Asha", "Bikram"]
 
 
@@ -97,19 +97,8 @@ def _measure(game_type: str, seed: int) -> dict[str, float]:
 
 
 def _worker(root: str, game_type: str, seed: int) -> None:
-    sys.path[:0] = [root, str(Path(root) / "gen")]
-    import services
-    from services.common.logs import configure_logging
-
-    assert str(Path(services.__file__).resolve()).startswith(str(Path(root).resolve())), services.__file__
-    configure_logging(level="warning")
+    checkouts.enter(root)
     print(json.dumps(_measure(game_type, seed)))
-
-
-def _run(root: Path, game_type: str, seed: int) -> dict[str, float]:
-    command = [sys.executable, "-m", "bench.narrator", "--worker", str(root), game_type, str(seed)]
-    done = subprocess.run(command, cwd=HERE, capture_output=True, text=True, check=True)
-    return dict(json.loads(done.stdout.strip().splitlines()[-1]))
 
 
 def main(argv: list[str]) -> None:
@@ -124,12 +113,7 @@ def main(argv: list[str]) -> None:
         root, game_type, seed = args.worker
         _worker(root, game_type, int(seed))
         return
-    roots = {"before": args.before, "after": HERE} if args.before else {"this": HERE}
-    figures: dict[str, dict[str, list[float]]] = {side: {} for side in roots}
-    for _ in range(args.repeats):
-        for side, root in roots.items():
-            for case, value in _run(root, args.game, 7).items():
-                figures[side].setdefault(case, []).append(value)
+    figures = checkouts.compare("bench.narrator", args.before, args.repeats, args.game, "7")
     units = {"event": "a sentence", "move": "a move's events", "legal": "a priced legal move"}
     for side, cases in figures.items():
         for case, values in cases.items():

@@ -24,16 +24,15 @@ import asyncio
 import json
 import random
 import statistics
-import subprocess
 import sys
 import tempfile
 import time
 from pathlib import Path
 from typing import Any
 
+from bench import checkouts
 from tests.support.seeds import seed_hex
 
-HERE = Path(__file__).resolve().parents[1]
 GAME = "darjeeling"
 GAMES = 32
 # What a bot that lists its moves with ListLegalMoves reads of a move's answer: who acts next.
@@ -94,21 +93,8 @@ async def _measure(game_type: str, url: str, rounds: int, seed: int) -> dict[str
 
 
 def _worker(root: str, game_type: str, url: str, rounds: int, seed: int) -> None:
-    sys.path[:0] = [root, str(Path(root) / "gen")]
-    import services
-    from services.common.logs import configure_logging
-
-    # The checkout's own code, not this one's (the before/after comparison depends on it).
-    assert str(Path(services.__file__).resolve()).startswith(str(Path(root).resolve())), services.__file__
-    configure_logging(level="warning")
+    checkouts.enter(root)
     print(json.dumps(asyncio.run(_measure(game_type, url, rounds, seed))))
-
-
-def _run(root: Path, game_type: str, url: str, rounds: int, seed: int) -> dict[str, float]:
-    worker = [str(root), game_type, url, str(rounds), str(seed)]
-    command = [sys.executable, "-m", "bench.submit_handler", "--worker", *worker]
-    done = subprocess.run(command, cwd=HERE, capture_output=True, text=True, check=True)
-    return dict(json.loads(done.stdout.strip().splitlines()[-1]))
 
 
 def main(argv: list[str]) -> None:
@@ -127,16 +113,15 @@ def main(argv: list[str]) -> None:
     from services.common.embedded_redis import start_redis
     from services.common.sealing import key_file_unless_set
 
-    roots = {"before": args.before, "after": HERE} if args.before else {"this": HERE}
-    figures: dict[str, dict[str, list[float]]] = {side: {} for side in roots}
     with tempfile.TemporaryDirectory() as folder:
         key_file_unless_set(Path(folder) / "secret.keys")  # the workers seal seeds with it (inherited)
         redis = start_redis(Path(folder), appendonly=False)
+
+        def measure(root: Path, turn: int) -> dict[str, float]:
+            return checkouts.run_worker("bench.submit_handler", root, args.game, redis.url, str(args.rounds), str(turn))
+
         try:
-            for repeat in range(args.repeats):
-                for side, root in roots.items():
-                    for kind, value in _run(root, args.game, redis.url, args.rounds, repeat).items():
-                        figures[side].setdefault(kind, []).append(value)
+            figures = checkouts.alternate(checkouts.roots(args.before), args.repeats, measure)
         finally:
             redis.stop()
     for side, kinds in figures.items():
