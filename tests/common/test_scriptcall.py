@@ -218,3 +218,32 @@ def test_a_cluster_client_takes_redis_pys_path() -> None:
     assert not LeanScript(client, ECHO).lean
     single: Any = redis_client("redis://127.0.0.1:1", False, 1, 1.0)
     assert not LeanScript(client, ECHO, HeldConnections(single.connection_pool)).lean
+
+
+@SOURCES
+def test_a_call_cancelled_while_connecting_leaves_no_half_made_connection(held: bool) -> None:
+    """A server that takes the connection but never answers its handshake: the cancelled call's
+    connection is closed, not kept half-made for the next call (redis-py's handshake drops it; the
+    lean path relies on that and gives back what it got)."""
+
+    async def scenario() -> None:
+        async def silent(reader: asyncio.StreamReader, writer: asyncio.StreamWriter) -> None:
+            await reader.read()  # reads the handshake, answers nothing, until the client closes
+
+        server = await asyncio.start_server(silent, "127.0.0.1", 0)
+        port = server.sockets[0].getsockname()[1]
+        client: Any = redis_client(f"redis://127.0.0.1:{port}/0", False, 2, 2.0)
+        connections = _source(client, held)
+        try:
+            call = asyncio.ensure_future(LeanScript(client, ECHO, connections)(["k"], ["never"]))
+            await asyncio.sleep(0.2)
+            call.cancel()
+            with pytest.raises(asyncio.CancelledError):
+                await call
+            assert _kept(client, connections) == 0
+        finally:
+            await client.aclose()
+            server.close()
+            await server.wait_closed()
+
+    asyncio.run(scenario())
