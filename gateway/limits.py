@@ -39,7 +39,7 @@ import hashlib
 import time
 from collections.abc import Callable
 from dataclasses import dataclass
-from typing import Any, cast
+from typing import cast
 from urllib.parse import urlsplit, urlunsplit
 
 import limits
@@ -50,11 +50,10 @@ from redis import asyncio as aioredis
 from redis.asyncio.retry import Retry
 from redis.backoff import NoBackoff
 from redis.crc import key_slot
-from redis.exceptions import NoScriptError
 from starlette.types import ASGIApp, Message, Receive, Scope, Send
 
 from gateway.auth_failures import AuthFailures, AuthFailureWatch
-from gateway.limit_call import LeanCall, WindowsCommand
+from gateway.limit_call import WindowsCommand
 from gateway.limit_parts import LimitMetrics as LimitMetrics  # the app's and the tests' import
 from gateway.limit_parts import Refusal
 from gateway.problems import Problem, problem_response
@@ -63,6 +62,7 @@ from gateway.stream_caps import STREAM_RETRY_AFTER as STREAM_RETRY_AFTER  # fano
 from gateway.stream_caps import StreamCaps
 from services.common.cluster_client import CALL_REPLY_TIMEOUT_SECONDS, FailoverCluster, cluster_options
 from services.common.logs import get_logger
+from services.common.scriptcall import HeldConnections, LeanScript
 from services.common.store import redis_client
 from services.identity.quota import SessionQuota
 
@@ -155,11 +155,12 @@ class Limiter:
         self.rider = rider
         self.storage = _storage(settings)
         self.strategy = SlidingWindowCounterRateLimiter(self.storage)
-        # The request's one script call on a single Redis, past redis-py's command path (gateway.limit_call),
-        # packed from pieces kept per window; its scripts by rider source ("": none).
-        self.lean = _lean_call(self.storage)
+        # The request's one script call on a single Redis, by the lean script call (services.common.scriptcall)
+        # on connections held for it, packed from pieces kept per window (gateway.limit_call); its
+        # scripts by rider source ("": none).
+        self.lean = _held_connections(self.storage)
         self.command = WindowsCommand(functools.partial(_window_keys, cast(RedisStorage, self.storage)))
-        self.scripts: dict[str, tuple[str, str]] = {}
+        self.scripts: dict[str, LeanScript] = {}
         self.rates = {name: limits.parse_many(text) for name, text in settings.rate_limits().items()}
         # The gateway's own Redis client (leases of SSE streams, the guest-session quota); the rate
         # windows run on the limits package's.
@@ -270,7 +271,6 @@ class Limiter:
         connection = cast(aioredis.Redis, bridge.get_connection())
         if self.lean is not None:
             return await self._hit_single(windows, rider, scope, connection)
-        window_source = _window_source(self.storage)
         keyed = [(_window_keys(self.storage, name, key, item), item) for name, key, item in windows]
         groups = (
             _slot_runs([keys for keys, _ in keyed]) if isinstance(self.storage, RedisClusterStorage) else [len(keyed)]
@@ -287,8 +287,8 @@ class Limiter:
             if ride is not None:
                 keys += ride.keys
                 args += ride.args
-            source = windows_script(window_source, ride.source if ride else "")
-            refused, ridden = await _evalsha(connection, source, keys, args)
+            answer = await self._script(ride.source if ride else "", connection)(keys, args)
+            refused, ridden = int(answer[0]), answer[1]
             if refused >= 0:
                 return await self._refused(*windows[first + refused])
             if ride is not None:
@@ -299,27 +299,28 @@ class Limiter:
     async def _hit_single(
         self, windows: list[Window], rider: Rider | None, scope: Scope, connection: aioredis.Redis
     ) -> Refusal | None:
-        """:meth:`_hit_batch` on a single Redis: one call, through the lean path (:mod:`gateway.limit_call`)."""
+        """:meth:`_hit_batch` on a single Redis: one call, through the lean script call
+        (:mod:`services.common.scriptcall`, which loads the script again when Redis lost it)."""
         assert self.lean is not None
-        ride_source = rider.source if rider is not None else ""
-        script = self.scripts.get(ride_source)
-        if script is None:
-            script = self.scripts[ride_source] = windows_script(
-                _window_source(cast(RedisStorage, self.storage)), ride_source
-            )
-        source, sha = script
-        command = self.command(sha, windows, rider.keys if rider else [], rider.args if rider else [])
-        try:
-            answer = await self.lean(command)
-        except NoScriptError:  # a Redis that restarted or was flushed: load it, once
-            await connection.script_load(source)
-            answer = await self.lean(command)
+        script = self._script(rider.source if rider is not None else "", connection)
+        command = self.command(script.sha, windows, rider.keys if rider else [], rider.args if rider else [])
+        answer = await script.send(command)
         refused = int(answer[0])
         if refused >= 0:
             return await self._refused(*windows[refused])
         if rider is not None:
             scope[rider.scope_key] = (rider.tag, answer[1])
         return None
+
+    def _script(self, rider_source: str, connection: aioredis.Redis) -> LeanScript:
+        """The request's script with ``rider_source``'s read in it ("": none), made once per source: the
+        lean script call on a single Redis, redis-py's ``Script`` on a cluster (both load it again when
+        Redis lost it)."""
+        script = self.scripts.get(rider_source)
+        if script is None:
+            source = windows_script(_window_source(cast(RedisStorage, self.storage)), rider_source)
+            script = self.scripts[rider_source] = LeanScript(connection, source, self.lean)
+        return script
 
     def stream_keys(self, scope: Scope) -> dict[str, str]:
         """The keys an SSE stream is capped by beside its process: its address and its credential."""
@@ -363,8 +364,8 @@ class LimitsMiddleware:
 
 
 @functools.cache
-def windows_script(window_source: str, rider_source: str) -> tuple[str, str]:
-    """The one script of a request's limits (and its rider's read): its source and SHA-1.
+def windows_script(window_source: str, rider_source: str) -> str:
+    """The one script of a request's limits (and its rider's read).
 
     KEYS: two per window (previous, current), then the rider's.  ARGV: the window count, three per
     window (limit, expiry, amount), then the rider's.  Answers ``{refused, ridden}``: the index of
@@ -389,19 +390,7 @@ return {-1, rider(rest_keys, rest_args)}
 """
     else:
         source += "return {-1, false}\n"
-    return source, hashlib.sha1(source.encode()).hexdigest()  # a script's name, not a secret
-
-
-async def _evalsha(connection: aioredis.Redis, script: tuple[str, str], keys: list[str], args: list[object]) -> Any:
-    """Run ``script`` (source, SHA-1) by its SHA, loading it once when Redis does not know it
-    (a Redis that restarted or was flushed)."""
-    source, sha = script
-    try:
-        answer = await connection.evalsha(sha, len(keys), *keys, *args)  # type: ignore[arg-type]
-    except NoScriptError:
-        await connection.script_load(source)
-        answer = await connection.evalsha(sha, len(keys), *keys, *args)  # type: ignore[arg-type]
-    return int(answer[0]), answer[1]
+    return source
 
 
 def _window_source(storage: RedisStorage) -> str:
@@ -410,12 +399,13 @@ def _window_source(storage: RedisStorage) -> str:
     return source.decode() if isinstance(source, bytes) else str(source)
 
 
-def _lean_call(storage: Storage) -> LeanCall | None:
-    """The lean call of the limits on a single Redis (none on a cluster or in memory)."""
+def _held_connections(storage: Storage) -> HeldConnections | None:
+    """The connections of the limits' lean call on a single Redis, made by the limits client's pool
+    (its URL, password, TLS and timeouts); none on a cluster or in memory."""
     if not isinstance(storage, RedisStorage) or isinstance(storage, RedisClusterStorage):
         return None
     client = cast(aioredis.Redis, cast(RedispyBridge, storage.bridge).get_connection())
-    return LeanCall(client.connection_pool)
+    return HeldConnections(client.connection_pool)
 
 
 def _window_keys(storage: RedisStorage, name: str, key: str, item: limits.RateLimitItem) -> tuple[str, str]:

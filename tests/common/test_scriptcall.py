@@ -1,5 +1,7 @@
 """The lean script call (services.common.scriptcall) against a real Redis: the same answers and the same
-failures as redis-py's ``Script``, and a pool (services.common.store.QuickPool) that still bounds and waits.
+failures as redis-py's ``Script``, on either source of connections (the client's pool, or connections
+held in a free list: ``HeldConnections``, the gateway limits'), and a pool
+(services.common.store.QuickPool) that still bounds and waits.
 
 Each test gets a Redis of its own (restarted, flushed or held busy by the test).
 """
@@ -16,7 +18,7 @@ import pytest
 from redis import exceptions as redis_errors
 
 from services.common.embedded_redis import EmbeddedRedis, free_port, start_redis
-from services.common.scriptcall import LeanScript
+from services.common.scriptcall import HeldConnections, LeanScript
 from services.common.store import QuickPool, is_unavailable, redis_client
 
 ECHO = "return {#KEYS, KEYS[1] or false, ARGV[1] or false, ARGV[#ARGV] or false}"
@@ -32,6 +34,22 @@ return ARGV[2]
 """
 
 
+# Where the calls take their connections: the client's pool (the store's) or a free list (the limits').
+SOURCES = pytest.mark.parametrize("held", [False, True], ids=["pool", "held"])
+
+
+def _source(client: Any, held: bool, max_idle: int = 512) -> HeldConnections | None:
+    return HeldConnections(client.connection_pool, max_idle) if held else None
+
+
+def _kept(client: Any, connections: HeldConnections | None) -> int:
+    """How many connections the calls left for the next one (none in use)."""
+    if connections is not None:
+        return len(connections.idle)
+    assert len(client.connection_pool._in_use_connections) == 0
+    return sum(c.is_connected for c in client.connection_pool._available_connections)
+
+
 @pytest.fixture()
 def own_redis(tmp_path: Path) -> Iterator[EmbeddedRedis]:
     server = start_redis(tmp_path / "redis", port=free_port(), appendonly=False)
@@ -41,22 +59,30 @@ def own_redis(tmp_path: Path) -> Iterator[EmbeddedRedis]:
         server.stop()
 
 
-def test_answers_as_redis_pys_script_does(own_redis: EmbeddedRedis) -> None:
+@SOURCES
+def test_answers_as_redis_pys_script_does(own_redis: EmbeddedRedis, held: bool) -> None:
     async def scenario() -> None:
         client: Any = redis_client(own_redis.url, False, 4, 2.0)
+        connections = _source(client, held)
         try:
-            lean, plain = LeanScript(client, ECHO), client.register_script(ECHO)
+            lean, plain = LeanScript(client, ECHO, connections), client.register_script(ECHO)
             assert lean.lean
             keys = ["k:{a}:1", "k:{a}:2"]
             args = ["text", b"\x00\xffbytes", 7, -1.5, "é", b""]
             assert await lean(keys, args) == await plain(keys=keys, args=args) == [2, b"k:{a}:1", b"text", b""]
             assert await lean() == await plain() == [0, None, None, None]
+            assert await lean.send(lean.command(keys, ["sent"])) == [2, b"k:{a}:1", b"sent", b"sent"]
             with pytest.raises(redis_errors.ResponseError, match="REFUSED by the script"):
-                await LeanScript(client, FAIL)()
+                await LeanScript(client, FAIL, connections)()
             with pytest.raises(redis_errors.DataError):
                 await lean(keys, [True])
+            # An error reply is read whole: its connection is kept, and the next call answered on it.
+            assert _kept(client, connections) == 1
             assert await lean(keys, ["again"]) == [2, b"k:{a}:1", b"again", b"again"]
+            assert _kept(client, connections) == 1
         finally:
+            if connections is not None:
+                await connections.close()
             await client.aclose()
 
     asyncio.run(scenario())
@@ -72,11 +98,12 @@ def test_the_command_sent_is_redis_pys_byte_for_byte() -> None:
     assert lean.command(keys, args) == b"".join(connection.pack_command("EVALSHA", sha, len(keys), *keys, *args))
 
 
-def test_a_script_the_server_lost_is_loaded_again(own_redis: EmbeddedRedis) -> None:
+@SOURCES
+def test_a_script_the_server_lost_is_loaded_again(own_redis: EmbeddedRedis, held: bool) -> None:
     async def scenario() -> None:
         client: Any = redis_client(own_redis.url, False, 4, 2.0)
         try:
-            lean = LeanScript(client, ECHO)
+            lean = LeanScript(client, ECHO, _source(client, held))
             assert (await lean(["k"], ["one"]))[2] == b"one"
             await client.script_flush()
             assert (await lean(["k"], ["two"]))[2] == b"two"
@@ -86,7 +113,10 @@ def test_a_script_the_server_lost_is_loaded_again(own_redis: EmbeddedRedis) -> N
     asyncio.run(scenario())
 
 
-def test_a_restart_costs_no_call_and_an_outage_is_unavailable(own_redis: EmbeddedRedis, tmp_path: Path) -> None:
+@SOURCES
+def test_a_restart_costs_no_call_and_an_outage_is_unavailable(
+    own_redis: EmbeddedRedis, tmp_path: Path, held: bool
+) -> None:
     port = int(own_redis.url.rsplit(":", 1)[1].split("/")[0])
     url = own_redis.url
 
@@ -96,7 +126,7 @@ def test_a_restart_costs_no_call_and_an_outage_is_unavailable(own_redis: Embedde
     client: Any = redis_client(url, False, 4, 2.0)
     loop = asyncio.new_event_loop()
     try:
-        lean = LeanScript(client, ECHO)
+        lean = LeanScript(client, ECHO, _source(client, held))
         assert loop.run_until_complete(call(lean, "before")) == b"before"
         own_redis.stop()
         with pytest.raises(redis_errors.ConnectionError) as down:
@@ -114,14 +144,16 @@ def test_a_restart_costs_no_call_and_an_outage_is_unavailable(own_redis: Embedde
         loop.close()
 
 
+@SOURCES
 def test_a_slow_reply_times_out_as_unavailable_and_a_cancelled_call_leaves_no_reply_behind(
-    own_redis: EmbeddedRedis,
+    own_redis: EmbeddedRedis, held: bool
 ) -> None:
     async def scenario() -> None:
         client: Any = redis_client(own_redis.url, False, 1, 2.0)  # one connection: every call reuses it
         client.connection_pool.connection_kwargs["socket_timeout"] = 0.2
+        connections = _source(client, held)
         try:
-            busy = LeanScript(client, BUSY)
+            busy = LeanScript(client, BUSY, connections)
             with pytest.raises((redis_errors.TimeoutError, redis_errors.ConnectionError)) as late:
                 await busy([], [400, "late"])  # timed out, then once more on a fresh connection
             assert is_unavailable(late.value)
@@ -131,7 +163,8 @@ def test_a_slow_reply_times_out_as_unavailable_and_a_cancelled_call_leaves_no_re
             slow.cancel()
             with pytest.raises(asyncio.CancelledError):
                 await slow
-            assert await busy([], [0, "fresh"]) == b"fresh"
+            assert _kept(client, connections) == 0  # its reply may still come: that connection is closed
+            assert await busy([], [0, "fresh"]) == b"fresh"  # not the cancelled call's "stale"
         finally:
             await client.aclose()
 
@@ -161,17 +194,19 @@ def test_the_pool_still_bounds_and_waits(own_redis: EmbeddedRedis) -> None:
     asyncio.run(scenario())
 
 
-def test_concurrent_calls_on_few_connections_each_get_their_own_reply(own_redis: EmbeddedRedis) -> None:
+@SOURCES
+def test_concurrent_calls_on_few_connections_each_get_their_own_reply(own_redis: EmbeddedRedis, held: bool) -> None:
     async def scenario() -> None:
-        client: Any = redis_client(own_redis.url, False, 3, 2.0)
+        client: Any = redis_client(own_redis.url, False, 3, 2.0)  # the pool's bound; held: none, 3 kept idle
+        connections = _source(client, held, max_idle=3)
         try:
-            lean, busy = LeanScript(client, ECHO), LeanScript(client, BUSY)
+            lean, busy = LeanScript(client, ECHO, connections), LeanScript(client, BUSY, connections)
             slow = range(0, 60, 7)  # every seventh call holds its connection ~2 ms
             calls = [busy([], [2, f"call {n}"]) if n in slow else lean(["k"], [f"call {n}"]) for n in range(60)]
             replies = await asyncio.gather(*calls)
             expected = [f"call {n}".encode() if n in slow else [1, b"k", f"call {n}".encode()] for n in range(60)]
             assert [reply if n in slow else reply[:3] for n, reply in enumerate(replies)] == expected
-            assert len(client.connection_pool._in_use_connections) == 0
+            assert _kept(client, connections) == 3  # held: a burst's extra connections closed after use
         finally:
             await client.aclose()
 
@@ -181,3 +216,34 @@ def test_concurrent_calls_on_few_connections_each_get_their_own_reply(own_redis:
 def test_a_cluster_client_takes_redis_pys_path() -> None:
     client: Any = redis_client("redis://127.0.0.1:1", True, 2, 2.0)
     assert not LeanScript(client, ECHO).lean
+    single: Any = redis_client("redis://127.0.0.1:1", False, 1, 1.0)
+    assert not LeanScript(client, ECHO, HeldConnections(single.connection_pool)).lean
+
+
+@SOURCES
+def test_a_call_cancelled_while_connecting_leaves_no_half_made_connection(held: bool) -> None:
+    """A server that takes the connection but never answers its handshake: the cancelled call's
+    connection is closed, not kept half-made for the next call (redis-py's handshake drops it; the
+    lean path relies on that and gives back what it got)."""
+
+    async def scenario() -> None:
+        async def silent(reader: asyncio.StreamReader, writer: asyncio.StreamWriter) -> None:
+            await reader.read()  # reads the handshake, answers nothing, until the client closes
+
+        server = await asyncio.start_server(silent, "127.0.0.1", 0)
+        port = server.sockets[0].getsockname()[1]
+        client: Any = redis_client(f"redis://127.0.0.1:{port}/0", False, 2, 2.0)
+        connections = _source(client, held)
+        try:
+            call = asyncio.ensure_future(LeanScript(client, ECHO, connections)(["k"], ["never"]))
+            await asyncio.sleep(0.2)
+            call.cancel()
+            with pytest.raises(asyncio.CancelledError):
+                await call
+            assert _kept(client, connections) == 0
+        finally:
+            await client.aclose()
+            server.close()
+            await server.wait_closed()
+
+    asyncio.run(scenario())
