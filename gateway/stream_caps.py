@@ -13,8 +13,12 @@ sorted set per capped key, ``chaiwala:streams:{cred:<hash>}`` (its credential) a
   are one script, so two workers racing for the last slot cannot both get it.
 * **Closing** removes the stream's leases (``ZREM``); a lease that could not be removed runs out.
 * **Renewal** is one task per process, not per stream: every ``lease_seconds / 3`` it pushes the
-  expiry of all this process's leases forward, one script per key in one pipeline (``ZADD XX``: a
-  lease already closed, or dropped after running out, is not brought back).
+  expiry of all this process's leases forward to one deadline (``ZADD XX``: a lease already closed,
+  or dropped after running out, is not brought back).  One script call renews up to
+  :data:`RENEW_BATCH` leases over as many keys as they are in, so 10,000 open streams (a credential
+  each, one address) cost 10 script calls in one pipeline every 15 s, not one call per credential
+  (10,000 calls: built and read in the worker's loop, 36 Redis commands a connected player a minute;
+  docs/lab/many-listeners.md).  On a cluster a script's keys share a slot: one call per slot in use.
 * **A killed process** (SIGKILL, a lost host) renews nothing more: its leases run out within
   ``sse_stream_lease_seconds`` (``CHAIWALA_SSE_STREAM_LEASE_SECONDS``) and their slots come back.
 
@@ -38,6 +42,7 @@ from typing import TYPE_CHECKING, Any, NoReturn
 
 from redis import asyncio as aioredis
 from redis.asyncio.cluster import RedisCluster
+from redis.crc import key_slot
 from redis.exceptions import NoScriptError, RedisError
 
 from gateway.problems import Problem
@@ -52,7 +57,9 @@ StoreFailed = Callable[[Exception, list[str]], object]  # gateway.limits.Limiter
 log = get_logger("gateway")
 STREAM_RETRY_AFTER = 5  # seconds a client over a stream cap should wait
 KEY_PREFIX = "chaiwala:streams:"
-RENEW_BATCH = 500  # members renewed by one script call (Lua's unpack has a bound)
+# Leases renewed by one script call: a bound on how long one call holds Redis (a few milliseconds)
+# and on its arguments; the calls of one renewal go in one pipeline.
+RENEW_BATCH = 2000
 
 # KEYS[1]: the key's lease set.  ARGV: cap, lease (ms), member.  1: taken, 0: the cap is reached.
 TAKE = """
@@ -64,23 +71,35 @@ redis.call('ZADD', KEYS[1], now + tonumber(ARGV[2]), ARGV[3])
 redis.call('PEXPIRE', KEYS[1], ARGV[2])
 return 1
 """
-# KEYS[1]: the key's lease set.  ARGV: lease (ms), then members whose leases are pushed forward.
+# KEYS: lease sets.  ARGV: lease (ms), then for each key in turn its member count and those members,
+# whose leases are pushed forward to one deadline (ZADD XX adds no lease; PEXPIRE of a key gone is
+# a no-op).  A ZADD takes 500 members at most (Lua's unpack has a bound).
 RENEW = """
 local t = redis.call('TIME')
-local expiry = tonumber(t[1]) * 1000 + math.floor(tonumber(t[2]) / 1000) + tonumber(ARGV[1])
-local pairs = {}
-for i = 2, #ARGV do
-  pairs[#pairs + 1] = expiry
-  pairs[#pairs + 1] = ARGV[i]
+local lease = tonumber(ARGV[1])
+local expiry = tonumber(t[1]) * 1000 + math.floor(tonumber(t[2]) / 1000) + lease
+local at = 2
+for k = 1, #KEYS do
+  local last = at + tonumber(ARGV[at])
+  at = at + 1
+  while at <= last do
+    local stop = math.min(last, at + 499)
+    local pairs = {}
+    for i = at, stop do
+      pairs[#pairs + 1] = expiry
+      pairs[#pairs + 1] = ARGV[i]
+    end
+    redis.call('ZADD', KEYS[k], 'XX', unpack(pairs))
+    at = stop + 1
+  end
+  redis.call('PEXPIRE', KEYS[k], lease)
 end
-if #pairs > 0 then redis.call('ZADD', KEYS[1], 'XX', unpack(pairs)) end
-if redis.call('EXISTS', KEYS[1]) == 1 then redis.call('PEXPIRE', KEYS[1], ARGV[1]) end
 return 0
 """
 
 SHAS = {source: hashlib.sha1(source.encode()).hexdigest() for source in (TAKE, RENEW)}  # scripts' names
 Redis = aioredis.Redis | RedisCluster
-Call = tuple[str, str, list[Any]]  # a script's source, its one key, its arguments
+Call = tuple[str, list[str], list[Any]]  # a script's source, its keys, its arguments
 
 
 class StreamLeases:
@@ -100,7 +119,7 @@ class StreamLeases:
         self._renew_soon()
         member = f"{self.process}:{next(self.numbers)}"
         sets = {name: KEY_PREFIX + "{" + key + "}" for name, key in keys.items()}
-        answers = await self._run([(TAKE, key, [caps[name], self.lease_ms, member]) for name, key in sets.items()])
+        answers = await self._run([(TAKE, [key], [caps[name], self.lease_ms, member]) for name, key in sets.items()])
         taken = [key for key, answer in zip(sets.values(), answers, strict=True) if int(answer) == 1]
         full = [name for name, answer in zip(sets, answers, strict=True) if int(answer) != 1]
         for key in taken:
@@ -129,14 +148,10 @@ class StreamLeases:
             log.warning("stream_lease_release_failed", error=type(error).__name__)
 
     async def renew(self) -> None:
-        """Push every lease of this process forward by the lease time (one pipeline)."""
-        calls = []
-        for key, members in list(self.held.items()):
-            listed = sorted(members)
-            for start in range(0, len(listed), RENEW_BATCH):
-                calls.append((RENEW, key, [self.lease_ms, *listed[start : start + RENEW_BATCH]]))
-        if calls:
-            await self._run(calls)
+        """Push every lease of this process forward by the lease time: :data:`RENEW_BATCH` leases a
+        script call, all the calls in one pipeline (on a cluster, concurrent calls per slot)."""
+        if self.held:
+            await self._run(renewals(self.held, self.lease_ms, isinstance(self.redis, RedisCluster)))
 
     def _renew_soon(self) -> None:
         if self.renewer is None or self.renewer.done():
@@ -152,7 +167,7 @@ class StreamLeases:
                 log.warning("stream_lease_renewal_failed", error=type(error).__name__)
 
     async def _run(self, calls: list[Call]) -> list[Any]:
-        """Run each call (``EVALSHA`` of one key) in one pipeline; when Redis lost a script (restarted,
+        """Run each call (an ``EVALSHA``) in one pipeline; when Redis lost a script (restarted,
         flushed), load it and run the calls again (each is safe to repeat: a lease is added or pushed
         once)."""
         answers = await self._pipeline(calls)
@@ -167,13 +182,13 @@ class StreamLeases:
 
     async def _pipeline(self, calls: list[Call]) -> list[Any]:
         """The calls' answers (or errors): one pipeline on one Redis; on a cluster, whose pipelines take
-        no scripts, each call at once to its key's master."""
+        no scripts, each call at once to its keys' master."""
         if isinstance(self.redis, RedisCluster):
-            calls_made = (self.redis.evalsha(SHAS[source], 1, key, *args) for source, key, args in calls)
+            calls_made = (self.redis.evalsha(SHAS[source], len(keys), *keys, *args) for source, keys, args in calls)
             return list(await asyncio.gather(*calls_made, return_exceptions=True))
         async with self.redis.pipeline(transaction=False) as pipe:
-            for source, key, args in calls:
-                pipe.evalsha(SHAS[source], 1, key, *args)
+            for source, keys, args in calls:
+                pipe.evalsha(SHAS[source], len(keys), *keys, *args)
             return list(await pipe.execute(raise_on_error=False))
 
     async def close(self) -> None:
@@ -182,6 +197,32 @@ class StreamLeases:
             self.renewer.cancel()
             with contextlib.suppress(asyncio.CancelledError):
                 await self.renewer
+
+
+def renewals(held: dict[str, set[str]], lease_ms: int, by_slot: bool = False) -> list[Call]:
+    """The script calls that renew the leases ``held`` (key -> members): :data:`RENEW_BATCH` leases
+    a call (a key's members are split over calls when they are more); ``by_slot`` (a cluster): the
+    keys of a call all in one hash slot."""
+    groups: dict[int, list[str]] = defaultdict(list)
+    for key in held:
+        groups[key_slot(key.encode()) if by_slot else 0].append(key)
+    calls: list[Call] = []
+    for keys in groups.values():
+        call: Call = (RENEW, [], [lease_ms])
+        room = RENEW_BATCH  # leases the call can still take
+        for key in keys:
+            members = sorted(held[key])
+            while members:
+                if room == 0:
+                    calls.append(call)
+                    call, room = (RENEW, [], [lease_ms]), RENEW_BATCH
+                part, members = members[:room], members[room:]
+                call[1].append(key)
+                call[2].extend([len(part), *part])
+                room -= len(part)
+        if call[1]:
+            calls.append(call)
+    return calls
 
 
 @dataclass(frozen=True)
