@@ -7,11 +7,16 @@ sorted set per capped key, ``chaiwala:streams:{cred:<hash>}`` (its credential) a
 ``chaiwala:streams:{addr:<ip>}`` (its client address), scored by when the lease runs out
 (Redis's own clock, so gateways on hosts with skewed clocks agree):
 
-* **Opening** is one script per key, all keys in one pipeline (on a cluster, concurrent calls):
-  drop the set's run-out leases, refuse when what is left reaches the cap, else add this stream's
-  lease.  A refusal gives back the leases the same stream took on its other keys.  Check and take
-  are one script, so two workers racing for the last slot cannot both get it.
+* **Opening** is one script per key (on a cluster, concurrent calls): drop the set's run-out
+  leases, refuse when what is left reaches the cap, else add this stream's lease.  A refusal gives
+  back the leases the same stream took on its other keys.  Check and take are one script, so two
+  workers racing for the last slot cannot both get it.
 * **Closing** removes the stream's leases (``ZREM``); a lease that could not be removed runs out.
+* **One pipeline at a time.**  Every call of a process (openings, closings, renewals) waits for the
+  pipeline on its way, then goes with all the others that came meanwhile in the next one: a burst
+  of thousands of streams opening or closing uses one connection of the gateway's Redis pool, not
+  one each (the pool ran dry and leases were left to run out), and in a quiet time a call is sent
+  at once.
 * **Renewal** is one task per process, not per stream: every ``lease_seconds / 3`` it pushes the
   expiry of all this process's leases forward to one deadline (``ZADD XX``: a lease already closed,
   or dropped after running out, is not brought back).  One script call renews up to
@@ -97,9 +102,20 @@ end
 return 0
 """
 
-SHAS = {source: hashlib.sha1(source.encode()).hexdigest() for source in (TAKE, RENEW)}  # scripts' names
+# KEYS[1]: the key's lease set.  ARGV: the members whose leases end.
+RELEASE = "return redis.call('ZREM', KEYS[1], unpack(ARGV))"
+
+SHAS = {source: hashlib.sha1(source.encode()).hexdigest() for source in (TAKE, RENEW, RELEASE)}  # scripts' names
 Redis = aioredis.Redis | RedisCluster
 Call = tuple[str, list[str], list[Any]]  # a script's source, its keys, its arguments
+
+
+@dataclass(frozen=True)
+class Waiting:
+    """Calls of one caller waiting to be sent, and where their answers go."""
+
+    calls: list[Call]
+    answers: asyncio.Future[list[Any]]
 
 
 class StreamLeases:
@@ -112,6 +128,8 @@ class StreamLeases:
         self.numbers = itertools.count()
         self.held: dict[str, set[str]] = defaultdict(set)  # key -> members of this process's leases
         self.renewer: asyncio.Task[None] | None = None
+        self.waiting: list[Waiting] = []  # calls not sent yet (see _send_waiting)
+        self.sender: asyncio.Task[None] | None = None
 
     async def take(self, keys: dict[str, str], caps: dict[str, int]) -> tuple[str, list[str]] | str:
         """A lease on every key (``name -> key``) for one stream: its member and the keys taken, or the
@@ -140,10 +158,7 @@ class StreamLeases:
         if not keys:
             return
         try:
-            async with self.redis.pipeline(transaction=False) as pipe:
-                for key in keys:
-                    pipe.zrem(key, member)
-                await pipe.execute()
+            await self._run([(RELEASE, [key], [member]) for key in keys])
         except (RedisError, OSError) as error:
             log.warning("stream_lease_release_failed", error=type(error).__name__)
 
@@ -167,17 +182,51 @@ class StreamLeases:
                 log.warning("stream_lease_renewal_failed", error=type(error).__name__)
 
     async def _run(self, calls: list[Call]) -> list[Any]:
-        """Run each call (an ``EVALSHA``) in one pipeline; when Redis lost a script (restarted,
-        flushed), load it and run the calls again (each is safe to repeat: a lease is added or pushed
-        once)."""
-        answers = await self._pipeline(calls)
-        if any(isinstance(answer, NoScriptError) for answer in answers):
-            for source in {source for source, _, _ in calls}:
-                await self.redis.script_load(source)
-            answers = await self._pipeline(calls)
+        """The answers of ``calls``, sent with every other call of this process waiting meanwhile
+        (:meth:`_send_waiting`); raises the first call's error."""
+        waiting = Waiting(calls, asyncio.get_running_loop().create_future())
+        self.waiting.append(waiting)
+        if self.sender is None or self.sender.done():
+            self.sender = asyncio.create_task(self._send_waiting(), name="sse:stream-lease-calls")
+        answers = await waiting.answers
         for answer in answers:
             if isinstance(answer, Exception):
                 raise answer
+        return answers
+
+    async def _send_waiting(self) -> None:
+        """Send the calls waiting, all of them in one pipeline, until none waits: one connection of the
+        gateway's Redis pool, however many streams open or close at once (a burst of 2,000 streams
+        closing, a pipeline each, ran the pool of 20 dry: 939 leases left to run out)."""
+        while self.waiting:
+            batch, self.waiting = self.waiting, []
+            try:
+                answers = await self._answers([call for waiting in batch for call in waiting.calls])
+            except Exception as error:  # the store failed: every caller learns it
+                for waiting in batch:
+                    if not waiting.answers.done():
+                        waiting.answers.set_exception(error)
+                continue
+            except asyncio.CancelledError:  # the process stops: nobody waits for ever
+                for waiting in batch + self.waiting:
+                    waiting.answers.cancel()
+                raise
+            start = 0
+            for waiting in batch:
+                if not waiting.answers.done():  # its caller may have gone (cancelled)
+                    waiting.answers.set_result(answers[start : start + len(waiting.calls)])
+                start += len(waiting.calls)
+
+    async def _answers(self, calls: list[Call]) -> list[Any]:
+        """Each call's answer (or error), in one pipeline; when Redis lost a script (restarted,
+        flushed), load it and run the calls refused for it again."""
+        answers = await self._pipeline(calls)
+        lost = [n for n, answer in enumerate(answers) if isinstance(answer, NoScriptError)]
+        if lost:
+            for source in {calls[n][0] for n in lost}:
+                await self.redis.script_load(source)
+            for n, answer in zip(lost, await self._pipeline([calls[n] for n in lost]), strict=True):
+                answers[n] = answer
         return answers
 
     async def _pipeline(self, calls: list[Call]) -> list[Any]:
@@ -192,11 +241,12 @@ class StreamLeases:
             return list(await pipe.execute(raise_on_error=False))
 
     async def close(self) -> None:
-        """Stop renewing (the process is stopping: its leases run out)."""
-        if self.renewer is not None:
-            self.renewer.cancel()
-            with contextlib.suppress(asyncio.CancelledError):
-                await self.renewer
+        """Stop renewing and sending (the process is stopping: its leases run out)."""
+        for task in (self.renewer, self.sender):
+            if task is not None:
+                task.cancel()
+                with contextlib.suppress(asyncio.CancelledError):
+                    await task
 
 
 def renewals(held: dict[str, set[str]], lease_ms: int, by_slot: bool = False) -> list[Call]:

@@ -1,12 +1,14 @@
 """Renewing the stream leases costs a script call per batch of leases, not one per stream (issue 47,
 item 3: with 10,000 players connected, a call per credential every 15 s was 36 Redis commands a
-connected player a minute).
+connected player a minute); a burst of streams opening and closing takes one Redis connection.
 
 A gateway process's stream caps (:class:`gateway.limits.Limiter`) on a Redis of this module's own, so
 Redis's own command counts (``INFO commandstats``) are this process's alone: streams of distinct
 credentials from one address are opened, every lease is set to run out, and one renewal must push
 every one of them forward with ``ceil(leases / RENEW_BATCH)`` script calls — and bring back none of
-a closed stream.
+a closed stream.  Hundreds of streams opened and closed at once must all get and give back their
+leases over one connection (each with its own pipeline, 2,000 closing streams ran the gateway's
+pool of 20 dry, and leases were left to run out).
 """
 
 from __future__ import annotations
@@ -112,3 +114,32 @@ def test_a_renewal_past_one_batch_splits_a_lease_set_over_calls(own_redis: str) 
     calls, leases, deadlines, now = _renew_many(own_redis, streams)
     assert calls == math.ceil(leases / RENEW_BATCH)  # 3 (one per credential: 2,100)
     _assert_renewed(deadlines, leases, now)
+
+
+def test_a_burst_of_streams_opening_and_closing_uses_one_connection(own_redis: str) -> None:
+    settings = GatewaySettings(redis_url=own_redis, sse_stream_lease_seconds=LEASE_SECONDS,
+                               sse_streams_per_address="1000000", sse_streams_per_process="1000000")  # fmt: skip
+    limiter = Limiter(settings, LimitMetrics(CollectorRegistry(), settings))
+    address = "10.47.3.2"
+    stream_keys = [{"sse_streams_per_address": f"addr:{address}", "sse_streams_per_token": f"cred:burst-{n}"}
+                   for n in range(500)]  # fmt: skip
+    address_set = KEY_PREFIX + "{addr:" + address + "}"
+
+    async def burst(client: redis.Redis) -> tuple[int, int]:
+        try:
+            opened = await asyncio.gather(*(limiter.streams.open(keys) for keys in stream_keys))
+            leased = int(client.zcard(address_set))
+            await asyncio.gather(*(limiter.streams.close(stream) for stream in opened))
+            return leased, int(client.exists(address_set, *(KEY_PREFIX + "{" + k["sse_streams_per_token"] + "}"
+                                                           for k in stream_keys)))  # fmt: skip
+        finally:
+            await limiter.close()
+
+    with redis.Redis.from_url(own_redis) as client:
+        before = int(client.info("stats")["total_connections_received"])
+        leased, left = asyncio.run(burst(client))
+        connections = int(client.info("stats")["total_connections_received"]) - before
+    assert leased == len(stream_keys)  # every stream leased (none capped in memory only: the store answered)
+    assert limiter.metrics.errors._value.get() == 0  # type: ignore[attr-defined]
+    assert left == 0  # every lease given back
+    assert connections == 1  # a pool connection per stream on its way: 20
