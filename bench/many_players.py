@@ -26,11 +26,14 @@ from bench.config import Config
 from bench.rest_path import Players, Seat
 from bench.results import Row
 from bench.sse_listeners import Target
+from gateway.settings import GatewaySettings
 from tests.support.seeds import seed_hex
 
 SUITE = "players"
 NOUNS = many.Nouns(SUITE, "player", "notice", "notice")
-QUIET_SECONDS = 10.0
+# The quiet windows last one lease-renewal period of the gateway (gateway.stream_caps: every third of
+# the lease), so each holds one renewal round: a 10 s window held one round or none.
+QUIET_SECONDS = GatewaySettings().sse_stream_lease_seconds / 3
 VERSION = rb'"version":(\d+)'  # a your_turn notice's data carries the version that made the seat due
 
 
@@ -89,14 +92,14 @@ async def _play(players: Players, config: Config, sent: many.Sent | None, rate: 
     return {"rate": tally.rate, **tally.summary()}
 
 
-async def _redis_commands(redis_url: str, seconds: float) -> dict[str, float]:
-    """Redis's commands a second over ``seconds``: all of them and the stream reads (XREAD)."""
+async def _redis_commands(redis_url: str, seconds: float) -> dict[str, Any]:
+    """Redis's commands a second over ``seconds``: all of them, the stream reads (XREAD), the script
+    calls (EVALSHA: a script's own commands are counted apart, by name) and the most called."""
     redis = aioredis.Redis.from_url(redis_url)
 
-    async def counts() -> tuple[int, int]:
+    async def counts() -> dict[str, int]:
         stats: dict[str, Any] = await redis.info("commandstats")
-        total = sum(int(value["calls"]) for value in stats.values())
-        return total, int(stats.get("cmdstat_xread", {}).get("calls", 0))
+        return {name.removeprefix("cmdstat_"): int(value["calls"]) for name, value in stats.items()}
 
     try:
         before = await counts()
@@ -104,7 +107,10 @@ async def _redis_commands(redis_url: str, seconds: float) -> dict[str, float]:
         after = await counts()
     finally:
         await redis.aclose()
-    return {"commands_per_s": (after[0] - before[0]) / seconds, "xread_per_s": (after[1] - before[1]) / seconds}
+    calls = {name: after[name] - before.get(name, 0) for name in after if after[name] > before.get(name, 0)}
+    top = dict(sorted(calls.items(), key=lambda item: -item[1])[:6])
+    return {"commands_per_s": sum(calls.values()) / seconds, "xread_per_s": calls.get("xread", 0) / seconds,
+            "evalsha_per_s": calls.get("evalsha", 0) / seconds, "most_called": top}  # fmt: skip
 
 
 def _frame(version: int) -> bytes:
@@ -141,7 +147,7 @@ async def _measure(config: Config) -> list[Row]:
 
 
 def _rows(case: dict[str, Any], bare: dict[str, Any], quiet: dict[str, Any], loaded: dict[str, Any],
-          details: dict[str, Any], idle: dict[str, float], idle_none: dict[str, float]) -> list[Row]:  # fmt: skip
+          details: dict[str, Any], idle: dict[str, Any], idle_none: dict[str, Any]) -> list[Row]:  # fmt: skip
     count = details["players"]
     extra = idle["commands_per_s"] - idle_none["commands_per_s"]
     return [
