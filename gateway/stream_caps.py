@@ -22,8 +22,9 @@ sorted set per capped key, ``chaiwala:streams:{cred:<hash>}`` (its credential) a
   or dropped after running out, is not brought back).  One script call renews up to
   :data:`RENEW_BATCH` leases over as many keys as they are in, so 10,000 open streams (a credential
   each, one address) cost 10 script calls in one pipeline every 15 s, not one call per credential
-  (10,000 calls: built and read in the worker's loop, 36 Redis commands a connected player a minute;
-  docs/lab/many-listeners.md).  On a cluster a script's keys share a slot: one call per slot in use.
+  (10,020 calls built and read in the worker's loop: 140-160 ms of its CPU at once; per connected
+  player 20 Redis commands a minute, now 8, all inside the scripts; docs/lab/many-listeners.md).
+  On a cluster a script's keys share a slot: one call per slot in use.
 * **A killed process** (SIGKILL, a lost host) renews nothing more: its leases run out within
   ``sse_stream_lease_seconds`` (``CHAIWALA_SSE_STREAM_LEASE_SECONDS``) and their slots come back.
 
