@@ -26,6 +26,9 @@ from bench.config import Config
 from bench.rest_path import Players, Seat
 from bench.results import Row
 from bench.sse_listeners import SPAN, Target
+
+from bench.sse_listeners import Target
+from gateway.settings import GatewaySettings
 from tests.support.seeds import seed_hex
 
 SUITE = "players"
@@ -33,6 +36,13 @@ NOUNS = many.Nouns(SUITE, "player", "notice", "notice")
 # A your_turn notice's data carries the seat told and the version that made it due: stamped as
 # seat * SPAN + version (bench.sse_listeners.numbered), since a player's two games reach the same versions.
 NOTICE = rb'"seat":(\d+),"version":(\d+)'
+
+# The quiet windows last one lease-renewal period of the gateway (gateway.stream_caps: every third of
+# the lease), so each holds one renewal round: a 10 s window held one round or none.  The quick
+# slice checks, it does not measure: a second.
+QUIET_SECONDS = GatewaySettings().sse_stream_lease_seconds / 3
+QUICK_QUIET_SECONDS = 1.0
+VERSION = rb'"version":(\d+)'  # a your_turn notice's data carries the version that made the seat due
 
 
 async def _guests(client: httpx.AsyncClient, count: int) -> list[tuple[str, str]]:
@@ -89,14 +99,14 @@ async def _play(players: Players, config: Config, sent: many.Sent | None, rate: 
     return {"rate": tally.rate, **tally.summary()}
 
 
-async def _redis_commands(redis_url: str, seconds: float) -> dict[str, float]:
-    """Redis's commands a second over ``seconds``: all of them and the stream reads (XREAD)."""
+async def _redis_commands(redis_url: str, seconds: float) -> dict[str, Any]:
+    """Redis's commands a second over ``seconds``: all of them, the stream reads (XREAD), the script
+    calls (EVALSHA: a script's own commands are counted apart, by name) and the most called."""
     redis = aioredis.Redis.from_url(redis_url)
 
-    async def counts() -> tuple[int, int]:
+    async def counts() -> dict[str, int]:
         stats: dict[str, Any] = await redis.info("commandstats")
-        total = sum(int(value["calls"]) for value in stats.values())
-        return total, int(stats.get("cmdstat_xread", {}).get("calls", 0))
+        return {name.removeprefix("cmdstat_"): int(value["calls"]) for name, value in stats.items()}
 
     try:
         before = await counts()
@@ -104,7 +114,11 @@ async def _redis_commands(redis_url: str, seconds: float) -> dict[str, float]:
         after = await counts()
     finally:
         await redis.aclose()
-    return {"commands_per_s": (after[0] - before[0]) / seconds, "xread_per_s": (after[1] - before[1]) / seconds}
+    calls = {name: after[name] - before.get(name, 0) for name in after if after[name] > before.get(name, 0)}
+    top = dict(sorted(calls.items(), key=lambda item: -item[1])[:6])
+    return {"seconds": seconds, "commands_per_s": sum(calls.values()) / seconds,
+            "xread_per_s": calls.get("xread", 0) / seconds, "evalsha_per_s": calls.get("evalsha", 0) / seconds,
+            "most_called": top}  # fmt: skip
 
 
 def _frame(number: int) -> bytes:
@@ -122,10 +136,16 @@ async def _measure(config: Config) -> list[Row]:
         quiet = await _play(players, config, None)
         idle_none = await _redis_commands(running.redis_url, config.redis_window)
         target = Target(gateway.port, paths=("/v1/me/events",) * count, pattern=NOTICE,
+
+        quiet_seconds = QUICK_QUIET_SECONDS if config.quick else QUIET_SECONDS
+        idle_none = await _redis_commands(running.redis_url, quiet_seconds)
+        target = Target(gateway.port, paths=("/v1/me/events",) * count, pattern=VERSION,
                         headers=tuple(f"Authorization: Bearer {token}" for _, token in guests))  # fmt: skip
         listeners, opened = await many.connect(target, count, gateway, config.idle_seconds)
         try:
             idle = await _redis_commands(running.redis_url, config.redis_window)
+
+            idle = await _redis_commands(running.redis_url, quiet_seconds)
             loaded = await _play(players, config, None)
             sent = many.Sent()
             paced = await _play(players, config, sent, many.probe_rate(quiet["rate"]))
@@ -141,7 +161,7 @@ async def _measure(config: Config) -> list[Row]:
 
 
 def _rows(case: dict[str, Any], bare: dict[str, Any], quiet: dict[str, Any], loaded: dict[str, Any],
-          details: dict[str, Any], idle: dict[str, float], idle_none: dict[str, float]) -> list[Row]:  # fmt: skip
+          details: dict[str, Any], idle: dict[str, Any], idle_none: dict[str, Any]) -> list[Row]:  # fmt: skip
     count = details["players"]
     extra = idle["commands_per_s"] - idle_none["commands_per_s"]
     return [
@@ -149,6 +169,8 @@ def _rows(case: dict[str, Any], bare: dict[str, Any], quiet: dict[str, Any], loa
         Row(SUITE, f"redis_commands_per_player_per_minute_{count}_players", "commands", round(extra * 60 / count, 4),
             "none", 0.0, better="lower",
             details={"idle_window_s": details["idle_window_s"], "connected": idle, "none_connected": idle_none,
+
+            details={"idle_window_s": idle["seconds"], "connected": idle, "none_connected": idle_none,
                      "xread_per_s_connected": round(idle["xread_per_s"], 2)}),
     ]  # fmt: skip
 

@@ -7,14 +7,24 @@ sorted set per capped key, ``chaiwala:streams:{cred:<hash>}`` (its credential) a
 ``chaiwala:streams:{addr:<ip>}`` (its client address), scored by when the lease runs out
 (Redis's own clock, so gateways on hosts with skewed clocks agree):
 
-* **Opening** is one script per key, all keys in one pipeline (on a cluster, concurrent calls):
-  drop the set's run-out leases, refuse when what is left reaches the cap, else add this stream's
-  lease.  A refusal gives back the leases the same stream took on its other keys.  Check and take
-  are one script, so two workers racing for the last slot cannot both get it.
+* **Opening** is one script per key (on a cluster, concurrent calls): drop the set's run-out
+  leases, refuse when what is left reaches the cap, else add this stream's lease.  A refusal gives
+  back the leases the same stream took on its other keys.  Check and take are one script, so two
+  workers racing for the last slot cannot both get it.
 * **Closing** removes the stream's leases (``ZREM``); a lease that could not be removed runs out.
+* **One pipeline at a time.**  Every call of a process (openings, closings, renewals) waits for the
+  pipeline on its way, then goes with all the others that came meanwhile in the next one: a burst
+  of thousands of streams opening or closing uses one connection of the gateway's Redis pool, not
+  one each (the pool ran dry and leases were left to run out), and in a quiet time a call is sent
+  at once.
 * **Renewal** is one task per process, not per stream: every ``lease_seconds / 3`` it pushes the
-  expiry of all this process's leases forward, one script per key in one pipeline (``ZADD XX``: a
-  lease already closed, or dropped after running out, is not brought back).
+  expiry of all this process's leases forward to one deadline (``ZADD XX``: a lease already closed,
+  or dropped after running out, is not brought back).  One script call renews up to
+  :data:`RENEW_BATCH` leases over as many keys as they are in, so 10,000 open streams (a credential
+  each, one address) cost 10 script calls in one pipeline every 15 s, not one call per credential
+  (10,020 calls built and read in the worker's loop: 140-160 ms of its CPU at once; per connected
+  player 20 Redis commands a minute, now 8, all inside the scripts; docs/lab/many-listeners.md).
+  On a cluster a script's keys share a slot: one call per slot in use.
 * **A killed process** (SIGKILL, a lost host) renews nothing more: its leases run out within
   ``sse_stream_lease_seconds`` (``CHAIWALA_SSE_STREAM_LEASE_SECONDS``) and their slots come back.
 
@@ -38,6 +48,7 @@ from typing import TYPE_CHECKING, Any, NoReturn
 
 from redis import asyncio as aioredis
 from redis.asyncio.cluster import RedisCluster
+from redis.crc import key_slot
 from redis.exceptions import NoScriptError, RedisError
 
 from gateway.problems import Problem
@@ -52,7 +63,9 @@ StoreFailed = Callable[[Exception, list[str]], object]  # gateway.limits.Limiter
 log = get_logger("gateway")
 STREAM_RETRY_AFTER = 5  # seconds a client over a stream cap should wait
 KEY_PREFIX = "chaiwala:streams:"
-RENEW_BATCH = 500  # members renewed by one script call (Lua's unpack has a bound)
+# Leases renewed by one script call: a bound on how long one call holds Redis (a few milliseconds)
+# and on its arguments; the calls of one renewal go in one pipeline.
+RENEW_BATCH = 2000
 
 # KEYS[1]: the key's lease set.  ARGV: cap, lease (ms), member.  1: taken, 0: the cap is reached.
 TAKE = """
@@ -64,23 +77,46 @@ redis.call('ZADD', KEYS[1], now + tonumber(ARGV[2]), ARGV[3])
 redis.call('PEXPIRE', KEYS[1], ARGV[2])
 return 1
 """
-# KEYS[1]: the key's lease set.  ARGV: lease (ms), then members whose leases are pushed forward.
+# KEYS: lease sets.  ARGV: lease (ms), then for each key in turn its member count and those members,
+# whose leases are pushed forward to one deadline (ZADD XX adds no lease; PEXPIRE of a key gone is
+# a no-op).  A ZADD takes 500 members at most (Lua's unpack has a bound).
 RENEW = """
 local t = redis.call('TIME')
-local expiry = tonumber(t[1]) * 1000 + math.floor(tonumber(t[2]) / 1000) + tonumber(ARGV[1])
-local pairs = {}
-for i = 2, #ARGV do
-  pairs[#pairs + 1] = expiry
-  pairs[#pairs + 1] = ARGV[i]
+local lease = tonumber(ARGV[1])
+local expiry = tonumber(t[1]) * 1000 + math.floor(tonumber(t[2]) / 1000) + lease
+local at = 2
+for k = 1, #KEYS do
+  local last = at + tonumber(ARGV[at])
+  at = at + 1
+  while at <= last do
+    local stop = math.min(last, at + 499)
+    local pairs = {}
+    for i = at, stop do
+      pairs[#pairs + 1] = expiry
+      pairs[#pairs + 1] = ARGV[i]
+    end
+    redis.call('ZADD', KEYS[k], 'XX', unpack(pairs))
+    at = stop + 1
+  end
+  redis.call('PEXPIRE', KEYS[k], lease)
 end
-if #pairs > 0 then redis.call('ZADD', KEYS[1], 'XX', unpack(pairs)) end
-if redis.call('EXISTS', KEYS[1]) == 1 then redis.call('PEXPIRE', KEYS[1], ARGV[1]) end
 return 0
 """
 
-SHAS = {source: hashlib.sha1(source.encode()).hexdigest() for source in (TAKE, RENEW)}  # scripts' names
+# KEYS[1]: the key's lease set.  ARGV: the members whose leases end.
+RELEASE = "return redis.call('ZREM', KEYS[1], unpack(ARGV))"
+
+SHAS = {source: hashlib.sha1(source.encode()).hexdigest() for source in (TAKE, RENEW, RELEASE)}  # scripts' names
 Redis = aioredis.Redis | RedisCluster
-Call = tuple[str, str, list[Any]]  # a script's source, its one key, its arguments
+Call = tuple[str, list[str], list[Any]]  # a script's source, its keys, its arguments
+
+
+@dataclass(frozen=True)
+class Waiting:
+    """Calls of one caller waiting to be sent, and where their answers go."""
+
+    calls: list[Call]
+    answers: asyncio.Future[list[Any]]
 
 
 class StreamLeases:
@@ -93,6 +129,8 @@ class StreamLeases:
         self.numbers = itertools.count()
         self.held: dict[str, set[str]] = defaultdict(set)  # key -> members of this process's leases
         self.renewer: asyncio.Task[None] | None = None
+        self.waiting: list[Waiting] = []  # calls not sent yet (see _send_waiting)
+        self.sender: asyncio.Task[None] | None = None
 
     async def take(self, keys: dict[str, str], caps: dict[str, int]) -> tuple[str, list[str]] | str:
         """A lease on every key (``name -> key``) for one stream: its member and the keys taken, or the
@@ -100,7 +138,7 @@ class StreamLeases:
         self._renew_soon()
         member = f"{self.process}:{next(self.numbers)}"
         sets = {name: KEY_PREFIX + "{" + key + "}" for name, key in keys.items()}
-        answers = await self._run([(TAKE, key, [caps[name], self.lease_ms, member]) for name, key in sets.items()])
+        answers = await self._run([(TAKE, [key], [caps[name], self.lease_ms, member]) for name, key in sets.items()])
         taken = [key for key, answer in zip(sets.values(), answers, strict=True) if int(answer) == 1]
         full = [name for name, answer in zip(sets, answers, strict=True) if int(answer) != 1]
         for key in taken:
@@ -121,22 +159,15 @@ class StreamLeases:
         if not keys:
             return
         try:
-            async with self.redis.pipeline(transaction=False) as pipe:
-                for key in keys:
-                    pipe.zrem(key, member)
-                await pipe.execute()
+            await self._run([(RELEASE, [key], [member]) for key in keys])
         except (RedisError, OSError) as error:
             log.warning("stream_lease_release_failed", error=type(error).__name__)
 
     async def renew(self) -> None:
-        """Push every lease of this process forward by the lease time (one pipeline)."""
-        calls = []
-        for key, members in list(self.held.items()):
-            listed = sorted(members)
-            for start in range(0, len(listed), RENEW_BATCH):
-                calls.append((RENEW, key, [self.lease_ms, *listed[start : start + RENEW_BATCH]]))
-        if calls:
-            await self._run(calls)
+        """Push every lease of this process forward by the lease time: :data:`RENEW_BATCH` leases a
+        script call, all the calls in one pipeline (on a cluster, concurrent calls per slot)."""
+        if self.held:
+            await self._run(renewals(self.held, self.lease_ms, isinstance(self.redis, RedisCluster)))
 
     def _renew_soon(self) -> None:
         if self.renewer is None or self.renewer.done():
@@ -152,36 +183,97 @@ class StreamLeases:
                 log.warning("stream_lease_renewal_failed", error=type(error).__name__)
 
     async def _run(self, calls: list[Call]) -> list[Any]:
-        """Run each call (``EVALSHA`` of one key) in one pipeline; when Redis lost a script (restarted,
-        flushed), load it and run the calls again (each is safe to repeat: a lease is added or pushed
-        once)."""
-        answers = await self._pipeline(calls)
-        if any(isinstance(answer, NoScriptError) for answer in answers):
-            for source in {source for source, _, _ in calls}:
-                await self.redis.script_load(source)
-            answers = await self._pipeline(calls)
+        """The answers of ``calls``, sent with every other call of this process waiting meanwhile
+        (:meth:`_send_waiting`); raises the first call's error."""
+        waiting = Waiting(calls, asyncio.get_running_loop().create_future())
+        self.waiting.append(waiting)
+        if self.sender is None or self.sender.done():
+            self.sender = asyncio.create_task(self._send_waiting(), name="sse:stream-lease-calls")
+        answers = await waiting.answers
         for answer in answers:
             if isinstance(answer, Exception):
                 raise answer
         return answers
 
+    async def _send_waiting(self) -> None:
+        """Send the calls waiting, all of them in one pipeline, until none waits: one connection of the
+        gateway's Redis pool, however many streams open or close at once (a burst of 2,000 streams
+        closing, a pipeline each, ran the pool of 20 dry: 939 leases left to run out)."""
+        while self.waiting:
+            batch, self.waiting = self.waiting, []
+            try:
+                answers = await self._answers([call for waiting in batch for call in waiting.calls])
+            except Exception as error:  # the store failed: every caller learns it
+                for waiting in batch:
+                    if not waiting.answers.done():
+                        waiting.answers.set_exception(error)
+                continue
+            except asyncio.CancelledError:  # the process stops: nobody waits for ever
+                for waiting in batch + self.waiting:
+                    waiting.answers.cancel()
+                raise
+            start = 0
+            for waiting in batch:
+                if not waiting.answers.done():  # its caller may have gone (cancelled)
+                    waiting.answers.set_result(answers[start : start + len(waiting.calls)])
+                start += len(waiting.calls)
+
+    async def _answers(self, calls: list[Call]) -> list[Any]:
+        """Each call's answer (or error), in one pipeline; when Redis lost a script (restarted,
+        flushed), load it and run the calls refused for it again."""
+        answers = await self._pipeline(calls)
+        lost = [n for n, answer in enumerate(answers) if isinstance(answer, NoScriptError)]
+        if lost:
+            for source in {calls[n][0] for n in lost}:
+                await self.redis.script_load(source)
+            for n, answer in zip(lost, await self._pipeline([calls[n] for n in lost]), strict=True):
+                answers[n] = answer
+        return answers
+
     async def _pipeline(self, calls: list[Call]) -> list[Any]:
         """The calls' answers (or errors): one pipeline on one Redis; on a cluster, whose pipelines take
-        no scripts, each call at once to its key's master."""
+        no scripts, each call at once to its keys' master."""
         if isinstance(self.redis, RedisCluster):
-            calls_made = (self.redis.evalsha(SHAS[source], 1, key, *args) for source, key, args in calls)
+            calls_made = (self.redis.evalsha(SHAS[source], len(keys), *keys, *args) for source, keys, args in calls)
             return list(await asyncio.gather(*calls_made, return_exceptions=True))
         async with self.redis.pipeline(transaction=False) as pipe:
-            for source, key, args in calls:
-                pipe.evalsha(SHAS[source], 1, key, *args)
+            for source, keys, args in calls:
+                pipe.evalsha(SHAS[source], len(keys), *keys, *args)
             return list(await pipe.execute(raise_on_error=False))
 
     async def close(self) -> None:
-        """Stop renewing (the process is stopping: its leases run out)."""
-        if self.renewer is not None:
-            self.renewer.cancel()
-            with contextlib.suppress(asyncio.CancelledError):
-                await self.renewer
+        """Stop renewing and sending (the process is stopping: its leases run out)."""
+        for task in (self.renewer, self.sender):
+            if task is not None:
+                task.cancel()
+                with contextlib.suppress(asyncio.CancelledError):
+                    await task
+
+
+def renewals(held: dict[str, set[str]], lease_ms: int, by_slot: bool = False) -> list[Call]:
+    """The script calls that renew the leases ``held`` (key -> members): :data:`RENEW_BATCH` leases
+    a call (a key's members are split over calls when they are more); ``by_slot`` (a cluster): the
+    keys of a call all in one hash slot."""
+    groups: dict[int, list[str]] = defaultdict(list)
+    for key in held:
+        groups[key_slot(key.encode()) if by_slot else 0].append(key)
+    calls: list[Call] = []
+    for keys in groups.values():
+        call: Call = (RENEW, [], [lease_ms])
+        room = RENEW_BATCH  # leases the call can still take
+        for key in keys:
+            members = sorted(held[key])
+            while members:
+                if room == 0:
+                    calls.append(call)
+                    call, room = (RENEW, [], [lease_ms]), RENEW_BATCH
+                part, members = members[:room], members[room:]
+                call[1].append(key)
+                call[2].extend([len(part), *part])
+                room -= len(part)
+        if call[1]:
+            calls.append(call)
+    return calls
 
 
 @dataclass(frozen=True)

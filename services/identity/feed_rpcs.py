@@ -20,6 +20,8 @@ them read by the few blocking reads of the process's stream mux, :mod:`services.
 
 from __future__ import annotations
 
+import asyncio
+import contextlib
 import secrets
 import time
 from collections.abc import AsyncIterator, Awaitable, Callable
@@ -33,7 +35,7 @@ from services.common import errors
 from services.common.interceptors import BEARER
 from services.common.store import hash_token
 from services.identity.player import Player
-from services.lobby.feed import Feed, feed_key, is_cursor, notice
+from services.lobby.feed import Feed, Notice, feed_key, is_cursor, notice
 from services.streaming.keyed import KeyedStreams
 from services.streaming.mailbox import Mailbox, SlowConsumer
 from services.streaming.mux import Entry, ShuttingDown, id_after
@@ -49,6 +51,17 @@ KEEP_ALIVE_SECONDS = 60.0
 TICKET_TTL_SECONDS = 60
 MAX_TICKET_LENGTH = 128
 PAGE = 100  # notices per read of the feed
+# Watches reading Redis to open at once, per process (see PlayerStream.opening): three quarters of the
+# calls' pool, the rest kept for the moves and every other call.  (A bound of 32 opened a burst of
+# 10,000 more slowly than the pool did alone.)
+POOL_SHARE = 0.75
+OPENINGS_ON_A_CLUSTER = 64  # a cluster client's pools are per node: no one size to share
+
+
+def openings_at_once(redis: Any) -> int:
+    """How many watches may read Redis to open at once: :data:`POOL_SHARE` of the calls' pool."""
+    size = getattr(getattr(redis, "connection_pool", None), "max_connections", None)
+    return max(1, int(size * POOL_SHARE)) if isinstance(size, int) else OPENINGS_ON_A_CLUSTER
 
 
 def bad_ticket() -> errors.ServiceError:
@@ -73,6 +86,11 @@ class PlayerStream:
         ticket_seconds: int = TICKET_TTL_SECONDS,
     ) -> None:
         self.redis = redis  # the calls' client
+        # Watches opening at once that read Redis (the ticket, the feed's last entry, its first page):
+        # the others wait here, bounded by their caller's deadline, not in the calls' pool, whose
+        # bounded wait (CHAIWALA_REDIS_POOL_TIMEOUT_SECONDS) failed a burst of openings with 503
+        # store_unavailable and would fail the moves waiting beside them (docs/lab/many-listeners.md).
+        self.opening = asyncio.Semaphore(openings_at_once(redis))
         self.ticket_seconds = ticket_seconds
         self.feeds = feeds  # the live feeds, read by the process's stream mux
         self._player = player  # the bearer player, or the refusal
@@ -103,7 +121,8 @@ class PlayerStream:
 
     async def watch(self, request: identity_pb2.WatchMyEventsRequest) -> AsyncIterator[identity_pb2.PlayerEvent]:
         """The player's feed after ``after``, then live until their token expires."""
-        player_id, until = await self._watcher(request.ticket)
+        async with self.opening:
+            player_id, until = await self._watcher(request.ticket)
         if request.after not in ("", "0") and not is_cursor(request.after):
             raise errors.invalid("bad_after", "resume from an id this stream sent (or '' from the start)")
         if request.once:
@@ -111,9 +130,13 @@ class PlayerStream:
                 yield event
             return
         try:
-            async with self.feeds.subscribe(feed_key(player_id)) as mailbox:  # before the history: see above
+            async with contextlib.AsyncExitStack() as held:
                 after = request.after or "0"
-                async for event in self._history(player_id, after):
+                async with self.opening:  # the follow's starting point and the first page, a few at once
+                    # subscribed before the history is read (see the module docstring)
+                    mailbox = await held.enter_async_context(self.feeds.subscribe(feed_key(player_id)))
+                    page = await self._page(player_id, after)
+                async for event in self._history(player_id, after, page):
                     after = event.id
                     yield event
                 yield identity_pb2.PlayerEvent()  # open: the gateway answers 200 now, not at the first notice
@@ -145,16 +168,23 @@ class PlayerStream:
                     yield identity_pb2.PlayerEvent()  # keep-alive (the gateway's own pings reach the client)
                 quiet_since = time.monotonic()
 
-    async def _history(self, player_id: str, after: str) -> AsyncIterator[identity_pb2.PlayerEvent]:
-        """Everything already in the feed after ``after``, a page at a time (a JSON answer is all of it)."""
-        feed = Feed(self.redis)
+    async def _history(
+        self, player_id: str, after: str, page: list[Notice] | None = None
+    ) -> AsyncIterator[identity_pb2.PlayerEvent]:
+        """Everything already in the feed after ``after`` (``page``: its first page, read already), a
+        page at a time (a JSON answer is all of it)."""
+        notices = page if page is not None else await self._page(player_id, after)
         while True:
-            notices = await feed.read(self.redis, player_id, after, None, count=PAGE)
             for item in notices:
                 after = item.id
                 yield _event(item.id, item.kind, item.data)
             if len(notices) < PAGE:
                 return
+            notices = await self._page(player_id, after)
+
+    async def _page(self, player_id: str, after: str) -> list[Notice]:
+        """The feed's first :data:`PAGE` notices after ``after``."""
+        return await Feed(self.redis).read(self.redis, player_id, after, None, count=PAGE)
 
     async def _renew(self, ticket: str, until: int) -> None:
         """Keep the ticket of an open stream good for its whole life again (not past ``until``)."""
