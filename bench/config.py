@@ -53,9 +53,11 @@ class Config:
     many_players: int = 10000
     player_games: int = 2
     # Their quiet windows: the gateway's CPU with every stream open and nothing played, and (players)
-    # Redis's commands with and without the players connected.
+    # Redis's commands with and without the players connected: one lease-renewal period of the
+    # gateway (gateway.stream_caps renews every third of its 45 s lease), so a window holds one
+    # renewal round (a 10 s window held one round or none).
     idle_seconds: float = 5.0
-    redis_window: float = 10.0
+    redis_window: float = 15.0
     # The capacity suite's ramp (bench.capacity), or with ``--blocks`` the mixes it holds (Plan.holding).
     capacity: Plan = Plan()
     memory_moves: int = 400

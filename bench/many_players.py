@@ -26,9 +26,6 @@ from bench.config import Config
 from bench.rest_path import Players, Seat
 from bench.results import Row
 from bench.sse_listeners import SPAN, Target
-
-from bench.sse_listeners import Target
-from gateway.settings import GatewaySettings
 from tests.support.seeds import seed_hex
 
 SUITE = "players"
@@ -36,13 +33,6 @@ NOUNS = many.Nouns(SUITE, "player", "notice", "notice")
 # A your_turn notice's data carries the seat told and the version that made it due: stamped as
 # seat * SPAN + version (bench.sse_listeners.numbered), since a player's two games reach the same versions.
 NOTICE = rb'"seat":(\d+),"version":(\d+)'
-
-# The quiet windows last one lease-renewal period of the gateway (gateway.stream_caps: every third of
-# the lease), so each holds one renewal round: a 10 s window held one round or none.  The quick
-# slice checks, it does not measure: a second.
-QUIET_SECONDS = GatewaySettings().sse_stream_lease_seconds / 3
-QUICK_QUIET_SECONDS = 1.0
-VERSION = rb'"version":(\d+)'  # a your_turn notice's data carries the version that made the seat due
 
 
 async def _guests(client: httpx.AsyncClient, count: int) -> list[tuple[str, str]]:
@@ -136,16 +126,10 @@ async def _measure(config: Config) -> list[Row]:
         quiet = await _play(players, config, None)
         idle_none = await _redis_commands(running.redis_url, config.redis_window)
         target = Target(gateway.port, paths=("/v1/me/events",) * count, pattern=NOTICE,
-
-        quiet_seconds = QUICK_QUIET_SECONDS if config.quick else QUIET_SECONDS
-        idle_none = await _redis_commands(running.redis_url, quiet_seconds)
-        target = Target(gateway.port, paths=("/v1/me/events",) * count, pattern=VERSION,
                         headers=tuple(f"Authorization: Bearer {token}" for _, token in guests))  # fmt: skip
         listeners, opened = await many.connect(target, count, gateway, config.idle_seconds)
         try:
             idle = await _redis_commands(running.redis_url, config.redis_window)
-
-            idle = await _redis_commands(running.redis_url, quiet_seconds)
             loaded = await _play(players, config, None)
             sent = many.Sent()
             paced = await _play(players, config, sent, many.probe_rate(quiet["rate"]))
@@ -168,8 +152,6 @@ def _rows(case: dict[str, Any], bare: dict[str, Any], quiet: dict[str, Any], loa
         *many.rows(NOUNS, case, bare, quiet, loaded, details),
         Row(SUITE, f"redis_commands_per_player_per_minute_{count}_players", "commands", round(extra * 60 / count, 4),
             "none", 0.0, better="lower",
-            details={"idle_window_s": details["idle_window_s"], "connected": idle, "none_connected": idle_none,
-
             details={"idle_window_s": idle["seconds"], "connected": idle, "none_connected": idle_none,
                      "xread_per_s_connected": round(idle["xread_per_s"], 2)}),
     ]  # fmt: skip
