@@ -53,6 +53,12 @@ log = get_logger("server")
 # docs/lab/many-listeners.md).  Above the gateway's deadline, the gateway decides: 504 ``timeout``,
 # named and retried; a call taken up late but in time is served.  Keep it above the gateway's deadline.
 UNREQUESTED_SECONDS = 120
+# Calls gRPC holds for this process before taking them up; past the soft limit (gRPC's default 1,000)
+# it cancels the newest, past the hard one (3,000) every new one, each with a bare CANCELLED (503
+# ``service_unavailable`` at the gateway).  A burst of player streams opening at once is that many
+# calls: of 3,000 opened together 715 were cancelled, of 6,000 2,986 (docs/lab/many-listeners.md).
+# They cost a little memory each while they wait; the deadline above still bounds the wait.
+PENDING_CALLS = 100_000
 
 
 async def create_server(
@@ -88,6 +94,9 @@ async def create_server(
             # gRPC cancels a call this process has not taken up within this time (a bare CANCELLED,
             # which the gateway can only answer 503 service_unavailable): see UNREQUESTED_SECONDS.
             ("grpc.server_max_unrequested_time_in_server", UNREQUESTED_SECONDS),
+            # ... and does not cancel a burst of calls for their number alone: see PENDING_CALLS.
+            ("grpc.server.max_pending_requests", PENDING_CALLS),
+            ("grpc.server.max_pending_requests_hard_limit", PENDING_CALLS),
         ],
     )
     # One stream mux per process reads every live game and every connected player's feed.
