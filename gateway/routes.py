@@ -33,6 +33,7 @@ from gateway.limits import Rider, RiderFor
 from gateway.messages import carry
 from gateway.nulls import refuse_nulls
 from gateway.problems import Problem, problem_from_rpc
+from gateway.resume import MAX_VERSION, last_event
 from gateway.settings import GatewaySettings
 from gateway.stream_tickets import ticket_body, ticket_param
 from services.common import protojson
@@ -166,44 +167,7 @@ def _posted_move(move: Message | dict[str, Any]) -> dict[str, Any]:
     return data
 
 
-MAX_VERSION = 2**31
 UINT32_MAX = 2**32 - 1
-
-
-def _counter(text: str) -> int | None:
-    """A non-negative version or index written in ASCII digits, within range; else ``None``."""
-    if not text or len(text) > 10 or not (text.isascii() and text.isdigit()):
-        return None
-    value = int(text)
-    return value if value <= MAX_VERSION else None
-
-
-def _event_id(text: str) -> tuple[int, int | None] | None:
-    """``<version>`` or ``<version>:<index>`` (an SSE message id); ``None`` when malformed."""
-    version_text, separator, index_text = text.partition(":")
-    version = _counter(version_text)
-    index = _counter(index_text) if separator else None
-    if version is None or (separator and index is None):
-        return None
-    return version, index
-
-
-def _last_event(request: Request) -> tuple[int, int | None]:
-    """Resume point from ``Last-Event-ID`` or ``?after=``, each ``<version>`` or ``<version>:<index>``
-    (the id of the last message seen): the two are the same resume, ``Last-Event-ID`` wins.
-
-    ``after`` is checked even when ``Last-Event-ID`` wins, so a bad one is never silently ignored."""
-    after = _event_id(request.query_params.get("after", "0"))
-    if after is None:
-        raise Problem(400, "bad_after", f"'after' is a version from 0 to {MAX_VERSION}, or '<version>:<index>'")
-    header = request.headers.get("last-event-id")
-    if header is None:
-        return after
-    # An empty Last-Event-ID is refused too: EventSource never sends one, and the document's pattern refuses it.
-    resume = _event_id(header.strip())
-    if resume is None:
-        raise Problem(400, "bad_last_event_id", "Last-Event-ID must look like '<version>:<index>'")
-    return resume
 
 
 def _backends(request: Request) -> Backends:
@@ -461,7 +425,7 @@ async def events(game_id: str, request: Request) -> Response:
     stub = _stub_for(request, game_id)
     metadata = _metadata(request)
     ticket = ticket_param(request)
-    after, index = _last_event(request)
+    after, index = last_event(request)
     listing = rules_pb2.ListEventsRequest(game_id=game_id, after=after, ticket=ticket)
     if index is not None:
         listing.after_index = index

@@ -14,7 +14,8 @@ from fastapi.responses import Response
 from chaiwala.v1 import rules_pb2, tables_pb2, tables_pb2_grpc
 from gateway.conditional import matching_tag
 from gateway.problems import Problem
-from gateway.routes import JSON, MAX_VERSION, _backends, _call, _counter, _game_type, _language, _rpc
+from gateway.resume import MAX_VERSION, counter
+from gateway.routes import JSON, _backends, _call, _game_type, _language, _rpc
 from services.common import protojson
 
 router = APIRouter()
@@ -31,7 +32,7 @@ def _tables(request: Request, game_type: str) -> tables_pb2_grpc.TableServiceStu
 @router.get("/v1/games/{game_id}/versions/{version}")
 async def game_at_version(game_id: str, version: str, request: Request) -> Response:
     """The game right after one version (0 = set-up) as the bearer may see it; finished games (operators: any)."""
-    number = _counter(version)
+    number = counter(version)
     if number is None:
         raise Problem(400, "bad_version", f"the version must be a number from 0 to {MAX_VERSION}")
     stub = _tables(request, _game_type(game_id))
