@@ -263,36 +263,27 @@ class Limiter:
         later windows are not charged, as checking them one by one would.  One command instead of
         a pipeline of one per window (redis-py's pipeline machinery was a tenth of the gateway's
         samples).  On a Redis Cluster, one such call per run of windows in the same slot, in order
-        (a script's keys must share a slot).  A ``rider``'s read runs in the last call when nothing
-        refused (never on a cluster: its keys are a game's), and its answer goes into ``scope``.
+        (a script's keys must share a slot).  A ``rider``'s read runs in the same call when nothing
+        refused, on a single Redis only (:meth:`_hit_single`), and its answer goes into ``scope``.
         """
         assert isinstance(self.storage, RedisStorage)
         bridge = cast(RedispyBridge, self.storage.bridge)  # implementation="redispy" (see _storage)
         connection = cast(aioredis.Redis, bridge.get_connection())
         if self.lean is not None:
             return await self._hit_single(windows, rider, scope, connection)
+        # Otherwise a cluster (a single Redis always takes the lean call): one call per run of windows
+        # in one slot, in order, and no rider (the app gives none on a cluster: its keys are a game's).
         keyed = [(_window_keys(self.storage, name, key, item), item) for name, key, item in windows]
-        groups = (
-            _slot_runs([keys for keys, _ in keyed]) if isinstance(self.storage, RedisClusterStorage) else [len(keyed)]
-        )
         first = 0
-        for count in groups:
-            last = first + count == len(keyed)
-            ride = rider if last else None
+        for count in _slot_runs([keys for keys, _ in keyed]):
             keys: list[str] = []
             args: list[object] = [count]
             for (previous, current), item in keyed[first : first + count]:
                 keys += [previous, current]
                 args += [item.amount, item.get_expiry(), 1]
-            if ride is not None:
-                keys += ride.keys
-                args += ride.args
-            answer = await self._script(ride.source if ride else "", connection)(keys, args)
-            refused, ridden = int(answer[0]), answer[1]
+            refused = int((await self._script("", connection)(keys, args))[0])
             if refused >= 0:
                 return await self._refused(*windows[first + refused])
-            if ride is not None:
-                scope[ride.scope_key] = (ride.tag, ridden)
             first += count
         return None
 
