@@ -18,8 +18,8 @@ MAX_TOURNAMENT_REF = 128
 _SHA256_HEX = re.compile(r"[0-9a-f]{64}")
 
 
-def lifecycle_from(request: rules_pb2.CreateGameRequest, seats: int) -> Lifecycle:
-    """The initial platform state of a game: its clock (if any) and what a timeout leads to."""
+def lifecycle_from(request: rules_pb2.CreateGameRequest, seats: int, now: int) -> Lifecycle:
+    """The initial platform state of a game started at ``now``: its clock (if any) and what a timeout leads to."""
     on_timeout = request.on_timeout or "bot"
     if on_timeout not in ON_TIMEOUT:
         raise errors.invalid("bad_on_timeout", f"on_timeout is one of {', '.join(ON_TIMEOUT)}")
@@ -37,8 +37,9 @@ def lifecycle_from(request: rules_pb2.CreateGameRequest, seats: int) -> Lifecycl
         clock=clock,
         on_timeout=on_timeout,
         timeouts_to_resign=request.timeouts_to_resign or DEFAULT_TIMEOUTS_TO_RESIGN,
-        # The start of a game created full; a lobby's start sets it again (lobby_rpcs._start_plan).
-        started_ms=clocks.now_ms(),
+        # The start of a game created full, the creation's own instant (so it is never before its
+        # created_at); a lobby's start sets it again (lobby_rpcs._start_plan).
+        started_ms=now,
     )
 
 

@@ -63,9 +63,9 @@ async def _create(
     players = lobby_seats.players_from(request.players, sorted(bots_for(engine)), visibility, claimant)
     game_id = new_game_id(game_type)
     fairness, seed = seeds.seed_for(request, game_id, access)
-    lifecycle = lifecycle_from(request, len(players))
+    now = clocks.now_ms()  # one instant for the creation: created_at, the start, the first clock
+    lifecycle = lifecycle_from(request, len(players), now)
     waiting = any(lobby_seats.is_open(p) for p in players)
-    now = clocks.now_ms()
     try:
         options = engine.validate_options(len(players), options_from(game_type, request))
         match = None if waiting else Match.start(engine, len(players), seed, options, canonical=play.canonical)
