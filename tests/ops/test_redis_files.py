@@ -11,8 +11,8 @@ from pathlib import Path
 import pytest
 import redis
 
-from services.common.embedded_redis import free_port, start_redis
-from services.processes.supervisor import _redis_child
+from services.common.embedded_redis import free_port, start_redis, wait_for_redis
+from services.processes.supervisor import RedisChild, _redis_child
 
 WAIT_SECONDS = 60.0
 
@@ -54,6 +54,21 @@ def _assert_private(data_dir: Path) -> None:
         assert mode == wanted, f"{name} is {oct(mode)}, not {oct(wanted)}: {modes}"
 
 
+def _answering_redis_child(monkeypatch: pytest.MonkeyPatch) -> RedisChild:
+    """``make run``'s Redis child on a port free when picked. Another test's client may take that
+    port as its own ephemeral port before redis-server binds it (CI saw it once, under -n 3), so a
+    child that exits or stays silent is stopped and tried again on a fresh port, as start_redis does."""
+    for _ in range(3):
+        monkeypatch.setenv("CHAIWALA_REDIS_PORT", str(free_port()))
+        child = _redis_child()
+        child.start()
+        assert child.process is not None
+        if wait_for_redis(child.process, child.port, child.password, seconds=WAIT_SECONDS):
+            return child
+        child.stop()
+    pytest.fail("make run's redis child answered on none of three fresh ports (see its redis.log)")
+
+
 @pytest.fixture()
 def loose_umask() -> object:
     """The umask a shell usually has (0022: new files world-readable), whatever the runner set."""
@@ -81,9 +96,7 @@ def test_the_supervised_redis_of_make_run_is_private_too(
     tmp_path: Path, loose_umask: object, monkeypatch: pytest.MonkeyPatch
 ) -> None:
     monkeypatch.setenv("CHAIWALA_VAR_DIR", str(tmp_path))
-    monkeypatch.setenv("CHAIWALA_REDIS_PORT", str(free_port()))
-    child = _redis_child()
-    child.start()
+    child = _answering_redis_child(monkeypatch)
     try:
         _write_and_rewrite(child.url)
         _assert_private(tmp_path / "redis")

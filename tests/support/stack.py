@@ -28,6 +28,7 @@ from grpc import aio
 from gateway.app import create_app
 from gateway.server import uvicorn_config
 from gateway.settings import GatewaySettings
+from services.common.embedded_redis import free_port as embedded_free_port
 from services.common.processes import stop_process
 from services.games.store import GameStore
 from services.identity.settings import IdentitySettings
@@ -343,11 +344,8 @@ def service_addresses(services: dict[str, str]) -> dict[str, str]:
 
 
 def free_port() -> int:
-    """A TCP port free right now on 127.0.0.1."""
-    with socket.socket() as sock:
-        sock.bind(("127.0.0.1", 0))
-        port: int = sock.getsockname()[1]
-        return port
+    """A TCP port free right now on 127.0.0.1 (picked outside the kernel's ephemeral range)."""
+    return embedded_free_port()
 
 
 # The operator key of the test webhook dispatchers' WebhookService (the rules services stay open).
