@@ -1,4 +1,4 @@
-"""Two checkouts' code measured in turns: the A/B loop of the in-process micro benchmarks.
+"""Things measured in turns: the A/B loop of the benchmarks, and the ratio of paired turns.
 
 ``bench.submit_handler``, ``bench.narrator`` and ``bench.move_render`` each time a piece of the rules
 service's code in a fresh interpreter per checkout (a worker: ``python -m <module> --worker <root>
@@ -6,18 +6,28 @@ service's code in a fresh interpreter per checkout (a worker: ``python -m <modul
 loop: :func:`enter` puts a worker on its checkout's code, :func:`run_worker` runs one and reads its
 figures (the last line of its output, JSON), :func:`alternate` takes the turns and :func:`roots` names
 the sides (``before``/``after`` with ``--before``, else ``this``).
+
+The same loop, awaited (:func:`take_turns`), interleaves a move and its floor in short rounds against
+already-started servers (``bench.rest_path``, ``bench.grpc_path``): the other tenants' load then falls on
+both sides of each round alike, and :func:`paired` forms the ratio of the two as the median of the
+rounds' own ratios, with their spread.
 """
 
 from __future__ import annotations
 
+import asyncio
 import json
+import statistics
 import subprocess
 import sys
-from collections.abc import Callable
+from collections.abc import Awaitable, Callable, Sequence
+from dataclasses import dataclass
 from pathlib import Path
+from typing import Any, TypeVar
 
 HERE = Path(__file__).resolve().parents[1]
 Figures = dict[str, dict[str, list[float]]]  # side -> case -> one value per turn
+Side = TypeVar("Side")
 
 
 def roots(before: Path | None) -> dict[str, Path]:
@@ -43,14 +53,65 @@ def run_worker(module: str, root: Path, *arguments: str) -> dict[str, float]:
     return dict(json.loads(done.stdout.strip().splitlines()[-1]))
 
 
+async def take_turns(
+    sides: dict[str, Side], repeats: int, measure: Callable[[Side, int], Awaitable[dict[str, float]]]
+) -> Figures:
+    """``await measure(side, turn)`` for every side in order, ``repeats`` times in turns; each case's
+    values by side name, one per turn (the one loop behind :func:`alternate`)."""
+    figures: Figures = {name: {} for name in sides}
+    for turn in range(repeats):
+        for name, side in sides.items():
+            for case, value in (await measure(side, turn)).items():
+                figures[name].setdefault(case, []).append(value)
+    return figures
+
+
 def alternate(sides: dict[str, Path], repeats: int, measure: Callable[[Path, int], dict[str, float]]) -> Figures:
     """``measure(root, turn)`` for every side, ``repeats`` times in turns; each case's values by side."""
-    figures: Figures = {side: {} for side in sides}
-    for turn in range(repeats):
-        for side, root in sides.items():
-            for case, value in measure(root, turn).items():
-                figures[side].setdefault(case, []).append(value)
-    return figures
+
+    async def measured(root: Path, turn: int) -> dict[str, float]:
+        return measure(root, turn)
+
+    return asyncio.run(take_turns(sides, repeats, measured))
+
+
+@dataclass(frozen=True)
+class Paired:
+    """The ratio of two sides measured in the same rounds: one ratio per round, their median and spread."""
+
+    ratios: tuple[float, ...]
+
+    @property
+    def median(self) -> float:
+        """The median of the rounds' ratios (0 with no round measured on both sides)."""
+        return statistics.median(self.ratios) if self.ratios else 0.0
+
+    def notes(self) -> dict[str, Any]:
+        """The spread for a row's notes: pairs, min, quartiles, max and every round's ratio."""
+        if not self.ratios:
+            return {"pairs": 0}
+        one = len(self.ratios) == 1
+        low, _, high = [self.ratios[0]] * 3 if one else statistics.quantiles(self.ratios, n=4, method="inclusive")
+        return {
+            "pairs": len(self.ratios),
+            "ratio_min": round(min(self.ratios), 3),
+            "ratio_iqr": f"{low:.3f}-{high:.3f}",
+            "ratio_max": round(max(self.ratios), 3),
+            "ratios": " ".join(f"{ratio:.3f}" for ratio in self.ratios),
+        }
+
+
+def medians(values: dict[str, list[float]]) -> dict[str, float]:
+    """Each case's median over the rounds of one side (a side of :func:`take_turns`' figures)."""
+    return {case: round(statistics.median(series), 3) for case, series in values.items() if series}
+
+
+def paired(numerators: Sequence[float], denominators: Sequence[float]) -> Paired:
+    """Round ``i``'s ``numerators[i] / denominators[i]`` for every round where the denominator measured
+    something (a round whose floor did no work says nothing about the ratio and is left out)."""
+    if len(numerators) != len(denominators):
+        raise ValueError(f"{len(numerators)} rounds against {len(denominators)}")
+    return Paired(tuple(top / bottom for top, bottom in zip(numerators, denominators, strict=True) if bottom > 0))
 
 
 def compare(module: str, before: Path | None, repeats: int, *arguments: str) -> Figures:

@@ -44,6 +44,10 @@ class Config:
     warmup: float = 2.0
     rest_games: tuple[int, ...] = (32, 256)
     grpc_games: int = 32
+    # The move against its floor (bench.rest_path, bench.grpc_path): this many rounds of each, interleaved
+    # (move, floor, move, floor, ...), each this long; the ratio is the median of the rounds' own ratios.
+    pair_rounds: int = 8
+    pair_seconds: float = 2.5
     sse_listeners: tuple[int, ...] = (10, 1000, 5000)
     sse_moves: int = 30
     sse_deadline: float = 90.0
@@ -72,6 +76,8 @@ QUICK = replace(
     warmup=0.2,
     rest_games=(4,),
     grpc_games=4,
+    pair_rounds=2,
+    pair_seconds=0.3,
     sse_listeners=(3,),
     sse_moves=3,
     sse_deadline=15.0,

@@ -12,10 +12,19 @@ issue #35's goal against the echo was retired for the floor's, so this row has n
 the floor of a ``SubmitMoves`` (:mod:`bench.floor`: the bare method with the move's load and
 commit in Redis and nothing else) against the same echo, and ``SubmitMoves`` against that floor
 (``submit_moves_cpu_over_floor``, issue #47's goal ≤ 2×): the whole answer, though the players
-read only who acts next (and the status, always sent).  Beside it, the same players again with
-a ``read_mask`` naming only what they read (``to_act``: they list their moves with
+read only who acts next (and the status, always sent).  Beside it, other players with a
+``read_mask`` naming only what they read (``to_act``: they list their moves with
 ``ListLegalMoves``): ``submit_moves_masked_cpu_over_floor``, the masked call against the same
 floor and goal.
+
+The two ratios are measured interleaved on the servers already started: ``Config.pair_rounds``
+rounds, each of moves, of ``ListLegalMoves`` alone, of masked moves and of the floor's method in
+turn, ``Config.pair_seconds`` each (:func:`bench.checkouts.take_turns`).  A round's ``SubmitMoves``
+is its moves' rules CPU per move less the same round's ``ListLegalMoves``; the ratio is the median
+of the rounds' own ratios (``SubmitMoves`` / floor of the same round), the spread in the row's notes;
+``submit_moves_cpu_per_call``, ``list_legal_moves_cpu_per_call`` and ``floor_submit_cpu_per_call``
+are their rounds' medians.  The throughput row and ``rules_cpu_per_call`` come from one closed-loop
+run before the rounds, as before.
 """
 
 from __future__ import annotations
@@ -23,16 +32,18 @@ from __future__ import annotations
 import asyncio
 import os
 import random
+import statistics
 import time
 from typing import Any
 
 from grpc import aio
 
+from bench.checkouts import Figures, medians, paired, take_turns
 from bench.config import Config
 from bench.echo import METHOD, PROTO_METHOD
 from bench.floor import COMMIT_METHOD, game_name
 from bench.floor import METHOD as FLOOR_METHOD
-from bench.load import Tally, closed_loop, metered_loop, percentile
+from bench.load import Body, Tally, closed_loop, metered_loop, metered_round, percentile
 from bench.procs import Child, stack
 from bench.results import Row
 from chaiwala.v1 import rules_pb2, rules_pb2_grpc
@@ -42,6 +53,7 @@ SUITE = "grpc"
 # What these players read of a move's answer (the version comes from ListLegalMoves; the status
 # is always sent): the masked row's read_mask (services.rules.readmask).
 MINIMAL_MASK = ("to_act",)
+Stub = rules_pb2_grpc.RulesServiceStub
 
 
 class GrpcPlayers:
@@ -119,70 +131,103 @@ async def _cpu_per_call(server: Child, payload: bytes, config: Config, method: s
     return round((server.cpu() - before) * 1000 / max(1, 2 * len(latencies)), 3)
 
 
-async def _listing_cpu(rules: Child, players: GrpcPlayers, config: Config) -> float:
-    """CPU ms of the rules service per ``ListLegalMoves`` alone (the games' answers are cached), so
-    that SubmitMoves' share of a move's CPU can be told apart."""
-    calls = 0
+def _listing(players: GrpcPlayers) -> Body:
+    """A loop body of ``ListLegalMoves`` alone on ``players``' games (their answers are cached), so that
+    SubmitMoves' share of a move's CPU can be told apart."""
 
     async def listing(index: int) -> None:
-        nonlocal calls
         game_id, tokens, to_act = players.games[index]
         request = rules_pb2.ListLegalMovesRequest(game_id=game_id)
         await players.stub.ListLegalMoves(request, metadata=_bearer(tokens[to_act[0] if to_act else 0]))
-        calls += 1
 
-    before = rules.cpu()
-    await closed_loop(listing, config.grpc_games, config.seconds / 2)
-    return (rules.cpu() - before) * 1000 / max(1, calls)
+    return listing
 
 
-async def _played(
-    rules: Child, stub: rules_pb2_grpc.RulesServiceStub, config: Config, read_mask: tuple[str, ...] = ()
-) -> tuple[GrpcPlayers, Tally, float]:
-    """Players of fresh games moving in a closed loop, their answers masked by ``read_mask``; with
-    the rules service's CPU seconds spent meanwhile (warm-up included, as the moves counted are)."""
+async def _seated(
+    stub: rules_pb2_grpc.RulesServiceStub, config: Config, read_mask: tuple[str, ...] = ()
+) -> GrpcPlayers:
+    """Players with a fresh game each, their answers masked by ``read_mask``."""
     players = GrpcPlayers(stub, read_mask=read_mask)
     await asyncio.gather(*(players.new_game(i) for i in range(config.grpc_games)))
+    return players
+
+
+async def _played(rules: Child, players: GrpcPlayers, config: Config) -> tuple[Tally, float, list[float]]:
+    """``players`` moving in a closed loop: the tally, the rules service's CPU seconds spent meanwhile
+    (warm-up included, as the moves counted are) and the latencies of the SubmitMoves calls made."""
     before = rules.cpu()
     moves = await closed_loop(players.move, config.grpc_games, config.seconds, config.warmup)
-    return players, moves, rules.cpu() - before
+    return moves, rules.cpu() - before, list(players.submit_latencies)
 
 
-def _submit_ms(rules_cpu: float, players: GrpcPlayers, listing_ms: float) -> float:
-    """SubmitMoves' own CPU ms: a move's (both calls') less one ListLegalMoves measured alone."""
-    return round(max(0.0, rules_cpu * 1000 / max(1, len(players.submit_latencies)) - listing_ms), 3)
+async def _rounds(rules: Child, floor: Child, players: GrpcPlayers, masked: GrpcPlayers, config: Config) -> Figures:
+    """Interleaved rounds, ``config.pair_rounds`` times, each side ``config.pair_seconds`` long, on the
+    servers already started: moves (both calls), ``ListLegalMoves`` alone, masked moves, and the floor's
+    ``Move``; each side's CPU ms per unit by round."""
+    async with aio.insecure_channel(f"127.0.0.1:{floor.port}") as channel:
+        sides = {
+            "submit": (rules, players.move),
+            "listing": (rules, _listing(players)),
+            "masked": (rules, masked.move),
+            "floor": (floor, _floor_body(channel, FLOOR_METHOD)),
+        }
+
+        async def measure(side: tuple[Child, Body], turn: int) -> dict[str, float]:
+            warmup = config.warmup if turn == 0 else 0.0  # the servers stay warm between rounds
+            return await metered_round({"server": side[0]}, side[1], config.grpc_games, config.pair_seconds, warmup)
+
+        return await take_turns(sides, config.pair_rounds, measure)
+
+
+def _own(figures: Figures, side: str) -> list[float]:
+    """SubmitMoves' own CPU ms in each round: a move's (both calls') less the same round's ListLegalMoves."""
+    moves, listings = figures[side]["cpu_ms"], figures["listing"]["cpu_ms"]
+    return [round(max(0.0, move - listing), 3) for move, listing in zip(moves, listings, strict=True)]
+
+
+def _over_floor(own: list[float], figures: Figures) -> dict[str, Any]:
+    """The notes of a row over the floor: both medians, the spread of the rounds' ratios."""
+    pairs = paired(own, figures["floor"]["cpu_ms"])
+    failed = {} if pairs.ratios else {"failed": "no round pair measured"}
+    floor_ms = medians(figures["floor"])["cpu_ms"]
+    return {"submit_moves_cpu_ms": round(statistics.median(own), 3), "floor_cpu_ms": floor_ms, **pairs.notes(),
+            "ratio": pairs.median, **failed}  # fmt: skip
+
+
+def _done(values: dict[str, list[float]]) -> dict[str, int]:
+    """Units done and errors over every round of one side."""
+    return {"done": int(sum(values["done"])), "errors": int(sum(values["errors"]))}
 
 
 async def _measure(rules: Child, echo: Child, intercepted: Child, floor: Child, config: Config) -> list[Row]:
     async with aio.insecure_channel(f"127.0.0.1:{rules.port}") as channel:
         stub = rules_pb2_grpc.RulesServiceStub(channel)
-        players, moves, rules_cpu = await _played(rules, stub, config)
-        listing_ms = await _listing_cpu(rules, players, config)
-        masked_players, masked_moves, masked_cpu = await _played(rules, stub, config, MINIMAL_MASK)
+        players = await _seated(stub, config)
+        moves, rules_cpu, submits = await _played(rules, players, config)
+        figures = await _rounds(rules, floor, players, await _seated(stub, config, MINIMAL_MASK), config)
     token = (("authorization", "Bearer " + "t" * 43),)  # a seat token's length
     protobuf_ms = await _cpu_per_call(echo, players.last_request, config, PROTO_METHOD, token)
     interceptor_ms = await _cpu_per_call(intercepted, players.last_request, config, PROTO_METHOD, token)
-    floor_tally, floor_ms = await _floor_cpu(floor, config, FLOOR_METHOD)
     commit_tally, commit_ms = await _floor_cpu(floor, config, COMMIT_METHOD)
     echo_before = echo.cpu()
     base, echo_latencies = await _echo_run(echo, players.last_request, config)
     echo_cpu = echo.cpu() - echo_before
     details: dict[str, Any] = {
         **moves.summary(),
-        "submit_p50_ms": _ms(percentile(players.submit_latencies, 0.5)),
-        "submit_p99_ms": _ms(percentile(players.submit_latencies, 0.99)),
+        "submit_p50_ms": _ms(percentile(submits, 0.5)),
+        "submit_p99_ms": _ms(percentile(submits, 0.99)),
         "echo_p50_ms": _ms(percentile(echo_latencies, 0.5)),
         "echo_p99_ms": _ms(percentile(echo_latencies, 0.99)),
         # Whole measuring window (warm-up included) over the calls made in it: an upper bound.
-        "rules_cpu_ms_per_call": round(rules_cpu * 1000 / max(1, 2 * len(players.submit_latencies)), 3),
+        "rules_cpu_ms_per_call": round(rules_cpu * 1000 / max(1, 2 * len(submits)), 3),
         "echo_cpu_ms_per_call": round(echo_cpu * 1000 / max(1, 2 * len(echo_latencies)), 3),
     }
-    submit_ms = _submit_ms(rules_cpu, players, listing_ms)
-    masked_ms = _submit_ms(masked_cpu, masked_players, listing_ms)
+    over, masked = _over_floor(_own(figures, "submit"), figures), _over_floor(_own(figures, "masked"), figures)
+    submit_ms, floor_ms = over["submit_moves_cpu_ms"], over["floor_cpu_ms"]
+    listing_ms = medians(figures["listing"])["cpu_ms"]
     echo_ms = details["echo_cpu_ms_per_call"]
-    layers = {"echo": echo_ms, "protobuf": protobuf_ms, "interceptor": interceptor_ms,
-              "list_legal_moves": round(listing_ms, 3), "submit_moves": submit_ms,
-              "load_average": os.getloadavg()[0]}  # fmt: skip
+    layers = {"echo": echo_ms, "protobuf": protobuf_ms, "interceptor": interceptor_ms, "list_legal_moves": listing_ms,
+              "submit_moves": submit_ms, "load_average": os.getloadavg()[0]}  # fmt: skip
     # CPU per call is the steadier figure on a busy machine: contention slows calls, it barely adds CPU.
     return [
         Row(SUITE, f"submit_moves_{config.grpc_games}_games", "moves/s", moves.rate, "echo_pairs", base.rate,
@@ -191,38 +236,45 @@ async def _measure(rules: Child, echo: Child, intercepted: Child, floor: Child, 
             echo_ms, better="lower"),
         Row(SUITE, "submit_moves_cpu_per_call", "CPU ms", submit_ms, "echo_cpu_per_call", echo_ms,
             better="lower", details=layers),
-        # Issue #47: SubmitMoves against the floor of its shape (its load and commit, nothing else).
-        Row(SUITE, "submit_moves_cpu_over_floor", "CPU ms", submit_ms, "floor_submit_cpu_per_call", floor_ms,
-            better="lower", goal=2.0, details={"floor": floor_tally.summary(), **layers}),
-        # The same against the same floor, the answer masked to what the players read.
-        Row(SUITE, "submit_moves_masked_cpu_over_floor", "CPU ms", masked_ms, "floor_submit_cpu_per_call",
-            floor_ms, better="lower", goal=2.0,
-            details={"call": "SubmitMoves with read_mask", "read_mask": ",".join(MINIMAL_MASK),
-                     **masked_moves.summary(), "unmasked_submit_moves": submit_ms}),
+        # Issue #47: SubmitMoves against the floor of its shape (its load and commit, nothing else), in
+        # interleaved rounds; the value is the median of the rounds' own ratios.
+        Row(SUITE, "submit_moves_cpu_over_floor", "x floor", over["ratio"], "floor_same_round", 1.0,
+            better="lower", goal=2.0, details={**over, **_done(figures["submit"]), **layers}),
+        # The same against the same floor rounds, the answer masked to what the players read.
+        Row(SUITE, "submit_moves_masked_cpu_over_floor", "x floor", masked["ratio"], "floor_same_round", 1.0,
+            better="lower", goal=2.0,
+            details={"call": "SubmitMoves with read_mask", "read_mask": ",".join(MINIMAL_MASK), **masked,
+                     **_done(figures["masked"]), "unmasked_submit_moves": submit_ms}),
         Row(SUITE, "layer_protobuf_cpu_per_call", "CPU ms", protobuf_ms, "echo_cpu_per_call", echo_ms,
             better="lower"),
         Row(SUITE, "layer_protobuf_interceptor_cpu_per_call", "CPU ms", interceptor_ms, "echo_cpu_per_call",
             echo_ms, better="lower"),
-        Row(SUITE, "list_legal_moves_cpu_per_call", "CPU ms", round(listing_ms, 3), "echo_cpu_per_call", echo_ms,
+        Row(SUITE, "list_legal_moves_cpu_per_call", "CPU ms", listing_ms, "echo_cpu_per_call", echo_ms,
             better="lower"),
         Row(SUITE, "floor_submit_cpu_per_call", "CPU ms", floor_ms, "echo_cpu_per_call", echo_ms, better="lower",
-            details=floor_tally.summary()),
+            details={**_done(figures["floor"]), "rounds": len(figures["floor"]["cpu_ms"])}),
         Row(SUITE, "floor_commit_only_cpu_per_call", "CPU ms", commit_ms, "echo_cpu_per_call", echo_ms,
             better="lower", details=commit_tally.summary()),
     ]  # fmt: skip
 
 
-async def _floor_cpu(floor: Child, config: Config, method: str) -> tuple[Tally, float]:
-    """CPU ms per call of the floor's rules half (:mod:`bench.floor`: a load and a commit in Redis
+def _floor_body(channel: aio.Channel, method: str) -> Body:
+    """A loop body calling the floor's rules half (:mod:`bench.floor`: a load and a commit in Redis
     behind a bare ``grpc.aio`` method), what a ``SubmitMoves`` costs before any of its own work;
     with ``COMMIT_METHOD``, the commit alone (a position kept in the process)."""
+    call = channel.unary_unary(method)
+
+    async def move(index: int) -> None:
+        await call(game_name(index).encode() + b'{"move":{"place":{"tile":"a1","space":12}}}')
+
+    return move
+
+
+async def _floor_cpu(floor: Child, config: Config, method: str) -> tuple[Tally, float]:
+    """CPU ms per call of the floor's ``method`` (:func:`_floor_body`) over one closed-loop run."""
     async with aio.insecure_channel(f"127.0.0.1:{floor.port}") as channel:
-        call = channel.unary_unary(method)
-
-        async def move(index: int) -> None:
-            await call(game_name(index).encode() + b'{"move":{"place":{"tile":"a1","space":12}}}')
-
-        tally, (used, _) = await metered_loop([floor], move, config.grpc_games, config.seconds, config.warmup)
+        body = _floor_body(channel, method)
+        tally, (used, _) = await metered_loop([floor], body, config.grpc_games, config.seconds, config.warmup)
     return tally, round(used * 1000 / max(1, tally.done), 3)
 
 

@@ -138,3 +138,17 @@ async def metered_loop(
     tally = await closed_loop(body, loops, seconds)
     used = [child.cpu() - cpu for child, cpu in zip(children, before, strict=True)]
     return tally, [*used, time.process_time() - client_before]
+
+
+async def metered_round(
+    children: dict[str, Metered], body: Body, loops: int, seconds: float, warmup: float = 0.0
+) -> dict[str, float]:
+    """One side's round of paired rounds (:func:`bench.checkouts.take_turns`): a :func:`metered_loop`
+    of ``body``, answered as CPU ms per unit of each named child and of all (``cpu_ms``), with the
+    units done and the errors."""
+    tally, used = await metered_loop(list(children.values()), body, loops, seconds, warmup)
+    servers = used[: len(children)]  # the last is this process's own (the client's): not the servers'
+    per_unit = {
+        name: cpu * 1000 / tally.done if tally.done else 0.0 for name, cpu in zip(children, servers, strict=True)
+    }
+    return {"cpu_ms": sum(per_unit.values()), **per_unit, "done": tally.done, "errors": sum(tally.errors.values())}

@@ -9,12 +9,14 @@ were played, every SSE listener got every event).
 from __future__ import annotations
 
 import json
+import statistics
 from pathlib import Path
 from typing import Any
 
 import pytest
 
 from bench.__main__ import bench_modules, main
+from bench.config import QUICK
 from bench.engine_cases import game_case, step_case
 from bench.harness import Case, measure
 from bench.results import Row, compare, markdown
@@ -63,15 +65,24 @@ def test_the_load_was_real_and_nothing_failed(quick_run: tuple[dict[str, Any], P
     assert lean["done"] > 0 and lean["errors"] == 0
     for case in ("floor_submit_cpu_per_call", "floor_commit_only_cpu_per_call"):
         assert _rows(doc, "grpc")[case]["details"]["done"] > 0 and _rows(doc, "grpc")[case]["details"]["errors"] == 0
-    # SubmitMoves over its floor: both sides of the ratio measured in this run, the goal beside it.
+    # SubmitMoves over its floor: both sides measured in the same interleaved rounds of this run, the
+    # ratio the median of the rounds' own, the goal beside it.
     over = _rows(doc, "grpc")["submit_moves_cpu_over_floor"]
-    assert over["baseline_value"] == _rows(doc, "grpc")["floor_submit_cpu_per_call"]["value"] > 0
-    assert over["value"] == _rows(doc, "grpc")["submit_moves_cpu_per_call"]["value"] and over["goal"] == 2.0
+    assert over["details"]["floor_cpu_ms"] == _rows(doc, "grpc")["floor_submit_cpu_per_call"]["value"] > 0
+    assert over["details"]["submit_moves_cpu_ms"] == _rows(doc, "grpc")["submit_moves_cpu_per_call"]["value"]
+    assert over["goal"] == 2.0 and over["baseline_value"] == 1.0
+    _assert_paired(over["details"], over["ratio"])
     # Its goal is set against the floor, once: the row against the echo carries none.
     assert _rows(doc, "grpc")["submit_moves_cpu_per_call"]["goal"] is None
     # Beside it, the masked call: players reading only to_act, against the same floor and goal.
     masked = _rows(doc, "grpc")["submit_moves_masked_cpu_over_floor"]
-    assert masked["baseline_value"] == over["baseline_value"] and masked["goal"] == 2.0
+    assert masked["details"]["floor_cpu_ms"] == over["details"]["floor_cpu_ms"] and masked["goal"] == 2.0
+    _assert_paired(masked["details"], masked["ratio"])
+    # The REST move over the shape's floor: the same pairing, the floor's row the median of its rounds.
+    rest_over = _rows(doc, "rest")["stack_cpu_per_move_over_floor_4_games"]
+    assert rest_over["details"]["floor_cpu_ms"] == _rows(doc, "rest")["floor_stack_cpu_per_move_4_games"]["value"]
+    assert rest_over["goal"] == 1.5 and floor_moves["rounds"] == rest_over["details"]["pairs"]
+    _assert_paired(rest_over["details"], rest_over["ratio"])
     assert masked["details"]["read_mask"] == "to_act" and masked["details"]["call"] == "SubmitMoves with read_mask"
     assert masked["details"]["done"] > 0 and masked["details"]["errors"] == 0
     delivery = _rows(doc, "sse")["delivery_p99_3_listeners"]["details"]
@@ -88,6 +99,14 @@ def test_the_load_was_real_and_nothing_failed(quick_run: tuple[dict[str, Any], P
     engines = _rows(doc, "engines")
     fastest = [row for case, row in engines.items() if case != "india_rails_vs_darjeeling_steps"]
     assert max(row["ratio"] for row in fastest) == pytest.approx(1.0)  # the fastest game is its own baseline
+
+
+def _assert_paired(notes: dict[str, Any], ratio: float) -> None:
+    """A ratio formed from paired rounds: every round of the quick slice paired, the median of theirs."""
+    rounds = [float(value) for value in notes["ratios"].split()]
+    assert notes["pairs"] == len(rounds) == QUICK.pair_rounds
+    assert notes["ratio_min"] <= ratio <= notes["ratio_max"]
+    assert ratio == pytest.approx(statistics.median(rounds), abs=2e-3)  # the notes print 3 decimals
 
 
 @pytest.fixture(scope="module")
