@@ -97,13 +97,18 @@ class Paired:
             "ratio_min": round(min(self.ratios), 3),
             "ratio_iqr": f"{low:.3f}-{high:.3f}",
             "ratio_max": round(max(self.ratios), 3),
-            "ratios": " ".join(f"{ratio:.3f}" for ratio in self.ratios),
+            "ratios": series(self.ratios),
         }
 
 
 def medians(values: dict[str, list[float]]) -> dict[str, float]:
     """Each case's median over the rounds of one side (a side of :func:`take_turns`' figures)."""
     return {case: round(statistics.median(series), 3) for case, series in values.items() if series}
+
+
+def series(values: Sequence[float]) -> str:
+    """Every round's value for a row's notes, in order (3 decimals)."""
+    return " ".join(f"{value:.3f}" for value in values)
 
 
 def paired(numerators: Sequence[float], denominators: Sequence[float]) -> Paired:

@@ -38,7 +38,7 @@ from typing import Any
 
 from grpc import aio
 
-from bench.checkouts import Figures, medians, paired, take_turns
+from bench.checkouts import Figures, medians, paired, series, take_turns
 from bench.config import Config
 from bench.echo import METHOD, PROTO_METHOD
 from bench.floor import COMMIT_METHOD, game_name
@@ -191,7 +191,7 @@ def _over_floor(own: list[float], figures: Figures) -> dict[str, Any]:
     failed = {} if pairs.ratios else {"failed": "no round pair measured"}
     floor_ms = medians(figures["floor"])["cpu_ms"]
     return {"submit_moves_cpu_ms": round(statistics.median(own), 3), "floor_cpu_ms": floor_ms, **pairs.notes(),
-            "ratio": pairs.median, **failed}  # fmt: skip
+            "ratio": pairs.median, "submit_moves_cpu_ms_per_round": series(own), **failed}  # fmt: skip
 
 
 def _done(values: dict[str, list[float]]) -> dict[str, int]:
@@ -250,9 +250,10 @@ async def _measure(rules: Child, echo: Child, intercepted: Child, floor: Child, 
         Row(SUITE, "layer_protobuf_interceptor_cpu_per_call", "CPU ms", interceptor_ms, "echo_cpu_per_call",
             echo_ms, better="lower"),
         Row(SUITE, "list_legal_moves_cpu_per_call", "CPU ms", listing_ms, "echo_cpu_per_call", echo_ms,
-            better="lower"),
+            better="lower", details={"cpu_ms_per_round": series(figures["listing"]["cpu_ms"])}),
         Row(SUITE, "floor_submit_cpu_per_call", "CPU ms", floor_ms, "echo_cpu_per_call", echo_ms, better="lower",
-            details={**_done(figures["floor"]), "rounds": len(figures["floor"]["cpu_ms"])}),
+            details={**_done(figures["floor"]), "rounds": len(figures["floor"]["cpu_ms"]),
+                     "cpu_ms_per_round": series(figures["floor"]["cpu_ms"])}),
         Row(SUITE, "floor_commit_only_cpu_per_call", "CPU ms", commit_ms, "echo_cpu_per_call", echo_ms,
             better="lower", details=commit_tally.summary()),
     ]  # fmt: skip

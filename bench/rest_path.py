@@ -36,7 +36,7 @@ from typing import Any, Protocol
 
 import httpx
 
-from bench.checkouts import medians, paired, take_turns
+from bench.checkouts import medians, paired, series, take_turns
 from bench.config import Config
 from bench.floor import floor_move
 from bench.lean_http import LeanClient
@@ -323,6 +323,7 @@ async def _floor(floor: Floor, move: Servers, players: Players, games: int, conf
         "move_cpu_ms": move_ms,
         "floor_cpu_ms": floor_ms,
         **pairs.notes(),
+        "move_cpu_ms_per_round": series(figures["move"]["cpu_ms"]),
         "round_s": config.pair_seconds,
         "load_average": os.getloadavg()[0],
         **({} if pairs.ratios else {"failed": "no round pair measured"}),
@@ -346,7 +347,7 @@ def _rounds(values: dict[str, list[float]]) -> dict[str, Any]:
         "errors": int(sum(values["errors"])),
         **{f"{name}_cpu_ms_per_move": middle[name] for name in ("gateway", "rules", "redis")},
         "rounds": len(values["cpu_ms"]),
-        "cpu_ms_per_round": " ".join(f"{value:.3f}" for value in values["cpu_ms"]),
+        "cpu_ms_per_round": series(values["cpu_ms"]),
         "load_average": os.getloadavg()[0],
     }
     if not sum(values["done"]):

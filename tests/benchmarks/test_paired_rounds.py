@@ -43,7 +43,7 @@ def test_the_ratio_is_the_median_of_each_rounds_own_not_the_ratio_of_medians() -
     pairs = paired([2.0, 6.0, 3.0, 9.0], [1.0, 3.0, 2.0, 4.0])
     assert pairs.ratios == (2.0, 2.0, 1.5, 2.25)
     assert pairs.median == 2.0
-    assert 4.5 / 2.5 != pairs.median  # medians of the sides would say 1.8
+    assert pairs.median != 4.5 / 2.5  # medians of the sides would say 1.8
     notes = pairs.notes()
     assert notes["pairs"] == 4 and notes["ratio_min"] == 1.5 and notes["ratio_max"] == 2.25
     assert notes["ratios"] == "2.000 2.000 1.500 2.250"
