@@ -143,9 +143,7 @@ def _listing(players: GrpcPlayers) -> Body:
     return listing
 
 
-async def _seated(
-    stub: rules_pb2_grpc.RulesServiceStub, config: Config, read_mask: tuple[str, ...] = ()
-) -> GrpcPlayers:
+async def _seated(stub: Stub, config: Config, read_mask: tuple[str, ...] = ()) -> GrpcPlayers:
     """Players with a fresh game each, their answers masked by ``read_mask``."""
     players = GrpcPlayers(stub, read_mask=read_mask)
     await asyncio.gather(*(players.new_game(i) for i in range(config.grpc_games)))
