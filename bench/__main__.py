@@ -82,6 +82,8 @@ def parse(argv: list[str]) -> argparse.Namespace:
     parser.add_argument("--players", type=int, help="connected players of the players suite (default: 10000)")
     parser.add_argument("--games", type=_counts, help="REST concurrent game counts, e.g. 32 (default: 32,256)")
     parser.add_argument("--game", help="the game type the move suites play (default: darjeeling)")
+    parser.add_argument("--rounds", type=int, help="rest/grpc: interleaved rounds of the move and of its floor, each"
+                        " side 2.5 s a round (default: 8); the ratio is their median")  # fmt: skip
     parser.add_argument("--blocks", type=_counts, help="capacity: hold these mixes (blocks of 40 players), every one"
                         " measured, instead of the ramp (default: 1,2,4,... up to the first that breaks)")  # fmt: skip
     return parser.parse_args(argv)
@@ -104,6 +106,8 @@ def configure(args: argparse.Namespace) -> Config:
         config = replace(config, rest_games=args.games)
     if args.game:
         config = replace(config, game=args.game)
+    if args.rounds:
+        config = replace(config, pair_rounds=args.rounds)
     if args.blocks:
         config = replace(config, capacity=config.capacity.holding(args.blocks))
     return config
@@ -131,7 +135,8 @@ def main(argv: list[str]) -> dict[str, object]:
         for name in args.suites or SUITES:
             print(f"[bench] {name} ...", file=sys.stderr, flush=True)
             rows += run_suite(name, config)
-    settings = {"quick": config.quick, "workers": config.workers, "game": config.game, "seconds": config.seconds}
+    settings = {"quick": config.quick, "workers": config.workers, "game": config.game, "seconds": config.seconds,
+                "pair_rounds": config.pair_rounds}  # fmt: skip
     doc = document(rows, settings)
     if args.compare is not None:
         compare(doc, json.loads(args.compare.read_text()))

@@ -11,7 +11,9 @@ from pathlib import Path
 
 import pytest
 
+from bench.__main__ import configure, parse
 from bench.checkouts import alternate, medians, paired, take_turns
+from bench.config import FULL
 
 
 def test_the_sides_take_turns_round_by_round_and_each_keeps_its_own_series() -> None:
@@ -66,3 +68,8 @@ def test_sides_measured_a_different_number_of_rounds_cannot_be_paired() -> None:
 
 def test_medians_are_per_case_of_one_side() -> None:
     assert medians({"cpu_ms": [3.0, 1.0, 2.0], "done": [10.0, 30.0], "none": []}) == {"cpu_ms": 2.0, "done": 20.0}
+
+
+def test_rounds_on_the_command_line_set_how_many_pairs_a_run_takes() -> None:
+    assert configure(parse(["rest", "grpc", "--rounds", "20"])).pair_rounds == 20
+    assert configure(parse(["rest"])).pair_rounds == FULL.pair_rounds
