@@ -4,8 +4,8 @@
 service's code in a fresh interpreter per checkout (a worker: ``python -m <module> --worker <root>
 ...``) and alternate the checkouts, so the machine's load falls on both alike.  This module is that
 loop: :func:`enter` puts a worker on its checkout's code, :func:`run_worker` runs one and reads its
-figures (the last line of its output, JSON), :func:`alternate` takes the turns and :func:`roots` names
-the sides (``before``/``after`` with ``--before``, else ``this``).
+figures (the last line of its output, JSON), :func:`alternate` takes the turns, :func:`roots` names
+the sides (``before``/``after`` with ``--before``, else ``this``) and :func:`report` prints them.
 
 The same loop, awaited (:func:`take_turns`), interleaves a move and its floor in short rounds against
 already-started servers (``bench.rest_path``, ``bench.grpc_path``): the other tenants' load then falls on
@@ -122,3 +122,16 @@ def paired(numerators: Sequence[float], denominators: Sequence[float]) -> Paired
 def compare(module: str, before: Path | None, repeats: int, *arguments: str) -> Figures:
     """The common case: ``module``'s worker on each checkout in turns, with the same ``arguments``."""
     return alternate(roots(before), repeats, lambda root, _: run_worker(module, root, *arguments))
+
+
+def report(figures: Figures, game: str, what: Callable[[str], str], digits: int = 2, runs: str = "runs") -> None:
+    """Print each case's median and minimum on every side, a line each, the sides of a case together
+    (``what(case)``: what a value is, e.g. "CPU µs per call"; ``runs``: what the count of values counts).
+    A case one side lacks (a checkout before it) has no line for that side."""
+    width = max((len(case) for cases in figures.values() for case in cases), default=0)
+    for case in dict.fromkeys(case for cases in figures.values() for case in cases):
+        for side, cases in figures.items():
+            if case in cases:
+                values = cases[case]
+                print(f"{game} {side:6s} {case:{width}s} {what(case)}: median {statistics.median(values):.{digits}f}, "
+                      f"min {min(values):.{digits}f} ({len(values)} {runs})")  # fmt: skip

@@ -21,7 +21,6 @@ from __future__ import annotations
 
 import argparse
 import json
-import statistics
 import sys
 import time
 from collections.abc import Callable
@@ -147,12 +146,7 @@ def main(argv: list[str]) -> None:
         _worker(*args.worker)
         return
     figures = checkouts.compare("bench.move_render", args.before, args.repeats, args.game)
-    for piece in figures[next(iter(figures))]:
-        for side, pieces in figures.items():
-            values = pieces[piece]
-            print(f"{args.game} {side:6s} {piece:8s} CPU µs per call: min {min(values):8.1f}, "
-                  f"median {statistics.median(values):8.1f} ({len(values)} runs)")  # fmt: skip
-
+    checkouts.report(figures, args.game, lambda _: "CPU µs per call", digits=1)
 
 if __name__ == "__main__":
     main(sys.argv[1:])

@@ -19,7 +19,6 @@ from __future__ import annotations
 import argparse
 import json
 import random
-import statistics
 import sys
 import time
 from pathlib import Path
@@ -115,11 +114,7 @@ def main(argv: list[str]) -> None:
         return
     figures = checkouts.compare("bench.narrator", args.before, args.repeats, args.game, "7")
     units = {"event": "a sentence", "move": "a move's events", "legal": "a priced legal move"}
-    for side, cases in figures.items():
-        for case, values in cases.items():
-            print(f"{args.game} {side:6s} {case:6s} CPU µs per {units[case]}: median {statistics.median(values):.2f}, "
-                  f"min {min(values):.2f} ({len(values)} runs)")  # fmt: skip
-
+    checkouts.report(figures, args.game, lambda case: f"CPU µs per {units[case]}")
 
 if __name__ == "__main__":
     main(sys.argv[1:])

@@ -27,16 +27,26 @@ CHANNELS = 4
 OPEN_SECONDS = 60.0  # a call not open by then counts as "timeout"
 
 
-async def _burst(port: int, count: int) -> Counter[str]:
+async def guests(port: int, count: int) -> list[str]:
+    """Tokens of ``count`` new guest players of the rules service on ``port`` (64 made at a time)."""
+    async with grpc.aio.insecure_channel(f"127.0.0.1:{port}") as channel:
+        stub = identity_pb2_grpc.IdentityServiceStub(channel)
+        gate = asyncio.Semaphore(64)
+
+        async def guest(n: int) -> str:
+            async with gate:
+                return str((await stub.CreateSession(identity_pb2.CreateSessionRequest(name=f"P{n}"))).token)
+
+        return list(await asyncio.gather(*(guest(n) for n in range(count))))
+
+
+async def open_at_once(port: int, tokens: list[str]) -> Counter[str]:
+    """One ``WatchMyEvents`` per token (a token may come again) opened at once over :data:`CHANNELS`
+    channels to the rules service on ``port``: how many opened (``open``: their first message came),
+    and how the others ended (status, details and the second they ended at, or ``timeout`` after
+    :data:`OPEN_SECONDS`).  Every stream is cancelled before it returns."""
     channels = [grpc.aio.insecure_channel(f"127.0.0.1:{port}") for _ in range(CHANNELS)]
     stubs = [identity_pb2_grpc.IdentityServiceStub(channel) for channel in channels]
-    gate = asyncio.Semaphore(64)
-
-    async def guest(n: int) -> str:
-        async with gate:
-            return str((await stubs[n % CHANNELS].CreateSession(identity_pb2.CreateSessionRequest(name=f"P{n}"))).token)
-
-    tokens = await asyncio.gather(*(guest(n) for n in range(count)))
     outcomes: Counter[str] = Counter()
     calls = []
     start = time.monotonic()
@@ -55,12 +65,21 @@ async def _burst(port: int, count: int) -> Counter[str]:
         except TimeoutError:
             outcomes["timeout"] += 1
 
-    await asyncio.gather(*(watch(n, token) for n, token in enumerate(tokens)))
+    try:
+        await asyncio.gather(*(watch(n, token) for n, token in enumerate(tokens)))
+    finally:
+        for call in calls:
+            call.cancel()
+        for channel in channels:
+            await channel.close()
+    return outcomes
+
+
+async def _burst(port: int, count: int) -> Counter[str]:
+    tokens = await guests(port, count)
+    start = time.monotonic()
+    outcomes = await open_at_once(port, tokens)
     outcomes[f"seconds {time.monotonic() - start:.1f}"] = 1
-    for call in calls:
-        call.cancel()
-    for channel in channels:
-        await channel.close()
     return outcomes
 
 

@@ -23,7 +23,6 @@ import argparse
 import asyncio
 import json
 import random
-import statistics
 import sys
 import tempfile
 import time
@@ -124,11 +123,8 @@ def main(argv: list[str]) -> None:
             figures = checkouts.alternate(checkouts.roots(args.before), args.repeats, measure)
         finally:
             redis.stop()
-    for side, kinds in figures.items():
-        for kind, values in kinds.items():
-            print(f"{args.game} {side:6s} {kind:8s} CPU ms per SubmitMoves: median {statistics.median(values):.3f}, "
-                  f"min {min(values):.3f} ({len(values)} runs of {args.rounds * GAMES} moves)")  # fmt: skip
-
+    runs = f"runs of {args.rounds * GAMES} moves"
+    checkouts.report(figures, args.game, lambda _: "CPU ms per SubmitMoves", digits=3, runs=runs)
 
 if __name__ == "__main__":
     main(sys.argv[1:])

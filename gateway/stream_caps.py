@@ -54,6 +54,7 @@ from redis.exceptions import NoScriptError, RedisError
 from gateway.problems import Problem
 from gateway.settings import GatewaySettings
 from services.common.logs import get_logger
+from services.common.scriptcall import reload_and_repeat
 
 if TYPE_CHECKING:
     from gateway.limit_parts import LimitMetrics
@@ -224,9 +225,10 @@ class StreamLeases:
         answers = await self._pipeline(calls)
         lost = [n for n, answer in enumerate(answers) if isinstance(answer, NoScriptError)]
         if lost:
-            for source in {calls[n][0] for n in lost}:
-                await self.redis.script_load(source)
-            for n, answer in zip(lost, await self._pipeline([calls[n] for n in lost]), strict=True):
+            again = await reload_and_repeat(
+                self.redis, (calls[n][0] for n in lost), lambda: self._pipeline([calls[n] for n in lost])
+            )
+            for n, answer in zip(lost, again, strict=True):
                 answers[n] = answer
         return answers
 

@@ -3,7 +3,8 @@
 The one owner of that lean call: the store's scripts (:mod:`services.games.store`) and the gateway's
 limits (:mod:`gateway.limits`, which packs its own command from pieces kept per window and sends it
 with :meth:`LeanScript.send`) both take it, so its connection, timeout, cancel, retry, ``NOSCRIPT``
-and error rules are written here only.
+and error rules are written here only (the ``NOSCRIPT`` rule, :func:`reload_and_repeat`, serves the
+gateway's stream-lease pipelines too).
 
 redis-py's ``Script`` goes through ``Redis.execute_command`` for every call: the retry wrapper, its
 observability hooks, ``pack_command`` (each argument through the ``Encoder``, ~23 µs for the
@@ -44,8 +45,8 @@ that moved them fails there, not in production).
 from __future__ import annotations
 
 import asyncio
-from collections.abc import Sequence
-from typing import Any, Protocol
+from collections.abc import Awaitable, Callable, Iterable, Sequence
+from typing import Any, Protocol, TypeVar
 
 import hiredis
 from redis import asyncio as aioredis
@@ -53,6 +54,7 @@ from redis.exceptions import ConnectionError as RedisConnectionError
 from redis.exceptions import DataError, NoScriptError, ResponseError
 from redis.exceptions import TimeoutError as RedisTimeoutError
 
+T = TypeVar("T")
 MAX_IDLE = 512  # idle connections HeldConnections keeps; a burst's extra ones are closed after use
 
 
@@ -133,12 +135,25 @@ class LeanScript:
     async def send(self, packed: bytes) -> Any:
         """The reply to this script's EVALSHA packed by the caller (:meth:`command`'s bytes, or the same
         bytes packed another way); lean path only (:attr:`lean`)."""
-        assert self._connections is not None, "a cluster client takes redis-py's path: call the script"
+        connections = self._connections
+        assert connections is not None, "a cluster client takes redis-py's path: call the script"
         try:
-            return await _call(self._connections, packed)
+            return await _call(connections, packed)
         except NoScriptError:
-            await self._client.script_load(self._script.script)
-            return await _call(self._connections, packed)
+            return await reload_and_repeat(self._client, (self._script.script,), lambda: _call(connections, packed))
+
+
+async def reload_and_repeat(client: Any, sources: Iterable[str], repeat: Callable[[], Awaitable[T]]) -> T:
+    """After ``NOSCRIPT`` (the server lost the scripts: a restart, ``SCRIPT FLUSH``): load ``sources``
+    on ``client`` (each once) and make the refused calls once more, ``repeat()``.
+
+    The one rule for every caller of scripts by digest: this module's calls, and the gateway's
+    stream-lease pipelines (:mod:`gateway.stream_caps`), which find ``NOSCRIPT`` among their answers.
+    Once: a script lost again at once is an error to report, not to loop on.
+    """
+    for source in dict.fromkeys(sources):
+        await client.script_load(source)
+    return await repeat()
 
 
 async def _call(connections: Connections, packed: bytes) -> Any:

@@ -61,6 +61,26 @@ UNREQUESTED_SECONDS = 120
 PENDING_CALLS = 100_000
 
 
+def server_options() -> list[tuple[str, int]]:
+    """The gRPC options of a rules service's server (:func:`create_server`)."""
+    return [
+        ("grpc.max_receive_message_length", 4 * 1024 * 1024),
+        # Clients reconnect now and then, so calls rebalance onto new or scaled-out instances.
+        ("grpc.max_connection_age_ms", 5 * 60 * 1000),
+        ("grpc.max_connection_age_grace_ms", 60 * 1000),
+        # Every process of a service binds the same port (services.common.workers).
+        ("grpc.so_reuseport", 1),
+        # No BDP probe PINGs from this side either (see gateway.backends.CHANNEL_OPTIONS).
+        ("grpc.http2.bdp_probe", 0),
+        # gRPC cancels a call this process has not taken up within this time (a bare CANCELLED,
+        # which the gateway can only answer 503 service_unavailable): see UNREQUESTED_SECONDS.
+        ("grpc.server_max_unrequested_time_in_server", UNREQUESTED_SECONDS),
+        # ... and does not cancel a burst of calls for their number alone: see PENDING_CALLS.
+        ("grpc.server.max_pending_requests", PENDING_CALLS),
+        ("grpc.server.max_pending_requests_hard_limit", PENDING_CALLS),
+    ]
+
+
 async def create_server(
     game_type: str,
     store: GameStore,
@@ -82,22 +102,7 @@ async def create_server(
     verifier = verifier_for(store.redis, identity)
     server = aio.server(
         interceptors=[RpcInterceptor(game_type, identify=verifier.player)],
-        options=[
-            ("grpc.max_receive_message_length", 4 * 1024 * 1024),
-            # Clients reconnect now and then, so calls rebalance onto new or scaled-out instances.
-            ("grpc.max_connection_age_ms", 5 * 60 * 1000),
-            ("grpc.max_connection_age_grace_ms", 60 * 1000),
-            # Every process of a service binds the same port (services.common.workers).
-            ("grpc.so_reuseport", 1),
-            # No BDP probe PINGs from this side either (see gateway.backends.CHANNEL_OPTIONS).
-            ("grpc.http2.bdp_probe", 0),
-            # gRPC cancels a call this process has not taken up within this time (a bare CANCELLED,
-            # which the gateway can only answer 503 service_unavailable): see UNREQUESTED_SECONDS.
-            ("grpc.server_max_unrequested_time_in_server", UNREQUESTED_SECONDS),
-            # ... and does not cancel a burst of calls for their number alone: see PENDING_CALLS.
-            ("grpc.server.max_pending_requests", PENDING_CALLS),
-            ("grpc.server.max_pending_requests_hard_limit", PENDING_CALLS),
-        ],
+        options=server_options(),
     )
     # One stream mux per process reads every live game and every connected player's feed.
     live = EventHub.for_store(store, game_type, live_limits)

@@ -116,14 +116,19 @@ def test_a_renewal_past_one_batch_splits_a_lease_set_over_calls(own_redis: str) 
     _assert_renewed(deadlines, leases, now)
 
 
-def test_a_burst_of_streams_opening_and_closing_uses_one_connection(own_redis: str) -> None:
-    settings = GatewaySettings(redis_url=own_redis, sse_stream_lease_seconds=LEASE_SECONDS,
+def _streams_of_one_address(redis_url: str, address: str, count: int) -> tuple[Limiter, list[dict[str, str]], str]:
+    """A gateway process's limiter with caps too large to reach, the keys of ``count`` streams of
+    distinct credentials from ``address``, and the address's lease set."""
+    settings = GatewaySettings(redis_url=redis_url, sse_stream_lease_seconds=LEASE_SECONDS,
                                sse_streams_per_address="1000000", sse_streams_per_process="1000000")  # fmt: skip
     limiter = Limiter(settings, LimitMetrics(CollectorRegistry(), settings))
-    address = "10.47.3.2"
-    stream_keys = [{"sse_streams_per_address": f"addr:{address}", "sse_streams_per_token": f"cred:burst-{n}"}
-                   for n in range(500)]  # fmt: skip
-    address_set = KEY_PREFIX + "{addr:" + address + "}"
+    stream_keys = [{"sse_streams_per_address": f"addr:{address}", "sse_streams_per_token": f"cred:{address}-{n}"}
+                   for n in range(count)]  # fmt: skip
+    return limiter, stream_keys, KEY_PREFIX + "{addr:" + address + "}"
+
+
+def test_a_burst_of_streams_opening_and_closing_uses_one_connection(own_redis: str) -> None:
+    limiter, stream_keys, address_set = _streams_of_one_address(own_redis, "10.47.3.2", 500)
 
     async def burst(client: redis.Redis) -> tuple[int, int]:
         try:
@@ -143,3 +148,26 @@ def test_a_burst_of_streams_opening_and_closing_uses_one_connection(own_redis: s
     assert limiter.metrics.errors._value.get() == 0  # type: ignore[attr-defined]
     assert left == 0  # every lease given back
     assert connections == 1  # a pool connection per stream on its way: 20
+
+
+def test_stream_leases_are_taken_and_given_back_after_redis_lost_its_scripts(own_redis: str) -> None:
+    """``SCRIPT FLUSH`` (or a restart) between calls: the next pipeline's calls are refused with
+    ``NOSCRIPT``, load their scripts (:func:`services.common.scriptcall.reload_and_repeat`) and go
+    again; the leases are taken in Redis and given back there, not capped in memory instead."""
+    limiter, stream_keys, address_set = _streams_of_one_address(own_redis, "10.47.3.3", 4)
+
+    async def scenario(client: redis.Redis) -> tuple[int, int]:
+        try:
+            first = await limiter.streams.open(stream_keys[0])  # the scripts are loaded
+            client.script_flush()
+            opened = await asyncio.gather(*(limiter.streams.open(keys) for keys in stream_keys[1:]))
+            leased = int(client.zcard(address_set))
+            client.script_flush()
+            await asyncio.gather(*(limiter.streams.close(stream) for stream in (first, *opened)))
+            return leased, int(client.zcard(address_set))
+        finally:
+            await limiter.close()
+
+    with redis.Redis.from_url(own_redis) as client:
+        leased, left = asyncio.run(scenario(client))
+    assert (leased, left) == (len(stream_keys), 0)
