@@ -16,7 +16,7 @@ from grpc import aio
 
 from chaiwala.v1 import rules_pb2
 from services.clock import clock as clocks
-from services.common import dictrender, protojson
+from services.common import dictrender, fieldpack
 from services.common.callmeta import call_language, wants_printed_events
 from services.common.engine import Result
 from services.games.records import GameMeta
@@ -97,7 +97,8 @@ def fill_state(
     is ``kept`` for an idempotent retry, which may come over plain gRPC and needs it whole.
     """
     if printed is None or kept:
-        response.state.CopyFrom(protojson.pack_engine(game_type, "State", view))
+        # Field by field, the big fields unchanged since an earlier answer not built again (fieldpack).
+        response.state.CopyFrom(fieldpack.pack(game_type, "State", view))
     if printed is not None:
         response.state.SetInParent()
         printed.state = orjson.dumps(dictrender.payload(game_type, "State", view))
