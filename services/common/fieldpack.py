@@ -16,7 +16,9 @@ so :func:`pack` encodes each field on its own and joins the bytes:
 * the other fields, runs of them between kept ones, are built with the constructor as before;
 * a field whose kept bytes are seldom read again (its value changes every move: Darjeeling's
   board) stops being looked up after a trial of :data:`TRIAL` packs, and is tried again
-  :data:`RETRY_AFTER` packs later.
+  :data:`RETRY_AFTER` packs later; so does the whole message when too few of its packs found
+  any kept bytes (Darjeeling's and India Rails' states: packed whole as before, since splitting
+  a message into runs costs some microseconds that only kept bytes pay back).
 
 The bytes are those ``pack_engine`` answers (``tests/common/test_fieldpack.py`` compares them
 over many positions of every game).  Anything unusual (a key not in the message, a ``null`` in a
@@ -38,26 +40,24 @@ from google.protobuf.message import Message
 
 from services.common import protojson
 
-MIN_JSON = 256  # below this, building the field costs less than printing its key
+MIN_JSON = 1024  # below this, building the field costs about what printing its key and splitting the run cost
 KEPT_BYTES = 8 << 20  # keys and values, all messages and games together
-TRIAL = 64  # packs of a field over which its lookups must find kept bytes ...
+TRIAL = 64  # packs of a field (or a message) over which its lookups must find kept bytes ...
 MIN_HIT_SHARE = 0.25  # ... at least this often to go on being looked up
 RETRY_AFTER = 1024  # packs of a field left alone before it is tried again
 _URL_PREFIX = "type.googleapis.com/"
 
 
 @dataclass
-class _Field:
-    """One field of a message: its place on the wire and how its lookups have gone lately."""
+class _Trial:
+    """How lookups have gone lately, for a field or a whole message."""
 
-    number: int
-    composite: bool
     tries: int = 0
     hits: int = 0
     resting: int = 0  # packs left before lookups resume (0: looking up)
 
     def counted(self, hit: bool) -> None:
-        """Count one lookup; at the end of a trial, rest the field if too few found kept bytes."""
+        """Count one try; at the end of a trial, rest if too few found kept bytes."""
         self.tries += 1
         self.hits += hit
         if self.tries >= TRIAL:
@@ -65,12 +65,29 @@ class _Field:
                 self.resting = RETRY_AFTER
             self.tries = self.hits = 0
 
+    def rests(self) -> bool:
+        """Whether to skip the lookups this time (counting the rest down)."""
+        if self.resting:
+            self.resting -= 1
+            return True
+        return False
 
-@dataclass(frozen=True)
-class _Plan:
-    cls: type[Message]
-    url: str
-    fields: dict[str, _Field]
+
+@dataclass
+class _Field(_Trial):
+    """One field of a message: its place on the wire, and its trial."""
+
+    number: int = 0
+    composite: bool = False
+
+
+@dataclass
+class _Plan(_Trial):
+    """One message: its class, its ``Any`` type URL and its fields, and its own trial (any kept bytes found)."""
+
+    cls: type[Message] | None = None
+    url: str = ""
+    fields: dict[str, _Field] | None = None
 
 
 class _Kept:
@@ -106,34 +123,38 @@ def _plan(game_type: str, name: str) -> _Plan | None:
         return None
     fields = {
         field.name: _Field(
-            field.number,
-            field.is_repeated or field.type == FieldDescriptor.TYPE_MESSAGE,
+            number=field.number, composite=field.is_repeated or field.type == FieldDescriptor.TYPE_MESSAGE
         )
         for field in descriptor.fields
     }
-    return _Plan(cls, _URL_PREFIX + descriptor.full_name, fields)
+    return _Plan(cls=cls, url=_URL_PREFIX + descriptor.full_name, fields=fields)
 
 
 def pack(game_type: str, name: str, data: dict[str, Any]) -> any_pb2.Any:
     """``protojson.pack_engine(game_type, name, data)``, the same bytes, big unchanged fields not built again."""
     plan = _plan(game_type, name)
-    if plan is None:
+    if plan is None or plan.rests():
         return protojson.pack_engine(game_type, name, data)
     try:
-        value = _wire(plan, game_type, name, data)
+        value, found = _wire(plan, game_type, name, data)
     except (TypeError, ValueError, KeyError, AttributeError):
         return protojson.pack_engine(game_type, name, data)
+    plan.counted(found)
     return any_pb2.Any(type_url=plan.url, value=value)
 
 
-def _wire(plan: _Plan, game_type: str, name: str, data: dict[str, Any]) -> bytes:
-    """The message's bytes: runs of fields built together, big composite fields from the table."""
+def _wire(plan: _Plan, game_type: str, name: str, data: dict[str, Any]) -> tuple[bytes, bool]:
+    """The message's bytes (runs of fields built together, big composite fields from the table),
+    and whether any field's bytes were found kept."""
     fields, cls = plan.fields, plan.cls
+    assert fields is not None and cls is not None
     parts: list[bytes] = []
     run: dict[str, Any] = {}
+    any_kept = False
     for key in sorted(data, key=lambda item: fields[item].number):
         field, value = fields[key], data[key]
-        found = _kept_field(field, game_type, name, key, value) if field.composite and value else None
+        found, kept = _kept_field(field, game_type, name, key, value) if field.composite and value else (None, False)
+        any_kept = any_kept or kept
         if found is None:
             run[key] = value
             continue
@@ -143,24 +164,25 @@ def _wire(plan: _Plan, game_type: str, name: str, data: dict[str, Any]) -> bytes
         parts.append(found)
     if run:
         parts.append(cls(**run).SerializeToString())
-    return b"".join(parts)
+    return b"".join(parts), any_kept
 
 
-def _kept_field(field: _Field, game_type: str, name: str, key: str, value: Any) -> bytes | None:
-    """The field's bytes from the table (built and kept when missing); None: build it with its run."""
-    if field.resting:
-        field.resting -= 1
-        return None
+def _kept_field(field: _Field, game_type: str, name: str, key: str, value: Any) -> tuple[bytes | None, bool]:
+    """The field's bytes from the table (built and kept when missing; None: build it with its run),
+    and whether they were found kept."""
+    if field.rests():
+        return None, False
     try:
         printed = orjson.dumps(value)
     except TypeError:  # not JSON (a map keyed by numbers): built with the run
-        return None
+        return None, False
     if len(printed) < MIN_JSON or b"null" in printed:  # small, or a null that may be a NaN
-        return None
+        return None, False
     table_key = (f"{game_type}.{name}", key, printed)
     found = _KEPT.get(table_key)
     field.counted(found is not None)
-    if found is None:
-        found = protojson.message_class(game_type, name)(**{key: value}).SerializeToString()
-        _KEPT.put(table_key, found)
-    return found
+    if found is not None:
+        return found, True
+    found = protojson.message_class(game_type, name)(**{key: value}).SerializeToString()
+    _KEPT.put(table_key, found)
+    return found, False
