@@ -128,9 +128,6 @@ class ServiceSettings(RedisConnection):
     )
     stream_connections: int = 8
     stream_buffer: int = 1024
-    # The garbage collector's thresholds in a serving process ("" = Python's own 700,10,10), and
-    # what startup made frozen (services.common.gctune: a tenth of a move's CPU went to collections).
-    gc_thresholds: str = "10000,20,20"
     # SIGTERM: open watches end at once (UNAVAILABLE shutting_down), in-flight calls get this long.
     shutdown_grace_seconds: float = 5.0
 

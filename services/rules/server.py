@@ -16,7 +16,7 @@ from prometheus_client import REGISTRY, CollectorRegistry
 
 from chaiwala.identity.v1 import identity_pb2, identity_pb2_grpc
 from chaiwala.v1 import rendered_pb2_grpc, rules_pb2, rules_pb2_grpc, tables_pb2, tables_pb2_grpc
-from services.common import gctune, metrics, protojson, workers
+from services.common import metrics, protojson, workers
 from services.common.daemon import require_redis
 from services.common.exposure import check_exposure
 from services.common.fdlimit import raise_open_files
@@ -152,7 +152,6 @@ async def serve(game_type: str, settings: ServiceSettings) -> None:
     )
     if not workers.is_worker():  # a group's parent serves the sum
         serve_metrics_http(settings.metrics_port, settings.grpc_host, rules_registry(REGISTRY), settings.metrics_token)
-    gctune.tune(settings.gc_thresholds)  # after startup: what it made is frozen
     log.info("serving", game_type=game_type, port=port, metrics_port=settings.metrics_port)
     gauge = asyncio.create_task(_refresh_active_gauge(game_type, store))
     stop = asyncio.Event()
