@@ -2,7 +2,7 @@
 
 :func:`services.common.protojson.pack_engine` builds the whole message with upb's constructor
 from the dict, then serialises it.  For a big state that constructor is most of the cost of a
-plain ``SubmitMoves`` answer (Tea & Rum's ``State``: ~150 µs, Alubari's ~85 µs, against ~7 µs
+plain ``SubmitMoves`` answer (the two biggest games' ``State``: ~150 and ~85 µs, against ~7 µs
 to parse the same bytes), yet most of a state is the same from one move to the next: the
 building market, the towns, the ships.  A message's wire form is its fields' encodings one after
 another in field-number order, and a field encodes alone exactly as it does inside the message,
@@ -14,10 +14,10 @@ so :func:`pack` encodes each field on its own and joins the bytes:
   used go first).  The bytes are a function of the value alone, so the table holds nothing a
   caller could not have built itself: a seat gets only the bytes of its own view's values;
 * the other fields, runs of them between kept ones, are built with the constructor as before;
-* a field whose kept bytes are seldom read again (its value changes every move: Darjeeling's
-  board) stops being looked up after a trial of :data:`TRIAL` packs, and is tried again
+* a field whose kept bytes are seldom read again (its value changes every move: a board that
+  takes a tile each move) stops being looked up after a trial of :data:`TRIAL` packs, and is tried again
   :data:`RETRY_AFTER` packs later; so does the whole message when too few of its packs found
-  any kept bytes (Darjeeling's and India Rails' states: packed whole as before, since splitting
+  any kept bytes (games whose big fields all change each move: packed whole as before, since splitting
   a message into runs costs some microseconds that only kept bytes pay back).
 
 The bytes are those ``pack_engine`` answers (``tests/common/test_fieldpack.py`` compares them
