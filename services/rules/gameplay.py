@@ -179,8 +179,10 @@ class GamePlay:
             commits.append(self._play_one(match, seat, move))
             if self.finisher.is_over(meta, match, lifecycle) and len(commits) < len(moves):
                 raise errors.illegal("game_over", "the game ended before the last moves of the batch")
-        response, _ = await self.commit(meta, match, commits, seat, key, language=language, printed=printed,
-                                        store_legal=store_legal, fingerprint=fingerprint, reads=reads)  # fmt: skip
+        # The lifecycle read above is the commit's (nothing changed it); nobody reads the game after it here.
+        response, _ = await self.commit(meta, match, commits, seat, key, lifecycle, language=language, printed=printed,
+                                        store_legal=store_legal, fingerprint=fingerprint, reads=reads,
+                                        with_meta=False)  # fmt: skip
         return response
 
     def _play_one(self, match: Match, seat: int, move: Move) -> Commit:
@@ -211,6 +213,7 @@ class GamePlay:
         store_legal: bool = True,
         fingerprint: bytes = b"",
         reads: readmask.Reads = readmask.EVERYTHING,
+        with_meta: bool = True,
     ) -> tuple[rules_pb2.SubmitMovesResponse, GameMeta | None]:
         """Seal and commit ``commits`` against ``meta.version``: snapshot, status, result, clock and
         the game's next attention (bot due now, or a clock deadline), all in one atomic step.
@@ -221,7 +224,8 @@ class GamePlay:
 
         Answers the submitting seat's response and the game's metadata after the commit, so a
         caller that shows the game next needs no reload (``None`` when a keyed retry got its
-        first answer instead).  ``bot_memory`` (the conductor's; empty: unchanged) is stored with
+        first answer instead, or when ``with_meta`` is false: a caller that does not read it).
+        ``bot_memory`` (the conductor's; empty: unchanged) is stored with
         the commit (:func:`services.games.records.bot_memory_key`).
 
         With ``store_legal`` every seat's next ``GET legal-moves`` answer is rendered and stored with
@@ -264,13 +268,21 @@ class GamePlay:
             if printed is not None:  # what was printed is of this attempt, not of the answer kept
                 printed.state = printed.events = b""
             return idempotency.first_answer(value, fingerprint), None
-        return response, await self._committed(meta, match, step, outcome, lifecycle, now)
+        return response, await self._committed(meta, match, step, outcome, lifecycle, now, with_meta)
 
     async def _committed(
-        self, meta: GameMeta, match: Match, step: Step, outcome: Outcome, lifecycle: Lifecycle, now: int
-    ) -> GameMeta:
+        self,
+        meta: GameMeta,
+        match: Match,
+        step: Step,
+        outcome: Outcome,
+        lifecycle: Lifecycle,
+        now: int,
+        with_meta: bool,
+    ) -> GameMeta | None:
         """After a commit of ``step`` on ``meta``: the position cache, the metrics and the log line,
-        then the end's follow-ups (the Finisher's) or a move's; answers the game after the commit."""
+        then the end's follow-ups (the Finisher's) or a move's; answers the game after the commit
+        when ``with_meta`` (a copy of ``meta``'s ~20 fields: made only for a caller that reads it)."""
         new_version = meta.version + len(step.entries)
         head = step.entries[-1].hash if step.entries else meta.log_head
         self.positions.remember(meta.game_id, new_version, head, match)
@@ -286,6 +298,8 @@ class GamePlay:
             due = becoming_due(meta.lifecycle.get("to_act"), [e.to_act or [] for e in step.entries], lifecycle.to_act)
             await self.follow.moved(meta.game_id, meta.players, due, new_version, lifecycle.clock,
                                     step.attention_ms, now)  # fmt: skip
+        if not with_meta:
+            return None
         return replace(meta, version=new_version, status=outcome.status, result=outcome.result_dict,
                        lifecycle=lifecycle.to_dict(), log_head=head)  # fmt: skip
 
@@ -317,7 +331,8 @@ class GamePlay:
         if printing is not None:
             printing.events = orjson.dumps([self.narrator.event_json(item) for item in fields])
         if printing is None or kept:
-            response.events.extend(self.narrator.event_message(item) for item in fields)
+            for event_fields in fields:
+                self.narrator.add_event(response.events, event_fields)
 
     def count_bot_move(self, bot: str) -> None:
         """Count one move played by a server-side bot (the conductor's)."""

@@ -172,6 +172,14 @@ class Narrator:
             return rules_pb2.GameEvent(**fields)
         return rules_pb2.GameEvent(**{**fields, "event": self.pack("Event", fields["event"])})
 
+    def add_event(self, events: Any, fields: dict[str, Any]) -> None:
+        """:meth:`event_message` of ``fields`` built in place at the end of ``events`` (a repeated
+        ``GameEvent`` field): no message built apart and copied in."""
+        if "event" not in fields:
+            events.add(**fields)
+        else:
+            events.add(**{**fields, "event": self.pack("Event", fields["event"])})
+
     def event_json(self, fields: dict[str, Any]) -> dict[str, Any]:
         """A ``GameEvent`` from :meth:`entry_fields`' fields as REST prints it, without building it."""
         printed = dict(fields)
