@@ -29,6 +29,7 @@ from __future__ import annotations
 import asyncio
 import os
 import random
+import statistics
 import time
 from collections.abc import Awaitable, Sequence
 from dataclasses import dataclass
@@ -324,6 +325,7 @@ async def _floor(floor: Floor, move: Servers, players: Players, games: int, conf
         "floor_cpu_ms": floor_ms,
         **pairs.notes(),
         "move_cpu_ms_per_round": series(figures["move"]["cpu_ms"]),
+        **_by_process(figures["move"], figures["floor"]),
         "round_s": config.pair_seconds,
         "load_average": os.getloadavg()[0],
         **({} if pairs.ratios else {"failed": "no round pair measured"}),
@@ -337,6 +339,21 @@ async def _floor(floor: Floor, move: Servers, players: Players, games: int, conf
         Row(SUITE, f"floor_lean_stack_cpu_per_move_{games}_games", "CPU ms", medians(figures["lean"])["cpu_ms"],
             "trivial_stack_cpu_per_request", trivial, better="lower", details=_rounds(figures["lean"])),
     ]  # fmt: skip
+
+
+def _by_process(move: dict[str, list[float]], floor: dict[str, list[float]]) -> dict[str, float | str]:
+    """Where the move's CPU above its floor goes: each process's median CPU ms per move on both sides
+    (the gateway, the rules service, Redis) and the median over the rounds of its excess (move round
+    less the floor round it was paired with), with every round's excess."""
+    move_middle, floor_middle = medians(move), medians(floor)
+    notes: dict[str, float | str] = {}
+    for name in ("gateway", "rules", "redis"):
+        excess = [top - bottom for top, bottom in zip(move.get(name, []), floor.get(name, []), strict=True)]
+        notes[f"move_{name}_cpu_ms"] = move_middle.get(name, 0.0)
+        notes[f"floor_{name}_cpu_ms"] = floor_middle.get(name, 0.0)
+        notes[f"excess_{name}_cpu_ms"] = round(statistics.median(excess), 3) if excess else 0.0
+        notes[f"excess_{name}_cpu_ms_per_round"] = series(excess)
+    return notes
 
 
 def _rounds(values: dict[str, list[float]]) -> dict[str, Any]:
