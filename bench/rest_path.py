@@ -178,7 +178,8 @@ def _bearer(token: str) -> dict[str, str]:
     return {"authorization": f"Bearer {token}"}
 
 
-def _client(port: int, connections: int) -> httpx.AsyncClient:
+def http_client(port: int, connections: int) -> httpx.AsyncClient:
+    """The throughput rows' client (httpx, with its default ``Accept-Encoding``), ``connections`` kept alive."""
     limits = httpx.Limits(max_connections=connections, max_keepalive_connections=connections)
     return httpx.AsyncClient(base_url=f"http://127.0.0.1:{port}", limits=limits, timeout=30)
 
@@ -213,7 +214,7 @@ async def _measure(running: Stack, config: Config, gateway: Child, rules: Child,
     redis = running.redis_meter()
     rows: list[Row] = [await _idle([gateway, rules, redis], config)]
     for games in config.rest_games:
-        async with _client(trivial.port, games) as client:
+        async with http_client(trivial.port, games) as client:
 
             async def request(_: int, client: httpx.AsyncClient = client) -> None:
                 _checked(await client.get("/trivial"))
@@ -221,7 +222,7 @@ async def _measure(running: Stack, config: Config, gateway: Child, rules: Child,
             base, (base_cpu, base_redis, base_client) = await metered_loop(
                 [trivial, redis], request, games, config.seconds, config.warmup
             )
-        async with _client(gateway.port, games) as client:
+        async with http_client(gateway.port, games) as client:
             players = Players(client, config.game)
             await players.start(games)
             moves, (gateway_cpu, rules_cpu, redis_cpu, client_cpu) = await metered_loop(
@@ -269,7 +270,7 @@ async def _one_request(gateway: Child, rules: Child, redis: Metered, games: int,
     (``POST /moves?include=legal_moves``; a ``GET legal-moves`` only when another seat is to act),
     against the same floor as the two-request move (``floor``: its CPU ms, measured just before).  Not the
     issue's measure: the floor's shape stays two requests per move."""
-    async with _client(gateway.port, games) as client:
+    async with http_client(gateway.port, games) as client:
         players = Players(client, config.game, seed=9, include=True)
         await players.start(games)
         moves, (gateway_cpu, rules_cpu, redis_cpu, _) = await metered_loop(
@@ -299,7 +300,7 @@ async def _floor(floor: Floor, move: Servers, players: Players, games: int, conf
     ms per trivial request, measured before in the same run."""
     gateway, rules, redis = move
     floor_servers = {"gateway": floor[0], "rules": floor[1], "redis": redis}
-    async with _client(floor[0].port, games) as client:
+    async with http_client(floor[0].port, games) as client:
 
         def floor_body(variant: str) -> Body:
             async def request(index: int) -> None:
