@@ -2,7 +2,6 @@
 
 from __future__ import annotations
 
-import gc
 import socket
 
 from gateway.app import create_app
@@ -37,10 +36,6 @@ def main() -> None:
         raise SystemExit(workers.supervise(workers.start_workers(count, "gateway")))
     grace = settings.shutdown_grace_seconds  # open SSE streams are closed after this, never wait forever
     server = QuietServer(uvicorn_config(create_app(settings), settings, timeout_graceful_shutdown=grace))
-    # The ~100,000 objects of the modules and the app live as long as the process: out of the
-    # collector's sight, a full collection no longer walks them all (~23 ms each here; under load
-    # ~15 % of a move's gateway CPU went to collections, docs/lab/move-path.md).
-    gc.freeze()
     if workers.is_worker():
         server.run(sockets=[shared_socket(settings.http_host, settings.http_port, settings.listen_backlog)])
     else:
