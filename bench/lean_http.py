@@ -38,6 +38,11 @@ class Answer:
         """The body as JSON."""
         return orjson.loads(self.content)
 
+    def raise_for_status(self) -> None:
+        """Raise on an error status, as httpx's does (:func:`bench.floor.floor_move` calls it)."""
+        if self.status_code >= 400:
+            raise RuntimeError(f"HTTP {self.status_code}: {self.text[:200]}")
+
 
 class _Connection:
     def __init__(self, reader: asyncio.StreamReader, writer: asyncio.StreamWriter) -> None:

@@ -29,6 +29,7 @@ from __future__ import annotations
 import asyncio
 import os
 import random
+import statistics
 import time
 from collections.abc import Awaitable, Sequence
 from dataclasses import dataclass
@@ -177,7 +178,8 @@ def _bearer(token: str) -> dict[str, str]:
     return {"authorization": f"Bearer {token}"}
 
 
-def _client(port: int, connections: int) -> httpx.AsyncClient:
+def http_client(port: int, connections: int) -> httpx.AsyncClient:
+    """The throughput rows' client (httpx, with its default ``Accept-Encoding``), ``connections`` kept alive."""
     limits = httpx.Limits(max_connections=connections, max_keepalive_connections=connections)
     return httpx.AsyncClient(base_url=f"http://127.0.0.1:{port}", limits=limits, timeout=30)
 
@@ -212,7 +214,7 @@ async def _measure(running: Stack, config: Config, gateway: Child, rules: Child,
     redis = running.redis_meter()
     rows: list[Row] = [await _idle([gateway, rules, redis], config)]
     for games in config.rest_games:
-        async with _client(trivial.port, games) as client:
+        async with http_client(trivial.port, games) as client:
 
             async def request(_: int, client: httpx.AsyncClient = client) -> None:
                 _checked(await client.get("/trivial"))
@@ -220,7 +222,7 @@ async def _measure(running: Stack, config: Config, gateway: Child, rules: Child,
             base, (base_cpu, base_redis, base_client) = await metered_loop(
                 [trivial, redis], request, games, config.seconds, config.warmup
             )
-        async with _client(gateway.port, games) as client:
+        async with http_client(gateway.port, games) as client:
             players = Players(client, config.game)
             await players.start(games)
             moves, (gateway_cpu, rules_cpu, redis_cpu, client_cpu) = await metered_loop(
@@ -268,7 +270,7 @@ async def _one_request(gateway: Child, rules: Child, redis: Metered, games: int,
     (``POST /moves?include=legal_moves``; a ``GET legal-moves`` only when another seat is to act),
     against the same floor as the two-request move (``floor``: its CPU ms, measured just before).  Not the
     issue's measure: the floor's shape stays two requests per move."""
-    async with _client(gateway.port, games) as client:
+    async with http_client(gateway.port, games) as client:
         players = Players(client, config.game, seed=9, include=True)
         await players.start(games)
         moves, (gateway_cpu, rules_cpu, redis_cpu, _) = await metered_loop(
@@ -298,7 +300,7 @@ async def _floor(floor: Floor, move: Servers, players: Players, games: int, conf
     ms per trivial request, measured before in the same run."""
     gateway, rules, redis = move
     floor_servers = {"gateway": floor[0], "rules": floor[1], "redis": redis}
-    async with _client(floor[0].port, games) as client:
+    async with http_client(floor[0].port, games) as client:
 
         def floor_body(variant: str) -> Body:
             async def request(index: int) -> None:
@@ -324,6 +326,7 @@ async def _floor(floor: Floor, move: Servers, players: Players, games: int, conf
         "floor_cpu_ms": floor_ms,
         **pairs.notes(),
         "move_cpu_ms_per_round": series(figures["move"]["cpu_ms"]),
+        **_by_process(figures["move"], figures["floor"]),
         "round_s": config.pair_seconds,
         "load_average": os.getloadavg()[0],
         **({} if pairs.ratios else {"failed": "no round pair measured"}),
@@ -337,6 +340,21 @@ async def _floor(floor: Floor, move: Servers, players: Players, games: int, conf
         Row(SUITE, f"floor_lean_stack_cpu_per_move_{games}_games", "CPU ms", medians(figures["lean"])["cpu_ms"],
             "trivial_stack_cpu_per_request", trivial, better="lower", details=_rounds(figures["lean"])),
     ]  # fmt: skip
+
+
+def _by_process(move: dict[str, list[float]], floor: dict[str, list[float]]) -> dict[str, float | str]:
+    """Where the move's CPU above its floor goes: each process's median CPU ms per move on both sides
+    (the gateway, the rules service, Redis) and the median over the rounds of its excess (move round
+    less the floor round it was paired with), with every round's excess."""
+    move_middle, floor_middle = medians(move), medians(floor)
+    notes: dict[str, float | str] = {}
+    for name in ("gateway", "rules", "redis"):
+        excess = [top - bottom for top, bottom in zip(move.get(name, []), floor.get(name, []), strict=True)]
+        notes[f"move_{name}_cpu_ms"] = move_middle.get(name, 0.0)
+        notes[f"floor_{name}_cpu_ms"] = floor_middle.get(name, 0.0)
+        notes[f"excess_{name}_cpu_ms"] = round(statistics.median(excess), 3) if excess else 0.0
+        notes[f"excess_{name}_cpu_ms_per_round"] = series(excess)
+    return notes
 
 
 def _rounds(values: dict[str, list[float]]) -> dict[str, Any]:
