@@ -35,9 +35,8 @@ def test_a_tuned_process_collects_rarely_keeps_start_up_frozen_and_still_frees_c
     fields = out.stdout.split()
     before, answered, now = fields[0:3], fields[3:6], fields[6:9]
     frozen, freed = int(fields[9]), fields[10]
-    assert before == ["700", "10", "10"]  # CPython's defaults, for the comparison
     wanted = [str(gcpolicy.YOUNG), str(gcpolicy.MIDDLE_AFTER), str(gcpolicy.FULL_AFTER)]
-    assert answered == now == wanted
+    assert answered == now == wanted != before
     assert frozen > 1000  # the modules and objects of start-up
     assert freed == "True"
 
