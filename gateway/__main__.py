@@ -10,6 +10,7 @@ from gateway.settings import GatewaySettings
 from services.common import workers
 from services.common.exposure import check_exposure, host_of, is_loopback
 from services.common.fdlimit import raise_open_files
+from services.common.gcpolicy import tune_gc
 from services.common.logs import configure_logging, get_logger
 
 log = get_logger("gateway")
@@ -34,6 +35,7 @@ def main() -> None:
     if count > 1 and not workers.is_worker():
         log.info("serving_group", workers=count, port=settings.http_port)
         raise SystemExit(workers.supervise(workers.start_workers(count, "gateway")))
+    tune_gc()  # thousands of streams' objects: no full collection every few seconds (services.common.gcpolicy)
     grace = settings.shutdown_grace_seconds  # open SSE streams are closed after this, never wait forever
     server = QuietServer(uvicorn_config(create_app(settings), settings, timeout_graceful_shutdown=grace))
     if workers.is_worker():
