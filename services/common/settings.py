@@ -126,7 +126,11 @@ class ServiceSettings(RedisConnection):
     stream_games: int = Field(
         default=20000, validation_alias=AliasChoices("CHAIWALA_STREAM_GAMES", "CHAIWALA_STREAM_READERS")
     )
-    stream_connections: int = 8
+    # 128: a notice re-issues its reader's XREAD over every key the reader follows, so keys per read is
+    # what Redis pays per notice; at 10,000 players (~5,000 feeds a process) moves ran at 0.41-0.57 of
+    # their rate with 8 readers, 0.70-0.78 with 64 and 0.90-1.19 with 128 (docs/lab/many-listeners.md).
+    # Readers start only for groups that have keys, so a quiet process still uses few connections.
+    stream_connections: int = 128
     stream_buffer: int = 1024
     # SIGTERM: open watches end at once (UNAVAILABLE shutting_down), in-flight calls get this long.
     shutdown_grace_seconds: float = 5.0

@@ -81,7 +81,7 @@ class HubLimits:
     games: int = 20000
     buffer: int = 1024
     block_ms: int = 2000
-    connections: int = 8
+    connections: int = 128  # CHAIWALA_STREAM_CONNECTIONS (services.common.settings says why 128)
     sweep_seconds: float = 5.0
 
 
