@@ -46,9 +46,14 @@ def _layout(players: Players, games: int) -> tuple[tuple[str, ...], tuple[str, .
     return tuple(paths), tuple(headers), game_of
 
 
-async def _play(players: Players, games: int, config: Config, listeners_of: dict[int, list[int]] | None,
+async def _play(players: Players, games: int, config: Config, listeners_of: dict[str, list[int]] | None,
                 sent: many.Sent, rate: float = 0.0) -> dict[str, Any]:  # fmt: skip
-    """The movers (closed loop, or paced at ``rate``; :func:`bench.many_streams.drive`); each send is noted."""
+    """The movers (closed loop, or paced at ``rate``; :func:`bench.many_streams.drive`); each send is noted.
+
+    ``listeners_of`` is keyed by game id, not by the movers' index: a game that ends is replaced by a
+    new one at its index (``Players.choose``), which its listeners do not watch, so its moves expect
+    nothing of them (keyed by index, a run where a game ended counted its successor's moves "missed").
+    """
 
     async def move(index: int) -> None:
         choice = await players.choose(index)
@@ -57,7 +62,7 @@ async def _play(players: Players, games: int, config: Config, listeners_of: dict
         answered = time.perf_counter()
         version = players.games[index].version
         sent.order.append((at, f"/events/{index}", version))
-        for listener in (listeners_of or {}).get(index, []):
+        for listener in (listeners_of or {}).get(players.games[index].game_id, []):
             sent.expected[(listener, version)] = at
             sent.answered[(listener, version)] = answered
 
@@ -91,9 +96,9 @@ async def _measure(config: Config) -> list[Row]:
         await players.start(games, at_once=32)
         quiet = await _play(players, games, config, None, many.Sent())
         paths, headers, game_of = _layout(players, games)
-        listeners_of: dict[int, list[int]] = {}
+        listeners_of: dict[str, list[int]] = {}  # by the game each listener watches
         for listener, index in enumerate(game_of):
-            listeners_of.setdefault(index, []).append(listener)
+            listeners_of.setdefault(players.games[index].game_id, []).append(listener)
         target = Target(gateway.port, paths=paths, headers=headers)
         listeners, opened = await many.connect(target, len(paths), gateway, config.idle_seconds)
         try:
