@@ -166,19 +166,20 @@ class Narrator:
             out.append(fields)
         return out
 
+    def _packed(self, fields: dict[str, Any]) -> dict[str, Any]:
+        """``fields`` with the game's event packed: a ``GameEvent``'s keyword arguments."""
+        if "event" not in fields:
+            return fields
+        return {**fields, "event": self.pack("Event", fields["event"])}
+
     def event_message(self, fields: dict[str, Any]) -> rules_pb2.GameEvent:
         """A ``GameEvent`` from :meth:`entry_fields`' fields, the game's event packed."""
-        if "event" not in fields:
-            return rules_pb2.GameEvent(**fields)
-        return rules_pb2.GameEvent(**{**fields, "event": self.pack("Event", fields["event"])})
+        return rules_pb2.GameEvent(**self._packed(fields))
 
     def add_event(self, events: Any, fields: dict[str, Any]) -> None:
         """:meth:`event_message` of ``fields`` built in place at the end of ``events`` (a repeated
         ``GameEvent`` field): no message built apart and copied in."""
-        if "event" not in fields:
-            events.add(**fields)
-        else:
-            events.add(**{**fields, "event": self.pack("Event", fields["event"])})
+        events.add(**self._packed(fields))
 
     def event_json(self, fields: dict[str, Any]) -> dict[str, Any]:
         """A ``GameEvent`` from :meth:`entry_fields`' fields as REST prints it, without building it."""
