@@ -33,6 +33,9 @@ GAME = "darjeeling"
 WORKERS_GONE_SECONDS = 10
 BACK_SECONDS = 60
 MOVED_SECONDS = 12
+# Redis writes a held-back AOF buffer after 2 s at most; with MOVED_SECONDS this stays below the
+# lease, so a move within the bound can only be the take-over, never the lease running out.
+AOF_SECONDS = 10
 
 
 def _grpc_serving(port: int) -> Callable[[], bool]:
@@ -96,6 +99,9 @@ def _restart_redis_under_a_claim(stack: Supervised) -> None:
     due_ms = int(time.time() * 1000) + 2_000
     asyncio.run(_hold_claim(stack.redis_url, game_id, due_ms))
     assert _version(stack.url, game_id) == 0
+    # What the test restarts Redis under must be in the AOF first: everysec may hold it back (see
+    # Supervised.aof_written), and a game lost with it can never move (404 after the restart).
+    wait_until(stack.aof_written, AOF_SECONDS, "Redis has written the game and its claim to its AOF")
     redis_server = stack.child("redis-server")
     redis_server.kill()
     wait_until(lambda: _version(stack.url, game_id) >= 1, MOVED_SECONDS, "the timeout fires after Redis is back")

@@ -14,6 +14,7 @@ from pathlib import Path
 
 import httpx
 import psutil
+import redis
 
 from services.common.embedded_redis import free_port, loopback_url, redis_password
 from services.common.processes import stop_process
@@ -116,6 +117,19 @@ class Supervised:
         """The end of the supervisor's log (for failure messages)."""
         text = self.log_path.read_text(encoding="utf-8", errors="replace") if self.log_path.exists() else ""
         return "\n".join(text.splitlines()[-lines:])
+
+    def aof_written(self) -> bool:
+        """Whether Redis has written every write it acknowledged to its AOF (to the OS: a ``kill -9``
+        of Redis alone then loses none of it).  With ``appendfsync everysec`` Redis holds new writes
+        in memory, replying all the same, for up to 2 s while its previous fsync still runs (a busy
+        disk); a kill meanwhile loses them (the game of a test under load was gone after a restart)."""
+        client = redis.Redis.from_url(self.redis_url)
+        try:
+            return int(client.info("persistence")["aof_buffer_length"]) == 0
+        except redis.RedisError:
+            return False
+        finally:
+            client.close()
 
     def child(self, marker: str) -> psutil.Process:
         """The supervisor's (live) child whose command line contains ``marker``."""
