@@ -19,13 +19,17 @@ take it from the URL (:attr:`EmbeddedRedis.url`, ``redis://:<password>@127.0.0.1
 from __future__ import annotations
 
 import contextlib
+import fcntl
+import json
 import os
 import random
 import secrets
 import shutil
 import socket
 import subprocess
+import tempfile
 import time
+from collections.abc import Iterator
 from dataclasses import dataclass, field
 from pathlib import Path
 
@@ -92,6 +96,13 @@ def redis_server_binary() -> str:
 # that once (make run's Redis found its port taken by a client).
 _LOW_PORT = 10_000
 _PICKS = random.Random()  # not an engine's randomness: which free port a process tries first
+# A port handed out is not handed out again, by any process of this user on the machine, for this
+# long. "Free now" says nothing of the seconds until its server binds it, and every pick is drawn
+# from the same range: two picks of one test's make run (a dozen ports, each drawn on its own), or
+# of two tests on two xdist workers, could get the same port, and the second server to bind it
+# failed. Seen once: make run's tournament director found its port in use at each of five starts
+# over 20 s, and the gateway answered 504 for /v1/tournaments. Longer than any start-up waits.
+RESERVED_SECONDS = 120.0
 
 
 def _ephemeral_start() -> int:
@@ -110,14 +121,46 @@ def _bindable(port: int) -> bool:
         return True
 
 
+def reservations_path() -> Path:
+    """The machine's book of ports recently handed out by :func:`free_port` (one per user)."""
+    return Path(tempfile.gettempdir()) / f"chaiwala-ports-{os.getuid()}.json"
+
+
+@contextlib.contextmanager
+def _reservations() -> Iterator[dict[str, float]]:
+    """The ports handed out and not yet expired (port -> until, wall clock), held under an exclusive
+    lock for the block and written back after it; an empty book kept nowhere when the file cannot be
+    opened (the pick is then only "free now", as before)."""
+    try:
+        descriptor = os.open(reservations_path(), os.O_RDWR | os.O_CREAT, 0o600)
+    except OSError:
+        yield {}
+        return
+    with os.fdopen(descriptor, "r+", encoding="ascii") as file:
+        fcntl.flock(file, fcntl.LOCK_EX)  # released when the file closes
+        try:
+            book = {str(port): float(until) for port, until in json.loads(file.read() or "{}").items()}
+        except (ValueError, AttributeError):
+            book = {}  # a torn or foreign file: start a new book
+        now = time.time()
+        live = {port: until for port, until in book.items() if until > now}
+        yield live
+        file.seek(0)
+        file.truncate()
+        json.dump(live, file)
+
+
 def free_port() -> int:
-    """A TCP port on loopback that is free right now, outside the kernel's ephemeral range when
-    that range leaves room below it (else one the kernel picks)."""
+    """A TCP port on loopback that is free right now and that no other pick on this machine handed
+    out in the last :data:`RESERVED_SECONDS`, outside the kernel's ephemeral range when that range
+    leaves room below it (else one the kernel picks)."""
     high = _ephemeral_start()
-    for _ in range(64 if high - _LOW_PORT >= 1_000 else 0):
-        port = _PICKS.randrange(_LOW_PORT, high)
-        if _bindable(port):
-            return port
+    with _reservations() as book:
+        for _ in range(64 if high - _LOW_PORT >= 1_000 else 0):
+            port = _PICKS.randrange(_LOW_PORT, high)
+            if str(port) not in book and _bindable(port):
+                book[str(port)] = time.time() + RESERVED_SECONDS
+                return port
     with socket.socket() as sock:
         sock.bind(("127.0.0.1", 0))
         return int(sock.getsockname()[1])
