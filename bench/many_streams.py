@@ -99,13 +99,16 @@ class Sent:
 
 
 def deliveries(sent: Sent, first: dict[tuple[int, int], float]) -> dict[str, Any]:
-    """Latency of every expected arrival (the first at or after its send), and how many never came."""
+    """Latency of every expected arrival (the first at or after its send), and how many never came
+    (``missed``, which counts too the ones stamped before their send: ``before_send``, told apart so a
+    failing run says whether an event was lost or a clock read out of order)."""
     latencies, after_answer = [], []
-    missed = 0
+    missed = before_send = 0
     for key, at in sent.expected.items():
         arrived = first.get(key)
         if arrived is None or arrived < at:
             missed += 1
+            before_send += arrived is not None
             continue
         latencies.append(arrived - at)
         if key in sent.answered:  # how long after the mover had its answer (0 when the event came first)
@@ -115,6 +118,7 @@ def deliveries(sent: Sent, first: dict[tuple[int, int], float]) -> dict[str, Any
         "p99_ms": round(percentile(latencies, 0.99) * 1000, 2) if latencies else 0.0,
         "deliveries": len(latencies),
         "missed": missed,
+        "before_send": before_send,
     }
     if after_answer:  # the fan-out's own share: the move's processing (in p99_ms) left out
         found["after_answer_p50_ms"] = round(percentile(after_answer, 0.5) * 1000, 2)
