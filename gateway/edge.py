@@ -11,6 +11,7 @@ from starlette.types import Message as AsgiMessage
 
 from gateway.problems import Problem, bad_lang, problem_response, request_language
 from gateway.route_table import route_template
+from services.common.gcpolicy import threshold_gauge
 from services.common.logs import get_logger
 from services.common.metrics import Children
 
@@ -36,6 +37,8 @@ class Metrics:
             registry=self.registry,
             buckets=(0.001, 0.0025, 0.005, 0.01, 0.025, 0.05, 0.1, 0.25, 0.5, 1.0, 2.5, 5.0, 10.0),
         )
+        # Read when the app is made: python -m gateway tunes the collector before (gateway/__main__.py).
+        self.gc_threshold = threshold_gauge(self.registry)
 
 
 def _route_label(scope: Scope) -> str:

@@ -10,11 +10,16 @@ were connected (docs/lab/many-listeners.md, "the cause").  Young collections now
 full one is considered only after :data:`FULL_AFTER` middle ones; the objects of start-up (modules,
 settings, compiled renderers) are frozen out of every collection.  Reference counting still frees
 everything without a cycle at once; cycles that reach the oldest generation wait longer.
+
+Both servers export the thresholds they serve with (:func:`threshold_gauge`), so what a running
+process does can be read from outside (``chaiwala_gc_threshold{generation}`` on its metrics).
 """
 
 from __future__ import annotations
 
 import gc
+
+from prometheus_client import CollectorRegistry, Gauge
 
 YOUNG = 50_000  # allocations (less deallocations) between young collections; CPython's default is 700
 MIDDLE_AFTER = 20  # young collections per middle one (default 10)
@@ -27,3 +32,19 @@ def tune_gc() -> tuple[int, int, int]:
     gc.freeze()
     gc.set_threshold(YOUNG, MIDDLE_AFTER, FULL_AFTER)
     return gc.get_threshold()  # type: ignore[return-value]
+
+
+def threshold_gauge(registry: CollectorRegistry) -> Gauge:
+    """``chaiwala_gc_threshold{generation="0"|"1"|"2"}`` in ``registry``: the collector's thresholds
+    this process serves with, read now (so after :func:`tune_gc`); over a group's live workers, the
+    lowest (an untuned worker shows CPython's defaults)."""
+    gauge = Gauge(
+        "chaiwala_gc_threshold",
+        "Garbage collector thresholds this process serves with (services.common.gcpolicy)",
+        ["generation"],
+        registry=registry,
+        multiprocess_mode="livemin",
+    )
+    for generation, value in enumerate(gc.get_threshold()):
+        gauge.labels(generation=str(generation)).set(value)
+    return gauge

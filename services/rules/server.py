@@ -20,7 +20,7 @@ from services.common import metrics, protojson, workers
 from services.common.daemon import require_redis
 from services.common.exposure import check_exposure
 from services.common.fdlimit import raise_open_files
-from services.common.gcpolicy import tune_gc
+from services.common.gcpolicy import threshold_gauge, tune_gc
 from services.common.interceptors import RpcInterceptor
 from services.common.logs import configure_logging, get_logger
 from services.common.loops import run_loop
@@ -190,6 +190,7 @@ def main(argv: list[str]) -> None:
     if count > 1 and not workers.is_worker():
         raise SystemExit(serve_group(argv[0], settings, count))
     tune_gc()  # the player streams' objects: no full collection every few seconds (services.common.gcpolicy)
+    threshold_gauge(REGISTRY)  # what it now runs with, on its metrics
     run_loop(serve(argv[0], settings))
 
 

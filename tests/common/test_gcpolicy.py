@@ -1,6 +1,7 @@
 """The long-running servers collect garbage at a pace fit for thousands of open streams
 (services.common.gcpolicy): young collections far apart, a full one rarely, start-up frozen out of
-every collection; and cyclic garbage made afterwards is still collected."""
+every collection; and cyclic garbage made afterwards is still collected.  That the running gateway
+and rules service serve with it is read from their metrics (tests/processes/test_workers.py)."""
 
 from __future__ import annotations
 
@@ -40,8 +41,3 @@ def test_a_tuned_process_collects_rarely_keeps_start_up_frozen_and_still_frees_c
     assert frozen > 1000  # the modules and objects of start-up
     assert freed == "True"
 
-
-def test_both_servers_tune_the_collector_before_they_serve() -> None:
-    for entry in ("gateway/__main__.py", "services/rules/server.py"):
-        source = (ROOT / entry).read_text()
-        assert "tune_gc()" in source.split("def main(", 1)[1], entry

@@ -34,7 +34,7 @@ GAME_PREFIXES = (
     "chaiwala_engine_", "chaiwala_lobby_", "chaiwala_stream_",
 )  # fmt: skip
 # Each process's runtime (CPU, GC, its Redis watch): every process has its own, by design.
-RUNTIME_PREFIXES = ("process_", "python_", "chaiwala_store_")
+RUNTIME_PREFIXES = ("process_", "python_", "chaiwala_store_", "chaiwala_gc_")
 
 
 ops = module_fixture(ops_stack, "ops-metrics")

@@ -13,10 +13,11 @@ from concurrent.futures import ThreadPoolExecutor
 import httpx
 import psutil
 
+from services.common import gcpolicy
 from services.common.processes import stop_process
 from services.common.workers import remove_stale_metrics_dirs
 from tests.support.client import auth, two_humans
-from tests.support.metrics import samples_sum, scrape
+from tests.support.metrics import exported, samples_sum, scrape
 from tests.support.supervised import alive, listeners, wait_until
 from tests.support.worker_groups import GAME, WorkerGroups, metrics_dirs
 
@@ -33,6 +34,15 @@ def _workers(process: subprocess.Popen[bytes]) -> list[psutil.Process]:
 def test_each_group_runs_two_processes_on_one_port(groups: WorkerGroups) -> None:
     for name, process in (("service", groups.service), ("gateway", groups.gateway)):
         assert len(_workers(process)) == 2, name
+
+
+def test_every_worker_of_both_groups_serves_with_the_tuned_collector(groups: WorkerGroups) -> None:
+    """services.common.gcpolicy is in force in the running servers: each group's one scrape shows the
+    lowest thresholds over its live workers, so one untuned worker would show CPython's (700, 10, 10)."""
+    wanted = {"0": gcpolicy.YOUNG, "1": gcpolicy.MIDDLE_AFTER, "2": gcpolicy.FULL_AFTER}
+    for name, url in (("rules service", groups.metrics), ("gateway", f"{groups.url}/metrics")):
+        text = scrape(url)
+        assert {g: exported(text, "chaiwala_gc_threshold", generation=g) for g in wanted} == wanted, name
 
 
 def test_games_play_through_the_groups_and_one_scrape_sums_every_process(groups: WorkerGroups) -> None:
