@@ -5,7 +5,7 @@ gateway process") with the rules services as deployed (``--workers``), play move
 closed loop of :data:`DRIVERS` concurrent players spread over the watched games, and report:
 
 * **moves/s with the streams open** against the same loop with none (goal ≥ 0.8);
-* **delivery p99** (the move's ``POST`` sent → the listener's ``epoll`` returned with its event), in a
+* **delivery p99** (the move's ``POST`` sent → the listener's read of its event returned), in a
   second phase paced at half the quiet rate (:func:`probe_rate`: below saturation, so the figure is
   the fan-out's and not the queue of a saturated move loop), against a **bare SSE server**
   (:mod:`bench.sse_floor`) holding the same number of listeners on the same topic layout, sent the

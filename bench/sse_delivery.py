@@ -9,8 +9,9 @@ has a move before the next one.
 **What the latency is.**  The issue defines it as "POST accepted → event received".  The moment
 the gateway accepts a request is not visible to a client, so a delivery's latency runs from just
 before the driver sends ``POST /moves`` (the legal moves were fetched before, and the request body
-is ready: :meth:`bench.rest_path.Players.choose`) to the time the listener's ``epoll`` wait
-returned with the event's bytes.  It therefore includes the POST's transfer and the move's
+is ready: :meth:`bench.rest_path.Players.choose`) to the time the listener's ``recv`` of the
+event's bytes returned (until 2026-12-07 the time its ``epoll`` wait returned, which could predate
+bytes that came in before the read).  It therefore includes the POST's transfer and the move's
 processing up to the commit (a bound from above), and never the ``GET /legal-moves`` (until
 2026-12-01 the stamp was taken before it, which added a whole request to every figure).  The
 driver posts through :mod:`bench.lean_http`, so its own HTTP client costs next to nothing inside

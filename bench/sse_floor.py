@@ -7,7 +7,7 @@ buffer, as the gateway's SSE sockets).  On a private control connection per work
 hands it a move's SSE bytes (the very frames the gateway sent for that game's moves); the worker
 frames them as one HTTP chunk and writes them to each of its listeners with one ``transport.write``
 each, on uvloop when installed (uvicorn's loop), then acknowledges.  No routing, no gRPC, no
-Redis, no rules: the latency from "bytes handed over" to "the listener's ``epoll`` returned" is
+Redis, no rules: the latency from "bytes handed over" to "the listener's ``recv`` returned" is
 the fan-out's floor on these cores, measured by the same listener processes
 (:mod:`bench.sse_listeners`) in the same run as the gateway's figure.
 """
