@@ -196,8 +196,11 @@ class Dispatcher:
 
     async def _fan_out_loop(self, stop: asyncio.Event) -> None:
         while not stop.is_set():
+            # A read waits up to IDLE_SECONDS for an event and only then reports Redis back: during
+            # an outage it waits the poll interval, or the outage's end came up to 20 s late.
+            wait = self.settings.webhook_poll_s if self.watch.down else IDLE_SECONDS
             try:
-                await self._fan_out(await self.reader.read(stop, IDLE_SECONDS))
+                await self._fan_out(await self.reader.read(stop, wait))
                 self.watch.answered()
                 continue
             except Exception as error:  # Redis away: say so (once) and try again after a pause
@@ -214,7 +217,8 @@ class Dispatcher:
                 self.watch.answered()
                 if claimed and claimed == room:
                     continue  # more may be due: look again once an attempt frees room
-                wait = self.settings.webhook_poll_s if self.in_flight or claimed else await self._idle_seconds()
+                busy = self.in_flight or claimed or self.watch.down  # down: the other loop saw an outage
+                wait = self.settings.webhook_poll_s if busy else await self._idle_seconds()
             except Exception as error:
                 if not self.watch.failed(error, "dispatch"):
                     log.exception("dispatch_failed")
