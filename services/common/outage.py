@@ -42,6 +42,12 @@ class StoreWatch:
         self.down_since: float | None = None
         STORE_AVAILABLE.set(1)
 
+    @property
+    def down(self) -> bool:
+        """Whether a loop last found the store away (a loop that would wait long between passes
+        waits its short pause instead, so the outage's end is seen, logged and counted at once)."""
+        return self.down_since is not None
+
     def failed(self, error: BaseException, during: str) -> bool:
         """A loop's pass (``during``) failed with ``error``: whether it was the store being away
         (logged at its start only); ``False`` leaves the error to the caller to log."""

@@ -91,11 +91,13 @@ class Dispatcher:
                                    claim_idle_ms=settings.webhook_lease_ms, linger_seconds=LINGER_SECONDS)  # fmt: skip
         self._stop = asyncio.Event()  # run's, once it runs
         self._wake = asyncio.Event()  # set when deliveries may have become due (or room freed)
+        self._recount = asyncio.Event()  # set when the dead letters changed: the gauges are read again
         self.watch = StoreWatch(log)  # Redis away: one warning, not a traceback per poll
 
     def nudge(self) -> None:
         """Something became due now (a redelivery): end the deliveries' idle wait and look at what is due."""
         self._wake.set()
+        self._recount.set()  # a redelivered dead letter left the dead ones
 
     async def close(self) -> None:
         """Wait for attempts in flight, then release the HTTP client."""
@@ -183,6 +185,7 @@ class Dispatcher:
             metrics.DELIVERIES.labels("dead").inc()
             log.warning("delivery_dead", delivery_id=delivery.delivery_id, attempts=delivery.attempts)
             await self.store.save(delivery, None, now, dead=True)
+            self._recount.set()
             return
         delivery.status, delivery.next_ms = "pending", due
         await self.store.save(delivery, due, now)
@@ -196,8 +199,11 @@ class Dispatcher:
 
     async def _fan_out_loop(self, stop: asyncio.Event) -> None:
         while not stop.is_set():
+            # A read waits up to IDLE_SECONDS for an event and only then reports Redis back: during
+            # an outage it waits the poll interval, or the outage's end came up to 20 s late.
+            wait = self.settings.webhook_poll_s if self.watch.down else IDLE_SECONDS
             try:
-                await self._fan_out(await self.reader.read(stop, IDLE_SECONDS))
+                await self._fan_out(await self.reader.read(stop, wait))
                 self.watch.answered()
                 continue
             except Exception as error:  # Redis away: say so (once) and try again after a pause
@@ -214,7 +220,8 @@ class Dispatcher:
                 self.watch.answered()
                 if claimed and claimed == room:
                     continue  # more may be due: look again once an attempt frees room
-                wait = self.settings.webhook_poll_s if self.in_flight or claimed else await self._idle_seconds()
+                busy = self.in_flight or claimed or self.watch.down  # down: the other loop saw an outage
+                wait = self.settings.webhook_poll_s if busy else await self._idle_seconds()
             except Exception as error:
                 if not self.watch.failed(error, "dispatch"):
                     log.exception("dispatch_failed")
@@ -229,8 +236,10 @@ class Dispatcher:
         return max(self.settings.webhook_poll_s, min(IDLE_SECONDS, until))
 
     async def report(self, stop: asyncio.Event) -> None:
-        """Keep the gauges (outbox lag, pending, dead letters) in line with Redis."""
+        """Keep the gauges (outbox lag, pending, dead letters) in line with Redis: every
+        :data:`REPORT_SECONDS`, and at once when a delivery died or a dead letter was redelivered."""
         while not stop.is_set():
+            self._recount.clear()
             with contextlib.suppress(Exception):
                 events, age_ms = await group_lag(self.redis, GROUP)
                 metrics.OUTBOX_LAG_EVENTS.labels(GROUP).set(events)
@@ -238,8 +247,7 @@ class Dispatcher:
                 pending, dead = await self.store.counts()
                 metrics.PENDING.set(pending)
                 metrics.DEAD_LETTERS.set(dead)
-            with contextlib.suppress(TimeoutError):
-                await asyncio.wait_for(stop.wait(), REPORT_SECONDS)
+            await _pause(self._recount, REPORT_SECONDS, stop)
 
 
 def _turn_player(event: OutboxEvent) -> str:

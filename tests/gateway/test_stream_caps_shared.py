@@ -56,7 +56,11 @@ def _gateway(stack: dict[str, Any], redis_url: str, log: Path) -> tuple[subproce
     }
     with log.open("ab") as out:
         process = subprocess.Popen([sys.executable, "-m", "gateway"], cwd=ROOT, env=env, stdout=out, stderr=out)
-    url = f"http://127.0.0.1:{port}"
+    return process, f"http://127.0.0.1:{port}"
+
+
+def _answering(process: subprocess.Popen[bytes], url: str, log: Path) -> None:
+    """Wait until the gateway started by :func:`_gateway` answers ``/healthz``."""
 
     def answers() -> bool:
         assert process.poll() is None, f"the gateway exited; see {log}"
@@ -65,16 +69,18 @@ def _gateway(stack: dict[str, Any], redis_url: str, log: Path) -> tuple[subproce
         return False
 
     eventually(answers, "answering /healthz", 60, step=0.1)
-    return process, url
 
 
 @pytest.fixture()
 def two_gateways(stack: dict[str, Any], redis_url: str, tmp_path: Path) -> Iterator[list[tuple[Any, str]]]:
-    """Two gateway processes sharing the session's Redis."""
+    """Two gateway processes sharing the session's Redis (started at once, then each answering)."""
     started: list[tuple[subprocess.Popen[bytes], str]] = []
     try:
-        for name in ("a", "b"):
-            started.append(_gateway(stack, redis_url, tmp_path / f"gateway-{name}.log"))
+        logs = [tmp_path / f"gateway-{name}.log" for name in ("a", "b")]
+        for log in logs:
+            started.append(_gateway(stack, redis_url, log))
+        for (process, url), log in zip(started, logs, strict=True):
+            _answering(process, url, log)
         yield started
     finally:
         for process, _ in started:

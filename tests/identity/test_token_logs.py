@@ -101,9 +101,10 @@ def processes(redis_url: str, issuer: Issuer, tmp_path_factory: pytest.TempPathF
     gateway = Component("gateway", gateway_args, gateway_env, logs / "gateway.log", _http_ready(f"{url}/healthz"))
     rules.spawn()
     try:
+        gateway.spawn()  # both start at once: the gateway dials the rules service when called
         assert rules.process is not None
         wait_for_grpc(f"127.0.0.1:{grpc_port}", rules.process)
-        gateway.start()
+        gateway.wait_ready()
         yield Processes(rules, gateway, f"127.0.0.1:{grpc_port}", url)
     finally:
         gateway.stop()

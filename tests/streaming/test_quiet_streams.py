@@ -1,30 +1,43 @@
-"""Streams that hold through the real stack: a player stream and a game stream left quiet for a minute.
+"""Streams that hold through the real stack: a player stream and a game stream left quiet.
 
-Both are opened with stream tickets, as a browser's ``EventSource`` opens them.  For over a minute
-nothing happens; each stream must start with its ``retry`` field, carry ``: ping`` comments, send no
-``error`` and no ``end``, and deliver the next event when it comes.  The player stream used to fail
-after 10 quiet seconds (its blocking read on a Redis client whose 5 s reply timeout was redis-py's
-default).  Then both streams are dropped and reopened with the same URL and ``Last-Event-ID``, as an
-``EventSource`` reconnects: the tickets were issued more than a minute before, but a stream they
-opened kept them alive, so both get in again and go on from where they were.
+Both are opened with stream tickets, as a browser's ``EventSource`` opens them.  For
+:data:`QUIET_SECONDS` nothing happens; each stream must start with its ``retry`` field, carry
+``: ping`` comments, send no ``error`` and no ``end``, and deliver the next event when it comes.  The
+player stream used to fail after 10 quiet seconds (its blocking read on a Redis client whose 5 s
+reply timeout was redis-py's default).  Then both streams are dropped and reopened with the same URL
+and ``Last-Event-ID``, as an ``EventSource`` reconnects: the tickets were issued longer ago than
+their lifetime, but a stream they opened kept them alive, so both get in again and go on from where
+they were.
+
+The tickets' lifetime is a setting (``CHAIWALA_STREAM_TICKET_SECONDS``, a minute by default): the
+streams run on a gateway and a Darjeeling rules service of their own whose tickets live
+:data:`TICKET_SECONDS`, so the quiet outlasts a ticket's life, the 10 s the player stream once broke
+at and a ping interval in 22 s, not a minute (the suite's Redis and conductor).  An open player
+stream waits for its notices a quarter of a ticket's life at a time (5 s here; 10 s with the
+default), so it renews its ticket four times meanwhile.
 """
 
 from __future__ import annotations
 
 import threading
 import time
+from collections.abc import Iterator
 from dataclasses import dataclass, field
 
 import httpx
+import pytest
 
-from services.identity import feed_rpcs
-from services.rules import tickets
+from gateway.fanout import PING_SECONDS
+from services.identity.settings import IdentitySettings
 from tests.support.client import auth, guest, sse_line, turn, two_humans
+from tests.support.stack import ConductorProcess, rules_and_gateway
 
 GAME = "darjeeling"
-# Longer than a minute: past the 10 s the player stream once broke at, past four ping intervals,
-# and past the tickets' first minute.
-QUIET_SECONDS = 62.0
+# The tickets' lifetime of this module's stack (CHAIWALA_STREAM_TICKET_SECONDS).
+TICKET_SECONDS = 20
+# Past the tickets' first lifetime, past the 10 s the player stream once broke at, past a ping interval.
+QUIET_SECONDS = 22.0
+OPEN_LIMITS = "500/second;1000000/hour"  # as the suite's gateway (tests/conftest.py)
 SSE = {"Accept": "text/event-stream"}
 
 
@@ -103,7 +116,22 @@ def _assert_held(heard: Heard, name: str) -> None:
     assert not [m for m in heard.messages if m.get("event") in ("error", "end")], f"{name}: {heard.messages}"
 
 
-def test_quiet_streams_ping_hold_and_reopen_with_their_tickets_past_a_minute(client: httpx.Client) -> None:
+@pytest.fixture(scope="module")
+def short_tickets(redis_url: str, conductor: ConductorProcess) -> Iterator[httpx.Client]:
+    """A client of a gateway over a Darjeeling rules service whose tickets live :data:`TICKET_SECONDS`
+    (the suite's Redis, whose conductor plays the bots)."""
+    identity = IdentitySettings(stream_ticket_seconds=TICKET_SECONDS)
+    limits = {"create_limit": OPEN_LIMITS, "session_limit": OPEN_LIMITS}
+    with (
+        rules_and_gateway(redis_url, GAME, identity=identity, redis_url=redis_url, **limits) as (_, gateway),
+        httpx.Client(base_url=gateway.url, timeout=600) as http,
+    ):
+        yield http
+
+
+def test_quiet_streams_ping_hold_and_reopen_with_their_tickets_past_their_lifetime(short_tickets: httpx.Client) -> None:
+    assert max(TICKET_SECONDS, 10, PING_SECONDS) < QUIET_SECONDS
+    client = short_tickets
     url = str(client.base_url)
     _, player_token = guest(client, "Quiet")
     game_id, tokens = two_humans(client, GAME, seed=41)
@@ -131,7 +159,7 @@ def test_quiet_streams_ping_hold_and_reopen_with_their_tickets_past_a_minute(cli
     assert mine.messages[0]["event"] == "game_started"
     assert _game_events(game), game.messages
     # Dropped (the threads left), and reopened as an EventSource does: same URL, Last-Event-ID.
-    assert time.monotonic() - issued > max(feed_rpcs.TICKET_TTL_SECONDS, tickets.TICKET_TTL_SECONDS)
+    assert time.monotonic() - issued > TICKET_SECONDS
     again, again_thread = _start(url, "/v1/me/events", {"ticket": me_ticket}, wanted=1, last_id=mine.messages[0]["id"])
     last_game_id = _game_events(game)[-1]["id"]
     game_again, game_again_thread = _start(url, f"/v1/games/{game_id}/events", {"ticket": game_ticket}, wanted=1,
