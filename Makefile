@@ -141,9 +141,11 @@ sdk: docs-openapi $(SDK)/node_modules/.installed
 
 # Checks first: ruff and mypy clean is part of passing; so are a docs site that builds with --strict,
 # a contract that lints and compiles, and the SDK built (tests/sdk runs its tests).  The installers
-# run one at a time (apt-get holds one lock), then the checks two at a time: each is one process on
-# one core (2026-12-07, warm caches: 11.7-17.9 s one after another, 7.3-14.6 s two at a time).
-checks: setup browser redis-tls node
+# (apt-get, pip and the three npm installs) run one at a time, then the checks two at a time: each
+# is one process on one core (2026-12-07, warm caches: 11.7-17.9 s one after another, 7.3-14.6 s two
+# at a time).
+checks: setup browser redis-tls node $(CONTRACT)/node_modules/.installed \
+		$(BROWSER_TOOLS)/node_modules/.installed $(SDK)/node_modules/.installed
 	$(MAKE) -j2 --output-sync=target lint browser-tools docs-check contract sdk
 # Three workers on two cores: most tests wait on processes and sockets, so two left a core idle
 # (2026-12-07: 702 s at -n 3 against 794 s at -n 2).
