@@ -1,13 +1,15 @@
-"""CPU of a REST move answer's events, both ways, in process: packed and walked, or printed and passed through.
+"""CPU of a REST move answer's events, three ways, in process: packed, printed apart, or the whole answer printed.
 
 ``RenderedRules.SubmitMoves`` used to send a move's events packed (the rules service built each
 ``GameEvent`` with its game ``Event`` in an ``Any``; the gateway parsed the answer and walked the
-events to JSON); it now prints them in the rules service (``events_json``) and the gateway splices
-the bytes in.  Both paths are still in the code (a rules service older than ``events_json`` gets
-the first), so this measures them side by side on the same answers: the moves of 32 random games
-per game type, each answer once (as a gateway sees them: new events every move), alternating the
-two ways ``--repeats`` times.  Rules side: the events of the answer (messages built and serialized,
-or printed); gateway side: the answer parsed, rendered with the state spliced in, and dumped.
+events to JSON); then it printed them in the rules service (``events_json``) and the gateway spliced
+the bytes into the answer it printed; now, for a gateway that asks, it prints the whole answer
+(``answer_json``) and the gateway answers those bytes.  Every path is still in the code (for older
+gateways and rules services), so this measures them side by side on the same answers: the moves of
+32 random games per game type, each answer once (as a gateway sees them: new events every move),
+alternating the ways ``--repeats`` times.  Rules side: the events of the answer (messages built and
+serialized, or printed) and the ``RenderedSubmit`` serialized; gateway side: the answer parsed and
+the REST body made (rendered with the state spliced in and dumped, or taken as it came).
 
     python -m bench.answer_events --repeats 6 [--game tea_rum]
 """
@@ -24,8 +26,8 @@ from typing import Any
 import orjson
 
 from chaiwala.v1 import rendered_pb2, rules_pb2
-from gateway.routes import _submit_answer
 from services.common import protorender
+from services.common.answerjson import answer_json
 from services.common.registry import engine_for
 from services.common.runner import Match
 from services.games.records import LogEntry
@@ -63,8 +65,19 @@ def _printed(narrator: Narrator, entry: LogEntry, seat: int) -> bytes:
     return rendered_pb2.RenderedSubmit(answer=answer, state_json=STATE, events_json=events).SerializeToString()
 
 
+def _whole(narrator: Narrator, entry: LogEntry, seat: int) -> bytes:
+    answer = rules_pb2.SubmitMovesResponse(version=entry.version, status="active", to_act=entry.to_act)
+    events = orjson.dumps(narrator.entry_json(entry, seat, words=(["a", "b"], "en")))
+    answer.state.SetInParent()
+    small = rules_pb2.SubmitMovesResponse(version=answer.version, status=answer.status)
+    return rendered_pb2.RenderedSubmit(answer=small, answer_json=answer_json(answer, STATE, events)).SerializeToString()
+
+
 def _gateway(wire: bytes) -> bytes:
-    return orjson.dumps(_submit_answer(rendered_pb2.RenderedSubmit.FromString(wire)))
+    """What ``gateway.routes.submit_moves`` does with the call's answer (without ``?include``)."""
+    rendered = rendered_pb2.RenderedSubmit.FromString(wire)
+    answer = rendered.answer
+    return rendered.answer_json or answer_json(answer, rendered.state_json, rendered.events_json)
 
 
 def _timed(items: list[Any], work: Callable[[Any], Any]) -> tuple[float, list[Any]]:
@@ -82,7 +95,7 @@ def main(argv: list[str]) -> None:
     args = parser.parse_args(argv)
     narrator = Narrator(engine_for(args.game))
     entries = _entries(args.game, args.moves)
-    ways = {"packed": _packed, "printed": _printed}
+    ways = {"packed": _packed, "printed": _printed, "whole": _whole}
     figures: dict[str, dict[str, list[float]]] = {way: {"rules": [], "gateway": []} for way in ways}
     answers: dict[str, list[bytes]] = {}
     for _ in range(args.repeats):
@@ -92,7 +105,7 @@ def main(argv: list[str]) -> None:
             gateway, answers[way] = _timed(wires, _gateway)
             figures[way]["rules"].append(rules)
             figures[way]["gateway"].append(gateway)
-    assert answers["packed"] == answers["printed"]  # same REST bytes both ways
+    assert answers["packed"] == answers["printed"] == answers["whole"]  # same REST bytes every way
     for way, sides in figures.items():
         line = ", ".join(f"{side} {statistics.median(v):.3f} (min {min(v):.3f})" for side, v in sides.items())
         print(f"{args.game} {way:8s} CPU ms per answer's events, median of {args.repeats}: {line}; "
