@@ -71,7 +71,7 @@ def _version_of(listing: bytes) -> int:
 
 async def legal_moves_of(
     request: Request, stub: Any, options: dict[str, Any], game_id: str, version: int
-) -> orjson.Fragment | None:
+) -> bytes | None:
     """The bearer's legal moves as ``GET legal-moves`` prints them, at ``version`` or newer; ``None``
     when the rules service refuses them (the answer they would ride in stands without them)."""
     reader: LegalMovesReader = request.app.state.legal_moves
@@ -84,7 +84,7 @@ async def legal_moves_of(
         except grpc.aio.AioRpcError as error:
             log.warning("included_legal_moves_failed", game_id=game_id, code=error.code().name)
             return None
-    return orjson.Fragment(stored)
+    return stored
 
 
 async def with_legal_moves(
@@ -94,5 +94,21 @@ async def with_legal_moves(
     if seated and printed.get("status") == "active":
         legal = await legal_moves_of(request, stub, options, game_id, int(printed.get("version", 0)))
         if legal is not None:
-            printed["legal_moves"] = legal
+            printed[LEGAL_MOVES] = orjson.Fragment(legal)
     return printed
+
+
+async def with_legal_moves_json(
+    request: Request, printed: bytes, status: str, version: int, stub: Any, options: dict[str, Any], game_id: str
+) -> bytes:
+    """A seat's answer printed whole (a move's, ``printed``: a JSON object; its ``status`` and ``version``),
+    with ``legal_moves`` as its last member while the game is active: the bytes
+    :func:`with_legal_moves` and printing give, without parsing the answer."""
+    if status != "active":
+        return printed
+    legal = await legal_moves_of(request, stub, options, game_id, version)
+    if legal is None:
+        return printed
+    # orjson prints no spaces: the object's last byte is its closing brace.
+    comma = b"," if printed != b"{}" else b""
+    return b"".join((printed[:-1], comma, b'"', LEGAL_MOVES.encode(), b'":', legal, b"}"))

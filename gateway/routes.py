@@ -23,12 +23,12 @@ from grpc_health.v1 import health_pb2, health_pb2_grpc
 from prometheus_client import CONTENT_TYPE_LATEST, generate_latest
 from starlette.types import Scope
 
-from chaiwala.v1 import rendered_pb2, rest_pb2, rules_pb2
+from chaiwala.v1 import rest_pb2, rules_pb2
 from gateway import jsonbody, posted
 from gateway.backends import Backends
 from gateway.edge import Metrics
 from gateway.fanout import LiveEvents, ViewerKey, live_stream
-from gateway.include import game_read, included, with_legal_moves
+from gateway.include import game_read, included, with_legal_moves, with_legal_moves_json
 from gateway.limits import Rider, RiderFor
 from gateway.messages import carry
 from gateway.nulls import refuse_nulls
@@ -37,7 +37,8 @@ from gateway.resume import MAX_VERSION, last_event
 from gateway.settings import GatewaySettings
 from gateway.stream_tickets import ticket_body, ticket_param
 from services.common import protojson
-from services.common.callmeta import PRINT_EVENTS
+from services.common.answerjson import answer_json
+from services.common.callmeta import PRINT_ANSWER, PRINT_EVENTS
 from services.common.logs import get_logger
 from services.common.metrics_http import authorised
 from services.common.workers import scrape_registry
@@ -51,6 +52,9 @@ LANGUAGES = ("en", "es")  # the values ?lang= may take
 router = APIRouter()
 METADATA = "chaiwala.metadata"  # the request's gRPC metadata, in its scope (_metadata)
 LEGAL_MOVES_PATH = re.compile(r"/v1/games/(?P<game_id>[^/]+)/legal-moves")
+# What a move's call asks the rules service to print: its events (rules services since
+# events_json) and its whole answer (since answer_json).
+_PRINTING = ((PRINT_EVENTS, "1"), (PRINT_ANSWER, "1"))
 
 
 class JSON(JSONResponse):
@@ -356,16 +360,20 @@ async def submit_moves(game_id: str, request: Request) -> Response:
     )
     if expected is not None:
         grpc_request.expected_version = expected
-    # The state and the events come as JSON bytes to pass through (services.rules.rendered).  Every
-    # rules service serves RenderedRules (it came before this gateway's release), so one RPC: no
-    # fallback; the events come printed only when asked, so an older gateway still gets them packed.
-    printing = {**options, "metadata": (*options["metadata"], (PRINT_EVENTS, "1"))}
+    # The whole answer comes printed by the rules service (services.rules.rendered), answered as it
+    # comes.  Every rules service serves RenderedRules (it came before this gateway's release), so
+    # one RPC: no fallback; what it prints is asked for, so an older gateway still gets the answer
+    # message, and an older rules service answers the state and events printed apart (or the
+    # events packed), which the gateway prints around them with the same printer.
+    printing = {**options, "metadata": (*options["metadata"], *_PRINTING)}
     rendered = await _rpc(_backends(request).rendered[game_type].SubmitMoves(grpc_request, **printing))
-    if not wanted:
-        return JSON(_submit_answer(rendered))
-    # The next legal moves ride in the answer (gateway.include): the client needs no other read.
-    stub = _backends(request).stub(game_type)
-    return JSON(await with_legal_moves(request, _submit_answer(rendered), stub, options, game_id, True))
+    answer = rendered.answer
+    body = rendered.answer_json or answer_json(answer, rendered.state_json, rendered.events_json)
+    if wanted:
+        # The next legal moves ride in the answer (gateway.include): the client needs no other read.
+        stub = _backends(request).stub(game_type)
+        body = await with_legal_moves_json(request, body, answer.status, answer.version, stub, options, game_id)
+    return Response(body, media_type=JSON.media_type)
 
 
 def _one_move(data: dict[str, Any]) -> tuple[list[dict[str, Any]], int | None] | None:
@@ -392,31 +400,6 @@ def _moves_of(data: dict[str, Any]) -> tuple[list[Any], int | None]:
         raise Problem(400, "invalid_request", "give exactly one of 'move' and 'moves'")
     moves = [body.move] if body.HasField("move") else list(body.moves)
     return moves, body.expected_version if body.HasField("expected_version") else None
-
-
-def _submit_answer(rendered: rendered_pb2.RenderedSubmit) -> dict[str, Any]:
-    """The answer as REST prints it, the pre-rendered state and events spliced in unparsed (``orjson.Fragment``).
-
-    The rules service leaves ``state`` present but empty beside ``state_json``, so the key keeps its
-    place among the others; ``events`` is a repeated field, whose key prints among the set fields
-    when the list is not empty and among the defaults when it is, so one empty event stands in for
-    a non-empty list.  The bytes are what rendering the packed state and events would print.
-    """
-    answer = rendered.answer
-    if not rendered.state_json:
-        return protojson.to_dict(answer)  # a retried key's first answer: the state is packed
-    answer.state.Clear()  # a keyed answer carries the packed state too (kept for retries): not rendered twice
-    answer.state.SetInParent()
-    events = rendered.events_json
-    if events:  # empty from a rules service older than the field: the packed events are rendered
-        del answer.events[:]
-        if events != b"[]":
-            answer.events.add()
-    printed = protojson.to_dict(answer)
-    printed["state"] = orjson.Fragment(rendered.state_json)
-    if events:
-        printed["events"] = orjson.Fragment(events)
-    return printed
 
 
 @router.get("/v1/games/{game_id}/events")

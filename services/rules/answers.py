@@ -17,7 +17,7 @@ from grpc import aio
 from chaiwala.v1 import rules_pb2
 from services.clock import clock as clocks
 from services.common import dictrender, protojson
-from services.common.callmeta import call_language, wants_printed_events
+from services.common.callmeta import call_language, wants_printed_answer, wants_printed_events
 from services.common.engine import Result
 from services.games.records import GameMeta
 from services.lobby.seats import is_open
@@ -69,18 +69,22 @@ def language(context: aio.ServicerContext) -> str:
 class PrintedAnswer:
     """The parts of a move's answer printed as REST prints them (``RenderedSubmit``): JSON bytes, or
     empty when the answer carries them packed instead (a retried key's first answer).
-    ``with_events``: whether the caller reads printed events (else they come packed)."""
+    ``with_events``: whether the caller reads printed events (else they come packed); ``whole``:
+    whether it reads the whole answer printed (``RenderedSubmit.answer_json``; events printed too)."""
 
     state: bytes = b""
     events: bytes = b""
     with_events: bool = True
+    whole: bool = False
 
 
 def printed_for(context: aio.ServicerContext) -> PrintedAnswer:
     """What the gateway calling ``RenderedRules.SubmitMoves`` reads printed: the state always, the
-    events when its metadata asks (``callmeta.PRINT_EVENTS``), so gateways and rules services
-    upgrade in either order."""
-    return PrintedAnswer(with_events=wants_printed_events(context.invocation_metadata() or ()))
+    events when its metadata asks (``callmeta.PRINT_EVENTS``), the whole answer when it asks for
+    that (``callmeta.PRINT_ANSWER``), so gateways and rules services upgrade in either order."""
+    metadata = context.invocation_metadata() or ()
+    whole = wants_printed_answer(metadata)
+    return PrintedAnswer(with_events=whole or wants_printed_events(metadata), whole=whole)
 
 
 def fill_state(
