@@ -7,7 +7,7 @@ the player's token (or ticket's player) expires, and with ``error`` then ``end``
 goes away (reconnect with ``Last-Event-ID``).  It is written like a game's stream
 (:class:`gateway.sse_listener.LiveStream`: the same headers, ``retry`` field and socket path) and
 kept by the same keeper (:meth:`gateway.fanout.LiveEvents.keep`: a ``: ping`` comment every
-:data:`gateway.keepalive.PING_SECONDS`, ``shutting_down`` when the gateway stops); the rules
+:data:`gateway.fanout.PING_SECONDS`, ``shutting_down`` when the gateway stops); the rules
 service's own keep-alives only say the watch is open.  With one client per upstream call, the
 relay reads the call no faster than the client reads the stream (no client is dropped as slow).
 Without ``Accept: text/event-stream`` the answer is the JSON list of what is there now.

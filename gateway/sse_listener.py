@@ -24,7 +24,6 @@ from __future__ import annotations
 
 import asyncio
 import contextlib
-import time
 from collections import deque
 from collections.abc import Awaitable, Callable, Generator, Iterable
 from typing import Any
@@ -94,10 +93,6 @@ class Listener:
         self.complete = False  # the final chunk was written
         self._final = final  # the closing frames (an error event if any, then end), from why and where
         self.on_leave: Callable[[], None] = lambda: None
-        # The keep-alive's (gateway.keepalive): when bytes were last written (monotonic seconds: a ping
-        # is due a period after), and whether the client is still kept (False once it left).
-        self.wrote_at = time.monotonic()
-        self.kept = True
 
     # ---- the upstream's side (never waits) --------------------------------------------------
 
@@ -124,14 +119,11 @@ class Listener:
         self.backlog.extend(items)
         return True
 
-    def ping(self) -> bool:
+    def ping(self) -> None:
         """Keep an idle connection open through proxies (skipped while a write is pending); every SSE
-        stream of the gateway is pinged this way, by :class:`gateway.keepalive.PingWheel`.  Whether
-        a ping was written."""
+        stream of the gateway is pinged this way, by :class:`gateway.fanout.LiveEvents`' keeper."""
         if self.send is not None and self.writing is None and not self.ended:
             self._write(PING)
-            return True
-        return False
 
     async def drained(self) -> None:
         """Wait until nothing waits for the socket (a stream with one client and one upstream, the
@@ -155,7 +147,6 @@ class Listener:
     def _write(self, chunk: bytes, more: bool = True, framed: bytes = b"") -> None:
         # A chunk with more to come goes straight to the socket when it takes it at once; the last
         # chunk, and any the socket cannot take now, through the ASGI send (which waits to drain).
-        self.wrote_at = time.monotonic()
         if more and self.socket is not None and self.socket.write(framed or frame(chunk)):
             return
         assert self.send is not None
@@ -204,7 +195,6 @@ class Listener:
             chunk = b"".join(self._take(list(self.backlog)))
             self.backlog.clear()
         self.send, self.socket = send, socket
-        self.wrote_at = time.monotonic()
         if self.backlog or self.ended:
             self._flush()
 

@@ -269,7 +269,7 @@ round robin sends each player's next request there)."""
 
 STREAM_SECONDS = 40
 """HAProxy's server timeout for event streams: an idle stream gets a ``: ping`` every 15 s
-(:data:`gateway.keepalive.PING_SECONDS`), so this only ends a stream whose gateway went silent."""
+(:data:`gateway.fanout.PING_SECONDS`), so this only ends a stream whose gateway went silent."""
 
 STREAM_ACL = "{ req.hdr(accept) -m sub text/event-stream }"
 """An event stream, as the gateway tells one (``Accept: text/event-stream``, gateway/limits.py)."""
