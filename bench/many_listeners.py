@@ -5,7 +5,18 @@ seats (each with its own bearer, so its own upstream watch) and eight spectators
 then :data:`bench.many_streams.DRIVERS` movers play the watched games in turn, first with no
 listener connected, then with all of them.  Rows: moves/s with against without (goal ≥ 0.8),
 delivery p99 against the bare server at the same count (goal ≤ 2×), and the gateway's memory per
-connection beside the bare server's (see :mod:`bench.many_streams`).  On a cluster of one process
+connection beside the bare server's (see :mod:`bench.many_streams`).
+
+**Delivery is timed from the commit.**  The bare server's event exists the moment the bench
+publishes it; a move's event exists once the rules service has appended it to the game's log in
+Redis.  So in the paced phase each mover, before its ``POST``, blocks an ``XREAD`` on the game's log
+after the version it saw (:func:`_commit_seen`, a connection of the bench's own) and stamps the
+moment Redis hands the new entry over: the commit as a Redis client sees it, on the bench's own
+``perf_counter`` clock (``CLOCK_MONOTONIC``, the listeners' clock too: no skew to trust).  The
+headline p99 runs from that stamp to the listener's read returning, the same span the bare server's
+figure covers (publish to read).  Timed from just before the ``POST`` (the figure before
+2026-12-07) it held the move itself, 12-82 ms at p99, which no bare server makes; that figure stays
+in the details (``from_post_p99_ms``), beside the one from the mover's answer.  On a cluster of one process
 per suite the rules services follow every game with their stream mux (a few Redis connections,
 ``rules_redis_connections`` in the details, from ``CLIENT LIST``).
 """
@@ -23,10 +34,12 @@ from bench.config import Config
 from bench.rest_path import Players
 from bench.results import Row
 from bench.sse_listeners import Target
+from services.games.store import events_key
 
 SUITE = "listeners"
 NOUNS = many.Nouns(SUITE, "listener", "event", "delivery")
 SEATS, SPECTATORS = 2, 8  # listeners per game: its two seats and eight spectators
+COMMIT_WAIT_MS = 10_000  # how long a commit watch waits for the move's log entry (then: not seen)
 
 
 def _layout(players: Players, games: int) -> tuple[tuple[str, ...], tuple[str, ...], list[int]]:
@@ -46,9 +59,18 @@ def _layout(players: Players, games: int) -> tuple[tuple[str, ...], tuple[str, .
     return tuple(paths), tuple(headers), game_of
 
 
+async def _commit_seen(redis: aioredis.Redis, game_id: str, before: int) -> float | None:
+    """When the entry after version ``before`` of the game's log reached this process (``None``: not
+    within :data:`COMMIT_WAIT_MS`).  Started before the move's ``POST``, so Redis answers the blocked
+    read as the rules service's ``XADD`` commits (log entry ids are ``<version>-1``)."""
+    answer = await redis.xread({events_key(game_id): f"{before}-1"}, count=1, block=COMMIT_WAIT_MS)
+    return time.perf_counter() if answer else None
+
+
 async def _play(players: Players, games: int, config: Config, listeners_of: dict[str, list[int]] | None,
-                sent: many.Sent, rate: float = 0.0) -> dict[str, Any]:  # fmt: skip
-    """The movers (closed loop, or paced at ``rate``; :func:`bench.many_streams.drive`); each send is noted.
+                sent: many.Sent, rate: float = 0.0, redis: aioredis.Redis | None = None) -> dict[str, Any]:  # fmt: skip
+    """The movers (closed loop, or paced at ``rate``; :func:`bench.many_streams.drive`); each send is noted,
+    and with ``redis`` the moment each move's commit was seen (:func:`_commit_seen`).
 
     ``listeners_of`` is keyed by game id, not by the movers' index: a game that ends is replaced by a
     new one at its index (``Players.choose``), which its listeners do not watch, so its moves expect
@@ -57,14 +79,21 @@ async def _play(players: Players, games: int, config: Config, listeners_of: dict
 
     async def move(index: int) -> None:
         choice = await players.choose(index)
+        game_id, before = choice.game.game_id, choice.game.version
+        watched = (listeners_of or {}).get(game_id, [])
+        seen = asyncio.create_task(_commit_seen(redis, game_id, before)) if redis is not None and watched else None
+        await asyncio.sleep(0)  # the watch's XREAD goes out before the POST
         at = time.perf_counter()
         await players.submit(index, choice)
         answered = time.perf_counter()
+        committed = await seen if seen is not None else None
         version = players.games[index].version
         sent.order.append((at, f"/events/{index}", version))
-        for listener in (listeners_of or {}).get(players.games[index].game_id, []):
+        for listener in watched:
             sent.expected[(listener, version)] = at
             sent.answered[(listener, version)] = answered
+            if committed is not None:
+                sent.committed[(listener, version)] = committed
 
     tally = await many.drive(move, games, config.seconds, config.warmup, rate)
     return {"rate": tally.rate, **tally.summary()}
@@ -105,9 +134,13 @@ async def _measure(config: Config) -> list[Row]:
             loaded = await _play(players, games, config, None, many.Sent())
             sent, rate = many.Sent(), many.probe_rate(quiet["rate"])
             cpu = gateway.cpu()
-            paced = await _play(players, games, config, listeners_of, sent, rate)
+            redis = aioredis.Redis.from_url(running.redis_url)
+            try:
+                paced = await _play(players, games, config, listeners_of, sent, rate, redis)
+            finally:
+                await redis.aclose()
             cpu = gateway.cpu() - cpu
-            await asyncio.sleep(3.0)  # the last moves reach every listener
+            await listeners.settle()  # the last moves reach every listener (late ones too)
             connections = await _mux_connections(running.redis_url)
         finally:
             await asyncio.to_thread(listeners.stop)

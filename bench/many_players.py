@@ -133,7 +133,7 @@ async def _measure(config: Config) -> list[Row]:
             loaded = await _play(players, config, None)
             sent = many.Sent()
             paced = await _play(players, config, sent, many.probe_rate(quiet["rate"]))
-            await asyncio.sleep(3.0)
+            await listeners.settle()  # the last notices reach every player (late ones too)
         finally:
             await asyncio.to_thread(listeners.stop)
     case = {**many.deliveries(sent, listeners.first), **opened, **many.stream_errors(listeners),

@@ -21,6 +21,7 @@ lowest version every open socket of the child has seen) and gets the stamps at t
 
 from __future__ import annotations
 
+import asyncio
 import contextlib
 import multiprocessing
 import re
@@ -84,6 +85,7 @@ class _Child:
     errors: Counter[str] = field(default_factory=Counter)
     opened: int = 0
     ended: int = 0
+    heard: Any = None  # shared: how many (listener, number) arrivals this child has stamped so far
 
     # ---- connecting ---------------------------------------------------------------------------
 
@@ -198,6 +200,8 @@ class _Child:
     def report_progress(self) -> None:
         live = [entry.seen for entry in self.sockets.values() if entry.open]
         self.progress.value = min(live) if live else NOBODY
+        if self.heard is not None:
+            self.heard.value = len(self.first)
 
     def serve(self, commands: Connection) -> None:
         """Receive until told to stop, then send the stamps back."""
@@ -232,11 +236,12 @@ def _resp(*parts: bytes) -> bytes:
     return b"*%d\r\n" % len(parts) + b"".join(b"$%d\r\n%s\r\n" % (len(p), p) for p in parts)
 
 
-def _child_main(target: Target, count: int, progress: Any, commands: Connection, offset: int = 0) -> None:
+def _child_main(target: Target, count: int, progress: Any, commands: Connection, offset: int = 0,
+                heard: Any = None) -> None:
     with contextlib.suppress(ValueError, OSError):  # thousands of sockets: the hard limit, not the soft one
         hard = resource.getrlimit(resource.RLIMIT_NOFILE)[1]
         resource.setrlimit(resource.RLIMIT_NOFILE, (hard, hard))
-    child = _Child(target, progress)
+    child = _Child(target, progress, heard=heard)
     child.connect(count, offset)
     child.report_progress()
     commands.send({"opened": child.opened, "errors": dict(child.errors)})
@@ -257,6 +262,7 @@ class ListenerGroup:
     ended: int = 0
     errors: Counter[str] = field(default_factory=Counter)
     _children: list[tuple[Any, Connection, Any]] = field(default_factory=list)
+    _heard: list[Any] = field(default_factory=list)
 
     def start(self) -> None:
         """Start the children and wait until each has opened (or failed) its share."""
@@ -265,11 +271,12 @@ class ListenerGroup:
         offsets = [sum(shares[:i]) for i in range(len(shares))]
         for share, offset in zip(shares, offsets, strict=True):
             ours, theirs = context.Pipe()
-            progress = context.RawValue("q", -1)
-            args = (self.target, share, progress, theirs, offset)
+            progress, heard = context.RawValue("q", -1), context.RawValue("q", 0)
+            args = (self.target, share, progress, theirs, offset, heard)
             process = context.Process(target=_child_main, args=args, daemon=True)
             process.start()
             self._children.append((process, ours, progress))
+            self._heard.append(heard)
         for _, pipe, _ in self._children:
             if not pipe.poll(CONNECT_SECONDS * (self.count // BATCH + 2)):
                 self.connect_errors["child_timeout"] += 1
@@ -285,6 +292,24 @@ class ListenerGroup:
     def reached(self, version: int) -> bool:
         """Whether every open listener has seen ``version``."""
         return all(progress.value >= version for _, _, progress in self._children)
+
+    def heard(self) -> int:
+        """How many (listener, number) arrivals the children have stamped so far (many-streams mode)."""
+        return sum(int(value.value) for value in self._heard)
+
+    async def settle(self, least: float = 3.0, most: float = 15.0, step: float = 0.5) -> None:
+        """Wait until the arrivals stop coming: at least ``least`` seconds, then until a ``step``
+        passes with none new, ``most`` seconds at most.  A fixed wait counted events still on their
+        way on a busy machine (p99 deliveries of 3.5 s beside CPU hogs) as missed."""
+        await asyncio.sleep(least)
+        waited, before = least, self.heard()
+        while waited < most:
+            await asyncio.sleep(step)
+            waited += step
+            now = self.heard()
+            if now == before:
+                return
+            before = now
 
     def stop(self) -> None:
         """Collect every stamp and stop the children."""
