@@ -37,8 +37,8 @@ from services.games.records import GameMeta
 
 Name = tuple[str, int, str]
 # A kept position is its parsed state, its legal moves once computed and the game's metadata:
-# ~20-60 KB of Python objects by game (docs/lab/move-path.md, "No load for a kept position"),
-# so 512 games stay within ~10-30 MB per game type and process.
+# 28 KiB (Darjeeling) to 205 KiB (India Rails, its many legal moves) of Python objects
+# (docs/lab/move-path.md, "No load for a kept position"), so 512 games take 14-103 MiB per process.
 DEFAULT_CAPACITY = 512
 CAPACITY_ENV = "CHAIWALA_KEPT_POSITIONS"
 
