@@ -29,6 +29,12 @@ MOVES_ACCEPTED = Counter(
     ["game_type"],
 )
 MOVES_REJECTED = Counter("chaiwala_moves_rejected", "Moves refused, by stable error code", ["game_type", "code"])
+# Moves tried on the position a rules process kept (services.rules.positions): committed at once,
+# refused by the commit's guard (another process, the conductor or an operator moved the game;
+# the load follows), or left to the load by a check on the kept position (a refusal it may not give).
+KEPT_MOVES = Counter(
+    "chaiwala_kept_moves", "Submissions tried on a kept position, by outcome", ["game_type", "outcome"]
+)
 BOT_MOVES = Counter("chaiwala_bot_moves", "Moves played by server-side bots", ["game_type", "bot"])
 GAMES_CREATED = Counter("chaiwala_games_created", "Games created", ["game_type"])
 LOBBY_JOINS = Counter("chaiwala_lobby_joins", "Seats taken in waiting games (JoinGame)", ["game_type"])
@@ -47,6 +53,7 @@ ENGINE_APPLY = Histogram(
 # conductor runs its commits) count into them too, but do not export them.
 RULES_SERVICE_ONLY = (
     RPC_REQUESTS, RPC_DURATION, MOVES_ACCEPTED, MOVES_REJECTED, GAMES_CREATED, GAMES_ACTIVE, LOBBY_JOINS, ENGINE_APPLY,
+    KEPT_MOVES,
 )  # fmt: skip
 
 

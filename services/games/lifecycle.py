@@ -50,11 +50,13 @@ class Lifecycle:
 
     @staticmethod
     def from_dict(data: dict[str, Any]) -> Lifecycle:
-        """Read the metadata form (missing fields take their defaults)."""
+        """Read the metadata form (missing fields take their defaults).  Nothing of ``data`` is
+        shared: a commit advances the clock in place, and the metadata read may be a kept one
+        (:mod:`services.rules.positions`) that other requests read too."""
         return Lifecycle(
             resigned=list(data.get("resigned", [])),
             timeouts=list(data.get("timeouts", [])),
-            clock=data.get("clock"),
+            clock=_copied(data.get("clock")),
             on_timeout=data.get("on_timeout", "bot"),
             timeouts_to_resign=int(data.get("timeouts_to_resign", DEFAULT_TIMEOUTS_TO_RESIGN)),
             touched_ms=int(data.get("touched_ms", 0)),
@@ -85,6 +87,14 @@ class Lifecycle:
     def playing(self, seats: int) -> list[int]:
         """Seats that have not resigned."""
         return [seat for seat in range(seats) if seat not in self.resigned]
+
+
+def _copied(clock: clocks.Clock | None) -> clocks.Clock | None:
+    """A clock's own copy: its lists and maps one level down (its values are numbers)."""
+    if clock is None:
+        return None
+    return {key: (list(value) if isinstance(value, list) else dict(value) if isinstance(value, dict) else value)
+            for key, value in clock.items()}  # fmt: skip
 
 
 def bot_of_seat(players: Sequence[dict[str, Any]], lifecycle: Lifecycle, seat: int, bots: Sequence[str]) -> str:

@@ -126,7 +126,9 @@ class Step:
     never).  With an ``idempotency_key`` the ``answer`` is kept for a retry of the same key.
     ``outbox`` events are written with the step (only if it is written); so are the ``legal``
     answers (:mod:`services.legalmoves`).  ``visibility`` names the game's listing, and
-    ``bot_memory`` (empty: unchanged) replaces the bots' memory of the game.
+    ``bot_memory`` (empty: unchanged) replaces the bots' memory of the game.  ``seats_identity``
+    (empty: not checked) is the identity of the seats the step was authorised by, checked by the
+    commit (a step played on a kept position, :mod:`services.rules.positions`).
     """
 
     game_id: str
@@ -144,6 +146,7 @@ class Step:
     legal: LegalEntries | None = None
     visibility: str = "public"
     bot_memory: bytes = b""
+    seats_identity: str = ""
 
 
 @dataclass(frozen=True)

@@ -17,7 +17,11 @@ from services.legalmoves.fingerprint import COMMIT_PART as LEGAL_PART
 from services.outbox.stream import PART as OUTBOX_PART
 
 # Arguments: '1' to use the idempotency key (else '0'), the expected version, the log head stored
-# with it.  Leaves `version` (the expected one) and `use_idem` to the parts after it.
+# with it, and the seats' identity the move was authorised by ('' = not checked: the caller loaded
+# the game just now).  Leaves `version` (the expected one) and `use_idem` to the parts after it.
+# A move played on a position the rules process kept (services.rules.positions) was authorised
+# by metadata it did not load: the seats' identity (players and token hashes, the digest of
+# services.legalmoves.fingerprint.identity) is checked here with the version, head and status.
 _GUARD = Part(
     "guard",
     ("meta", "idem"),
@@ -25,17 +29,24 @@ _GUARD = Part(
 local use_idem = take() == '1'
 local expected = take()
 local previous_head = take()
+local seats_identity = take()
 if use_idem then
   local earlier = redis.call('GET', K.idem)
   if earlier then return {'idempotent', earlier} end
 end
-local meta = redis.call('HMGET', K.meta, 'version', 'status')
+local meta = redis.call('HMGET', K.meta, 'version', 'status', 'log_head')
 if not meta[1] then return {'missing', ''} end
 if meta[2] ~= 'active' then return {'not_active', meta[2]} end
 local version = tonumber(meta[1])
 if version ~= tonumber(expected) then return {'conflict', meta[1]} end
 -- The chain must continue from the head stored with this version (a second guard beside it).
-if (redis.call('HGET', K.meta, 'log_head') or '') ~= previous_head then return {'conflict', meta[1]} end
+if (meta[3] or '') ~= previous_head then return {'conflict', meta[1]} end
+if seats_identity ~= '' then
+  local seats = redis.call('HMGET', K.meta, 'players', 'token_hashes')
+  local players, hashes = seats[1] or '', seats[2] or ''
+  local digest = redis.sha1hex(#players .. ':' .. players .. '|' .. #hashes .. ':' .. hashes)
+  if digest ~= seats_identity then return {'conflict', meta[1]} end
+end
 """,
 )
 

@@ -335,7 +335,8 @@ def _commit_args(step: Step) -> list[Any]:
         entries += [fields["h"], fields["d"], fields["z"]]
     return COMMIT.args(
         {
-            "guard": ["1" if step.idempotency_key else "0", step.expected_version, step.previous_head],
+            "guard": ["1" if step.idempotency_key else "0", step.expected_version, step.previous_head,
+                      step.seats_identity],
             "entries": entries,
             "record": [
                 seal_for(step.game_id, "snapshot", step.snapshot),  # sealed: the snapshot holds the RNG key

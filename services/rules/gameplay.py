@@ -10,7 +10,7 @@ commit through this object's public methods.
 from __future__ import annotations
 
 from collections.abc import Callable, Sequence
-from dataclasses import replace
+from dataclasses import dataclass, replace
 
 import orjson
 from google.protobuf import any_pb2
@@ -21,7 +21,7 @@ from services.common import errors, metrics, protojson, sentences
 from services.common.engine import Engine, IllegalMove, Move
 from services.common.logs import get_logger
 from services.common.runner import Match, Snapshot
-from services.common.store import VersionConflict
+from services.common.store import StoreError, VersionConflict
 from services.fairness import chain
 from services.games.lifecycle import Lifecycle, attention_due, clocked_seats
 from services.games.records import Commit, GameMeta, LogEntry, Step
@@ -41,6 +41,24 @@ log = get_logger("service")
 MAX_MOVES_PER_SUBMIT = 200
 MAX_IDEMPOTENCY_KEY = 128
 RETRIES_WITHOUT_EXPECTED_VERSION = 5
+
+
+class StalePosition(Exception):
+    """A commit on a kept position was refused by the store: the game is no longer there."""
+
+
+@dataclass(frozen=True)
+class _Ask:
+    """A seat's submission as :meth:`GamePlay.submit` received it, its checks' inputs read once."""
+
+    request: rules_pb2.SubmitMovesRequest
+    seat_of: Callable[[GameMeta], int]
+    expected: int | None
+    fingerprint: bytes
+    language: str
+    printed: answers.PrintedAnswer | None
+    store_legal: bool
+    reads: readmask.Reads
 
 
 class GamePlay:
@@ -112,6 +130,14 @@ class GamePlay:
                 "bad_idempotency_key", f"idempotency keys are at most {MAX_IDEMPOTENCY_KEY} characters"
             )
         reads = readmask.reads(request.read_mask.paths)
+        expected = request.expected_version if request.HasField("expected_version") else None
+        print_ = idempotency.fingerprint(request.moves, expected, reads.fingerprint()) if key else b""
+        ask = _Ask(request, seat_of, expected, print_, language, printed, store_legal, reads)
+        kept = self.positions.kept(request.game_id)
+        if kept is not None:
+            answer = await self._submit_kept(ask, *kept)
+            if answer is not None:
+                return answer
         # A keyed retry is answered before anything else; its first answer is read with the game
         # (one round trip): the seat is not known yet, so the key of every possible seat is read.
         seats = range(self.engine.max_players) if key else range(0)
@@ -119,8 +145,6 @@ class GamePlay:
         meta, snapshot, answers_by_seat = await self.store.load_with(request.game_id, keys)
         self.check_type(meta)
         seat = seat_of(meta)
-        expected = request.expected_version if request.HasField("expected_version") else None
-        print_ = idempotency.fingerprint(request.moves, expected, reads.fingerprint()) if key else b""
         earlier = answers_by_seat[seat] if seat < len(answers_by_seat) else None
         if earlier is not None:
             return idempotency.first_answer(earlier, print_)
@@ -138,6 +162,44 @@ class GamePlay:
                 if expected is not None or attempts >= RETRIES_WITHOUT_EXPECTED_VERSION:
                     raise errors.conflict(error.current) from None
                 meta, snapshot = await self.store.load(request.game_id)
+
+    async def _submit_kept(self, ask: _Ask, meta: GameMeta, match: Match) -> rules_pb2.SubmitMovesResponse | None:
+        """The moves played on the position this process kept (:mod:`services.rules.positions`) and
+        committed at once, the commit script guarding the version, head, status and seats' identity
+        the checks here read; ``None`` when the kept position cannot answer, and then the load
+        decides, as without a kept position.  Every refusal here (a seat, a move, a version) is
+        of a position that may be stale, so it is left to the load too: its answer is what it
+        was without this path, computed from the game as stored."""
+        request, key = ask.request, ask.request.idempotency_key
+        try:
+            self.check_type(meta)
+            seat = ask.seat_of(meta)
+            moves = self._unpack_moves(request.moves)
+            errors.require_pin(ask.expected, key)
+            lifecycle = self._playable(meta, seat, ask.expected)
+            commits = self._play_all(meta, match, seat, moves, lifecycle, kept=True)
+        except errors.ServiceError:
+            self._not_kept(ask, meta.game_id, "checked")
+            return None
+        try:
+            response, _ = await self.commit(meta, match, commits, seat, key, lifecycle, language=ask.language,
+                                            printed=ask.printed, store_legal=ask.store_legal,
+                                            fingerprint=ask.fingerprint, reads=ask.reads, with_meta=False,
+                                            kept=True)  # fmt: skip
+        except StalePosition:  # another process, the conductor or an operator moved the game: nothing written
+            self._not_kept(ask, meta.game_id, "refused")
+            return None
+        metrics.KEPT_MOVES.labels(self.game_type, "committed").inc()
+        return response
+
+    def _not_kept(self, ask: _Ask, game_id: str, outcome: str) -> None:
+        """After a try on the kept position that the load must decide: the game's next moves load
+        first until a load finds the kept position current (the load that follows does, when
+        only the request was at fault), and nothing printed for the try is left in the answer."""
+        self.positions.refused(game_id)
+        metrics.KEPT_MOVES.labels(self.game_type, outcome).inc()
+        if ask.printed is not None:  # what was printed is of the kept position's attempt
+            ask.printed.state = ask.printed.events = b""
 
     def _unpack_moves(self, packed: Sequence[any_pb2.Any]) -> list[Move]:
         if not packed:
@@ -166,6 +228,18 @@ class GamePlay:
         """Play ``moves`` for ``seat`` on the stored position and commit them (one atomic step);
         a keyed answer is kept behind the request's ``fingerprint`` (:mod:`services.rules.idempotency`);
         its answer holds what ``reads`` asks for."""
+        lifecycle = self._playable(meta, seat, expected)
+        match = self.position(meta, snapshot)
+        commits = self._play_all(meta, match, seat, moves, lifecycle)
+        # The lifecycle read above is the commit's (nothing changed it); nobody reads the game after it here.
+        response, _ = await self.commit(meta, match, commits, seat, key, lifecycle, language=language, printed=printed,
+                                        store_legal=store_legal, fingerprint=fingerprint, reads=reads,
+                                        with_meta=False)  # fmt: skip
+        return response
+
+    @staticmethod
+    def _playable(meta: GameMeta, seat: int, expected: int | None) -> Lifecycle:
+        """The checks of the game before a seat's moves (status, resignation, pinned version); its lifecycle."""
         if meta.status != "active":
             raise errors.illegal("game_not_active", f"the game is {meta.status}")
         lifecycle = Lifecycle.from_dict(meta.lifecycle)
@@ -173,24 +247,27 @@ class GamePlay:
             raise errors.forbidden("seat_resigned", "this seat resigned; a bot plays it now")
         if expected is not None and expected != meta.version:
             raise errors.conflict(meta.version)
-        match = self.position(meta, snapshot)
+        return lifecycle
+
+    def _play_all(
+        self, meta: GameMeta, match: Match, seat: int, moves: list[Move], lifecycle: Lifecycle, kept: bool = False
+    ) -> list[Commit]:
+        """``moves`` played on ``match`` (refused as a whole if the game ends before the last one);
+        on a ``kept`` position a refusal is not counted (the load that follows counts it)."""
         commits = []
         for move in moves:
-            commits.append(self._play_one(match, seat, move))
+            commits.append(self._play_one(match, seat, move, count=not kept))
             if self.finisher.is_over(meta, match, lifecycle) and len(commits) < len(moves):
                 raise errors.illegal("game_over", "the game ended before the last moves of the batch")
-        # The lifecycle read above is the commit's (nothing changed it); nobody reads the game after it here.
-        response, _ = await self.commit(meta, match, commits, seat, key, lifecycle, language=language, printed=printed,
-                                        store_legal=store_legal, fingerprint=fingerprint, reads=reads,
-                                        with_meta=False)  # fmt: skip
-        return response
+        return commits
 
-    def _play_one(self, match: Match, seat: int, move: Move) -> Commit:
+    def _play_one(self, match: Match, seat: int, move: Move, count: bool = True) -> Commit:
         try:
             with metrics.ENGINE_APPLY.labels(self.game_type).time():
                 events = match.play(seat, move)
         except IllegalMove as refusal:
-            metrics.MOVES_REJECTED.labels(self.game_type, refusal.code).inc()
+            if count:
+                metrics.MOVES_REJECTED.labels(self.game_type, refusal.code).inc()
             if refusal.code == "not_your_turn":
                 raise errors.forbidden(refusal.code, refusal.message) from None
             raise errors.illegal(refusal.code, refusal.message) from None
@@ -214,6 +291,7 @@ class GamePlay:
         fingerprint: bytes = b"",
         reads: readmask.Reads = readmask.EVERYTHING,
         with_meta: bool = True,
+        kept: bool = False,
     ) -> tuple[rules_pb2.SubmitMovesResponse, GameMeta | None]:
         """Seal and commit ``commits`` against ``meta.version``: snapshot, status, result, clock and
         the game's next attention (bot due now, or a clock deadline), all in one atomic step.
@@ -234,6 +312,10 @@ class GamePlay:
         service, which answers the same bytes: a plain gRPC ``SubmitMoves`` passes ``False``, since
         its callers read legal moves over gRPC and rendering every seat's answer was a tenth of
         the call (docs/lab/speed.md).
+
+        ``kept``: ``meta`` and ``match`` are a position this process kept, not loaded for this call
+        (:mod:`services.rules.positions`): the commit also checks the seats' identity, and a refusal
+        of the store (the game moved on, ended or is gone) raises :class:`StalePosition`.
         """
         commits = chain.seal(self.game_type, meta.log_head, meta.version + 1, commits)
         lifecycle = lifecycle or Lifecycle.from_dict(meta.lifecycle)
@@ -261,8 +343,14 @@ class GamePlay:
                     outbox=self.finisher.events(meta, outcome, commits, lifecycle, now)
                     + outbox_turns.for_commit(meta, status, commits, lifecycle.to_dict(), now),
                     legal=legal,
-                    visibility=meta.visibility, bot_memory=bot_memory)  # fmt: skip
-        stored, value = await self.store.commit(step)
+                    visibility=meta.visibility, bot_memory=bot_memory,
+                    seats_identity=meta.identity if kept else "")  # fmt: skip
+        try:
+            stored, value = await self.store.commit(step)
+        except StoreError as refusal:
+            if kept:
+                raise StalePosition(meta.game_id) from refusal
+            raise
         if stored == "idempotent":
             assert isinstance(value, bytes)
             if printed is not None:  # what was printed is of this attempt, not of the answer kept
@@ -280,12 +368,16 @@ class GamePlay:
         now: int,
         with_meta: bool,
     ) -> GameMeta | None:
-        """After a commit of ``step`` on ``meta``: the position cache, the metrics and the log line,
+        """After a commit of ``step`` on ``meta``: the position kept, the metrics and the log line,
         then the end's follow-ups (the Finisher's) or a move's; answers the game after the commit
-        when ``with_meta`` (a copy of ``meta``'s ~20 fields: made only for a caller that reads it)."""
+        when ``with_meta``."""
         new_version = meta.version + len(step.entries)
         head = step.entries[-1].hash if step.entries else meta.log_head
-        self.positions.remember(meta.game_id, new_version, head, match)
+        # The game as stored after the commit (its lifecycle a copy of what was written: nothing
+        # shares it), kept with its position: its next move needs no load (services.rules.positions).
+        after = replace(meta, version=new_version, status=outcome.status, result=outcome.result_dict,
+                        lifecycle=orjson.loads(orjson.dumps(step.lifecycle)), log_head=head)  # fmt: skip
+        self.positions.remember(after, match)
         movers = [item.seat for item in step.entries if not item.kind and item.seat is not None]
         metrics.MOVES_ACCEPTED.labels(self.game_type).inc(len(movers))
         # One line per commit (not per RPC), and only what every seat may see: who, which version.
@@ -298,10 +390,7 @@ class GamePlay:
             due = becoming_due(meta.lifecycle.get("to_act"), [e.to_act or [] for e in step.entries], lifecycle.to_act)
             await self.follow.moved(meta.game_id, meta.players, due, new_version, lifecycle.clock,
                                     step.attention_ms, now)  # fmt: skip
-        if not with_meta:
-            return None
-        return replace(meta, version=new_version, status=outcome.status, result=outcome.result_dict,
-                       lifecycle=lifecycle.to_dict(), log_head=head)  # fmt: skip
+        return after if with_meta else None
 
     def _fill_answer(
         self,

@@ -57,7 +57,7 @@ def test_a_committed_position_is_filed_under_its_new_name_and_needs_no_parse() -
     match = _started(engine)
     seat = match.to_act()[0]
     match.play(seat, match.legal_moves(seat)[0])
-    positions.remember("darjeeling-" + "0" * 24, 1, "h1", match)
+    positions.remember(_meta(1, "h1"), match)
     found = positions.match(_meta(1, "h1"), b"not json: must not be parsed")
     assert found.snapshot is match.snapshot
 
@@ -70,17 +70,49 @@ def test_another_version_or_head_or_a_waiting_game_is_never_served_from_the_cach
     positions.match(_meta(0, "h0"), first)
     assert positions.match(_meta(0, "h0-other"), other).snapshot.to_json() == other
     assert positions.match(_meta(1, "h0"), other).snapshot.to_json() == other
-    positions.match(_meta(0, ""), first)  # a game waiting for players has no head: not filed
-    assert len(positions) == 3 - 1 + 1  # h0, h0-other, (1, h0); nothing for the headless one
+    assert positions.match(_meta(0, "h0"), first).snapshot.to_json() == first  # an older load: parsed, not filed
+    assert positions.kept(_meta(0, "").game_id)[0].version == 1  # type: ignore[index]
+    positions.match(_meta(2, ""), first)  # a game waiting for players has no head: not filed
+    assert len(positions) == 1  # one position per game: its last
 
 
-def test_the_cache_is_bounded() -> None:
+def test_the_cache_is_bounded_by_games() -> None:
     engine = CountingEngine()
     positions = Positions(engine, json_key, capacity=2)
     snapshot = _started(engine).snapshot.to_json()
-    for version in range(5):
-        positions.match(_meta(version, "h"), snapshot)
+    for number in range(5):
+        meta = _meta(0, "h")
+        positions.match(GameMeta(f"darjeeling-{number:024d}", *_fields(meta)), snapshot)
     assert len(positions) == 2
+    assert positions.kept(f"darjeeling-{4:024d}") is not None
+    assert positions.kept(f"darjeeling-{0:024d}") is None  # the least recently used went first
+
+
+def test_a_refused_game_loads_first_until_a_load_finds_its_position_current() -> None:
+    engine = CountingEngine()
+    positions = Positions(engine, json_key)
+    snapshot = _started(engine).snapshot.to_json()
+    game_id = _meta(0, "h0").game_id
+    positions.match(_meta(0, "h0"), snapshot)
+    assert positions.kept(game_id) is not None
+    positions.refused(game_id)
+    assert positions.kept(game_id) is None
+    positions.match(_meta(1, "h1"), snapshot)  # someone else's position: still not ours
+    assert positions.kept(game_id) is None
+    positions.match(_meta(1, "h1"), snapshot)  # found current again: tried first again
+    assert positions.kept(game_id) is not None
+
+
+def test_no_capacity_keeps_nothing() -> None:
+    engine = CountingEngine()
+    positions = Positions(engine, json_key, capacity=0)
+    positions.match(_meta(0, "h0"), _started(engine).snapshot.to_json())
+    assert len(positions) == 0
+
+
+def _fields(meta: GameMeta) -> tuple[Any, ...]:
+    return (meta.game_type, meta.seed, meta.options, meta.players, meta.token_hashes, meta.status, meta.version,
+            meta.result, meta.fairness, meta.log_head)  # fmt: skip
 
 
 def test_replacing_a_matchs_state_forgets_its_legal_moves_and_its_json() -> None:
