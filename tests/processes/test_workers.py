@@ -140,7 +140,9 @@ def test_workers_end_with_their_killed_parent_without_a_supervisor(groups: Worke
         wait_until(lambda: not any(alive(w) for w in workers), WORKERS_GONE_SECONDS, "the orphaned workers end")
         assert not listeners(grpc_port) and not listeners(http_port)
         # What the next parent to start (or the supervisor) does first: the dead parents' folders go.
-        assert set(folders) <= set(remove_stale_metrics_dirs())
+        # Any process started meanwhile by another xdist worker runs the same sweep first and may
+        # have taken them already (tests/common/test_metrics_dirs.py checks the sweep alone).
+        remove_stale_metrics_dirs()
         assert not any(folder.exists() for folder in folders)
     finally:
         for process in (rules, gateway):
