@@ -132,6 +132,9 @@ class ServiceSettings(RedisConnection):
     # Readers start only for groups that have keys, so a quiet process still uses few connections.
     stream_connections: int = 128
     stream_buffer: int = 1024
+    # Games whose last position a process keeps, so a move on one needs no load (services.rules.positions;
+    # 28-205 KiB a game by game type, docs/lab/move-path.md); 0 keeps none.
+    kept_positions: int = Field(default=512, ge=0)
     # SIGTERM: open watches end at once (UNAVAILABLE shutting_down), in-flight calls get this long.
     shutdown_grace_seconds: float = 5.0
 

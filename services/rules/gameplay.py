@@ -34,7 +34,7 @@ from services.rules import answers, idempotency, readmask
 from services.rules.finisher import Finisher, Outcome
 from services.rules.followups import FollowUps
 from services.rules.narrator import Narrator
-from services.rules.positions import Positions
+from services.rules.positions import DEFAULT_CAPACITY, Positions
 
 log = get_logger("service")
 
@@ -64,12 +64,12 @@ class _Ask:
 class GamePlay:
     """Plays and commits the moves of one game type."""
 
-    def __init__(self, engine: Engine, store: GameStore) -> None:
+    def __init__(self, engine: Engine, store: GameStore, kept_positions: int = DEFAULT_CAPACITY) -> None:
         self.engine = engine
         self.store = store
         self.game_type = engine.game_type
         self.narrator = Narrator(engine)
-        self.positions = Positions(engine, self.canonical)
+        self.positions = Positions(engine, self.canonical, kept_positions)
         self.follow = FollowUps(store, self.game_type)
         self.finisher = Finisher(engine, store, self.follow)
 
@@ -345,18 +345,29 @@ class GamePlay:
                     legal=legal,
                     visibility=meta.visibility, bot_memory=bot_memory,
                     seats_identity=meta.identity if kept else "")  # fmt: skip
+        earlier = await self._store(step, kept, printed, fingerprint)
+        if earlier is not None:
+            return earlier, None
+        return response, await self._committed(meta, match, step, outcome, lifecycle, now, with_meta)
+
+    async def _store(
+        self, step: Step, kept: bool, printed: answers.PrintedAnswer | None, fingerprint: bytes
+    ) -> rules_pb2.SubmitMovesResponse | None:
+        """Write ``step`` in its one atomic commit; a keyed retry's first answer when the store
+        kept one for its key (nothing written then), else ``None``.  The store's refusal of a
+        ``kept`` position's step raises :class:`StalePosition` (nothing written either)."""
         try:
             stored, value = await self.store.commit(step)
         except StoreError as refusal:
             if kept:
-                raise StalePosition(meta.game_id) from refusal
+                raise StalePosition(step.game_id) from refusal
             raise
-        if stored == "idempotent":
-            assert isinstance(value, bytes)
-            if printed is not None:  # what was printed is of this attempt, not of the answer kept
-                printed.state = printed.events = b""
-            return idempotency.first_answer(value, fingerprint), None
-        return response, await self._committed(meta, match, step, outcome, lifecycle, now, with_meta)
+        if stored != "idempotent":
+            return None
+        assert isinstance(value, bytes)
+        if printed is not None:  # what was printed is of this attempt, not of the answer kept
+            printed.state = printed.events = b""
+        return idempotency.first_answer(value, fingerprint)
 
     async def _committed(
         self,

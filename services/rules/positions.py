@@ -20,14 +20,13 @@ a load finds the position this process kept still current.  A game played agains
 two rules processes thus pays one refused try, not one per move.
 
 The map is a bounded LRU over games (``CHAIWALA_KEPT_POSITIONS`` per game type and process,
-:data:`DEFAULT_CAPACITY`): a miss only costs what every request cost before.  Entries are per
-game, so what one game's request finds here never depends on another game's hidden state (only
-on how many other games were played lately, as any LRU).
+:attr:`services.common.settings.ServiceSettings.kept_positions`): a miss only costs what every
+request cost before.  Entries are per game, so what one game's request finds here never depends
+on another game's hidden state (only on how many other games were played lately, as any LRU).
 """
 
 from __future__ import annotations
 
-import os
 from collections import OrderedDict
 from dataclasses import dataclass
 
@@ -35,40 +34,36 @@ from services.common.engine import Engine
 from services.common.runner import Canonical, Match, Snapshot
 from services.games.records import GameMeta
 
-Name = tuple[str, int, str]
 # A kept position is its parsed state, its legal moves once computed and the game's metadata:
 # 28 KiB (Darjeeling) to 205 KiB (India Rails, its many legal moves) of Python objects
 # (docs/lab/move-path.md, "No load for a kept position"), so 512 games take 14-103 MiB per process.
+# The rules service's default (ServiceSettings.kept_positions, CHAIWALA_KEPT_POSITIONS).
 DEFAULT_CAPACITY = 512
-CAPACITY_ENV = "CHAIWALA_KEPT_POSITIONS"
-
-
-def capacity_from_env() -> int:
-    """The number of games whose last position a process keeps (``CHAIWALA_KEPT_POSITIONS``)."""
-    raw = os.environ.get(CAPACITY_ENV, "").strip()
-    return max(0, int(raw)) if raw else DEFAULT_CAPACITY
 
 
 @dataclass
 class Kept:
-    """One game's last known position: its name, its match and the game's metadata there.
+    """One game's last known position: its match and the game's metadata there (which name it).
 
     ``owned``: whether a move tries this position first (nobody else seen moving the game since
     this process last found its own position current)."""
 
-    name: Name
     match: Match
     meta: GameMeta
     owned: bool = True
+
+    def named_by(self, meta: GameMeta) -> bool:
+        """Whether ``meta`` (just loaded) names this very position: same version, same chain head."""
+        return self.meta.version == meta.version and self.meta.log_head == meta.log_head
 
 
 class Positions:
     """A bounded, least-recently-used map from game id to its last known position."""
 
-    def __init__(self, engine: Engine, canonical: Canonical, capacity: int | None = None) -> None:
+    def __init__(self, engine: Engine, canonical: Canonical, capacity: int = DEFAULT_CAPACITY) -> None:
         self.engine = engine
         self.canonical = canonical
-        self.capacity = capacity_from_env() if capacity is None else capacity
+        self.capacity = capacity
         self._kept: OrderedDict[str, Kept] = OrderedDict()
 
     def match(self, meta: GameMeta, snapshot: bytes) -> Match:
@@ -76,16 +71,15 @@ class Positions:
 
         ``meta`` was just loaded: finding the position kept means nobody moved the game since this
         process last saw it, so its moves may try the kept position again."""
-        name = _name(meta.game_id, meta.version, meta.log_head)
-        kept = self._kept.get(meta.game_id) if name is not None else None
-        if kept is not None and kept.name == name:
+        kept = self._kept.get(meta.game_id) if meta.log_head else None
+        if kept is not None and kept.named_by(meta):
             self._kept.move_to_end(meta.game_id)
             kept.owned = True
             return self._copy(kept.match)
         match = Match(engine=self.engine, snapshot=Snapshot.from_json(snapshot), canonical=self.canonical, trusted=True)
         # A load that raced a commit of this process may be older than the position kept: not filed.
-        if name is not None and (kept is None or kept.name[1] <= meta.version):
-            self._file(name, meta, match, kept.owned if kept is not None else True)
+        if kept is None or kept.meta.version <= meta.version:
+            self._file(meta, match)
         return self._copy(match)
 
     def kept(self, game_id: str) -> tuple[GameMeta, Match] | None:
@@ -98,10 +92,7 @@ class Positions:
 
     def remember(self, meta: GameMeta, match: Match) -> None:
         """File a position just committed: ``meta`` and ``match`` as the game stands after the commit."""
-        name = _name(meta.game_id, meta.version, meta.log_head)
-        if name is not None:
-            kept = self._kept.get(meta.game_id)
-            self._file(name, meta, match, kept.owned if kept is not None else True)
+        self._file(meta, match)
 
     def refused(self, game_id: str) -> None:
         """A try on the kept position fell back to a load (the commit's guard refused it: someone
@@ -114,10 +105,13 @@ class Positions:
     def __len__(self) -> int:
         return len(self._kept)
 
-    def _file(self, name: Name, meta: GameMeta, match: Match, owned: bool) -> None:
-        if self.capacity <= 0:
+    def _file(self, meta: GameMeta, match: Match) -> None:
+        """File ``match`` as the game's position at ``meta`` (a started game's: one with a chain
+        head); whether the game is owned carries over from the entry it replaces."""
+        if self.capacity <= 0 or not meta.log_head:
             return
-        self._kept[meta.game_id] = Kept(name, match, meta, owned)
+        earlier = self._kept.get(meta.game_id)
+        self._kept[meta.game_id] = Kept(match, meta, earlier.owned if earlier is not None else True)
         self._kept.move_to_end(meta.game_id)
         while len(self._kept) > self.capacity:
             self._kept.popitem(last=False)
@@ -128,7 +122,3 @@ class Positions:
         return Match(
             engine=self.engine, snapshot=match.snapshot, canonical=self.canonical, legal=match.legal, trusted=True
         )
-
-
-def _name(game_id: str, version: int, log_head: str) -> Name | None:
-    return (game_id, version, log_head) if log_head else None

@@ -33,6 +33,7 @@ from services.identity.rpcs import IdentityServicer
 from services.identity.settings import IdentitySettings
 from services.identity.verifier import verifier_for
 from services.rating.ledger import Ledger
+from services.rules.positions import DEFAULT_CAPACITY
 from services.rules.rendered import SERVICE_NAME as RENDERED_SERVICE_NAME
 from services.rules.rendered import RenderedRulesServicer
 from services.rules.service import RulesServicer
@@ -89,6 +90,7 @@ async def create_server(
     api_keys: frozenset[str] = frozenset(),
     live_limits: HubLimits | None = None,
     identity: IdentitySettings | None = None,
+    kept_positions: int = DEFAULT_CAPACITY,
 ) -> tuple[aio.Server, int, RulesServicer]:
     """Build and start a rules service for ``game_type`` on ``addr``; return it and its bound port.
 
@@ -107,7 +109,8 @@ async def create_server(
     )
     # One stream mux per process reads every live game and every connected player's feed.
     live = EventHub.for_store(store, game_type, live_limits)
-    servicer = RulesServicer(engine, store, api_keys, live=live, ticket_seconds=verifier.settings.stream_ticket_seconds)
+    servicer = RulesServicer(engine, store, api_keys, live=live, ticket_seconds=verifier.settings.stream_ticket_seconds,
+                             kept_positions=kept_positions)  # fmt: skip
     rules_pb2_grpc.add_RulesServiceServicer_to_server(servicer, server)
     tables_pb2_grpc.add_TableServiceServicer_to_server(TableServicer(servicer), server)
     rendered_pb2_grpc.add_RenderedRulesServicer_to_server(RenderedRulesServicer(servicer), server)
@@ -155,6 +158,7 @@ async def serve(game_type: str, settings: ServiceSettings) -> None:
         f"{settings.grpc_host}:{settings.grpc_port}",
         settings.api_key_set(),
         HubLimits(games=settings.stream_games, buffer=settings.stream_buffer, connections=settings.stream_connections),
+        kept_positions=settings.kept_positions,
     )
     if not workers.is_worker():  # a group's parent serves the sum
         serve_metrics_http(settings.metrics_port, settings.grpc_host, rules_registry(REGISTRY), settings.metrics_token)

@@ -31,6 +31,7 @@ from services.rules.access import Access
 from services.rules.creation import create_game
 from services.rules.gameplay import GamePlay
 from services.rules.lobby_rpcs import LobbyRpcs
+from services.rules.positions import DEFAULT_CAPACITY
 from services.rules.resignation import ResignRpcs
 from services.rules.tickets import TICKET_TTL_SECONDS, StreamTickets
 from services.streaming.hub import EventHub
@@ -51,6 +52,7 @@ class RulesServicer(LobbyRpcs, ResignRpcs, rules_pb2_grpc.RulesServiceServicer):
         api_keys: frozenset[str],
         live: EventHub | None = None,
         ticket_seconds: int = TICKET_TTL_SECONDS,
+        kept_positions: int = DEFAULT_CAPACITY,
     ) -> None:
         self.engine = engine
         self.store = store
@@ -59,7 +61,7 @@ class RulesServicer(LobbyRpcs, ResignRpcs, rules_pb2_grpc.RulesServiceServicer):
         self.live = live or EventHub.for_store(store, engine.game_type)
         self.tickets = StreamTickets(store.redis, ticket_seconds)
         self.access = Access(api_keys, self.tickets)
-        self.play = GamePlay(engine, store)
+        self.play = GamePlay(engine, store, kept_positions)
         self.narrator = self.play.narrator
         self.index = GameIndex(store.redis)
 

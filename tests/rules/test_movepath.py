@@ -9,10 +9,13 @@ from __future__ import annotations
 from typing import Any
 
 import orjson
+import pytest
+from pydantic import ValidationError
 
 from services.common.engine import Move, State
 from services.common.runner import Match, json_key
 from services.common.sentences import Sentences
+from services.common.settings import ServiceSettings
 from services.darjeeling.engine import DarjeelingEngine
 from services.games.records import GameMeta
 from services.rules.positions import Positions
@@ -140,3 +143,11 @@ def test_a_sentence_is_rendered_once_and_its_words_follow_the_names() -> None:
     assert len(sentences._said) == 1
     sentences.move_text(move, seat, ["Chandra", "Dev"])
     assert len(sentences._said) == 2
+
+
+def test_the_kept_positions_bound_is_a_service_setting(monkeypatch: pytest.MonkeyPatch) -> None:
+    monkeypatch.setenv("CHAIWALA_KEPT_POSITIONS", "7")
+    assert ServiceSettings().kept_positions == 7
+    monkeypatch.setenv("CHAIWALA_KEPT_POSITIONS", "-1")  # refused at start-up, with the setting named
+    with pytest.raises(ValidationError, match="kept_positions"):
+        ServiceSettings()
